@@ -1,0 +1,161 @@
+"""The ``neardup`` command: one verb per job, ``--json`` for machines, exit codes 0/1/2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .errors import InputError, NeardupError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
+    g = p.add_argument_group("Solr")
+    g.add_argument(
+        "--solr-url",
+        default=None,
+        help="an existing Solr (base URL or collection URL); default: "
+        "$NEARDUP_SOLR_URL, else neardup's own local node",
+    )
+    if collection:
+        g.add_argument(
+            "--collection",
+            default=None,
+            help="collection (core) name; default: from the URL, else 'neardup'",
+        )
+    g.add_argument("--solr-user", default=None, help="basic auth user ($NEARDUP_SOLR_USER)")
+    g.add_argument(
+        "--solr-password", default=None, help="basic auth password ($NEARDUP_SOLR_PASSWORD)"
+    )
+    g.add_argument(
+        "--solr-ca",
+        default=None,
+        help="CA bundle to verify Solr's TLS certificate ($NEARDUP_SOLR_CA)",
+    )
+
+
+def open_solr(args: argparse.Namespace, create: bool = True) -> Any:
+    from .solr import Auth, connect
+
+    auth = None
+    user = args.solr_user or os.environ.get("NEARDUP_SOLR_USER")
+    if user:
+        password = args.solr_password
+        if password is None:
+            password = os.environ.get("NEARDUP_SOLR_PASSWORD", "")
+        auth = Auth(user, password)
+    verify: bool | str = args.solr_ca or os.environ.get("NEARDUP_SOLR_CA") or True
+    return connect(
+        args.solr_url, getattr(args, "collection", None), auth=auth, verify=verify, create=create
+    )
+
+
+def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
+    if getattr(args, "json", False):
+        print(json.dumps(payload, indent=2, sort_keys=False))
+    else:
+        print(text)
+
+
+# -- solr ---------------------------------------------------------------------------------------
+def cmd_solr(args: argparse.Namespace) -> int:
+    from .local_solr import LocalSolr
+
+    node = LocalSolr()
+    if args.action == "start":
+        st = node.start(port=args.port, cloud=args.cloud, nodes=args.nodes)
+        info = node.status()
+        emit(
+            args,
+            info,
+            f"Solr {info.get('solr_version')} ({st.mode}) running at "
+            f"{' '.join(st.urls)} (pid {st.pid}; log {st.log})",
+        )
+    elif args.action == "status":
+        info = node.status()
+        if info["running"]:
+            emit(
+                args,
+                info,
+                f"running: {info['url']}  Solr {info.get('solr_version')}  "
+                f"({info['mode']}, pid {info['pid']}, log {info['log']})",
+            )
+        else:
+            emit(
+                args,
+                info,
+                f"not running (home {info['home']}; pinned Solr {info['pinned_version']})",
+            )
+            return 1
+    else:
+        st = node.stop()
+        payload = {"stopped": st is not None, "pid": st.pid if st else None}
+        emit(args, payload, f"stopped Solr (pid {st.pid})" if st else "no local Solr was running")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = _Parser(
+        prog="neardup",
+        description="Near-duplicate detection with shingles, MinHash and LSH, backed by Solr.",
+    )
+    parser.add_argument("--version", action="version", version=f"neardup {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log each Solr retry")
+    sub = parser.add_subparsers(dest="verb", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("solr", help="start, inspect or stop neardup's private Solr node")
+    p.add_argument("action", choices=["start", "status", "stop"])
+    p.add_argument("--port", type=int, default=None, help="port (default: a free one)")
+    p.add_argument(
+        "--cloud",
+        action="store_true",
+        help="a SolrCloud with an embedded ZooKeeper instead of one standalone node",
+    )
+    p.add_argument("--nodes", type=int, default=2, help="SolrCloud nodes (with --cloud)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_solr)
+
+    from . import commands
+
+    commands.register(sub, _solr_options)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="neardup: %(message)s",
+    )
+    try:
+        return int(args.func(args))
+    except InputError as exc:
+        print(f"neardup: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except NeardupError as exc:
+        print(f"neardup: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("neardup: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,280 @@
+"""Readers of records (``ID TEXT`` lines, TSV, CSV, JSONL) and the bundled data sets.
+
+A reader never drops a line silently: every line that is not a record comes out as a
+:class:`Rejection` that names the file, the line and the reason, so that the counts a run prints
+add up to the lines of the input. Policy: a byte-order mark at the start and ``\\r\\n`` endings are
+repaired; blank lines are skipped and counted; a line with invalid UTF-8, a NUL byte, no id, no
+text, or an id seen before in the same file is rejected.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import InputError
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "data"
+FORMATS = ("lines", "tsv", "csv", "jsonl")
+MAX_ID_BYTES = 512
+NUL = b"\x00"
+
+
+@dataclass(frozen=True)
+class Record:
+    id: str
+    text: str
+    source: str = ""
+    line: int = 0
+    fields: dict[str, str] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class Rejection:
+    source: str
+    line: int
+    reason: str
+    id: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.line}"
+        return f"{where}: {self.reason}" + (f" (id {self.id!r})" if self.id is not None else "")
+
+
+@dataclass
+class Blank:
+    """A blank or whitespace-only line: skipped, but counted."""
+
+    source: str
+    line: int
+
+
+Item = Record | Rejection | Blank
+
+
+def guess_format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    return {".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}.get(
+        suffix, "lines"
+    )
+
+
+def read_records(
+    path: str | Path,
+    fmt: str = "auto",
+    id_field: str = "id",
+    text_fields: Sequence[str] = ("text",),
+) -> Iterator[Item]:
+    """Every line of ``path`` as a Record, a Rejection or a Blank, in file order."""
+    path = Path(path)
+    if fmt == "auto":
+        fmt = guess_format(path)
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, not a file")
+    seen: dict[str, int] = {}
+    source = str(path)
+    if fmt == "lines":
+        items = _read_lines(path, source)
+    elif fmt == "jsonl":
+        items = _read_jsonl(path, source, id_field, text_fields)
+    else:
+        items = _read_table(path, source, "\t" if fmt == "tsv" else ",", id_field, text_fields)
+    for item in items:
+        if isinstance(item, Record):
+            problem = _check_id(item.id)
+            if problem:
+                yield Rejection(source, item.line, problem, item.id[:80])
+                continue
+            first = seen.get(item.id)
+            if first is not None:
+                yield Rejection(
+                    source, item.line, f"duplicate id, first seen at line {first}", item.id
+                )
+                continue
+            seen[item.id] = item.line
+        yield item
+
+
+def _check_id(record_id: str) -> str | None:
+    if not record_id:
+        return "missing id"
+    if len(record_id.encode("utf-8")) > MAX_ID_BYTES:
+        return f"id longer than {MAX_ID_BYTES} bytes"
+    return None
+
+
+def _decoded_lines(path: Path, source: str) -> Iterator[tuple[int, str | None, str | None]]:
+    """(line number, text, problem): text is None where the line cannot be taken as it is."""
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            raw = raw.rstrip(b"\n").rstrip(b"\r")
+            if b"\x00" in raw:
+                yield number, None, f"NUL byte at column {raw.index(NUL) + 1}"
+                continue
+            try:
+                yield number, raw.decode("utf-8"), None
+            except UnicodeDecodeError as exc:
+                yield number, None, f"invalid UTF-8 at byte {exc.start + 1}"
+
+
+def _read_lines(path: Path, source: str) -> Iterator[Item]:
+    for number, text, problem in _decoded_lines(path, source):
+        if text is None:
+            yield Rejection(source, number, problem or "unreadable")
+            continue
+        if not text.strip():
+            yield Blank(source, number)
+            continue
+        parts = text.strip().split(None, 1)
+        if len(parts) < 2 or not parts[1].strip():
+            yield Rejection(source, number, "no text after the id", parts[0])
+            continue
+        yield Record(parts[0], parts[1].strip(), source, number)
+
+
+def _read_jsonl(
+    path: Path, source: str, id_field: str, text_fields: Sequence[str]
+) -> Iterator[Item]:
+    for number, text, problem in _decoded_lines(path, source):
+        if text is None:
+            yield Rejection(source, number, problem or "unreadable")
+            continue
+        if not text.strip():
+            yield Blank(source, number)
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            yield Rejection(source, number, f"invalid JSON: {exc.msg} at column {exc.colno}")
+            continue
+        if not isinstance(obj, dict):
+            yield Rejection(source, number, "a JSON object was expected")
+            continue
+        yield _record_from_mapping(obj, source, number, id_field, text_fields)
+
+
+def _read_table(
+    path: Path, source: str, delimiter: str, id_field: str, text_fields: Sequence[str]
+) -> Iterator[Item]:
+    bad: dict[int, str] = {}
+
+    def lines() -> Iterator[str]:
+        for number, text, problem in _decoded_lines(path, source):
+            if text is None:
+                bad[number] = problem or "unreadable"
+                yield "\n"
+            else:
+                yield text + "\n"
+
+    quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
+    reader = csv.reader(lines(), delimiter=delimiter, quoting=quoting, strict=True)
+    header: list[str] | None = None
+    start = 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            yield Rejection(source, reader.line_num, f"malformed row: {exc}")
+            continue
+        first, last = start, reader.line_num
+        start = last + 1
+        broken = [n for n in range(first, last + 1) if n in bad]
+        if broken:
+            yield Rejection(source, broken[0], bad[broken[0]])
+            continue
+        if not any(cell.strip() for cell in row):
+            yield Blank(source, first)
+            continue
+        if header is None:
+            header = [h.strip() for h in row]
+            missing = [f for f in (id_field, *text_fields) if f not in header]
+            if missing:
+                raise InputError(
+                    f"{source}:{first}: the header has no column {', '.join(map(repr, missing))}"
+                    f" (columns: {', '.join(header)}); choose with --id-field/--text-field"
+                )
+            continue
+        if len(row) != len(header):
+            yield Rejection(source, first, f"expected {len(header)} columns, found {len(row)}")
+            continue
+        yield _record_from_mapping(
+            dict(zip(header, row, strict=True)), source, first, id_field, text_fields
+        )
+
+
+def _record_from_mapping(
+    obj: dict[str, object], source: str, number: int, id_field: str, text_fields: Sequence[str]
+) -> Record | Rejection:
+    raw_id = obj.get(id_field)
+    if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
+        return Rejection(source, number, f"missing id field {id_field!r}")
+    if not isinstance(raw_id, str | int) or isinstance(raw_id, bool):
+        return Rejection(source, number, f"id field {id_field!r} is not a string or an integer")
+    parts: dict[str, str] = {}
+    for name in text_fields:
+        value = obj.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, str | int | float) or isinstance(value, bool):
+            return Rejection(source, number, f"field {name!r} is not text", str(raw_id))
+        parts[name] = str(value)
+    text = " ".join(v.strip() for v in parts.values() if v.strip())
+    if not text:
+        names = ", ".join(map(repr, text_fields))
+        return Rejection(source, number, f"no text in {names}", str(raw_id).strip())
+    return Record(str(raw_id).strip(), text, source, number, parts)
+
+
+# -- bundled data ---------------------------------------------------------------------------
+def restaurants() -> tuple[Path, Path]:
+    """The Fodor's/Zagat's records (``ID TEXT`` lines) and their 112 gold pairs."""
+    folder = DATA / "restaurants"
+    return folder / "addresses.txt", folder / "gold.txt"
+
+
+def read_pairs(path: str | Path) -> set[tuple[str, str]]:
+    """Unordered id pairs from a file: two ids a line (whitespace or tab), ``#`` comments, an
+    optional header, and also neardup's own reports (seed TSV and the LSH TSV)."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    pairs: set[tuple[str, str]] = set()
+    with open(path, encoding="utf-8", errors="strict") as fh:
+        try:
+            lines = fh.read().splitlines()
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: invalid UTF-8 at byte {exc.start + 1}") from exc
+    first_data = True
+    for number, line in enumerate(lines, start=1):
+        text = line.split("#", 1)[0].strip() if line.lstrip().startswith("#") else line.strip()
+        if not text:
+            continue
+        cols = text.split()
+        if len(cols) < 2:
+            raise InputError(f"{path}:{number}: expected two ids, found {len(cols)} column")
+        if first_data and cols[0].lower() in {"id1", "docid", "id", "id_a", "left"}:
+            first_data = False
+            continue
+        first_data = False
+        a, b = cols[0], cols[1]
+        if a == b:
+            continue
+        pairs.add((a, b) if _key(a) <= _key(b) else (b, a))
+    return pairs
+
+
+def _key(value: str) -> tuple[int, int | str]:
+    """Numeric ids sort as numbers, others as text: pair order is stable and readable."""
+    return (0, int(value)) if value.isdigit() else (1, value)

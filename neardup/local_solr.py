@@ -1,0 +1,354 @@
+"""A private Solr node on 127.0.0.1, run from Maven Central artifacts of the pinned version.
+
+There is no Docker engine on many machines and no Solr tarball on Maven Central, so the node is
+Solr's own ``JettySolrRunner`` (from ``solr-test-framework``) started by a tiny launcher class in
+``solr_config/launcher``. Maven resolves the artifacts once into ``~/.m2``; afterwards a start is
+``java -cp ... neardup.solr.Launcher``. The node's state (pid, port, URL) lives in
+``$NEARDUP_HOME`` (default ``~/.neardup``) so that a second ``start`` reuses the running node and
+``stop`` can find it from another process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import requests
+
+from .errors import SolrUnavailable
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLR_CONFIG = ROOT / "solr_config"
+LAUNCHER = SOLR_CONFIG / "launcher"
+CONFIGSET = SOLR_CONFIG / "configsets" / "neardup"
+CONFIGSET_NAME = "neardup"
+START_TIMEOUT = 180.0
+STOP_TIMEOUT = 60.0
+
+
+def solr_version() -> str:
+    """The pinned Solr version: the one line ``SOLR_VERSION=...`` of the repository's ``.env``.
+
+    docker compose reads the same file, so the local node, Docker and the tests agree.
+    """
+    env = ROOT / ".env"
+    try:
+        for line in env.read_text(encoding="utf-8").splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() == "SOLR_VERSION" and value.strip():
+                return value.strip()
+    except OSError as exc:
+        raise SolrUnavailable(f"cannot read the pinned Solr version from {env}: {exc}") from exc
+    raise SolrUnavailable(f"{env} has no SOLR_VERSION=... line")
+
+
+def neardup_home() -> Path:
+    return Path(os.environ.get("NEARDUP_HOME") or Path.home() / ".neardup").expanduser()
+
+
+@dataclass
+class NodeState:
+    """What a running node left behind for the next process: enough to reuse or stop it."""
+
+    pid: int
+    urls: list[str]
+    version: str
+    mode: str  # "standalone" or "cloud"
+    log: str
+    zk: str | None = None
+    started: float = field(default_factory=time.time)
+
+    @property
+    def url(self) -> str:
+        return self.urls[0]
+
+
+class LocalSolr:
+    """Start, reuse, inspect and stop the private node of one ``NEARDUP_HOME``."""
+
+    def __init__(self, home: Path | None = None) -> None:
+        self.home = (home or neardup_home()) / "solr"
+        self.version = solr_version()
+        self.state_file = self.home / "node.json"
+        self.log_file = self.home / "logs" / "solr.log"
+
+    # -- state ------------------------------------------------------------------------------
+    def state(self) -> NodeState | None:
+        try:
+            data = json.loads(self.state_file.read_text(encoding="utf-8"))
+            return NodeState(**data)
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def running(self) -> NodeState | None:
+        """The node's state if its process is alive and Solr answers; stale state is removed."""
+        st = self.state()
+        if st is None:
+            return None
+        if not _alive(st.pid) or not _healthy(st.url):
+            if not _alive(st.pid):
+                self.state_file.unlink(missing_ok=True)
+            return None
+        return st
+
+    # -- start ------------------------------------------------------------------------------
+    def start(self, port: int | None = None, cloud: bool = False, nodes: int = 2) -> NodeState:
+        """Start a node, or return the running one if it is of the same kind."""
+        mode = "cloud" if cloud else "standalone"
+        current = self.running()
+        if current is not None:
+            if current.mode != mode:
+                raise SolrUnavailable(
+                    f"a {current.mode} node is already running at {current.url}; "
+                    "run 'neardup solr stop' first"
+                )
+            return current
+        stale = self.state()
+        if stale is not None and _alive(stale.pid):
+            # The process lives but does not answer: it is still starting or hung.
+            _terminate(stale.pid)
+        self.state_file.unlink(missing_ok=True)
+
+        java = _require("java", "Java 17 (for example Debian's openjdk-17-jre-headless)")
+        classpath = self.classpath()
+        if port is None:
+            port = 0 if cloud else _free_port()
+        elif not cloud and not _port_free(port):
+            raise SolrUnavailable(f"port {port} on 127.0.0.1 is in use; choose another --port")
+
+        solr_home = self.home / mode
+        self._prepare_home(solr_home)
+        self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        args = [
+            java,
+            f"-Xmx{os.environ.get('NEARDUP_SOLR_HEAP', '1g')}",
+            "-Djava.awt.headless=true",
+            "-Dsolr.log.dir=" + str(self.log_file.parent),
+            "-Dsolr.install.dir=" + str(solr_home),
+            "-Dsolr.allowPaths=*",
+            "-cp",
+            classpath,
+            "neardup.solr.Launcher",
+            "--home",
+            str(solr_home),
+            "--port",
+            str(port),
+        ]
+        if cloud:
+            args += ["--cloud", "--nodes", str(nodes)]
+        with open(self.log_file, "w", encoding="utf-8") as log:
+            shown = [java, "...", *args[args.index("neardup.solr.Launcher") :]]
+            log.write(f"# {' '.join(shown)}\n")
+            log.flush()
+            proc = subprocess.Popen(
+                args,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                cwd=str(self.home),
+            )
+        urls, zk = self._wait_ready(proc, port)
+        st = NodeState(
+            pid=proc.pid,
+            urls=urls,
+            version=self.version,
+            mode=mode,
+            log=str(self.log_file),
+            zk=zk,
+        )
+        self.state_file.write_text(json.dumps(asdict(st), indent=2), encoding="utf-8")
+        return st
+
+    def _prepare_home(self, solr_home: Path) -> None:
+        solr_home.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(SOLR_CONFIG / "solr.xml", solr_home / "solr.xml")
+        target = solr_home / "configsets" / CONFIGSET_NAME
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(CONFIGSET, target)
+
+    def _wait_ready(self, proc: subprocess.Popen[bytes], port: int) -> tuple[list[str], str | None]:
+        deadline = time.monotonic() + START_TIMEOUT
+        zk: str | None = None
+        while time.monotonic() < deadline:
+            text = self.log_file.read_text(encoding="utf-8", errors="replace")
+            for line in text.splitlines():
+                if line.startswith("NEARDUP_ZK "):
+                    zk = line.split(None, 1)[1].strip()
+                if line.startswith("NEARDUP_READY "):
+                    urls = [u.rstrip("/") for u in line.split()[1:]]
+                    return urls, zk
+                if line.startswith("NEARDUP_FAILED"):
+                    _terminate(proc.pid)
+                    raise SolrUnavailable(self._why(text, port))
+            if proc.poll() is not None:
+                raise SolrUnavailable(self._why(text, port, proc.returncode))
+            time.sleep(0.25)
+        _terminate(proc.pid)
+        raise SolrUnavailable(
+            f"Solr did not start within {START_TIMEOUT:.0f} s; see its log {self.log_file}"
+        )
+
+    def _why(self, log_text: str, port: int, code: int | None = None) -> str:
+        if "BindException" in log_text or "Address already in use" in log_text:
+            reason = f"port {port} on 127.0.0.1 is in use"
+        elif "UnsupportedClassVersionError" in log_text:
+            reason = "the Java on PATH is older than 17"
+        elif "OutOfMemoryError" in log_text or "Could not reserve enough space" in log_text:
+            reason = "Java could not get its heap; lower NEARDUP_SOLR_HEAP"
+        else:
+            lines = [ln for ln in log_text.splitlines() if ln.strip()]
+            reason = lines[-1] if lines else "no output"
+        exit_part = f" (java exited with code {code})" if code is not None else ""
+        return f"Solr could not start{exit_part}: {reason}; see its log {self.log_file}"
+
+    # -- build ------------------------------------------------------------------------------
+    def classpath(self) -> str:
+        """Compile the launcher and resolve Solr's jars with Maven, once per Solr version."""
+        target = LAUNCHER / "target"
+        cp_file = target / f"classpath-{self.version}.txt"
+        classes = target / "classes"
+        source = LAUNCHER / "src" / "main" / "java" / "neardup" / "solr" / "Launcher.java"
+        built = classes / "neardup" / "solr" / "Launcher.class"
+        fresh = (
+            cp_file.exists()
+            and built.exists()
+            and built.stat().st_mtime >= source.stat().st_mtime
+            and cp_file.stat().st_mtime >= (LAUNCHER / "pom.xml").stat().st_mtime
+        )
+        if not fresh:
+            self._maven_build(cp_file)
+        return str(classes) + os.pathsep + cp_file.read_text(encoding="utf-8").strip()
+
+    def _maven_build(self, cp_file: Path) -> None:
+        mvn = _require("mvn", "Apache Maven (Debian's maven package)")
+        self.home.mkdir(parents=True, exist_ok=True)
+        log = self.home / "logs" / "maven.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        args = [
+            mvn,
+            "-B",
+            "-q",
+            f"-Dsolr.version={self.version}",
+            "-f",
+            str(LAUNCHER / "pom.xml"),
+            "compile",
+            "dependency:build-classpath",
+            f"-Dmdep.outputFile={cp_file}",
+        ]
+        print(f"neardup: fetching Solr {self.version} from Maven Central (once) ...", flush=True)
+        with open(log, "w", encoding="utf-8") as out:
+            code = subprocess.call(args, stdout=out, stderr=subprocess.STDOUT, cwd=str(LAUNCHER))
+        if code != 0 or not cp_file.exists():
+            text = log.read_text(encoding="utf-8", errors="replace")
+            if "Could not transfer" in text or "Could not resolve" in text or "UnknownHost" in text:
+                reason = "the Maven repository could not be reached or lacks the artifacts"
+            elif "COMPILATION ERROR" in text:
+                reason = "the launcher did not compile (is the JDK 17 or newer?)"
+            else:
+                reason = f"Maven exited with code {code}"
+            raise SolrUnavailable(
+                f"cannot build the Solr {self.version} launcher: {reason}; see {log}"
+            )
+
+    # -- stop / status ----------------------------------------------------------------------
+    def stop(self) -> NodeState | None:
+        """Stop the node (all of its JVM) and forget it; returns what was stopped, if anything."""
+        st = self.state()
+        if st is None:
+            return None
+        if _alive(st.pid):
+            _terminate(st.pid)
+        self.state_file.unlink(missing_ok=True)
+        return st
+
+    def status(self) -> dict[str, object]:
+        st = self.running()
+        if st is None:
+            return {"running": False, "home": str(self.home), "pinned_version": self.version}
+        info = {
+            "running": True,
+            "pid": st.pid,
+            "url": st.url,
+            "urls": st.urls,
+            "mode": st.mode,
+            "log": st.log,
+            "pinned_version": self.version,
+        }
+        try:
+            r = requests.get(f"{st.url}/admin/info/system", params={"wt": "json"}, timeout=10)
+            info["solr_version"] = r.json()["lucene"]["solr-spec-version"]
+        except (requests.RequestException, ValueError, KeyError):
+            info["solr_version"] = None
+        if st.zk:
+            info["zk"] = st.zk
+        return info
+
+
+def _require(program: str, what: str) -> str:
+    path = shutil.which(program)
+    if path is None:
+        raise SolrUnavailable(f"'{program}' is not on PATH: the local Solr node needs {what}")
+    return path
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie child of this very process counts as dead.
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        return done == 0
+    except ChildProcessError:
+        return True
+
+
+def _terminate(pid: int) -> None:
+    """SIGTERM the node's process group (Jetty closes Solr in its hook), then SIGKILL if stuck."""
+    for sig, wait in ((signal.SIGTERM, STOP_TIMEOUT), (signal.SIGKILL, 10.0)):
+        try:
+            os.killpg(pid, sig)
+        except ProcessLookupError:
+            return
+        except PermissionError:
+            os.kill(pid, sig)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if not _alive(pid):
+                return
+            time.sleep(0.2)
+
+
+def _healthy(url: str) -> bool:
+    try:
+        r = requests.get(f"{url}/admin/info/system", params={"wt": "json"}, timeout=5)
+        return r.status_code == 200
+    except requests.RequestException:
+        return False
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True

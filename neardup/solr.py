@@ -1,0 +1,445 @@
+"""The one way neardup talks to Solr: a thin JSON client over ``requests``.
+
+Every request goes through :meth:`Solr.request`, which turns transport failures and Solr's own
+error responses into messages that name the URL, retries idempotent requests with backoff (each
+retry logged), and never puts credentials into a message. Queries are always sent as POST form
+bodies, so any number of terms fits, and every user value is quoted by :func:`quote`.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import time
+import zipfile
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import requests
+
+from .errors import InputError, SolrRequestError, SolrUnavailable
+
+log = logging.getLogger("neardup.solr")
+
+DEFAULT_COLLECTION = "neardup"
+#: Fields a collection must have for neardup to work (seed 003's schema plus neardup's own).
+REQUIRED_FIELDS = (
+    "id",
+    "content",
+    "md5_hash",
+    "num_words",
+    "first_word",
+    "content_ng",
+    "content_sg",
+)
+CONNECT_TIMEOUT = 5.0
+
+
+def quote(value: str) -> str:
+    """A Lucene-syntax phrase that matches ``value`` exactly on a string field, whatever it holds.
+
+    Inside double quotes only the backslash and the double quote are special, so escaping those
+    two makes operators, colons, brackets and ``AND``/``OR``/``NOT`` inert.
+    """
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def or_query(field: str, values: Iterable[str]) -> str:
+    """``field:"v1" OR field:"v2" ...``: the seed's ranked query (a scored BooleanQuery)."""
+    return " OR ".join(f"{field}:{quote(v)}" for v in values)
+
+
+def terms_params(field: str, values: Sequence[str], prefix: str = "nd") -> dict[str, str]:
+    """Parameters of a ``{!terms}`` query: no clause limit, the values passed by reference.
+
+    The values travel in their own request parameter joined by a separator that none of them
+    contains, so no value is ever parsed as syntax.
+    """
+    sep = _separator(values)
+    return {
+        "q": f"{{!terms f={field} separator=${prefix}.sep v=${prefix}.terms}}",
+        f"{prefix}.sep": sep,
+        f"{prefix}.terms": sep.join(values),
+    }
+
+
+def _separator(values: Sequence[str]) -> str:
+    for sep in ("\n", "\x1f", "\x1e", "\x1d", "\t"):
+        if not any(sep in v for v in values):
+            return sep
+    raise InputError("cannot build a terms query: every separator occurs inside the values")
+
+
+@dataclass(frozen=True)
+class Auth:
+    user: str
+    password: str
+
+
+def split_url(url: str) -> tuple[str, str | None]:
+    """Split ``http://h:p/solr/coll`` into (``http://h:p/solr``, ``coll``); a base URL has none."""
+    parts = urlsplit(url.rstrip("/"))
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InputError(f"not a Solr URL (http or https expected): {redact(url)}")
+    path = parts.path.rstrip("/")
+    segments = [s for s in path.split("/") if s]
+    if not segments or segments[-1] == "solr":
+        return urlunsplit((parts.scheme, parts.netloc, path or "/solr", "", "")), None
+    base = "/" + "/".join(segments[:-1])
+    return urlunsplit((parts.scheme, parts.netloc, base, "", "")), segments[-1]
+
+
+def redact(url: str) -> str:
+    """The URL without any user:password part, for messages and logs."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
+
+class Solr:
+    """One Solr collection (a standalone core or a SolrCloud collection) and its server."""
+
+    def __init__(
+        self,
+        url: str,
+        collection: str | None = None,
+        *,
+        auth: Auth | None = None,
+        verify: bool | str = True,
+        timeout: float = 60.0,
+        retries: int = 4,
+    ) -> None:
+        parts = urlsplit(url)
+        if parts.username or parts.password:
+            from urllib.parse import unquote
+
+            auth = auth or Auth(unquote(parts.username or ""), unquote(parts.password or ""))
+            url = redact(url)
+        base, from_url = split_url(url)
+        self.base_url = base
+        self.collection = collection or from_url or DEFAULT_COLLECTION
+        self.timeout = timeout
+        self.retries = retries
+        self.session = requests.Session()
+        self.session.verify = verify
+        if auth is not None:
+            self.session.auth = (auth.user, auth.password)
+        self.session.headers["User-Agent"] = "neardup"
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}/{self.collection}"
+
+    def __repr__(self) -> str:
+        return f"Solr({self.url!r})"
+
+    # -- transport ------------------------------------------------------------------------
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        data: Any = None,
+        json_body: Any = None,
+        headers: dict[str, str] | None = None,
+        idempotent: bool = True,
+        timeout: float | None = None,
+        core: bool = True,
+    ) -> dict[str, Any]:
+        """Send one request and return Solr's JSON answer, or raise a NeardupError."""
+        url = f"{self.url if core else self.base_url}/{path.lstrip('/')}"
+        params = {**(params or {}), "wt": "json"}
+        attempts = 1 + (self.retries if idempotent else 0)
+        delay = 0.5
+        # A POST without a body of its own carries its parameters as a form: no length limit.
+        as_form = method == "POST" and data is None and json_body is None
+        for attempt in range(1, attempts + 1):
+            try:
+                resp = self.session.request(
+                    method,
+                    url,
+                    params=None if as_form else params,
+                    data=params if as_form else data,
+                    json=json_body,
+                    headers=headers,
+                    timeout=(CONNECT_TIMEOUT, timeout or self.timeout),
+                )
+            except requests.ConnectionError as exc:
+                error: Exception = SolrUnavailable(
+                    f"cannot reach Solr at {redact(url)}: {_reason(exc)}"
+                )
+            except requests.Timeout:
+                error = SolrUnavailable(
+                    f"Solr at {redact(url)} did not answer within {timeout or self.timeout:.0f} s"
+                )
+            else:
+                if resp.status_code < 400:
+                    try:
+                        return resp.json()
+                    except ValueError as exc:
+                        raise SolrRequestError(
+                            f"Solr at {redact(url)} answered with something that is not JSON "
+                            f"(HTTP {resp.status_code})"
+                        ) from exc
+                error = self._http_error(resp, url)
+                if resp.status_code < 500:
+                    raise error
+            if attempt == attempts:
+                raise error
+            log.warning("retry %d/%d in %.1f s after: %s", attempt, attempts - 1, delay, error)
+            time.sleep(delay)
+            delay = min(delay * 2, 8.0)
+        raise AssertionError("unreachable")
+
+    def _http_error(self, resp: requests.Response, url: str) -> Exception:
+        code = resp.status_code
+        where = redact(url)
+        if code == 401:
+            return SolrUnavailable(
+                f"Solr at {where} refused the credentials (HTTP 401): check --solr-user and "
+                "--solr-password (or NEARDUP_SOLR_USER / NEARDUP_SOLR_PASSWORD)"
+            )
+        if code == 403:
+            return SolrUnavailable(f"Solr at {where} forbids this request to this user (HTTP 403)")
+        msg = ""
+        try:
+            body = resp.json()
+            msg = (body.get("error") or {}).get("msg") or ""
+        except ValueError:
+            msg = resp.text[:300].strip()
+        if code == 404:
+            return SolrRequestError(
+                f"not found at {where} (HTTP 404): does the collection '{self.collection}' exist?"
+                + (f" Solr says: {msg}" if msg else "")
+            )
+        return SolrRequestError(f"Solr at {where} answered HTTP {code}: {msg or resp.reason}")
+
+    # -- server ---------------------------------------------------------------------------
+    def system_info(self) -> dict[str, Any]:
+        return self.request("GET", "admin/info/system", core=False)
+
+    def version(self) -> str:
+        return str(self.system_info()["lucene"]["solr-spec-version"])
+
+    def is_cloud(self) -> bool:
+        return self.system_info().get("mode") == "solrcloud"
+
+    def collection_exists(self) -> bool:
+        if self.is_cloud():
+            names = self.request(
+                "GET", "admin/collections", params={"action": "LIST"}, core=False
+            ).get("collections", [])
+            return self.collection in names
+        status = self.request(
+            "GET", "admin/cores", params={"action": "STATUS", "core": self.collection}, core=False
+        )
+        return bool(status.get("status", {}).get(self.collection))
+
+    def create_collection(
+        self, configset_dir: Path, configset: str = "neardup", shards: int = 1, replicas: int = 1
+    ) -> None:
+        """Create the collection from neardup's configset (a core, or a SolrCloud collection)."""
+        if self.is_cloud():
+            self.upload_configset(configset_dir, configset)
+            self.request(
+                "GET",
+                "admin/collections",
+                params={
+                    "action": "CREATE",
+                    "name": self.collection,
+                    "numShards": shards,
+                    "replicationFactor": replicas,
+                    "collection.configName": configset,
+                },
+                core=False,
+                idempotent=False,
+                timeout=180,
+            )
+        else:
+            self.request(
+                "GET",
+                "admin/cores",
+                params={"action": "CREATE", "name": self.collection, "configSet": configset},
+                core=False,
+                idempotent=False,
+                timeout=180,
+            )
+
+    def upload_configset(self, configset_dir: Path, name: str) -> None:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+            conf = configset_dir / "conf"
+            for path in sorted(conf.rglob("*")):
+                if path.is_file():
+                    zf.write(path, path.relative_to(conf).as_posix())
+        self.request(
+            "POST",
+            "admin/configs",
+            params={"action": "UPLOAD", "name": name, "overwrite": "true"},
+            data=buf.getvalue(),
+            headers={"Content-Type": "application/octet-stream"},
+            core=False,
+        )
+
+    def delete_collection(self) -> None:
+        if self.is_cloud():
+            self.request(
+                "GET",
+                "admin/collections",
+                params={"action": "DELETE", "name": self.collection},
+                core=False,
+            )
+        else:
+            self.request(
+                "GET",
+                "admin/cores",
+                params={"action": "UNLOAD", "core": self.collection, "deleteInstanceDir": "true"},
+                core=False,
+            )
+
+    def schema_fields(self) -> dict[str, dict[str, Any]]:
+        fields = self.request("GET", "schema/fields", params={"showDefaults": "true"})["fields"]
+        return {f["name"]: f for f in fields}
+
+    def check_schema(self) -> None:
+        """Fail early, and say what to do, if the collection lacks neardup's fields."""
+        missing = [f for f in REQUIRED_FIELDS if f not in self.schema_fields()]
+        if missing:
+            raise SolrRequestError(
+                f"the collection at {redact(self.url)} lacks the fields {', '.join(missing)}; "
+                "create it from neardup's configset (solr_config/configsets/neardup)"
+            )
+
+    # -- documents ------------------------------------------------------------------------
+    def add(self, docs: Sequence[dict[str, Any]]) -> None:
+        """Add or replace documents by id; safe to retry, since a re-add overwrites."""
+        if docs:
+            self.request("POST", "update", json_body=list(docs), params={"commit": "false"})
+
+    def commit(self) -> None:
+        self.request("POST", "update", json_body={"commit": {}}, timeout=600)
+
+    def delete_query(self, query: str) -> None:
+        self.request("POST", "update", json_body={"delete": {"query": query}})
+
+    def delete_ids(self, ids: Sequence[str]) -> None:
+        if ids:
+            self.request("POST", "update", json_body={"delete": list(ids)})
+
+    def select(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A search, sent as a POST form so that the query may be of any length."""
+        return self.request("POST", "select", params=params)
+
+    def get(self, ids: Sequence[str], fields: str = "*") -> list[dict[str, Any]]:
+        """Documents by id through real-time get (sees uncommitted updates too)."""
+        if not ids:
+            return []
+        answer = self.request("POST", "get", params={"ids": ",".join(ids), "fl": fields})
+        return list(answer.get("response", {}).get("docs", []))
+
+    def count(self, query: str = "*:*", fq: Sequence[str] = ()) -> int:
+        res = self.select({"q": query, "fq": list(fq), "rows": 0})
+        return int(res["response"]["numFound"])
+
+    def iter_docs(
+        self,
+        fields: str,
+        query: str = "*:*",
+        fq: Sequence[str] = (),
+        rows: int = 1000,
+    ) -> Iterator[dict[str, Any]]:
+        """Every matching document, in id order, by cursor: constant memory, no deep paging."""
+        cursor = "*"
+        while True:
+            res = self.select(
+                {
+                    "q": query,
+                    "fq": list(fq),
+                    "fl": fields,
+                    "rows": rows,
+                    "sort": "id asc",
+                    "cursorMark": cursor,
+                }
+            )
+            yield from res["response"]["docs"]
+            nxt = res.get("nextCursorMark", cursor)
+            if nxt == cursor:
+                return
+            cursor = nxt
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc)
+    if "Connection refused" in text:
+        return "connection refused (is Solr running there?)"
+    if "Name or service not known" in text or "nodename nor servname" in text:
+        return "unknown host"
+    if "CERTIFICATE_VERIFY_FAILED" in text:
+        return "its TLS certificate could not be verified (pass --solr-ca with a CA bundle)"
+    return text.split(": ")[-1][:200]
+
+
+def env_auth() -> Auth | None:
+    user = os.environ.get("NEARDUP_SOLR_USER")
+    if not user:
+        return None
+    return Auth(user, os.environ.get("NEARDUP_SOLR_PASSWORD", ""))
+
+
+def connect(
+    url: str | None = None,
+    collection: str | None = None,
+    *,
+    auth: Auth | None = None,
+    verify: bool | str = True,
+    create: bool = True,
+    shards: int | None = None,
+) -> Solr:
+    """The collection to work on: at ``url`` (or ``NEARDUP_SOLR_URL``), else on the local node.
+
+    Without a URL the private node is started or reused. A missing collection is created from
+    neardup's configset where the server allows it (the local node, any SolrCloud); otherwise
+    the error says how to create it.
+    """
+    from .local_solr import CONFIGSET, LocalSolr
+
+    url = url or os.environ.get("NEARDUP_SOLR_URL") or None
+    auth = auth or env_auth()
+    if url is None:
+        node = LocalSolr().start()
+        solr = Solr(node.url, collection, auth=auth, verify=verify)
+        cloud_default_shards = 2 if node.mode == "cloud" else 1
+    else:
+        solr = Solr(url, collection, auth=auth, verify=verify)
+        cloud_default_shards = 1
+    info = solr.system_info()  # fails fast, with the URL, if Solr is not there
+    if not solr.collection_exists():
+        if not create:
+            raise SolrRequestError(
+                f"the collection '{solr.collection}' does not exist at {redact(solr.base_url)}"
+            )
+        try:
+            solr.create_collection(CONFIGSET, shards=shards or cloud_default_shards)
+        except SolrRequestError as exc:
+            mode = info.get("mode", "std")
+            hint = (
+                ""
+                if mode == "solrcloud"
+                else "; on a standalone Solr, create the core from solr_config/configsets/neardup "
+                "(docker-compose.yml does this) or use the local node"
+            )
+            raise SolrRequestError(
+                f"cannot create the collection '{solr.collection}' at "
+                f"{redact(solr.base_url)}: {exc}{hint}"
+            ) from exc
+    solr.check_schema()
+    return solr

@@ -1,0 +1,118 @@
+"""Fixtures that give the tests a real Solr of the pinned version.
+
+Where the Solr comes from, in order: ``NEARDUP_SOLR_URL``; a testcontainers Solr if a Docker
+engine answers; otherwise neardup's own local node, in a home of its own under ``.neardup/test``
+so that the tests never touch a user's node. With ``CI=true`` a Solr that cannot be had fails
+the run; elsewhere the tests that need Solr are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from neardup.local_solr import CONFIGSET, LocalSolr, solr_version
+from neardup.solr import Solr, connect
+
+REPO = Path(__file__).resolve().parents[1]
+TEST_HOME = REPO / ".neardup" / "test"
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker  # type: ignore[import-untyped]
+
+        docker.from_env(timeout=3).ping()
+        return True
+    except Exception:
+        return False
+
+
+def _testcontainers_solr() -> Iterator[str]:
+    from testcontainers.core.container import DockerContainer
+    from testcontainers.core.waiting_utils import wait_for_logs
+
+    container = (
+        DockerContainer(f"solr:{solr_version()}")
+        .with_exposed_ports(8983)
+        .with_volume_mapping(str(CONFIGSET), "/opt/solr/server/solr/configsets/neardup", "ro")
+        .with_command("solr-precreate neardup /opt/solr/server/solr/configsets/neardup")
+    )
+    with container:
+        wait_for_logs(container, "Started", timeout=120)
+        host, port = container.get_container_host_ip(), container.get_exposed_port(8983)
+        yield f"http://{host}:{port}/solr"
+
+
+@pytest.fixture(scope="session")
+def solr_base() -> Iterator[str]:
+    """The base URL of a real Solr (``http://host:port/solr``)."""
+    url = os.environ.get("NEARDUP_SOLR_URL")
+    if url:
+        yield url
+        return
+    if _docker_answers():
+        yield from _testcontainers_solr()
+        return
+    node = LocalSolr(TEST_HOME)
+    was_running = node.running() is not None
+    try:
+        state = node.start()
+    except Exception as exc:  # a Solr that cannot start: fail in CI, skip elsewhere
+        if IN_CI:
+            pytest.fail(f"CI=true and no Solr could be started: {exc}", pytrace=False)
+        pytest.skip(f"no Solr: {exc}")
+    try:
+        yield state.url
+    finally:
+        if not was_running:
+            node.stop()
+
+
+_counter = itertools.count()
+
+
+@pytest.fixture
+def new_collection(solr_base: str) -> Iterator[Callable[[str], Solr]]:
+    """A factory of fresh, empty collections; they are deleted after the test."""
+    made: list[Solr] = []
+
+    def make(prefix: str = "t") -> Solr:
+        name = f"test_{prefix}_{os.getpid()}_{next(_counter)}"
+        solr = connect(solr_base, name)
+        made.append(solr)
+        return solr
+
+    yield make
+    for solr in made:
+        try:
+            solr.delete_collection()
+        except Exception:
+            pass
+
+
+@pytest.fixture
+def collection(new_collection: Callable[[str], Solr]) -> Solr:
+    return new_collection("c")
+
+
+def run_cli(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """The real ``neardup`` command in a child process (exit codes, stdout, stderr)."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "neardup.cli", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+        cwd=str(REPO),
+    )
