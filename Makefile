@@ -1,0 +1,42 @@
+# The two commands of the README. Each does all of its own set-up: a virtualenv with the Python
+# dependencies, and (on first use) Solr's artifacts from Maven Central for the local node.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: experiment test setup check-tools lint bench bench-quick clean
+
+experiment: setup
+	$(BIN)/neardup experiment restaurants
+
+test: setup
+	$(BIN)/ruff check neardup tests benchmarks data
+	$(BIN)/pytest -q -ra
+
+setup: check-tools $(VENV)/.installed
+
+check-tools:
+	@command -v $(PYTHON) >/dev/null || { echo "neardup needs Python >= 3.10 ($(PYTHON))"; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
+	  || { echo "neardup needs Python >= 3.10; $(PYTHON) is older"; exit 1; }
+	@if [ -z "$$NEARDUP_SOLR_URL" ]; then \
+	  command -v java >/dev/null || { echo "the local Solr node needs Java 17 (or set NEARDUP_SOLR_URL)"; exit 1; }; \
+	  command -v mvn >/dev/null || { echo "the local Solr node needs Maven (or set NEARDUP_SOLR_URL)"; exit 1; }; \
+	fi
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test,plot,bench]'
+	touch $@
+
+bench: setup
+	$(BIN)/python -m benchmarks.run --mode full
+
+bench-quick: setup
+	$(BIN)/python -m benchmarks.run --mode quick
+
+clean:
+	-$(BIN)/neardup solr stop
+	rm -rf $(VENV) out .neardup solr_config/launcher/target

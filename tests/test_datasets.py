@@ -1,0 +1,113 @@
+"""Readers, pair files and scores (no Solr)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from neardup import datasets, evaluate
+from neardup.datasets import Blank, Record, Rejection, read_pairs, read_records
+from neardup.errors import InputError
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _items(tmp_path: Path, name: str, data: bytes, **kw: object) -> list[object]:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return list(read_records(path, **kw))  # type: ignore[arg-type]
+
+
+def test_lines_format_repairs_and_rejects(tmp_path: Path) -> None:
+    data = (
+        b"\xef\xbb\xbf1 first record\r\n"
+        b"\n"
+        b"   \n"
+        b"2 second\trecord\n"
+        b"3\n"
+        b"4 bad \xff byte\n"
+        b"5 nul \x00 byte\n"
+        b"1 duplicate id\n"
+        b"6 last line without newline"
+    )
+    items = _items(tmp_path, "r.txt", data)
+    records = [i for i in items if isinstance(i, Record)]
+    rejections = [i for i in items if isinstance(i, Rejection)]
+    blanks = [i for i in items if isinstance(i, Blank)]
+    assert [(r.id, r.text, r.line) for r in records] == [
+        ("1", "first record", 1), ("2", "second\trecord", 4), ("6", "last line without newline", 9)
+    ]
+    assert [(r.line, r.reason.split(",")[0]) for r in rejections] == [
+        (5, "no text after the id"),
+        (6, "invalid UTF-8 at byte 7"),
+        (7, "NUL byte at column 7"),
+        (8, "duplicate id"),
+    ]
+    assert [b.line for b in blanks] == [2, 3]
+    assert len(items) == 9  # every line is accounted for
+
+
+def test_tsv_csv_jsonl(tmp_path: Path) -> None:
+    tsv = _items(tmp_path, "a.tsv", b"id\tname\tcity\n1\tArt's\tLA\n2\tonly-two\n",
+                 text_fields=("name", "city"))
+    assert isinstance(tsv[0], Record) and tsv[0].text == "Art's LA"
+    assert tsv[0].fields == {"name": "Art's", "city": "LA"}
+    assert isinstance(tsv[1], Rejection) and "expected 3 columns" in tsv[1].reason
+    csv = _items(tmp_path, "a.csv", b'id,text\n1,"a, quoted ""text"""\n2,\n,x\n',
+                 text_fields=("text",))
+    assert isinstance(csv[0], Record) and csv[0].text == 'a, quoted "text"'
+    assert isinstance(csv[1], Rejection) and "no text" in csv[1].reason
+    assert isinstance(csv[2], Rejection) and "missing id" in csv[2].reason
+    js = _items(tmp_path, "a.jsonl", b'{"id": 7, "text": "x y"}\n[1]\n{"id": "8"\n{"text": "z"}\n')
+    assert isinstance(js[0], Record) and js[0].id == "7"
+    assert [r.reason.split(":")[0] for r in js[1:]] == [  # type: ignore[union-attr]
+        "a JSON object was expected", "invalid JSON", "missing id field 'id'"
+    ]
+    with pytest.raises(InputError, match="header has no column 'text'"):
+        _items(tmp_path, "b.csv", b"id,body\n1,x\n")
+
+
+def test_missing_file_and_unknown_format(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        list(read_records(tmp_path / "nope.txt"))
+    with pytest.raises(InputError, match="unknown format"):
+        list(read_records(tmp_path, fmt="xml"))
+
+
+def test_read_pairs_formats(tmp_path: Path) -> None:
+    p = tmp_path / "g.txt"
+    p.write_text("# comment\nid1\tid2\tjaccard\n3 1\n1\t3\n10\t9\t0.5\n")
+    assert read_pairs(p) == {("1", "3"), ("9", "10")}
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 2\n3\n")
+    with pytest.raises(InputError, match=r"bad.txt:2"):
+        read_pairs(bad)
+
+
+def test_scores_are_unordered() -> None:
+    s = evaluate.score([("2", "1"), ("3", "4"), ("5", "6")], [("1", "2"), ("4", "3"), ("7", "8")])
+    assert (s.pairs, s.true_pairs, s.gold) == (3, 2, 3)
+    assert s.recall == pytest.approx(2 / 3, abs=1e-4)
+    assert s.precision == pytest.approx(2 / 3, abs=1e-4)
+    assert evaluate.score([], [("1", "2")]).f1 == 0.0
+
+
+def test_bundled_restaurants_are_as_described() -> None:
+    records, gold = datasets.restaurants()
+    items = list(read_records(records))
+    assert len(items) == 864 and all(isinstance(i, Record) for i in items)
+    ids = [i.id for i in items if isinstance(i, Record)]
+    assert ids == [str(n) for n in range(1, 865)]
+    pairs = read_pairs(gold)
+    assert len(pairs) == 112
+    assert all(1 <= int(a) <= 533 < int(b) <= 864 for a, b in pairs)
+
+
+def test_bundled_data_rebuilds_identically_from_the_sdist() -> None:
+    """The committed files equal what build.py makes from the py-entitymatching sdist (PyPI)."""
+    proc = subprocess.run([sys.executable, str(REPO / "data/restaurants/build.py"), "--check"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
