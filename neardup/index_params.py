@@ -45,6 +45,8 @@ def check(stored: dict[str, Any] | None, wanted: dict[str, Any], where: str) -> 
         if stored.get(key) != wanted[key]
     ]
     if diffs:
+        if len(diffs) > 3:
+            diffs = diffs[:3] + [f"and {len(diffs) - 3} more"]
         raise ParameterMismatch(
             f"the index at {where} was built with other parameters ({'; '.join(diffs)}); "
             "use the index's parameters, or re-index into a new collection"

@@ -13,7 +13,8 @@ from tqdm import tqdm
 
 from . import index_params
 from .datasets import Blank, Item, Record, Rejection, read_records
-from .shingles import ShingleProcessor, band_keys_batch
+from .lsh import LshConfig
+from .shingles import ShingleProcessor
 from .solr import Solr
 
 #: Rejections kept in full for the report; the rest are only counted (a million bad lines must not
@@ -67,20 +68,20 @@ class Indexer:
         solr: Solr,
         processor: ShingleProcessor,
         *,
-        bands: tuple[int, int] | None = None,
+        lsh: LshConfig | None = None,
         batch_size: int = 1000,
         progress: bool = True,
     ) -> None:
         self.solr = solr
         self.processor = processor
-        self.bands = bands
+        self.lsh = lsh
         self.batch_size = batch_size
         self.progress = progress
 
     def params(self) -> dict[str, Any]:
         params = dict(self.processor.params())
-        if self.bands is not None:
-            params["bands"], params["rows"] = self.bands
+        if self.lsh is not None:
+            params.update(self.lsh.params())
         return params
 
     def documents(self, records: list[Record]) -> list[dict[str, Any] | Rejection]:
@@ -90,11 +91,7 @@ class Indexer:
         out: list[dict[str, Any] | Rejection] = []
         keep = [i for i, t in enumerate(texts) if t]
         sigs = proc.signatures_batch([texts[i] for i in keep]) if keep else None
-        keys = (
-            band_keys_batch(sigs, *self.bands)
-            if self.bands is not None and sigs is not None
-            else None
-        )
+        keys = self.lsh.keys_batch([records[i].text for i in keep]) if self.lsh and keep else None
         row = {i: k for k, i in enumerate(keep)}
         for i, (record, text) in enumerate(zip(records, texts, strict=True)):
             if not text:

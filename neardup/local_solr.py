@@ -125,6 +125,10 @@ class LocalSolr:
 
         solr_home = self.home / mode
         self._prepare_home(solr_home)
+        if cloud:
+            # The embedded ZooKeeper starts empty each time, so the nodes' old cores would be
+            # orphans that block the start: a local SolrCloud keeps no data across restarts.
+            shutil.rmtree(solr_home / "cloud", ignore_errors=True)
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         args = [
             java,
@@ -133,8 +137,7 @@ class LocalSolr:
             "-Dsolr.log.dir=" + str(self.log_file.parent),
             "-Dsolr.install.dir=" + str(solr_home),
             "-Dsolr.allowPaths=*",
-            "-cp",
-            classpath,
+            f"@{self._argfile(classpath)}",
             "neardup.solr.Launcher",
             "--home",
             str(solr_home),
@@ -144,8 +147,7 @@ class LocalSolr:
         if cloud:
             args += ["--cloud", "--nodes", str(nodes)]
         with open(self.log_file, "w", encoding="utf-8") as log:
-            shown = [java, "...", *args[args.index("neardup.solr.Launcher") :]]
-            log.write(f"# {' '.join(shown)}\n")
+            log.write(f"# {' '.join(args)}\n")
             log.flush()
             proc = subprocess.Popen(
                 args,
@@ -166,6 +168,13 @@ class LocalSolr:
         )
         self.state_file.write_text(json.dumps(asdict(st), indent=2), encoding="utf-8")
         return st
+
+    def _argfile(self, classpath: str) -> Path:
+        """The classpath in a Java argument file, so that ``ps`` shows a readable command."""
+        path = self.home / "classpath.args"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f'-cp "{classpath}"\n', encoding="utf-8")
+        return path
 
     def _prepare_home(self, solr_home: Path) -> None:
         solr_home.mkdir(parents=True, exist_ok=True)

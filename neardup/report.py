@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TextIO
 
 from tqdm import tqdm
 
-from .searcher import SeedSearcher
+from .allpairs import Pair
+from .searcher import SeedSearcher, id_key
 
 
 def seed_report(
@@ -50,3 +51,45 @@ def seed_report(
         if writer:
             writer.close()
     return pairs
+
+
+def write_pairs(pairs: Iterable[Pair], out: Path) -> int:
+    """The LSH report: TSV with the header ``id1 id2 jaccard edit_distance``."""
+    n = 0
+    with open(out, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write("id1\tid2\tjaccard\tedit_distance\n")
+        for p in pairs:
+            fh.write(f"{p.id1}\t{p.id2}\t{p.jaccard:.4f}\t{p.edit_distance}\n")
+            n += 1
+    return n
+
+
+def clusters(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
+    """Connected components of the pair graph, largest first, ids in order within each."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        root = x
+        while parent.setdefault(root, root) != root:
+            root = parent[root]
+        while parent[x] != root:  # path compression
+            parent[x], x = root, parent[x]
+        return root
+
+    for a, b in pairs:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb, key=id_key)] = min(ra, rb, key=id_key)
+    groups: dict[str, list[str]] = {}
+    for x in parent:
+        groups.setdefault(find(x), []).append(x)
+    out = [sorted(g, key=id_key) for g in groups.values()]
+    out.sort(key=lambda g: (-len(g), id_key(g[0])))
+    return out
+
+
+def write_clusters(groups: list[list[str]], out: Path) -> None:
+    """One cluster a line, its ids separated by tabs."""
+    with open(out, "w", encoding="utf-8", newline="\n") as fh:
+        for g in groups:
+            fh.write("\t".join(g) + "\n")

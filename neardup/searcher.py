@@ -104,3 +104,79 @@ class SeedSearcher:
         docs = list(self.solr.iter_docs(SOURCE_FIELDS, fq=[index_params.RECORDS_FQ]))
         docs.sort(key=lambda d: id_key(d["id"]))
         yield from docs
+
+
+@dataclass(frozen=True)
+class Match:
+    """A record similar to the query, with its verified similarity."""
+
+    id: str
+    content: str
+    jaccard: float
+    edit_distance: int
+    shared_bands: int
+
+
+class LshSearcher:
+    """Top-k most similar records of a record or of any text, through the band field.
+
+    Every record that shares at least one band key with the query is a candidate (no top-10
+    cut), and candidates are ranked by their exact Jaccard similarity to the query.
+    """
+
+    def __init__(self, solr: Solr) -> None:
+        from .allpairs import index_config
+
+        self.solr = solr
+        self.config = index_config(solr)
+
+    def neighbors(self, doc_id: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
+        docs = self.solr.get([doc_id], fields="id,content,raw,content_lsh")
+        if not docs:
+            raise InputError(f"no record with id {doc_id!r} in {self.solr.url}")
+        doc = docs[0]
+        return self._rank(doc, list(doc.get("content_lsh", [])), k, threshold, exclude=doc_id)
+
+    def search(self, text: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
+        from .shingles import normalize
+
+        content = normalize(text)
+        if not content:
+            raise InputError("the query text has no words after normalization")
+        return self._rank({"content": content, "raw": text}, self.config.keys(text), k, threshold)
+
+    def _rank(
+        self,
+        query: dict[str, Any],
+        keys: list[str],
+        k: int,
+        threshold: float,
+        exclude: str | None = None,
+    ) -> list[Match]:
+        if k < 1:
+            raise InputError(f"-k must be >= 1, got {k}")
+        from .allpairs import lsh_text, verified_jaccard
+
+        mine = self.config.shingles(lsh_text(query))
+        words = str(query.get("content", "")).split()
+        keyset = set(keys)
+        params = terms_params("content_lsh", sorted(keyset))
+        matches: list[Match] = []
+        for hit in self.solr.iter_docs("id,content,raw,content_lsh", params=params):
+            if hit["id"] == exclude:
+                continue
+            jac = verified_jaccard(mine, self.config.shingles(lsh_text(hit)))
+            if jac is None or jac < threshold:
+                continue
+            shared = len(keyset.intersection(hit.get("content_lsh", [])))
+            matches.append(
+                Match(
+                    hit["id"],
+                    hit.get("content", ""),
+                    round(jac, 6),
+                    word_edit_distance(words, hit.get("content", "").split()),
+                    shared,
+                )
+            )
+        matches.sort(key=lambda m: (-m.jaccard, m.edit_distance, id_key(m.id)))
+        return matches[:k]

@@ -356,13 +356,18 @@ class Solr:
         query: str = "*:*",
         fq: Sequence[str] = (),
         rows: int = 1000,
+        params: dict[str, Any] | None = None,
     ) -> Iterator[dict[str, Any]]:
-        """Every matching document, in id order, by cursor: constant memory, no deep paging."""
+        """Every matching document, in id order, by cursor: constant memory, no deep paging.
+
+        ``params`` may carry a whole query (for example from :func:`terms_params`).
+        """
         cursor = "*"
         while True:
             res = self.select(
                 {
                     "q": query,
+                    **(params or {}),
                     "fq": list(fq),
                     "fl": fields,
                     "rows": rows,
@@ -415,7 +420,8 @@ def connect(
     url = url or os.environ.get("NEARDUP_SOLR_URL") or None
     auth = auth or env_auth()
     if url is None:
-        node = LocalSolr().start()
+        local = LocalSolr()
+        node = local.running() or local.start()  # a running node is reused, cloud or not
         solr = Solr(node.url, collection, auth=auth, verify=verify)
         cloud_default_shards = 2 if node.mode == "cloud" else 1
     else:

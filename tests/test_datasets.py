@@ -38,7 +38,9 @@ def test_lines_format_repairs_and_rejects(tmp_path: Path) -> None:
     rejections = [i for i in items if isinstance(i, Rejection)]
     blanks = [i for i in items if isinstance(i, Blank)]
     assert [(r.id, r.text, r.line) for r in records] == [
-        ("1", "first record", 1), ("2", "second\trecord", 4), ("6", "last line without newline", 9)
+        ("1", "first record", 1),
+        ("2", "second\trecord", 4),
+        ("6", "last line without newline", 9),
     ]
     assert [(r.line, r.reason.split(",")[0]) for r in rejections] == [
         (5, "no text after the id"),
@@ -51,20 +53,27 @@ def test_lines_format_repairs_and_rejects(tmp_path: Path) -> None:
 
 
 def test_tsv_csv_jsonl(tmp_path: Path) -> None:
-    tsv = _items(tmp_path, "a.tsv", b"id\tname\tcity\n1\tArt's\tLA\n2\tonly-two\n",
-                 text_fields=("name", "city"))
+    tsv = _items(
+        tmp_path,
+        "a.tsv",
+        b"id\tname\tcity\n1\tArt's\tLA\n2\tonly-two\n",
+        text_fields=("name", "city"),
+    )
     assert isinstance(tsv[0], Record) and tsv[0].text == "Art's LA"
     assert tsv[0].fields == {"name": "Art's", "city": "LA"}
     assert isinstance(tsv[1], Rejection) and "expected 3 columns" in tsv[1].reason
-    csv = _items(tmp_path, "a.csv", b'id,text\n1,"a, quoted ""text"""\n2,\n,x\n',
-                 text_fields=("text",))
+    csv = _items(
+        tmp_path, "a.csv", b'id,text\n1,"a, quoted ""text"""\n2,\n,x\n', text_fields=("text",)
+    )
     assert isinstance(csv[0], Record) and csv[0].text == 'a, quoted "text"'
     assert isinstance(csv[1], Rejection) and "no text" in csv[1].reason
     assert isinstance(csv[2], Rejection) and "missing id" in csv[2].reason
     js = _items(tmp_path, "a.jsonl", b'{"id": 7, "text": "x y"}\n[1]\n{"id": "8"\n{"text": "z"}\n')
     assert isinstance(js[0], Record) and js[0].id == "7"
     assert [r.reason.split(":")[0] for r in js[1:]] == [  # type: ignore[union-attr]
-        "a JSON object was expected", "invalid JSON", "missing id field 'id'"
+        "a JSON object was expected",
+        "invalid JSON",
+        "missing id field 'id'",
     ]
     with pytest.raises(InputError, match="header has no column 'text'"):
         _items(tmp_path, "b.csv", b"id,body\n1,x\n")
@@ -108,6 +117,10 @@ def test_bundled_restaurants_are_as_described() -> None:
 
 def test_bundled_data_rebuilds_identically_from_the_sdist() -> None:
     """The committed files equal what build.py makes from the py-entitymatching sdist (PyPI)."""
-    proc = subprocess.run([sys.executable, str(REPO / "data/restaurants/build.py"), "--check"],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "data/restaurants/build.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -1,0 +1,62 @@
+"""LSH against exact brute force on one collection (seed 000's benchmark report)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from . import index_params
+from .allpairs import index_config, lsh_pairs, lsh_text
+from .bruteforce import all_pairs
+from .solr import Solr
+
+
+def compare(solr: Solr, threshold: float | None = None, progress: bool = True) -> dict[str, Any]:
+    """Both methods at the same Jaccard threshold on the same shingle sets."""
+    cfg = index_config(solr)
+    threshold = cfg.threshold if threshold is None else threshold
+    lsh = lsh_pairs(solr, threshold, progress=progress, prune_mode="none")
+    lsh_set = {(p.id1, p.id2) for p in lsh.pairs}
+
+    start = time.perf_counter()
+    docs = list(solr.iter_docs("id,content,raw", fq=[index_params.RECORDS_FQ]))
+    read = time.perf_counter() - start
+    start = time.perf_counter()
+    sets = {d["id"]: cfg.shingles(lsh_text(d)) for d in docs}
+    exact = all_pairs(sets, threshold)
+    brute = time.perf_counter() - start
+    exact_set = {(a, b) for a, b, _ in exact}
+    common = len(lsh_set & exact_set)
+    return {
+        "threshold": threshold,
+        "records": len(docs),
+        "bands": cfg.bands,
+        "rows": cfg.rows,
+        "lsh": {
+            "seconds": round(lsh.seconds, 3),
+            "pairs": len(lsh_set),
+            "candidates": lsh.candidates,
+        },
+        "brute_force": {
+            "seconds": round(brute, 3),
+            "pairs": len(exact_set),
+            "read_seconds": round(read, 3),
+        },
+        "common": common,
+        "lsh_recall": round(common / len(exact_set), 4) if exact_set else 1.0,
+        "lsh_precision": round(common / len(lsh_set), 4) if lsh_set else 1.0,
+    }
+
+
+def format_compare(r: dict[str, Any]) -> str:
+    return (
+        f"{r['records']} records, Jaccard >= {r['threshold']} "
+        f"({r['bands']} bands x {r['rows']} rows)\n\n"
+        f"LSH\n{r['lsh']['seconds']:.2f} seconds to execute\n"
+        f"{r['lsh']['pairs']} similar pairs found ({r['lsh']['candidates']} candidates)\n\n"
+        f"Bruteforce search\n{r['brute_force']['seconds']:.2f} seconds to execute "
+        f"(after {r['brute_force']['read_seconds']:.2f} s reading the records)\n"
+        f"{r['brute_force']['pairs']} similar pairs found.\n\n"
+        f"They find {r['common']} common similarities: LSH recall {r['lsh_recall']:.4f}, "
+        f"precision {r['lsh_precision']:.4f} against brute force."
+    )

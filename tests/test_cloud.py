@@ -1,0 +1,68 @@
+"""SolrCloud: the restaurant experiment on a two-shard collection equals the standalone one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from neardup.experiment import run_restaurants
+from neardup.local_solr import LocalSolr
+from neardup.searcher import LshSearcher
+from neardup.solr import connect
+
+from .conftest import IN_CI, REPO
+
+
+@pytest.fixture(scope="module")
+def cloud_url() -> str:
+    url = os.environ.get("NEARDUP_SOLR_CLOUD_URL")
+    if url:
+        yield url
+        return
+    node = LocalSolr(REPO / ".neardup" / "test-cloud")
+    try:
+        state = node.start(cloud=True, nodes=2)
+    except Exception as exc:
+        if IN_CI:
+            pytest.fail(f"CI=true and no SolrCloud could be started: {exc}", pytrace=False)
+        pytest.skip(f"no SolrCloud: {exc}")
+    try:
+        yield state.url
+    finally:
+        node.stop()
+
+
+def test_two_shards_give_the_same_pairs_as_standalone(
+    cloud_url: str, solr_base: str, tmp_path: Path
+) -> None:
+    cloud = connect(cloud_url, "test_cloud_restaurants", shards=2)
+    assert cloud.is_cloud()
+    status = cloud.request(
+        "GET",
+        "admin/collections",
+        core=False,
+        params={"action": "CLUSTERSTATUS", "collection": cloud.collection},
+    )
+    shards = status["cluster"]["collections"][cloud.collection]["shards"]
+    assert len(shards) == 2
+    nodes = {r["node_name"] for s in shards.values() for r in s["replicas"].values()}
+    assert len(nodes) == 2
+    single = connect(solr_base, "test_cloud_standalone_twin")
+    r_cloud = run_restaurants(cloud, tmp_path / "cloud", progress=False)
+    r_single = run_restaurants(single, tmp_path / "single", progress=False)
+    assert r_cloud["scores"] == r_single["scores"]
+    for method in ("shingles", "minhash", "lsh"):
+        a = (tmp_path / "cloud" / f"{method}.tsv").read_text()
+        b = (tmp_path / "single" / f"{method}.tsv").read_text()
+        assert a == b and a.count("\n") > 50, method
+    # both shards hold records, and neighbours/search work across them
+    per_shard = [
+        cloud.select({"q": "*:*", "rows": 0, "shards": name, "fq": "-id:_neardup_meta_"})
+        for name in shards
+    ]
+    assert all(r["response"]["numFound"] > 100 for r in per_shard)
+    searcher = LshSearcher(cloud)
+    assert searcher.neighbors("2", k=1)[0].id == "753"
+    assert searcher.search("arts deli 12224 ventura blvd studio city", k=1)[0].id == "753"
