@@ -33,6 +33,8 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     )
     _shingle_options(p)
     _lsh_options(p)
+    p.add_argument("--strict", action="store_true",
+                   help="exit with code 2 if any record was rejected (the rest is indexed)")
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
     solr_options(p)
     p.set_defaults(func=cmd_index)
@@ -244,7 +246,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         f"{args.file}: read {stats.read}, indexed {stats.indexed}, rejected {stats.rejected}, "
         f"blank lines {stats.blank} -> {solr.url} ({stats.seconds:.1f} s)",
     )
-    return 0
+    return 2 if args.strict and stats.rejected else 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:

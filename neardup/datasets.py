@@ -79,6 +79,12 @@ def read_records(
         raise InputError(f"{path}: no such file")
     if path.is_dir():
         raise InputError(f"{path}: is a directory, not a file")
+    return _iter_records(path, fmt, id_field, text_fields)
+
+
+def _iter_records(
+    path: Path, fmt: str, id_field: str, text_fields: Sequence[str]
+) -> Iterator[Item]:
     seen: dict[str, int] = {}
     source = str(path)
     if fmt == "lines":

@@ -13,6 +13,7 @@ from tqdm import tqdm
 
 from . import index_params
 from .datasets import Blank, Item, Record, Rejection, read_records
+from .errors import SolrRequestError
 from .lsh import LshConfig
 from .shingles import ShingleProcessor
 from .solr import Solr
@@ -20,6 +21,8 @@ from .solr import Solr
 #: Rejections kept in full for the report; the rest are only counted (a million bad lines must not
 #: fill memory), and the CLI says how many were not shown.
 KEEP_REJECTIONS = 1000
+#: Lucene refuses an indexed term longer than this (a string field value, one shingle).
+MAX_TERM_BYTES = 32766
 
 
 @dataclass
@@ -100,6 +103,19 @@ class Indexer:
                 )
                 continue
             words = text.split(" ")
+            shingles = proc.ngrams(text)
+            longest = max(len(s.encode("utf-8")) for s in [words[0], *shingles])
+            if longest > MAX_TERM_BYTES:
+                out.append(
+                    Rejection(
+                        record.source,
+                        record.line,
+                        f"a word or shingle of {longest} bytes is longer than Solr's limit "
+                        f"for one indexed term ({MAX_TERM_BYTES} bytes)",
+                        record.id,
+                    )
+                )
+                continue
             doc: dict[str, Any] = {
                 "id": record.id,
                 "content": text,
@@ -107,7 +123,7 @@ class Indexer:
                 "md5_hash": hashlib.md5(text.encode("utf-8")).hexdigest(),
                 "num_words": len(words),
                 "first_word": words[0],
-                "content_ng": proc.ngrams(text),
+                "content_ng": shingles,
             }
             if sigs is not None:
                 doc["content_sg"] = [str(int(v)) for v in sigs[row[i]]]
@@ -162,10 +178,32 @@ class Indexer:
 
     def _flush(self, batch: list[Record], stats: IndexStats) -> None:
         docs: list[dict[str, Any]] = []
-        for doc in self.documents(batch):
+        sources: list[Record] = []
+        for record, doc in zip(batch, self.documents(batch), strict=True):
             if isinstance(doc, Rejection):
                 stats.reject(doc)
             else:
                 docs.append(doc)
-        self.solr.add(docs)
-        stats.indexed += len(docs)
+                sources.append(record)
+        self._add(docs, sources, stats)
+
+    def _add(self, docs: list[dict[str, Any]], sources: list[Record], stats: IndexStats) -> None:
+        """Add a batch; if Solr refuses it, halve it until the refused records are found.
+
+        Like Elasticsearch's bulk API, one bad record costs its own rejection (with Solr's
+        reason), not its whole batch. Transport failures are not caught here: they end the run,
+        and a re-run completes it, since documents are keyed by id.
+        """
+        if not docs:
+            return
+        try:
+            self.solr.add(docs)
+            stats.indexed += len(docs)
+        except SolrRequestError as exc:
+            if len(docs) == 1:
+                r = sources[0]
+                stats.reject(Rejection(r.source, r.line, f"refused by Solr: {exc}", r.id))
+                return
+            half = len(docs) // 2
+            self._add(docs[:half], sources[:half], stats)
+            self._add(docs[half:], sources[half:], stats)

@@ -340,10 +340,16 @@ class Solr:
         return self.request("POST", "select", params=params)
 
     def get(self, ids: Sequence[str], fields: str = "*") -> list[dict[str, Any]]:
-        """Documents by id through real-time get (sees uncommitted updates too)."""
+        """Documents by id through real-time get (sees uncommitted updates too).
+
+        Each id is its own ``id`` parameter: the comma-separated ``ids`` form would split or
+        unescape ids that hold commas or backslashes.
+        """
         if not ids:
             return []
-        answer = self.request("POST", "get", params={"ids": ",".join(ids), "fl": fields})
+        answer = self.request("POST", "get", params={"id": list(ids), "fl": fields})
+        if "doc" in answer:  # Solr's answer to a single id
+            return [answer["doc"]] if answer["doc"] else []
         return list(answer.get("response", {}).get("docs", []))
 
     def count(self, query: str = "*:*", fq: Sequence[str] = ()) -> int:

@@ -1,0 +1,182 @@
+"""The bad-input catalogue, through the real CLI and a real Solr: each case is handled or named.
+
+Every run must end with counts that add up (read = indexed + rejected; lines = read + blank),
+no traceback, and a ``file:line: reason`` for every rejected record.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from neardup.datasets import Record
+from neardup.indexer import Indexer
+from neardup.lsh import LshConfig
+from neardup.searcher import LshSearcher, SeedSearcher
+from neardup.shingles import ShingleProcessor, normalize
+from neardup.solr import Solr, connect
+
+from .conftest import run_cli
+
+SYNTAX = '" \\ : ( ) [ ] { } * ? + - ! ^ ~ && || / AND OR NOT'
+_names = itertools.count()
+
+
+def index(
+    solr_base: str, tmp_path: Path, data: bytes, name: str = "in.txt", *extra: str
+) -> tuple[dict, str, Solr]:
+    """Index ``data`` as a file through the CLI into a fresh collection."""
+    coll = f"test_bad_{os.getpid()}_{next(_names)}"
+    path = tmp_path / name
+    path.write_bytes(data)
+    proc = run_cli(
+        "index", str(path), "--json", *extra, env={"NEARDUP_SOLR_URL": f"{solr_base}/{coll}"}
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode in (0, 2), proc.stderr
+    counts = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    if counts:
+        assert counts["read"] == counts["indexed"] + counts["rejected"]
+        assert len(counts["rejections"]) == counts["rejected"]
+        for r in counts["rejections"]:
+            assert r["source"] == str(path) and r["line"] >= 1 and r["reason"]
+            assert f"{path}:{r['line']}: " in proc.stderr
+    return counts, proc.stderr, connect(solr_base, coll)
+
+
+def reasons(counts: dict) -> list[tuple[int, str]]:
+    return [(r["line"], r["reason"]) for r in counts["rejections"]]
+
+
+def test_empty_file(solr_base: str, tmp_path: Path) -> None:
+    counts, _, solr = index(solr_base, tmp_path, b"")
+    assert (counts["read"], counts["indexed"], counts["blank_lines"]) == (0, 0, 0)
+    assert solr.count(fq=["-id:_neardup_meta_"]) == 0
+
+
+def test_blank_lines_are_skipped_and_counted(solr_base: str, tmp_path: Path) -> None:
+    counts, _, _ = index(solr_base, tmp_path, b"\n1 one two three\n   \n\t\n2 four five six\n\n")
+    assert (counts["read"], counts["indexed"], counts["blank_lines"]) == (2, 2, 4)
+
+
+def test_punctuation_only_and_one_word_records(solr_base: str, tmp_path: Path) -> None:
+    counts, _, solr = index(solr_base, tmp_path, b"1 ... !!! ???\n2 word\n3 word\n")
+    assert reasons(counts) == [(1, "no words after normalization")]
+    assert counts["indexed"] == 2
+    found = LshSearcher(solr).neighbors("2")
+    assert [(m.id, m.jaccard) for m in found] == [("3", 1.0)]
+
+
+def test_a_200000_word_record(solr_base: str, tmp_path: Path) -> None:
+    words = " ".join(f"w{i % 5000}x{i // 5000}" for i in range(200_000))
+    counts, _, solr = index(solr_base, tmp_path, f"1 {words}\n2 {words} extra\n".encode())
+    assert counts["indexed"] == 2
+    doc = solr.get(["1"], fields="num_words")[0]
+    assert doc["num_words"] == 200_000
+    near = SeedSearcher(solr, ShingleProcessor(3)).near_dups_of("1", "minhash", 2)
+    assert [(n.id, n.edit_distance) for n in near] == [("2", 1)]
+
+
+def test_a_word_longer_than_solr_allows(solr_base: str, tmp_path: Path) -> None:
+    counts, _, _ = index(solr_base, tmp_path, b"1 ok text here\n2 " + b"x" * 40_000 + b" y\n")
+    assert counts["indexed"] == 1
+    ((line, reason),) = reasons(counts)
+    assert line == 2 and "longer than Solr's limit" in reason
+
+
+def test_invalid_utf8_nul_bytes_crlf_and_bom(solr_base: str, tmp_path: Path) -> None:
+    data = b"\xef\xbb\xbf1 first line\r\n2 bad \xc3\x28 byte\r\n3 nul \x00 here\r\n4 last\r\n"
+    counts, _, solr = index(solr_base, tmp_path, data)
+    assert reasons(counts) == [(2, "invalid UTF-8 at byte 7"), (3, "NUL byte at column 7")]
+    docs = {d["id"]: d for d in solr.get(["1", "4"], fields="id,raw")}
+    assert docs["1"]["raw"] == "first line" and docs["4"]["raw"] == "last"  # no BOM, no \r
+
+
+def test_duplicate_and_missing_ids(solr_base: str, tmp_path: Path) -> None:
+    counts, _, solr = index(solr_base, tmp_path, b"1 first\n2 second\n1 again\n")
+    assert [(line, r.split(",")[0]) for line, r in reasons(counts)] == [(3, "duplicate id")]
+    assert solr.get(["1"], fields="raw")[0]["raw"] == "first"
+    data = b'{"id": "a", "text": "x y"}\n{"text": "no id"}\n{"id": "", "text": "empty id"}\n'
+    counts, _, _ = index(solr_base, tmp_path, data, "r.jsonl")
+    assert [line for line, _ in reasons(counts)] == [2, 3]
+    assert all("missing id" in r for _, r in reasons(counts))
+
+
+def test_odd_ids(solr_base: str, tmp_path: Path) -> None:
+    ids = ["with space", "ünïcödé", 'a:b"c\\d(e)[f]{g}*?+-!^~&&||/', "AND", "*"]
+    rows = [json.dumps({"id": i, "text": f"shared words here {n}"}) for n, i in enumerate(ids)]
+    counts, _, solr = index(solr_base, tmp_path, "\n".join(rows).encode(), "ids.jsonl")
+    assert counts["indexed"] == len(ids)
+    assert {d["id"] for d in solr.get(ids, fields="id")} == set(ids)
+    for i in ids:
+        assert {m.id for m in LshSearcher(solr).neighbors(i, k=10)} == set(ids) - {i}
+
+
+def test_text_full_of_solr_syntax(solr_base: str, tmp_path: Path) -> None:
+    data = f"1 {SYNTAX}\n2 {SYNTAX} extra\n3 AND OR NOT\n".encode()
+    counts, _, solr = index(solr_base, tmp_path, data)
+    assert counts["indexed"] == 3
+    assert LshSearcher(solr).search(SYNTAX, k=1)[0].id == "1"
+    for method in ("shingles", "minhash"):
+        near = SeedSearcher(solr, ShingleProcessor(3)).near_dups_of("1", method, 2)
+        assert [n.id for n in near] == ["2"]
+
+
+def test_malformed_rows(solr_base: str, tmp_path: Path) -> None:
+    counts, _, _ = index(solr_base, tmp_path, b"id\ttext\n1\tok\n2\ttoo\tmany\n3\n", "t.tsv")
+    assert [line for line, _ in reasons(counts)] == [3, 4]
+    counts, _, _ = index(solr_base, tmp_path, b'id,text\n1,ok\n2,"unterminated\n', "c.csv")
+    assert counts["indexed"] == 1 and counts["rejected"] == 1
+    counts, _, _ = index(
+        solr_base, tmp_path, b'{"id": "1", "text": "ok"}\n{"id": 2,\n[]\n', "j.jsonl"
+    )
+    assert [line for line, _ in reasons(counts)] == [2, 3]
+
+
+def test_strict_exit_code_and_a_missing_file(solr_base: str, tmp_path: Path) -> None:
+    path = tmp_path / "s.txt"
+    path.write_bytes(b"1 fine\n2 ...\n")
+    env = {"NEARDUP_SOLR_URL": f"{solr_base}/test_bad_strict"}
+    assert run_cli("index", str(path), env=env).returncode == 0
+    strict = run_cli("index", str(path), "--strict", env=env)
+    assert strict.returncode == 2 and "rejected 1" in strict.stdout
+    missing = run_cli("index", str(tmp_path / "nope.txt"), env=env)
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+    assert "Traceback" not in missing.stderr
+
+
+@pytest.fixture(scope="module")
+def safety(solr_base: str) -> Solr:
+    solr = connect(solr_base, f"test_query_safety_{os.getpid()}")
+    solr.delete_query("*:*")
+    solr.commit()
+    Indexer(solr, ShingleProcessor(3), lsh=LshConfig(), progress=False).index([])
+    return solr
+
+
+_ids = itertools.count()
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=st.text(min_size=1, max_size=200))
+def test_any_text_finds_itself(safety: Solr, text: str) -> None:
+    """Any text, indexed and searched for, raises no Solr syntax error and finds itself."""
+    if not normalize(text):
+        return  # rejected at indexing (tested above), so there is nothing to find
+    rid = f"h{next(_ids)}"
+    stats = Indexer(safety, ShingleProcessor(3), lsh=LshConfig(), progress=False).index(
+        [Record(rid, text)]
+    )
+    assert stats.indexed == 1
+    matches = LshSearcher(safety).search(text, k=50)
+    top = [m for m in matches if m.jaccard == 1.0]
+    assert rid in {m.id for m in top}
+    SeedSearcher(safety, ShingleProcessor(3)).near_dups_of(rid, "shingles", 2)
