@@ -102,11 +102,16 @@ def plot_s_curve(
     ax.annotate(
         f"P = {p_at:.3f} at J = {threshold:g}",
         xy=(threshold, p_at),
-        xytext=(threshold + 0.06 if right else threshold - 0.06, p_at - 0.14),
+        xytext=(threshold + 0.08 if right else threshold - 0.08, p_at - 0.22),
         ha="left" if right else "right",
         fontsize=10,
         color="C3",
-        arrowprops={"arrowstyle": "->", "color": "C3", "lw": 0.9},
+        arrowprops={
+            "arrowstyle": "->",
+            "color": "C3",
+            "lw": 0.9,
+            "relpos": (0.0 if right else 1.0, 0.5),
+        },
         bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.85},
     )
     ax.set_xlim(0, 1)
