@@ -11,7 +11,7 @@ experiment: setup
 	$(BIN)/neardup experiment restaurants
 
 test: setup
-	$(BIN)/ruff check neardup tests benchmarks data
+	$(BIN)/ruff check .
 	$(BIN)/pytest -q -ra
 
 setup: check-tools $(VENV)/.installed
