@@ -165,5 +165,8 @@ def test_idempotent_on_any_text(text: str) -> None:
     ).map(" ".join)
 )
 def test_no_word_is_deleted_without_a_clause_word(text: str) -> None:
-    # Only the cross-street clauses and "new york city" remove words; "&" and "nyc" add one.
-    assert len(canonicalize(text).split()) >= len(words(text))
+    # Only the cross-street clauses and "new york city" remove words; "&" and "nyc" add one;
+    # a compound ordinal ("twenty first st" -> "21st st") merges a tens word into its ordinal.
+    tens = {"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
+    merged = sum(w in tens for w in words(text))
+    assert len(canonicalize(text).split()) >= len(words(text)) - merged
