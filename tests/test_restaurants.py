@@ -152,7 +152,9 @@ def test_cli_experiment_json(solr_base: str, tmp_path: Path) -> None:
     proc = run_cli("experiment", "restaurants", "--json", "--out-dir", str(tmp_path), env=env)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert set(data) >= {"shingles", "minhash"}
+    assert set(data) == {"shingles", "minhash", "lsh"}
+    assert data["lsh"]["f1"] >= 0.90  # neardup's LSH with its documented defaults
+    assert data["lsh"]["true_pairs"] > data["shingles"]["true_pairs"]
     for entry in data.values():
         assert set(entry) == {"pairs", "true_pairs", "recall", "precision", "f1"}
     assert (tmp_path / "shingles.tsv").exists() and (tmp_path / "minhash.tsv").exists()
