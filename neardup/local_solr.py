@@ -6,10 +6,16 @@ Solr's own ``JettySolrRunner`` (from ``solr-test-framework``) started by a tiny 
 ``java -cp ... neardup.solr.Launcher``. The node's state (pid, port, URL) lives in
 ``$NEARDUP_HOME`` (default ``~/.neardup``) so that a second ``start`` reuses the running node and
 ``stop`` can find it from another process.
+
+The node listens on 127.0.0.1 only. ``start(auth=(user, password))`` turns on Solr's
+BasicAuthPlugin (every request needs the user's credentials) with a ``security.json`` in the
+node's Solr home; a start without ``auth`` removes that file, so the node is open again.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 import shutil
@@ -22,7 +28,8 @@ from pathlib import Path
 
 import requests
 
-from .errors import SolrUnavailable
+from .errors import InputError, SolrUnavailable
+from .solr import Auth, env_auth
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLR_CONFIG = ROOT / "solr_config"
@@ -64,6 +71,8 @@ class NodeState:
     log: str
     zk: str | None = None
     started: float = field(default_factory=time.time)
+    #: The user of Solr's basic authentication, if the node was started with it (no password).
+    auth_user: str | None = None
 
     @property
     def url(self) -> str:
@@ -99,14 +108,40 @@ class LocalSolr:
         return st
 
     # -- start ------------------------------------------------------------------------------
-    def start(self, port: int | None = None, cloud: bool = False, nodes: int = 2) -> NodeState:
-        """Start a node, or return the running one if it is of the same kind."""
+    def start(
+        self,
+        port: int | None = None,
+        cloud: bool = False,
+        nodes: int = 2,
+        auth: Auth | tuple[str, str] | None = None,
+    ) -> NodeState:
+        """Start a node, or return the running one if it is of the same kind.
+
+        With ``auth=(user, password)`` (standalone only) every request to the node needs that
+        user's credentials (Solr's BasicAuthPlugin with ``blockUnknown``; the user has the role
+        ``admin`` with the permission ``all``). Only a salted hash of the password is written, to
+        ``security.json`` in the node's Solr home; without ``auth`` that file is removed.
+        """
         mode = "cloud" if cloud else "standalone"
+        if auth is not None and not isinstance(auth, Auth):
+            auth = Auth(*auth)
+        if auth is not None:
+            if cloud:
+                raise InputError("authentication is only available on the standalone local node")
+            if not auth.user or ":" in auth.user or not auth.password:
+                raise InputError("authentication needs a user (without ':') and a password")
         current = self.running()
         if current is not None:
             if current.mode != mode:
                 raise SolrUnavailable(
                     f"a {current.mode} node is already running at {current.url}; "
+                    "run 'neardup solr stop' first"
+                )
+            wanted = auth.user if auth is not None else None
+            if current.auth_user != wanted:
+                now = f"user '{current.auth_user}'" if current.auth_user else "no authentication"
+                raise SolrUnavailable(
+                    f"a node with {now} is already running at {current.url}; "
                     "run 'neardup solr stop' first"
                 )
             return current
@@ -124,7 +159,7 @@ class LocalSolr:
             raise SolrUnavailable(f"port {port} on 127.0.0.1 is in use; choose another --port")
 
         solr_home = self.home / mode
-        self._prepare_home(solr_home)
+        self._prepare_home(solr_home, auth)
         if cloud:
             # The embedded ZooKeeper starts empty each time, so the nodes' old cores would be
             # orphans that block the start: a local SolrCloud keeps no data across restarts.
@@ -158,6 +193,8 @@ class LocalSolr:
                 cwd=str(self.home),
             )
         urls, zk = self._wait_ready(proc, port)
+        if not cloud:
+            _wait_cores(urls[0], auth)
         st = NodeState(
             pid=proc.pid,
             urls=urls,
@@ -165,6 +202,7 @@ class LocalSolr:
             mode=mode,
             log=str(self.log_file),
             zk=zk,
+            auth_user=auth.user if auth is not None else None,
         )
         self.state_file.write_text(json.dumps(asdict(st), indent=2), encoding="utf-8")
         return st
@@ -176,9 +214,16 @@ class LocalSolr:
         path.write_text(f'-cp "{classpath}"\n', encoding="utf-8")
         return path
 
-    def _prepare_home(self, solr_home: Path) -> None:
+    def _prepare_home(self, solr_home: Path, auth: Auth | None = None) -> None:
         solr_home.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(SOLR_CONFIG / "solr.xml", solr_home / "solr.xml")
+        security = solr_home / "security.json"
+        security.unlink(missing_ok=True)
+        if auth is not None:
+            # Standalone Solr reads security.json from its Solr home; only the owner may read it.
+            fd = os.open(security, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(security_json(auth.user, auth.password), out, indent=2)
         target = solr_home / "configsets" / CONFIGSET_NAME
         if target.exists():
             shutil.rmtree(target)
@@ -292,14 +337,50 @@ class LocalSolr:
             "log": st.log,
             "pinned_version": self.version,
         }
+        if st.auth_user:
+            info["auth_user"] = st.auth_user
+        auth = env_auth() if st.auth_user else None
         try:
-            r = requests.get(f"{st.url}/admin/info/system", params={"wt": "json"}, timeout=10)
+            r = requests.get(
+                f"{st.url}/admin/info/system",
+                params={"wt": "json"},
+                timeout=10,
+                auth=(auth.user, auth.password) if auth else None,
+            )
             info["solr_version"] = r.json()["lucene"]["solr-spec-version"]
         except (requests.RequestException, ValueError, KeyError):
             info["solr_version"] = None
         if st.zk:
             info["zk"] = st.zk
         return info
+
+
+def hash_password(password: str, salt: bytes | None = None) -> str:
+    """A password as Solr's BasicAuthPlugin stores it: ``base64(hash) base64(salt)``.
+
+    The hash is ``sha256(sha256(salt + password))`` over the UTF-8 bytes, with a random 32-byte
+    salt (Solr's ``Sha256AuthenticationProvider``).
+    """
+    salt = os.urandom(32) if salt is None else salt
+    digest = hashlib.sha256(hashlib.sha256(salt + password.encode("utf-8")).digest()).digest()
+    return f"{base64.b64encode(digest).decode()} {base64.b64encode(salt).decode()}"
+
+
+def security_json(user: str, password: str) -> dict[str, object]:
+    """Basic authentication for one user, who may do everything (role ``admin``)."""
+    return {
+        "authentication": {
+            "class": "solr.BasicAuthPlugin",
+            "blockUnknown": True,
+            "forwardCredentials": False,
+            "credentials": {user: hash_password(password)},
+        },
+        "authorization": {
+            "class": "solr.RuleBasedAuthorizationPlugin",
+            "permissions": [{"name": "all", "role": "admin"}],
+            "user-role": {user: ["admin"]},
+        },
+    }
 
 
 def _require(program: str, what: str) -> str:
@@ -341,11 +422,43 @@ def _terminate(pid: int) -> None:
 
 
 def _healthy(url: str) -> bool:
+    """Whether Solr answers at ``url``; a 401 is an answer too (a node with authentication)."""
     try:
         r = requests.get(f"{url}/admin/info/system", params={"wt": "json"}, timeout=5)
-        return r.status_code == 200
+        return r.status_code in (200, 401)
     except requests.RequestException:
         return False
+
+
+def _wait_cores(url: str, auth: Auth | None, wait: float = 60.0) -> None:
+    """Wait until every loaded core serves real-time gets: after a crash, a core replays its
+    transaction log in the background, and until that ends Solr answers HTTP 500 to them.
+
+    Best effort: after ``wait`` seconds (or if Solr does not say which cores it has) the node
+    is used as it is.
+    """
+    session = requests.Session()
+    if auth is not None:
+        session.auth = (auth.user, auth.password)
+    deadline = time.monotonic() + wait
+    try:
+        status = session.get(
+            f"{url}/admin/cores", params={"action": "STATUS", "wt": "json"}, timeout=10
+        ).json()
+        pending = sorted(status.get("status", {}))
+        while pending and time.monotonic() < deadline:
+            core = pending[0]
+            r = session.post(
+                f"{url}/{core}/get", data={"ids": "_neardup_probe_", "wt": "json"}, timeout=10
+            )
+            if r.status_code == 500:
+                time.sleep(0.2)
+            else:
+                pending.pop(0)
+    except (requests.RequestException, ValueError, AttributeError):
+        pass
+    finally:
+        session.close()
 
 
 def _free_port() -> int:
@@ -355,7 +468,9 @@ def _free_port() -> int:
 
 
 def _port_free(port: int) -> bool:
+    """Whether Jetty can listen on ``port``: like Jetty, ignore connections in TIME_WAIT."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError:

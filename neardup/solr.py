@@ -2,8 +2,27 @@
 
 Every request goes through :meth:`Solr.request`, which turns transport failures and Solr's own
 error responses into messages that name the URL, retries idempotent requests with backoff (each
-retry logged), and never puts credentials into a message. Queries are always sent as POST form
-bodies, so any number of terms fits, and every user value is quoted by :func:`quote`.
+retry logged at INFO, which ``neardup -v`` shows), and never puts credentials into a message.
+Queries are always sent as POST form bodies, so any number of terms fits, and every user value is
+quoted by :func:`quote`.
+
+Retry policy (see :meth:`Solr.request`):
+
+- Only idempotent requests are retried (searches, reads, adds by id, commits, deletes); a
+  request sent with ``idempotent=False`` (creating a core or collection) is tried once.
+- Retried: connection errors (refused, reset, dropped), timeouts, and HTTP 408, 429, 502, 503
+  and 504; HTTP 500 only briefly (1.5 s: a core that replays its transaction log after a crash
+  answers 500 for a moment). Never retried: other HTTP errors (400, 401, 403, 404 ...), TLS
+  failures.
+- The waits double from 0.5 s, capped at 8 s, while the retry budget lasts: 30 s from the first
+  attempt of a request (``NEARDUP_SOLR_RETRY_BUDGET``; 0 turns retries off), and the first
+  retry is always made. So an idempotent request rides through a restart of Solr of 10 to 20 s
+  and then gives up with the URL in the message; a Solr that hangs costs two timeouts.
+- A server that has never answered this client is not retried for long: until the first HTTP
+  answer, the budget is 1.5 s (two quick retries), so a wrong URL or a Solr that is not running
+  fails within seconds. Once the server has answered, a refused connection means a restart.
+- The read timeout of a request is 60 s unless ``NEARDUP_SOLR_TIMEOUT`` (seconds) says otherwise;
+  a few long operations (commit, create) set their own.
 """
 
 from __future__ import annotations
@@ -21,7 +40,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import requests
 
-from .errors import InputError, SolrRequestError, SolrUnavailable
+from .errors import InputError, NeardupError, SolrRequestError, SolrUnavailable
 
 log = logging.getLogger("neardup.solr")
 
@@ -37,6 +56,19 @@ REQUIRED_FIELDS = (
     "content_sg",
 )
 CONNECT_TIMEOUT = 5.0
+#: Read timeout of a request, in seconds, unless ``NEARDUP_SOLR_TIMEOUT`` says otherwise.
+DEFAULT_TIMEOUT = 60.0
+#: Seconds after a request's first attempt in which retries may start
+#: (``NEARDUP_SOLR_RETRY_BUDGET``).
+RETRY_BUDGET = 30.0
+#: The budget while the server has not answered this client yet (a URL where nothing listens
+#: fails fast instead of being retried for half a minute), and for HTTP 500.
+BRIEF_BUDGET = 1.5
+#: First wait between attempts, doubled after each retry up to ``BACKOFF_CAP``.
+BACKOFF_START = 0.5
+BACKOFF_CAP = 8.0
+#: HTTP statuses that say "try again later": a proxy or a Solr that is (re)starting or busy.
+RETRY_STATUSES = frozenset({408, 429, 502, 503, 504})
 
 
 def quote(value: str) -> str:
@@ -104,8 +136,31 @@ def redact(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
 
 
+def _env_seconds(name: str, default: float, positive: bool = False) -> float:
+    """A number of seconds from the environment (``default`` when unset or empty)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 if positive else value >= 0):  # also rejects nan and inf below
+        raise InputError(
+            f"{name} must be a number of seconds {'> 0' if positive else '>= 0'}, got {raw!r}"
+        )
+    return min(value, 86400.0)
+
+
 class Solr:
-    """One Solr collection (a standalone core or a SolrCloud collection) and its server."""
+    """One Solr collection (a standalone core or a SolrCloud collection) and its server.
+
+    ``timeout`` is the read timeout of a request in seconds (default ``NEARDUP_SOLR_TIMEOUT``,
+    else 60); ``retries`` caps the retries of one request and ``retry_budget`` the seconds after
+    its first attempt in which retries may start (default ``NEARDUP_SOLR_RETRY_BUDGET``, else
+    30). ``verify`` is True (TLS certificates are verified against the system's CAs), the path
+    of a CA bundle, or False.
+    """
 
     def __init__(
         self,
@@ -114,9 +169,15 @@ class Solr:
         *,
         auth: Auth | None = None,
         verify: bool | str = True,
-        timeout: float = 60.0,
-        retries: int = 4,
+        timeout: float | None = None,
+        retries: int = 10,
+        retry_budget: float | None = None,
     ) -> None:
+        if isinstance(verify, str) and not Path(verify).exists():
+            raise InputError(
+                f"the CA bundle for Solr's TLS certificate does not exist: {verify} "
+                "(check --solr-ca or NEARDUP_SOLR_CA)"
+            )
         parts = urlsplit(url)
         if parts.username or parts.password:
             from urllib.parse import unquote
@@ -126,8 +187,19 @@ class Solr:
         base, from_url = split_url(url)
         self.base_url = base
         self.collection = collection or from_url or DEFAULT_COLLECTION
-        self.timeout = timeout
+        self.timeout = (
+            _env_seconds("NEARDUP_SOLR_TIMEOUT", DEFAULT_TIMEOUT, positive=True)
+            if timeout is None
+            else timeout
+        )
         self.retries = retries
+        self.retry_budget = (
+            _env_seconds("NEARDUP_SOLR_RETRY_BUDGET", RETRY_BUDGET)
+            if retry_budget is None
+            else retry_budget
+        )
+        #: Whether the server has answered this client with HTTP at least once (see request()).
+        self.answered = False
         self.session = requests.Session()
         self.session.verify = verify
         if auth is not None:
@@ -155,14 +227,29 @@ class Solr:
         timeout: float | None = None,
         core: bool = True,
     ) -> dict[str, Any]:
-        """Send one request and return Solr's JSON answer, or raise a NeardupError."""
+        """Send one request and return Solr's JSON answer, or raise a NeardupError.
+
+        An idempotent request is retried after a connection error, a timeout or an HTTP status
+        of :data:`RETRY_STATUSES`, with waits of 0.5, 1, 2, 4, 8, 8 ... s until ``retry_budget``
+        seconds have passed since its first attempt (the first retry is always made) or
+        ``retries`` retries are made; each retry is logged at INFO. Until the server has
+        answered this client once, and after an HTTP 500, the budget is only
+        :data:`BRIEF_BUDGET`: a server that is not there at all fails fast, while one that
+        answered before and now refuses connections is taken to be restarting. A request with
+        ``idempotent=False`` is sent once. Messages name the URL without credentials.
+        """
         url = f"{self.url if core else self.base_url}/{path.lstrip('/')}"
+        where = redact(url)
         params = {**(params or {}), "wt": "json"}
-        attempts = 1 + (self.retries if idempotent else 0)
-        delay = 0.5
+        read_timeout = timeout or self.timeout
+        delay = BACKOFF_START
+        started = time.monotonic()
         # A POST without a body of its own carries its parameters as a form: no length limit.
         as_form = method == "POST" and data is None and json_body is None
-        for attempt in range(1, attempts + 1):
+        attempt = 0
+        while True:
+            attempt += 1
+            brief = False  # an error that only earns a short retry budget
             try:
                 resp = self.session.request(
                     method,
@@ -171,42 +258,64 @@ class Solr:
                     data=params if as_form else data,
                     json=json_body,
                     headers=headers,
-                    timeout=(CONNECT_TIMEOUT, timeout or self.timeout),
+                    timeout=(CONNECT_TIMEOUT, read_timeout),
                 )
-            except requests.ConnectionError as exc:
-                error: Exception = SolrUnavailable(
-                    f"cannot reach Solr at {redact(url)}: {_reason(exc)}"
-                )
+            except requests.exceptions.SSLError as exc:
+                raise SolrUnavailable(f"cannot reach Solr at {where}: {_reason(exc)}") from None
             except requests.Timeout:
-                error = SolrUnavailable(
-                    f"Solr at {redact(url)} did not answer within {timeout or self.timeout:.0f} s"
+                error: NeardupError = SolrUnavailable(
+                    f"Solr at {where} did not answer within {read_timeout:g} s"
                 )
+            except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
+                error = SolrUnavailable(f"cannot reach Solr at {where}: {_reason(exc)}")
+            except requests.RequestException as exc:
+                raise SolrUnavailable(f"cannot talk to Solr at {where}: {_reason(exc)}") from None
             else:
+                self.answered = True
                 if resp.status_code < 400:
                     try:
                         return resp.json()
                     except ValueError as exc:
                         raise SolrRequestError(
-                            f"Solr at {redact(url)} answered with something that is not JSON "
+                            f"Solr at {where} answered with something that is not JSON "
                             f"(HTTP {resp.status_code})"
                         ) from exc
                 error = self._http_error(resp, url)
-                if resp.status_code < 500:
+                brief = resp.status_code == 500
+                if resp.status_code not in RETRY_STATUSES and not brief:
                     raise error
-            if attempt == attempts:
+            budget = self.retry_budget
+            if brief or not self.answered:
+                budget = min(budget, BRIEF_BUDGET)
+            # The first retry always comes (a request that timed out after 60 s gets a second
+            # chance); later ones only while the budget lasts, counted from the first attempt.
+            left = budget if attempt == 1 else budget - (time.monotonic() - started)
+            pause = min(delay, left)
+            if not idempotent or attempt > self.retries or pause <= 0:
+                if attempt > 1:
+                    spent = time.monotonic() - started
+                    error = type(error)(
+                        f"{error} (gave up after {attempt} attempts, {spent:.0f} s)"
+                    )
                 raise error
-            log.warning("retry %d/%d in %.1f s after: %s", attempt, attempts - 1, delay, error)
-            time.sleep(delay)
-            delay = min(delay * 2, 8.0)
-        raise AssertionError("unreachable")
+            log.info("retry %d in %.1f s after: %s", attempt, pause, error)
+            time.sleep(pause)
+            delay = min(delay * 2, BACKOFF_CAP)
 
     def _http_error(self, resp: requests.Response, url: str) -> Exception:
         code = resp.status_code
         where = redact(url)
         if code == 401:
+            if self.session.auth is None:
+                return SolrUnavailable(
+                    f"Solr at {where} requires a user and password (HTTP 401): give "
+                    "--solr-user and --solr-password (or NEARDUP_SOLR_USER / "
+                    "NEARDUP_SOLR_PASSWORD)"
+                )
+            user = self.session.auth[0]  # type: ignore[index]
             return SolrUnavailable(
-                f"Solr at {where} refused the credentials (HTTP 401): check --solr-user and "
-                "--solr-password (or NEARDUP_SOLR_USER / NEARDUP_SOLR_PASSWORD)"
+                f"Solr at {where} refused the credentials of user '{user}' (HTTP 401): check "
+                "--solr-user and --solr-password (or NEARDUP_SOLR_USER / NEARDUP_SOLR_PASSWORD)"
             )
         if code == 403:
             return SolrUnavailable(f"Solr at {where} forbids this request to this user (HTTP 403)")
@@ -392,11 +501,26 @@ def _reason(exc: Exception) -> str:
     text = str(exc)
     if "Connection refused" in text:
         return "connection refused (is Solr running there?)"
+    if "Connection reset" in text:
+        return "the connection was reset"
+    if "RemoteDisconnected" in text or "Connection aborted" in text or "IncompleteRead" in text:
+        return "the connection was closed before Solr answered"
     if "Name or service not known" in text or "nodename nor servname" in text:
         return "unknown host"
     if "CERTIFICATE_VERIFY_FAILED" in text:
         return "its TLS certificate could not be verified (pass --solr-ca with a CA bundle)"
     return text.split(": ")[-1][:200]
+
+
+def _appears(solr: Solr, wait: float = 30.0) -> bool:
+    """Whether the collection exists, or comes to exist within ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while True:
+        if solr.collection_exists():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.5)
 
 
 def env_auth() -> Auth | None:
@@ -419,7 +543,9 @@ def connect(
 
     Without a URL the private node is started or reused. A missing collection is created from
     neardup's configset where the server allows it (the local node, any SolrCloud); otherwise
-    the error says how to create it.
+    the error says how to create it. Two processes that create the same collection at the same
+    time both go on with it. The first request (system information) fails within seconds if
+    nothing answers at the URL: see the retry policy in this module's docstring.
     """
     from .local_solr import CONFIGSET, LocalSolr
 
@@ -442,6 +568,11 @@ def connect(
         try:
             solr.create_collection(CONFIGSET, shards=shards or cloud_default_shards)
         except SolrRequestError as exc:
+            text = str(exc).lower()
+            if ("already exists" in text or "already creating" in text) and _appears(solr):
+                # Another process created it at the same moment: use theirs.
+                solr.check_schema()
+                return solr
             mode = info.get("mode", "std")
             hint = (
                 ""

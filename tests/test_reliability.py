@@ -1,0 +1,371 @@
+"""Faults and concurrency against a real Solr: down, killed, restarted, slow, busy, shared.
+
+Nothing is mocked. Tests that stop or kill Solr run their own node in a temporary home, so the
+shared test node is never disturbed; the others put :mod:`tests.faultproxy` (a fault-injecting
+proxy on 127.0.0.1) in front of the shared node.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from neardup import index_params
+from neardup.allpairs import lsh_pairs
+from neardup.errors import SolrUnavailable
+from neardup.local_solr import LocalSolr
+from neardup.solr import Solr, connect
+
+from .conftest import REPO, run_cli
+from .faultproxy import Fault, FaultProxy
+
+RESTAURANTS = REPO / "data" / "restaurants" / "addresses.txt"
+WORDS = [f"{a}{b}" for a in ("ka", "lo", "mi", "nu", "po", "ri", "su", "te") for b in range(60)]
+_names = iter(range(10**6))
+
+
+def write_records(path: Path, n: int, prefix: str = "r", seed: int = 1) -> list[str]:
+    """``n`` short ``ID TEXT`` records, every tenth a near-copy of the one before; their ids."""
+    rng = random.Random(seed)
+    ids, lines, previous = [], [], ""
+    for i in range(n):
+        if i % 10 == 9 and previous:
+            words = previous.split()
+            words[rng.randrange(len(words))] = rng.choice(WORDS)
+            text = " ".join(words)
+        else:
+            text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 10)))
+        ids.append(f"{prefix}{i:06d}")
+        lines.append(f"{ids[-1]} {text}\n")
+        previous = text
+    path.write_text("".join(lines), encoding="utf-8")
+    return ids
+
+
+def record_ids(solr: Solr) -> list[str]:
+    return [d["id"] for d in solr.iter_docs("id", fq=[index_params.RECORDS_FQ])]
+
+
+def record_count(solr: Solr) -> int:
+    return solr.count(fq=[index_params.RECORDS_FQ])
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """The real ``neardup`` command, started in the background."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "neardup.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=str(REPO),
+    )
+
+
+def unique(prefix: str) -> str:
+    return f"rel_{prefix}_{os.getpid()}_{next(_names)}"
+
+
+def retry_lines(stderr: str) -> list[str]:
+    return [ln for ln in stderr.splitlines() if ln.startswith("neardup: retry ")]
+
+
+def pair_lines(path: Path) -> list[str]:
+    """The pairs of an LSH report (without its header)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("id1\t")
+    return [ln for ln in lines[1:] if ln.strip()]
+
+
+@pytest.fixture
+def own_node(tmp_path: Path) -> Iterator[LocalSolr]:
+    """A private node of this test alone (it may be killed and restarted); stopped afterwards."""
+    node = LocalSolr(tmp_path / "home")
+    try:
+        node.start()
+    except SolrUnavailable as exc:
+        pytest.skip(f"no local Solr node: {exc}")
+    try:
+        yield node
+    finally:
+        node.stop()
+
+
+@pytest.fixture
+def proxied(solr_base: str) -> Iterator[tuple[str, list[Solr]]]:
+    """The shared node's base URL, and a list of collections to delete afterwards."""
+    made: list[Solr] = []
+    yield solr_base, made
+    for solr in made:
+        try:
+            solr.delete_collection()
+        except Exception:
+            pass
+
+
+# -- A1: Solr down before a run ------------------------------------------------------------------
+def test_solr_down_before_a_run_fails_fast_with_the_url() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/solr/x"
+    start = time.monotonic()
+    proc = run_cli("-v", "index", str(RESTAURANTS), "--solr-url", url, timeout=60)
+    elapsed = time.monotonic() - start
+    assert proc.returncode == 1, proc.stderr
+    assert f"cannot reach Solr at http://127.0.0.1:{port}/solr" in proc.stderr
+    assert "connection refused" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert elapsed < 10
+    assert len(retry_lines(proc.stderr)) <= 2  # first contact: a short budget only
+
+
+# -- A2: Solr killed in the middle of indexing -----------------------------------------------------
+def test_kill_during_indexing_then_rerun_holds_exactly_the_input(
+    own_node: LocalSolr, tmp_path: Path
+) -> None:
+    data = tmp_path / "records.txt"
+    ids = write_records(data, 30_000)
+    state = own_node.state()
+    assert state is not None
+    url = f"{state.url}/killed"
+    # A short retry budget (NEARDUP_SOLR_RETRY_BUDGET) keeps the test fast; the default is 30 s.
+    env = {"NEARDUP_SOLR_RETRY_BUDGET": "4"}
+    proc = cli("index", str(data), "--solr-url", url, env=env)
+    try:
+        probe = Solr(url, retries=0)
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                if probe.get([ids[0]]):  # the first batch is in (real-time get sees it)
+                    break
+            except Exception:
+                pass  # the collection is still being created
+            time.sleep(0.05)
+        assert proc.poll() is None, "indexing ended before Solr could be killed"
+        os.kill(state.pid, 9)
+        out, err = proc.communicate(timeout=40)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 1, (out, err)
+    assert "Traceback" not in err
+    assert f"cannot reach Solr at {url}/update" in err
+    assert "gave up after" in err
+
+    restarted = own_node.start()  # same home: same cores, same index
+    url = f"{restarted.url}/killed"
+    again = run_cli("index", str(data), "--solr-url", url, env=env, timeout=50)
+    assert again.returncode == 0, again.stderr
+    assert "read 30000, indexed 30000, rejected 0" in again.stdout
+    solr = Solr(url)
+    assert record_count(solr) == len(ids)
+    got = record_ids(solr)
+    assert len(got) == len(set(got)) == len(ids)
+    assert set(got) == set(ids)
+
+
+# -- A3: retries on 503 and timeouts, none for non-idempotent requests ---------------------------
+def test_503_is_retried_and_logged(proxied: tuple[str, list[Solr]], tmp_path: Path) -> None:
+    base, made = proxied
+    data = tmp_path / "records.txt"
+    ids = write_records(data, 2_000)
+    name = unique("503")
+    made.append(Solr(base, name))
+    faults = [Fault("/update", "503", times=2), Fault("/select", "503", times=2)]
+    with FaultProxy(base, faults) as proxy:
+        url = f"{proxy.url}/{name}"
+        indexed = run_cli("-v", "index", str(data), "--solr-url", url, timeout=50)
+        assert indexed.returncode == 0, indexed.stderr
+        assert faults[0].injected == 2
+        assert len(retry_lines(indexed.stderr)) == 2
+        assert all("HTTP 503" in ln and "/update" in ln for ln in retry_lines(indexed.stderr))
+        out = tmp_path / "pairs.tsv"
+        report = run_cli(
+            "-v", "report", "--method", "lsh", "--out", str(out), "--solr-url", url, timeout=50
+        )
+        assert report.returncode == 0, report.stderr
+        assert faults[1].injected == 2
+        assert len(retry_lines(report.stderr)) == 2
+        assert all("/select" in ln for ln in retry_lines(report.stderr))
+    assert record_count(Solr(base, name)) == len(ids)
+    assert pair_lines(out)  # the near-copies were found
+
+
+def test_non_idempotent_create_is_not_retried(proxied: tuple[str, list[Solr]]) -> None:
+    base, made = proxied
+    name = unique("create")
+    made.append(Solr(base, name))
+    fault = Fault("/admin/cores", "503", times=5, contains="action=CREATE")
+    with FaultProxy(base, [fault]) as proxy:
+        proc = run_cli(
+            "-v", "index", str(RESTAURANTS), "--solr-url", f"{proxy.url}/{name}", timeout=50
+        )
+    assert proc.returncode == 1
+    assert fault.hits == 1 and fault.injected == 1
+    assert f"cannot create the collection '{name}'" in proc.stderr
+    assert "HTTP 503" in proc.stderr
+    assert not retry_lines(proc.stderr)
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_timeout_is_retried(proxied: tuple[str, list[Solr]], tmp_path: Path) -> None:
+    base, made = proxied
+    data = tmp_path / "records.txt"
+    ids = write_records(data, 500)
+    name = unique("timeout")
+    made.append(connect(base, name))  # created directly, so only the adds go through the fault
+    fault = Fault("/update", "sleep", times=1, sleep=6)
+    env = {"NEARDUP_SOLR_TIMEOUT": "2"}
+    with FaultProxy(base, [fault]) as proxy:
+        start = time.monotonic()
+        proc = run_cli(
+            "-v", "index", str(data), "--solr-url", f"{proxy.url}/{name}", env=env, timeout=50
+        )
+        elapsed = time.monotonic() - start
+    assert proc.returncode == 0, proc.stderr
+    assert fault.injected == 1
+    retries = retry_lines(proc.stderr)
+    assert retries and "did not answer within 2 s" in retries[0]
+    assert elapsed < 30
+    assert record_count(Solr(base, name)) == len(ids)
+
+
+# -- A4: a restart in the middle of an all-pairs report ------------------------------------------
+@pytest.mark.parametrize("action", ["close", "503"])
+def test_report_rides_through_five_seconds_of_faults(
+    proxied: tuple[str, list[Solr]], tmp_path: Path, action: str
+) -> None:
+    base, made = proxied
+    name = unique("report")
+    made.append(Solr(base, name))
+    url = f"{base}/{name}"
+    assert run_cli("index", str(RESTAURANTS), "--solr-url", url, timeout=50).returncode == 0
+    calm = tmp_path / "calm.tsv"
+    ran = run_cli("report", "--method", "lsh", "--out", str(calm), "--solr-url", url, timeout=50)
+    assert ran.returncode == 0, ran.stderr
+    fault = Fault("/select", action, seconds=5.0, contains="json.facet")
+    stormy = tmp_path / "stormy.tsv"
+    with FaultProxy(base, [fault]) as proxy:
+        start = time.monotonic()
+        proc = run_cli(
+            "-v",
+            "report",
+            "--method",
+            "lsh",
+            "--out",
+            str(stormy),
+            "--solr-url",
+            f"{proxy.url}/{name}",
+            timeout=55,
+        )
+        elapsed = time.monotonic() - start
+    assert proc.returncode == 0, proc.stderr
+    assert fault.injected >= 3  # each wait doubles: 0.5 + 1 + 2 + 4 s covers the 5 s
+    assert len(retry_lines(proc.stderr)) == fault.injected
+    assert elapsed < 40
+    assert pair_lines(stormy) == pair_lines(calm)
+    assert pair_lines(calm)
+
+
+def test_idempotent_requests_ride_through_a_real_restart(
+    own_node: LocalSolr, caplog: pytest.LogCaptureFixture
+) -> None:
+    state = own_node.state()
+    assert state is not None
+    url = f"{state.url}/restart"
+    assert run_cli("index", str(RESTAURANTS), "--solr-url", url, timeout=50).returncode == 0
+    solr = Solr(url)
+    before = lsh_pairs(solr, progress=False)
+    assert before.pairs
+    port = int(state.url.split(":")[2].split("/")[0])
+    own_node.stop()  # the server answered before: refused connections now mean a restart
+    errors: list[BaseException] = []
+
+    def restart() -> None:
+        try:
+            time.sleep(2.0)
+            own_node.start(port=port)
+        except BaseException as exc:  # reported by the test below
+            errors.append(exc)
+
+    thread = threading.Thread(target=restart)
+    thread.start()
+    try:
+        with caplog.at_level(logging.INFO, logger="neardup.solr"):
+            start = time.monotonic()
+            after = lsh_pairs(solr, progress=False)
+            elapsed = time.monotonic() - start
+    finally:
+        thread.join(timeout=60)
+    assert not errors, errors
+    assert after.pairs == before.pairs and after.records == before.records
+    retries = [r.getMessage() for r in caplog.records if r.getMessage().startswith("retry ")]
+    assert retries and "connection refused" in retries[0]
+    assert elapsed < 30
+
+
+# -- C: concurrency -------------------------------------------------------------------------------
+def test_two_writers_into_one_new_collection(
+    proxied: tuple[str, list[Solr]], tmp_path: Path
+) -> None:
+    base, made = proxied
+    name = unique("two")
+    made.append(Solr(base, name))
+    url = f"{base}/{name}"
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    ids = write_records(a, 5_000, prefix="a", seed=1) + write_records(b, 5_000, "b", seed=2)
+    procs = [cli("index", str(f), "--solr-url", url) for f in (a, b)]
+    for p in procs:
+        out, err = p.communicate(timeout=50)
+        assert p.returncode == 0, err
+        assert "read 5000, indexed 5000, rejected 0" in out
+        assert "Traceback" not in err
+    solr = Solr(url)
+    assert record_count(solr) == len(ids)
+    assert sorted(record_ids(solr)) == sorted(ids)
+
+
+def test_report_while_another_process_adds(proxied: tuple[str, list[Solr]], tmp_path: Path) -> None:
+    base, made = proxied
+    name = unique("busy")
+    made.append(Solr(base, name))
+    url = f"{base}/{name}"
+    first, second = tmp_path / "first.txt", tmp_path / "second.txt"
+    write_records(first, 5_000, prefix="f", seed=3)
+    write_records(second, 5_000, prefix="s", seed=4)
+    assert run_cli("index", str(first), "--solr-url", url, timeout=50).returncode == 0
+    solr = Solr(url)
+    before = record_count(solr)
+    writer = cli("index", str(second), "--solr-url", url)
+    try:
+        out = tmp_path / "pairs.tsv"
+        proc = run_cli(
+            "report", "--method", "lsh", "--json", "--out", str(out), "--solr-url", url, timeout=50
+        )
+        _, werr = writer.communicate(timeout=50)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.wait()
+    assert proc.returncode == 0, proc.stderr
+    assert writer.returncode == 0, werr
+    after = record_count(solr)
+    assert (before, after) == (5_000, 10_000)
+    counts = json.loads(proc.stdout)
+    assert before <= counts["records"] <= after
+    assert counts["candidates"] >= counts["verified"] >= counts["confirmed"] > 0
+    assert counts["confirmed"] == len(pair_lines(out))
+    assert counts["bands"] > 0 and counts["buckets"] > 0

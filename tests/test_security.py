@@ -1,0 +1,244 @@
+"""Security against a real Solr: basic authentication, secrets kept out of output, TLS, binding.
+
+The tests that need authentication run a node of their own (``LocalSolr.start(auth=...)``) in a
+temporary home, so the shared test node stays open.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+import requests
+
+from neardup.errors import InputError, SolrUnavailable
+from neardup.local_solr import LocalSolr, NodeState, hash_password
+from neardup.solr import Auth, Solr
+
+from .conftest import REPO, run_cli
+from .faultproxy import Fault, FaultProxy
+
+RESTAURANTS = REPO / "data" / "restaurants" / "addresses.txt"
+USER = "alice"
+#: A password with characters that must be quoted in a URL, unlike any other text in the output.
+PASSWORD = "Pw-7q@x:Zr/9"
+WRONG = "Wr0ng-8k@y:Tt"
+#: Environment without any credentials or Solr URL of the caller's.
+CLEAN = {"NEARDUP_SOLR_USER": "", "NEARDUP_SOLR_PASSWORD": "", "NEARDUP_SOLR_CA": ""}
+
+
+class AuthNode:
+    def __init__(self, node: LocalSolr, state: NodeState) -> None:
+        self.node = node
+        self.state = state
+        self.url = state.url
+        self.port = int(state.url.split(":")[2].split("/")[0])
+        self.collections = 0
+
+    def collection(self) -> str:
+        self.collections += 1
+        return f"sec_{os.getpid()}_{self.collections}"
+
+    def log_text(self) -> str:
+        return self.node.log_file.read_text(encoding="utf-8", errors="replace")
+
+
+@pytest.fixture(scope="module")
+def auth_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthNode]:
+    node = LocalSolr(tmp_path_factory.mktemp("auth") / "home")
+    try:
+        state = node.start(auth=(USER, PASSWORD))
+    except SolrUnavailable as exc:
+        pytest.skip(f"no local Solr node: {exc}")
+    try:
+        yield AuthNode(node, state)
+    finally:
+        node.stop()
+
+
+def assert_no_secret(*texts: str) -> None:
+    for secret in (PASSWORD, WRONG):
+        for form in {secret, quote(secret, safe=""), quote(secret)}:
+            for text in texts:
+                assert form not in text
+
+
+def test_hash_is_solrs_format() -> None:
+    # The example of Solr's reference guide: user "solr", password "SolrRocks".
+    salt = base64.b64decode("Ndd7LKvVBAaZIF0QAVi1ekCfAJXr1GGfLtRUXhgrF8c=")
+    assert hash_password("SolrRocks", salt) == (
+        "IV0EHq1OnNrj6gvRCwvFwTrZ1+z1oBbnQdiVC3otuq0= Ndd7LKvVBAaZIF0QAVi1ekCfAJXr1GGfLtRUXhgrF8c="
+    )
+    one, two = hash_password(PASSWORD), hash_password(PASSWORD)
+    assert one != two  # a fresh salt each time
+    assert PASSWORD not in one
+
+
+def test_security_json_only_with_auth(tmp_path: Path) -> None:
+    node = LocalSolr(tmp_path / "home")
+    security = node.home / "standalone" / "security.json"
+    try:
+        st = node.start(auth=("bob", PASSWORD))
+        assert st.auth_user == "bob" and node.running() is not None
+        conf = json.loads(security.read_text(encoding="utf-8"))
+        assert stat.S_IMODE(security.stat().st_mode) == 0o600
+        assert conf["authentication"]["blockUnknown"] is True
+        assert conf["authentication"]["class"] == "solr.BasicAuthPlugin"
+        assert set(conf["authentication"]["credentials"]) == {"bob"}
+        assert conf["authorization"]["user-role"] == {"bob": ["admin"]}
+        assert {"name": "all", "role": "admin"} in conf["authorization"]["permissions"]
+        assert_no_secret(security.read_text(encoding="utf-8"))
+        system = f"{st.url}/admin/info/system"
+        assert requests.get(system, timeout=10).status_code == 401
+        assert requests.get(system, auth=("bob", WRONG), timeout=10).status_code == 401
+        assert requests.get(system, auth=("bob", PASSWORD), timeout=10).status_code == 200
+        with pytest.raises(SolrUnavailable, match="already running"):
+            node.start()  # a node of another kind is not silently reused
+        node.stop()
+        st = node.start()  # a plain start is open again
+        assert not security.exists()
+        assert requests.get(f"{st.url}/admin/info/system", timeout=10).status_code == 200
+    finally:
+        node.stop()
+    assert_no_secret(node.log_file.read_text(encoding="utf-8", errors="replace"))
+
+
+def test_no_credentials_gives_a_clear_401(auth_node: AuthNode) -> None:
+    url = f"{auth_node.url}/{auth_node.collection()}"
+    proc = run_cli("-v", "index", str(RESTAURANTS), env={**CLEAN, "NEARDUP_SOLR_URL": url})
+    assert proc.returncode == 1
+    assert f"Solr at {auth_node.url}/admin/info/system requires a user and password" in proc.stderr
+    assert "HTTP 401" in proc.stderr and "--solr-user" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "retry" not in proc.stderr
+
+
+def test_wrong_password_gives_a_clear_401(auth_node: AuthNode) -> None:
+    url = f"{auth_node.url}/{auth_node.collection()}"
+    runs = [
+        run_cli(
+            "-v",
+            "index",
+            str(RESTAURANTS),
+            "--solr-user",
+            USER,
+            "--solr-password",
+            WRONG,
+            env={**CLEAN, "NEARDUP_SOLR_URL": url},
+        ),
+        run_cli(
+            "-v",
+            "report",
+            "--method",
+            "lsh",
+            "--out",
+            os.devnull,
+            "--solr-url",
+            url.replace("://", f"://{USER}:{quote(WRONG, safe='')}@"),
+            env=CLEAN,
+        ),
+    ]
+    for proc in runs:
+        assert proc.returncode == 1
+        assert f"Solr at {auth_node.url}/admin/info/system refused the credentials" in proc.stderr
+        assert f"user '{USER}'" in proc.stderr and "HTTP 401" in proc.stderr
+        assert "Traceback" not in proc.stderr
+        assert_no_secret(proc.stdout, proc.stderr)
+    assert_no_secret(auth_node.log_text())
+
+
+@pytest.mark.parametrize("way", ["flags", "env", "url"])
+def test_right_credentials_index_and_report(auth_node: AuthNode, tmp_path: Path, way: str) -> None:
+    name = auth_node.collection()
+    # Through a proxy that answers 503 once to each kind of request: the -v retry lines must
+    # not show the password either.
+    faults = [Fault("/update", "503", times=1), Fault("/select", "503", times=1)]
+    with FaultProxy(auth_node.url, faults) as proxy:
+        url = f"{proxy.url}/{name}"
+        env = dict(CLEAN)
+        args: list[str] = ["--solr-url", url]
+        if way == "flags":
+            args += ["--solr-user", USER, "--solr-password", PASSWORD]
+        elif way == "env":
+            env.update(NEARDUP_SOLR_USER=USER, NEARDUP_SOLR_PASSWORD=PASSWORD)
+        else:
+            args = ["--solr-url", url.replace("://", f"://{USER}:{quote(PASSWORD, safe='')}@")]
+        out = tmp_path / "pairs.tsv"
+        indexed = run_cli("-v", "index", str(RESTAURANTS), *args, env=env)
+        report = run_cli("-v", "report", "--method", "lsh", "--out", str(out), *args, env=env)
+    for proc in (indexed, report):
+        assert proc.returncode == 0, proc.stderr
+        assert "neardup: retry 1 in" in proc.stderr
+        assert_no_secret(proc.stdout, proc.stderr)
+    assert "read 864, indexed 864" in indexed.stdout
+    assert len(out.read_text(encoding="utf-8").splitlines()) > 10
+    assert f"{proxy.url}/{name}" in indexed.stdout  # the URL, shown without its credentials
+    solr = Solr(auth_node.url, name, auth=Auth(USER, PASSWORD))
+    assert solr.count(fq=["-id:_neardup_meta_"]) == 864
+    assert_no_secret(auth_node.log_text())
+
+
+# -- TLS ------------------------------------------------------------------------------------------
+def test_tls_verification_is_on_by_default(tmp_path: Path) -> None:
+    assert Solr("https://127.0.0.1:1/solr/x").session.verify is True
+    assert Solr("http://127.0.0.1:1/solr/x", verify=True).session.verify is True
+    bundle = tmp_path / "ca.pem"
+    bundle.write_text("not used\n")
+    assert Solr("https://127.0.0.1:1/solr/x", verify=str(bundle)).session.verify == str(bundle)
+    with pytest.raises(InputError, match="does not exist"):
+        Solr("https://127.0.0.1:1/solr/x", verify=str(tmp_path / "missing.pem"))
+
+
+def test_missing_ca_bundle_is_a_clear_error(tmp_path: Path) -> None:
+    missing = tmp_path / "missing-ca.pem"
+    url = "https://127.0.0.1:1/solr/x"
+    runs = [
+        run_cli("index", str(RESTAURANTS), "--solr-url", url, "--solr-ca", str(missing), env=CLEAN),
+        run_cli(
+            "index",
+            str(RESTAURANTS),
+            "--solr-url",
+            url,
+            env={**CLEAN, "NEARDUP_SOLR_CA": str(missing)},
+        ),
+    ]
+    for proc in runs:
+        assert proc.returncode in (1, 2)
+        assert "Traceback" not in proc.stderr
+        assert f"the CA bundle for Solr's TLS certificate does not exist: {missing}" in proc.stderr
+
+
+# -- the node listens on 127.0.0.1 only -----------------------------------------------------------
+LOOPBACK = {"0100007F", "0000000000000000FFFF00000100007F", "00000000000000000000000001000000"}
+
+
+def listeners(port: int) -> list[str]:
+    """Local addresses (hex, as /proc/net/tcp* writes them) of the sockets listening on port."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            address, hex_port = fields[1].split(":")
+            if fields[3] == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                found.append(address)
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux /proc/net/tcp")
+def test_the_node_listens_on_loopback_only(auth_node: AuthNode) -> None:
+    with socket.create_connection(("127.0.0.1", auth_node.port), timeout=5):
+        pass
+    found = listeners(auth_node.port)
+    assert found, "no listener found for the node's port"
+    assert set(found) <= LOOPBACK, found  # never 0.0.0.0 or ::
