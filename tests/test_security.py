@@ -242,3 +242,18 @@ def test_the_node_listens_on_loopback_only(auth_node: AuthNode) -> None:
     found = listeners(auth_node.port)
     assert found, "no listener found for the node's port"
     assert set(found) <= LOOPBACK, found  # never 0.0.0.0 or ::
+
+
+def test_no_shell_and_no_eval_of_input() -> None:
+    """No user text can reach a shell or the interpreter: no shell=True, eval, exec, os.system."""
+    import re
+
+    pattern = re.compile(r"shell\s*=\s*True|\beval\(|\bexec\(|os\.system\(|os\.popen\(")
+    package = Path(__file__).resolve().parents[1] / "neardup"
+    offenders = [
+        f"{path.name}:{n}"
+        for path in sorted(package.glob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if pattern.search(line)
+    ]
+    assert offenders == []
