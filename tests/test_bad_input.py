@@ -90,22 +90,44 @@ def test_a_word_longer_than_solr_allows(solr_base: str, tmp_path: Path) -> None:
     assert line == 2 and "longer than Solr's limit" in reason
 
 
-def test_invalid_utf8_nul_bytes_crlf_and_bom(solr_base: str, tmp_path: Path) -> None:
-    data = b"\xef\xbb\xbf1 first line\r\n2 bad \xc3\x28 byte\r\n3 nul \x00 here\r\n4 last\r\n"
-    counts, _, solr = index(solr_base, tmp_path, data)
-    assert reasons(counts) == [(2, "invalid UTF-8 at byte 7"), (3, "NUL byte at column 7")]
-    docs = {d["id"]: d for d in solr.get(["1", "4"], fields="id,raw")}
-    assert docs["1"]["raw"] == "first line" and docs["4"]["raw"] == "last"  # no BOM, no \r
+def test_invalid_utf8(solr_base: str, tmp_path: Path) -> None:
+    counts, _, _ = index(solr_base, tmp_path, b"1 first line\n2 bad \xc3\x28 byte\n3 last\n")
+    assert reasons(counts) == [(2, "invalid UTF-8 at byte 7")]
+    assert counts["indexed"] == 2
 
 
-def test_duplicate_and_missing_ids(solr_base: str, tmp_path: Path) -> None:
+def test_nul_bytes(solr_base: str, tmp_path: Path) -> None:
+    counts, _, _ = index(solr_base, tmp_path, b"1 first line\n2 nul \x00 here\n3 last\n")
+    assert reasons(counts) == [(2, "NUL byte at column 7")]
+    assert counts["indexed"] == 2
+
+
+def test_windows_line_endings(solr_base: str, tmp_path: Path) -> None:
+    counts, _, solr = index(solr_base, tmp_path, b"1 first line\r\n2 last\r\n")
+    assert counts["indexed"] == 2
+    docs = {d["id"]: d["raw"] for d in solr.get(["1", "2"], fields="id,raw")}
+    assert docs == {"1": "first line", "2": "last"}
+
+
+def test_byte_order_mark(solr_base: str, tmp_path: Path) -> None:
+    counts, _, solr = index(solr_base, tmp_path, b"\xef\xbb\xbf1 first line\n2 last\n")
+    assert counts["indexed"] == 2
+    assert solr.get(["1"], fields="id,raw") == [{"id": "1", "raw": "first line"}]
+
+
+def test_duplicate_ids(solr_base: str, tmp_path: Path) -> None:
     counts, _, solr = index(solr_base, tmp_path, b"1 first\n2 second\n1 again\n")
     assert [(line, r.split(",")[0]) for line, r in reasons(counts)] == [(3, "duplicate id")]
     assert solr.get(["1"], fields="raw")[0]["raw"] == "first"
+
+
+def test_missing_ids(solr_base: str, tmp_path: Path) -> None:
     data = b'{"id": "a", "text": "x y"}\n{"text": "no id"}\n{"id": "", "text": "empty id"}\n'
     counts, _, _ = index(solr_base, tmp_path, data, "r.jsonl")
     assert [line for line, _ in reasons(counts)] == [2, 3]
     assert all("missing id" in r for _, r in reasons(counts))
+    counts, _, _ = index(solr_base, tmp_path, b"id,text\n,no id here\n2,fine\n", "r.csv")
+    assert [(line, r) for line, r in reasons(counts)] == [(2, "missing id field 'id'")]
 
 
 def test_odd_ids(solr_base: str, tmp_path: Path) -> None:
