@@ -1,0 +1,1 @@
+"""Benchmarks of neardup against its peers: ``python -m benchmarks.run --mode quick|full``."""

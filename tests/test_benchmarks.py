@@ -1,0 +1,146 @@
+"""The benchmark corpus generator: exact ground truth, intended edit rates, reproducibility.
+
+No timing here: the benchmark itself (``python -m benchmarks.run --mode quick``) is the smoke
+test of the measurements.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+import pytest
+
+from benchmarks import corpus as C
+from neardup.bruteforce import id_key
+from neardup.lsh import LshConfig
+from neardup.shingles import word_edit_distance
+
+THRESHOLD = 0.8
+
+
+@pytest.fixture(scope="module")
+def cfg() -> LshConfig:
+    return LshConfig(threshold=THRESHOLD)
+
+
+@pytest.fixture(scope="module")
+def small(cfg: LshConfig) -> C.Corpus:
+    # A high duplicate fraction so that a small corpus has many families to check.
+    return C.generate(400, seed=7, threshold=THRESHOLD, dup_fraction=0.3, config=cfg)
+
+
+def naive_truth(corpus: C.Corpus, cfg: LshConfig, threshold: float) -> list[tuple[str, str]]:
+    """Every pair, the plain O(n^2) way, with the shingle sets neardup verifies with."""
+    sets = {r.id: cfg.shingles(r.text) for r in corpus.records}
+    out = []
+    for a, b in combinations(sorted(sets, key=id_key), 2):
+        sa, sb = sets[a], sets[b]
+        if len(sa & sb) / len(sa | sb) >= threshold:
+            out.append((a, b))
+    return out
+
+
+def test_truth_is_exact(small: C.Corpus, cfg: LshConfig) -> None:
+    assert small.truth, "the corpus should contain near-duplicate pairs"
+    assert [(a, b) for a, b, _ in small.truth] == naive_truth(small, cfg, THRESHOLD)
+    for a, b, sim in small.truth:
+        sa, sb = cfg.shingles(small.texts()[a]), cfg.shingles(small.texts()[b])
+        assert sim == len(sa & sb) / len(sa | sb)
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.9])
+def test_family_truth_equals_brute_force_at_other_thresholds(threshold: float) -> None:
+    cfg = LshConfig(threshold=threshold)
+    corp = C.generate(250, seed=3, threshold=threshold, dup_fraction=0.3, config=cfg)
+    exact = C.exact_truth(corp.records, cfg, threshold)
+    assert [(a, b) for a, b, _ in corp.truth] == [(a, b) for a, b, _ in exact]
+
+
+def test_cross_family_pairs_are_far_below_threshold(small: C.Corpus, cfg: LshConfig) -> None:
+    assert C.cross_family_similarity(small, samples=300, cfg=cfg) < 0.3
+
+
+def test_shape_of_the_corpus(small: C.Corpus) -> None:
+    assert len(small.records) == 400
+    assert [r.id for r in small.records] == [str(i) for i in range(400)]
+    assert len(small.copies) == round(0.3 * 400)
+    copy_ids = {c.id for c in small.copies}
+    for r in small.records:
+        if r.id not in copy_ids:
+            assert 100 <= len(r.text.split()) <= 300
+    for base, members in small.families.items():
+        assert members[0] == base
+        assert 2 <= len(members) <= 6  # base + 1..5 copies
+    assert sum(len(m) - 1 for m in small.families.values()) == len(small.copies)
+
+
+def test_texts_are_already_canonical(small: C.Corpus, cfg: LshConfig) -> None:
+    """So the edit rates are exactly what the shingles see."""
+    for r in small.records:
+        assert cfg.prepare(r.text) == r.text
+
+
+def test_edits_match_what_the_copies_record(small: C.Corpus) -> None:
+    texts = small.texts()
+    for c in small.copies:
+        base, copy = texts[c.base].split(), texts[c.id].split()
+        assert c.base_words == len(base)
+        assert len(copy) == len(base) + c.insertions - c.deletions
+        assert word_edit_distance(base, copy) <= c.edits
+        assert 0.01 <= c.rate <= 0.10
+
+
+def test_edit_rates_are_the_intended_ones() -> None:
+    corp = C.generate(3000, seed=11, truth="none")
+    copies = corp.copies
+    assert len(copies) == 300
+    # Each copy: edits ~ Binomial(words, rate); allow 4.5 standard deviations.
+    for c in copies:
+        mean = c.base_words * c.rate
+        sd = math.sqrt(mean * (1 - c.rate))
+        assert abs(c.edits - mean) <= 4.5 * sd + 1, c
+    # Over all copies, the realized rate follows the nominal one closely.
+    nominal = sum(c.base_words * c.rate for c in copies)
+    realized = sum(c.edits for c in copies)
+    assert abs(realized - nominal) <= 4 * math.sqrt(nominal)
+    # The three kinds of edit are equally likely.
+    for kind in ("insertions", "deletions", "substitutions"):
+        count = sum(getattr(c, kind) for c in copies)
+        assert abs(count - realized / 3) <= 4 * math.sqrt(realized * 2 / 9), kind
+    # Rates cover the intended range [1%, 10%].
+    rates = sorted(c.rate for c in copies)
+    assert rates[0] < 0.02 and rates[-1] > 0.09
+
+
+def test_seeded_and_reproducible() -> None:
+    a = C.generate(200, seed=5, truth="none")
+    b = C.generate(200, seed=5, truth="none")
+    c = C.generate(200, seed=6, truth="none")
+    assert C.fingerprint(a.records) == C.fingerprint(b.records)
+    assert a.families == b.families
+    assert C.fingerprint(a.records) != C.fingerprint(c.records)
+
+
+def test_zipf_vocabulary() -> None:
+    words = C.vocabulary(5000, seed=0)
+    assert len(words) == len(set(words)) == 5000
+    assert all(w.isalpha() and w.islower() for w in words)
+    corp = C.generate(500, seed=0, truth="none", vocab_size=5000)
+    counts: dict[str, int] = {}
+    for r in corp.records:
+        for w in r.text.split():
+            counts[w] = counts.get(w, 0) + 1
+    top = sorted(counts.values(), reverse=True)
+    # Zipf with exponent 1.1: rank 1 is about 2**1.1 = 2.1 times as frequent as rank 2 and
+    # about 10**1.1 = 12.6 times rank 10.
+    assert 1.5 < top[0] / top[1] < 3.0
+    assert 7 < top[0] / top[9] < 22
+
+
+def test_short_records() -> None:
+    recs = C.short_records(500, seed=1)
+    assert len(recs) == 500
+    assert len({r.id for r in recs}) == 500
+    assert all(8 <= len(r.text.split()) <= 15 for r in recs)
+    assert C.fingerprint(recs) == C.fingerprint(C.short_records(500, seed=1))
