@@ -33,8 +33,11 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     )
     _shingle_options(p)
     _lsh_options(p)
-    p.add_argument("--strict", action="store_true",
-                   help="exit with code 2 if any record was rejected (the rest is indexed)")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit with code 2 if any record was rejected (the rest is indexed)",
+    )
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
     solr_options(p)
     p.set_defaults(func=cmd_index)
