@@ -86,6 +86,10 @@ MODES: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 #: Signature throughput is measured on at most this many documents (it is a per-document rate).
 SIG_CAP = 100_000
+STAGE_ORDER = ("shingling", "hashing_mmh3_per_shingle", "permute_multiply_add", "permute_modulo",
+               "min_reduceat", "rest")  # fmt: skip
+INDEX_PART_ORDER = ("documents_total", "lsh_keys_batch", "of_which_canonicalize",
+                    "seed_signatures_20", "content_ng_ngrams")  # fmt: skip
 SIG_ORDER = ("neardup", "neardup+canonical", "datasketch.mmh3", "datasketch.sha1", "rensa.digests",
              "rensa.matrix", "shingling only")  # fmt: skip
 
@@ -440,13 +444,53 @@ def bench_neardup_pairs(solr: Solr, t: float, truth: set[tuple[str, str]]) -> di
         "method": "neardup lsh_pairs (Solr band facets + exact verify"
         + (", no pruning)" if LSH_PAIRS_KW else ")")
     }
-    with phase(out):
-        res = lsh_pairs(solr, t, progress=False, **LSH_PAIRS_KW)
+    from neardup.errors import NeardupError
+
+    start = time.perf_counter()
+    try:
+        with phase(out):
+            res = lsh_pairs(solr, t, progress=False, **LSH_PAIRS_KW)
+    except NeardupError as exc:  # e.g. a band's facet request outlives the client's timeout
+        out.update({"error": str(exc), "completed": False,
+                    "failed_after_s": round(time.perf_counter() - start, 1)})  # fmt: skip
+        out["diagnosis"] = diagnose_band_facets(solr)
+        return out
+    out["completed"] = True
     found = {(p.id1, p.id2) for p in res.pairs}
     out.update(score(found, truth))
     out.update({"candidates": res.candidates, "buckets": res.buckets,
                 "timings": {k: round(v, 3) for k, v in res.timings.items()},
                 "outside_truth": len(found - truth)})  # fmt: skip
+    return out
+
+
+def diagnose_band_facets(solr: Solr, band: int = 0) -> dict[str, Any]:
+    """Why the band facets are slow: one band as neardup asks for it, with a long timeout, then
+    its two parts apart (the buckets alone; the nested ``id`` facet with ``method: dvhash``)."""
+    import json
+
+    from neardup.allpairs import colliding_buckets
+
+    slow = Solr(solr.base_url, solr.collection, timeout=3600, retries=0)
+    out: dict[str, Any] = {"band": band}
+    t = time.perf_counter()
+    out["buckets"] = sum(1 for _ in colliding_buckets(slow, band))
+    out["neardup_facet_s"] = round(time.perf_counter() - t, 1)
+    facet: dict[str, Any] = {
+        "type": "terms", "field": "content_lsh", "prefix": f"b{band:02d}_", "mincount": 2,
+        "limit": -1, "sort": "index asc",
+    }  # fmt: skip
+    t = time.perf_counter()
+    slow.select({"q": "*:*", "rows": 0, "json.facet": json.dumps({"buckets": facet})})
+    out["buckets_only_s"] = round(time.perf_counter() - t, 1)
+    facet["facet"] = {
+        "ids": {"type": "terms", "field": "id", "limit": -1, "sort": "index asc",
+                "method": "dvhash"}
+    }  # fmt: skip
+    t = time.perf_counter()
+    slow.select({"q": "*:*", "rows": 0, "json.facet": json.dumps({"buckets": facet})})
+    out["dvhash_ids_s"] = round(time.perf_counter() - t, 1)
+    say(f"band facet diagnosis: {out}")
     return out
 
 
@@ -844,10 +888,14 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
         gc.collect()
         pairs["neardup"] = bench_neardup_pairs(solr, t, truth)
         r = pairs["neardup"]
-        say(
-            f"all pairs neardup: {r['seconds']:.1f} s ({r['timings']}), {r['candidates']:,d} "
-            f"candidates, recall {r['recall']}, precision {r['precision']}"
-        )
+        if r["completed"]:
+            say(
+                f"all pairs neardup: {r['seconds']:.1f} s ({r['timings']}), "
+                f"{r['candidates']:,d} candidates, recall {r['recall']}, "
+                f"precision {r['precision']}"
+            )
+        else:
+            say(f"all pairs neardup FAILED after {r['failed_after_s']} s: {r['error']}")
         pairs["seed"] = bench_seed_loop(solr, t, truth, cfg, conf["seed_sample"], args.seed)
         r = pairs["seed"]
         say(
@@ -862,11 +910,11 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
         if not args.keep_collections:
             solr.delete_collection()
     res["pairs"] = pairs
-    nd = pairs["neardup"]["seconds"]
+    nd = pairs["neardup"].get("seconds") or float("nan")
     res["ratios"] = {
-        "seed/neardup": round(pairs["seed"]["seconds"] / nd, 2),
+        "seed/neardup": round(pairs["seed"]["seconds"] / nd, 2) if nd == nd else None,
         **({"datasketch/neardup": round(pairs["datasketch"]["seconds"] / nd, 2)}
-           if "datasketch" in pairs else {}),
+           if "datasketch" in pairs and nd == nd else {}),
     }  # fmt: skip
     return res
 
@@ -874,13 +922,16 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
 # -- targets and the report --------------------------------------------------------------------
 
 
-def _ratio_fmt(x: float) -> str:
+def _ratio_fmt(x: float | None) -> str:
+    if x is None or x != x:
+        return "n/a"
     return f"{x:.2f}x" if x < 10 else f"{x:.1f}x"
 
 
 def targets(runs: dict[str, Any]) -> list[dict[str, Any]]:
     """Every target of the issue, per size where it applies: measured, met, margin."""
     out: list[dict[str, Any]] = []
+    failed = ""
 
     def add(
         name: str,
@@ -897,8 +948,8 @@ def targets(runs: dict[str, Any]) -> list[dict[str, Any]]:
                     "target": name,
                     "size": size,
                     "value": None,
-                    "met": None,
-                    "margin": "not measured",
+                    "met": False if failed else None,
+                    "margin": failed or "not measured",
                     "bound": bound,
                 }
             )
@@ -924,6 +975,8 @@ def targets(runs: dict[str, Any]) -> list[dict[str, Any]]:
     for key in sorted(runs, key=int):
         r = runs[key]
         n = int(key)
+        ndp = r["pairs"]["neardup"]
+        failed = "" if ndp.get("completed", True) else "all pairs did not complete (see below)"
         sr = r["signatures"]["ratios"]
         add(
             "signatures >= 10x datasketch (fastest variant, per CPU-second)",
@@ -973,17 +1026,29 @@ def targets(runs: dict[str, Any]) -> list[dict[str, Any]]:
             add(
                 "all pairs recall >= 0.99 at J >= 0.8",
                 n,
-                r["pairs"]["neardup"]["recall"],
+                ndp.get("recall"),
                 0.99,
                 True,
                 "",
             )
         if n >= 1_000_000:
+            out.append(
+                {
+                    "target": "1M: all pairs completes",
+                    "size": n,
+                    "value": None,
+                    "met": not failed,
+                    "margin": failed or f"in {ndp['seconds']:,.0f} s",
+                    "bound": "",
+                }
+            )
             add("1M: neighbors p50 <= 20 ms", n, r["neighbors"]["p50_ms"], 20, False, "ms")
             lower = runs.get(str(n // 10))
             if lower:
-                ratio = r["pairs"]["neardup"]["seconds"] / lower["pairs"]["neardup"]["seconds"]
-                add("1M: all-pairs time(1M)/time(100k) <= 12", n, round(ratio, 2), 12, False, "")
+                ratio = None
+                if not failed:
+                    ratio = round(ndp["seconds"] / lower["pairs"]["neardup"]["seconds"], 2)
+                add("1M: all-pairs time(1M)/time(100k) <= 12", n, ratio, 12, False, "")
     return out
 
 
@@ -1031,7 +1096,8 @@ def render(data: dict[str, Any]) -> str:
         e = envs[k]
         la = e.get("load_average_at_start")
         w(
-            f"| run of {int(k):,d} docs | {e['date']}, load average at start "
+            f"| run of {int(k):,d} docs | {e['date']}, git {e.get('git_commit')}, load average "
+            "at start "
             f"{', '.join(f'{x:.2f}' for x in la) if la else 'n/a'} |"
         )
     w("")
@@ -1063,7 +1129,7 @@ def render(data: dict[str, Any]) -> str:
             f"| {int(k):,d} | {_ratio_fmt(sr['neardup/datasketch_fastest'])} / "
             f"{_ratio_fmt(sr['neardup/datasketch_sha1'])} | "
             f"{_ratio_fmt(sr['neardup/rensa_fastest'])} | "
-            f"{_ratio_fmt(r['ratios']['seed/neardup'])} | "
+            f"{_ratio_fmt(r['ratios'].get('seed/neardup'))} | "
             f"{'n/a' if dsr is None else _ratio_fmt(dsr)} | {rec} |"
         )
     w(
@@ -1094,8 +1160,12 @@ def render(data: dict[str, Any]) -> str:
         for key in ("signatures", "indexing"):
             if key in missed:
                 w(bounds_text(key, ref))
+        for k in sizes:
+            v = runs[k]["pairs"]["neardup"]
+            if not v.get("completed", True):
+                w(pairs_failure_text(int(k), v, runs))
         for t in tg:
-            if t["met"] is False and not t["bound"]:
+            if t["met"] is False and not t["bound"] and "did not complete" not in t["margin"]:
                 w(f"- {t['target']} at {int(t['size']):,d}: {t['margin']}.")
         w("")
 
@@ -1180,6 +1250,19 @@ def render(data: dict[str, Any]) -> str:
                     if v["extrapolated"]
                     else f"{v['seconds']:,.1f}"
                 )
+            elif m == "neardup" and not v.get("completed", True):
+                dg = v.get("diagnosis") or {}
+                det = (
+                    f"**did not complete**: {v['error']} (after {v['failed_after_s']} s). "
+                    f"Band {dg.get('band')} alone, with no timeout: {dg.get('neardup_facet_s')} s "
+                    f"for {dg.get('buckets', 0):,d} colliding buckets; the buckets without the "
+                    f"nested `id` facet {dg.get('buckets_only_s')} s; with the nested facet's "
+                    f"`method: dvhash` {dg.get('dvhash_ids_s')} s (measured right after the "
+                    "timed-out attempts, which Solr keeps computing: the first figure is an upper "
+                    "bound)"
+                )
+                w(f"| {v['method']} | did not complete | | | | | | {det} |")
+                continue
             elif m == "neardup":
                 det = f"phases {v['timings']}, {v['buckets']:,d} buckets"
                 secs = f"{v['seconds']:,.1f}"
@@ -1219,9 +1302,9 @@ def render(data: dict[str, Any]) -> str:
             )
             rep = st.get("replica_total", tot)
             w("| stage | seconds | share of the replica |\n|---|---:|---:|")
-            for key, v in st.items():
-                if key not in ("total", "replica_total"):
-                    w(f"| {key.replace('_', ' ')} | {v:.3f} | {v / rep:.0%} |")
+            for key in STAGE_ORDER:
+                if key in st:
+                    w(f"| {key.replace('_', ' ')} | {st[key]:.3f} | {st[key] / rep:.0%} |")
             w(f"| replica total | {rep:.3f} | 100% |")
             w(f"| the real signatures_batch, same texts | {tot:.3f} | |\n")
         st = r.get("stages_indexing_client")
@@ -1233,8 +1316,9 @@ def render(data: dict[str, Any]) -> str:
                 f"against {whole:.2f} s of indexing wall time for as many documents:\n"
             )
             w("| part | seconds | share of indexing wall time |\n|---|---:|---:|")
-            for key, v in st.items():
-                w(f"| {key.replace('_', ' ')} | {v:.3f} | {v / whole:.0%} |")
+            for key in INDEX_PART_ORDER:
+                if key in st:
+                    w(f"| {key.replace('_', ' ')} | {st[key]:.3f} | {st[key] / whole:.0%} |")
             w(
                 f"| waiting for Solr (add + commit), by difference | "
                 f"{max(0.0, whole - st['documents_total']):.3f} | "
@@ -1304,7 +1388,8 @@ def bounds_text(key: str, r: dict[str, Any]) -> str:
         return (
             f"- **Signatures** (stage table of the {n:,d} run, a timed replica of "
             "`ShingleProcessor.signatures_batch`): building shingle sets in Python "
-            f"(`shingle_set`: string slices into a set) {pct('shingling')}, one `mmh3.hash` call "
+            "(`shingle_set`: normalize, then n-grams as new strings into a set) "
+            f"{pct('shingling')}, one `mmh3.hash` call "
             f"per shingle {pct('hashing_mmh3_per_shingle')}, the universal permutation in uint64 "
             f"{pct('permute_multiply_add')} for `a*x + b` plus {pct('permute_modulo')} for "
             f"`% p` (p = 2**32 + 15: numpy has no fast path for a 64-bit modulo), "
@@ -1352,6 +1437,32 @@ def bounds_text(key: str, r: dict[str, Any]) -> str:
     return ""
 
 
+def pairs_failure_text(n: int, v: dict[str, Any], runs: dict[str, Any]) -> str:
+    dg = v.get("diagnosis") or {}
+    lower = runs.get(str(n // 10), {}).get("pairs", {}).get("neardup", {})
+    low_t = lower.get("timings", {}).get("buckets")
+    low = (
+        f" At {n // 10:,d} documents the whole buckets phase (all bands) took {low_t:.1f} s."
+        if low_t
+        else ""
+    )
+    return (
+        f"- **All pairs at {n:,d} documents did not complete** ({v.get('error')}). "
+        "`allpairs.colliding_buckets` asks Solr, per band, for a terms facet over the band's "
+        "keys with a nested terms facet over `id` for every colliding bucket. Band "
+        f"{dg.get('band')} has {dg.get('buckets', 0):,d} colliding buckets; with no client "
+        f"timeout that one request took {dg.get('neardup_facet_s')} s (an upper bound: Solr was "
+        "still computing the two abandoned attempts), the buckets alone "
+        f'{dg.get("buckets_only_s")} s, and the same request with `"method": "dvhash"` on '
+        f"the nested `id` facet {dg.get('dvhash_ids_s')} s. The default method counts each "
+        "bucket's members in an array as large as the number of distinct ids, so the cost "
+        "grows with buckets x documents, i.e. quadratically in the collection size; "
+        f"{runs.get(str(n), {}).get('bands', '')} bands of this kind take far longer than the "
+        f"client's 60 s timeout per request.{low} The client-side work (candidate pairs, "
+        "verification) was not reached."
+    )
+
+
 MILLION_TEXT = (
     "Not in this file yet: run `python -m benchmarks.run --mode full --sizes 1000000 "
     "--skip-datasketch-lsh` (it merges into `results.json` and regenerates this file)."
@@ -1376,8 +1487,9 @@ METHOD_TEXT = """\
   waiting for the same cores); wall-clock throughput is listed too.
 - **(b)** `Indexer(solr, ShingleProcessor(3), lsh=LshConfig(threshold=t)).index(records)`,
   timed by the indexer (includes the final commit). Index size from Solr's core status.
-- **(c)** neardup: `allpairs.lsh_pairs(solr, t)` on the indexed collection (one facet request
-  per band, fetch of the candidates' content, exact verification). Seed loop: what
+- **(c)** neardup: `allpairs.lsh_pairs(solr, t, prune_mode="none")` on the indexed collection
+  (one facet request per band, fetch of the candidates' content, exact verification; every
+  verified pair is kept, no rival pruning). Seed loop: what
   `neardup report --method minhash` does (read all records by cursor, then
   `SeedSearcher.near_dups` per record with 20 MinHash values, first-word filter, top 10), with
   no edit-distance cut so that its candidates are verified by exact Jaccard like the others;
