@@ -84,21 +84,17 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     solr_options(p)
     p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser("neighbors", help="the records most similar to one record")
-    p.add_argument("id")
-    p.add_argument("-k", type=int, default=10, help="how many (default 10)")
-    p.add_argument("--threshold", type=float, default=0.0, help="smallest Jaccard (default 0)")
-    p.add_argument("--json", action="store_true")
-    solr_options(p)
-    p.set_defaults(func=cmd_neighbors)
-
-    p = sub.add_parser("search", help="the records most similar to a text")
-    p.add_argument("text")
-    p.add_argument("-k", type=int, default=10, help="how many (default 10)")
-    p.add_argument("--threshold", type=float, default=0.0, help="smallest Jaccard (default 0)")
-    p.add_argument("--json", action="store_true")
-    solr_options(p)
-    p.set_defaults(func=cmd_search)
+    for verb, arg, what, func in (
+        ("neighbors", "id", "one record", cmd_neighbors),
+        ("search", "text", "a text", cmd_search),
+    ):
+        p = sub.add_parser(verb, help=f"the records most similar to {what}")
+        p.add_argument(arg)
+        p.add_argument("-k", type=int, default=10, help="how many (default 10)")
+        p.add_argument("--threshold", type=float, default=0.0, help="smallest Jaccard (default 0)")
+        p.add_argument("--json", action="store_true")
+        solr_options(p)
+        p.set_defaults(func=func)
 
     p = sub.add_parser("compare", help="LSH against exact brute force on a collection")
     p.add_argument(

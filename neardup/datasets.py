@@ -133,14 +133,23 @@ def _decoded_lines(path: Path, source: str) -> Iterator[tuple[int, str | None, s
                 yield number, None, f"invalid UTF-8 at byte {exc.start + 1}"
 
 
-def _read_lines(path: Path, source: str) -> Iterator[Item]:
+def _text_lines(path: Path, source: str) -> Iterator[Item | tuple[int, str]]:
+    """(line number, text) of each line that has text; unreadable and blank ones as items."""
     for number, text, problem in _decoded_lines(path, source):
         if text is None:
             yield Rejection(source, number, problem or "unreadable")
-            continue
-        if not text.strip():
+        elif not text.strip():
             yield Blank(source, number)
+        else:
+            yield number, text
+
+
+def _read_lines(path: Path, source: str) -> Iterator[Item]:
+    for item in _text_lines(path, source):
+        if not isinstance(item, tuple):
+            yield item
             continue
+        number, text = item
         parts = text.strip().split(None, 1)
         if len(parts) < 2 or not parts[1].strip():
             yield Rejection(source, number, "no text after the id", parts[0])
@@ -151,13 +160,11 @@ def _read_lines(path: Path, source: str) -> Iterator[Item]:
 def _read_jsonl(
     path: Path, source: str, id_field: str, text_fields: Sequence[str]
 ) -> Iterator[Item]:
-    for number, text, problem in _decoded_lines(path, source):
-        if text is None:
-            yield Rejection(source, number, problem or "unreadable")
+    for item in _text_lines(path, source):
+        if not isinstance(item, tuple):
+            yield item
             continue
-        if not text.strip():
-            yield Blank(source, number)
-            continue
+        number, text = item
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
