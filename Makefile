@@ -25,7 +25,7 @@ check-tools:
 	  command -v mvn >/dev/null || { echo "the local Solr node needs Maven (or set NEARDUP_SOLR_URL)"; exit 1; }; \
 	fi
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml setup.py neardup/_kernel.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[test,plot,bench]'

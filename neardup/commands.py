@@ -321,7 +321,9 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     from .cli import open_solr
     from .searcher import LshSearcher
+    from .shingles import check_text
 
+    check_text(args.text, "the search text")  # before Solr: undecodable argv bytes end here
     searcher = LshSearcher(open_solr(args, create=False))
     _matches(
         args,

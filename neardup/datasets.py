@@ -15,7 +15,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import InputError
+from .errors import InputError, InvalidText
+from .shingles import check_text
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -243,6 +244,12 @@ def _record_from_mapping(
         if not isinstance(value, str | int | float) or isinstance(value, bool):
             return Rejection(source, number, f"field {name!r} is not text", str(raw_id))
         parts[name] = str(value)
+    for name, value in [(id_field, str(raw_id)), *parts.items()]:
+        try:
+            check_text(value, f"field {name!r}")
+        except InvalidText as exc:  # only JSON escapes can make one: files are decoded UTF-8
+            shown = str(raw_id)[:80].encode("utf-8", "replace").decode("utf-8")
+            return Rejection(source, number, str(exc), shown)
     text = " ".join(v.strip() for v in parts.values() if v.strip())
     if not text:
         names = ", ".join(map(repr, text_fields))

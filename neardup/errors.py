@@ -15,6 +15,11 @@ class InputError(NeardupError):
     exit_code = 2
 
 
+class InvalidText(InputError, ValueError):
+    """A text that is not valid Unicode (a lone surrogate, e.g. from a JSON ``\\ud800`` escape or
+    undecodable command-line bytes): it has no UTF-8 form to shingle and hash."""
+
+
 class SolrUnavailable(NeardupError):
     """Solr cannot be reached or started; the message says which URL or which log to read."""
 

@@ -16,12 +16,20 @@ Deliberate differences from the seed's Scala code:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 import mmh3
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from .errors import InvalidText
+
+try:  # the optional C kernel (setup.py); the numpy path below gives the same values
+    from . import _kernel
+except ImportError:  # pragma: no cover - only without a C compiler at install time
+    _kernel = None
 
 __all__ = [
     "BAND_HASH_SEED",
@@ -34,6 +42,8 @@ __all__ = [
     "ShingleProcessor",
     "band_keys",
     "band_keys_batch",
+    "check_text",
+    "kernel",
     "normalize",
     "optimal_bands",
     "s_curve",
@@ -85,6 +95,37 @@ def normalize(text: str) -> str:
     Non-ASCII letters are kept (``"Café"`` -> ``"café"``).
     """
     return " ".join(text.lower().translate(_PUNCT_TABLE).split())
+
+
+def kernel() -> str:
+    """Which implementation computes signatures: ``"c"`` or ``"numpy"``.
+
+    ``"c"`` when the compiled kernel was built at install time, unless the environment variable
+    ``NEARDUP_KERNEL=numpy`` asks for the reference path (both give identical signatures).
+    """
+    if _kernel is None or os.environ.get("NEARDUP_KERNEL", "").lower() == "numpy":
+        return "numpy"
+    return "c"
+
+
+def check_text(text: str, where: str = "text") -> str:
+    """``text`` itself if it has a UTF-8 form, else :class:`InvalidText` saying where.
+
+    Lone surrogates (``"\\ud800"``) are legal in a Python ``str`` but have no UTF-8 form, and
+    ``mmh3`` 5.x crashes the interpreter on them instead of raising, so every text is checked
+    before it is hashed.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start]
+        raise InvalidText(
+            f"{where} is not valid Unicode: lone surrogate U+{ord(bad):04X} at character "
+            f"{exc.start + 1}"
+        ) from None
+    return text
 
 
 def word_edit_distance(a: Sequence[str], b: Sequence[str], max_dist: int | None = None) -> int:
@@ -255,11 +296,11 @@ class ShingleProcessor:
     @staticmethod
     def hash(shingle: str) -> int:
         """Unsigned MurmurHash3 x86 32-bit of the UTF-8 shingle, seed 42 (fixed forever)."""
-        return mmh3.hash(shingle, SHINGLE_HASH_SEED, signed=False)
+        return mmh3.hash(check_text(shingle, "shingle"), SHINGLE_HASH_SEED, signed=False)
 
     def hashes(self, text: str) -> NDArray[np.uint32]:
         """Sorted unique shingle hashes of ``text`` (empty array for empty text)."""
-        return _hash_shingles(self.shingle_set(text))
+        return _hash_shingles(self.shingle_set(check_text(text)))
 
     def permutation_params(self, n: int | None = None) -> dict[str, NDArray[np.uint64]]:
         """Parameters of the first ``n`` (default ``num_perm``) permutations, read-only.
@@ -296,6 +337,9 @@ class ShingleProcessor:
         is clamped to 0xFFFFFFFF, which is order-preserving and only merges the top 16 values.
         A text without shingles gets ``n`` copies of ``EMPTY_SIGNATURE_VALUE`` (0xFFFFFFFF).
         """
+        n = _check_n(n)
+        if kernel() == "c":
+            return self._kernel_signatures(n, [text])[0]
         return self.signatures_from_hashes(n, self.hashes(text))
 
     def signature(self, text: str) -> NDArray[np.uint32]:
@@ -305,6 +349,33 @@ class ShingleProcessor:
     def signatures_batch(self, texts: Iterable[str]) -> NDArray[np.uint32]:
         """Signatures of many texts, shape (len(texts), num_perm); equal to ``signature`` each.
 
+        With the C kernel (see :func:`kernel`) the texts never become shingle strings: it
+        shingles, hashes and permutes the normalized bytes in one call, without the GIL.
+        """
+        if kernel() == "c":
+            return self._kernel_signatures(self.num_perm, list(texts))
+        return self.signatures_batch_numpy(texts)
+
+    def _kernel_signatures(self, n: int, texts: list[str]) -> NDArray[np.uint32]:
+        for i, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TypeError(f"text {i} is {type(t).__name__}, not str")
+        out = np.empty((len(texts), n), dtype=np.uint32)
+        params = _perm_params(self.hash_family, self.seed, n)
+        kind = KINDS.index(self.kind)
+        family = HASH_FAMILIES.index(self.hash_family)
+        p2 = params[1] if family == 1 else None
+        try:
+            _kernel.signatures(texts, normalize, kind, self.size, family, params[0], p2, out)
+        except UnicodeEncodeError:
+            for i, t in enumerate(texts):
+                check_text(t, f"text {i}")
+            raise
+        return out
+
+    def signatures_batch_numpy(self, texts: Iterable[str]) -> NDArray[np.uint32]:
+        """The reference path of :meth:`signatures_batch` in Python and numpy.
+
         All shingle hashes are computed in one pass into one flat array, the permutations are
         applied to it in cache-sized blocks of whole documents, and per-document minima come
         from ``np.minimum.reduceat``. (Deliberately a different code path from ``signature``, so
@@ -312,7 +383,7 @@ class ShingleProcessor:
         """
         n = self.num_perm
         params = _perm_params(self.hash_family, self.seed, n)
-        sets = [self.shingle_set(t) for t in texts]
+        sets = [self.shingle_set(check_text(t, f"text {i}")) for i, t in enumerate(texts)]
         sizes = np.fromiter((len(x) for x in sets), dtype=np.int64, count=len(sets))
         seed = SHINGLE_HASH_SEED
         flat = np.fromiter(

@@ -96,6 +96,28 @@ def test_invalid_utf8(solr_base: str, tmp_path: Path) -> None:
     assert counts["indexed"] == 2
 
 
+def test_lone_surrogate_escapes_in_json(solr_base: str, tmp_path: Path) -> None:
+    # json.loads accepts "\\ud800"; the string has no UTF-8 form, and mmh3 5.x segfaulted on it.
+    lines = [
+        '{"id": "a", "text": "good record one"}',
+        '{"id": "b", "text": "bad \\ud800 record"}',
+        '{"id": "c\\udfff", "text": "bad id"}',
+        '{"id": "d", "text": "good record two"}',
+    ]
+    data = ("\n".join(lines) + "\n").encode()
+    counts, _, solr = index(solr_base, tmp_path, data, "in.jsonl")
+    assert (counts["read"], counts["indexed"], counts["rejected"]) == (4, 2, 2)
+    assert reasons(counts) == [
+        (2, "field 'text' is not valid Unicode: lone surrogate U+D800 at character 5"),
+        (3, "field 'id' is not valid Unicode: lone surrogate U+DFFF at character 2"),
+    ]
+    assert sorted(d["id"] for d in solr.iter_docs("id", fq=["-id:_neardup_meta_"])) == ["a", "d"]
+    # Undecodable command-line bytes become lone surrogates too: exit 2 before any Solr call.
+    proc = run_cli("search", "caf\udcff", env={"NEARDUP_SOLR_URL": "http://127.0.0.1:9/solr/x"})
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "the search text is not valid Unicode: lone surrogate U+DCFF" in proc.stderr
+
+
 def test_nul_bytes(solr_base: str, tmp_path: Path) -> None:
     counts, _, _ = index(solr_base, tmp_path, b"1 first line\n2 nul \x00 here\n3 last\n")
     assert reasons(counts) == [(2, "NUL byte at column 7")]

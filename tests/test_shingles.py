@@ -367,9 +367,9 @@ def test_chunked_paths_equal_unchunked(family: str, monkeypatch: pytest.MonkeyPa
     vocab = [f"v{i}" for i in range(500)]
     docs = [random_doc(rng, vocab, max_words=120) for _ in range(40)] + [""]
     p = ShingleProcessor(2, num_perm=16, hash_family=family)
-    unchunked = p.signatures_batch(docs)
+    unchunked = p.signatures_batch_numpy(docs)
     monkeypatch.setattr(shingles, "_CHUNK_ELEMENTS", 16 * 7)  # blocks of ~7 hashes
-    np.testing.assert_array_equal(p.signatures_batch(docs), unchunked)
+    np.testing.assert_array_equal(p.signatures_batch_numpy(docs), unchunked)
     for i, d in enumerate(docs[:10]):
         assert p.signature(d).tolist() == unchunked[i].tolist()
         assert p.signature(d).tolist() == ref_signature(p.shingle_set(d), family, 42, 16)

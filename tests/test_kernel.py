@@ -1,0 +1,114 @@
+"""The C kernel gives exactly the signatures of the numpy reference path.
+
+The numpy path is itself checked against a naive pure-Python MinHash in test_shingles.py; here
+the two implementations are compared on random, adversarial and Unicode texts, for both hash
+families, both shingle kinds and several sizes, seeds and signature lengths.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup import shingles
+from neardup.errors import InvalidText
+from neardup.shingles import EMPTY_SIGNATURE_VALUE, ShingleProcessor
+
+pytestmark = pytest.mark.skipif(
+    shingles._kernel is None and os.environ.get("CI") != "true",
+    reason="the C kernel was not built (no C compiler at install time)",
+)
+
+# Characters that exercise every rule of normalize(): ASCII punctuation, the hyphen that is
+# kept, every ASCII whitespace str.split() knows (including \x1c-\x1f), non-ASCII whitespace
+# (\x85, \u3000), case folding that changes length ("İ" lower-cases to two code points), and
+# multi-byte UTF-8 of 2, 3 and 4 bytes.
+ALPHABET = (
+    "aAbBzZ09 -'\".,;:!?()[]{}\\/|@#$%^&*_+=~`<>\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u3000éİß€😀"
+)
+
+
+def both(p: ShingleProcessor, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    return p.signatures_batch(texts), p.signatures_batch_numpy(texts)
+
+
+def test_kernel_is_built_in_ci() -> None:
+    # The Makefile's install compiles it; a silent fall back to numpy would be 10x slower.
+    assert shingles.kernel() == "c"
+
+
+def test_kernel_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEARDUP_KERNEL", "numpy")
+    assert shingles.kernel() == "numpy"
+    calls = []
+    monkeypatch.setattr(shingles._kernel, "signatures", lambda *a: calls.append(a))
+    ShingleProcessor().signatures_batch(["a b c d"])
+    assert calls == []
+
+
+@pytest.mark.parametrize("family", ["xor", "universal"])
+@pytest.mark.parametrize(
+    ("kind", "size"),
+    [("word", 1), ("word", 2), ("word", 3), ("word", 5), ("char", 1), ("char", 3), ("char", 5)],
+)
+def test_kernel_equals_numpy_on_random_texts(family: str, kind: str, size: int) -> None:
+    rng = random.Random(hash((family, kind, size)) & 0xFFFF)
+    vocab = ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 9))) for _ in range(300)]
+    texts = [" ".join(rng.choice(vocab) for _ in range(rng.randint(0, 60))) for _ in range(300)]
+    texts += ["", " ", "?!.", "a", "ab", "abcdef", "A-B", "İ", "x" * 100_000]
+    p = ShingleProcessor(size, kind=kind, num_perm=67, hash_family=family, seed=rng.randint(0, 99))
+    fast, ref = both(p, texts)
+    assert fast.dtype == np.uint32 and fast.shape == (len(texts), 67)
+    np.testing.assert_array_equal(fast, ref)
+    assert fast[300].tolist() == [EMPTY_SIGNATURE_VALUE] * 67  # ""
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    texts=st.lists(
+        st.text(
+            alphabet=st.sampled_from(list(ALPHABET)) | st.characters(exclude_categories=("Cs",))
+        ),
+        max_size=6,
+    ),
+    kind=st.sampled_from(["word", "char"]),
+    size=st.integers(1, 4),
+    family=st.sampled_from(["xor", "universal"]),
+    seed=st.integers(0, 2**63),
+    num_perm=st.integers(1, 40),
+)
+def test_kernel_equals_numpy_property(
+    texts: list[str], kind: str, size: int, family: str, seed: int, num_perm: int
+) -> None:
+    p = ShingleProcessor(size, kind=kind, num_perm=num_perm, hash_family=family, seed=seed)
+    fast, ref = both(p, texts)
+    np.testing.assert_array_equal(fast, ref)
+
+
+@pytest.mark.parametrize("family", ["xor", "universal"])
+def test_single_signature_goes_through_the_kernel_and_agrees(family: str) -> None:
+    p = ShingleProcessor(3, num_perm=32, hash_family=family)
+    text = "Arts Delicatessen, 12224 Ventura Blvd. Studio City"
+    assert p.signature(text).tolist() == p.signatures_batch_numpy([text])[0].tolist()
+    assert p.signatures(7, text).tolist() == p.signatures_batch_numpy([text])[0][:7].tolist()
+
+
+def test_kernel_rejects_non_text_with_its_position() -> None:
+    p = ShingleProcessor()
+    with pytest.raises(TypeError, match="text 1 is bytes"):
+        p.signatures_batch(["ok", b"bytes"])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("kind", ["word", "char"])
+def test_lone_surrogate_fails_alike_in_both_paths(kind: str) -> None:
+    p = ShingleProcessor(2, kind=kind)
+    for compute in (p.signatures_batch, p.signatures_batch_numpy):
+        with pytest.raises(InvalidText, match="text 1 is not valid Unicode: lone surrogate U"):
+            compute(["fine text", "bad \ud800 text"])
+    with pytest.raises(ValueError, match="U\\+DC80 at character 5"):
+        p.hashes("bad \udc80")
