@@ -176,9 +176,23 @@ def _ordinal(n: int) -> str:
     return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
 
 
+#: A text none of whose words is in this set is already canonical: every rule needs one of them
+#: (a word to rewrite, "city" of "new york city", the street suffix after an ordinal, "between",
+#: or the cross-street word of an "at/near/off" clause). Checked first, it spares most prose the
+#: rule passes (canonicalization was 30% of indexing a 200-word document).
+_TRIGGERS = frozenset(_WORD_MAP) | _SUFFIX_FORMS | _CROSS | {"city", "between"}
+
+
 def canonicalize(text: str) -> str:
     """Canonical, normalized form of ``text`` (see the module docstring for the rules)."""
     words = normalize(text.replace("&", " and ")).split()
+    if _TRIGGERS.isdisjoint(words):
+        return " ".join(words)
+    return _canonical_words(words)
+
+
+def _canonical_words(words: list[str]) -> str:
+    """The rules applied until nothing changes (the fast path's exact reference)."""
     while True:
         new = _drop_clauses(_rewrite(words))
         if new == words:

@@ -170,3 +170,21 @@ def test_no_word_is_deleted_without_a_clause_word(text: str) -> None:
     tens = {"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
     merged = sum(w in tens for w in words(text))
     assert len(canonicalize(text).split()) >= len(words(text)) - merged
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(TRICKY + PROSE.split()), max_size=30).map(" ".join))
+def test_fast_path_gives_what_the_rules_give(text: str) -> None:
+    # canonicalize() returns early when no word can trigger a rule; the rules must agree.
+    from neardup import canonical
+
+    words = normalize(text.replace("&", " and ")).split()
+    assert canonicalize(text) == canonical._canonical_words(words)
+
+
+def test_fast_path_is_taken_for_plain_prose_and_not_for_addresses() -> None:
+    from neardup import canonical
+
+    assert canonical._TRIGGERS.isdisjoint(normalize("the committee met on tuesday").split())
+    for address in ("12 main street", "between 5th and 6th", "new york city", "west 54th"):
+        assert not canonical._TRIGGERS.isdisjoint(normalize(address).split())
