@@ -60,7 +60,7 @@ from neardup.bruteforce import id_key
 from neardup.indexer import Indexer
 from neardup.lsh import LshConfig
 from neardup.searcher import LshSearcher, SeedSearcher
-from neardup.shingles import ShingleProcessor, normalize
+from neardup.shingles import ShingleProcessor, kernel, normalize
 from neardup.solr import Solr, connect, split_url
 
 REPO = Path(__file__).resolve().parents[1]
@@ -86,8 +86,7 @@ MODES: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 #: Signature throughput is measured on at most this many documents (it is a per-document rate).
 SIG_CAP = 100_000
-STAGE_ORDER = ("shingling", "hashing_mmh3_per_shingle", "permute_multiply_add", "permute_modulo",
-               "min_reduceat", "rest")  # fmt: skip
+STAGE_ORDER = ("text_and_hashing", "permutations")
 INDEX_PART_ORDER = ("documents_total", "lsh_keys_batch", "of_which_canonicalize",
                     "seed_signatures_20", "content_ng_ngrams")  # fmt: skip
 SIG_ORDER = ("neardup", "neardup+canonical", "datasketch.mmh3", "datasketch.sha1", "rensa.digests",
@@ -328,7 +327,7 @@ def bench_signatures(
         )
 
     runs: dict[str, tuple[Callable[[list[str]], Any], int, str]] = {
-        "neardup": (neardup, n, "ShingleProcessor.signatures_batch (universal hashing)"),
+        "neardup": (neardup, n, f"ShingleProcessor.signatures_batch ({kernel()} kernel)"),
         "rensa.digests": (rensa_list, n, "RMinHash.digests_from_token_sets"),
         "rensa.matrix": (rensa_matrix, n, "RMinHash.digest_matrix_from_token_sets"),
         "datasketch.mmh3": (ds_mmh3, n, "MinHash.bulk, hashfunc=mmh3 32-bit"),
@@ -633,70 +632,38 @@ def bench_neighbors(solr: Solr, ids: list[str], k: int, seed: int) -> dict[str, 
 
 
 def signature_stages(texts: list[str], cfg: LshConfig) -> dict[str, float]:
-    """Seconds of each stage of ``signatures_batch``, from a timed replica of its code path.
+    """Seconds of the stages of ``signatures_batch`` on ``texts``, from runs that differ in one.
 
-    The replica does what ``ShingleProcessor.signatures_batch`` does, step by step and with the
-    same blocking (whole documents per block of at most 65536 / num_perm hashes), with a timer
-    around each step: shingle sets, one ``mmh3.hash`` per shingle into a flat array, the
-    universal permutation's ``a*x + b`` and its ``% p`` (timed apart), the per-document minimum
-    (``np.minimum.reduceat``), and the loop's bookkeeping (``rest``). ``total`` is the real
-    ``signatures_batch`` on the same texts, timed separately.
+    The C kernel runs as one call, so its stages are timed by difference: the same kernel with
+    one permutation does all the per-text work (normalize, shingle, MurmurHash3 each shingle,
+    drop repeated hashes); the remaining permutations are the difference to the full run. The
+    numpy reference path (``signatures_batch_numpy``: shingle strings, one ``mmh3`` call each,
+    uint64 arithmetic) runs on the same texts for comparison. Best of three, CPU seconds.
     """
-    import mmh3
-
-    from neardup.shingles import SHINGLE_HASH_SEED, UNIVERSAL_PRIME
-
     proc = cfg.processor
-    n_perm = proc.num_perm
-    t0 = time.perf_counter()
-    proc.signatures_batch(texts)
-    total = time.perf_counter() - t0
-    st = dict.fromkeys(
-        ("shingling", "hashing_mmh3_per_shingle", "permute_multiply_add", "permute_modulo",
-         "min_reduceat", "rest"), 0.0
-    )  # fmt: skip
-    start = time.perf_counter()
-    t0 = time.perf_counter()
-    sets = [proc.shingle_set(t) for t in texts]
-    t1 = time.perf_counter()
-    sizes = np.fromiter((len(x) for x in sets), dtype=np.int64, count=len(sets))
-    flat = np.fromiter(
-        (mmh3.hash(g, SHINGLE_HASH_SEED, signed=False) for x in sets for g in x),
-        dtype=np.uint32,
-        count=int(sizes.sum()),
-    )
-    t2 = time.perf_counter()
-    st["shingling"] += t1 - t0
-    st["hashing_mmh3_per_shingle"] += t2 - t1
-    pp = proc.permutation_params()
-    a, b = pp["a"], pp["b"]
-    prime = np.uint64(UNIVERSAL_PRIME)
-    out = np.full((len(sets), n_perm), 0xFFFFFFFF, dtype=np.uint32)
-    docs = np.flatnonzero(sizes)
-    ends = np.cumsum(sizes)[docs]
-    starts = ends - sizes[docs]
-    step = max(1, (1 << 16) // n_perm)
-    lo = 0
-    while lo < docs.size:
-        hi = max(lo + 1, int(np.searchsorted(ends, starts[lo] + step, side="right")))
-        block = flat[starts[lo] : ends[hi - 1]]
-        ta = time.perf_counter()
-        x = block.astype(np.uint64)[:, None]
-        y = x * a[None, :] + b[None, :]
-        tb = time.perf_counter()
-        z = y % prime
-        tc = time.perf_counter()
-        mins = np.minimum.reduceat(z, starts[lo:hi] - starts[lo], axis=0)
-        td = time.perf_counter()
-        out[docs[lo:hi]] = np.minimum(mins, 0xFFFFFFFF).astype(np.uint32)
-        st["permute_multiply_add"] += tb - ta
-        st["permute_modulo"] += tc - tb
-        st["min_reduceat"] += td - tc
-        lo = hi
-    replica = time.perf_counter() - start
-    st["rest"] = max(0.0, replica - sum(st.values()))
-    res = {"total": total, "replica_total": replica, **st}
-    return {k: round(v, 3) for k, v in res.items()}
+    one = ShingleProcessor(proc.size, kind=proc.kind, num_perm=1, hash_family=proc.hash_family,
+                           seed=proc.seed)  # fmt: skip
+
+    def best(fn: Callable[[], Any], repeats: int = 3) -> float:
+        times = []
+        for _ in range(repeats):
+            c0 = time.process_time()
+            fn()
+            times.append(time.process_time() - c0)
+        return min(times)
+
+    total = best(lambda: proc.signatures_batch(texts))
+    text_part = best(lambda: one.signatures_batch(texts))
+    numpy_total = best(lambda: proc.signatures_batch_numpy(texts), repeats=1)
+    res = {
+        "kernel": kernel(),
+        "total": total,
+        "replica_total": total,
+        "text_and_hashing": text_part,
+        "permutations": max(0.0, total - text_part),
+        "numpy_reference": numpy_total,
+    }
+    return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in res.items()}
 
 
 def indexing_stages(records: list[Any], cfg: LshConfig) -> dict[str, float]:
@@ -1297,16 +1264,26 @@ def render(data: dict[str, Any]) -> str:
         if st:
             tot = st["total"]
             w(
-                f"Where `signatures_batch` spends its time ({r['profile_docs']:,d} documents; "
-                "a step-by-step replica of its code path with a timer per step, no profiler):\n"
+                f"Where `signatures_batch` spends its time ({r['profile_docs']:,d} documents, "
+                f"implementation `{st.get('kernel', '?')}`; CPU seconds, best of 3; the kernel "
+                "is one C call, so its stages are timed by difference: the same kernel with one "
+                "permutation does all the per-text work):\n"
             )
-            rep = st.get("replica_total", tot)
-            w("| stage | seconds | share of the replica |\n|---|---:|---:|")
+            w("| stage | seconds | share |\n|---|---:|---:|")
+            labels = {
+                "text_and_hashing": "normalize, shingle, MurmurHash3, drop repeats (1 permutation)",
+                "permutations": f"the other {NUM_PERM - 1} permutations and their minima",
+            }
             for key in STAGE_ORDER:
                 if key in st:
-                    w(f"| {key.replace('_', ' ')} | {st[key]:.3f} | {st[key] / rep:.0%} |")
-            w(f"| replica total | {rep:.3f} | 100% |")
-            w(f"| the real signatures_batch, same texts | {tot:.3f} | |\n")
+                    w(f"| {labels[key]} | {st[key]:.3f} | {st[key] / tot:.0%} |")
+            w(f"| signatures_batch | {tot:.3f} | 100% |")
+            if st.get("numpy_reference"):
+                w(
+                    f"| the numpy reference path (`signatures_batch_numpy`), same texts | "
+                    f"{st['numpy_reference']:.3f} | {st['numpy_reference'] / tot:.1f}x |"
+                )
+            w("")
         st = r.get("stages_indexing_client")
         if st:
             per_doc = r["indexing"]["docs"]["seconds"] / r["indexing"]["docs"]["docs"]
@@ -1375,35 +1352,16 @@ def bounds_text(key: str, r: dict[str, Any]) -> str:
     n = int(r["n"])
     if key == "signatures":
         st = r.get("stages_signatures") or {}
-        rep = st.get("replica_total") or 1.0
-
-        def pct(k: str) -> str:
-            return f"{st.get(k, 0) / rep:.0%}"
-
-        libs = r["signatures"]["libs"]
-        sh = libs["shingling only"]["docs_per_cpu_s"]
-        ds = max(
-            libs["datasketch.mmh3"]["docs_per_cpu_s"], libs["datasketch.sha1"]["docs_per_cpu_s"]
-        )
+        tot = st.get("total") or 1.0
         return (
-            f"- **Signatures** (stage table of the {n:,d} run, a timed replica of "
-            "`ShingleProcessor.signatures_batch`): building shingle sets in Python "
-            "(`shingle_set`: normalize, then n-grams as new strings into a set) "
-            f"{pct('shingling')}, one `mmh3.hash` call "
-            f"per shingle {pct('hashing_mmh3_per_shingle')}, the universal permutation in uint64 "
-            f"{pct('permute_multiply_add')} for `a*x + b` plus {pct('permute_modulo')} for "
-            f"`% p` (p = 2**32 + 15: numpy has no fast path for a 64-bit modulo), "
-            f"`np.minimum.reduceat` {pct('min_reduceat')}. datasketch pays the same per-token "
-            "Python hashing (its `hashfunc` is called once per token) but permutes in uint32 "
-            "without a modulo (`affine32`); rensa hashes and permutes in Rust, so its time is "
-            "mostly the shingling handed to it. The shingling alone runs at "
-            f"{sh / ds:.1f}x datasketch's whole path, so 10x datasketch is out of reach while "
-            "shingles are Python strings made one slice at a time: it needs shingling and "
-            "hashing moved out of Python (rolling n-gram hashes over the encoded text in numpy, "
-            "or a compiled kernel). Coming within 2x of rensa needs at least the modulo and "
-            "reduceat costs cut (`x mod p` via `2**32 = -15 (mod p)`, or a 32-bit affine "
-            "family; the hash family is stored with an index, so changing it is a format "
-            "change)."
+            f"- **Signatures** ({n:,d} run, implementation `{st.get('kernel', '?')}`): "
+            f"{st.get('text_and_hashing', 0) / tot:.0%} of the time is the per-text work "
+            "(normalize, shingle, hash) and "
+            f"{st.get('permutations', 0) / tot:.0%} the {NUM_PERM} universal permutations "
+            "(one 32x32-bit multiply, two folds of 2**32 = -15 (mod p) and a min per shingle "
+            "and permutation, vectorized). Without the C kernel (no compiler at install time, "
+            "or `NEARDUP_KERNEL=numpy`) neardup runs its numpy path, "
+            f"{(st.get('numpy_reference') or 0) / tot:.0f}x slower."
         )
     if key == "indexing":
         ix = r["indexing"]

@@ -45,7 +45,7 @@
 
 static inline uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
 
-static uint32_t murmur3_32(const unsigned char *data, Py_ssize_t len, uint32_t seed) {
+static inline uint32_t murmur3_32(const unsigned char *data, Py_ssize_t len, uint32_t seed) {
     const Py_ssize_t nblocks = len / 4;
     uint32_t h1 = seed;
     const uint32_t c1 = 0xcc9e2d51u, c2 = 0x1b873593u;
@@ -99,18 +99,20 @@ static void init_ascii_map(void) {
  * the output; returns the normalized length, *nwords the word count. */
 static Py_ssize_t normalize_ascii(const unsigned char *s, Py_ssize_t len, unsigned char *out,
                                   Py_ssize_t *starts, Py_ssize_t *nwords) {
-    Py_ssize_t i = 0, n = 0, w = 0;
-    for (;;) {
-        while (i < len && ascii_map[s[i]] == SEP) i++;
-        if (i >= len) break;
-        if (n) out[n++] = ' ';
-        starts[w++] = n;
-        unsigned char c;
-        while (i < len && (c = ascii_map[s[i]]) != SEP) {
-            out[n++] = c;
-            i++;
-        }
+    /* Branch-free (word boundaries are unpredictable): every byte is written, a separator as a
+     * space that only advances the output after a word; a trailing space is cut at the end. */
+    Py_ssize_t n = 0, w = 0;
+    int prev_sep = 1;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        const unsigned char c = ascii_map[s[i]];
+        const int sep = c == SEP;
+        out[n] = sep ? ' ' : c;
+        starts[w] = n;
+        w += !sep & prev_sep;
+        n += !(sep & prev_sep);
+        prev_sep = sep;
     }
+    if (n > 0 && out[n - 1] == ' ') n--;
     *nwords = w;
     return n;
 }
@@ -198,21 +200,43 @@ HOT static void minhash_xor(const uint32_t *h, Py_ssize_t m, const uint32_t *mas
 /* (a*x + b) mod p with p = 2^32 + 15, from 2^32 = -15 (mod p): v = hi*2^32 + lo = lo - 15*hi.
  * hi < 2^31 + 2, so u = lo + 8p - 15*hi is positive and below 2^36; once more, u's high part is
  * below 16 and w = lo' - 15*hi' lies in (-p, 2^32), and one conditional +p lands in [0, p). */
+static inline int64_t mod_p(uint64_t a, uint64_t x, uint64_t b) {
+    uint64_t v = (uint64_t)(uint32_t)a * x + b;
+    uint64_t u = (v & 0xFFFFFFFFu) + 8 * PRIME - 15 * (v >> 32);
+    int64_t t = (int64_t)(u & 0xFFFFFFFFu) - 15 * (int64_t)(u >> 32);
+    return t + ((int64_t)PRIME & (t >> 63));
+}
+
+#define BLOCK 32 /* permutations whose running minima stay in registers over all hashes */
+
 HOT static void minhash_universal(const uint32_t *h, Py_ssize_t m, const uint64_t *a,
                                   const uint64_t *b, Py_ssize_t np, int64_t *acc,
                                   uint32_t *sig) {
-    for (Py_ssize_t j = 0; j < np; j++) acc[j] = (int64_t)EMPTY;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        const uint64_t x = h[i];
-        for (Py_ssize_t j = 0; j < np; j++) {
-            uint64_t v = (uint64_t)(uint32_t)a[j] * x + b[j];
-            uint64_t u = (v & 0xFFFFFFFFu) + 8 * PRIME - 15 * (v >> 32);
-            int64_t t = (int64_t)(u & 0xFFFFFFFFu) - 15 * (int64_t)(u >> 32);
-            t += (int64_t)PRIME & (t >> 63);
-            acc[j] = t < acc[j] ? t : acc[j];
+    Py_ssize_t j0 = 0;
+    for (; j0 + BLOCK <= np; j0 += BLOCK) {
+        int64_t best[BLOCK];
+        for (int t = 0; t < BLOCK; t++) best[t] = (int64_t)EMPTY;
+        const uint64_t *aj = a + j0, *bj = b + j0;
+        for (Py_ssize_t i = 0; i < m; i++) {
+            const uint64_t x = h[i];
+            for (int t = 0; t < BLOCK; t++) {
+                int64_t r = mod_p(aj[t], x, bj[t]);
+                best[t] = r < best[t] ? r : best[t];
+            }
         }
+        for (int t = 0; t < BLOCK; t++) sig[j0 + t] = (uint32_t)best[t];
     }
-    for (Py_ssize_t j = 0; j < np; j++) sig[j] = (uint32_t)acc[j];
+    if (j0 < np) { /* the last np % BLOCK permutations */
+        for (Py_ssize_t j = j0; j < np; j++) acc[j] = (int64_t)EMPTY;
+        for (Py_ssize_t i = 0; i < m; i++) {
+            const uint64_t x = h[i];
+            for (Py_ssize_t j = j0; j < np; j++) {
+                int64_t r = mod_p(a[j], x, b[j]);
+                acc[j] = r < acc[j] ? r : acc[j];
+            }
+        }
+        for (Py_ssize_t j = j0; j < np; j++) sig[j] = (uint32_t)acc[j];
+    }
 }
 
 typedef struct {

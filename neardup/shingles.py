@@ -358,9 +358,6 @@ class ShingleProcessor:
         return self.signatures_batch_numpy(texts)
 
     def _kernel_signatures(self, n: int, texts: list[str]) -> NDArray[np.uint32]:
-        for i, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise TypeError(f"text {i} is {type(t).__name__}, not str")
         out = np.empty((len(texts), n), dtype=np.uint32)
         params = _perm_params(self.hash_family, self.seed, n)
         kind = KINDS.index(self.kind)
