@@ -393,8 +393,42 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(normalize_doc, "normalize(text) -> str, or None when text is not ASCII.");
+
+static PyObject *k_normalize(PyObject *Py_UNUSED(self), PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "normalize() needs str, not %.100s",
+                     Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    if (!PyUnicode_IS_ASCII(text)) Py_RETURN_NONE;
+    const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    unsigned char small[1024];
+    Py_ssize_t small_starts[1024];
+    unsigned char *buf = small;
+    Py_ssize_t *starts = small_starts;
+    if (len > 1024) {
+        buf = PyMem_Malloc((size_t)len);
+        starts = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)len);
+        if (!buf || !starts) {
+            PyMem_Free(buf);
+            PyMem_Free(starts);
+            return PyErr_NoMemory();
+        }
+    }
+    Py_ssize_t words;
+    const Py_ssize_t n = normalize_ascii(PyUnicode_1BYTE_DATA(text), len, buf, starts, &words);
+    PyObject *out = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, buf, n);
+    if (buf != small) {
+        PyMem_Free(buf);
+        PyMem_Free(starts);
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"signatures", k_signatures, METH_VARARGS, signatures_doc},
+    {"normalize", k_normalize, METH_O, normalize_doc},
     {NULL, NULL, 0, NULL},
 };
 

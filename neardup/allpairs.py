@@ -22,7 +22,7 @@ from . import index_params
 from .errors import InputError
 from .lsh import LshConfig
 from .searcher import id_key
-from .shingles import word_edit_distance
+from .shingles import WordCodes, encoded_distance
 from .solr import Solr, terms_params
 
 #: Ids per request when fetching the content of candidates.
@@ -155,13 +155,21 @@ def verify(
 ) -> list[Pair]:
     """Keep the candidates whose exact shingle Jaccard is at least ``threshold``."""
     shingles: dict[str, frozenset[str]] = {}
-    words: dict[str, list[str]] = {}
+    codes = WordCodes()
+    encoded: dict[str, tuple[int, str]] = {}  # id -> (generation of `codes`, encoded words)
 
     def sh(i: str) -> frozenset[str]:
         s = shingles.get(i)
         if s is None:
             s = shingles[i] = cfg.shingles(content.get(i, ("", ""))[1])
         return s
+
+    def enc(i: str) -> str:
+        got = encoded.get(i)
+        if got is None or got[0] != codes.generation:
+            text = codes.encode(content.get(i, ("", ""))[0].split())
+            got = encoded[i] = (codes.generation, text)
+        return got[1]
 
     confirmed: list[Pair] = []
     for a, b in tqdm(
@@ -175,9 +183,13 @@ def verify(
         jac = verified_jaccard(sh(a), sh(b))
         if jac is None or jac < threshold:
             continue
-        wa = words.setdefault(a, content.get(a, ("", ""))[0].split())
-        wb = words.setdefault(b, content.get(b, ("", ""))[0].split())
-        confirmed.append(Pair(a, b, round(jac, 6), word_edit_distance(wa, wb)))
+        ea, eb = enc(a), enc(b)
+        if encoded[a][0] != codes.generation:  # encoding b filled the table: both afresh
+            codes.restart()
+            ea, eb = enc(a), enc(b)
+            if encoded[a][0] != codes.generation:
+                raise ValueError(f"records {a!r} and {b!r} are too long to compare word by word")
+        confirmed.append(Pair(a, b, round(jac, 6), encoded_distance(ea, eb)))
     confirmed.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
     return confirmed
 

@@ -101,7 +101,8 @@ class LshConfig:
         return normalize(text)
 
     def shingles(self, text: str) -> frozenset[str]:
-        return frozenset(self.processor.ngrams(self.prepare(text)))
+        # prepare() returns normalized text (canonicalize ends with normalize; tested)
+        return frozenset(self.processor.ngrams(self.prepare(text), normalized=True))
 
     def keys_batch(self, texts: list[str]) -> list[list[str]]:
         """Band keys of many texts, as written."""

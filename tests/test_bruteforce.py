@@ -148,3 +148,42 @@ def test_larger_skewed_input_agrees_with_naive() -> None:
         sets[str(i)] = {int(rng.paretovariate(0.6)) % 500 for _ in range(k)}
     for t in (0.25, 0.5, 0.75):
         assert all_pairs(sets, t) == naive_pairs(sets, t)
+
+
+def test_verify_gives_the_same_pairs_when_the_word_table_restarts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # allpairs.verify encodes each record's words once in a shared WordCodes table; when the
+    # table is full it starts a new generation and stale encodings must not be compared.
+    from neardup.allpairs import verify
+    from neardup.lsh import LshConfig
+    from neardup.shingles import WordCodes, word_edit_distance
+
+    rng = random.Random(5)
+    vocab = [f"w{i}" for i in range(40)]
+    base = [rng.choice(vocab) for _ in range(12)]
+    texts = {}
+    for i in range(30):
+        words = list(base)
+        for _ in range(rng.randint(0, 3)):
+            words[rng.randrange(len(words))] = rng.choice(vocab) + "x"
+        texts[str(i)] = " ".join(words)
+    content = {k: (v, v) for k, v in texts.items()}
+    cands = [(a, b) for a in texts for b in texts if int(a) < int(b)]
+    cfg = LshConfig(threshold=0.5, canonical=False)
+    roomy = verify(cands, content, cfg, 0.5, progress=False)
+    monkeypatch.setattr(WordCodes, "LIMIT", 30)  # two records fit, a few fill it
+    restarts = []
+    real_restart = WordCodes.restart
+    monkeypatch.setattr(WordCodes, "restart", lambda self: (restarts.append(1), real_restart(self)))
+    tight = verify(cands, content, cfg, 0.5, progress=False)
+    assert len(roomy) > 50 and len(restarts) > 10
+    assert tight == roomy
+    for p in roomy[:50]:
+        assert p.edit_distance == word_edit_distance(texts[p.id1].split(), texts[p.id2].split())
+    codes = WordCodes()
+    codes.encode(["a"] * 5 + ["b"] * 5)
+    codes.encode([f"n{i}" for i in range(29)])
+    assert codes.generation == 1 and len(codes.codes) == 29
+    with pytest.raises(ValueError, match="too long to compare"):
+        codes.encode([f"m{i}" for i in range(31)])

@@ -112,3 +112,18 @@ def test_lone_surrogate_fails_alike_in_both_paths(kind: str) -> None:
             compute(["fine text", "bad \ud800 text"])
     with pytest.raises(ValueError, match="U\\+DC80 at character 5"):
         p.hashes("bad \udc80")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=3000))
+def test_c_normalize_equals_the_python_rules(text: str) -> None:
+    python_rules = " ".join(text.lower().translate(shingles._PUNCT_TABLE).split())
+    assert shingles._kernel.normalize(text) == python_rules
+    assert shingles.normalize(text) == python_rules
+
+
+def test_c_normalize_leaves_non_ascii_to_python() -> None:
+    assert shingles._kernel.normalize("café") is None
+    assert shingles.normalize("  CAFÉ\u3000Bar ") == "café bar"  # \u3000 is whitespace
+    with pytest.raises(TypeError, match="needs str"):
+        shingles._kernel.normalize(b"bytes")
