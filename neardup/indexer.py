@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import queue
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,10 +136,20 @@ class Indexer:
         return out
 
     def index(self, items: Iterable[Item], total: int | None = None) -> IndexStats:
+        """Index ``items`` and commit once at the end; the counts of what happened.
+
+        Pipelined: a writer thread sends batch k to Solr while this thread reads and computes
+        batch k+1, and batch k+1 is handed over only once batch k is in, so at most one batch
+        is on its way and two are in memory. Only the writer talks to Solr while it runs (a
+        ``requests.Session`` is not meant to be shared between threads). Everything else is
+        as if each batch were sent before the next one is read: the counts and the order of
+        the rejections, the progress bar, and errors, since a failed batch raises here and no
+        batch is sent after it. If reading or computing fails, the batch on its way is still
+        completed before the error is raised (its own failure, had it failed, comes first).
+        """
         stats = IndexStats()
         start = time.perf_counter()
         index_params.ensure(self.solr, self.params())
-        batch: list[Record] = []
         bar = tqdm(
             total=total,
             unit="rec",
@@ -144,6 +157,8 @@ class Indexer:
             disable=None if self.progress else True,
             leave=False,
         )
+        pipe = _Pipeline(self._send, stats, bar)
+        batch: list[Record] = []
         try:
             for item in items:
                 if isinstance(item, Blank):
@@ -151,18 +166,21 @@ class Indexer:
                     continue
                 stats.read += 1
                 if isinstance(item, Rejection):
-                    stats.reject(item)
+                    pipe.reject(item)
                     continue
                 batch.append(item)
                 if len(batch) >= self.batch_size:
-                    self._flush(batch, stats)
-                    bar.update(len(batch))
+                    self._flush(batch, pipe)
                     batch = []
             if batch:
-                self._flush(batch, stats)
-                bar.update(len(batch))
+                self._flush(batch, pipe)
+            pipe.finish()
             self.solr.commit()
+        except Exception:
+            pipe.drain()  # the batch on its way completes, as it would have before
+            raise
         finally:
+            pipe.close()
             bar.close()
         stats.seconds = time.perf_counter() - start
         return stats
@@ -176,34 +194,149 @@ class Indexer:
     ) -> IndexStats:
         return self.index(read_records(path, fmt, id_field, text_fields))
 
-    def _flush(self, batch: list[Record], stats: IndexStats) -> None:
+    def _flush(self, batch: list[Record], pipe: _Pipeline) -> None:
+        """Compute the documents of ``batch`` (while the previous batch is sent), then send it."""
         docs: list[dict[str, Any]] = []
         sources: list[Record] = []
+        rejected: list[Rejection] = []
         for record, doc in zip(batch, self.documents(batch), strict=True):
             if isinstance(doc, Rejection):
-                stats.reject(doc)
+                rejected.append(doc)
             else:
                 docs.append(doc)
                 sources.append(record)
-        self._add(docs, sources, stats)
+        pipe.send(docs, sources, rejected, len(batch))
 
-    def _add(self, docs: list[dict[str, Any]], sources: list[Record], stats: IndexStats) -> None:
+    def _send(
+        self, docs: list[dict[str, Any]], sources: list[Record]
+    ) -> tuple[int, list[Rejection]]:
+        """Add a batch: (records indexed, records refused by Solr); runs in the writer thread."""
+        refused: list[Rejection] = []
+        return self._add(docs, sources, refused), refused
+
+    def _add(
+        self, docs: list[dict[str, Any]], sources: list[Record], refused: list[Rejection]
+    ) -> int:
         """Add a batch; if Solr refuses it, halve it until the refused records are found.
 
         Like Elasticsearch's bulk API, one bad record costs its own rejection (with Solr's
         reason), not its whole batch. Transport failures are not caught here: they end the run,
-        and a re-run completes it, since documents are keyed by id.
+        and a re-run completes it, since documents are keyed by id. Returns how many documents
+        were added; the refused ones are appended to ``refused``, in batch order.
         """
         if not docs:
-            return
+            return 0
         try:
             self.solr.add(docs)
-            stats.indexed += len(docs)
+            return len(docs)
         except SolrRequestError as exc:
             if len(docs) == 1:
                 r = sources[0]
-                stats.reject(Rejection(r.source, r.line, f"refused by Solr: {exc}", r.id))
-                return
+                refused.append(Rejection(r.source, r.line, f"refused by Solr: {exc}", r.id))
+                return 0
             half = len(docs) // 2
-            self._add(docs[:half], sources[:half], stats)
-            self._add(docs[half:], sources[half:], stats)
+            return self._add(docs[:half], sources[:half], refused) + self._add(
+                docs[half:], sources[half:], refused
+            )
+
+
+@dataclass
+class _Job:
+    """A batch on its way: its records' count and the rejections that come after it."""
+
+    future: Future[tuple[int, list[Rejection]]]
+    records: int
+    after: list[Rejection] = field(default_factory=list)
+
+
+class _Pipeline:
+    """One writer thread that sends batches while the caller computes the next one.
+
+    At most one batch is on its way. All counting happens in the caller's thread, in the order
+    a synchronous loop would have done it: a rejection found while a batch is on its way waits
+    (in ``after``) until that batch's own results are counted.
+    """
+
+    #: Rejections kept waiting for the batch on its way before the reader waits for it.
+    MAX_WAITING = 1000
+
+    def __init__(
+        self,
+        send: Callable[[list[dict[str, Any]], list[Record]], tuple[int, list[Rejection]]],
+        stats: IndexStats,
+        bar: tqdm,  # type: ignore[type-arg]
+    ) -> None:
+        self._send = send
+        self.stats = stats
+        self.bar = bar
+        self.job: _Job | None = None
+        self._queue: queue.SimpleQueue[tuple[Future[Any], list[Any], list[Record]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._thread: threading.Thread | None = None
+
+    def reject(self, rejection: Rejection) -> None:
+        """Count a rejection now, or after the batch on its way if there is one."""
+        if self.job is None:
+            self.stats.reject(rejection)
+            return
+        self.job.after.append(rejection)
+        if len(self.job.after) >= self.MAX_WAITING:
+            self.finish()  # bounded memory: wait for the batch, then count what waited
+
+    def send(
+        self,
+        docs: list[dict[str, Any]],
+        sources: list[Record],
+        rejections: list[Rejection],
+        records: int,
+    ) -> None:
+        """Wait for the batch on its way, count this batch's rejections, and send it."""
+        self.finish()
+        for r in rejections:
+            self.stats.reject(r)
+        future: Future[tuple[int, list[Rejection]]] = Future()
+        self.job = _Job(future, records)
+        if not docs:
+            future.set_result((0, []))
+            return
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="neardup-writer", daemon=True)
+            self._thread.start()
+        self._queue.put((future, docs, sources))
+
+    def finish(self) -> None:
+        """Wait for the batch on its way and count its results (or raise its error)."""
+        job, self.job = self.job, None
+        if job is None:
+            return
+        indexed, refused = job.future.result()
+        self.stats.indexed += indexed
+        for r in refused:
+            self.stats.reject(r)
+        self.bar.update(job.records)
+        for r in job.after:
+            self.stats.reject(r)
+
+    def drain(self) -> None:
+        """After an error here: let the batch on its way complete; raise only its own error."""
+        job, self.job = self.job, None
+        if job is not None:
+            job.future.result()
+
+    def close(self) -> None:
+        """Let the writer thread end once it is idle (it is a daemon: an interrupt never waits)."""
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread = None
+
+    def _run(self) -> None:
+        while True:
+            job = self._queue.get()
+            if job is None:
+                return
+            future, docs, sources = job
+            try:
+                future.set_result(self._send(docs, sources))
+            except BaseException as exc:  # raised in the caller's thread by finish()
+                future.set_exception(exc)

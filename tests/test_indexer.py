@@ -1,0 +1,141 @@
+"""The indexer's pipelined writes against a real Solr."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from neardup.datasets import Blank, Item, Record, Rejection
+from neardup.errors import InputError, SolrUnavailable
+from neardup.indexer import Indexer
+from neardup.lsh import LshConfig
+from neardup.shingles import ShingleProcessor
+from neardup.solr import Solr
+
+from .faultproxy import Fault, FaultProxy
+
+# -- pipelined writes ------------------------------------------------------------------------------
+
+
+def huge_id(line: int) -> str:
+    """An id Solr refuses (an indexed term longer than 32,766 bytes)."""
+    return f"{line}" + "x" * 40_000
+
+
+def test_counts_and_rejections_come_in_the_order_of_the_input(collection: Solr) -> None:
+    """Reader rejections, per-record rejections and Solr's refusals (found by halving a refused
+    batch) are counted in input order although batch k is sent while batch k+1 is computed."""
+
+    def rec(line: int, text: str = "", rid: str = "") -> Record:
+        return Record(rid or f"r{line}", text or f"some words here {line}", "in.txt", line)
+
+    items: list[Item] = [
+        rec(1),
+        Blank("in.txt", 2),
+        Rejection("in.txt", 3, "unreadable A"),
+        rec(4, "..."),
+        rec(5, rid=huge_id(5)),
+        rec(6),  # batch 1: lines 1, 4, 5, 6
+        Rejection("in.txt", 7, "unreadable B"),  # read while batch 1 is on its way
+        rec(8),
+        rec(9, rid=huge_id(9)),
+        rec(10, "x" * 40_000),
+        rec(11),  # batch 2: lines 8, 9, 10, 11
+        Rejection("in.txt", 12, "unreadable C"),
+        rec(13),
+        Rejection("in.txt", 14, "unreadable D"),
+        rec(15, rid=huge_id(15)),  # batch 3 (the last, short): lines 13 and 15
+    ]
+    stats = Indexer(collection, ShingleProcessor(3), lsh=LshConfig(), batch_size=4).index(items)
+    assert [r.line for r in stats.rejections] == [3, 4, 5, 7, 10, 9, 12, 14, 15]
+    assert (stats.read, stats.indexed, stats.rejected, stats.blank) == (14, 5, 9, 1)
+    assert list(stats.reasons) == [
+        "unreadable A",
+        "no words after normalization",
+        "refused by Solr: Solr",
+        "unreadable B",
+        "a word or shingle of 40000 bytes is longer than Solr's limit for one indexed term "
+        "(32766 bytes)",
+        "unreadable C",
+        "unreadable D",
+    ]
+    assert stats.reasons["refused by Solr: Solr"] == 3
+    refused = [r for r in stats.rejections if r.reason.startswith("refused by Solr")]
+    assert [r.id for r in refused] == [huge_id(5), huge_id(9), huge_id(15)]
+    assert all("HTTP 400" in r.reason for r in refused)
+    ids = [d["id"] for d in collection.iter_docs("id", fq=["-id:_neardup_meta_"])]
+    assert ids == ["r1", "r11", "r13", "r6", "r8"]  # committed
+    assert not writers()
+
+
+def writers() -> list[threading.Thread]:
+    """Writer threads still alive (each ends once its run is over)."""
+    deadline = time.monotonic() + 5
+    while True:
+        alive = [t for t in threading.enumerate() if t.name == "neardup-writer"]
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.01)
+
+
+def numbered(n: int, prefix: str = "p") -> list[Record]:
+    return [
+        Record(f"{prefix}{i:05d}", f"record number {i} of many", "in.txt", i + 1) for i in range(n)
+    ]
+
+
+def present(solr: Solr, ids: list[str]) -> set[str]:
+    """Which of ``ids`` Solr holds, committed or not (real-time get)."""
+    return {d["id"] for d in solr.get(ids, fields="id")}
+
+
+def test_a_failed_batch_raises_and_nothing_is_sent_after_it(
+    new_collection: Callable[[str], Solr],
+) -> None:
+    direct = new_collection("fail")
+    records = numbered(1000)
+    # The writer's second batch (records 100-199) is cut off; retries=0 makes that final.
+    fault = Fault("/update", "close", times=100, contains='"p00150"')
+    with FaultProxy(direct.base_url, [fault]) as proxy:
+        solr = Solr(f"{proxy.url}/{direct.collection}", retries=0)
+        with pytest.raises(SolrUnavailable, match="cannot reach Solr at .*/update"):
+            Indexer(solr, ShingleProcessor(3), lsh=LshConfig(), batch_size=100).index(records)
+        updates = [p for _, p, _ in proxy.log if "/update" in p]
+    assert fault.injected == 1
+    assert len(updates) == 3  # the parameters, batch 1, batch 2 (cut off); no batch 3, no commit
+    ids = [r.id for r in records]
+    assert present(direct, ids[:100]) == set(ids[:100])
+    assert not present(direct, ids[100:])
+    assert not writers()
+
+
+def test_a_reader_error_lets_the_batch_on_its_way_complete(collection: Solr) -> None:
+    records = numbered(250)
+
+    def items() -> Iterator[Item]:
+        yield from records
+        raise InputError("in.txt:251: the reader gave up")
+
+    with pytest.raises(InputError, match="the reader gave up"):
+        Indexer(collection, ShingleProcessor(3), lsh=LshConfig(), batch_size=100).index(items())
+    ids = [r.id for r in records]
+    # Batches 1 and 2 were full before the error (batch 2 on its way): both are in, as they
+    # were when each batch was sent before the next was read; the 50 unsent records are not.
+    assert present(collection, ids) == set(ids[:200])
+    assert not writers()
+
+
+def test_many_batches_arrive_complete(collection: Solr) -> None:
+    solr = collection
+    records = numbered(2_345, prefix="m")
+    stats = Indexer(solr, ShingleProcessor(3), lsh=LshConfig(), batch_size=100).index(records)
+    assert (stats.read, stats.indexed, stats.rejected) == (2_345, 2_345, 0)
+    assert solr.count(fq=["-id:_neardup_meta_"]) == 2_345
+    assert solr.get(["m01234"], fields="content_ng")[0]["content_ng"] == [
+        "record number 1234",
+        "number 1234 of",
+        "1234 of many",
+    ]
