@@ -91,47 +91,56 @@ class Indexer:
         return params
 
     def documents(self, records: list[Record]) -> list[dict[str, Any] | Rejection]:
-        """The Solr documents of a batch (or why a record cannot be one)."""
+        """The Solr documents of a batch (or why a record cannot be one).
+
+        Each text is normalized once and only ``ngrams`` splits it into words (a normalized
+        text has one space between words, which gives the first word and the number of words);
+        the byte length of every word and shingle is only measured when the whole text is
+        longer than one term may be (each of them is a part of the text).
+        """
         proc = self.processor
         texts = [proc.normalize(r.text) for r in records]
         out: list[dict[str, Any] | Rejection] = []
         keep = [i for i, t in enumerate(texts) if t]
-        sigs = proc.signatures_batch([texts[i] for i in keep]) if keep else None
+        sigs = proc.signatures_batch([texts[i] for i in keep]).tolist() if keep else None
         keys = self.lsh.keys_batch([records[i].text for i in keep]) if self.lsh and keep else None
-        row = {i: k for k, i in enumerate(keep)}
-        for i, (record, text) in enumerate(zip(records, texts, strict=True)):
+        row = -1  # the record's row in sigs and keys, which hold the kept records only
+        for record, text in zip(records, texts, strict=True):
             if not text:
                 out.append(
                     Rejection(record.source, record.line, "no words after normalization", record.id)
                 )
                 continue
-            words = text.split(" ")
-            shingles = proc.ngrams(text)
-            longest = max(len(s.encode("utf-8")) for s in [words[0], *shingles])
-            if longest > MAX_TERM_BYTES:
-                out.append(
-                    Rejection(
-                        record.source,
-                        record.line,
-                        f"a word or shingle of {longest} bytes is longer than Solr's limit "
-                        f"for one indexed term ({MAX_TERM_BYTES} bytes)",
-                        record.id,
+            row += 1
+            first = text.partition(" ")[0]  # words are separated by exactly one space
+            shingles = proc.ngrams(text, normalized=True)
+            data = text.encode("utf-8")
+            if len(data) > MAX_TERM_BYTES:
+                longest = max(len(s.encode("utf-8")) for s in [first, *shingles])
+                if longest > MAX_TERM_BYTES:
+                    out.append(
+                        Rejection(
+                            record.source,
+                            record.line,
+                            f"a word or shingle of {longest} bytes is longer than Solr's limit "
+                            f"for one indexed term ({MAX_TERM_BYTES} bytes)",
+                            record.id,
+                        )
                     )
-                )
-                continue
+                    continue
             doc: dict[str, Any] = {
                 "id": record.id,
                 "content": text,
                 "raw": record.text,
-                "md5_hash": hashlib.md5(text.encode("utf-8")).hexdigest(),
-                "num_words": len(words),
-                "first_word": words[0],
+                "md5_hash": hashlib.md5(data).hexdigest(),
+                "num_words": text.count(" ") + 1,
+                "first_word": first,
                 "content_ng": shingles,
             }
             if sigs is not None:
-                doc["content_sg"] = [str(int(v)) for v in sigs[row[i]]]
+                doc["content_sg"] = list(map(str, sigs[row]))
             if keys is not None:
-                doc["content_lsh"] = keys[row[i]]
+                doc["content_lsh"] = keys[row]
             out.append(doc)
         return out
 

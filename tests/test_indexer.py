@@ -1,21 +1,129 @@
-"""The indexer's pipelined writes against a real Solr."""
+"""The indexer: its documents, value for value, and its pipelined writes against a real Solr."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neardup.datasets import Blank, Item, Record, Rejection
 from neardup.errors import InputError, SolrUnavailable
-from neardup.indexer import Indexer
+from neardup.indexer import MAX_TERM_BYTES, Indexer
 from neardup.lsh import LshConfig
 from neardup.shingles import ShingleProcessor
 from neardup.solr import Solr
 
 from .faultproxy import Fault, FaultProxy
+
+# -- documents -------------------------------------------------------------------------------------
+
+#: (seed processor, LSH configuration) pairs: the defaults and the other code paths.
+SETUPS = [
+    (ShingleProcessor(3), LshConfig()),
+    (ShingleProcessor(3, num_perm=20), None),
+    (ShingleProcessor(1, num_perm=7, hash_family="universal"), LshConfig(canonical=False)),
+    (ShingleProcessor(2, seed=5), LshConfig(kind="char", size=4, threshold=0.5)),
+    (ShingleProcessor(5, kind="char", num_perm=9), LshConfig(kind="char", size=3)),
+]
+
+WIDE = "é" * 5450  # 10,900 bytes: three of them make a shingle of 32,702 bytes (fits)
+TRICKY = [
+    "Art's Deli, 12224 Ventura Blvd. & Co",
+    "854 Seventh Avenue between 54th and 55th Sts., New York City",
+    "...",
+    "",
+    "   \t ",
+    "one",
+    "two words",
+    "exactly three words",
+    "  MIXED   case\tand\nwhitespace  ",
+    "ΑΣ ΣΑ final sigma Σ. İstanbul straße ǅ",
+    "a-b c—d e_f «g» 数字 🙂 \x1c\x1d sep",
+    "x" * 40_000 + " y",  # one word longer than a term may be
+    " ".join(["€" * 3700] * 3),  # a 3-gram of 33,302 bytes: only the shingle is too long
+    " ".join([WIDE] * 4),  # the text is longer than a term, every shingle is not
+    " ".join(f"w{i % 997}" for i in range(20_000)),  # long, nothing too long
+]
+
+
+def expected_documents(
+    proc: ShingleProcessor, lsh: LshConfig | None, records: list[Record]
+) -> list[dict[str, Any] | Rejection]:
+    """What the indexer must send, recomputed record by record with the public API."""
+    out: list[dict[str, Any] | Rejection] = []
+    for r in records:
+        text = proc.normalize(r.text)
+        if not text:
+            out.append(Rejection(r.source, r.line, "no words after normalization", r.id))
+            continue
+        shingles = proc.ngrams(text)
+        longest = max(len(s.encode("utf-8")) for s in [proc.first_word(text), *shingles])
+        if longest > MAX_TERM_BYTES:
+            reason = (
+                f"a word or shingle of {longest} bytes is longer than Solr's limit "
+                f"for one indexed term ({MAX_TERM_BYTES} bytes)"
+            )
+            out.append(Rejection(r.source, r.line, reason, r.id))
+            continue
+        doc: dict[str, Any] = {
+            "id": r.id,
+            "content": text,
+            "raw": r.text,
+            "md5_hash": hashlib.md5(text.encode("utf-8")).hexdigest(),
+            "num_words": proc.num_words(text),
+            "first_word": proc.first_word(text),
+            "content_ng": shingles,
+            "content_sg": [str(int(v)) for v in proc.signature(text)],
+        }
+        if lsh is not None:
+            doc["content_lsh"] = lsh.keys(r.text)
+        out.append(doc)
+    return out
+
+
+def as_sent(items: list[dict[str, Any] | Rejection]) -> list[str]:
+    """Documents as the JSON Solr receives (types and key order included), rejections as such."""
+    return [repr(i) if isinstance(i, Rejection) else json.dumps(i) for i in items]
+
+
+def records_of(texts: list[str]) -> list[Record]:
+    return [Record(f"id{i}", t, "in.txt", i + 1) for i, t in enumerate(texts)]
+
+
+@pytest.mark.parametrize(("proc", "lsh"), SETUPS, ids=lambda x: repr(x)[:40])
+def test_documents_are_what_the_public_api_computes(
+    proc: ShingleProcessor, lsh: LshConfig | None
+) -> None:
+    records = records_of(TRICKY)
+    got = Indexer(None, proc, lsh=lsh, progress=False).documents(records)  # type: ignore[arg-type]
+    assert as_sent(got) == as_sent(expected_documents(proc, lsh, records))
+    reasons = [d.reason for d in got if isinstance(d, Rejection)]
+    assert any("longer than Solr's limit" in r for r in reasons)
+    assert Indexer(None, proc, lsh=lsh).documents([]) == []  # type: ignore[arg-type]
+
+
+ADDRESS_WORDS = ["st", "street", "ave", "seventh", "between", "and", "at", "new", "york", "&"]
+texts = st.lists(
+    st.one_of(st.text(max_size=30), st.lists(st.sampled_from(ADDRESS_WORDS)).map(" ".join)),
+    max_size=12,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=texts)
+def test_documents_of_any_text_are_what_the_public_api_computes(texts: list[str]) -> None:
+    records = records_of(texts)
+    for proc, lsh in SETUPS[:3]:
+        got = Indexer(None, proc, lsh=lsh).documents(records)  # type: ignore[arg-type]
+        assert as_sent(got) == as_sent(expected_documents(proc, lsh, records))
+
 
 # -- pipelined writes ------------------------------------------------------------------------------
 
