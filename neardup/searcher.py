@@ -22,6 +22,8 @@ METHODS = ("shingles", "minhash")
 #: through {!terms}, which has no limit but scores every match alike.
 MAX_SCORED_TERMS = 1000
 SEED_ROWS = 10
+#: Candidates of one neighbors/search lookup read per request: fewer take a single request.
+CANDIDATE_ROWS = 1000
 SOURCE_FIELDS = "id,content,md5_hash,first_word"
 
 
@@ -121,13 +123,16 @@ class LshSearcher:
     """Top-k most similar records of a record or of any text, through the band field.
 
     Every record that shares at least one band key with the query is a candidate (no top-10
-    cut), and candidates are ranked by their exact Jaccard similarity to the query.
+    cut), and candidates are ranked by their exact Jaccard similarity to the query. A lookup
+    reads its candidates in pages of ``rows``: with fewer candidates than that, ``search`` is
+    one request and ``neighbors`` two (the record's band keys, then its candidates).
     """
 
-    def __init__(self, solr: Solr) -> None:
+    def __init__(self, solr: Solr, rows: int = CANDIDATE_ROWS) -> None:
         from .allpairs import index_config
 
         self.solr = solr
+        self.rows = rows
         self.config = index_config(solr)
 
     def neighbors(self, doc_id: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
@@ -162,7 +167,7 @@ class LshSearcher:
         keyset = set(keys)
         params = terms_params("content_lsh", sorted(keyset))
         matches: list[Match] = []
-        for hit in self.solr.iter_docs("id,content,raw,content_lsh", params=params):
+        for hit in self.solr.iter_docs("id,content,raw,content_lsh", rows=self.rows, params=params):
             if hit["id"] == exclude:
                 continue
             jac = verified_jaccard(mine, self.config.shingles(lsh_text(hit)))

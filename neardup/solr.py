@@ -475,7 +475,9 @@ class Solr:
     ) -> Iterator[dict[str, Any]]:
         """Every matching document, in id order, by cursor: constant memory, no deep paging.
 
-        ``params`` may carry a whole query (for example from :func:`terms_params`).
+        ``params`` may carry a whole query (for example from :func:`terms_params`). A page
+        shorter than ``rows`` is the last one, so fewer than ``rows`` matches take one request
+        (no second request only to learn that the cursor has not moved).
         """
         cursor = "*"
         while True:
@@ -490,9 +492,10 @@ class Solr:
                     "cursorMark": cursor,
                 }
             )
-            yield from res["response"]["docs"]
+            docs = res["response"]["docs"]
+            yield from docs
             nxt = res.get("nextCursorMark", cursor)
-            if nxt == cursor:
+            if nxt == cursor or len(docs) < rows:
                 return
             cursor = nxt
 

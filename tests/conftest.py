@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,20 @@ def run_cli(
         timeout=timeout,
         cwd=str(REPO),
     )
+
+
+@contextmanager
+def counted(solr: Solr) -> Iterator[list[str]]:
+    """The paths of the requests that ``solr`` sends meanwhile (from any thread)."""
+    paths: list[str] = []
+    original = solr.request
+
+    def counting(method: str, path: str, **kw: object) -> dict:  # type: ignore[type-arg]
+        paths.append(path)
+        return original(method, path, **kw)  # type: ignore[arg-type]
+
+    solr.request = counting  # type: ignore[method-assign]
+    try:
+        yield paths
+    finally:
+        solr.request = original  # type: ignore[method-assign]

@@ -20,7 +20,7 @@ from neardup.searcher import LshSearcher
 from neardup.shingles import ShingleProcessor, s_curve
 from neardup.solr import Solr, connect
 
-from .conftest import run_cli
+from .conftest import counted, run_cli
 
 RECORDS, GOLD = datasets.restaurants()
 
@@ -70,16 +70,8 @@ def test_index_parameters_are_checked(collection: Solr) -> None:
 def test_all_pairs_are_verified_and_match_brute_force(collection: Solr) -> None:
     records = _corpus()
     cfg = _index(collection, records)
-    requests: list[str] = []
-    original = collection.request
-
-    def counting(method: str, path: str, **kw: object) -> dict:  # type: ignore[type-arg]
-        requests.append(path)
-        return original(method, path, **kw)  # type: ignore[arg-type]
-
-    collection.request = counting  # type: ignore[method-assign]
-    result = lsh_pairs(collection, progress=False, prune_mode="none")
-    collection.request = original  # type: ignore[method-assign]
+    with counted(collection) as requests:
+        result = lsh_pairs(collection, progress=False, prune_mode="none")
     # One facet request per band plus a few batched fetches, never one per record.
     assert len(requests) < cfg.bands + 10 < len(records)
     sets = {r.id: cfg.shingles(r.text) for r in records}
