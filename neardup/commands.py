@@ -38,6 +38,13 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         action="store_true",
         help="exit with code 2 if any record was rejected (the rest is indexed)",
     )
+    p.add_argument(
+        "--writers",
+        type=int,
+        default=2,
+        help="concurrent update requests per batch (default 2: Solr indexes a request on one "
+        "thread; more helps a Solr with more cores)",
+    )
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
     solr_options(p)
     p.set_defaults(func=cmd_index)
@@ -236,8 +243,10 @@ def cmd_index(args: argparse.Namespace) -> int:
         args.file, args.format, args.id_field, tuple(args.text_field or ("text",))
     )
     cfg = lsh_config(args)
+    if not 1 <= args.writers <= 64:
+        raise InputError(f"--writers must be between 1 and 64, got {args.writers}")
     solr = open_solr(args)
-    stats = Indexer(solr, proc, lsh=cfg).index(items)
+    stats = Indexer(solr, proc, lsh=cfg, writers=args.writers).index(items)
     print_stats(stats)
     emit(
         args,

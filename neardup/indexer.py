@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from tqdm import tqdm
 from . import index_params
 from .datasets import Blank, Item, Record, Rejection, read_records
 from .errors import SolrRequestError
-from .lsh import LshConfig
+from .lsh import LshConfig, band_field
 from .shingles import ShingleProcessor
 from .solr import Solr
 
@@ -76,9 +77,13 @@ class Indexer:
         *,
         lsh: LshConfig | None = None,
         batch_size: int = 1000,
+        writers: int = 2,
         progress: bool = True,
     ) -> None:
+        if writers < 1:
+            raise ValueError(f"writers must be at least 1, got {writers}")
         self.solr = solr
+        self.writers = writers
         self.processor = processor
         self.lsh = lsh
         self.batch_size = batch_size
@@ -141,20 +146,25 @@ class Indexer:
                 doc["content_sg"] = list(map(str, sigs[row]))
             if keys is not None:
                 doc["content_lsh"] = keys[row]
+                for band, key in enumerate(keys[row]):
+                    doc[band_field(band)] = key
             out.append(doc)
         return out
 
     def index(self, items: Iterable[Item], total: int | None = None) -> IndexStats:
         """Index ``items`` and commit once at the end; the counts of what happened.
 
-        Pipelined: a writer thread sends batch k to Solr while this thread reads and computes
+        Pipelined: writer threads send batch k to Solr while this thread reads and computes
         batch k+1, and batch k+1 is handed over only once batch k is in, so at most one batch
-        is on its way and two are in memory. Only the writer talks to Solr while it runs (a
-        ``requests.Session`` is not meant to be shared between threads). Everything else is
-        as if each batch were sent before the next one is read: the counts and the order of
-        the rejections, the progress bar, and errors, since a failed batch raises here and no
-        batch is sent after it. If reading or computing fails, the batch on its way is still
-        completed before the error is raised (its own failure, had it failed, comes first).
+        is on its way and two are in memory. Batch k goes as ``writers`` contiguous slices in
+        as many concurrent update requests (Solr indexes one request on one thread), each
+        writer with a client of its own (a ``requests.Session`` is not meant to be shared
+        between threads). Everything else is as if each batch were sent before the next one
+        is read: the counts and the order of the rejections, the progress bar, and errors,
+        since a failed batch raises here (once all its slices have ended; the other slices
+        may be in) and no batch is sent after it. If reading or computing fails, the batch on
+        its way is still completed before the error is raised (its own failure, had it
+        failed, comes first).
         """
         stats = IndexStats()
         start = time.perf_counter()
@@ -166,7 +176,8 @@ class Indexer:
             disable=None if self.progress else True,
             leave=False,
         )
-        pipe = _Pipeline(self._send, stats, bar)
+        clients = [self.solr] + [self.solr.clone() for _ in range(self.writers - 1)]
+        pipe = _Pipeline([partial(self._send, c) for c in clients], stats, bar)
         batch: list[Record] = []
         try:
             for item in items:
@@ -217,14 +228,18 @@ class Indexer:
         pipe.send(docs, sources, rejected, len(batch))
 
     def _send(
-        self, docs: list[dict[str, Any]], sources: list[Record]
+        self, solr: Solr, docs: list[dict[str, Any]], sources: list[Record]
     ) -> tuple[int, list[Rejection]]:
-        """Add a batch: (records indexed, records refused by Solr); runs in the writer thread."""
+        """Add a slice: (records indexed, records refused by Solr); runs in a writer thread."""
         refused: list[Rejection] = []
-        return self._add(docs, sources, refused), refused
+        return self._add(solr, docs, sources, refused), refused
 
     def _add(
-        self, docs: list[dict[str, Any]], sources: list[Record], refused: list[Rejection]
+        self,
+        solr: Solr,
+        docs: list[dict[str, Any]],
+        sources: list[Record],
+        refused: list[Rejection],
     ) -> int:
         """Add a batch; if Solr refuses it, halve it until the refused records are found.
 
@@ -236,7 +251,7 @@ class Indexer:
         if not docs:
             return 0
         try:
-            self.solr.add(docs)
+            solr.add(docs)
             return len(docs)
         except SolrRequestError as exc:
             if len(docs) == 1:
@@ -244,26 +259,44 @@ class Indexer:
                 refused.append(Rejection(r.source, r.line, f"refused by Solr: {exc}", r.id))
                 return 0
             half = len(docs) // 2
-            return self._add(docs[:half], sources[:half], refused) + self._add(
-                docs[half:], sources[half:], refused
+            return self._add(solr, docs[:half], sources[:half], refused) + self._add(
+                solr, docs[half:], sources[half:], refused
             )
 
 
 @dataclass
 class _Job:
-    """A batch on its way: its records' count and the rejections that come after it."""
+    """A batch on its way: one future per slice, its records' count and the rejections that
+    come after it."""
 
-    future: Future[tuple[int, list[Rejection]]]
+    futures: list[Future[tuple[int, list[Rejection]]]]
     records: int
     after: list[Rejection] = field(default_factory=list)
 
+    def results(self) -> tuple[int, list[Rejection]]:
+        """Wait for every slice; then the first error in slice order, else the summed counts
+        and Solr's refusals in batch order."""
+        done: list[tuple[int, list[Rejection]]] = []
+        error: BaseException | None = None
+        for f in self.futures:
+            try:
+                done.append(f.result())
+            except BaseException as exc:  # noqa: BLE001  (re-raised below, after the others)
+                error = error or exc
+        if error is not None:
+            raise error
+        return sum(n for n, _ in done), [r for _, refused in done for r in refused]
+
 
 class _Pipeline:
-    """One writer thread that sends batches while the caller computes the next one.
+    """Writer threads that send one batch while the caller computes the next one.
 
-    At most one batch is on its way. All counting happens in the caller's thread, in the order
-    a synchronous loop would have done it: a rejection found while a batch is on its way waits
-    (in ``after``) until that batch's own results are counted.
+    At most one batch is on its way. It is cut into ``len(sends)`` contiguous slices, sent at
+    the same time by as many writer threads (each with a Solr client of its own), because Solr
+    indexes one update request on one thread: two requests use two cores. All counting happens
+    in the caller's thread, in the order a synchronous loop would have done it: a rejection
+    found while a batch is on its way waits (in ``after``) until that batch's own results are
+    counted.
     """
 
     #: Rejections kept waiting for the batch on its way before the reader waits for it.
@@ -271,18 +304,17 @@ class _Pipeline:
 
     def __init__(
         self,
-        send: Callable[[list[dict[str, Any]], list[Record]], tuple[int, list[Rejection]]],
+        sends: list[Callable[[list[dict[str, Any]], list[Record]], tuple[int, list[Rejection]]]],
         stats: IndexStats,
         bar: tqdm,  # type: ignore[type-arg]
     ) -> None:
-        self._send = send
+        self._sends = sends
         self.stats = stats
         self.bar = bar
         self.job: _Job | None = None
-        self._queue: queue.SimpleQueue[tuple[Future[Any], list[Any], list[Record]] | None] = (
-            queue.SimpleQueue()
-        )
-        self._thread: threading.Thread | None = None
+        self._queues: list[queue.SimpleQueue[tuple[Future[Any], list[Any], list[Record]] | None]]
+        self._queues = []
+        self._threads: list[threading.Thread] = []
 
     def reject(self, rejection: Rejection) -> None:
         """Count a rejection now, or after the batch on its way if there is one."""
@@ -304,22 +336,34 @@ class _Pipeline:
         self.finish()
         for r in rejections:
             self.stats.reject(r)
-        future: Future[tuple[int, list[Rejection]]] = Future()
-        self.job = _Job(future, records)
+        self.job = _Job([], records)
         if not docs:
-            future.set_result((0, []))
             return
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="neardup-writer", daemon=True)
-            self._thread.start()
-        self._queue.put((future, docs, sources))
+        if not self._threads:
+            for send in self._sends:
+                q: queue.SimpleQueue[tuple[Future[Any], list[Any], list[Record]] | None] = (
+                    queue.SimpleQueue()
+                )
+                t = threading.Thread(
+                    target=self._run, args=(send, q), name="neardup-writer", daemon=True
+                )
+                t.start()
+                self._queues.append(q)
+                self._threads.append(t)
+        n = min(len(self._queues), len(docs))
+        step = -(-len(docs) // n)
+        for k in range(n):
+            part = slice(k * step, (k + 1) * step)
+            future: Future[tuple[int, list[Rejection]]] = Future()
+            self.job.futures.append(future)
+            self._queues[k].put((future, docs[part], sources[part]))
 
     def finish(self) -> None:
         """Wait for the batch on its way and count its results (or raise its error)."""
         job, self.job = self.job, None
         if job is None:
             return
-        indexed, refused = job.future.result()
+        indexed, refused = job.results()
         self.stats.indexed += indexed
         for r in refused:
             self.stats.reject(r)
@@ -331,21 +375,25 @@ class _Pipeline:
         """After an error here: let the batch on its way complete; raise only its own error."""
         job, self.job = self.job, None
         if job is not None:
-            job.future.result()
+            job.results()
 
     def close(self) -> None:
-        """Let the writer thread end once it is idle (it is a daemon: an interrupt never waits)."""
-        if self._thread is not None:
-            self._queue.put(None)
-            self._thread = None
+        """Let the writer threads end once idle (they are daemons: an interrupt never waits)."""
+        for q in self._queues:
+            q.put(None)
+        self._queues, self._threads = [], []
 
-    def _run(self) -> None:
+    @staticmethod
+    def _run(
+        send: Callable[[list[dict[str, Any]], list[Record]], tuple[int, list[Rejection]]],
+        jobs: queue.SimpleQueue[tuple[Future[Any], list[Any], list[Record]] | None],
+    ) -> None:
         while True:
-            job = self._queue.get()
+            job = jobs.get()
             if job is None:
                 return
             future, docs, sources = job
             try:
-                future.set_result(self._send(docs, sources))
+                future.set_result(send(docs, sources))
             except BaseException as exc:  # raised in the caller's thread by finish()
                 future.set_exception(exc)

@@ -214,6 +214,17 @@ class LocalSolr:
         path.write_text(f'-cp "{classpath}"\n', encoding="utf-8")
         return path
 
+    def refresh_configset(self) -> None:
+        """Give a running standalone node this neardup's configset for the cores it creates next.
+
+        A standalone node copies the configset into its Solr home when it starts; a node started
+        by an older neardup would otherwise create new cores with an older schema.
+        """
+        target = self.home / "standalone" / "configsets" / CONFIGSET_NAME
+        if target.parent.exists() and _tree_bytes(target) != _tree_bytes(CONFIGSET):
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(CONFIGSET, target)
+
     def _prepare_home(self, solr_home: Path, auth: Auth | None = None) -> None:
         solr_home.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(SOLR_CONFIG / "solr.xml", solr_home / "solr.xml")
@@ -388,6 +399,13 @@ def _require(program: str, what: str) -> str:
     if path is None:
         raise SolrUnavailable(f"'{program}' is not on PATH: the local Solr node needs {what}")
     return path
+
+
+def _tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` by relative path, with its bytes (empty if ``root`` is not)."""
+    if not root.is_dir():
+        return {}
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
 def _alive(pid: int) -> bool:

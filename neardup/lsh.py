@@ -1,9 +1,10 @@
 """LSH configuration: how a record becomes the shingle set that is banded, stored and verified.
 
-One :class:`LshConfig` is used by the indexer (band keys in ``content_lsh``), by the all-pairs
-report, by ``neighbors`` and ``search``, and by verification, which recomputes the exact shingle
-set from the stored ``content``. Its parameters are stored with the index (prefixed ``lsh.``) and
-read back from it, so a query can never band a text differently from the index.
+One :class:`LshConfig` is used by the indexer (band keys in ``content_lsh`` and ``lsh_bNN``), by
+the all-pairs report, by ``neighbors`` and ``search``, and by verification, which recomputes the
+exact shingle set from the stored ``content``. Its parameters are stored with the index
+(prefixed ``lsh.``) and read back from it, so a query can never band a text differently from
+the index.
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ DEFAULT_FAMILY = "universal"
 DEFAULT_THRESHOLD = 0.65
 DEFAULT_SEED = 42
 PREFIX = "lsh."
+#: How band keys are laid out in the index: ``content_lsh`` holds all of a record's keys and
+#: ``lsh_bNN`` band NN's key. Stored with the index, so that an index written in another layout
+#: is re-indexed instead of being read as if it had no shared buckets.
+LAYOUT = "band-fields-1"
+#: Solr's default maxBooleanClauses: a neighbors query has one clause per band.
+MAX_BANDS = 1024
 #: The probability that a pair exactly at the threshold becomes a candidate; pairs above it are
 #: more likely still. Verification removes the false candidates that this generosity lets in.
 TARGET_RECALL = 0.99
@@ -47,6 +54,19 @@ def choose_bands(num_perm: int, threshold: float, recall: float = TARGET_RECALL)
         if s_curve(min(threshold, 1.0), b, r) >= recall:
             best = (b, r)
     return best
+
+
+def band_field(band: int) -> str:
+    """The single-valued field that holds band ``band``'s key of every record."""
+    return f"lsh_b{band:02d}"
+
+
+def key_field(key: str) -> str:
+    """The band field of a band key (``b07_3f9c...`` is in ``lsh_b07``)."""
+    head, sep, _ = key.partition("_")
+    if not sep or head[:1] != "b" or not head[1:].isdigit():
+        raise ValueError(f"not a band key: {key!r}")
+    return band_field(int(head[1:]))
 
 
 @dataclass(frozen=True)
@@ -73,6 +93,11 @@ class LshConfig:
             b, r = choose_bands(self.num_perm, self.threshold)
             object.__setattr__(self, "bands", b)
             object.__setattr__(self, "rows", r)
+        if self.bands > MAX_BANDS:
+            raise InputError(
+                f"{self.bands} bands: at most {MAX_BANDS} (neighbors and search OR one Solr "
+                "term query per band, and Solr allows 1024 clauses); use longer bands"
+            )
         if self.bands * self.rows > self.num_perm:
             raise InputError(
                 f"bands x rows = {self.bands} x {self.rows} exceeds num_perm = {self.num_perm}"
@@ -126,6 +151,7 @@ class LshConfig:
                 f"{PREFIX}rows": self.rows,
                 f"{PREFIX}threshold": self.threshold,
                 f"{PREFIX}canonical": CANONICAL_VERSION if self.canonical else "off",
+                f"{PREFIX}layout": LAYOUT,
             }
         )
         return p
@@ -137,6 +163,12 @@ class LshConfig:
             raise InputError(
                 "this index has no LSH bands: re-index it with neardup >= 0.1 "
                 "(neardup index FILE) to use the lsh method, neighbors or search"
+            )
+        if params.get(f"{PREFIX}layout") != LAYOUT:
+            raise InputError(
+                "this index was built by an older neardup, without one field per LSH band "
+                f"(layout {params.get(f'{PREFIX}layout', 'none')!r}, this version reads "
+                f"{LAYOUT!r}): re-index it into a new collection (neardup index FILE)"
             )
         g = {k[len(PREFIX) :]: v for k, v in params.items() if k.startswith(PREFIX)}
         cfg = cls(

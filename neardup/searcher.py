@@ -14,8 +14,9 @@ from typing import Any
 
 from . import index_params
 from .errors import InputError
+from .lsh import key_field
 from .shingles import ShingleProcessor, word_edit_distance
-from .solr import Solr, or_query, quote, terms_params
+from .solr import Solr, any_term_params, or_query, quote, terms_params
 
 METHODS = ("shingles", "minhash")
 #: A scored OR query stays below Solr's default maxBooleanClauses (1024); larger term sets go
@@ -120,7 +121,7 @@ class Match:
 
 
 class LshSearcher:
-    """Top-k most similar records of a record or of any text, through the band field.
+    """Top-k most similar records of a record or of any text, through the band fields.
 
     Every record that shares at least one band key with the query is a candidate (no top-10
     cut), and candidates are ranked by their exact Jaccard similarity to the query. A lookup
@@ -165,7 +166,7 @@ class LshSearcher:
         mine = self.config.shingles(lsh_text(query))
         words = str(query.get("content", "")).split()
         keyset = set(keys)
-        params = terms_params("content_lsh", sorted(keyset))
+        params = any_term_params([(key_field(key), key) for key in sorted(keyset)])
         matches: list[Match] = []
         for hit in self.solr.iter_docs("id,content,raw,content_lsh", rows=self.rows, params=params):
             if hit["id"] == exclude:

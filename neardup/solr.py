@@ -27,6 +27,7 @@ Retry policy (see :meth:`Solr.request`):
 
 from __future__ import annotations
 
+import copy
 import io
 import logging
 import os
@@ -55,6 +56,8 @@ REQUIRED_FIELDS = (
     "content_ng",
     "content_sg",
 )
+#: Dynamic fields it must have: one field per LSH band (``lsh_b00``, ``lsh_b01``, ...).
+REQUIRED_DYNAMIC = ("lsh_b*",)
 CONNECT_TIMEOUT = 5.0
 #: Read timeout of a request, in seconds, unless ``NEARDUP_SOLR_TIMEOUT`` says otherwise.
 DEFAULT_TIMEOUT = 60.0
@@ -97,6 +100,23 @@ def terms_params(field: str, values: Sequence[str], prefix: str = "nd") -> dict[
         f"{prefix}.sep": sep,
         f"{prefix}.terms": sep.join(values),
     }
+
+
+def any_term_params(terms: Sequence[tuple[str, str]], prefix: str = "nd") -> dict[str, str]:
+    """Parameters of a query for documents with any of ``(field, value)`` terms, any fields.
+
+    One ``{!term}`` query per pair, OR-ed by ``{!bool}``; every value travels in a request
+    parameter of its own, so no value is ever parsed as syntax.
+    """
+    params: dict[str, str] = {}
+    clauses = []
+    for i, (fld, value) in enumerate(terms):
+        params[f"{prefix}.v{i}"] = value
+        params[f"{prefix}.q{i}"] = f"{{!term f={fld} v=${prefix}.v{i}}}"
+        clauses.append(f"should=${prefix}.q{i}")
+    if not clauses:
+        raise InputError("cannot build a query from no terms")
+    return {"q": f"{{!bool {' '.join(clauses)}}}", **params}
 
 
 def _separator(values: Sequence[str]) -> str:
@@ -209,6 +229,19 @@ class Solr:
     @property
     def url(self) -> str:
         return f"{self.base_url}/{self.collection}"
+
+    def clone(self) -> Solr:
+        """The same collection and settings with an HTTP session of its own.
+
+        A ``requests.Session`` is not meant to be shared between threads: each thread that
+        talks to Solr at the same time as another one gets its own clone.
+        """
+        other = copy.copy(self)
+        other.session = requests.Session()
+        other.session.verify = self.session.verify
+        other.session.auth = self.session.auth
+        other.session.headers.update(self.session.headers)
+        return other
 
     def __repr__(self) -> str:
         return f"Solr({self.url!r})"
@@ -422,6 +455,8 @@ class Solr:
     def check_schema(self) -> None:
         """Fail early, and say what to do, if the collection lacks neardup's fields."""
         missing = [f for f in REQUIRED_FIELDS if f not in self.schema_fields()]
+        dynamic = self.request("GET", "schema/dynamicfields")["dynamicFields"]
+        missing += [f for f in REQUIRED_DYNAMIC if f not in {d["name"] for d in dynamic}]
         if missing:
             raise SolrRequestError(
                 f"the collection at {redact(self.url)} lacks the fields {', '.join(missing)}; "
@@ -557,6 +592,8 @@ def connect(
     if url is None:
         local = LocalSolr()
         node = local.running() or local.start()  # a running node is reused, cloud or not
+        if node.mode == "standalone":
+            local.refresh_configset()  # for a node started by an older neardup
         solr = Solr(node.url, collection, auth=auth, verify=verify)
         cloud_default_shards = 2 if node.mode == "cloud" else 1
     else:

@@ -193,6 +193,8 @@ def test_strict_exit_code_and_a_missing_file(solr_base: str, tmp_path: Path) -> 
     missing = run_cli("index", str(tmp_path / "nope.txt"), env=env)
     assert missing.returncode == 2 and "no such file" in missing.stderr
     assert "Traceback" not in missing.stderr
+    writers = run_cli("index", str(path), "--writers", "0", env=env)
+    assert writers.returncode == 2 and "--writers must be between 1 and 64, got 0" in writers.stderr
 
 
 @pytest.fixture(scope="module")

@@ -84,6 +84,7 @@ def expected_documents(
         }
         if lsh is not None:
             doc["content_lsh"] = lsh.keys(r.text)
+            doc.update({f"lsh_b{b:02d}": k for b, k in enumerate(doc["content_lsh"])})
         out.append(doc)
     return out
 
@@ -176,10 +177,10 @@ def test_counts_and_rejections_come_in_the_order_of_the_input(collection: Solr) 
     assert all("HTTP 400" in r.reason for r in refused)
     ids = [d["id"] for d in collection.iter_docs("id", fq=["-id:_neardup_meta_"])]
     assert ids == ["r1", "r11", "r13", "r6", "r8"]  # committed
-    assert not writers()
+    assert not writers_alive()
 
 
-def writers() -> list[threading.Thread]:
+def writers_alive() -> list[threading.Thread]:
     """Writer threads still alive (each ends once its run is over)."""
     deadline = time.monotonic() + 5
     while True:
@@ -200,24 +201,31 @@ def present(solr: Solr, ids: list[str]) -> set[str]:
     return {d["id"] for d in solr.get(ids, fields="id")}
 
 
+@pytest.mark.parametrize("writers", [1, 2])
 def test_a_failed_batch_raises_and_nothing_is_sent_after_it(
-    new_collection: Callable[[str], Solr],
+    new_collection: Callable[[str], Solr], writers: int
 ) -> None:
-    direct = new_collection("fail")
+    direct = new_collection(f"fail{writers}")
     records = numbered(1000)
-    # The writer's second batch (records 100-199) is cut off; retries=0 makes that final.
+    # Batch 2 (records 100-199) goes as `writers` slices at once; the slice holding p00150 is
+    # cut off, and retries=0 makes that final.
     fault = Fault("/update", "close", times=100, contains='"p00150"')
     with FaultProxy(direct.base_url, [fault]) as proxy:
         solr = Solr(f"{proxy.url}/{direct.collection}", retries=0)
+        indexer = Indexer(
+            solr, ShingleProcessor(3), lsh=LshConfig(), batch_size=100, writers=writers
+        )
         with pytest.raises(SolrUnavailable, match="cannot reach Solr at .*/update"):
-            Indexer(solr, ShingleProcessor(3), lsh=LshConfig(), batch_size=100).index(records)
+            indexer.index(records)
         updates = [p for _, p, _ in proxy.log if "/update" in p]
     assert fault.injected == 1
-    assert len(updates) == 3  # the parameters, batch 1, batch 2 (cut off); no batch 3, no commit
+    # the parameters, batches 1 and 2 in `writers` slices each; no batch 3, no commit
+    assert len(updates) == 1 + 2 * writers
     ids = [r.id for r in records]
-    assert present(direct, ids[:100]) == set(ids[:100])
-    assert not present(direct, ids[100:])
-    assert not writers()
+    sent = 100 + 50 * (writers - 1)  # batch 1, and batch 2's slice that went alongside
+    assert present(direct, ids[:sent]) == set(ids[:sent])
+    assert not present(direct, ids[sent:])
+    assert not writers_alive()
 
 
 def test_a_reader_error_lets_the_batch_on_its_way_complete(collection: Solr) -> None:
@@ -233,7 +241,7 @@ def test_a_reader_error_lets_the_batch_on_its_way_complete(collection: Solr) -> 
     # Batches 1 and 2 were full before the error (batch 2 on its way): both are in, as they
     # were when each batch was sent before the next was read; the 50 unsent records are not.
     assert present(collection, ids) == set(ids[:200])
-    assert not writers()
+    assert not writers_alive()
 
 
 def test_many_batches_arrive_complete(collection: Solr) -> None:

@@ -12,9 +12,9 @@ from neardup import datasets
 from neardup.allpairs import Pair, lsh_pairs, prune
 from neardup.bruteforce import all_pairs
 from neardup.datasets import Record
-from neardup.errors import ParameterMismatch
+from neardup.errors import InputError, ParameterMismatch
 from neardup.indexer import Indexer
-from neardup.lsh import LshConfig, choose_bands
+from neardup.lsh import LshConfig, choose_bands, key_field
 from neardup.report import clusters
 from neardup.searcher import LshSearcher
 from neardup.shingles import ShingleProcessor, s_curve
@@ -57,6 +57,27 @@ def test_band_keys_are_stored_and_follow_the_s_curve(collection: Solr) -> None:
     assert len(keys) == cfg.bands
     assert [k.split("_")[0] for k in keys] == [f"b{i:02d}" for i in range(cfg.bands)]
     assert keys == cfg.keys(doc["content"])
+    # each band's key also in a single-valued field of its own (docValues, not stored)
+    fl = ",".join(f"lsh_b{i:02d}" for i in range(cfg.bands))
+    own = collection.select({"q": "id:1", "fl": fl})["response"]["docs"][0]
+    assert [own[f"lsh_b{i:02d}"] for i in range(cfg.bands)] == keys
+
+
+def test_a_band_key_names_its_band_field() -> None:
+    keys = LshConfig().keys("12 main st springfield")
+    assert [key_field(k) for k in keys] == [f"lsh_b{b:02d}" for b in range(len(keys))]
+    assert key_field("b123_ff") == "lsh_b123"
+    for bad in ("07_3f", "bx_3f", "b07", "content"):
+        with pytest.raises(ValueError, match="not a band key"):
+            key_field(bad)
+
+
+def test_an_index_in_an_older_layout_is_refused_with_what_to_do() -> None:
+    params = LshConfig().params()
+    assert LshConfig.from_params(params) == LshConfig()
+    del params["lsh.layout"]  # written before the per-band fields existed
+    with pytest.raises(InputError, match="without one field per LSH band.*re-index"):
+        LshConfig.from_params(params)
 
 
 def test_index_parameters_are_checked(collection: Solr) -> None:
@@ -72,8 +93,9 @@ def test_all_pairs_are_verified_and_match_brute_force(collection: Solr) -> None:
     cfg = _index(collection, records)
     with counted(collection) as requests:
         result = lsh_pairs(collection, progress=False, prune_mode="none")
-    # One facet request per band plus a few batched fetches, never one per record.
-    assert len(requests) < cfg.bands + 10 < len(records)
+    # Per band one facet request and one members query, plus a few batched fetches; never one
+    # per record.
+    assert len(requests) <= 2 * cfg.bands + 10 < len(records)
     sets = {r.id: cfg.shingles(r.text) for r in records}
     exact = {(a, b): j for a, b, j in all_pairs(sets, cfg.threshold)}
     found = {(p.id1, p.id2): p for p in result.pairs}

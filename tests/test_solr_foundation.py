@@ -43,6 +43,9 @@ def test_schema_has_the_seed_fields(collection: Solr) -> None:
         assert bool(f.get("multiValued", False)) is multi, name
     assert "_version_" in fields
     assert "content_lsh" in fields
+    dynamic = collection.request("GET", "schema/dynamicfields")["dynamicFields"]
+    band = next(d for d in dynamic if d["name"] == "lsh_b*")
+    assert band["indexed"] and band.get("docValues", False) is not False
 
 
 def test_documents_round_trip(collection: Solr) -> None:
