@@ -76,10 +76,12 @@ SEED_MAX_DIST = 2  # the seed's own acceptance rule, reported alongside
 MODES: dict[str, dict[str, Any]] = {
     "quick": {
         "sizes": [2000], "short_cap": 5000, "seed_sample": 200, "sha1_cap": 2000,
+        "warmup_short": 2000,
         "neighbors": 30, "exact_truth_max": 2000, "profile_docs": 0, "repeats_small": 1,
     },
     "full": {
         "sizes": [10_000, 100_000], "short_cap": 100_000, "seed_sample": 2000,
+        "warmup_short": 30_000,
         "sha1_cap": 20_000, "neighbors": 200, "exact_truth_max": 10_000, "profile_docs": 2000,
         "repeats_small": 3,
     },
@@ -231,6 +233,7 @@ class SolrNode:
         self.node = LocalSolr(BENCH_HOME)
         self.started = self.node.running() is None
         state = self.node.start()
+        self.node.refresh_configset()  # a reused node may hold an older configset
         self.base = state.url
         self.start_seconds = round(time.perf_counter() - t, 1)
         say(
@@ -440,7 +443,7 @@ def score(found: set[tuple[str, str]], truth: set[tuple[str, str]]) -> dict[str,
 
 def bench_neardup_pairs(solr: Solr, t: float, truth: set[tuple[str, str]]) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "method": "neardup lsh_pairs (Solr band facets + exact verify"
+        "method": "neardup lsh_pairs (Solr band facets and members + exact verify"
         + (", no pruning)" if LSH_PAIRS_KW else ")")
     }
     from neardup.errors import NeardupError
@@ -464,32 +467,20 @@ def bench_neardup_pairs(solr: Solr, t: float, truth: set[tuple[str, str]]) -> di
 
 
 def diagnose_band_facets(solr: Solr, band: int = 0) -> dict[str, Any]:
-    """Why the band facets are slow: one band as neardup asks for it, with a long timeout, then
-    its two parts apart (the buckets alone; the nested ``id`` facet with ``method: dvhash``)."""
-    import json
-
-    from neardup.allpairs import colliding_buckets
+    """Why the band requests are slow: one band as neardup asks for it, with a long timeout, and
+    its two parts apart (the facet of shared keys; the members query)."""
+    from neardup.allpairs import colliding_buckets, shared_keys
 
     slow = Solr(solr.base_url, solr.collection, timeout=3600, retries=0)
     out: dict[str, Any] = {"band": band}
     t = time.perf_counter()
+    keys = shared_keys(slow, band)
+    out["shared_keys"] = len(keys)
+    out["keys_facet_s"] = round(time.perf_counter() - t, 1)
+    t = time.perf_counter()
     out["buckets"] = sum(1 for _ in colliding_buckets(slow, band))
-    out["neardup_facet_s"] = round(time.perf_counter() - t, 1)
-    facet: dict[str, Any] = {
-        "type": "terms", "field": "content_lsh", "prefix": f"b{band:02d}_", "mincount": 2,
-        "limit": -1, "sort": "index asc",
-    }  # fmt: skip
-    t = time.perf_counter()
-    slow.select({"q": "*:*", "rows": 0, "json.facet": json.dumps({"buckets": facet})})
-    out["buckets_only_s"] = round(time.perf_counter() - t, 1)
-    facet["facet"] = {
-        "ids": {"type": "terms", "field": "id", "limit": -1, "sort": "index asc",
-                "method": "dvhash"}
-    }  # fmt: skip
-    t = time.perf_counter()
-    slow.select({"q": "*:*", "rows": 0, "json.facet": json.dumps({"buckets": facet})})
-    out["dvhash_ids_s"] = round(time.perf_counter() - t, 1)
-    say(f"band facet diagnosis: {out}")
+    out["keys_and_members_s"] = round(time.perf_counter() - t, 1)
+    say(f"band request diagnosis: {out}")
     return out
 
 
@@ -793,11 +784,12 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
         del minhashes
     gc.collect()
 
-    # (b) indexing. Solr's JVM compiles its indexing code during the first thousands of
-    # documents after a start; a throwaway collection takes that cost, so that the rates below
-    # are steady-state rates at every size (at 10,000 short records the cold start halved it).
+    # (b) indexing. Solr's JVM compiles its indexing code during the first tens of thousands
+    # of documents after a start; a throwaway collection takes that cost, so that the rates
+    # below are steady-state rates at every size (at 10,000 short records the cold start
+    # halved it, and after 5,000 records the rate was still climbing).
     warm = node.collection(f"bench_warmup_{n}")
-    warm_records = C.short_records(5000, seed=args.seed + 1) + corp.records[:2000]
+    warm_records = C.short_records(conf["warmup_short"], seed=args.seed + 1) + corp.records[:3000]
     Indexer(warm, ShingleProcessor(3), lsh=cfg, progress=False).index(warm_records)
     warm.delete_collection()
     del warm_records
@@ -1189,8 +1181,9 @@ def render(data: dict[str, Any]) -> str:
         w(f"\nPeak RSS during the signature runs: {s['peak_rss_mb']:,.0f} MB.\n")
         ix = r["indexing"]
         w(
-            "**(b) Indexing** (`Indexer`, batches of 1,000, one commit; the seed's fields + "
-            f"{r.get('bands', '')} LSH band keys)\n"
+            "**(b) Indexing** (`Indexer`, batches of 1,000, each sent as 2 concurrent requests, "
+            f"one commit; the seed's fields + {r.get('bands', '')} LSH band keys, in `content_lsh` "
+            "and one field per band)\n"
         )
         w(
             "| records | count | seconds | records/s | client CPU s (share of wall) | "
@@ -1228,12 +1221,11 @@ def render(data: dict[str, Any]) -> str:
                 dg = v.get("diagnosis") or {}
                 det = (
                     f"**did not complete**: {v['error']} (after {v['failed_after_s']} s). "
-                    f"Band {dg.get('band')} alone, with no timeout: {dg.get('neardup_facet_s')} s "
-                    f"for {dg.get('buckets', 0):,d} colliding buckets; the buckets without the "
-                    f"nested `id` facet {dg.get('buckets_only_s')} s; with the nested facet's "
-                    f"`method: dvhash` {dg.get('dvhash_ids_s')} s (measured right after the "
-                    "timed-out attempts, which Solr keeps computing: the first figure is an upper "
-                    "bound)"
+                    f"Band {dg.get('band')} alone, with no timeout: the facet of its "
+                    f"{dg.get('shared_keys', 0):,d} shared keys {dg.get('keys_facet_s')} s, "
+                    f"keys and members of {dg.get('buckets', 0):,d} buckets "
+                    f"{dg.get('keys_and_members_s')} s (measured right after the timed-out "
+                    "attempts, which Solr keeps computing: upper bounds)"
                 )
                 w(f"| {v['method']} | did not complete | | | | | | {det} |")
                 continue
@@ -1382,13 +1374,11 @@ def bounds_text(key: str, r: dict[str, Any]) -> str:
         return (
             f"- **Indexing** ({n:,d} run). The client's CPU time is "
             f"{' and '.join(parts) or 'n/a'} of the indexing wall time: `Indexer.index` computes "
-            "batch k+1 while a writer thread sends batch k, so the rate is Solr's: one update "
-            "request runs on one Solr thread (JSON parsing, Lucene indexing of about 200 "
-            "`content_ng` values, 20 `content_sg` values and the band keys per document, the "
-            "stored `content` and `raw`, segment flushes and the final commit). Two update "
-            "requests in flight would let Solr use the second core (measured once, noisily: "
-            "1.6x for documents), at the price of a weaker promise that nothing is sent after a "
-            "failed batch; not done."
+            "batch k+1 while two writer threads send batch k as two concurrent update requests, "
+            "so the rate is Solr's, on the two cores it shares with the client: JSON parsing, "
+            "Lucene indexing of about 200 `content_ng` values, 20 `content_sg` values and one "
+            "key per band field per document, the stored `content`, `raw` and `content_lsh`, "
+            "the transaction log, segment flushes and merges and the final commit."
         )
     return ""
 
@@ -1405,15 +1395,12 @@ def pairs_failure_text(n: int, v: dict[str, Any], runs: dict[str, Any]) -> str:
     return (
         f"- **All pairs at {n:,d} documents did not complete** ({v.get('error')}). "
         "`allpairs.colliding_buckets` asks Solr, per band, for a terms facet over the band's "
-        "keys with a nested terms facet over `id` for every colliding bucket. Band "
-        f"{dg.get('band')} has {dg.get('buckets', 0):,d} colliding buckets; with no client "
-        f"timeout that one request took {dg.get('neardup_facet_s')} s (an upper bound: Solr was "
-        "still computing the two abandoned attempts), the buckets alone "
-        f'{dg.get("buckets_only_s")} s, and the same request with `"method": "dvhash"` on '
-        f"the nested `id` facet {dg.get('dvhash_ids_s')} s. The default method counts each "
-        "bucket's members in an array as large as the number of distinct ids, so the cost "
-        "grows with buckets x documents, i.e. quadratically in the collection size; "
-        f"{runs.get(str(n), {}).get('bands', '')} bands of this kind take far longer than the "
+        "own field `lsh_bNN` (the keys that two or more records share), then for the members "
+        f"of those buckets with a terms query. Band {dg.get('band')} has "
+        f"{dg.get('shared_keys', 0):,d} shared keys; with no client timeout the facet took "
+        f"{dg.get('keys_facet_s')} s and facet plus members {dg.get('keys_and_members_s')} s "
+        "(upper bounds: Solr was still computing the abandoned attempts); "
+        f"{runs.get(str(n), {}).get('bands', '')} bands of this kind take longer than the "
         f"client's 60 s timeout per request.{low} The client-side work (candidate pairs, "
         "verification) was not reached."
     )
