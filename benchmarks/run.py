@@ -81,7 +81,7 @@ MODES: dict[str, dict[str, Any]] = {
     },
     "full": {
         "sizes": [10_000, 100_000], "short_cap": 100_000, "seed_sample": 2000,
-        "warmup_short": 30_000,
+        "warmup_short": 60_000,
         "sha1_cap": 20_000, "neighbors": 200, "exact_truth_max": 10_000, "profile_docs": 2000,
         "repeats_small": 3,
     },
@@ -796,23 +796,31 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
     idx: dict[str, Any] = {}
     short_n = min(n, conf["short_cap"])
     shorts = C.short_records(short_n, seed=args.seed)
-    solr = node.collection(f"bench_short_{n}")
-    st: dict[str, Any] = {}
-    with phase(st):
-        stats = Indexer(solr, ShingleProcessor(3), lsh=cfg, progress=False).index(shorts)
-    idx["short"] = {
-        "docs": stats.indexed,
-        "seconds": round(stats.seconds, 3),
-        "docs_per_s": round(stats.indexed / stats.seconds, 1),
-        "index_bytes": index_size_bytes(solr),
-        "peak_rss_mb": st["peak_rss_mb"],
-        "client_cpu_s": st["cpu_seconds"],
-    }
+    # A run of 10,000 short records takes about 2 s, in which a commit and the JVM's state
+    # weigh: like the signatures, small sizes keep the best of `repeats_small` runs, each
+    # into a new collection.
+    rates: list[float] = []
+    for _ in range(conf["repeats_small"] if short_n <= 10_000 else 1):
+        solr = node.collection(f"bench_short_{n}")
+        st: dict[str, Any] = {}
+        with phase(st):
+            stats = Indexer(solr, ShingleProcessor(3), lsh=cfg, progress=False).index(shorts)
+        rates.append(round(stats.indexed / stats.seconds, 1))
+        if rates[-1] >= max(rates):
+            idx["short"] = {
+                "docs": stats.indexed,
+                "seconds": round(stats.seconds, 3),
+                "docs_per_s": rates[-1],
+                "index_bytes": index_size_bytes(solr),
+                "peak_rss_mb": st["peak_rss_mb"],
+                "client_cpu_s": st["cpu_seconds"],
+            }
+        solr.delete_collection()
+    idx["short"]["runs_per_s"] = rates
     say(
-        f"index short records: {stats.indexed:,d} in {stats.seconds:.1f} s = "
-        f"{idx['short']['docs_per_s']:,.0f}/s"
+        f"index short records: {idx['short']['docs']:,d} in {idx['short']['seconds']:.1f} s = "
+        f"{idx['short']['docs_per_s']:,.0f}/s (runs: {rates})"
     )
-    solr.delete_collection()
     del shorts
     if conf["profile_docs"]:
         m = conf["profile_docs"]
@@ -1192,6 +1200,9 @@ def render(data: dict[str, Any]) -> str:
         w("|---|---:|---:|---:|---:|---:|---:|")
         for kind, label in (("short", "short (8-15 words)"), ("docs", "documents (100-300 w)")):
             v = ix[kind]
+            runs = v.get("runs_per_s") or []
+            if len(runs) > 1:
+                label += f", best of {len(runs)} runs ({', '.join(f'{x:,.0f}' for x in runs)}/s)"
             w(
                 f"| {label} | {v['docs']:,d} | {v['seconds']:.1f} | {v['docs_per_s']:,.0f} | "
                 f"{v.get('client_cpu_s', 0):.1f} ({v.get('client_cpu_s', 0) / v['seconds']:.0%}) | "
