@@ -1200,9 +1200,9 @@ def render(data: dict[str, Any]) -> str:
         w("|---|---:|---:|---:|---:|---:|---:|")
         for kind, label in (("short", "short (8-15 words)"), ("docs", "documents (100-300 w)")):
             v = ix[kind]
-            runs = v.get("runs_per_s") or []
-            if len(runs) > 1:
-                label += f", best of {len(runs)} runs ({', '.join(f'{x:,.0f}' for x in runs)}/s)"
+            reps = v.get("runs_per_s") or []
+            if len(reps) > 1:
+                label += f", best of {len(reps)} runs ({', '.join(f'{x:,.0f}' for x in reps)}/s)"
             w(
                 f"| {label} | {v['docs']:,d} | {v['seconds']:.1f} | {v['docs_per_s']:,.0f} | "
                 f"{v.get('client_cpu_s', 0):.1f} ({v.get('client_cpu_s', 0) / v['seconds']:.0%}) | "
