@@ -1453,11 +1453,15 @@ METHOD_TEXT = """\
   the best of the repeats counts. Throughput per CPU-second of this process is the headline
   (every path measured is single-threaded, and CPU time is not inflated by other processes
   waiting for the same cores); wall-clock throughput is listed too.
-- **(b)** `Indexer(solr, ShingleProcessor(3), lsh=LshConfig(threshold=t)).index(records)`,
-  timed by the indexer (includes the final commit). Index size from Solr's core status.
-- **(c)** neardup: `allpairs.lsh_pairs(solr, t, prune_mode="none")` on the indexed collection
-  (one facet request per band, fetch of the candidates' content, exact verification; every
-  verified pair is kept, no rival pruning). Seed loop: what
+- **(b)** `Indexer(solr, ShingleProcessor(3), lsh=LshConfig(threshold=t)).index(records)`
+  with its defaults (batches of 1,000, 2 writers), timed by the indexer (includes the final
+  commit), into a new collection on a JVM that first indexed 60,000 short records and 3,000
+  documents into a throwaway collection (its JIT-compiled code is then steady); short records
+  at 10,000 or fewer are the best of 3 runs. Index size from Solr's core status.
+- **(c)** neardup: `allpairs.lsh_pairs(solr, t, prune_mode="none")` on the indexed collection,
+  right after its commit (per band one terms facet on the band's field and one terms query for
+  the members of its shared buckets, fetch of the candidates' content, exact verification;
+  every verified pair is kept, no rival pruning). Seed loop: what
   `neardup report --method minhash` does (read all records by cursor, then
   `SeedSearcher.near_dups` per record with 20 MinHash values, first-word filter, top 10), with
   no edit-distance cut so that its candidates are verified by exact Jaccard like the others;

@@ -100,7 +100,7 @@ def colliding_buckets(solr: Solr, band: int) -> Iterator[list[str]]:
     shared keys (counting one docValues ordinal per record), then a terms query on that field
     returns the members of many buckets at once with their key, and they are grouped here. A
     facet nested per bucket instead costs one Solr sub-query per bucket (measured at 1M
-    records: 10x slower, and superlinear in the collection).
+    records: 84 s instead of 7-12 s for 21 bands, and superlinear in the collection).
     """
     fld = band_field(band)
     keys = shared_keys(solr, band)
