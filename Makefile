@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: experiment test setup check-tools lint bench bench-quick clean
+.PHONY: experiment test wheel-check setup check-tools lint bench bench-quick clean
 
 experiment: setup
 	$(BIN)/neardup experiment restaurants
@@ -13,6 +13,12 @@ experiment: setup
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/pytest -q -ra
+
+# The package as a user gets it: the wheel built from the sdist, installed into a fresh virtualenv
+# outside the checkout, runs the restaurant experiment and the README's Python examples against a
+# Solr it starts itself from the packaged launcher (.ci/wheel_check.py says more).
+wheel-check: setup
+	$(BIN)/python .ci/wheel_check.py
 
 setup: check-tools $(VENV)/.installed
 
@@ -39,4 +45,4 @@ bench-quick: setup
 
 clean:
 	-$(BIN)/neardup solr stop
-	rm -rf $(VENV) out .neardup solr_config/launcher/target
+	rm -rf $(VENV) out .neardup build dist neardup.egg-info neardup/resources/solr/launcher/target

@@ -10,7 +10,7 @@ Document positions are shuffled, so ids (``"0"`` .. ``"n-1"``) say nothing about
 
 The ground truth is the list of pairs ``(id_a, id_b, jaccard)`` whose EXACT Jaccard similarity is
 at least ``threshold``, computed on the same shingle sets that neardup verifies
-(``LshConfig(threshold=t).shingles(text)``, or the ``config`` given), in
+(``Params(threshold=t).processor().shingle_set(text)``, or the ``config`` given), in
 :func:`neardup.bruteforce.all_pairs` format (smaller id first, sorted).
 
 ``truth="families"`` (the default) compares only the members of each family with each other.
@@ -46,10 +46,11 @@ from typing import Any
 
 import numpy as np
 
-from neardup.bruteforce import all_pairs, id_key
+from neardup.bruteforce import all_pairs
 from neardup.canonical import DIRECTIONALS, STREET_SUFFIXES, canonicalize
-from neardup.datasets import Record
-from neardup.lsh import LshConfig
+from neardup.io import Record
+from neardup.params import Params
+from neardup.text import id_key
 
 __all__ = [
     "Copy",
@@ -209,7 +210,7 @@ def generate(
     vocab_size: int = 50_000,
     exponent: float = 1.1,
     truth: str = "families",
-    config: LshConfig | None = None,
+    config: Params | None = None,
 ) -> Corpus:
     """The corpus of ``n`` documents (see the module docstring); ``truth`` is one of
     ``"families"`` (exact for this generator), ``"exact"`` (brute force over everything) or
@@ -268,7 +269,7 @@ def generate(
     records = [Record(ids[i], texts[i]) for i in range(n)]
     records.sort(key=lambda r: id_key(r.id))
 
-    cfg = config or LshConfig(threshold=threshold)
+    cfg = config or Params(threshold=threshold)
     if truth == "exact":
         pairs = exact_truth(records, cfg, threshold)
     elif truth == "families":
@@ -288,13 +289,14 @@ def generate(
 def family_truth(
     texts: dict[str, str],
     families: dict[str, list[str]],
-    cfg: LshConfig,
+    cfg: Params,
     threshold: float,
 ) -> list[tuple[str, str, float]]:
     """Exact pairs with Jaccard >= ``threshold`` among the members of each family."""
+    proc = cfg.processor()
     out: list[tuple[str, str, float]] = []
     for members in families.values():
-        sets = {m: cfg.shingles(texts[m]) for m in members}
+        sets = {m: proc.shingle_set(texts[m]) for m in members}
         for a, b in combinations(members, 2):
             sa, sb = sets[a], sets[b]
             inter = len(sa & sb)
@@ -307,18 +309,19 @@ def family_truth(
 
 
 def exact_truth(
-    records: Iterable[Record], cfg: LshConfig, threshold: float
+    records: Iterable[Record], cfg: Params, threshold: float
 ) -> list[tuple[str, str, float]]:
     """Brute-force ground truth over the whole corpus (every shingle set held in memory)."""
-    return all_pairs([(r.id, cfg.shingles(r.text)) for r in records], threshold)
+    proc = cfg.processor()
+    return all_pairs([(r.id, proc.shingle_set(r.text)) for r in records], threshold)
 
 
 def cross_family_similarity(
-    corpus: Corpus, samples: int = 2000, seed: int = 1, cfg: LshConfig | None = None
+    corpus: Corpus, samples: int = 2000, seed: int = 1, cfg: Params | None = None
 ) -> float:
     """The largest exact Jaccard among ``samples`` random pairs of documents of different
     families (singletons count as families of one): the margin behind ``truth="families"``."""
-    cfg = cfg or LshConfig(threshold=corpus.threshold)
+    proc = (cfg or Params(threshold=corpus.threshold)).processor()
     fam = corpus.family_of()
     rng = np.random.default_rng(seed)
     recs = corpus.records
@@ -329,7 +332,7 @@ def cross_family_similarity(
         a, b = recs[i], recs[j]
         if i == j or fam.get(a.id, a.id) == fam.get(b.id, b.id):
             continue
-        sa, sb = cfg.shingles(a.text), cfg.shingles(b.text)
+        sa, sb = proc.shingle_set(a.text), proc.shingle_set(b.text)
         inter = len(sa & sb)
         best = max(best, inter / (len(sa) + len(sb) - inter))
         done += 1

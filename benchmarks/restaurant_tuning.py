@@ -22,9 +22,11 @@ from collections.abc import Callable
 
 from neardup.bruteforce import all_pairs, jaccard
 from neardup.canonical import CANONICAL_VERSION, DIRECTIONALS, STREET_SUFFIXES, canonicalize
-from neardup.datasets import Record, read_pairs, read_records, restaurants
 from neardup.evaluate import Scores, score
-from neardup.shingles import ShingleProcessor, normalize
+from neardup.io import Record, read_pairs, read_records
+from neardup.minhash import ShingleProcessor
+from neardup.resources import restaurants
+from neardup.text import normalize
 
 THRESHOLDS = [round(0.30 + 0.05 * i, 2) for i in range(13)]
 SHINGLES = [("word", 1), ("word", 2), ("word", 3), ("char", 3), ("char", 4), ("char", 5)]
@@ -142,7 +144,8 @@ HEADER = f"{'':<30}{'T':>6}{'pairs':>7}{'true':>6}{'recall':>8}{'prec':>8}{'F1':
 def shingle_sets(
     texts: dict[str, str], kind: str, size: int, canonical: bool
 ) -> dict[str, set[str]]:
-    proc = ShingleProcessor(size, kind=kind)
+    # canonical=False: the text is prepared here, so that both variants can be compared.
+    proc = ShingleProcessor(size, kind=kind, canonical=False)
     prep: Callable[[str], str] = canonicalize if canonical else normalize
     return {rid: proc.shingle_set(prep(t)) for rid, t in texts.items()}
 
@@ -222,7 +225,7 @@ def main() -> None:
     print(f"\n3. Record refinements on {label} (best T, and at T = {t_def})")
     sets = shingle_sets(texts, DEFAULT["kind"], DEFAULT["size"], True)
     canon = {rid: canonicalize(t) for rid, t in texts.items()}
-    char3 = ShingleProcessor(3, kind="char")
+    char3 = ShingleProcessor(3, kind="char", canonical=False)
     names = {rid: char3.shingle_set(name_part(t)) for rid, t in canon.items()}
     weighted = idf_weighted_pairs(sets)
 

@@ -16,16 +16,17 @@ What is measured at each corpus size (see ``benchmarks/corpus.py`` for the corpu
     rensa's ``RMinHash`` bulk constructors. The peers get their shingle sets from neardup's own
     shingler inside the timed region, because neardup's ``signatures_batch`` shingles too;
     the shingling alone is timed as well so its share is visible.
-(b) indexing throughput into Solr with neardup's ``Indexer`` (seed fields + LSH bands), for short
-    records (8-15 words) and for the 100-300 word documents, and the Solr index size on disk.
-(c) all near-duplicate pairs at Jaccard >= t: neardup's LSH report (``lsh_pairs``); the seed's
-    one-query-per-document loop (``SeedSearcher.near_dups`` with its 20 MinHash values, top 10,
-    first-word filter), run on a sample of documents and extrapolated linearly; datasketch
-    ``MinHashLSH`` in memory (insert all, query each). Every method's candidates are verified
-    by the same exact Jaccard (``neardup.allpairs.verify``), so (d) recall and precision
+(b) indexing throughput into Solr with ``NearDupIndex.add_many`` over a ``SolrBackend`` (the
+    2014 seed fields, ``Params(fields_2014=True)``, + LSH bands), for short records (8-15 words)
+    and for the 100-300 word documents, and the Solr index size on disk.
+(c) all near-duplicate pairs at Jaccard >= t: neardup's LSH report (``NearDupIndex.report``); the
+    seed's one-query-per-document loop (``seed2014.SeedSearcher.near_dups`` with its 20 MinHash
+    values, top 10, first-word filter), run on a sample of documents and extrapolated linearly;
+    datasketch ``MinHashLSH`` in memory (insert all, query each). Every method's candidates are
+    verified by the same exact Jaccard (``neardup.index.verify``), so (d) recall and precision
     against the ground truth compare candidate generation on equal terms.
 (e) peak memory (VmHWM of this process, reset before each phase) and Solr's index size.
-(f) growth between sizes, and ``LshSearcher.neighbors`` latency.
+(f) growth between sizes, and ``NearDupIndex.neighbors`` latency.
 
 Quick mode writes only its JSON (``--out``); full mode also merges its sizes into the JSON
 (other sizes already there are kept, so ``--sizes 1000000`` can run separately) and regenerates
@@ -55,13 +56,18 @@ from typing import Any
 import numpy as np
 
 from benchmarks import corpus as C
-from neardup.allpairs import lsh_pairs, verify
-from neardup.bruteforce import id_key
-from neardup.indexer import Indexer
-from neardup.lsh import LshConfig
-from neardup.searcher import LshSearcher, SeedSearcher
-from neardup.shingles import ShingleProcessor, kernel, normalize
-from neardup.solr import Solr, connect, split_url
+from neardup import kernel
+from neardup.backends.solr import SolrBackend
+from neardup.banding import band_keys_batch
+from neardup.index import NearDupIndex, verify
+from neardup.io import Record
+from neardup.minhash import ShingleProcessor
+from neardup.params import Params
+from neardup.seed2014 import SeedSearcher
+from neardup.solr.admin import connect, delete_collection
+from neardup.solr.admin import version as solr_version_of
+from neardup.solr.client import Solr, split_url
+from neardup.text import id_key, normalize
 
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "benchmarks"
@@ -151,7 +157,7 @@ def phase(out: dict[str, Any]) -> Iterator[None]:
 # -- environment -------------------------------------------------------------------------------
 
 
-def environment(solr: Solr | None) -> dict[str, Any]:
+def environment(solr: Solr | None, heap: str | None) -> dict[str, Any]:
     from importlib.metadata import PackageNotFoundError, version
 
     def ver(pkg: str) -> str | None:
@@ -178,7 +184,7 @@ def environment(solr: Solr | None) -> dict[str, Any]:
     solr_version = None
     if solr is not None:
         try:
-            solr_version = solr.version()
+            solr_version = solr_version_of(solr)
         except Exception:
             solr_version = None
 
@@ -204,7 +210,7 @@ def environment(solr: Solr | None) -> dict[str, Any]:
         "mmh3": ver("mmh3"),
         "neardup": ver("neardup"),
         "solr": solr_version,
-        "solr_heap": os.environ.get("NEARDUP_SOLR_HEAP", "1g (default)"),
+        "solr_heap": heap or "1g (default)",
         "git_commit": git("rev-parse", "--short", "HEAD"),
         "neardup_uncommitted_files": dirty,
         "load_average_at_start": os.getloadavg() if hasattr(os, "getloadavg") else None,
@@ -215,22 +221,22 @@ def environment(solr: Solr | None) -> dict[str, Any]:
 
 
 class SolrNode:
-    """NEARDUP_SOLR_URL if set, else the private bench node (stopped at the end if started here)."""
+    """The Solr at ``url`` if given, else the private bench node (with ``heap``; stopped at the
+    end if started here). ``main`` reads the environment; nothing below it does."""
 
-    def __init__(self) -> None:
-        self.node = None
+    def __init__(self, url: str | None, heap: str | None) -> None:
+        self.node: Any = None
         self.started = False
-        url = os.environ.get("NEARDUP_SOLR_URL")
         if url:
             self.base = split_url(url)[0]
             self.external = True
             say(f"Solr: {self.base} (NEARDUP_SOLR_URL)")
             return
-        from neardup.local_solr import LocalSolr
+        from neardup.solr.local import LocalSolr
 
         self.external = False
         t = time.perf_counter()
-        self.node = LocalSolr(BENCH_HOME)
+        self.node = LocalSolr(home=BENCH_HOME, heap=heap)
         self.started = self.node.running() is None
         state = self.node.start()
         self.node.refresh_configset()  # a reused node may hold an older configset
@@ -252,14 +258,18 @@ class SolrNode:
         for name in st.get("status", {}):
             if name.startswith("bench_"):
                 say(f"removing stale core {name}")
-                Solr(self.base, name).delete_collection()
+                delete_collection(Solr(self.base, name))
 
     def collection(self, name: str) -> Solr:
         solr = connect(self.base, name)
-        if solr.count() > 0:  # a leftover of an interrupted run on an external Solr
+        if solr.count() > 0:  # a leftover of an interrupted run (its parameters document too)
             solr.delete_query("*:*")
             solr.commit()
         return solr
+
+    def index(self, name: str, params: Params) -> NearDupIndex:
+        """A new, empty index with ``params`` in the collection ``name``."""
+        return NearDupIndex(params, backend=SolrBackend(self.collection(name)))
 
     def stop(self) -> None:
         if self.node is not None and self.started:
@@ -292,7 +302,7 @@ SIG_CHUNK = 5000
 
 
 def bench_signatures(
-    texts: list[str], cfg: LshConfig, repeats: int, sha1_cap: int, raw: list[str]
+    texts: list[str], cfg: Params, repeats: int, sha1_cap: int, raw: list[str]
 ) -> tuple[dict[str, Any], list[Any]]:
     """docs/s of each library on ``texts`` (canonical); returns the datasketch MinHashes too.
 
@@ -302,7 +312,7 @@ def bench_signatures(
     from datasketch import MinHash
     from rensa import RMinHash
 
-    proc = cfg.processor
+    proc = prepared_processor(cfg)
     n = len(texts)
 
     def shingling(docs: list[str]) -> Any:
@@ -330,7 +340,7 @@ def bench_signatures(
         )
 
     runs: dict[str, tuple[Callable[[list[str]], Any], int, str]] = {
-        "neardup": (neardup, n, f"ShingleProcessor.signatures_batch ({kernel()} kernel)"),
+        "neardup": (neardup, n, f"ShingleProcessor.signatures_batch ({kernel.active()} kernel)"),
         "rensa.digests": (rensa_list, n, "RMinHash.digests_from_token_sets"),
         "rensa.matrix": (rensa_matrix, n, "RMinHash.digest_matrix_from_token_sets"),
         "datasketch.mmh3": (ds_mmh3, n, "MinHash.bulk, hashfunc=mmh3 32-bit"),
@@ -368,11 +378,10 @@ def bench_signatures(
                 f"  signatures {name:16s} {docs:>8,d} docs  best so far {tw:8.2f} s wall "
                 f"{docs / tw:>9,.0f} docs/s, {tc:8.2f} s CPU {docs / tc:>9,.0f} docs/CPU-s"
             )
-    from neardup.lsh import signature_matrix
-
     e2e_docs = min(n, 20_000)
+    e2e_proc = cfg.processor()
     w0, c0 = time.perf_counter(), time.process_time()
-    signature_matrix(cfg, raw[:e2e_docs])
+    e2e_proc.signatures_batch(raw[:e2e_docs])
     e2e_w, e2e_c = time.perf_counter() - w0, time.process_time() - c0
     out: dict[str, Any] = {
         "docs": n, "repeats": repeats, "num_perm": NUM_PERM, "chunk": SIG_CHUNK, "libs": {},
@@ -387,7 +396,8 @@ def bench_signatures(
     out["libs"]["neardup+canonical"] = {
         "docs": e2e_docs, "seconds": round(e2e_w, 3), "docs_per_s": round(e2e_docs / e2e_w, 1),
         "cpu_seconds": round(e2e_c, 3), "docs_per_cpu_s": round(e2e_docs / e2e_c, 1),
-        "how": "lsh.signature_matrix from raw text (canonicalization included), 1 run",
+        "how": "Params.processor().signatures_batch from raw text (canonicalization included), "
+               "1 run",
     }  # fmt: skip
     out["ratios"] = signature_ratios(out["libs"], "docs_per_cpu_s")
     out["ratios_wall"] = signature_ratios(out["libs"], "docs_per_s")
@@ -405,26 +415,16 @@ def signature_ratios(libs: dict[str, Any], key: str) -> dict[str, float]:
     }
 
 
-def verify_content(records: list[Any]) -> dict[str, Any]:
-    """What ``neardup.allpairs.verify`` reads for each id, as ``fetch_content`` returns it."""
-    import inspect
-
-    from neardup.allpairs import fetch_content
-
-    ann = str(inspect.signature(fetch_content).return_annotation)
-    if "tuple" in ann:  # id -> (content, text as written)
-        return {r.id: (normalize(r.text), r.text) for r in records}
-    return {r.id: normalize(r.text) for r in records}
+def prepared_processor(cfg: Params) -> ShingleProcessor:
+    """``cfg``'s processor for texts that are canonical already: it shingles them as they are
+    instead of canonicalizing them again inside the timed region."""
+    return cfg.replace(canonical=False).processor()
 
 
-def _lsh_pairs_kw() -> dict[str, Any]:
-    """Every verified pair, without the report's rival pruning (when this neardup has one)."""
-    import inspect
-
-    return {"prune_mode": "none"} if "prune_mode" in inspect.signature(lsh_pairs).parameters else {}
-
-
-LSH_PAIRS_KW = _lsh_pairs_kw()
+def verify_content(records: list[Record]) -> dict[str, str]:
+    """What ``neardup.index.verify`` reads for each id (the text as written), as
+    ``SolrBackend.texts`` returns it."""
+    return {r.id: r.text for r in records}
 
 
 # -- (c, d) all pairs --------------------------------------------------------------------------
@@ -441,21 +441,23 @@ def score(found: set[tuple[str, str]], truth: set[tuple[str, str]]) -> dict[str,
     }
 
 
-def bench_neardup_pairs(solr: Solr, t: float, truth: set[tuple[str, str]]) -> dict[str, Any]:
+def bench_neardup_pairs(
+    index: NearDupIndex, t: float, truth: set[tuple[str, str]]
+) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "method": "neardup lsh_pairs (Solr band facets and members + exact verify"
-        + (", no pruning)" if LSH_PAIRS_KW else ")")
+        "method": "neardup NearDupIndex.report (Solr band facets and members + exact verify, "
+        "no pruning)"
     }
     from neardup.errors import NeardupError
 
     start = time.perf_counter()
     try:
         with phase(out):
-            res = lsh_pairs(solr, t, progress=False, **LSH_PAIRS_KW)
+            res = index.report(t, prune="none", progress=False)
     except NeardupError as exc:  # e.g. a band's facet request outlives the client's timeout
         out.update({"error": str(exc), "completed": False,
                     "failed_after_s": round(time.perf_counter() - start, 1)})  # fmt: skip
-        out["diagnosis"] = diagnose_band_facets(solr)
+        out["diagnosis"] = diagnose_band_facets(solr_of(index))
         return out
     out["completed"] = True
     found = {(p.id1, p.id2) for p in res.pairs}
@@ -469,33 +471,34 @@ def bench_neardup_pairs(solr: Solr, t: float, truth: set[tuple[str, str]]) -> di
 def diagnose_band_facets(solr: Solr, band: int = 0) -> dict[str, Any]:
     """Why the band requests are slow: one band as neardup asks for it, with a long timeout, and
     its two parts apart (the facet of shared keys; the members query)."""
-    from neardup.allpairs import colliding_buckets, shared_keys
-
-    slow = Solr(solr.base_url, solr.collection, timeout=3600, retries=0)
+    slow = SolrBackend(Solr(solr.base_url, solr.collection, timeout=3600, retries=0))
     out: dict[str, Any] = {"band": band}
     t = time.perf_counter()
-    keys = shared_keys(slow, band)
+    keys = slow.shared_keys(band)
     out["shared_keys"] = len(keys)
     out["keys_facet_s"] = round(time.perf_counter() - t, 1)
     t = time.perf_counter()
-    out["buckets"] = sum(1 for _ in colliding_buckets(slow, band))
+    out["buckets"] = sum(1 for _ in slow.buckets(band))
     out["keys_and_members_s"] = round(time.perf_counter() - t, 1)
     say(f"band request diagnosis: {out}")
     return out
 
 
 def bench_seed_loop(
-    solr: Solr,
+    index: NearDupIndex,
     t: float,
     truth: set[tuple[str, str]],
-    cfg: LshConfig,
     sample: int,
     seed: int,
 ) -> dict[str, Any]:
-    """The seed's report loop on ``sample`` source documents, extrapolated to all of them."""
+    """The seed's report loop on ``sample`` source documents, extrapolated to all of them.
+
+    ``index`` has the 2014 fields (``Params(fields_2014=True)``); its candidates are verified
+    with the index's own processor, like every other method's.
+    """
     out: dict[str, Any] = {"method": "seed loop: near_dups(minhash, 20 values, top 10) per doc"}
     with phase(out):
-        searcher = SeedSearcher(solr, ShingleProcessor(3))
+        searcher = SeedSearcher(index)
         t0 = time.perf_counter()
         sources = list(searcher.sources())  # what seed_report reads first
         t1 = time.perf_counter()
@@ -507,11 +510,14 @@ def bench_seed_loop(
             for nb in searcher.near_dups(src, "minhash", NO_CUT):
                 cands.append((src["id"], nb.id, nb.edit_distance))
         t2 = time.perf_counter()
-        from neardup.allpairs import fetch_content
-
-        content = fetch_content(solr, sorted({x for a, b, _ in cands for x in (a, b)}, key=id_key))
+        content = index.backend.texts(sorted({x for a, b, _ in cands for x in (a, b)}, key=id_key))
         pairs = verify(
-            [(a, b) for a, b, _ in cands], content, cfg, t, progress=False, total=len(cands)
+            [(a, b) for a, b, _ in cands],
+            content,
+            index.processor,
+            t,
+            progress=False,
+            total=len(cands),
         )
         t3 = time.perf_counter()
     n, m = len(sources), len(picked)
@@ -538,7 +544,7 @@ def bench_datasketch_lsh(
     ids: list[str],
     minhashes: list[Any],
     content: dict[str, str],
-    cfg: LshConfig,
+    cfg: Params,
     t: float,
     truth: set[tuple[str, str]],
     params: tuple[int, int] | None,
@@ -567,7 +573,7 @@ def bench_datasketch_lsh(
         pairs = verify(
             sorted(cands, key=lambda p: (id_key(p[0]), id_key(p[1]))),
             content,
-            cfg,
+            cfg.processor(),
             t,
             progress=False,
             total=len(cands),
@@ -583,13 +589,20 @@ def bench_datasketch_lsh(
     return out
 
 
-def bench_neighbors(solr: Solr, ids: list[str], k: int, seed: int) -> dict[str, Any]:
-    """Latency of ``LshSearcher.neighbors``, and how many Solr requests one lookup makes."""
-    searcher = LshSearcher(solr)
+def solr_of(index: NearDupIndex) -> Solr:
+    """The Solr client under a Solr-backed index."""
+    backend = index.backend
+    assert isinstance(backend, SolrBackend)
+    return backend.solr
+
+
+def bench_neighbors(index: NearDupIndex, ids: list[str], k: int, seed: int) -> dict[str, Any]:
+    """Latency of ``NearDupIndex.neighbors``, and how many Solr requests one lookup makes."""
+    solr = solr_of(index)
     rng = random.Random(seed)
     picked = rng.sample(ids, min(k, len(ids)))
     for i in picked[:5]:  # warm-up
-        searcher.neighbors(i, k=10)
+        index.neighbors(i, k=10)
     calls = {"n": 0, "s": 0.0}
     real = solr.request
 
@@ -606,7 +619,7 @@ def bench_neighbors(solr: Solr, ids: list[str], k: int, seed: int) -> dict[str, 
     try:
         for i in picked:
             t = time.perf_counter()
-            searcher.neighbors(i, k=10)
+            index.neighbors(i, k=10)
             lat.append(1000 * (time.perf_counter() - t))
     finally:
         del solr.request  # back to the class's method
@@ -622,7 +635,7 @@ def bench_neighbors(solr: Solr, ids: list[str], k: int, seed: int) -> dict[str, 
     }
 
 
-def signature_stages(texts: list[str], cfg: LshConfig) -> dict[str, float]:
+def signature_stages(texts: list[str], cfg: Params) -> dict[str, float]:
     """Seconds of the stages of ``signatures_batch`` on ``texts``, from runs that differ in one.
 
     The C kernel runs as one call, so its stages are timed by difference: the same kernel with
@@ -631,9 +644,9 @@ def signature_stages(texts: list[str], cfg: LshConfig) -> dict[str, float]:
     numpy reference path (``signatures_batch_numpy``: shingle strings, one ``mmh3`` call each,
     uint64 arithmetic) runs on the same texts for comparison. Best of three, CPU seconds.
     """
-    proc = cfg.processor
+    proc = prepared_processor(cfg)
     one = ShingleProcessor(proc.size, kind=proc.kind, num_perm=1, hash_family=proc.hash_family,
-                           seed=proc.seed)  # fmt: skip
+                           seed=proc.seed, canonical=False)  # fmt: skip
 
     def best(fn: Callable[[], Any], repeats: int = 3) -> float:
         times = []
@@ -647,7 +660,7 @@ def signature_stages(texts: list[str], cfg: LshConfig) -> dict[str, float]:
     text_part = best(lambda: one.signatures_batch(texts))
     numpy_total = best(lambda: proc.signatures_batch_numpy(texts), repeats=1)
     res = {
-        "kernel": kernel(),
+        "kernel": kernel.active(),
         "total": total,
         "replica_total": total,
         "text_and_hashing": text_part,
@@ -657,19 +670,22 @@ def signature_stages(texts: list[str], cfg: LshConfig) -> dict[str, float]:
     return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in res.items()}
 
 
-def indexing_stages(records: list[Any], cfg: LshConfig) -> dict[str, float]:
-    """Client-side seconds of the work ``Indexer.documents`` does, by part (no Solr involved)."""
-    seed_proc = ShingleProcessor(3)
+def indexing_stages(records: list[Record], index: NearDupIndex) -> dict[str, float]:
+    """Client-side seconds of the work ``NearDupIndex.documents`` does, by part (no Solr
+    involved: ``documents`` only computes what a batch sends)."""
+    cfg = index.params
+    proc = index.processor
+    seed_proc = cfg.processor_2014()
     texts = [normalize(r.text) for r in records]
     parts: dict[str, float] = {}
     t = time.perf_counter()
-    Indexer(None, seed_proc, lsh=cfg, progress=False).documents(records)  # type: ignore[arg-type]
+    index.documents(records)
     parts["documents_total"] = time.perf_counter() - t
     t = time.perf_counter()
-    cfg.keys_batch([r.text for r in records])
+    band_keys_batch(proc.signatures_batch([r.text for r in records]), cfg.bands, cfg.rows)
     parts["lsh_keys_batch"] = time.perf_counter() - t
     t = time.perf_counter()
-    [cfg.prepare(x) for x in texts]
+    [proc.prepare(x) for x in texts]
     parts["of_which_canonicalize"] = time.perf_counter() - t
     t = time.perf_counter()
     seed_proc.signatures_batch(texts)
@@ -703,12 +719,23 @@ def profile_text(fn: Callable[[], Any]) -> str | None:
 # -- one size ----------------------------------------------------------------------------------
 
 
+def bench_params(args: Any) -> Params:
+    """The parameter set of a run: the threshold and shingles asked for, neardup's defaults
+    otherwise (bands and rows follow the threshold)."""
+    shape = {k: v for k, v in (("shingle_kind", args.kind), ("shingle_size", args.size))
+             if v is not None}  # fmt: skip
+    return Params(threshold=args.threshold, **shape)
+
+
 def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any) -> dict[str, Any]:
     t = args.threshold
-    shape = {k: v for k, v in (("kind", args.kind), ("size", args.size)) if v is not None}
-    cfg = LshConfig(threshold=t, **shape)
+    cfg = bench_params(args)
+    # What is indexed: the seed loop (c) queries the 2014 fields, so every collection has them,
+    # as every neardup index had before they became optional.
+    idx_params = cfg.replace(fields_2014=True)
     res: dict[str, Any] = {"n": n, "threshold": t, "mode": mode, "bands": cfg.bands,
-                           "rows": cfg.rows, "shingles": f"{cfg.kind} {cfg.size}-gram",
+                           "rows": cfg.rows,
+                           "shingles": f"{cfg.shingle_kind} {cfg.shingle_size}-gram",
                            "canonical": cfg.canonical}  # fmt: skip
     say(f"== {n:,d} documents, threshold {t} ==")
 
@@ -739,7 +766,8 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
     res["corpus"] = gen
     truth = {(a, b) for a, b, _ in corp.truth}
     raw = [r.text for r in corp.records]
-    texts = [cfg.prepare(x) for x in raw]
+    proc = cfg.processor()
+    texts = [proc.prepare(x) for x in raw]
     content = verify_content(corp.records)
     ids = [r.id for r in corp.records]
 
@@ -765,10 +793,10 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
             from datasketch import MinHash
 
             say(f"datasketch signatures for the remaining {n - len(minhashes):,d} docs")
-            proc = cfg.processor
+            prep = prepared_processor(cfg)
             minhashes.extend(
                 MinHash.bulk(
-                    [proc.shingle_set(x) for x in texts[len(minhashes) :]],
+                    [prep.shingle_set(x) for x in texts[len(minhashes) :]],
                     num_perm=NUM_PERM,
                     hashfunc=_mmh3_32,
                 )
@@ -788,10 +816,10 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
     # of documents after a start; a throwaway collection takes that cost, so that the rates
     # below are steady-state rates at every size (at 10,000 short records the cold start
     # halved it, and after 5,000 records the rate was still climbing).
-    warm = node.collection(f"bench_warmup_{n}")
+    warm = node.index(f"bench_warmup_{n}", idx_params)
     warm_records = C.short_records(conf["warmup_short"], seed=args.seed + 1) + corp.records[:3000]
-    Indexer(warm, ShingleProcessor(3), lsh=cfg, progress=False).index(warm_records)
-    warm.delete_collection()
+    warm.add_many(warm_records)
+    delete_collection(solr_of(warm))
     del warm_records
     idx: dict[str, Any] = {}
     short_n = min(n, conf["short_cap"])
@@ -801,10 +829,11 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
     # into a new collection.
     rates: list[float] = []
     for _ in range(conf["repeats_small"] if short_n <= 10_000 else 1):
-        solr = node.collection(f"bench_short_{n}")
+        short_index = node.index(f"bench_short_{n}", idx_params)
+        solr = solr_of(short_index)
         st: dict[str, Any] = {}
         with phase(st):
-            stats = Indexer(solr, ShingleProcessor(3), lsh=cfg, progress=False).index(shorts)
+            stats = short_index.add_many(shorts)
         rates.append(round(stats.indexed / stats.seconds, 1))
         if rates[-1] >= max(rates):
             idx["short"] = {
@@ -815,7 +844,7 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
                 "peak_rss_mb": st["peak_rss_mb"],
                 "client_cpu_s": st["cpu_seconds"],
             }
-        solr.delete_collection()
+        delete_collection(solr)
     idx["short"]["runs_per_s"] = rates
     say(
         f"index short records: {idx['short']['docs']:,d} in {idx['short']['seconds']:.1f} s = "
@@ -825,24 +854,22 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
     if conf["profile_docs"]:
         m = conf["profile_docs"]
         res["profile_docs"] = m
+        prof_index = node.index(f"bench_prof_{n}", idx_params)
+        sample = corp.records[:m]
         res["stages_signatures"] = signature_stages(texts[:m], cfg)
-        res["stages_indexing_client"] = indexing_stages(corp.records[:m], cfg)
+        res["stages_indexing_client"] = indexing_stages(sample, prof_index)
         say(f"stages of signatures_batch on {m:,d} docs: {res['stages_signatures']}")
         say(f"client-side indexing work on {m:,d} docs: {res['stages_indexing_client']}")
-        prof_solr = node.collection(f"bench_prof_{n}")
-        sample = corp.records[:m]
-        res["profile_indexing"] = profile_text(
-            lambda: Indexer(prof_solr, ShingleProcessor(3), lsh=cfg, progress=False).index(sample)
-        )
-        prof_solr.delete_collection()
+        res["profile_indexing"] = profile_text(lambda: prof_index.add_many(sample))
+        delete_collection(solr_of(prof_index))
         sample_texts = texts[:m]
-        res["profile_signatures"] = profile_text(
-            lambda: cfg.processor.signatures_batch(sample_texts)
-        )
-    solr = node.collection(f"bench_docs_{n}")
+        sig_proc = prepared_processor(cfg)
+        res["profile_signatures"] = profile_text(lambda: sig_proc.signatures_batch(sample_texts))
+    index = node.index(f"bench_docs_{n}", idx_params)
+    solr = solr_of(index)
     dt: dict[str, Any] = {}
     with phase(dt):
-        stats = Indexer(solr, ShingleProcessor(3), lsh=cfg, progress=False).index(corp.records)
+        stats = index.add_many(corp.records)
     idx["docs"] = {
         "docs": stats.indexed,
         "seconds": round(stats.seconds, 3),
@@ -860,7 +887,7 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
     try:
         del corp, raw, texts, content
         gc.collect()
-        pairs["neardup"] = bench_neardup_pairs(solr, t, truth)
+        pairs["neardup"] = bench_neardup_pairs(index, t, truth)
         r = pairs["neardup"]
         if r["completed"]:
             say(
@@ -870,19 +897,19 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
             )
         else:
             say(f"all pairs neardup FAILED after {r['failed_after_s']} s: {r['error']}")
-        pairs["seed"] = bench_seed_loop(solr, t, truth, cfg, conf["seed_sample"], args.seed)
+        pairs["seed"] = bench_seed_loop(index, t, truth, conf["seed_sample"], args.seed)
         r = pairs["seed"]
         say(
             f"all pairs seed loop: {r['seconds']:.1f} s (extrapolated from {r['sample_docs']:,d} "
             f"docs, {r['ms_per_doc']} ms/doc), recall {r['recall']} on {r['truth']} sampled "
             f"truth pairs"
         )
-        res["neighbors"] = bench_neighbors(solr, ids, conf["neighbors"], args.seed)
+        res["neighbors"] = bench_neighbors(index, ids, conf["neighbors"], args.seed)
         say(f"neighbors: p50 {res['neighbors']['p50_ms']} ms, p95 {res['neighbors']['p95_ms']} ms")
         idx["docs"]["index_bytes"] = index_size_bytes(solr) or idx["docs"]["index_bytes"]
     finally:
         if not args.keep_collections:
-            solr.delete_collection()
+            delete_collection(solr)
     res["pairs"] = pairs
     nd = pairs["neardup"].get("seconds") or float("nan")
     res["ratios"] = {
@@ -1189,8 +1216,9 @@ def render(data: dict[str, Any]) -> str:
         w(f"\nPeak RSS during the signature runs: {s['peak_rss_mb']:,.0f} MB.\n")
         ix = r["indexing"]
         w(
-            "**(b) Indexing** (`Indexer`, batches of 1,000, each sent as 2 concurrent requests, "
-            f"one commit; the seed's fields + {r.get('bands', '')} LSH band keys, in `content_lsh` "
+            "**(b) Indexing** (`NearDupIndex.add_many`, batches of 1,000, each sent as 2 "
+            "concurrent requests, one commit; "
+            f"the seed's fields + {r.get('bands', '')} LSH band keys, in `content_lsh` "
             "and one field per band)\n"
         )
         w(
@@ -1256,7 +1284,7 @@ def render(data: dict[str, Any]) -> str:
         nb = r.get("neighbors")
         if nb:
             w(
-                f"\n`LshSearcher.neighbors(id, k=10)`: p50 {nb['p50_ms']} ms, "
+                f"\n`NearDupIndex.neighbors(id, k=10)`: p50 {nb['p50_ms']} ms, "
                 f"p95 {nb['p95_ms']} ms, max {nb['max_ms']} ms over {nb['lookups']} random ids; "
                 f"{nb.get('requests_per_lookup')} Solr requests per lookup at "
                 f"{nb.get('request_ms')} ms each ({nb.get('share_in_requests', 0):.0%} of the "
@@ -1299,7 +1327,8 @@ def render(data: dict[str, Any]) -> str:
             per_doc = r["indexing"]["docs"]["seconds"] / r["indexing"]["docs"]["docs"]
             whole = per_doc * r["profile_docs"]
             w(
-                f"Client-side work of `Indexer.documents` on {r['profile_docs']:,d} documents, "
+                f"Client-side work of `NearDupIndex.documents` on {r['profile_docs']:,d} "
+                "documents, "
                 f"against {whole:.2f} s of indexing wall time for as many documents:\n"
             )
             w("| part | seconds | share of indexing wall time |\n|---|---:|---:|")
@@ -1313,7 +1342,7 @@ def render(data: dict[str, Any]) -> str:
             )
         for key, title in (
             ("profile_signatures", "signatures_batch"),
-            ("profile_indexing", "Indexer.index"),
+            ("profile_indexing", "NearDupIndex.add_many"),
         ):
             if r.get(key):
                 w(
@@ -1384,7 +1413,7 @@ def bounds_text(key: str, r: dict[str, Any]) -> str:
                 parts.append(f"{v['client_cpu_s'] / v['seconds']:.0%} for {label}")
         return (
             f"- **Indexing** ({n:,d} run). The client's CPU time is "
-            f"{' and '.join(parts) or 'n/a'} of the indexing wall time: `Indexer.index` computes "
+            f"{' and '.join(parts) or 'n/a'} of the indexing wall time: `add_many` computes "
             "batch k+1 while two writer threads send batch k as two concurrent update requests, "
             "so the rate is Solr's, on the two cores it shares with the client: JSON parsing, "
             "Lucene indexing of about 200 `content_ng` values, 20 `content_sg` values and one "
@@ -1405,7 +1434,7 @@ def pairs_failure_text(n: int, v: dict[str, Any], runs: dict[str, Any]) -> str:
     )
     return (
         f"- **All pairs at {n:,d} documents did not complete** ({v.get('error')}). "
-        "`allpairs.colliding_buckets` asks Solr, per band, for a terms facet over the band's "
+        "`SolrBackend.buckets` asks Solr, per band, for a terms facet over the band's "
         "own field `lsh_bNN` (the keys that two or more records share), then for the members "
         f"of those buckets with a terms query. Band {dg.get('band')} has "
         f"{dg.get('shared_keys', 0):,d} shared keys; with no client timeout the facet took "
@@ -1425,7 +1454,7 @@ MILLION_TEXT = (
 
 DOCUMENT_SHINGLES = """\
 - **Shingles: word 3-grams** (`--kind word --size 3`), the seed's document shingles, not
-  `LshConfig`'s record default (word 1-grams, tuned on the restaurant addresses). In 100-300
+  `Params`'s record default (word 1-grams, tuned on the restaurant addresses). In 100-300
   word Zipf documents unrelated texts share their frequent words: with word 1-grams their
   Jaccard is 0.1-0.2, a pair collides in one of the 21 bands of 6 rows with probability about
   21 x 0.15^6 = 2.4e-4, and the false candidates grow with the square of the collection.
@@ -1441,7 +1470,7 @@ METHOD_TEXT = """\
 - **Corpus** (`benchmarks/corpus.py`): seeded; documents of 100-300 Zipf words; 10% of the
   documents are edited copies (per-word insertion/deletion/substitution at 1-10%) of a base in
   a family of 1-5 copies. Truth = all pairs with exact Jaccard >= t on neardup's own shingle
-  sets (`LshConfig(threshold=t).shingles`), computed within families; that this is all
+  sets (`Params(threshold=t).processor().shingle_set`), computed within families; that this is all
   pairs is checked by brute force at 10k documents and by the cross-family sample at each size.
 - **(a)** Each library turns the same canonical texts into 128-value signatures of the same
   shingle sets; the peers receive Python sets from neardup's shingler inside the timed region
@@ -1453,18 +1482,20 @@ METHOD_TEXT = """\
   the best of the repeats counts. Throughput per CPU-second of this process is the headline
   (every path measured is single-threaded, and CPU time is not inflated by other processes
   waiting for the same cores); wall-clock throughput is listed too.
-- **(b)** `Indexer(solr, ShingleProcessor(3), lsh=LshConfig(threshold=t)).index(records)`
-  with its defaults (batches of 1,000, 2 writers), timed by the indexer (includes the final
+- **(b)** `NearDupIndex(Params(threshold=t, fields_2014=True),
+  backend=SolrBackend(solr)).add_many(records)` with its defaults (batches of 1,000, 2
+  writers; the 2014 seed fields and the LSH band keys), timed by its writer (includes the final
   commit), into a new collection on a JVM that first indexed 60,000 short records and 3,000
   documents into a throwaway collection (its JIT-compiled code is then steady); short records
   at 10,000 or fewer are the best of 3 runs. Index size from Solr's core status.
-- **(c)** neardup: `allpairs.lsh_pairs(solr, t, prune_mode="none")` on the indexed collection,
+- **(c)** neardup: `NearDupIndex.report(t, prune="none")` on the indexed collection,
   right after its commit (per band one terms facet on the band's field and one terms query for
   the members of its shared buckets, fetch of the candidates' content, exact verification;
   every verified pair is kept, no rival pruning). Seed loop: what
   `neardup report --method minhash` does (read all records by cursor, then
-  `SeedSearcher.near_dups` per record with 20 MinHash values, first-word filter, top 10), with
-  no edit-distance cut so that its candidates are verified by exact Jaccard like the others;
+  `seed2014.SeedSearcher.near_dups` per record with 20 MinHash values, first-word filter,
+  top 10), with no edit-distance cut so that its candidates are verified by exact Jaccard like
+  the others;
   time = reading all records + (per-document time of the sample) x N. datasketch:
   `MinHashLSH(threshold=t, num_perm=128)` with its default (b, r) and again with neardup's
   (b, r), `insert` every MinHash (mmh3 variant), `query` every MinHash, then the same exact
@@ -1528,17 +1559,19 @@ def main(argv: list[str] | None = None) -> int:
         conf["seed_sample"] = args.seed_sample
     sizes = args.sizes or conf["sizes"]
     out_path: Path = args.out or DEFAULT_OUT[args.mode]
-    if args.mode == "full" and os.environ.get("NEARDUP_SOLR_HEAP") is None:
-        os.environ["NEARDUP_SOLR_HEAP"] = "2g" if max(sizes) < 1_000_000 else "4g"
+    # The environment is read here only, as the CLI does: the rest takes what it needs.
+    url = os.environ.get("NEARDUP_SOLR_URL") or None
+    heap = os.environ.get("NEARDUP_SOLR_HEAP") or None
+    if args.mode == "full" and heap is None:
+        heap = "2g" if max(sizes) < 1_000_000 else "4g"
 
     data: dict[str, Any] = {"schema": 1, "runs": {}}
     if args.mode == "full" and out_path.exists():
         try:
             data = json.loads(out_path.read_text(encoding="utf-8"))
             say(f"merging into {out_path} (sizes already there: {', '.join(data['runs'])})")
-            shape = {k: v for k, v in (("kind", args.kind), ("size", args.size)) if v is not None}
-            probe = LshConfig(threshold=args.threshold, **shape)
-            want = (f"{probe.kind} {probe.size}-gram", args.threshold)
+            probe = bench_params(args)
+            want = (f"{probe.shingle_kind} {probe.shingle_size}-gram", args.threshold)
             for key in list(data["runs"]):
                 got = (data["runs"][key].get("shingles"), data["runs"][key].get("threshold"))
                 if got != want:
@@ -1546,14 +1579,14 @@ def main(argv: list[str] | None = None) -> int:
                     del data["runs"][key]
         except (ValueError, KeyError):
             data = {"schema": 1, "runs": {}}
-    node = SolrNode()
+    node = SolrNode(url, heap)
     code = 0
     if args.max_memory_gb:  # after Solr started: the JVM must not inherit the limit
         limit = int(args.max_memory_gb * 2**30)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         say(f"address space of this process limited to {args.max_memory_gb} GiB")
     try:
-        env = environment(Solr(node.base, "bench_probe"))
+        env = environment(Solr(node.base, "bench_probe"), heap)
         if not node.external:
             env["solr_start_s"] = node.start_seconds
         for n in sizes:

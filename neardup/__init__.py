@@ -1,28 +1,48 @@
-"""neardup: near-duplicate detection with shingles, MinHash and LSH, backed by Apache Solr."""
+"""neardup: near-duplicate detection with shingles, MinHash and LSH, backed by Apache Solr.
 
-from .errors import InputError, NeardupError, ParameterMismatch, SolrUnavailable
-from .evaluate import score
-from .indexer import Indexer, IndexStats
-from .searcher import SeedSearcher
-from .shingles import ShingleProcessor, normalize, optimal_bands, s_curve, word_edit_distance
-from .solr import Solr, connect
+>>> from neardup import NearDupIndex, Params
+>>> idx = NearDupIndex(Params(threshold=0.5))          # in memory: no Java, no Solr
+>>> _ = idx.add_many([("1", "Art's Deli, 12224 Ventura Blvd"),
+...                   ("2", "Arts Deli 12224 Ventura Boulevard")])
+>>> idx.pairs()[0].id2
+'2'
 
-__version__ = "0.1.0"
+``NearDupIndex.open(url)`` keeps the index in Solr instead, with the same methods.
+"""
+
+from .errors import (
+    ArgumentError,
+    InputError,
+    InvalidText,
+    NeardupError,
+    ParameterMismatch,
+    SolrRequestError,
+    SolrUnavailable,
+)
+from .index import Match, NearDupIndex, Pair, Report
+from .io import Record, Rejection, read_records
+from .minhash import ShingleProcessor
+from .params import Params
+from .pipeline import IndexStats
+
+__version__ = "0.2.0"
 
 __all__ = [
+    "ArgumentError",
     "IndexStats",
-    "Indexer",
     "InputError",
+    "InvalidText",
+    "Match",
+    "NearDupIndex",
     "NeardupError",
+    "Pair",
     "ParameterMismatch",
-    "SeedSearcher",
+    "Params",
+    "Record",
+    "Rejection",
+    "Report",
     "ShingleProcessor",
-    "Solr",
+    "SolrRequestError",
     "SolrUnavailable",
-    "connect",
-    "normalize",
-    "optimal_bands",
-    "s_curve",
-    "score",
-    "word_edit_distance",
+    "read_records",
 ]

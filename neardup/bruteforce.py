@@ -41,31 +41,12 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 
+from .text import id_key, jaccard
+
 __all__ = ["all_pairs", "id_key", "jaccard"]
 
 # Conservative slack for the float filters (see module docstring); far below 1/len(set).
 _EPS = 1e-9
-
-
-def jaccard(a: Iterable[Hashable], b: Iterable[Hashable]) -> float:
-    """Exact Jaccard similarity ``|a & b| / |a | b|``; 1.0 when both are empty (equal sets).
-
-    Same convention as ``ShingleProcessor.jaccard``; :func:`all_pairs` drops empty sets anyway.
-    """
-    sa = a if isinstance(a, set | frozenset) else set(a)
-    sb = b if isinstance(b, set | frozenset) else set(b)
-    if not sa and not sb:
-        return 1.0
-    inter = len(sa & sb)
-    return inter / (len(sa) + len(sb) - inter)
-
-
-def id_key(record_id: str) -> tuple[int, int | str]:
-    """Sort key of an id: numeric ids as numbers (``"9" < "10"``), then others as text.
-
-    The same order as :func:`neardup.datasets.read_pairs` uses for the gold pairs.
-    """
-    return (0, int(record_id)) if record_id.isdigit() else (1, record_id)
 
 
 def _min_overlap(threshold: float, size: int) -> int:

@@ -15,6 +15,10 @@ class InputError(NeardupError):
     exit_code = 2
 
 
+class ArgumentError(InputError, ValueError):
+    """A library call got an argument it cannot use (a threshold outside (0, 1], k < 1 ...)."""
+
+
 class InvalidText(InputError, ValueError):
     """A text that is not valid Unicode (a lone surrogate, e.g. from a JSON ``\\ud800`` escape or
     undecodable command-line bytes): it has no UTF-8 form to shingle and hash."""
@@ -28,5 +32,5 @@ class SolrRequestError(NeardupError):
     """Solr answered a request with an error."""
 
 
-class ParameterMismatch(NeardupError):
-    """The index was built with other shingling/hashing parameters than the ones asked for."""
+class ParameterMismatch(InputError):
+    """The index was built with another parameter set than the one asked for."""

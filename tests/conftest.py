@@ -18,8 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from neardup.local_solr import CONFIGSET, LocalSolr, solr_version
-from neardup.solr import Solr, connect
+from neardup import NearDupIndex, Params
+from neardup.backends.solr import SolrBackend
+from neardup.solr import admin
+from neardup.solr.admin import connect
+from neardup.solr.client import Solr
+from neardup.solr.local import CONFIGSET, LocalSolr, solr_version
 
 REPO = Path(__file__).resolve().parents[1]
 TEST_HOME = REPO / ".neardup" / "test"
@@ -77,6 +81,17 @@ def solr_base() -> Iterator[str]:
             node.stop()
 
 
+#: Fixtures that mean "this test talks to a real Solr": such tests get the ``solr`` marker, so
+#: that ``pytest -m "not solr"`` runs the rest in seconds without Java.
+SOLR_FIXTURES = {"solr_base", "new_collection", "collection", "restaurants", "safety"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SOLR_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.solr)
+
+
 _counter = itertools.count()
 
 
@@ -94,7 +109,7 @@ def new_collection(solr_base: str) -> Iterator[Callable[[str], Solr]]:
     yield make
     for solr in made:
         try:
-            solr.delete_collection()
+            admin.delete_collection(solr)
         except Exception:
             pass
 
@@ -104,13 +119,33 @@ def collection(new_collection: Callable[[str], Solr]) -> Solr:
     return new_collection("c")
 
 
+@pytest.fixture(params=["memory", pytest.param("solr", marks=pytest.mark.solr)])
+def backend_kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def make_index(
+    backend_kind: str, request: pytest.FixtureRequest
+) -> Callable[..., NearDupIndex]:
+    """A factory of empty indexes on the backend of the test's parameter (memory or Solr)."""
+
+    def make(params: Params | None = None) -> NearDupIndex:
+        if backend_kind == "memory":
+            return NearDupIndex(params)
+        factory = request.getfixturevalue("new_collection")
+        return NearDupIndex(params, backend=SolrBackend(factory("i")))
+
+    return make
+
+
 def run_cli(
     *args: str, env: dict[str, str] | None = None, timeout: float = 600
 ) -> subprocess.CompletedProcess[str]:
     """The real ``neardup`` command in a child process (exit codes, stdout, stderr)."""
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(
-        [sys.executable, "-m", "neardup.cli", *args],
+        [sys.executable, "-m", "neardup", *args],
         capture_output=True,
         text=True,
         env=full_env,
@@ -121,16 +156,22 @@ def run_cli(
 
 @contextmanager
 def counted(solr: Solr) -> Iterator[list[str]]:
-    """The paths of the requests that ``solr`` sends meanwhile (from any thread)."""
+    """The paths (``select``, ``get``, ``update`` ...) of the requests ``solr`` sends meanwhile.
+
+    Counted on its HTTP session, which pysolr's calls and the thin JSON calls share.
+    """
     paths: list[str] = []
-    original = solr.request
+    session = solr.session
+    original = session.request
+    prefix = solr.url + "/"
 
-    def counting(method: str, path: str, **kw: object) -> dict:  # type: ignore[type-arg]
-        paths.append(path)
-        return original(method, path, **kw)  # type: ignore[arg-type]
+    def counting(method: str, url: str, *args: object, **kw: object) -> object:
+        path = str(url).split("?", 1)[0]
+        paths.append(path[len(prefix) :].strip("/") if path.startswith(prefix) else path)
+        return original(method, url, *args, **kw)  # type: ignore[arg-type]
 
-    solr.request = counting  # type: ignore[method-assign]
+    session.request = counting  # type: ignore[method-assign]
     try:
         yield paths
     finally:
-        solr.request = original  # type: ignore[method-assign]
+        session.request = original  # type: ignore[method-assign]

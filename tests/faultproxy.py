@@ -1,7 +1,8 @@
 """A small fault-injecting HTTP proxy on 127.0.0.1 in front of a real Solr, for the tests.
 
 It forwards every request to the real Solr unchanged, except requests that match a
-:class:`Fault`: those are answered with HTTP 503, held past the client's timeout and then dropped,
+:class:`Fault`: those are answered with an HTTP error (503, 500 or 400), held past the client's
+timeout and then dropped,
 or cut off (the connection is closed without an answer, which the client sees as a connection
 error). A fault applies to the first ``times`` matching requests, or, with ``seconds``, to every
 matching request for that many seconds after the first one. While the real Solr is down, the proxy
@@ -34,7 +35,9 @@ HOP_BY_HOP = {
     "upgrade",
     "content-length",
 }
-ACTIONS = ("503", "sleep", "close")
+#: HTTP errors a fault can answer with, and the other actions.
+STATUSES = ("400", "500", "503")
+ACTIONS = (*STATUSES, "sleep", "close")
 
 
 @dataclass
@@ -42,7 +45,7 @@ class Fault:
     """Which requests to disturb, how, and how often."""
 
     path: str  # a substring of the request path, e.g. "/select" or "/admin/cores"
-    action: str = "503"  # "503", "sleep" (hold ``sleep`` s, then drop) or "close"
+    action: str = "503"  # a status of STATUSES, "sleep" (hold ``sleep`` s, then drop) or "close"
     times: int = 1  # disturb the first ``times`` matching requests ...
     seconds: float = 0.0  # ... or, if > 0, all matching requests this long after the first
     contains: str = ""  # only requests whose query string or body contains this
@@ -181,8 +184,10 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         fault = proxy.fault_for(self.command, self.path, body)
         if fault is not None:
-            if fault.action == "503":
-                self._answer(503, b'{"error":{"msg":"injected by the fault proxy","code":503}}')
+            if fault.action in STATUSES:
+                code = int(fault.action)
+                body = f'{{"error":{{"msg":"injected by the fault proxy","code":{code}}}}}'
+                self._answer(code, body.encode())
             elif fault.action == "sleep":
                 proxy._stop.wait(fault.sleep)  # the client gives up meanwhile
                 self._cut()

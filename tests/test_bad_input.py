@@ -15,12 +15,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from neardup.datasets import Record
-from neardup.indexer import Indexer
-from neardup.lsh import LshConfig
-from neardup.searcher import LshSearcher, SeedSearcher
-from neardup.shingles import ShingleProcessor, normalize
-from neardup.solr import Solr, connect
+from neardup import NearDupIndex, Params
+from neardup.backends.solr import SolrBackend
+from neardup.io import Record
+from neardup.seed2014 import SeedSearcher
+from neardup.solr import admin
+from neardup.solr.admin import connect
+from neardup.solr.client import Solr
+from neardup.text import normalize
 
 from .conftest import run_cli
 
@@ -28,15 +30,26 @@ SYNTAX = '" \\ : ( ) [ ] { } * ? + - ! ^ ~ && || / AND OR NOT'
 _names = itertools.count()
 
 
+def idx(solr: Solr) -> NearDupIndex:
+    """The index in ``solr``, with the parameters it was built with."""
+    return NearDupIndex(backend=SolrBackend(solr))
+
+
 def index(
     solr_base: str, tmp_path: Path, data: bytes, name: str = "in.txt", *extra: str
 ) -> tuple[dict, str, Solr]:
-    """Index ``data`` as a file through the CLI into a fresh collection."""
+    """Index ``data`` as a file through the CLI into a fresh collection, with the 2014 fields
+    too (they index words and shingles as terms, so they meet Solr's term limit)."""
     coll = f"test_bad_{os.getpid()}_{next(_names)}"
     path = tmp_path / name
     path.write_bytes(data)
     proc = run_cli(
-        "index", str(path), "--json", *extra, env={"NEARDUP_SOLR_URL": f"{solr_base}/{coll}"}
+        "index",
+        str(path),
+        "--json",
+        "--fields-2014",
+        *extra,
+        env={"NEARDUP_SOLR_URL": f"{solr_base}/{coll}"},
     )
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode in (0, 2), proc.stderr
@@ -69,7 +82,7 @@ def test_punctuation_only_and_one_word_records(solr_base: str, tmp_path: Path) -
     counts, _, solr = index(solr_base, tmp_path, b"1 ... !!! ???\n2 word\n3 word\n")
     assert reasons(counts) == [(1, "no words after normalization")]
     assert counts["indexed"] == 2
-    found = LshSearcher(solr).neighbors("2")
+    found = idx(solr).neighbors("2")
     assert [(m.id, m.jaccard) for m in found] == [("3", 1.0)]
 
 
@@ -79,7 +92,7 @@ def test_a_200000_word_record(solr_base: str, tmp_path: Path) -> None:
     assert counts["indexed"] == 2
     doc = solr.get(["1"], fields="num_words")[0]
     assert doc["num_words"] == 200_000
-    near = SeedSearcher(solr, ShingleProcessor(3)).near_dups_of("1", "minhash", 2)
+    near = SeedSearcher(idx(solr)).near_dups_of("1", "minhash", 2)
     assert [(n.id, n.edit_distance) for n in near] == [("2", 1)]
 
 
@@ -159,16 +172,16 @@ def test_odd_ids(solr_base: str, tmp_path: Path) -> None:
     assert counts["indexed"] == len(ids)
     assert {d["id"] for d in solr.get(ids, fields="id")} == set(ids)
     for i in ids:
-        assert {m.id for m in LshSearcher(solr).neighbors(i, k=10)} == set(ids) - {i}
+        assert {m.id for m in idx(solr).neighbors(i, k=10)} == set(ids) - {i}
 
 
 def test_text_full_of_solr_syntax(solr_base: str, tmp_path: Path) -> None:
     data = f"1 {SYNTAX}\n2 {SYNTAX} extra\n3 AND OR NOT\n".encode()
     counts, _, solr = index(solr_base, tmp_path, data)
     assert counts["indexed"] == 3
-    assert LshSearcher(solr).search(SYNTAX, k=1)[0].id == "1"
+    assert idx(solr).query(SYNTAX, k=1)[0].id == "1"
     for method in ("shingles", "minhash"):
-        near = SeedSearcher(solr, ShingleProcessor(3)).near_dups_of("1", method, 2)
+        near = SeedSearcher(idx(solr)).near_dups_of("1", method, 2)
         assert [n.id for n in near] == ["2"]
 
 
@@ -187,6 +200,7 @@ def test_strict_exit_code_and_a_missing_file(solr_base: str, tmp_path: Path) -> 
     path = tmp_path / "s.txt"
     path.write_bytes(b"1 fine\n2 ...\n")
     env = {"NEARDUP_SOLR_URL": f"{solr_base}/test_bad_strict"}
+    admin.delete_collection(connect(solr_base, "test_bad_strict"))  # a fresh collection
     assert run_cli("index", str(path), env=env).returncode == 0
     strict = run_cli("index", str(path), "--strict", env=env)
     assert strict.returncode == 2 and "rejected 1" in strict.stdout
@@ -202,7 +216,7 @@ def safety(solr_base: str) -> Solr:
     solr = connect(solr_base, f"test_query_safety_{os.getpid()}")
     solr.delete_query("*:*")
     solr.commit()
-    Indexer(solr, ShingleProcessor(3), lsh=LshConfig(), progress=False).index([])
+    NearDupIndex(Params(fields_2014=True), backend=SolrBackend(solr)).add_many([])
     return solr
 
 
@@ -218,11 +232,10 @@ def test_any_text_finds_itself(safety: Solr, text: str) -> None:
     if not normalize(text):
         return  # rejected at indexing (tested above), so there is nothing to find
     rid = f"h{next(_ids)}"
-    stats = Indexer(safety, ShingleProcessor(3), lsh=LshConfig(), progress=False).index(
-        [Record(rid, text)]
-    )
+    index = idx(safety)
+    stats = index.add_many([Record(rid, text)])
     assert stats.indexed == 1
-    matches = LshSearcher(safety).search(text, k=50)
+    matches = index.query(text, k=50)
     top = [m for m in matches if m.jaccard == 1.0]
     assert rid in {m.id for m in top}
-    SeedSearcher(safety, ShingleProcessor(3)).near_dups_of(rid, "shingles", 2)
+    SeedSearcher(index).near_dups_of(rid, "shingles", 2)

@@ -12,27 +12,27 @@ from itertools import combinations
 import pytest
 
 from benchmarks import corpus as C
-from neardup.bruteforce import id_key
-from neardup.lsh import LshConfig
-from neardup.shingles import word_edit_distance
+from neardup.params import Params
+from neardup.text import id_key, word_edit_distance
 
 THRESHOLD = 0.8
 
 
 @pytest.fixture(scope="module")
-def cfg() -> LshConfig:
-    return LshConfig(threshold=THRESHOLD)
+def cfg() -> Params:
+    return Params(threshold=THRESHOLD)
 
 
 @pytest.fixture(scope="module")
-def small(cfg: LshConfig) -> C.Corpus:
+def small(cfg: Params) -> C.Corpus:
     # A high duplicate fraction so that a small corpus has many families to check.
     return C.generate(400, seed=7, threshold=THRESHOLD, dup_fraction=0.3, config=cfg)
 
 
-def naive_truth(corpus: C.Corpus, cfg: LshConfig, threshold: float) -> list[tuple[str, str]]:
+def naive_truth(corpus: C.Corpus, cfg: Params, threshold: float) -> list[tuple[str, str]]:
     """Every pair, the plain O(n^2) way, with the shingle sets neardup verifies with."""
-    sets = {r.id: cfg.shingles(r.text) for r in corpus.records}
+    proc = cfg.processor()
+    sets = {r.id: proc.shingle_set(r.text) for r in corpus.records}
     out = []
     for a, b in combinations(sorted(sets, key=id_key), 2):
         sa, sb = sets[a], sets[b]
@@ -41,23 +41,24 @@ def naive_truth(corpus: C.Corpus, cfg: LshConfig, threshold: float) -> list[tupl
     return out
 
 
-def test_truth_is_exact(small: C.Corpus, cfg: LshConfig) -> None:
+def test_truth_is_exact(small: C.Corpus, cfg: Params) -> None:
     assert small.truth, "the corpus should contain near-duplicate pairs"
     assert [(a, b) for a, b, _ in small.truth] == naive_truth(small, cfg, THRESHOLD)
+    proc = cfg.processor()
     for a, b, sim in small.truth:
-        sa, sb = cfg.shingles(small.texts()[a]), cfg.shingles(small.texts()[b])
+        sa, sb = proc.shingle_set(small.texts()[a]), proc.shingle_set(small.texts()[b])
         assert sim == len(sa & sb) / len(sa | sb)
 
 
 @pytest.mark.parametrize("threshold", [0.5, 0.9])
 def test_family_truth_equals_brute_force_at_other_thresholds(threshold: float) -> None:
-    cfg = LshConfig(threshold=threshold)
+    cfg = Params(threshold=threshold)
     corp = C.generate(250, seed=3, threshold=threshold, dup_fraction=0.3, config=cfg)
     exact = C.exact_truth(corp.records, cfg, threshold)
     assert [(a, b) for a, b, _ in corp.truth] == [(a, b) for a, b, _ in exact]
 
 
-def test_cross_family_pairs_are_far_below_threshold(small: C.Corpus, cfg: LshConfig) -> None:
+def test_cross_family_pairs_are_far_below_threshold(small: C.Corpus, cfg: Params) -> None:
     assert C.cross_family_similarity(small, samples=300, cfg=cfg) < 0.3
 
 
@@ -75,10 +76,11 @@ def test_shape_of_the_corpus(small: C.Corpus) -> None:
     assert sum(len(m) - 1 for m in small.families.values()) == len(small.copies)
 
 
-def test_texts_are_already_canonical(small: C.Corpus, cfg: LshConfig) -> None:
+def test_texts_are_already_canonical(small: C.Corpus, cfg: Params) -> None:
     """So the edit rates are exactly what the shingles see."""
+    proc = cfg.processor()
     for r in small.records:
-        assert cfg.prepare(r.text) == r.text
+        assert proc.prepare(r.text) == r.text
 
 
 def test_edits_match_what_the_copies_record(small: C.Corpus) -> None:

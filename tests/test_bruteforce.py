@@ -153,11 +153,11 @@ def test_larger_skewed_input_agrees_with_naive() -> None:
 def test_verify_gives_the_same_pairs_when_the_word_table_restarts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # allpairs.verify encodes each record's words once in a shared WordCodes table; when the
+    # index.verify encodes each record's words once in a shared WordCodes table; when the
     # table is full it starts a new generation and stale encodings must not be compared.
-    from neardup.allpairs import verify
-    from neardup.lsh import LshConfig
-    from neardup.shingles import WordCodes, word_edit_distance
+    from neardup.index import verify
+    from neardup.params import Params
+    from neardup.text import WordCodes, word_edit_distance
 
     rng = random.Random(5)
     vocab = [f"w{i}" for i in range(40)]
@@ -168,15 +168,15 @@ def test_verify_gives_the_same_pairs_when_the_word_table_restarts(
         for _ in range(rng.randint(0, 3)):
             words[rng.randrange(len(words))] = rng.choice(vocab) + "x"
         texts[str(i)] = " ".join(words)
-    content = {k: (v, v) for k, v in texts.items()}
+    content = dict(texts)
     cands = [(a, b) for a in texts for b in texts if int(a) < int(b)]
-    cfg = LshConfig(threshold=0.5, canonical=False)
-    roomy = verify(cands, content, cfg, 0.5, progress=False)
+    proc = Params(threshold=0.5, canonical=False).processor()
+    roomy = verify(cands, content, proc, 0.5, progress=False)
     monkeypatch.setattr(WordCodes, "LIMIT", 30)  # two records fit, a few fill it
     restarts = []
     real_restart = WordCodes.restart
     monkeypatch.setattr(WordCodes, "restart", lambda self: (restarts.append(1), real_restart(self)))
-    tight = verify(cands, content, cfg, 0.5, progress=False)
+    tight = verify(cands, content, proc, 0.5, progress=False)
     assert len(roomy) > 50 and len(restarts) > 10
     assert tight == roomy
     for p in roomy[:50]:

@@ -12,7 +12,7 @@ from neardup.canonical import (
     STREET_SUFFIXES,
     canonicalize,
 )
-from neardup.shingles import normalize
+from neardup.text import normalize
 
 # Words that trigger the rules, mixed with ordinary ones, so that random texts hit rule
 # interactions (clauses next to ordinals next to suffixes ...).

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from neardup.experiment import run_restaurants
-from neardup.local_solr import LocalSolr
-from neardup.searcher import LshSearcher
-from neardup.solr import connect
+from neardup import NearDupIndex
+from neardup.backends.solr import SolrBackend
+from neardup.evaluate.experiment import PARAMS, run_restaurants
+from neardup.solr import admin
+from neardup.solr.admin import connect
+from neardup.solr.local import LocalSolr
 
 from .conftest import IN_CI, REPO
 
@@ -34,11 +36,12 @@ def cloud_url() -> str:
         node.stop()
 
 
+@pytest.mark.solr
 def test_two_shards_give_the_same_pairs_as_standalone(
     cloud_url: str, solr_base: str, tmp_path: Path
 ) -> None:
     cloud = connect(cloud_url, "test_cloud_restaurants", shards=2)
-    assert cloud.is_cloud()
+    assert admin.is_cloud(cloud)
     status = cloud.request(
         "GET",
         "admin/collections",
@@ -50,8 +53,10 @@ def test_two_shards_give_the_same_pairs_as_standalone(
     nodes = {r["node_name"] for s in shards.values() for r in s["replicas"].values()}
     assert len(nodes) == 2
     single = connect(solr_base, "test_cloud_standalone_twin")
-    r_cloud = run_restaurants(cloud, tmp_path / "cloud", progress=False)
-    r_single = run_restaurants(single, tmp_path / "single", progress=False)
+    cloud_index = NearDupIndex(PARAMS, backend=SolrBackend(cloud))
+    r_cloud = run_restaurants(cloud_index, tmp_path / "cloud")
+    single_index = NearDupIndex(PARAMS, backend=SolrBackend(single))
+    r_single = run_restaurants(single_index, tmp_path / "single")
     assert r_cloud["scores"] == r_single["scores"]
     for method in ("shingles", "minhash", "lsh"):
         a = (tmp_path / "cloud" / f"{method}.tsv").read_text()
@@ -63,6 +68,5 @@ def test_two_shards_give_the_same_pairs_as_standalone(
         for name in shards
     ]
     assert all(r["response"]["numFound"] > 100 for r in per_shard)
-    searcher = LshSearcher(cloud)
-    assert searcher.neighbors("2", k=1)[0].id == "753"
-    assert searcher.search("arts deli 12224 ventura blvd studio city", k=1)[0].id == "753"
+    assert cloud_index.neighbors("2", k=1)[0].id == "753"
+    assert cloud_index.query("arts deli 12224 ventura blvd studio city", k=1)[0].id == "753"

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from neardup import datasets, evaluate
-from neardup.datasets import Blank, Record, Rejection, read_pairs, read_records
+from neardup import resources
 from neardup.errors import InputError
+from neardup.evaluate import score
+from neardup.io import Blank, Record, Rejection, read_pairs, read_records
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -97,15 +98,15 @@ def test_read_pairs_formats(tmp_path: Path) -> None:
 
 
 def test_scores_are_unordered() -> None:
-    s = evaluate.score([("2", "1"), ("3", "4"), ("5", "6")], [("1", "2"), ("4", "3"), ("7", "8")])
+    s = score([("2", "1"), ("3", "4"), ("5", "6")], [("1", "2"), ("4", "3"), ("7", "8")])
     assert (s.pairs, s.true_pairs, s.gold) == (3, 2, 3)
     assert s.recall == pytest.approx(2 / 3, abs=1e-4)
     assert s.precision == pytest.approx(2 / 3, abs=1e-4)
-    assert evaluate.score([], [("1", "2")]).f1 == 0.0
+    assert score([], [("1", "2")]).f1 == 0.0
 
 
 def test_bundled_restaurants_are_as_described() -> None:
-    records, gold = datasets.restaurants()
+    records, gold = resources.restaurants()
     items = list(read_records(records))
     assert len(items) == 864 and all(isinstance(i, Record) for i in items)
     ids = [i.id for i in items if isinstance(i, Record)]

@@ -1,4 +1,4 @@
-"""The indexer: its documents, value for value, and its pipelined writes against a real Solr."""
+"""What the index writes for each record, and the pipelined, batched writes into Solr."""
 
 from __future__ import annotations
 
@@ -13,25 +13,30 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.datasets import Blank, Item, Record, Rejection
+from neardup import NearDupIndex, Params
+from neardup.backends.base import Document
+from neardup.backends.solr import SolrBackend, solr_document
+from neardup.banding import band_keys_batch
 from neardup.errors import InputError, SolrUnavailable
-from neardup.indexer import MAX_TERM_BYTES, Indexer
-from neardup.lsh import LshConfig
-from neardup.shingles import ShingleProcessor
-from neardup.solr import Solr
+from neardup.index import documents
+from neardup.io import Blank, Item, Record, Rejection
+from neardup.seed2014 import MAX_TERM_BYTES
+from neardup.solr.client import Solr
+from neardup.text import normalize
 
 from .faultproxy import Fault, FaultProxy
 
 # -- documents -------------------------------------------------------------------------------------
 
-#: (seed processor, LSH configuration) pairs: the defaults and the other code paths.
+#: Parameter sets: the defaults with and without the 2014 fields, and the other code paths.
 SETUPS = [
-    (ShingleProcessor(3), LshConfig()),
-    (ShingleProcessor(3, num_perm=20), None),
-    (ShingleProcessor(1, num_perm=7, hash_family="universal"), LshConfig(canonical=False)),
-    (ShingleProcessor(2, seed=5), LshConfig(kind="char", size=4, threshold=0.5)),
-    (ShingleProcessor(5, kind="char", num_perm=9), LshConfig(kind="char", size=3)),
+    Params(fields_2014=True),
+    Params(),
+    Params(num_perm=7, hash_family="xor", canonical=False, fields_2014=True),
+    Params(shingle_kind="char", shingle_size=4, threshold=0.5, seed=5, fields_2014=True),
+    Params(shingle_kind="char", shingle_size=3, num_perm=9),
 ]
+INDEX_2014 = Params(fields_2014=True)
 
 WIDE = "é" * 5450  # 10,900 bytes: three of them make a shingle of 32,702 bytes (fits)
 TRICKY = [
@@ -53,40 +58,46 @@ TRICKY = [
 ]
 
 
-def expected_documents(
-    proc: ShingleProcessor, lsh: LshConfig | None, records: list[Record]
-) -> list[dict[str, Any] | Rejection]:
-    """What the indexer must send, recomputed record by record with the public API."""
+def expected_documents(params: Params, records: list[Record]) -> list[dict[str, Any] | Rejection]:
+    """What the index must send to Solr, recomputed record by record with the public API."""
     out: list[dict[str, Any] | Rejection] = []
+    proc = params.processor()
     for r in records:
-        text = proc.normalize(r.text)
+        text = normalize(r.text)
         if not text:
             out.append(Rejection(r.source, r.line, "no words after normalization", r.id))
             continue
-        shingles = proc.ngrams(text)
-        longest = max(len(s.encode("utf-8")) for s in [proc.first_word(text), *shingles])
-        if longest > MAX_TERM_BYTES:
-            reason = (
-                f"a word or shingle of {longest} bytes is longer than Solr's limit "
-                f"for one indexed term ({MAX_TERM_BYTES} bytes)"
+        sig = proc.signatures_batch([r.text])
+        keys = band_keys_batch(sig, params.bands, params.rows)[0]
+        doc: dict[str, Any] = {"id": r.id, "raw": r.text, "content": text, "content_lsh": keys}
+        if params.fields_2014:
+            old = params.processor_2014()
+            shingles = old.ngrams(text)
+            longest = max(len(s.encode("utf-8")) for s in [old.first_word(text), *shingles])
+            if longest > MAX_TERM_BYTES:
+                reason = (
+                    f"a word or shingle of {longest} bytes is longer than Solr's limit "
+                    f"for one indexed term ({MAX_TERM_BYTES} bytes)"
+                )
+                out.append(Rejection(r.source, r.line, reason, r.id))
+                continue
+            doc.update(
+                {
+                    "md5_hash": hashlib.md5(text.encode("utf-8")).hexdigest(),
+                    "num_words": old.num_words(text),
+                    "first_word": old.first_word(text),
+                    "content_ng": shingles,
+                    "content_sg": [str(int(v)) for v in old.signature(text)],
+                }
             )
-            out.append(Rejection(r.source, r.line, reason, r.id))
-            continue
-        doc: dict[str, Any] = {
-            "id": r.id,
-            "content": text,
-            "raw": r.text,
-            "md5_hash": hashlib.md5(text.encode("utf-8")).hexdigest(),
-            "num_words": proc.num_words(text),
-            "first_word": proc.first_word(text),
-            "content_ng": shingles,
-            "content_sg": [str(int(v)) for v in proc.signature(text)],
-        }
-        if lsh is not None:
-            doc["content_lsh"] = lsh.keys(r.text)
-            doc.update({f"lsh_b{b:02d}": k for b, k in enumerate(doc["content_lsh"])})
+        doc.update({f"lsh_b{b:02d}": k for b, k in enumerate(keys)})
         out.append(doc)
     return out
+
+
+def sent(params: Params, records: list[Record]) -> list[dict[str, Any] | Rejection]:
+    got = documents(params, params.processor(), records)
+    return [solr_document(d) if isinstance(d, Document) else d for d in got]
 
 
 def as_sent(items: list[dict[str, Any] | Rejection]) -> list[str]:
@@ -98,16 +109,15 @@ def records_of(texts: list[str]) -> list[Record]:
     return [Record(f"id{i}", t, "in.txt", i + 1) for i, t in enumerate(texts)]
 
 
-@pytest.mark.parametrize(("proc", "lsh"), SETUPS, ids=lambda x: repr(x)[:40])
-def test_documents_are_what_the_public_api_computes(
-    proc: ShingleProcessor, lsh: LshConfig | None
-) -> None:
+@pytest.mark.parametrize("params", SETUPS, ids=lambda x: repr(x)[7:60])
+def test_documents_are_what_the_public_api_computes(params: Params) -> None:
     records = records_of(TRICKY)
-    got = Indexer(None, proc, lsh=lsh, progress=False).documents(records)  # type: ignore[arg-type]
-    assert as_sent(got) == as_sent(expected_documents(proc, lsh, records))
+    got = sent(params, records)
+    assert as_sent(got) == as_sent(expected_documents(params, records))
     reasons = [d.reason for d in got if isinstance(d, Rejection)]
-    assert any("longer than Solr's limit" in r for r in reasons)
-    assert Indexer(None, proc, lsh=lsh).documents([]) == []  # type: ignore[arg-type]
+    # Only the 2014 fields index words and shingles as terms, so only they can be too long.
+    assert any("longer than Solr's limit" in r for r in reasons) == params.fields_2014
+    assert sent(params, []) == []
 
 
 ADDRESS_WORDS = ["st", "street", "ave", "seventh", "between", "and", "at", "new", "york", "&"]
@@ -121,9 +131,8 @@ texts = st.lists(
 @given(texts=texts)
 def test_documents_of_any_text_are_what_the_public_api_computes(texts: list[str]) -> None:
     records = records_of(texts)
-    for proc, lsh in SETUPS[:3]:
-        got = Indexer(None, proc, lsh=lsh).documents(records)  # type: ignore[arg-type]
-        assert as_sent(got) == as_sent(expected_documents(proc, lsh, records))
+    for params in SETUPS[:3]:
+        assert as_sent(sent(params, records)) == as_sent(expected_documents(params, records))
 
 
 # -- pipelined writes ------------------------------------------------------------------------------
@@ -158,7 +167,8 @@ def test_counts_and_rejections_come_in_the_order_of_the_input(collection: Solr) 
         Rejection("in.txt", 14, "unreadable D"),
         rec(15, rid=huge_id(15)),  # batch 3 (the last, short): lines 13 and 15
     ]
-    stats = Indexer(collection, ShingleProcessor(3), lsh=LshConfig(), batch_size=4).index(items)
+    index = NearDupIndex(INDEX_2014, backend=SolrBackend(collection))
+    stats = index.add_many(items, batch_size=4)
     assert [r.line for r in stats.rejections] == [3, 4, 5, 7, 10, 9, 12, 14, 15]
     assert (stats.read, stats.indexed, stats.rejected, stats.blank) == (14, 5, 9, 1)
     assert list(stats.reasons) == [
@@ -211,16 +221,15 @@ def test_a_failed_batch_raises_and_nothing_is_sent_after_it(
     # cut off, and retries=0 makes that final.
     fault = Fault("/update", "close", times=100, contains='"p00150"')
     with FaultProxy(direct.base_url, [fault]) as proxy:
+        NearDupIndex(INDEX_2014, backend=SolrBackend(direct))  # stores the parameters
         solr = Solr(f"{proxy.url}/{direct.collection}", retries=0)
-        indexer = Indexer(
-            solr, ShingleProcessor(3), lsh=LshConfig(), batch_size=100, writers=writers
-        )
+        index = NearDupIndex(backend=SolrBackend(solr))
         with pytest.raises(SolrUnavailable, match="cannot reach Solr at .*/update"):
-            indexer.index(records)
+            index.add_many(records, batch_size=100, writers=writers)
         updates = [p for _, p, _ in proxy.log if "/update" in p]
     assert fault.injected == 1
-    # the parameters, batches 1 and 2 in `writers` slices each; no batch 3, no commit
-    assert len(updates) == 1 + 2 * writers
+    # batches 1 and 2 in `writers` slices each; no batch 3, no commit
+    assert len(updates) == 2 * writers
     ids = [r.id for r in records]
     sent = 100 + 50 * (writers - 1)  # batch 1, and batch 2's slice that went alongside
     assert present(direct, ids[:sent]) == set(ids[:sent])
@@ -236,7 +245,9 @@ def test_a_reader_error_lets_the_batch_on_its_way_complete(collection: Solr) -> 
         raise InputError("in.txt:251: the reader gave up")
 
     with pytest.raises(InputError, match="the reader gave up"):
-        Indexer(collection, ShingleProcessor(3), lsh=LshConfig(), batch_size=100).index(items())
+        NearDupIndex(INDEX_2014, backend=SolrBackend(collection)).add_many(
+            items(), batch_size=100
+        )
     ids = [r.id for r in records]
     # Batches 1 and 2 were full before the error (batch 2 on its way): both are in, as they
     # were when each batch was sent before the next was read; the 50 unsent records are not.
@@ -247,7 +258,8 @@ def test_a_reader_error_lets_the_batch_on_its_way_complete(collection: Solr) -> 
 def test_many_batches_arrive_complete(collection: Solr) -> None:
     solr = collection
     records = numbered(2_345, prefix="m")
-    stats = Indexer(solr, ShingleProcessor(3), lsh=LshConfig(), batch_size=100).index(records)
+    index = NearDupIndex(INDEX_2014, backend=SolrBackend(solr))
+    stats = index.add_many(records, batch_size=100)
     assert (stats.read, stats.indexed, stats.rejected) == (2_345, 2_345, 0)
     assert solr.count(fq=["-id:_neardup_meta_"]) == 2_345
     assert solr.get(["m01234"], fields="content_ng")[0]["content_ng"] == [

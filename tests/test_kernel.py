@@ -15,12 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup import shingles
+from neardup import banding, kernel
+from neardup import text as textmod
 from neardup.errors import InvalidText
-from neardup.shingles import EMPTY_SIGNATURE_VALUE, ShingleProcessor
+from neardup.minhash import EMPTY_SIGNATURE_VALUE, ShingleProcessor
 
 pytestmark = pytest.mark.skipif(
-    shingles._kernel is None and os.environ.get("CI") != "true",
+    kernel.compiled() is None and os.environ.get("CI") != "true",
     reason="the C kernel was not built (no C compiler at install time)",
 )
 
@@ -39,16 +40,36 @@ def both(p: ShingleProcessor, texts: list[str]) -> tuple[np.ndarray, np.ndarray]
 
 def test_kernel_is_built_in_ci() -> None:
     # The Makefile's install compiles it; a silent fall back to numpy would be 10x slower.
-    assert shingles.kernel() == "c"
+    assert kernel.active() == "c"
 
 
 def test_kernel_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NEARDUP_KERNEL", "numpy")
-    assert shingles.kernel() == "numpy"
+    compiled = kernel.compiled()
     calls = []
-    monkeypatch.setattr(shingles._kernel, "signatures", lambda *a: calls.append(a))
-    ShingleProcessor().signatures_batch(["a b c d"])
-    assert calls == []
+    for name in ("signatures", "normalize", "band_keys"):
+        monkeypatch.setattr(compiled, name, lambda *a, _n=name: calls.append(_n))
+    kernel.use("numpy")
+    try:
+        assert kernel.active() == "numpy"
+        from neardup.banding import band_keys_batch
+        from neardup.text import normalize
+
+        sig = ShingleProcessor().signatures_batch(["a b c d"])
+        band_keys_batch(sig, 32, 4)
+        normalize("Some ASCII text")
+    finally:
+        kernel.use("c")
+    assert calls == []  # one switch for every call into the kernel
+    with pytest.raises(ValueError):
+        kernel.use("fortran")
+
+
+def test_cli_reads_the_kernel_switch_from_the_environment() -> None:
+    from .conftest import run_cli
+
+    bad = run_cli("plot", "s-curve", "--out-dir", "/tmp/neardup-kernel-test",
+                  env={"NEARDUP_KERNEL": "fortran"})
+    assert bad.returncode == 2 and "NEARDUP_KERNEL" in bad.stderr
 
 
 @pytest.mark.parametrize("family", ["xor", "universal"])
@@ -117,16 +138,16 @@ def test_lone_surrogate_fails_alike_in_both_paths(kind: str) -> None:
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=3000))
 def test_c_normalize_equals_the_python_rules(text: str) -> None:
-    python_rules = " ".join(text.lower().translate(shingles._PUNCT_TABLE).split())
-    assert shingles._kernel.normalize(text) == python_rules
-    assert shingles.normalize(text) == python_rules
+    python_rules = " ".join(text.lower().translate(textmod._PUNCT_TABLE).split())
+    assert kernel.compiled().normalize(text) == python_rules
+    assert textmod.normalize(text) == python_rules
 
 
 def test_c_normalize_leaves_non_ascii_to_python() -> None:
-    assert shingles._kernel.normalize("café") is None
-    assert shingles.normalize("  CAFÉ\u3000Bar ") == "café bar"  # \u3000 is whitespace
+    assert kernel.compiled().normalize("café") is None
+    assert textmod.normalize("  CAFÉ\u3000Bar ") == "café bar"  # \u3000 is whitespace
     with pytest.raises(TypeError, match="needs str"):
-        shingles._kernel.normalize(b"bytes")
+        kernel.compiled().normalize(b"bytes")
 
 
 @pytest.mark.parametrize(("bands", "rows"), [(1, 1), (21, 6), (32, 4), (3, 5), (120, 1), (2, 9)])
@@ -136,6 +157,6 @@ def test_c_band_keys_equal_the_mmh3_reference(bands: int, rows: int) -> None:
     sigs = rng.integers(0, 2**32, size=(300, bands * rows + 2), dtype=np.uint64).astype(np.uint32)
     sigs[0] = EMPTY_SIGNATURE_VALUE
     sigs[1] = 0
-    fast = shingles.band_keys_batch(sigs, bands, rows)
-    assert fast == shingles.band_keys_batch_python(sigs, bands, rows)
+    fast = banding.band_keys_batch(sigs, bands, rows)
+    assert fast == banding.band_keys_batch_python(sigs, bands, rows)
     assert fast[2][bands - 1].startswith(f"b{bands - 1:02d}_") and len(fast[2][0]) in (20, 21)

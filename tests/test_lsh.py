@@ -1,28 +1,29 @@
-"""LSH bands in Solr, all pairs, verification, neighbours and search, against a real Solr."""
+"""LSH bands, all pairs, verification, neighbours and search: on the memory backend and on a
+real Solr, through the one front door."""
 
 from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from neardup import datasets
-from neardup.allpairs import Pair, lsh_pairs, prune
+from neardup import NearDupIndex, ParameterMismatch, Params
+from neardup.backends.solr import SolrBackend
+from neardup.banding import band_keys_batch, choose_bands, key_field, s_curve
 from neardup.bruteforce import all_pairs
-from neardup.datasets import Record
-from neardup.errors import InputError, ParameterMismatch
-from neardup.indexer import Indexer
-from neardup.lsh import LshConfig, choose_bands, key_field
-from neardup.report import clusters
-from neardup.searcher import LshSearcher
-from neardup.shingles import ShingleProcessor, s_curve
-from neardup.solr import Solr, connect
+from neardup.index import Pair, clusters, prune
+from neardup.io import Record
+from neardup.resources import restaurants
+from neardup.solr import admin
+from neardup.solr.client import Solr
 
 from .conftest import counted, run_cli
 
-RECORDS, GOLD = datasets.restaurants()
+RECORDS, GOLD = restaurants()
+MakeIndex = Callable[..., NearDupIndex]
 
 
 def _corpus(n_docs: int = 200, families: int = 20, seed: int = 7) -> list[Record]:
@@ -40,31 +41,40 @@ def _corpus(n_docs: int = 200, families: int = 20, seed: int = 7) -> list[Record
     return [Record(str(i + 1), d) for i, d in enumerate(docs)]
 
 
-def _index(solr: Solr, records: list[Record], cfg: LshConfig | None = None) -> LshConfig:
-    cfg = cfg or LshConfig()
-    stats = Indexer(solr, ShingleProcessor(3), lsh=cfg, progress=False).index(records)
+def _filled(make_index: MakeIndex, records: list[Record], params: Params | None = None):
+    index = make_index(params)
+    stats = index.add_many(records)
     assert stats.indexed == len(records)
-    return cfg
+    return index
+
+
+def _keys(params: Params, text: str) -> list[str]:
+    sig = params.processor().signatures_batch([text])
+    return band_keys_batch(sig, params.bands, params.rows)[0]
 
 
 def test_band_keys_are_stored_and_follow_the_s_curve(collection: Solr) -> None:
-    cfg = _index(collection, _corpus(20, 2))
-    b, r = choose_bands(cfg.num_perm, cfg.threshold)
-    assert (cfg.bands, cfg.rows) == (b, r)
-    assert s_curve(cfg.threshold, b, r) >= 0.99
+    index = NearDupIndex(backend=SolrBackend(collection))
+    index.add_many(_corpus(20, 2))
+    p = index.params
+    b, r = choose_bands(p.num_perm, p.threshold)
+    assert (p.bands, p.rows) == (b, r)
+    assert s_curve(p.threshold, b, r) >= 0.99
     doc = collection.get(["1"])[0]
     keys = doc["content_lsh"]
-    assert len(keys) == cfg.bands
-    assert [k.split("_")[0] for k in keys] == [f"b{i:02d}" for i in range(cfg.bands)]
-    assert keys == cfg.keys(doc["content"])
+    assert len(keys) == p.bands
+    assert [k.split("_")[0] for k in keys] == [f"b{i:02d}" for i in range(p.bands)]
+    assert keys == _keys(p, doc["raw"])
     # each band's key also in a single-valued field of its own (docValues, not stored)
-    fl = ",".join(f"lsh_b{i:02d}" for i in range(cfg.bands))
+    fl = ",".join(f"lsh_b{i:02d}" for i in range(p.bands))
     own = collection.select({"q": "id:1", "fl": fl})["response"]["docs"][0]
-    assert [own[f"lsh_b{i:02d}"] for i in range(cfg.bands)] == keys
+    assert [own[f"lsh_b{i:02d}"] for i in range(p.bands)] == keys
+    # the 2014 fields are only written when the parameters ask for them
+    assert "content_ng" not in doc and "md5_hash" not in doc
 
 
 def test_a_band_key_names_its_band_field() -> None:
-    keys = LshConfig().keys("12 main st springfield")
+    keys = _keys(Params(), "12 main st springfield")
     assert [key_field(k) for k in keys] == [f"lsh_b{b:02d}" for b in range(len(keys))]
     assert key_field("b123_ff") == "lsh_b123"
     for bad in ("07_3f", "bx_3f", "b07", "content"):
@@ -72,44 +82,59 @@ def test_a_band_key_names_its_band_field() -> None:
             key_field(bad)
 
 
-def test_an_index_in_an_older_layout_is_refused_with_what_to_do() -> None:
-    params = LshConfig().params()
-    assert LshConfig.from_params(params) == LshConfig()
-    del params["lsh.layout"]  # written before the per-band fields existed
-    with pytest.raises(InputError, match="without one field per LSH band.*re-index"):
-        LshConfig.from_params(params)
+def test_an_index_of_another_format_is_refused_with_what_to_do() -> None:
+    stored = Params().to_dict()
+    assert Params.from_dict(stored) == Params()
+    old = {k: v for k, v in stored.items() if k != "format"}  # written by neardup 0.1
+    with pytest.raises(ParameterMismatch, match="another version of neardup.*re-index"):
+        Params.from_dict(old)
+    stale = {**stored, "processor": {**stored["processor"], "normalization": "v0"}}
+    with pytest.raises(ParameterMismatch, match="processor.normalization.*re-index"):
+        Params.from_dict(stale)
 
 
-def test_index_parameters_are_checked(collection: Solr) -> None:
-    _index(collection, _corpus(5, 1), LshConfig(threshold=0.5))
-    with pytest.raises(ParameterMismatch, match="lsh.threshold"):
-        _index(collection, _corpus(5, 1), LshConfig(threshold=0.8))
-    with pytest.raises(ParameterMismatch, match="lsh.kind"):
-        _index(collection, _corpus(5, 1), LshConfig(kind="char", size=3))
+def test_index_parameters_are_stored_and_checked(make_index: MakeIndex) -> None:
+    index = _filled(make_index, _corpus(5, 1), Params(threshold=0.5))
+    # opened again without parameters, the index brings its own
+    again = NearDupIndex(backend=index.backend)
+    assert again.params == Params(threshold=0.5)
+    with pytest.raises(ParameterMismatch, match="threshold: index has 0.5, asked for 0.8"):
+        NearDupIndex(Params(threshold=0.8), backend=index.backend)
+    with pytest.raises(ParameterMismatch, match="shingle_kind"):
+        NearDupIndex(Params(shingle_kind="char", shingle_size=3, threshold=0.5),
+                     backend=index.backend)
 
 
-def test_all_pairs_are_verified_and_match_brute_force(collection: Solr) -> None:
+def test_all_pairs_are_verified_and_match_brute_force(make_index: MakeIndex) -> None:
     records = _corpus()
-    cfg = _index(collection, records)
-    with counted(collection) as requests:
-        result = lsh_pairs(collection, progress=False, prune_mode="none")
-    # Per band one facet request and one members query, plus a few batched fetches; never one
-    # per record.
-    assert len(requests) <= 2 * cfg.bands + 10 < len(records)
-    sets = {r.id: cfg.shingles(r.text) for r in records}
-    exact = {(a, b): j for a, b, j in all_pairs(sets, cfg.threshold)}
-    found = {(p.id1, p.id2): p for p in result.pairs}
+    index = _filled(make_index, records)
+    result = index.report(prune="none")
+    p = index.params
+    sets = {r.id: index.processor.shingle_set(r.text) for r in records}
+    exact = {(a, b): j for a, b, j in all_pairs(sets, p.threshold)}
+    found = {(q.id1, q.id2): q for q in result.pairs}
     assert len(exact) >= 40
     assert set(found) <= set(exact)  # every reported pair is a true pair
     assert len(set(found) & set(exact)) / len(exact) >= 0.99
     for key, pair in found.items():
         assert pair.jaccard == pytest.approx(exact[key], abs=1e-6)
-        assert pair.jaccard >= cfg.threshold
+        assert pair.jaccard >= p.threshold
         assert pair.edit_distance >= 0
     assert result.candidates >= len(found) and result.buckets > 0
+    assert result.records == len(records) == len(index)
 
 
-def test_neighbors_and_search_rank_by_verified_similarity(collection: Solr) -> None:
+def test_all_pairs_take_two_requests_per_band_not_one_per_record(collection: Solr) -> None:
+    records = _corpus()
+    index = NearDupIndex(backend=SolrBackend(collection))
+    index.add_many(records)
+    with counted(collection) as requests:
+        index.report(prune="none")
+    # Per band one facet request and one members query, plus a few batched fetches.
+    assert len(requests) <= 2 * index.params.bands + 10 < len(records)
+
+
+def test_neighbors_and_search_rank_by_verified_similarity(make_index: MakeIndex) -> None:
     base = "the quick brown fox jumps over the lazy dog near the river bank today"
     words = base.split()
     records = [Record("0", base)]
@@ -120,22 +145,37 @@ def test_neighbors_and_search_rank_by_verified_similarity(collection: Solr) -> N
             w[(i * 7) % len(w)] = f"y{i}"
         records.append(Record(str(i), " ".join(w)))
     records.append(Record("99", "an unrelated sentence about something else entirely"))
-    cfg = _index(collection, records, LshConfig(threshold=0.3))
-    searcher = LshSearcher(collection)
-    found = searcher.neighbors("0", k=25)
+    index = _filled(make_index, records, Params(threshold=0.3))
+    found = index.neighbors("0", k=25)
     assert len(found) == 25  # no truncation at 10
     sims = [m.jaccard for m in found]
     assert sims == sorted(sims, reverse=True)
-    mine = cfg.shingles(base)
+    mine = index.processor.shingle_set(base)
     for m in found:
-        theirs = cfg.shingles(m.content)
+        theirs = index.processor.shingle_set(m.text)
         assert m.jaccard == pytest.approx(len(mine & theirs) / len(mine | theirs), abs=1e-6)
     assert "0" not in {m.id for m in found} and "99" not in {m.id for m in found}
     text = base.replace("lazy", "sleepy")
-    top = searcher.search(text, k=3)
-    assert top[0].jaccard == max(m.jaccard for m in searcher.search(text, k=40))
-    assert searcher.search(base, k=1)[0].id == "0"
-    assert searcher.search(base, k=1)[0].jaccard == 1.0
+    top = index.query(text, k=3)
+    assert top[0].jaccard == max(m.jaccard for m in index.query(text, k=40))
+    assert index.query(base, k=1)[0].id == "0"
+    assert index.query(base, k=1)[0].jaccard == 1.0
+    with pytest.raises(ValueError, match="k must be an integer >= 1"):
+        index.query(base, k=0)
+
+
+def test_remove_leaves_no_stale_band_keys(make_index: MakeIndex) -> None:
+    records = _corpus(40, 5)
+    index = _filled(make_index, records)
+    before = index.pairs(prune="none")
+    gone = {before[0].id1, before[1].id2}
+    index.remove(sorted(gone) + ["no-such-id"])
+    assert len(index) == len(records) - 2
+    after = index.pairs(prune="none")
+    assert after == [q for q in before if not {q.id1, q.id2} & gone]
+    for record_id in gone:
+        assert record_id not in {m.id for m in index.query(
+            next(r.text for r in records if r.id == record_id), k=50)}
 
 
 def test_pruning_keeps_best_matches() -> None:
@@ -154,6 +194,8 @@ def test_pruning_keeps_best_matches() -> None:
     # "best" never leaves a record that had a verified match without one
     ids = lambda ps: {i for p in ps for i in p}  # noqa: E731
     assert ids(keep["best"]) == ids(keep["none"])
+    with pytest.raises(ValueError, match="unknown pruning"):
+        prune(pairs, "some")
 
 
 def test_clusters_are_connected_components() -> None:
@@ -161,9 +203,9 @@ def test_clusters_are_connected_components() -> None:
     assert groups == [["1", "2", "3"], ["4", "5", "6"], ["10", "11"]]
 
 
-def test_cli_lsh_report_clusters_and_evaluate(solr_base: str, tmp_path: Path) -> None:
+def test_cli_lsh_report_clusters_delete_and_evaluate(solr_base: str, tmp_path: Path) -> None:
     env = {"NEARDUP_SOLR_URL": f"{solr_base}/test_lsh_cli"}
-    connect(solr_base, "test_lsh_cli").delete_collection()  # a fresh collection
+    admin.delete_collection(admin.connect(solr_base, "test_lsh_cli"))  # a fresh collection
     assert run_cli("index", str(RECORDS), env=env).returncode == 0
     out, cl = tmp_path / "p.tsv", tmp_path / "c.txt"
     rep = run_cli(
@@ -192,3 +234,13 @@ def test_cli_lsh_report_clusters_and_evaluate(solr_base: str, tmp_path: Path) ->
     assert c["lsh_recall"] >= 0.99 and c["lsh_precision"] == 1.0
     missing = run_cli("neighbors", "no-such-id", env=env)
     assert missing.returncode == 2 and "no record with id" in missing.stderr
+    # the index keeps its parameters: a flag that disagrees is an error, not garbage
+    clash = run_cli("index", str(RECORDS), "--threshold", "0.8", env=env)
+    assert clash.returncode == 2 and "--threshold: the index has 0.65, given 0.8" in clash.stderr
+    ids = tmp_path / "ids.txt"
+    ids.write_text("753\n# a comment\n\n2\n")
+    de = run_cli("delete", "1", "--ids-file", str(ids), "--json", env=env)
+    assert de.returncode == 0, de.stderr
+    assert json.loads(de.stdout) == {"asked": 3, "removed": 3, "records": 861}
+    gone = run_cli("neighbors", "753", env=env)
+    assert gone.returncode == 2

@@ -1,4 +1,4 @@
-"""The figures of neardup.plot: valid PNGs, and the sweep/threshold numbers behave as LSH must."""
+"""neardup.evaluate.plot: valid PNGs; sweep and threshold numbers behave as LSH must."""
 
 from __future__ import annotations
 
@@ -13,17 +13,17 @@ pytest.importorskip("matplotlib")
 
 from matplotlib.image import imread  # noqa: E402
 
-from neardup.lsh import LshConfig  # noqa: E402
-from neardup.plot import (  # noqa: E402
+from neardup.evaluate.plot import (  # noqa: E402
     plot_s_curve,
     plot_sweep,
     plot_threshold,
     sweep,
     threshold_curve,
 )
+from neardup.params import Params  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-CFG = LshConfig(kind="char", size=4, num_perm=64, threshold=0.5, canonical=False)
+CFG = Params(shingle_kind="char", shingle_size=4, num_perm=64, threshold=0.5, canonical=False)
 
 
 def _corpus(n_docs: int = 60, seed: int = 3) -> tuple[dict[str, str], set[tuple[str, str]]]:
@@ -103,5 +103,5 @@ def test_threshold_curve_and_plot(tmp_path: Path) -> None:
 
 
 def test_importing_neardup_does_not_import_matplotlib() -> None:
-    code = "import sys, neardup, neardup.plot; sys.exit('matplotlib' in sys.modules)"
+    code = "import sys, neardup, neardup.evaluate.plot; sys.exit('matplotlib' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], timeout=120).returncode == 0

@@ -19,18 +19,21 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pysolr
 import pytest
 
-from neardup import index_params
-from neardup.allpairs import lsh_pairs
-from neardup.errors import SolrUnavailable
-from neardup.local_solr import LocalSolr
-from neardup.solr import Solr, connect
+from neardup import NearDupIndex
+from neardup.backends.solr import RECORDS_FQ, SolrBackend
+from neardup.errors import SolrRequestError, SolrUnavailable
+from neardup.resources import restaurants
+from neardup.results import Report
+from neardup.solr import Solr, admin, connect
+from neardup.solr.local import LocalSolr
 
 from .conftest import REPO, run_cli
 from .faultproxy import Fault, FaultProxy
 
-RESTAURANTS = REPO / "data" / "restaurants" / "addresses.txt"
+RESTAURANTS = restaurants()[0]
 WORDS = [f"{a}{b}" for a in ("ka", "lo", "mi", "nu", "po", "ri", "su", "te") for b in range(60)]
 _names = iter(range(10**6))
 
@@ -54,11 +57,16 @@ def write_records(path: Path, n: int, prefix: str = "r", seed: int = 1) -> list[
 
 
 def record_ids(solr: Solr) -> list[str]:
-    return [d["id"] for d in solr.iter_docs("id", fq=[index_params.RECORDS_FQ])]
+    return [d["id"] for d in solr.iter_docs("id", fq=[RECORDS_FQ])]
 
 
 def record_count(solr: Solr) -> int:
-    return solr.count(fq=[index_params.RECORDS_FQ])
+    return solr.count(fq=[RECORDS_FQ])
+
+
+def lsh_report(solr: Solr) -> Report:
+    """The all-pairs report of the index in ``solr``, as ``neardup report`` makes it."""
+    return NearDupIndex(backend=SolrBackend(solr)).report()
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
@@ -109,7 +117,7 @@ def proxied(solr_base: str) -> Iterator[tuple[str, list[Solr]]]:
     yield solr_base, made
     for solr in made:
         try:
-            solr.delete_collection()
+            admin.delete_collection(solr)
         except Exception:
             pass
 
@@ -132,6 +140,7 @@ def test_solr_down_before_a_run_fails_fast_with_the_url() -> None:
 
 
 # -- A2: Solr killed in the middle of indexing -----------------------------------------------------
+@pytest.mark.solr
 def test_kill_during_indexing_then_rerun_holds_exactly_the_input(
     own_node: LocalSolr, tmp_path: Path
 ) -> None:
@@ -178,6 +187,7 @@ def test_kill_during_indexing_then_rerun_holds_exactly_the_input(
 
 
 # -- A3: retries on 503 and timeouts, none for non-idempotent requests ---------------------------
+@pytest.mark.solr
 def test_503_is_retried_and_logged(proxied: tuple[str, list[Solr]], tmp_path: Path) -> None:
     base, made = proxied
     data = tmp_path / "records.txt"
@@ -204,6 +214,7 @@ def test_503_is_retried_and_logged(proxied: tuple[str, list[Solr]], tmp_path: Pa
     assert pair_lines(out)  # the near-copies were found
 
 
+@pytest.mark.solr
 def test_non_idempotent_create_is_not_retried(proxied: tuple[str, list[Solr]]) -> None:
     base, made = proxied
     name = unique("create")
@@ -221,6 +232,7 @@ def test_non_idempotent_create_is_not_retried(proxied: tuple[str, list[Solr]]) -
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.solr
 def test_a_timeout_is_retried(proxied: tuple[str, list[Solr]], tmp_path: Path) -> None:
     base, made = proxied
     data = tmp_path / "records.txt"
@@ -244,6 +256,7 @@ def test_a_timeout_is_retried(proxied: tuple[str, list[Solr]], tmp_path: Path) -
 
 
 # -- A4: a restart in the middle of an all-pairs report ------------------------------------------
+@pytest.mark.solr
 @pytest.mark.parametrize("action", ["close", "503"])
 def test_report_rides_through_five_seconds_of_faults(
     proxied: tuple[str, list[Solr]], tmp_path: Path, action: str
@@ -280,6 +293,7 @@ def test_report_rides_through_five_seconds_of_faults(
     assert pair_lines(calm)
 
 
+@pytest.mark.solr
 def test_idempotent_requests_ride_through_a_real_restart(
     own_node: LocalSolr, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -288,7 +302,7 @@ def test_idempotent_requests_ride_through_a_real_restart(
     url = f"{state.url}/restart"
     assert run_cli("index", str(RESTAURANTS), "--solr-url", url, timeout=50).returncode == 0
     solr = Solr(url)
-    before = lsh_pairs(solr, progress=False)
+    before = lsh_report(solr)
     assert before.pairs
     port = int(state.url.split(":")[2].split("/")[0])
     own_node.stop()  # the server answered before: refused connections now mean a restart
@@ -306,7 +320,7 @@ def test_idempotent_requests_ride_through_a_real_restart(
     try:
         with caplog.at_level(logging.INFO, logger="neardup.solr"):
             start = time.monotonic()
-            after = lsh_pairs(solr, progress=False)
+            after = lsh_report(solr)
             elapsed = time.monotonic() - start
     finally:
         thread.join(timeout=60)
@@ -318,6 +332,7 @@ def test_idempotent_requests_ride_through_a_real_restart(
 
 
 # -- C: concurrency -------------------------------------------------------------------------------
+@pytest.mark.solr
 def test_two_writers_into_one_new_collection(
     proxied: tuple[str, list[Solr]], tmp_path: Path
 ) -> None:
@@ -338,6 +353,7 @@ def test_two_writers_into_one_new_collection(
     assert sorted(record_ids(solr)) == sorted(ids)
 
 
+@pytest.mark.solr
 def test_report_while_another_process_adds(proxied: tuple[str, list[Solr]], tmp_path: Path) -> None:
     base, made = proxied
     name = unique("busy")
@@ -369,3 +385,95 @@ def test_report_while_another_process_adds(proxied: tuple[str, list[Solr]], tmp_
     assert counts["candidates"] >= counts["verified"] >= counts["confirmed"] > 0
     assert counts["confirmed"] == len(pair_lines(out))
     assert counts["bands"] > 0 and counts["buckets"] > 0
+
+
+# -- one policy for pysolr's requests and neardup's thin calls -----------------------------------
+def retries_logged(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "neardup.solr" and r.getMessage().startswith("retry ")
+    ]
+
+
+@pytest.mark.solr
+def test_one_policy_for_pysolr_and_the_thin_calls(
+    proxied: tuple[str, list[Solr]], caplog: pytest.LogCaptureFixture
+) -> None:
+    base, made = proxied
+    name = unique("policy")
+    made.append(connect(base, name))  # created directly: only the calls below meet the faults
+    faults = [
+        Fault("/update", "close", times=1),  # an add through pysolr, cut off
+        Fault("/select", "503", times=2),  # a search through pysolr
+        Fault("/get", "503", times=2),  # real-time get, neardup's own thin call
+    ]
+    with FaultProxy(base, faults) as proxy, caplog.at_level(logging.INFO, logger="neardup.solr"):
+        solr = Solr(f"{proxy.url}/{name}")
+        solr.system_info()  # the server has answered: a cut connection now earns retries
+        solr.add([{"id": "a", "content": "x"}, {"id": "b", "content": "y"}])
+        solr.commit()
+        assert solr.count() == 2
+        assert [d["id"] for d in solr.get(["a"])] == ["a"]
+        # The pysolr.Solr of the client rides on the same session, so under the same policy.
+        assert solr.pysolr.search("id:b").hits == 1
+    assert [f.injected for f in faults] == [1, 2, 2]
+    logged = retries_logged(caplog)
+    assert len(logged) == 5
+    assert "/update" in logged[0] and "connection was closed" in logged[0]
+    assert all("/select" in ln and "HTTP 503" in ln for ln in logged[1:3])
+    assert all("/get" in ln and "HTTP 503" in ln for ln in logged[3:])
+
+
+@pytest.mark.solr
+def test_500_is_retried_briefly_and_400_not_at_all(
+    proxied: tuple[str, list[Solr]], caplog: pytest.LogCaptureFixture
+) -> None:
+    base, made = proxied
+    name = unique("status")
+    made.append(connect(base, name))
+    faults = [
+        Fault("/select", "500", seconds=30, contains="id%3Afive"),
+        Fault("/select", "400", times=5, contains="id%3Afour"),
+        Fault("/admin/cores", "503", times=5, contains="action=STATUS"),
+    ]
+    with FaultProxy(base, faults) as proxy, caplog.at_level(logging.INFO, logger="neardup.solr"):
+        solr = Solr(f"{proxy.url}/{name}")
+        solr.system_info()
+        start = time.monotonic()
+        with pytest.raises(SolrRequestError) as five:
+            solr.select({"q": "id:five"})
+        elapsed = time.monotonic() - start
+        with pytest.raises(SolrRequestError) as four:
+            solr.select({"q": "id:four"})
+        with pytest.raises(SolrRequestError) as once:
+            solr.request(
+                "GET",
+                "admin/cores",
+                params={"action": "STATUS"},
+                core=False,
+                idempotent=False,
+            )
+    assert "HTTP 500: injected by the fault proxy" in str(five.value)
+    assert "gave up after 3 attempts" in str(five.value)
+    assert faults[0].injected == 3 and elapsed < 5  # 0.5 + 1 s of the 1.5 s budget
+    assert f"{proxy.url}/{name}/select" in str(four.value) and "HTTP 400" in str(four.value)
+    assert faults[1].hits == 1
+    assert "HTTP 503" in str(once.value) and faults[2].hits == 1
+    assert len(retries_logged(caplog)) == 2  # the two of HTTP 500 only
+
+
+def test_a_users_pysolr_client_gets_the_policy_too(caplog: pytest.LogCaptureFixture) -> None:
+    """Its URL is where nothing listens: the brief first-contact budget, and the URL named."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    solr = Solr.from_pysolr(pysolr.Solr(f"http://127.0.0.1:{port}/solr/c"))
+    start = time.monotonic()
+    with caplog.at_level(logging.INFO, logger="neardup.solr"):
+        with pytest.raises(SolrUnavailable) as info:
+            solr.select({"q": "*:*"})
+    assert time.monotonic() - start < 5
+    assert f"cannot reach Solr at http://127.0.0.1:{port}/solr/c/select" in str(info.value)
+    assert "gave up after 3 attempts" in str(info.value)
+    assert len(retries_logged(caplog)) == 2

@@ -8,37 +8,45 @@ from pathlib import Path
 
 import pytest
 
-from neardup import datasets, evaluate
-from neardup.experiment import SEED_PAIRS, run_restaurants
-from neardup.indexer import Indexer
-from neardup.report import seed_report
-from neardup.searcher import MAX_SCORED_TERMS, SeedSearcher
-from neardup.shingles import ShingleProcessor, normalize
-from neardup.solr import Solr, connect
+from neardup import NearDupIndex, ParameterMismatch, Params
+from neardup.backends.solr import SolrBackend
+from neardup.evaluate import score
+from neardup.evaluate.experiment import PARAMS, SEED_PAIRS, run_restaurants
+from neardup.io import Record, read_pairs, read_records
+from neardup.resources import restaurants as bundled
+from neardup.seed2014 import MAX_SCORED_TERMS, SeedSearcher, seed_report
+from neardup.solr import admin
+from neardup.solr.admin import connect
+from neardup.solr.client import Solr
+from neardup.text import normalize
 
 from .conftest import run_cli
 
-RECORDS, GOLD = datasets.restaurants()
+RECORDS, GOLD = bundled()
+
+
+def _fresh(solr: Solr, params: Params = PARAMS) -> NearDupIndex:
+    solr.delete_query("*:*")
+    solr.commit()
+    return NearDupIndex(params, backend=SolrBackend(solr))
 
 
 @pytest.fixture(scope="module")
-def restaurants(solr_base: str) -> Solr:
-    from neardup.solr import connect
-
-    solr = connect(solr_base, "test_restaurants_seed")
-    solr.delete_query("*:*")
-    solr.commit()
-    stats = Indexer(solr, ShingleProcessor(3, num_perm=20), progress=False).index_file(RECORDS)
+def restaurants(solr_base: str) -> NearDupIndex:
+    index = _fresh(connect(solr_base, "test_restaurants_seed"))
+    stats = index.add_many(read_records(RECORDS))
     assert (stats.read, stats.indexed, stats.rejected) == (864, 864, 0)
-    return solr
+    return index
 
 
-def test_index_counts_and_fields(restaurants: Solr) -> None:
-    assert restaurants.count(fq=["-id:_neardup_meta_"]) == 864
-    proc = ShingleProcessor(3, num_perm=20)
+def test_index_counts_and_fields(restaurants: NearDupIndex) -> None:
+    solr = restaurants.backend.solr
+    assert solr.count(fq=["-id:_neardup_meta_"]) == 864 == len(restaurants)
+    proc = PARAMS.processor_2014()
+    assert (proc.size, proc.num_perm, proc.hash_family, proc.canonical) == (3, 20, "xor", False)
     line = RECORDS.read_text(encoding="utf-8").splitlines()[1]  # id 2
     rid, text = line.split(" ", 1)
-    doc = restaurants.get([rid])[0]
+    doc = solr.get([rid])[0]
     content = normalize(text)
     assert doc["content"] == content
     assert doc["md5_hash"] == hashlib.md5(content.encode()).hexdigest()
@@ -49,18 +57,18 @@ def test_index_counts_and_fields(restaurants: Solr) -> None:
     assert len(doc["content_sg"]) == 20
 
 
-def test_indexing_twice_leaves_the_same_index(restaurants: Solr) -> None:
-    before = {d["id"]: d for d in restaurants.iter_docs("id,content,content_sg,md5_hash")}
-    stats = Indexer(restaurants, ShingleProcessor(3, num_perm=20), progress=False).index_file(
-        RECORDS
-    )
+def test_indexing_twice_leaves_the_same_index(restaurants: NearDupIndex) -> None:
+    solr = restaurants.backend.solr
+    fl = "id,content,content_sg,md5_hash,content_lsh"
+    before = {d["id"]: d for d in solr.iter_docs(fl)}
+    stats = restaurants.add_many(read_records(RECORDS))
     assert stats.indexed == 864
-    after = {d["id"]: d for d in restaurants.iter_docs("id,content,content_sg,md5_hash")}
+    after = {d["id"]: d for d in solr.iter_docs(fl)}
     assert after == before
 
 
-def test_arts_delicatessen_finds_arts_deli(restaurants: Solr) -> None:
-    searcher = SeedSearcher(restaurants, ShingleProcessor(3, num_perm=20))
+def test_arts_delicatessen_finds_arts_deli(restaurants: NearDupIndex) -> None:
+    searcher = SeedSearcher(restaurants)
     for method in ("shingles", "minhash"):
         found = searcher.near_dups_of("2", method, 2)
         deli = [n for n in found if n.content.startswith("arts deli ")]
@@ -68,50 +76,50 @@ def test_arts_delicatessen_finds_arts_deli(restaurants: Solr) -> None:
         assert all(int(n.id) > 2 for n in found)
 
 
-def test_a_mismatched_processor_is_refused(restaurants: Solr) -> None:
-    from neardup.errors import ParameterMismatch
+def test_the_2014_methods_need_their_fields(restaurants: NearDupIndex) -> None:
+    with pytest.raises(ParameterMismatch, match="fields_2014"):
+        NearDupIndex(Params(), backend=restaurants.backend)
+    with pytest.raises(ValueError, match="Solr"):
+        SeedSearcher(NearDupIndex())
+    with pytest.raises(ValueError, match="Solr backend"):
+        NearDupIndex(Params(fields_2014=True))
 
-    with pytest.raises(ParameterMismatch, match="num_perm"):
-        SeedSearcher(restaurants, ShingleProcessor(3, num_perm=32))
 
-
-def test_report_writes_the_seed_tsv(restaurants: Solr, tmp_path: Path) -> None:
+def test_report_writes_the_seed_tsv(restaurants: NearDupIndex, tmp_path: Path) -> None:
     out = tmp_path / "pairs.tsv"
-    searcher = SeedSearcher(restaurants, ShingleProcessor(3, num_perm=20))
+    searcher = SeedSearcher(restaurants)
     pairs = seed_report(searcher, "minhash", 2, out, progress=False)
     rows = [line.split("\t") for line in out.read_text().splitlines()]
     assert len(rows) == len(pairs) > 0
     assert all(len(r) == 3 and int(r[0]) < int(r[1]) and 0 <= int(r[2]) <= 2 for r in rows)
+    assert [(p.id1, p.id2, str(p.edit_distance)) for p in pairs] == [tuple(r) for r in rows]
+    assert all(0 < p.jaccard <= 1 for p in pairs)
 
 
 def test_the_experiment_reproduces_the_seed(solr_base: str, tmp_path: Path) -> None:
-    from neardup.solr import connect
-
-    result = run_restaurants(connect(solr_base, "test_restaurants_exp"), tmp_path, progress=False)
+    index = _fresh(connect(solr_base, "test_restaurants_exp"))
+    result = run_restaurants(index, tmp_path)
     for method in SEED_PAIRS:
         entry = result["scores"][method]
         assert entry["recall"] >= 0.55, (method, entry)
         assert entry["precision"] >= 0.90, (method, entry)
         assert abs(entry["pairs"] - SEED_PAIRS[method]) <= 0.15 * SEED_PAIRS[method]
         # The TSV report scores the same as the in-memory pairs.
-        again = evaluate.score(
-            datasets.read_pairs(tmp_path / f"{method}.tsv"), datasets.read_pairs(GOLD)
-        )
+        again = score(read_pairs(tmp_path / f"{method}.tsv"), read_pairs(GOLD))
         assert again.true_pairs == entry["true_pairs"]
 
 
 def test_any_text_is_safe_to_search(collection: Solr) -> None:
-    proc = ShingleProcessor(3, num_perm=20)
     nasty = [
         'he said "stop" \\ now: (a) [b] {c} * ? + - ! ^ ~ && || / AND OR NOT',
         'he said "stop" \\ now: (a) [b] {c} * ? + - ! ^ ~ && || / AND OR',
         "AND OR NOT",
         "a",
     ]
-    items = [datasets.Record(str(i + 1), t) for i, t in enumerate(nasty)]
-    stats = Indexer(collection, proc, progress=False).index(items)
-    assert stats.indexed == 4
-    searcher = SeedSearcher(collection, proc)
+    items = [Record(str(i + 1), t) for i, t in enumerate(nasty)]
+    index = NearDupIndex(PARAMS, backend=SolrBackend(collection))
+    assert index.add_many(items).indexed == 4
+    searcher = SeedSearcher(index)
     for method in ("shingles", "minhash"):
         found = searcher.near_dups_of("1", method, 2)
         assert [n.id for n in found] == ["2"], method
@@ -119,20 +127,26 @@ def test_any_text_is_safe_to_search(collection: Solr) -> None:
 
 
 def test_more_shingles_than_a_boolean_query_allows(collection: Solr) -> None:
-    proc = ShingleProcessor(3, num_perm=20)
     words = [f"w{i}" for i in range(MAX_SCORED_TERMS + 500)]
     near = words[:700] + ["changed"] + words[701:]
-    items = [datasets.Record("1", " ".join(words)), datasets.Record("2", " ".join(near))]
-    Indexer(collection, proc, progress=False).index(items)
-    searcher = SeedSearcher(collection, proc)
+    items = [Record("1", " ".join(words)), Record("2", " ".join(near))]
+    index = NearDupIndex(PARAMS, backend=SolrBackend(collection))
+    index.add_many(items)
+    searcher = SeedSearcher(index)
     found = searcher.near_dups_of("1", "shingles", 2)
     assert [(n.id, n.edit_distance) for n in found] == [("2", 1)]
 
 
 def test_cli_index_report_evaluate(solr_base: str, tmp_path: Path) -> None:
     env = {"NEARDUP_SOLR_URL": f"{solr_base}/test_restaurants_cli"}
-    connect(solr_base, "test_restaurants_cli").delete_collection()  # a fresh collection
-    idx = run_cli("index", str(RECORDS), "--json", env=env)
+    admin.delete_collection(connect(solr_base, "test_restaurants_cli"))  # a fresh collection
+    plain = run_cli("index", str(RECORDS), "--json", env=env)
+    assert plain.returncode == 0, plain.stderr
+    no_fields = run_cli("report", "--method", "shingles", "--out", str(tmp_path / "x"), env=env)
+    assert no_fields.returncode == 2 and "--fields-2014" not in no_fields.stderr
+    assert "fields_2014=True" in no_fields.stderr
+    admin.delete_collection(connect(solr_base, "test_restaurants_cli"))
+    idx = run_cli("index", str(RECORDS), "--fields-2014", "--json", env=env)
     assert idx.returncode == 0, idx.stderr
     assert json.loads(idx.stdout)["indexed"] == 864
     out = tmp_path / "p.tsv"

@@ -1,20 +1,24 @@
-"""Round trips of ``neighbors`` and ``search``, and their results against brute force."""
+"""Round trips of ``neighbors`` and ``query`` on both backends, against brute force, and the
+number of Solr requests they take."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from neardup.allpairs import verified_jaccard
-from neardup.datasets import Record
-from neardup.indexer import Indexer
-from neardup.lsh import LshConfig
-from neardup.searcher import LshSearcher, Match, id_key
-from neardup.shingles import ShingleProcessor, normalize, word_edit_distance
-from neardup.solr import Solr
+from neardup import Match, NearDupIndex, Params
+from neardup.backends.solr import SolrBackend
+from neardup.banding import band_keys_batch
+from neardup.index import verified_jaccard
+from neardup.io import Record
+from neardup.solr.client import Solr
+from neardup.text import id_key, normalize, word_edit_distance
 
 from .conftest import counted
 
 BASE = "the quick brown fox jumps over the lazy dog near the river bank today"
+PARAMS = Params(threshold=0.3)
 
 
 def family() -> list[Record]:
@@ -31,67 +35,71 @@ def family() -> list[Record]:
     return records
 
 
-@pytest.fixture
-def indexed(collection: Solr) -> tuple[Solr, list[Record], LshConfig]:
-    cfg = LshConfig(threshold=0.3)
-    stats = Indexer(collection, ShingleProcessor(3), lsh=cfg, progress=False).index(family())
-    assert stats.indexed == len(family())
-    return collection, family(), cfg
+def keys(text: str) -> set[str]:
+    sig = PARAMS.processor().signatures_batch([text])
+    return set(band_keys_batch(sig, PARAMS.bands, PARAMS.rows)[0])
 
 
-def brute_force(
-    records: list[Record], cfg: LshConfig, text: str, k: int, exclude: str | None = None
-) -> tuple[list[Match], int]:
+def brute_force(text: str, k: int, exclude: str | None = None) -> tuple[list[Match], int]:
     """The matches of ``text`` computed from the records alone, and its number of candidates."""
-    keys = set(cfg.keys(text))
-    mine = cfg.shingles(text)
+    proc = PARAMS.processor()
+    mine_keys, mine = keys(text), proc.shingle_set(text)
     words = normalize(text).split()
     matches, candidates = [], 0
-    for r in records:
-        shared = len(keys & set(cfg.keys(r.text)))
+    for r in family():
+        shared = len(mine_keys & keys(r.text))
         if not shared:
             continue
         candidates += 1
-        jac = verified_jaccard(mine, cfg.shingles(r.text))
+        jac = verified_jaccard(mine, proc.shingle_set(r.text))
         if r.id == exclude or jac is None:
             continue
-        content = normalize(r.text)
-        ed = word_edit_distance(words, content.split())
-        matches.append(Match(r.id, content, round(jac, 6), ed, shared))
+        ed = word_edit_distance(words, normalize(r.text).split())
+        matches.append(Match(r.id, r.text, round(jac, 6), ed, shared))
     matches.sort(key=lambda m: (-m.jaccard, m.edit_distance, id_key(m.id)))
     return matches[:k], candidates
 
 
-def test_neighbors_is_two_requests_and_search_one(
-    indexed: tuple[Solr, list[Record], LshConfig],
-) -> None:
-    solr, records, cfg = indexed
-    searcher = LshSearcher(solr)
-    with counted(solr) as paths:
-        found = searcher.neighbors("0", k=30)
-    assert paths == ["get", "select"]  # the record, then all its candidates at once
-    expected, candidates = brute_force(records, cfg, BASE, 30, exclude="0")
-    assert 30 < candidates < searcher.rows
-    assert found == expected and len(found) == 30
+def test_neighbors_and_query_equal_brute_force(make_index: Callable[..., NearDupIndex]) -> None:
+    index = make_index(PARAMS)
+    assert index.add_many(family()).indexed == len(family())
+    expected, candidates = brute_force(BASE, 30, exclude="0")
+    assert candidates > 30
+    assert index.neighbors("0", k=30) == expected
     text = BASE.replace("lazy", "sleepy")
+    assert index.query(text, k=50) == brute_force(text, 50)[0]
+    assert index.query("nothing like any record at all", k=5) == []
+
+
+@pytest.fixture
+def indexed(collection: Solr) -> NearDupIndex:
+    index = NearDupIndex(PARAMS, backend=SolrBackend(collection))
+    assert index.add_many(family()).indexed == len(family())
+    return index
+
+
+def test_neighbors_is_two_requests_and_query_one(indexed: NearDupIndex) -> None:
+    solr = indexed.backend.solr
     with counted(solr) as paths:
-        top = searcher.search(text, k=50)
+        found = indexed.neighbors("0", k=30)
+    assert paths == ["get", "select"]  # the record, then all its candidates at once
+    assert found == brute_force(BASE, 30, exclude="0")[0]
+    with counted(solr) as paths:
+        indexed.query(BASE.replace("lazy", "sleepy"), k=50)
     assert paths == ["select"]
-    assert top == brute_force(records, cfg, text, 50)[0]
     with counted(solr) as paths:
-        assert searcher.search("nothing like any record at all", k=5) == []
+        assert indexed.query("nothing like any record at all", k=5) == []
     assert paths == ["select"]
 
 
 @pytest.mark.parametrize("rows", [1, 7, 41])
 def test_more_candidates_than_rows_are_paged_with_the_same_results(
-    indexed: tuple[Solr, list[Record], LshConfig], rows: int
+    indexed: NearDupIndex, rows: int
 ) -> None:
-    solr, records, cfg = indexed
-    expected, candidates = brute_force(records, cfg, BASE, 30, exclude="0")
-    searcher = LshSearcher(solr, rows=rows)
-    with counted(solr) as paths:
-        found = searcher.neighbors("0", k=30)
+    expected, candidates = brute_force(BASE, 30, exclude="0")
+    index = NearDupIndex(backend=SolrBackend(indexed.backend.solr, candidate_rows=rows))
+    with counted(index.backend.solr) as paths:
+        found = index.neighbors("0", k=30)
     assert found == expected
     # Full pages, then the first page shorter than rows (it may be empty) ends the cursor.
     assert paths == ["get"] + ["select"] * (candidates // rows + 1)

@@ -15,17 +15,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
+import pysolr
 import pytest
 import requests
 
+from neardup import NearDupIndex
 from neardup.errors import InputError, SolrUnavailable
-from neardup.local_solr import LocalSolr, NodeState, hash_password
-from neardup.solr import Auth, Solr
+from neardup.resources import restaurants
+from neardup.solr import Auth, Solr, admin
+from neardup.solr.local import LocalSolr, NodeState, hash_password
 
-from .conftest import REPO, run_cli
+from .conftest import run_cli
 from .faultproxy import Fault, FaultProxy
 
-RESTAURANTS = REPO / "data" / "restaurants" / "addresses.txt"
+RESTAURANTS = restaurants()[0]
 USER = "alice"
 #: A password with characters that must be quoted in a URL, unlike any other text in the output.
 PASSWORD = "Pw-7q@x:Zr/9"
@@ -81,6 +84,7 @@ def test_hash_is_solrs_format() -> None:
     assert PASSWORD not in one
 
 
+@pytest.mark.solr
 def test_security_json_only_with_auth(tmp_path: Path) -> None:
     node = LocalSolr(tmp_path / "home")
     security = node.home / "standalone" / "security.json"
@@ -110,16 +114,19 @@ def test_security_json_only_with_auth(tmp_path: Path) -> None:
     assert_no_secret(node.log_file.read_text(encoding="utf-8", errors="replace"))
 
 
+@pytest.mark.solr
 def test_no_credentials_gives_a_clear_401(auth_node: AuthNode) -> None:
     url = f"{auth_node.url}/{auth_node.collection()}"
     proc = run_cli("-v", "index", str(RESTAURANTS), env={**CLEAN, "NEARDUP_SOLR_URL": url})
     assert proc.returncode == 1
     assert f"Solr at {auth_node.url}/admin/info/system requires a user and password" in proc.stderr
-    assert "HTTP 401" in proc.stderr and "--solr-user" in proc.stderr
+    assert "HTTP 401" in proc.stderr
+    assert "--solr-user" in proc.stderr  # the CLI's hint; the library's message names no flag
     assert "Traceback" not in proc.stderr
     assert "retry" not in proc.stderr
 
 
+@pytest.mark.solr
 def test_wrong_password_gives_a_clear_401(auth_node: AuthNode) -> None:
     url = f"{auth_node.url}/{auth_node.collection()}"
     runs = [
@@ -154,6 +161,7 @@ def test_wrong_password_gives_a_clear_401(auth_node: AuthNode) -> None:
     assert_no_secret(auth_node.log_text())
 
 
+@pytest.mark.solr
 @pytest.mark.parametrize("way", ["flags", "env", "url"])
 def test_right_credentials_index_and_report(auth_node: AuthNode, tmp_path: Path, way: str) -> None:
     name = auth_node.collection()
@@ -183,6 +191,34 @@ def test_right_credentials_index_and_report(auth_node: AuthNode, tmp_path: Path,
     solr = Solr(auth_node.url, name, auth=Auth(USER, PASSWORD))
     assert solr.count(fq=["-id:_neardup_meta_"]) == 864
     assert_no_secret(auth_node.log_text())
+
+
+@pytest.mark.solr
+def test_a_users_pysolr_client_with_credentials(auth_node: AuthNode) -> None:
+    """Its auth is taken over (the right one works end to end), a wrong one is named by user
+    only, and credentials in its URL never reach a message."""
+    url = f"{auth_node.url}/{auth_node.collection()}"
+    index = NearDupIndex.open(pysolr.Solr(url, auth=(USER, PASSWORD)))
+    try:
+        stats = index.add_many([("1", "a b c d e f g h"), ("2", "a b c d e f g x")])
+        assert stats.indexed == 2 and len(index) == 2
+    finally:
+        admin.delete_collection(index.backend.solr)
+    session = requests.Session()
+    session.auth = (USER, WRONG)
+    with pytest.raises(SolrUnavailable) as wrong:
+        NearDupIndex.open(pysolr.Solr(url, session=session))
+    assert f"Solr at {auth_node.url}/admin/info/system refused the credentials" in str(wrong.value)
+    assert f"user '{USER}'" in str(wrong.value) and "HTTP 401" in str(wrong.value)
+    assert "--solr-user" not in str(wrong.value)  # flags are the CLI's business
+    with_url = url.replace("://", f"://{USER}:{quote(WRONG, safe='')}@")
+    with pytest.raises(SolrUnavailable) as in_url:
+        NearDupIndex.open(pysolr.Solr(with_url))
+    assert f"user '{USER}'" in str(in_url.value)
+    with pytest.raises(SolrUnavailable) as none:
+        NearDupIndex.open(pysolr.Solr(url))
+    assert "requires a user and password (HTTP 401)" in str(none.value)
+    assert_no_secret(str(wrong.value), str(in_url.value), repr(Solr(with_url)))
 
 
 # -- TLS ------------------------------------------------------------------------------------------
@@ -235,6 +271,7 @@ def listeners(port: int) -> list[str]:
     return found
 
 
+@pytest.mark.solr
 @pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux /proc/net/tcp")
 def test_the_node_listens_on_loopback_only(auth_node: AuthNode) -> None:
     with socket.create_connection(("127.0.0.1", auth_node.port), timeout=5):
@@ -245,15 +282,17 @@ def test_the_node_listens_on_loopback_only(auth_node: AuthNode) -> None:
 
 
 def test_no_shell_and_no_eval_of_input() -> None:
-    """No user text can reach a shell or the interpreter: no shell=True, eval, exec, os.system."""
+    """No user text can reach a shell or the interpreter: no shell=True, eval, exec, os.system
+    (in every module of the package, its subpackages included)."""
     import re
 
     pattern = re.compile(r"shell\s*=\s*True|\beval\(|\bexec\(|os\.system\(|os\.popen\(")
     package = Path(__file__).resolve().parents[1] / "neardup"
     offenders = [
-        f"{path.name}:{n}"
-        for path in sorted(package.glob("*.py"))
+        f"{path.relative_to(package)}:{n}"
+        for path in sorted(package.rglob("*.py"))
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
         if pattern.search(line)
     ]
     assert offenders == []
+    assert (package / "solr" / "client.py").exists()  # the walk does reach the subpackages

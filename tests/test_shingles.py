@@ -1,4 +1,4 @@
-"""Tests for neardup.shingles.
+"""Tests for neardup.text, neardup.minhash and neardup.banding.
 
 Expected values are either the seed's published numbers (003: the Art's Deli example) or
 computed here by independent, deliberately naive reference implementations (regex
@@ -23,18 +23,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup import shingles
-from neardup.shingles import (
-    EMPTY_SIGNATURE_VALUE,
-    ShingleProcessor,
-    band_keys,
-    band_keys_batch,
-    normalize,
-    optimal_bands,
-    s_curve,
-    splitmix64,
-    word_edit_distance,
-)
+from neardup import banding, minhash
+from neardup import text as textmod
+from neardup.banding import band_keys, band_keys_batch, optimal_bands, s_curve
+from neardup.minhash import EMPTY_SIGNATURE_VALUE, ShingleProcessor, splitmix64
+from neardup.text import normalize, word_edit_distance
 
 REPO = Path(__file__).resolve().parents[1]
 FAMILIES = ["xor", "universal"]
@@ -368,7 +361,7 @@ def test_chunked_paths_equal_unchunked(family: str, monkeypatch: pytest.MonkeyPa
     docs = [random_doc(rng, vocab, max_words=120) for _ in range(40)] + [""]
     p = ShingleProcessor(2, num_perm=16, hash_family=family)
     unchunked = p.signatures_batch_numpy(docs)
-    monkeypatch.setattr(shingles, "_CHUNK_ELEMENTS", 16 * 7)  # blocks of ~7 hashes
+    monkeypatch.setattr(minhash, "_CHUNK_ELEMENTS", 16 * 7)  # blocks of ~7 hashes
     np.testing.assert_array_equal(p.signatures_batch_numpy(docs), unchunked)
     for i, d in enumerate(docs[:10]):
         assert p.signature(d).tolist() == unchunked[i].tolist()
@@ -478,7 +471,7 @@ def test_params_roundtrip() -> None:
         "hash_family": "universal",
         "seed": 5,
     }
-    assert params["normalization"] == shingles.NORMALIZATION_VERSION
+    assert params["normalization"] == textmod.NORMALIZATION_VERSION
     assert ShingleProcessor().params() != params
 
 
@@ -536,7 +529,7 @@ def test_band_keys_format_and_equality() -> None:
     assert [k[:3] for k in keys] == ["b00", "b01", "b02", "b03", "b04"]
     # Exactly the documented construction: mmh3 x64-128, first 64 bits, little-endian uint32s.
     raw = struct.pack("<4I", *sig[4:8].tolist())
-    assert keys[1] == f"b01_{mmh3.hash64(raw, shingles.BAND_HASH_SEED, signed=False)[0]:016x}"
+    assert keys[1] == f"b01_{mmh3.hash64(raw, banding.BAND_HASH_SEED, signed=False)[0]:016x}"
     assert band_keys(sig.copy(), 5, 4) == keys
     assert band_keys(sig.tolist(), 5, 4) == keys
 

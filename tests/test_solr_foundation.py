@@ -11,14 +11,21 @@ import sys
 import time
 from pathlib import Path
 
+import pysolr
 import pytest
+import requests
 
-from neardup import local_solr
+from neardup import NearDupIndex, Params
 from neardup.errors import SolrRequestError, SolrUnavailable
-from neardup.local_solr import LocalSolr, solr_version
-from neardup.solr import Solr, connect, or_query, split_url, terms_params
+from neardup.resources import restaurants
+from neardup.solr import admin, connect
+from neardup.solr import local as local_solr
+from neardup.solr.client import Solr, or_query, split_url, terms_params
+from neardup.solr.local import LocalSolr, solr_version
 
 from .conftest import run_cli
+
+RESTAURANTS = restaurants()[0]
 
 SEED_FIELDS = {
     # name: (type, indexed, stored, multiValued)
@@ -32,8 +39,9 @@ SEED_FIELDS = {
 }
 
 
+@pytest.mark.solr
 def test_schema_has_the_seed_fields(collection: Solr) -> None:
-    fields = collection.schema_fields()
+    fields = admin.schema_fields(collection)
     for name, (ftype, indexed, stored, multi) in SEED_FIELDS.items():
         assert name in fields, name
         f = fields[name]
@@ -48,6 +56,7 @@ def test_schema_has_the_seed_fields(collection: Solr) -> None:
     assert band["indexed"] and band.get("docValues", False) is not False
 
 
+@pytest.mark.solr
 def test_documents_round_trip(collection: Solr) -> None:
     shingles = [f"w{i} w{i + 1} w{i + 2}" for i in range(50)][::-1]  # not sorted on purpose
     docs = [
@@ -78,12 +87,28 @@ def test_documents_round_trip(collection: Solr) -> None:
     assert odd and odd[0]["content_ng"] == docs[1]["content_ng"]
     hit = collection.select({"q": or_query("content_ng", docs[1]["content_ng"]), "fl": "id"})
     assert [d["id"] for d in hit["response"]["docs"]] == [docs[1]["id"]]
+    # Ids that XML cannot carry (a control character) or that a comma list would split are
+    # added, read and deleted by exactly that id; an empty value is stored, not dropped.
+    odd_ids = ["ctl\x01id", "comma,id", "back\\slash"]
+    collection.add([{"id": i, "content": ""} for i in odd_ids])
+    got_odd = collection.get(odd_ids)
+    assert sorted(d["id"] for d in got_odd) == sorted(odd_ids)
+    assert all(d["content"] == "" for d in got_odd)
+    collection.delete_ids(odd_ids[:2])
+    collection.commit()
+    assert [d["id"] for d in collection.get(odd_ids)] == [odd_ids[2]]
+    assert collection.count() == 3
+    collection.delete_query("*:*")
+    collection.commit()
+    assert collection.count() == 0
 
 
+@pytest.mark.solr
 def test_system_info_reports_the_pinned_version(collection: Solr) -> None:
-    assert collection.version() == solr_version()
+    assert admin.version(collection) == solr_version()
 
 
+@pytest.mark.solr
 def test_a_query_of_5000_terms(collection: Solr) -> None:
     collection.add(
         [
@@ -117,12 +142,82 @@ def test_unreachable_url_fails_fast_with_the_url() -> None:
     with pytest.raises(SolrUnavailable) as info:
         Solr(url, retries=0).system_info()
     assert f"127.0.0.1:{port}" in str(info.value)
-    proc = run_cli("index", "data/restaurants/addresses.txt", "--solr-url", url)
+    proc = run_cli("index", str(RESTAURANTS), "--solr-url", url)
     elapsed = time.monotonic() - start
     assert proc.returncode == 1
     assert f"http://127.0.0.1:{port}/solr" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert elapsed < 30
+
+
+# -- a user's own pysolr.Solr ----------------------------------------------------------------
+NEAR = [
+    ("1", "the quick brown fox jumps over the lazy dog by the river bank"),
+    ("2", "the quick brown fox jumps over the lazy cat by the river bank"),
+    ("3", "fresh bread and strong coffee every morning at the corner bakery"),
+    ("4", "fresh bread and strong coffee every morning at the corner shop"),
+    ("5", "nothing in common with any other record of this small set"),
+]
+
+
+@pytest.mark.solr
+def test_a_users_pysolr_client_works_end_to_end(solr_base: str) -> None:
+    theirs = pysolr.Solr(f"{solr_base}/test_pysolr_{os.getpid()}", timeout=30)
+    session = theirs.get_session()
+    before = (dict(session.adapters), session.auth, dict(session.headers))
+    index = NearDupIndex.open(theirs, Params())  # the collection is created
+    try:
+        stats = index.add_many(NEAR)
+        assert (stats.read, stats.indexed, stats.rejected) == (5, 5, 0)
+        assert {(p.id1, p.id2) for p in index.pairs()} == {("1", "2"), ("3", "4")}
+        assert len(index) == 5
+        # The user's client sees what neardup wrote, and its session was left as it was.
+        assert theirs.search("-id:_neardup_meta_").hits == 5
+        assert (dict(session.adapters), session.auth, dict(session.headers)) == before
+        assert index.backend.solr.timeout == 30
+    finally:
+        admin.delete_collection(index.backend.solr)
+
+
+def test_an_unreachable_pysolr_client_fails_fast_with_the_url() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    start = time.monotonic()
+    with pytest.raises(SolrUnavailable) as info:
+        NearDupIndex.open(pysolr.Solr(f"http://127.0.0.1:{port}/solr/gone"))
+    assert f"cannot reach Solr at http://127.0.0.1:{port}/solr/" in str(info.value)
+    assert "connection refused" in str(info.value)
+    assert time.monotonic() - start < 10  # never answered: the brief budget only
+
+
+def test_from_pysolr_takes_over_the_settings_not_the_session(tmp_path: Path) -> None:
+    bundle = tmp_path / "ca.pem"
+    bundle.write_text("not used\n")
+    theirs = pysolr.Solr(
+        "https://127.0.0.1:1/solr/c", timeout=(3, 12), auth=("u", "p"), verify=str(bundle)
+    )
+    solr = Solr.from_pysolr(theirs)
+    assert (solr.url, solr.timeout) == ("https://127.0.0.1:1/solr/c", 12)
+    assert solr.session.auth == ("u", "p") and solr.session.verify == str(bundle)
+    assert solr.pysolr.session is solr.session and solr.pysolr.url == solr.url
+
+    session = requests.Session()
+    session.headers["X-Tenant"] = "t1"
+    session.cert = "/client.pem"
+    session.verify = False
+    session.auth = ("v", "q")
+    adapters = dict(session.adapters)
+    solr = Solr.from_pysolr(pysolr.Solr("http://127.0.0.1:1/solr/c", session=session))
+    assert solr.session is not session and dict(session.adapters) == adapters
+    assert solr.session.headers["X-Tenant"] == "t1"
+    assert solr.session.headers["User-Agent"] == "neardup"  # requests' default is not copied
+    assert (solr.session.cert, solr.session.verify) == ("/client.pem", False)
+    assert solr.session.auth == ("v", "q")
+    # pysolr's own precedence: the client's auth over its session's, and both over the URL's.
+    both = pysolr.Solr("http://w:x@127.0.0.1:1/solr/c", session=session, auth=("u", "p"))
+    assert Solr.from_pysolr(both).session.auth == ("u", "p")
+    assert Solr.from_pysolr(both).url == "http://127.0.0.1:1/solr/c"
 
 
 # -- the private node ------------------------------------------------------------------------
@@ -131,6 +226,7 @@ def _java_pids_of(home: Path) -> list[int]:
     return [int(p) for p in out.stdout.split()]
 
 
+@pytest.mark.solr
 def test_cli_start_status_stop_twice(tmp_path: Path) -> None:
     env = {"NEARDUP_HOME": str(tmp_path)}
     for _ in range(2):
@@ -151,6 +247,7 @@ def test_cli_start_status_stop_twice(tmp_path: Path) -> None:
     assert "no local Solr was running" in run_cli("solr", "stop", env=env).stdout
 
 
+@pytest.mark.solr  # needs Java and Solr's artifacts, though no server
 def test_start_on_a_port_in_use_says_so(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -180,6 +277,7 @@ def test_start_without_java_says_so(tmp_path: Path) -> None:
     assert "'java' is not on PATH" in proc.stderr
 
 
+@pytest.mark.solr  # runs Maven (so Java), though no server
 def test_unresolvable_solr_artifacts_say_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -191,6 +289,7 @@ def test_unresolvable_solr_artifacts_say_so(
     assert "maven.log" in str(info.value)
 
 
+@pytest.mark.solr
 def test_an_invalid_configset_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     broken = tmp_path / "broken"
     shutil.copytree(local_solr.CONFIGSET, broken)

@@ -4,7 +4,8 @@ Usage:
     python data/restaurants/build.py [--sdist PATH_TO_TGZ] [--check]
 
 Reads ``py_entitymatching/datasets/end-to-end/restaurants/`` straight out of the
-py-entitymatching 0.4.2 sdist (no extraction to disk) and produces, next to this script:
+py-entitymatching 0.4.2 sdist (no extraction to disk) and produces, in the package's resources
+(``neardup/resources/restaurants/``, so that the data ships in the wheel):
 
 * ``addresses.txt``: ``ID name addr city`` per record; Fodor's get ids 1..533 and
   Zagat's 534..864, both in source-file order (our id = position, not the CSV id).
@@ -62,7 +63,10 @@ N_FODORS = 533
 N_ZAGATS = 331
 N_MATCHES = 112
 
-OUT_DIR = Path(__file__).resolve().parent
+#: The data ships inside the package (neardup.resources.restaurants() finds it there); this
+#: script stays outside it, in the repository, because building needs pip and the network.
+REPO = Path(__file__).resolve().parents[2]
+OUT_DIR = REPO / "neardup" / "resources" / "restaurants"
 ADDRESSES = "addresses.txt"
 GOLD = "gold.txt"
 LICENSE_OUT = "LICENSE.py_entitymatching.txt"

@@ -1,4 +1,4 @@
-"""Readers of records (``ID TEXT`` lines, TSV, CSV, JSONL) and the bundled data sets.
+"""Readers of records (``ID TEXT`` lines, TSV, CSV, JSONL) and of id pairs; writers of reports.
 
 A reader never drops a line silently: every line that is not a record comes out as a
 :class:`Rejection` that names the file, the line and the reason, so that the counts a run prints
@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .errors import InputError, InvalidText
-from .shingles import check_text
+from .text import check_text, ordered
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "data"
 FORMATS = ("lines", "tsv", "csv", "jsonl")
 MAX_ID_BYTES = 512
 NUL = b"\x00"
@@ -217,7 +216,7 @@ def _read_table(
             if missing:
                 raise InputError(
                     f"{source}:{first}: the header has no column {', '.join(map(repr, missing))}"
-                    f" (columns: {', '.join(header)}); choose with --id-field/--text-field"
+                    f" (columns: {', '.join(header)}): name the id and text columns it has"
                 )
             continue
         if len(row) != len(header):
@@ -257,13 +256,6 @@ def _record_from_mapping(
     return Record(str(raw_id).strip(), text, source, number, parts)
 
 
-# -- bundled data ---------------------------------------------------------------------------
-def restaurants() -> tuple[Path, Path]:
-    """The Fodor's/Zagat's records (``ID TEXT`` lines) and their 112 gold pairs."""
-    folder = DATA / "restaurants"
-    return folder / "addresses.txt", folder / "gold.txt"
-
-
 def read_pairs(path: str | Path) -> set[tuple[str, str]]:
     """Unordered id pairs from a file: two ids a line (whitespace or tab), ``#`` comments, an
     optional header, and also neardup's own reports (seed TSV and the LSH TSV)."""
@@ -291,10 +283,24 @@ def read_pairs(path: str | Path) -> set[tuple[str, str]]:
         a, b = cols[0], cols[1]
         if a == b:
             continue
-        pairs.add((a, b) if _key(a) <= _key(b) else (b, a))
+        pairs.add(ordered(a, b))
     return pairs
 
 
-def _key(value: str) -> tuple[int, int | str]:
-    """Numeric ids sort as numbers, others as text: pair order is stable and readable."""
-    return (0, int(value)) if value.isdigit() else (1, value)
+def write_pairs(pairs: Iterable[Any], out: str | Path) -> int:
+    """The pairs report: TSV with the header ``id1 id2 jaccard edit_distance``; how many."""
+    n = 0
+    with open(out, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write("id1\tid2\tjaccard\tedit_distance\n")
+        for p in pairs:
+            fh.write(f"{p.id1}\t{p.id2}\t{p.jaccard:.4f}\t{p.edit_distance}\n")
+            n += 1
+    return n
+
+
+def write_clusters(groups: Iterable[Sequence[str]], out: str | Path) -> None:
+    """One cluster a line, its ids separated by tabs."""
+    with open(out, "w", encoding="utf-8", newline="\n") as fh:
+        for g in groups:
+            fh.write("\t".join(g) + "\n")
+

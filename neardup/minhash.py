@@ -1,67 +1,55 @@
-"""Normalization, shingling, MinHash signatures and LSH banding helpers.
+"""Shingles and seeded MinHash signatures: the ``ShingleProcessor`` every path shares.
 
-This reproduces the client-side ``ShingleProcessor`` of the "Near Duplicate Detection using
-MinHashing and Solr" design: the indexer and the searcher must turn text into *exactly* the same
-shingles and signatures, so every step here is deterministic across machines, processes and
-library versions (no ``hash()``, no numpy ``Generator``).
+The indexer, the queries, the verification of candidates and the 2014 design must all turn a
+text into *exactly* the same shingles and signatures, so every step here is deterministic
+across machines, processes and library versions (no ``hash()``, no numpy ``Generator``): shingle
+hashes are MurmurHash3 x86 32-bit of the UTF-8 bytes, and the permutations are drawn from a
+SplitMix64 stream seeded with ``seed``.
 
-Deliberate differences from the seed's Scala code:
+>>> p = ShingleProcessor(3, num_perm=20, hash_family="xor", canonical=False)
+>>> p.ngrams("Art's Deli 12224 Ventura Blvd.")[:2]
+['art s deli', 's deli 12224']
+>>> len(p.signature("Art's Deli 12224 Ventura Blvd."))
+20
+
+Deliberate differences from the 2014 article's Scala code:
 
 * ``signatures`` takes the MINIMUM of the permuted hashes (the Scala code sorted descending and
   took the head, i.e. the maximum, by accident).
-* shingle hashes are MurmurHash3 x86 32-bit of the UTF-8 bytes (via ``mmh3``), unsigned; Scala's
-  ``MurmurHash3.stringHash`` hashes UTF-16 code units, so the numbers differ from the seed's.
+* shingle hashes are MurmurHash3 of the UTF-8 bytes (via ``mmh3``), unsigned; Scala's
+  ``MurmurHash3.stringHash`` hashes UTF-16 code units, so the numbers differ from the article's.
 * ``normalize`` also strips leading/trailing whitespace, so ``words("")`` is ``[]``.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import mmh3
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .errors import InvalidText
+from . import kernel
+from .errors import ArgumentError
+from .text import NORMALIZATION_VERSION, check_text, jaccard, normalize
 
-try:  # the optional C kernel (setup.py); the numpy path below gives the same values
-    from . import _kernel
-except ImportError:  # pragma: no cover - only without a C compiler at install time
-    _kernel = None
+if TYPE_CHECKING:
+    from .params import Params
 
 __all__ = [
-    "BAND_HASH_SEED",
     "EMPTY_SIGNATURE_VALUE",
     "HASH_FAMILIES",
     "KINDS",
-    "NORMALIZATION_VERSION",
     "SHINGLE_HASH_SEED",
     "UNIVERSAL_PRIME",
     "ShingleProcessor",
-    "band_keys",
-    "WordCodes",
-    "band_keys_batch",
-    "check_text",
-    "encoded_distance",
-    "kernel",
-    "normalize",
-    "optimal_bands",
-    "s_curve",
     "splitmix64",
-    "word_edit_distance",
 ]
-
-#: Bump whenever ``normalize`` changes: signatures stored in an index are only comparable with
-#: signatures computed under the same normalization.
-NORMALIZATION_VERSION = "v1"
 
 #: Seed of the MurmurHash3 shingle hash (the seed design uses 42).
 SHINGLE_HASH_SEED = 42
-
-#: Seed of the 64-bit band hash used in :func:`band_keys`.
-BAND_HASH_SEED = 0x5EED
 
 #: Value of every position of the signature of a text without shingles (empty text). It is the
 #: largest uint32, i.e. "no minimum was found". A non-empty text reaches it at a position only
@@ -82,119 +70,9 @@ HASH_FAMILIES = ("xor", "universal")
 
 _MASK64 = (1 << 64) - 1
 _UINT32_MAX = 0xFFFFFFFF
-# Everything in ASCII punctuation except "-" (kept so "bel-air" stays one word), as in the seed.
-_PUNCT = "!\"#$%&'()*+,./:;<=>?@[\\]^_`{|}~"
-_PUNCT_TABLE = str.maketrans(_PUNCT, " " * len(_PUNCT))
 # Upper bound on the number of elements of a temporary (shingles x num_perm) matrix, to keep the
 # memory of one vectorized step bounded (512 KB of uint64: cache-friendly, measured fastest).
 _CHUNK_ELEMENTS = 1 << 16
-
-
-def normalize(text: str) -> str:
-    """Lower-case, turn ASCII punctuation except '-' into spaces, collapse whitespace, strip.
-
-    Indexer and searcher both call this so that "Art's Deli" and "art s deli" shingle alike.
-    Non-ASCII letters are kept (``"Café"`` -> ``"café"``).
-    """
-    if _kernel is not None and text.isascii():  # the same rules in C, 10x faster
-        return _kernel.normalize(text)
-    return " ".join(text.lower().translate(_PUNCT_TABLE).split())
-
-
-def kernel() -> str:
-    """Which implementation computes signatures: ``"c"`` or ``"numpy"``.
-
-    ``"c"`` when the compiled kernel was built at install time, unless the environment variable
-    ``NEARDUP_KERNEL=numpy`` asks for the reference path (both give identical signatures).
-    """
-    if _kernel is None or os.environ.get("NEARDUP_KERNEL", "").lower() == "numpy":
-        return "numpy"
-    return "c"
-
-
-def check_text(text: str, where: str = "text") -> str:
-    """``text`` itself if it has a UTF-8 form, else :class:`InvalidText` saying where.
-
-    Lone surrogates (``"\\ud800"``) are legal in a Python ``str`` but have no UTF-8 form, and
-    ``mmh3`` 5.x crashes the interpreter on them instead of raising, so every text is checked
-    before it is hashed.
-    """
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        bad = text[exc.start]
-        raise InvalidText(
-            f"{where} is not valid Unicode: lone surrogate U+{ord(bad):04X} at character "
-            f"{exc.start + 1}"
-        ) from None
-    return text
-
-
-class WordCodes:
-    """Words -> one code point each, so that an edit distance in words is one between strings.
-
-    One instance can serve many comparisons (``allpairs.verify`` encodes each record once).
-    ``generation`` grows when the table is full and starts again (past 1,112,064 distinct
-    words, the number of Unicode scalar values), so cached encodings of an older generation
-    must not be compared with newer ones.
-    """
-
-    LIMIT = 0x110000 - 0x800  # scalar values: every code point but the surrogate block
-
-    def __init__(self) -> None:
-        self.codes: dict[str, str] = {}
-        self.generation = 0
-
-    def encode(self, words: Sequence[str]) -> str:
-        codes = self.codes
-        out = [codes.get(w) for w in words]
-        if None in out:
-            if len(codes) + len(out) > self.LIMIT:
-                if len(out) > self.LIMIT:
-                    raise ValueError(f"a text of {len(out):,d} words is too long to compare")
-                self.restart()
-                out = [None] * len(out)
-            for k, w in enumerate(words):
-                c = codes.get(w)
-                if c is None:
-                    i = len(codes)
-                    c = codes[w] = chr(i if i < 0xD800 else i + 0x800)  # skip surrogates
-                out[k] = c
-        return "".join(out)  # type: ignore[arg-type]
-
-    def restart(self) -> None:
-        """Forget every code: a new generation begins."""
-        self.codes.clear()
-        self.generation += 1
-
-
-def word_edit_distance(a: Sequence[str], b: Sequence[str], max_dist: int | None = None) -> int:
-    """Levenshtein distance counted in WORDS (insert/delete/substitute whole words).
-
-    Words are first mapped to unique code points (:class:`WordCodes`) and the resulting strings
-    are compared with ``Levenshtein.distance``. We do not pass the word lists directly:
-    python-Levenshtein accepts sequences of hashables but compares them by ``hash()`` only
-    (verified: objects with equal hashes but unequal values compare as equal), so a hash
-    collision would silently be counted as a match. The code-point mapping is exact.
-
-    If ``max_dist`` is given and the distance exceeds it, ``max_dist + 1`` is returned (cheaper:
-    the library can stop early), which is all a "within k edits?" filter needs.
-    """
-    if max_dist is not None and max_dist < 0:
-        raise ValueError(f"max_dist must be >= 0 or None, got {max_dist}")
-    codes = WordCodes()
-    return encoded_distance(codes.encode(a), codes.encode(b), max_dist)
-
-
-def encoded_distance(sa: str, sb: str, max_dist: int | None = None) -> int:
-    """Edit distance of two :class:`WordCodes` encodings of the same generation."""
-    import Levenshtein  # local import: only the searchers and the verifier need it
-
-    if max_dist is None:
-        return int(Levenshtein.distance(sa, sb))
-    return int(Levenshtein.distance(sa, sb, score_cutoff=max_dist))
 
 
 def splitmix64(seed: int, n: int) -> list[int]:
@@ -240,42 +118,69 @@ def _perm_params(family: str, seed: int, n: int) -> tuple[NDArray[np.uint64], ..
 class ShingleProcessor:
     """Turns text into shingles, shingle hashes and MinHash signatures, identically everywhere.
 
-    ``kind="word"`` makes word n-grams of ``size`` words (seed 003); ``kind="char"`` makes
-    character k-grams of the normalized text. ``hash_family`` picks how the ``num_perm`` random
-    permutations are simulated: ``"xor"`` (hash XOR mask, as in the seed) or ``"universal"``
-    (``(a*x + b) mod p``). Both are parameterised by a SplitMix64 stream seeded with ``seed``.
+    ``kind="word"`` makes word n-grams of ``size`` words (seeds 001, 003); ``kind="char"`` makes
+    character k-grams of the prepared text (seeds 000, 002). ``canonical=True`` rewrites record
+    forms first (``seventh ave`` -> ``7th ave``, see :mod:`neardup.canonical`); otherwise the
+    text is only normalized. ``hash_family`` picks how the ``num_perm`` random permutations are
+    simulated: ``"xor"`` (hash XOR mask, as in the 2014 article) or ``"universal"``
+    (``(a*x + b) mod p``). Both are drawn from a SplitMix64 stream seeded with ``seed``.
+
+    The defaults are :class:`~neardup.params.Params`'s; ``Params.processor()`` builds the one
+    an index uses.
     """
 
     def __init__(
         self,
-        size: int = 3,
+        size: int = 1,
         *,
         kind: str = "word",
-        num_perm: int = 20,
-        hash_family: str = "xor",
+        num_perm: int = 128,
+        hash_family: str = "universal",
         seed: int = 42,
+        canonical: bool = True,
     ) -> None:
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise ValueError(f"size must be an integer >= 1, got {size!r}")
+            raise ArgumentError(f"shingle size must be an integer >= 1, got {size!r}")
         if isinstance(num_perm, bool) or not isinstance(num_perm, int) or num_perm < 1:
-            raise ValueError(f"num_perm must be an integer >= 1, got {num_perm!r}")
+            raise ArgumentError(f"num_perm must be an integer >= 1, got {num_perm!r}")
         if kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+            raise ArgumentError(f"shingle kind must be one of {KINDS}, got {kind!r}")
         if hash_family not in HASH_FAMILIES:
-            raise ValueError(f"hash_family must be one of {HASH_FAMILIES}, got {hash_family!r}")
+            raise ArgumentError(
+                f"hash_family must be one of {HASH_FAMILIES}, got {hash_family!r}"
+            )
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
+            raise ArgumentError(f"seed must be an integer, got {seed!r}")
         self.size = size
         self.kind = kind
         self.num_perm = num_perm
         self.hash_family = hash_family
         self.seed = seed
+        self.canonical = bool(canonical)
+
+    @classmethod
+    def from_params(cls, params: Params) -> ShingleProcessor:
+        """The processor of an index's parameter set."""
+        return cls(
+            params.shingle_size,
+            kind=params.shingle_kind,
+            num_perm=params.num_perm,
+            hash_family=params.hash_family,
+            seed=params.seed,
+            canonical=params.canonical,
+        )
 
     def __repr__(self) -> str:
         return (
             f"ShingleProcessor(size={self.size}, kind={self.kind!r}, num_perm={self.num_perm}, "
-            f"hash_family={self.hash_family!r}, seed={self.seed})"
+            f"hash_family={self.hash_family!r}, seed={self.seed}, canonical={self.canonical})"
         )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ShingleProcessor) and self.params() == other.params()
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.params().items())))
 
     # -- text ----------------------------------------------------------------------------------
 
@@ -297,16 +202,29 @@ class ShingleProcessor:
         """Number of normalized words; another cheap filter for candidate search."""
         return len(self.words(text))
 
-    def ngrams(self, text: str, *, normalized: bool = False) -> list[str]:
+    def prepare(self, text: str) -> str:
+        """The text that is shingled: normalized, and in canonical record forms if enabled.
+
+        Give it the record as written: canonical forms read ``&``, which normalization deletes.
+        """
+        if self.canonical:
+            from .canonical import canonicalize
+
+            return canonicalize(text)
+        return normalize(text)
+
+    def ngrams(self, text: str, *, prepared: bool = False) -> list[str]:
         """Shingles in document order, duplicates kept (they become Solr field values).
 
         Word kind: n-grams of ``size`` words joined by single spaces. Char kind: k-grams of
-        ``size`` characters of the normalized text (spaces included). A text shorter than
-        ``size`` is one shingle (itself, normalized) so short texts still match; empty -> [].
-        ``normalized=True`` promises that ``text == normalize(text)`` and skips that step.
+        ``size`` characters of the prepared text (spaces included). A text shorter than
+        ``size`` is one shingle (itself, prepared) so short texts still match; empty -> [].
+        ``prepared=True`` promises that ``text == prepare(text)`` and skips that step.
         """
+        if not prepared:
+            text = self.prepare(text)
         if self.kind == "word":
-            words = text.split() if normalized else self.words(text)
+            words = text.split()
             if not words:
                 return []
             if len(words) < self.size:
@@ -316,7 +234,7 @@ class ShingleProcessor:
             # zip of shifted views (it stops at the shortest): 2x faster than slice-and-join
             shifted = (words[i:] for i in range(self.size))
             return list(map(" ".join, zip(*shifted, strict=False)))
-        norm = text if normalized else normalize(text)
+        norm = text
         if not norm:
             return []
         if len(norm) < self.size:
@@ -324,9 +242,9 @@ class ShingleProcessor:
         k = self.size
         return [norm[i : i + k] for i in range(len(norm) - k + 1)]
 
-    def shingle_set(self, text: str) -> set[str]:
+    def shingle_set(self, text: str, *, prepared: bool = False) -> frozenset[str]:
         """Distinct shingles: the set whose Jaccard similarity MinHash estimates."""
-        return set(self.ngrams(text))
+        return frozenset(self.ngrams(text, prepared=prepared))
 
     # -- hashing -------------------------------------------------------------------------------
 
@@ -375,7 +293,7 @@ class ShingleProcessor:
         A text without shingles gets ``n`` copies of ``EMPTY_SIGNATURE_VALUE`` (0xFFFFFFFF).
         """
         n = _check_n(n)
-        if kernel() == "c":
+        if kernel.active() == "c":
             return self._kernel_signatures(n, [text])[0]
         return self.signatures_from_hashes(n, self.hashes(text))
 
@@ -386,21 +304,28 @@ class ShingleProcessor:
     def signatures_batch(self, texts: Iterable[str]) -> NDArray[np.uint32]:
         """Signatures of many texts, shape (len(texts), num_perm); equal to ``signature`` each.
 
-        With the C kernel (see :func:`kernel`) the texts never become shingle strings: it
+        With the C kernel (see :mod:`neardup.kernel`) the texts never become shingle strings: it
         shingles, hashes and permutes the normalized bytes in one call, without the GIL.
         """
-        if kernel() == "c":
+        if kernel.active() == "c":
             return self._kernel_signatures(self.num_perm, list(texts))
         return self.signatures_batch_numpy(texts)
 
     def _kernel_signatures(self, n: int, texts: list[str]) -> NDArray[np.uint32]:
+        if self.canonical:  # the kernel only normalizes
+            for i, t in enumerate(texts):
+                if not isinstance(t, str):
+                    raise TypeError(f"text {i} is {type(t).__name__}, not str")
+            texts = [self.prepare(check_text(t, f"text {i}")) for i, t in enumerate(texts)]
         out = np.empty((len(texts), n), dtype=np.uint32)
         params = _perm_params(self.hash_family, self.seed, n)
         kind = KINDS.index(self.kind)
         family = HASH_FAMILIES.index(self.hash_family)
         p2 = params[1] if family == 1 else None
+        c = kernel.get()
+        assert c is not None  # only called when kernel.active() == "c"
         try:
-            _kernel.signatures(texts, normalize, kind, self.size, family, params[0], p2, out)
+            c.signatures(texts, normalize, kind, self.size, family, params[0], p2, out)
         except UnicodeEncodeError:
             for i, t in enumerate(texts):
                 check_text(t, f"text {i}")
@@ -448,10 +373,7 @@ class ShingleProcessor:
     @staticmethod
     def jaccard(a: set[str] | frozenset[str], b: set[str] | frozenset[str]) -> float:
         """|a & b| / |a | b|; two empty sets are identical, so their similarity is 1.0."""
-        union = len(a | b)
-        if union == 0:
-            return 1.0
-        return len(a & b) / union
+        return jaccard(a, b)
 
     @staticmethod
     def estimate_jaccard(sig1: ArrayLike, sig2: ArrayLike) -> float:
@@ -463,9 +385,12 @@ class ShingleProcessor:
             )
         return float(np.count_nonzero(s1 == s2)) / s1.size
 
-    def params(self) -> dict[str, str | int]:
+    def params(self) -> dict[str, Any]:
         """Everything that determines a signature, for storing with an index and checking later."""
+        from .canonical import CANONICAL_VERSION
+
         return {
+            "canonical": CANONICAL_VERSION if self.canonical else "off",
             "kind": self.kind,
             "size": self.size,
             "num_perm": self.num_perm,
@@ -504,113 +429,3 @@ def _permute(
     x = h.astype(np.uint64)[:, None]
     # No overflow: a < 2**31, x < 2**32, b < p (see UNIVERSAL_PRIME).
     return (x * a[None, :] + b[None, :]) % np.uint64(UNIVERSAL_PRIME)
-
-
-# -- LSH banding -------------------------------------------------------------------------------
-
-
-def s_curve(s: float | ArrayLike, b: int, r: int) -> float | NDArray[np.float64]:
-    """Probability that two sets with Jaccard ``s`` share at least one of ``b`` bands of ``r``.
-
-    ``1 - (1 - s**r)**b``; works on scalars and numpy arrays.
-    """
-    if b < 1 or r < 1:
-        raise ValueError(f"bands and rows must be >= 1, got b={b}, r={r}")
-    val = 1.0 - (1.0 - np.asarray(s, dtype=np.float64) ** r) ** b
-    return float(val) if np.ndim(val) == 0 else val
-
-
-def optimal_bands(
-    num_perm: int,
-    threshold: float,
-    fp_weight: float = 0.5,
-    fn_weight: float = 0.5,
-) -> tuple[int, int]:
-    """(bands, rows) with bands*rows <= num_perm minimizing weighted FP + FN areas.
-
-    FP area = integral over [0, threshold] of the S-curve (dissimilar pairs that become
-    candidates); FN area = integral over [threshold, 1] of 1 - S (similar pairs that are missed).
-    Integrated with the trapezoidal rule on a fine grid; ties go to the fewest bands.
-    """
-    if num_perm < 1:
-        raise ValueError(f"num_perm must be >= 1, got {num_perm}")
-    if not 0.0 < threshold < 1.0:
-        raise ValueError(f"threshold must be in (0, 1), got {threshold}")
-    if fp_weight < 0 or fn_weight < 0 or fp_weight + fn_weight == 0:
-        raise ValueError("weights must be >= 0 and not both 0")
-    grid = 1001
-    s_lo = np.linspace(0.0, threshold, grid)
-    s_hi = np.linspace(threshold, 1.0, grid)
-
-    def trapezoid(y: NDArray[np.float64], x: NDArray[np.float64]) -> float:
-        return float(np.sum((y[1:] + y[:-1]) * np.diff(x)) / 2.0)
-
-    best: tuple[float, int, int] | None = None
-    for b in range(1, num_perm + 1):
-        for r in range(1, num_perm // b + 1):
-            fp = trapezoid(1.0 - (1.0 - s_lo**r) ** b, s_lo)
-            fn = trapezoid((1.0 - s_hi**r) ** b, s_hi)
-            err = fp_weight * fp + fn_weight * fn
-            if best is None or err < best[0] - 1e-15:
-                best = (err, b, r)
-    assert best is not None
-    return best[1], best[2]
-
-
-def _band_matrix(signatures: ArrayLike, bands: int, rows: int) -> NDArray[np.uint32]:
-    """Validate and return a C-contiguous little-endian uint32 (docs, bands*rows) matrix."""
-    if bands < 1 or rows < 1:
-        raise ValueError(f"bands and rows must be >= 1, got {bands}, {rows}")
-    arr = np.asarray(signatures)
-    if arr.ndim != 2:
-        raise ValueError(f"expected a 2-D array of signatures, got shape {arr.shape}")
-    if arr.shape[1] < bands * rows:
-        raise ValueError(f"signature length {arr.shape[1]} < bands*rows = {bands * rows}")
-    if arr.size and (arr.dtype.kind not in "iu" or arr.min() < 0 or arr.max() > _UINT32_MAX):
-        raise ValueError("signature values must be integers in [0, 2**32)")
-    return np.ascontiguousarray(arr[:, : bands * rows], dtype="<u4")
-
-
-def band_keys(signature: ArrayLike, bands: int, rows: int) -> list[str]:
-    """One string key per band: ``"b{band:02d}_{hash:016x}"``.
-
-    The hash is the first 64 bits of MurmurHash3 x64-128 of the band's ``rows`` uint32 values
-    as little-endian bytes (fixed seed), so two documents share a key iff their band values are
-    equal (up to a ~2**-64 collision). The band number is part of the key so equal values in
-    different bands never meet. Positions beyond ``bands*rows`` are ignored.
-    """
-    sig = np.asarray(signature)
-    if sig.ndim != 1:
-        raise ValueError(f"expected a 1-D signature, got shape {sig.shape}")
-    return band_keys_batch(sig[None, :], bands, rows)[0]
-
-
-def band_keys_batch(signatures_2d: ArrayLike, bands: int, rows: int) -> list[list[str]]:
-    """``band_keys`` for every row of a (docs, num_perm) matrix.
-
-    Validation, dtype conversion and serialization happen once for the whole matrix; only the
-    mmh3 call per band remains per item (a C call on a small bytes slice).
-    """
-    mat = _band_matrix(signatures_2d, bands, rows)
-    if _kernel is not None:  # same keys (tested), 8x faster
-        return _kernel.band_keys(mat, mat.shape[0], bands, rows, BAND_HASH_SEED)
-    return band_keys_batch_python(mat, bands, rows)
-
-
-def band_keys_batch_python(mat: NDArray[np.uint32], bands: int, rows: int) -> list[list[str]]:
-    """The reference implementation of :func:`band_keys_batch` (``mmh3.hash64`` per band)."""
-    mat = _band_matrix(mat, bands, rows)
-    width = rows * 4
-    hash64 = mmh3.hash64
-    seed = BAND_HASH_SEED
-    buf = mat.tobytes()
-    row_bytes = bands * width
-    out: list[list[str]] = []
-    for d in range(mat.shape[0]):
-        keys = []
-        for i in range(bands):
-            start = d * row_bytes + i * width
-            h = hash64(buf[start : start + width], seed, signed=False)[0]
-            keys.append(f"b{i:02d}_{h:016x}")
-        out.append(keys)
-    return out

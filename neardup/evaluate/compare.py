@@ -1,37 +1,37 @@
-"""LSH against exact brute force on one collection (seed 000's benchmark report)."""
+"""LSH against exact brute force on one index (seed 000's benchmark report)."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
-from . import index_params
-from .allpairs import index_config, lsh_pairs, lsh_text
-from .bruteforce import all_pairs
-from .solr import Solr
+from ..bruteforce import all_pairs
+from ..index import NearDupIndex
 
 
-def compare(solr: Solr, threshold: float | None = None, progress: bool = True) -> dict[str, Any]:
+def compare(
+    index: NearDupIndex, threshold: float | None = None, progress: bool = False
+) -> dict[str, Any]:
     """Both methods at the same Jaccard threshold on the same shingle sets."""
-    cfg = index_config(solr)
-    threshold = cfg.threshold if threshold is None else threshold
-    lsh = lsh_pairs(solr, threshold, progress=progress, prune_mode="none")
+    params = index.params
+    threshold = params.threshold if threshold is None else threshold
+    lsh = index.report(threshold, prune="none", progress=progress)
     lsh_set = {(p.id1, p.id2) for p in lsh.pairs}
 
     start = time.perf_counter()
-    docs = list(solr.iter_docs("id,content,raw", fq=[index_params.RECORDS_FQ]))
+    records = list(index.backend.records())
     read = time.perf_counter() - start
     start = time.perf_counter()
-    sets = {d["id"]: cfg.shingles(lsh_text(d)) for d in docs}
+    sets = {r.id: index.processor.shingle_set(r.text) for r in records}
     exact = all_pairs(sets, threshold)
     brute = time.perf_counter() - start
     exact_set = {(a, b) for a, b, _ in exact}
     common = len(lsh_set & exact_set)
     return {
         "threshold": threshold,
-        "records": len(docs),
-        "bands": cfg.bands,
-        "rows": cfg.rows,
+        "records": len(records),
+        "bands": params.bands,
+        "rows": params.rows,
         "lsh": {
             "seconds": round(lsh.seconds, 3),
             "pairs": len(lsh_set),

@@ -6,35 +6,37 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import datasets, evaluate
-from .allpairs import lsh_pairs
-from .indexer import Indexer
-from .lsh import LshConfig
-from .report import clusters, seed_report, write_clusters, write_pairs
-from .searcher import SeedSearcher
-from .shingles import ShingleProcessor
-from .solr import Solr
+from ..index import NearDupIndex, clusters
+from ..io import read_pairs, read_records, write_clusters, write_pairs
+from ..params import Params
+from ..resources import restaurants
+from ..seed2014 import MAX_DIST, NGRAM, NUM_PERM, SeedSearcher, seed_report
+from .scores import Scores, score
 
 #: What the 2014 article reports for 3-gram shingles and 20 MinHash values, max distance 2.
 SEED_PAIRS = {"shingles": 65, "minhash": 64}
-NGRAM, NUM_PERM, MAX_DIST = 3, 20, 2
 #: Fodor's and Zagat's are two guides that each list a restaurant once: linking them is
 #: one-to-one, so a pair is kept when each record is the other's best match (see
-#: neardup.allpairs.prune). Within one collection, ``neardup report`` defaults to "best".
+#: neardup.index.prune). Within one collection, ``neardup report`` defaults to "best".
 LINKAGE_PRUNE = "mutual"
 
 
-def run_restaurants(solr: Solr, out_dir: Path, progress: bool = True) -> dict[str, Any]:
-    """Index the 864 records afresh, run both seed methods, and score them against the gold."""
-    records, gold_file = datasets.restaurants()
-    gold = datasets.read_pairs(gold_file)
-    solr.delete_query("*:*")
-    solr.commit()
-    proc = ShingleProcessor(NGRAM, num_perm=NUM_PERM)
-    lsh = LshConfig()
-    stats = Indexer(solr, proc, lsh=lsh, progress=progress).index(datasets.read_records(records))
+#: The experiment's parameters: neardup's defaults, plus the 2014 article's fields.
+PARAMS = Params(fields_2014=True)
+
+
+def run_restaurants(
+    index: NearDupIndex, out_dir: Path, progress: bool = False
+) -> dict[str, Any]:
+    """Index the 864 records afresh into an empty Solr index opened with :data:`PARAMS`, run
+    both 2014 methods and neardup's own, and score them against the gold."""
+    records, gold_file = restaurants()
+    gold = read_pairs(gold_file)
+    if len(index):
+        index.remove([r.id for r in index.backend.records()])
+    stats = index.add_many(read_records(records), progress=progress)
     out_dir.mkdir(parents=True, exist_ok=True)
-    searcher = SeedSearcher(solr, proc)
+    searcher = SeedSearcher(index)
     scores: dict[str, Any] = {}
     timings: dict[str, float] = {}
     for method in ("shingles", "minhash"):
@@ -43,26 +45,26 @@ def run_restaurants(solr: Solr, out_dir: Path, progress: bool = True) -> dict[st
             searcher, method, MAX_DIST, out_dir / f"{method}.tsv", progress=progress
         )
         timings[method] = time.perf_counter() - start
-        scores[method] = _entry(evaluate.score([(a, b) for a, b, _ in pairs], gold))
+        scores[method] = _entry(score([(p.id1, p.id2) for p in pairs], gold))
     start = time.perf_counter()
-    result = lsh_pairs(solr, progress=progress, prune_mode=LINKAGE_PRUNE)
+    result = index.report(prune=LINKAGE_PRUNE, progress=progress)
     timings["lsh"] = time.perf_counter() - start
     write_pairs(result.pairs, out_dir / "lsh.tsv")
     groups = clusters((p.id1, p.id2) for p in result.pairs)
     write_clusters(groups, out_dir / "lsh_clusters.txt")
-    scores["lsh"] = _entry(evaluate.score([(p.id1, p.id2) for p in result.pairs], gold))
+    scores["lsh"] = _entry(score([(p.id1, p.id2) for p in result.pairs], gold))
     return {
         "scores": scores,
         "index": stats.as_dict(),
         "seconds": timings,
         "gold": len(gold),
         "out_dir": str(out_dir),
-        "lsh": lsh,
+        "lsh": index.params,
         "lsh_counts": result.counts(),
     }
 
 
-def _entry(s: evaluate.Scores) -> dict[str, Any]:
+def _entry(s: Scores) -> dict[str, Any]:
     return {
         "pairs": s.pairs,
         "true_pairs": s.true_pairs,
@@ -93,8 +95,8 @@ def format_table(result: dict[str, Any]) -> str:
     cfg, c = result["lsh"], result["lsh_counts"]
     lines += [
         "",
-        f"lsh: {cfg.kind} {cfg.size}-grams of the canonical text, {cfg.num_perm} MinHash values "
-        f"in {cfg.bands} bands x {cfg.rows} rows;",
+        f"lsh: {cfg.shingle_kind} {cfg.shingle_size}-grams of the canonical text, "
+        f"{cfg.num_perm} MinHash values in {cfg.bands} bands x {cfg.rows} rows;",
         f"     {c['buckets']} shared buckets -> {c['candidates']} candidate pairs -> "
         f"{c['verified']} with Jaccard >= {cfg.threshold} -> {c['confirmed']} {LINKAGE_PRUNE} "
         "best matches",

@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import bruteforce, datasets, evaluate
-from .lsh import LshConfig
-from .shingles import band_keys_batch, optimal_bands, s_curve
+from .. import bruteforce
+from ..banding import optimal_bands, s_curve
+from ..index import NearDupIndex
+from ..io import Record, read_pairs, read_records
+from ..params import Params
+from ..resources import restaurants
+from ..text import ordered
+from .scores import score
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -127,56 +131,39 @@ def plot_s_curve(
 # -- bands x rows sweep -----------------------------------------------------------------------
 
 
-def _prepared(texts: Mapping[str, str], cfg: LshConfig) -> tuple[list[str], list[str], list[Any]]:
-    """(ids, prepared texts, shingle sets) of the records that have shingles.
+def _prepared(texts: Mapping[str, str], cfg: Params) -> tuple[list[str], list[Any]]:
+    """(ids, shingle sets) of the records that have shingles.
 
     Records without shingles are left out, as :func:`~neardup.bruteforce.all_pairs` never
     reports them (their MinHash signatures would all collide).
     """
-    ids, prepared, sets = [], [], []
+    proc = cfg.processor()
+    ids, sets = [], []
     for rid, text in texts.items():
-        p = cfg.prepare(text)
-        sh = frozenset(cfg.processor.ngrams(p))
+        sh = proc.shingle_set(text)
         if sh:
             ids.append(rid)
-            prepared.append(p)
             sets.append(sh)
-    return ids, prepared, sets
+    return ids, sets
 
 
 def _cell(
-    cfg: LshConfig, bands: int, rows: int, prepared: list[str], sets: list[Any], threshold: float
-) -> tuple[set[tuple[int, int]], int, float]:
-    """(verified pairs, candidates, seconds) of one (b, r): signatures, buckets, verification."""
-    sub = LshConfig(
-        kind=cfg.kind,
-        size=cfg.size,
-        num_perm=bands * rows,
-        hash_family=cfg.hash_family,
-        seed=cfg.seed,
-        threshold=cfg.threshold,
-        canonical=cfg.canonical,
-        bands=bands,
-        rows=rows,
-    )
+    cfg: Params, bands: int, rows: int, texts: Mapping[str, str], ids: list[str], threshold: float
+) -> tuple[set[tuple[str, str]], int, float]:
+    """(verified pairs, candidates, seconds) of one (b, r): an in-memory :class:`NearDupIndex`
+    with ``b * r`` permutations, all its pairs verified and none pruned."""
+    sub = cfg.replace(num_perm=bands * rows, bands=bands, rows=rows, threshold=threshold)
     start = time.perf_counter()
-    sigs = sub.processor.signatures_batch(prepared)
-    buckets: dict[str, list[int]] = defaultdict(list)
-    for i, keys in enumerate(band_keys_batch(sigs, bands, rows)):
-        for key in keys:
-            buckets[key].append(i)
-    candidates: set[tuple[int, int]] = set()
-    for members in buckets.values():
-        if len(members) > 1:  # members are increasing, so every pair comes out as (i < j)
-            candidates.update(itertools.combinations(members, 2))
-    jac = bruteforce.jaccard
-    found = {(i, j) for i, j in candidates if jac(sets[i], sets[j]) >= threshold}
-    return found, len(candidates), time.perf_counter() - start
+    index = NearDupIndex(sub)
+    index.add_many((rid, texts[rid]) for rid in ids)
+    report = index.report(prune="none")
+    found = {(p.id1, p.id2) for p in report.pairs}
+    return found, report.candidates, time.perf_counter() - start
 
 
 def sweep(
     texts: Mapping[str, str],
-    cfg: LshConfig,
+    cfg: Params,
     bands_list: Iterable[int] = DEFAULT_BANDS,
     rows_list: Iterable[int] = DEFAULT_ROWS,
     threshold: float | None = None,
@@ -185,16 +172,15 @@ def sweep(
 
     Seed 002's experiment, in memory: the truth is the exact all-pairs join at ``threshold``
     (default ``cfg.threshold``); each cell uses ``b * r`` permutations of ``cfg``'s shingling.
-    The time covers signatures, band keys, bucketing and verification; preparing the texts and
-    their shingle sets is shared by all cells and not counted. Cells with ``b * r`` above
+    The time covers a whole in-memory index: preparing and shingling the texts, signatures,
+    band keys, bucketing and verification. Cells with ``b * r`` above
     :data:`MAX_NUM_PERM` are listed in ``"skipped"``. Recall is 1.0 when there is no true pair.
     """
     t = cfg.threshold if threshold is None else float(threshold)
     bands_l, rows_l = list(bands_list), list(rows_list)
-    ids, prepared, sets = _prepared(texts, cfg)
-    index = {rid: i for i, rid in enumerate(ids)}
+    ids, sets = _prepared(texts, cfg)
     truth_pairs = bruteforce.all_pairs(dict(zip(ids, sets, strict=True)), t)
-    truth = {tuple(sorted((index[a], index[b]))) for a, b, _ in truth_pairs}
+    truth = {ordered(a, b) for a, b, _ in truth_pairs}
     cells: list[dict[str, Any]] = []
     skipped: list[tuple[int, int]] = []
     for b in bands_l:
@@ -202,7 +188,7 @@ def sweep(
             if b * r > MAX_NUM_PERM:
                 skipped.append((b, r))
                 continue
-            found, n_cand, seconds = _cell(cfg, b, r, prepared, sets, t)
+            found, n_cand, seconds = _cell(cfg, b, r, texts, ids, t)
             hit = len(found & truth)
             cells.append(
                 {
@@ -222,7 +208,7 @@ def sweep(
         "threshold": t,
         "records": len(ids),
         "truth": len(truth),
-        "shingling": f"{cfg.kind} {cfg.size}-grams, {cfg.hash_family} hashing",
+        "shingling": f"{cfg.shingle_kind} {cfg.shingle_size}-grams, {cfg.hash_family} hashing",
         "cells": cells,
         "skipped": skipped,
     }
@@ -291,7 +277,7 @@ def plot_sweep(result: Mapping[str, Any], out: Path) -> Path:
 def threshold_curve(
     texts: Mapping[str, str],
     gold_pairs: Iterable[tuple[str, str]],
-    cfg: LshConfig,
+    cfg: Params,
     thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
 ) -> list[dict[str, Any]]:
     """Precision, recall and F1 against gold of the exact join at each verification threshold.
@@ -301,12 +287,13 @@ def threshold_curve(
     always included and flagged ``"default": True``.
     """
     gold = list(gold_pairs)
-    sets = {rid: cfg.shingles(text) for rid, text in texts.items()}
+    proc = cfg.processor()
+    sets = {rid: proc.shingle_set(text) for rid, text in texts.items()}
     ts = sorted({round(float(t), 6) for t in thresholds} | {cfg.threshold})
     curve = []
     for t in ts:
         pairs = bruteforce.all_pairs(sets, t)
-        s = evaluate.score([(a, b) for a, b, _ in pairs], gold)
+        s = score([(a, b) for a, b, _ in pairs], gold)
         curve.append(
             {
                 "threshold": t,
@@ -371,18 +358,14 @@ def plot_threshold(curve: Sequence[Mapping[str, Any]], out: Path) -> Path:
 # -- the bundled data -------------------------------------------------------------------------
 
 
-def restaurant_plots(out_dir: Path, cfg: LshConfig | None = None) -> list[Path]:
+def restaurant_plots(out_dir: Path, cfg: Params | None = None) -> list[Path]:
     """``s_curve.png``, ``sweep.png`` and ``threshold.png`` of the bundled restaurant records,
     so the README's choice of defaults can be checked by eye."""
-    cfg = cfg or LshConfig()
+    cfg = cfg or Params()
     out_dir = Path(out_dir)
-    records_path, gold_path = datasets.restaurants()
-    texts = {
-        item.id: item.text
-        for item in datasets.read_records(records_path)
-        if isinstance(item, datasets.Record)
-    }
-    gold = datasets.read_pairs(gold_path)
+    records_path, gold_path = restaurants()
+    texts = {item.id: item.text for item in read_records(records_path) if isinstance(item, Record)}
+    gold = read_pairs(gold_path)
     return [
         plot_s_curve(cfg.bands, cfg.rows, cfg.threshold, out_dir / "s_curve.png", cfg.num_perm),
         plot_sweep(sweep(texts, cfg), out_dir / "sweep.png"),

@@ -1,8 +1,7 @@
-"""Records -> Solr documents: the seed's fields, computed client-side by one ShingleProcessor."""
+"""Batched, pipelined writes into a backend, with counts that add up and per-record rejections."""
 
 from __future__ import annotations
 
-import hashlib
 import queue
 import threading
 import time
@@ -10,23 +9,17 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
-from . import index_params
-from .datasets import Blank, Item, Record, Rejection, read_records
-from .errors import SolrRequestError
-from .lsh import LshConfig, band_field
-from .shingles import ShingleProcessor
-from .solr import Solr
+from .backends.base import Backend
+from .errors import ArgumentError, SolrRequestError
+from .io import Blank, Item, Record, Rejection
 
 #: Rejections kept in full for the report; the rest are only counted (a million bad lines must not
 #: fill memory), and the CLI says how many were not shown.
 KEEP_REJECTIONS = 1000
-#: Lucene refuses an indexed term longer than this (a string field value, one shingle).
-MAX_TERM_BYTES = 32766
 
 
 @dataclass
@@ -63,160 +56,113 @@ class IndexStats:
         }
 
 
-class Indexer:
-    """Writes records into one collection in batches and commits once at the end.
+class Writer:
+    """Writes records into a backend in batches and commits once at the end.
 
-    Documents are keyed by the record's id, so indexing the same input twice leaves the same
-    index, and a run that was cut short is completed by running it again.
+    Push records with :meth:`write` (or a whole iterable with :meth:`write_all`) and end with
+    :meth:`close`, which returns the counts. Pipelined: writer threads send batch k while the
+    caller computes batch k+1, and batch k+1 is handed over only once batch k is in, so at most
+    one batch is on its way and two are in memory. Batch k goes as ``writers`` contiguous
+    slices in as many concurrent update requests (Solr indexes one request on one thread), each
+    writer on a backend clone of its own (a ``requests.Session`` is not meant to be shared
+    between threads). Everything else is as if each batch were sent before the next one is
+    read: the counts and the order of the rejections, the progress bar, and errors, since a
+    failed batch raises (once all its slices have ended; the other slices may be in) and no
+    batch is sent after it. Records are keyed by id, so writing the same input twice leaves the
+    same index, and a run that was cut short is completed by running it again.
     """
 
     def __init__(
         self,
-        solr: Solr,
-        processor: ShingleProcessor,
+        backend: Backend,
+        documents: Callable[[list[Record]], list[Any]],
         *,
-        lsh: LshConfig | None = None,
         batch_size: int = 1000,
         writers: int = 2,
-        progress: bool = True,
+        progress: bool = False,
+        total: int | None = None,
     ) -> None:
-        if writers < 1:
-            raise ValueError(f"writers must be at least 1, got {writers}")
-        self.solr = solr
-        self.writers = writers
-        self.processor = processor
-        self.lsh = lsh
+        if isinstance(writers, bool) or not isinstance(writers, int) or writers < 1:
+            raise ArgumentError(f"writers must be an integer >= 1, got {writers!r}")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ArgumentError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+        self.backend = backend
+        self.documents = documents
         self.batch_size = batch_size
-        self.progress = progress
-
-    def params(self) -> dict[str, Any]:
-        params = dict(self.processor.params())
-        if self.lsh is not None:
-            params.update(self.lsh.params())
-        return params
-
-    def documents(self, records: list[Record]) -> list[dict[str, Any] | Rejection]:
-        """The Solr documents of a batch (or why a record cannot be one).
-
-        Each text is normalized once and only ``ngrams`` splits it into words (a normalized
-        text has one space between words, which gives the first word and the number of words);
-        the byte length of every word and shingle is only measured when the whole text is
-        longer than one term may be (each of them is a part of the text).
-        """
-        proc = self.processor
-        texts = [proc.normalize(r.text) for r in records]
-        out: list[dict[str, Any] | Rejection] = []
-        keep = [i for i, t in enumerate(texts) if t]
-        sigs = proc.signatures_batch([texts[i] for i in keep]).tolist() if keep else None
-        keys = self.lsh.keys_batch([records[i].text for i in keep]) if self.lsh and keep else None
-        row = -1  # the record's row in sigs and keys, which hold the kept records only
-        for record, text in zip(records, texts, strict=True):
-            if not text:
-                out.append(
-                    Rejection(record.source, record.line, "no words after normalization", record.id)
-                )
-                continue
-            row += 1
-            first = text.partition(" ")[0]  # words are separated by exactly one space
-            shingles = proc.ngrams(text, normalized=True)
-            data = text.encode("utf-8")
-            if len(data) > MAX_TERM_BYTES:
-                longest = max(len(s.encode("utf-8")) for s in [first, *shingles])
-                if longest > MAX_TERM_BYTES:
-                    out.append(
-                        Rejection(
-                            record.source,
-                            record.line,
-                            f"a word or shingle of {longest} bytes is longer than Solr's limit "
-                            f"for one indexed term ({MAX_TERM_BYTES} bytes)",
-                            record.id,
-                        )
-                    )
-                    continue
-            doc: dict[str, Any] = {
-                "id": record.id,
-                "content": text,
-                "raw": record.text,
-                "md5_hash": hashlib.md5(data).hexdigest(),
-                "num_words": text.count(" ") + 1,
-                "first_word": first,
-                "content_ng": shingles,
-            }
-            if sigs is not None:
-                doc["content_sg"] = list(map(str, sigs[row]))
-            if keys is not None:
-                doc["content_lsh"] = keys[row]
-                for band, key in enumerate(keys[row]):
-                    doc[band_field(band)] = key
-            out.append(doc)
-        return out
-
-    def index(self, items: Iterable[Item], total: int | None = None) -> IndexStats:
-        """Index ``items`` and commit once at the end; the counts of what happened.
-
-        Pipelined: writer threads send batch k to Solr while this thread reads and computes
-        batch k+1, and batch k+1 is handed over only once batch k is in, so at most one batch
-        is on its way and two are in memory. Batch k goes as ``writers`` contiguous slices in
-        as many concurrent update requests (Solr indexes one request on one thread), each
-        writer with a client of its own (a ``requests.Session`` is not meant to be shared
-        between threads). Everything else is as if each batch were sent before the next one
-        is read: the counts and the order of the rejections, the progress bar, and errors,
-        since a failed batch raises here (once all its slices have ended; the other slices
-        may be in) and no batch is sent after it. If reading or computing fails, the batch on
-        its way is still completed before the error is raised (its own failure, had it
-        failed, comes first).
-        """
-        stats = IndexStats()
-        start = time.perf_counter()
-        index_params.ensure(self.solr, self.params())
-        bar = tqdm(
+        self.stats = IndexStats()
+        self._start = time.perf_counter()
+        self._bar = tqdm(
             total=total,
             unit="rec",
             desc="indexing",
-            disable=None if self.progress else True,
+            disable=None if progress else True,
             leave=False,
         )
-        clients = [self.solr] + [self.solr.clone() for _ in range(self.writers - 1)]
-        pipe = _Pipeline([partial(self._send, c) for c in clients], stats, bar)
-        batch: list[Record] = []
+        writers = min(writers, backend.max_writers)
+        clients = [backend] + [backend.clone() for _ in range(writers - 1)]
+        self._pipe = _Pipeline([partial(self._send, c) for c in clients], self.stats, self._bar)
+        self._batch: list[Record] = []
+        self._closed = False
+
+    def write(self, item: Item) -> None:
+        """Count one item of the input; a record goes into the current batch."""
+        if isinstance(item, Blank):
+            self.stats.blank += 1
+            return
+        self.stats.read += 1
+        if isinstance(item, Rejection):
+            self._pipe.reject(item)
+            return
+        self._batch.append(item)
+        if len(self._batch) >= self.batch_size:
+            batch, self._batch = self._batch, []
+            self._flush(batch)
+
+    def write_all(self, items: Iterable[Item]) -> IndexStats:
+        """Write every item, then :meth:`close`; on an error, :meth:`abort` and re-raise."""
         try:
             for item in items:
-                if isinstance(item, Blank):
-                    stats.blank += 1
-                    continue
-                stats.read += 1
-                if isinstance(item, Rejection):
-                    pipe.reject(item)
-                    continue
-                batch.append(item)
-                if len(batch) >= self.batch_size:
-                    self._flush(batch, pipe)
-                    batch = []
-            if batch:
-                self._flush(batch, pipe)
-            pipe.finish()
-            self.solr.commit()
-        except Exception:
-            pipe.drain()  # the batch on its way completes, as it would have before
+                self.write(item)
+        except BaseException:
+            self.abort()
             raise
+        return self.close()
+
+    def close(self) -> IndexStats:
+        """Send the last batch, wait for everything, commit; the counts."""
+        if self._closed:
+            return self.stats
+        try:
+            if self._batch:
+                batch, self._batch = self._batch, []
+                self._flush(batch)
+            self._pipe.finish()
+            self.backend.commit()
+        except BaseException:
+            self.abort()
+            raise
+        self._end()
+        return self.stats
+
+    def abort(self) -> None:
+        """After an error in the caller: the batch on its way completes (its own failure,
+        had it failed, is raised here), nothing else is sent."""
+        if self._closed:
+            return
+        try:
+            self._pipe.drain()
         finally:
-            pipe.close()
-            bar.close()
-        stats.seconds = time.perf_counter() - start
-        return stats
+            self._end()
 
-    def index_file(
-        self,
-        path: str | Path,
-        fmt: str = "auto",
-        id_field: str = "id",
-        text_fields: tuple[str, ...] = ("text",),
-    ) -> IndexStats:
-        return self.index(read_records(path, fmt, id_field, text_fields))
+    def _end(self) -> None:
+        self._closed = True
+        self._pipe.close()
+        self._bar.close()
+        self.stats.seconds = time.perf_counter() - self._start
 
-    def _flush(self, batch: list[Record], pipe: _Pipeline) -> None:
+    def _flush(self, batch: list[Record]) -> None:
         """Compute the documents of ``batch`` (while the previous batch is sent), then send it."""
-        docs: list[dict[str, Any]] = []
+        docs: list[Any] = []
         sources: list[Record] = []
         rejected: list[Rejection] = []
         for record, doc in zip(batch, self.documents(batch), strict=True):
@@ -225,19 +171,19 @@ class Indexer:
             else:
                 docs.append(doc)
                 sources.append(record)
-        pipe.send(docs, sources, rejected, len(batch))
+        self._pipe.send(docs, sources, rejected, len(batch))
 
     def _send(
-        self, solr: Solr, docs: list[dict[str, Any]], sources: list[Record]
+        self, backend: Backend, docs: list[Any], sources: list[Record]
     ) -> tuple[int, list[Rejection]]:
-        """Add a slice: (records indexed, records refused by Solr); runs in a writer thread."""
+        """Add a slice: (records written, records refused); runs in a writer thread."""
         refused: list[Rejection] = []
-        return self._add(solr, docs, sources, refused), refused
+        return self._add(backend, docs, sources, refused), refused
 
     def _add(
         self,
-        solr: Solr,
-        docs: list[dict[str, Any]],
+        backend: Backend,
+        docs: list[Any],
         sources: list[Record],
         refused: list[Rejection],
     ) -> int:
@@ -251,7 +197,7 @@ class Indexer:
         if not docs:
             return 0
         try:
-            solr.add(docs)
+            backend.add(docs)
             return len(docs)
         except SolrRequestError as exc:
             if len(docs) == 1:
@@ -259,8 +205,8 @@ class Indexer:
                 refused.append(Rejection(r.source, r.line, f"refused by Solr: {exc}", r.id))
                 return 0
             half = len(docs) // 2
-            return self._add(solr, docs[:half], sources[:half], refused) + self._add(
-                solr, docs[half:], sources[half:], refused
+            return self._add(backend, docs[:half], sources[:half], refused) + self._add(
+                backend, docs[half:], sources[half:], refused
             )
 
 

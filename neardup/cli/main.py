@@ -1,16 +1,22 @@
-"""The ``neardup`` command: one verb per job, ``--json`` for machines, exit codes 0/1/2."""
+"""The ``neardup`` command: one verb per job, ``--json`` for machines, exit codes 0/1/2.
+
+The only layer that reads flags and environment variables: it turns them into arguments of the
+library (``NEARDUP_SOLR_URL``, ``NEARDUP_SOLR_USER``/``NEARDUP_SOLR_PASSWORD``,
+``NEARDUP_SOLR_CA``, ``NEARDUP_SOLR_TIMEOUT``, ``NEARDUP_SOLR_RETRY_BUDGET``, ``NEARDUP_HOME``,
+``NEARDUP_SOLR_HEAP``, ``NEARDUP_KERNEL``).
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
 
-from .errors import InputError, NeardupError
+from ..errors import InputError, NeardupError
+from . import commands
+from .common import emit, local_node, solr_options
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -21,59 +27,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
-    g = p.add_argument_group("Solr")
-    g.add_argument(
-        "--solr-url",
-        default=None,
-        help="an existing Solr (base URL or collection URL); default: "
-        "$NEARDUP_SOLR_URL, else neardup's own local node",
-    )
-    if collection:
-        g.add_argument(
-            "--collection",
-            default=None,
-            help="collection (core) name; default: from the URL, else 'neardup'",
-        )
-    g.add_argument("--solr-user", default=None, help="basic auth user ($NEARDUP_SOLR_USER)")
-    g.add_argument(
-        "--solr-password", default=None, help="basic auth password ($NEARDUP_SOLR_PASSWORD)"
-    )
-    g.add_argument(
-        "--solr-ca",
-        default=None,
-        help="CA bundle to verify Solr's TLS certificate ($NEARDUP_SOLR_CA)",
-    )
-
-
-def open_solr(args: argparse.Namespace, create: bool = True) -> Any:
-    from .solr import Auth, connect
-
-    auth = None
-    user = args.solr_user or os.environ.get("NEARDUP_SOLR_USER")
-    if user:
-        password = args.solr_password
-        if password is None:
-            password = os.environ.get("NEARDUP_SOLR_PASSWORD", "")
-        auth = Auth(user, password)
-    verify: bool | str = args.solr_ca or os.environ.get("NEARDUP_SOLR_CA") or True
-    return connect(
-        args.solr_url, getattr(args, "collection", None), auth=auth, verify=verify, create=create
-    )
-
-
-def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
-    if getattr(args, "json", False):
-        print(json.dumps(payload, indent=2, sort_keys=False))
-    else:
-        print(text)
-
-
 # -- solr ---------------------------------------------------------------------------------------
 def cmd_solr(args: argparse.Namespace) -> int:
-    from .local_solr import LocalSolr
-
-    node = LocalSolr()
+    node = local_node()
     if args.action == "start":
         st = node.start(port=args.port, cloud=args.cloud, nodes=args.nodes)
         info = node.status()
@@ -107,7 +63,7 @@ def cmd_solr(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from .. import __version__
 
     parser = _Parser(
         prog="neardup",
@@ -129,15 +85,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_solr)
 
-    from . import commands
-
-    commands.register(sub, _solr_options)
+    commands.register(sub, solr_options)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    kernel_choice = os.environ.get("NEARDUP_KERNEL", "").strip().lower()
+    if kernel_choice:
+        from .. import kernel
+
+        try:
+            kernel.use(kernel_choice)
+        except InputError as exc:
+            print(f"neardup: error: NEARDUP_KERNEL: {exc}", file=sys.stderr)
+            return 2
+    logging.getLogger("pysolr").setLevel(logging.WARNING)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="neardup: %(message)s",

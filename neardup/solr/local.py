@@ -28,36 +28,26 @@ from pathlib import Path
 
 import requests
 
-from .errors import InputError, SolrUnavailable
-from .solr import Auth, env_auth
+from .. import resources
+from ..errors import InputError, SolrUnavailable
+from .client import Auth
 
-ROOT = Path(__file__).resolve().parent.parent
-SOLR_CONFIG = ROOT / "solr_config"
-LAUNCHER = SOLR_CONFIG / "launcher"
-CONFIGSET = SOLR_CONFIG / "configsets" / "neardup"
+CONFIGSET = resources.configset_dir()
 CONFIGSET_NAME = "neardup"
+#: The local node's Java heap unless ``LocalSolr(heap=...)`` says otherwise.
+DEFAULT_HEAP = "1g"
 START_TIMEOUT = 180.0
 STOP_TIMEOUT = 60.0
 
 
 def solr_version() -> str:
-    """The pinned Solr version: the one line ``SOLR_VERSION=...`` of the repository's ``.env``.
-
-    docker compose reads the same file, so the local node, Docker and the tests agree.
-    """
-    env = ROOT / ".env"
-    try:
-        for line in env.read_text(encoding="utf-8").splitlines():
-            key, _, value = line.partition("=")
-            if key.strip() == "SOLR_VERSION" and value.strip():
-                return value.strip()
-    except OSError as exc:
-        raise SolrUnavailable(f"cannot read the pinned Solr version from {env}: {exc}") from exc
-    raise SolrUnavailable(f"{env} has no SOLR_VERSION=... line")
+    """The pinned Solr version, shipped with the package."""
+    return resources.solr_version()
 
 
 def neardup_home() -> Path:
-    return Path(os.environ.get("NEARDUP_HOME") or Path.home() / ".neardup").expanduser()
+    """Where the local node lives unless told otherwise: ``~/.neardup``."""
+    return Path.home() / ".neardup"
 
 
 @dataclass
@@ -82,8 +72,13 @@ class NodeState:
 class LocalSolr:
     """Start, reuse, inspect and stop the private node of one ``NEARDUP_HOME``."""
 
-    def __init__(self, home: Path | None = None) -> None:
-        self.home = (home or neardup_home()).resolve() / "solr"
+    def __init__(
+        self, home: Path | None = None, heap: str | None = None, auth: Auth | None = None
+    ) -> None:
+        self.home = (Path(home).expanduser() if home else neardup_home()).resolve() / "solr"
+        self.heap = heap or DEFAULT_HEAP
+        #: Credentials for the status check of a node started with authentication.
+        self.auth = auth
         self.version = solr_version()
         self.state_file = self.home / "node.json"
         self.log_file = self.home / "logs" / "solr.log"
@@ -156,7 +151,7 @@ class LocalSolr:
         if port is None:
             port = 0 if cloud else _free_port()
         elif not cloud and not _port_free(port):
-            raise SolrUnavailable(f"port {port} on 127.0.0.1 is in use; choose another --port")
+            raise SolrUnavailable(f"port {port} on 127.0.0.1 is in use; choose another port")
 
         solr_home = self.home / mode
         self._prepare_home(solr_home, auth)
@@ -167,7 +162,7 @@ class LocalSolr:
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         args = [
             java,
-            f"-Xmx{os.environ.get('NEARDUP_SOLR_HEAP', '1g')}",
+            f"-Xmx{self.heap}",
             "-Djava.awt.headless=true",
             "-Dsolr.log.dir=" + str(self.log_file.parent),
             "-Dsolr.install.dir=" + str(solr_home),
@@ -227,7 +222,7 @@ class LocalSolr:
 
     def _prepare_home(self, solr_home: Path, auth: Auth | None = None) -> None:
         solr_home.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(SOLR_CONFIG / "solr.xml", solr_home / "solr.xml")
+        shutil.copyfile(resources.solr_xml(), solr_home / "solr.xml")
         security = solr_home / "security.json"
         security.unlink(missing_ok=True)
         if auth is not None:
@@ -268,7 +263,7 @@ class LocalSolr:
         elif "UnsupportedClassVersionError" in log_text:
             reason = "the Java on PATH is older than 17"
         elif "OutOfMemoryError" in log_text or "Could not reserve enough space" in log_text:
-            reason = "Java could not get its heap; lower NEARDUP_SOLR_HEAP"
+            reason = f"Java could not get its heap of {self.heap}; give the node a smaller one"
         else:
             lines = [ln for ln in log_text.splitlines() if ln.strip()]
             reason = lines[-1] if lines else "no output"
@@ -277,23 +272,37 @@ class LocalSolr:
 
     # -- build ------------------------------------------------------------------------------
     def classpath(self) -> str:
-        """Compile the launcher and resolve Solr's jars with Maven, once per Solr version."""
-        target = LAUNCHER / "target"
+        """Compile the launcher and resolve Solr's jars with Maven, once per Solr version.
+
+        The launcher's source is copied out of the package into the node's home and built
+        there: an installed package may be read-only.
+        """
+        launcher = self._launcher_source()
+        target = launcher / "target"
         cp_file = target / f"classpath-{self.version}.txt"
         classes = target / "classes"
-        source = LAUNCHER / "src" / "main" / "java" / "neardup" / "solr" / "Launcher.java"
+        source = launcher / "src" / "main" / "java" / "neardup" / "solr" / "Launcher.java"
         built = classes / "neardup" / "solr" / "Launcher.class"
         fresh = (
             cp_file.exists()
             and built.exists()
             and built.stat().st_mtime >= source.stat().st_mtime
-            and cp_file.stat().st_mtime >= (LAUNCHER / "pom.xml").stat().st_mtime
+            and cp_file.stat().st_mtime >= (launcher / "pom.xml").stat().st_mtime
         )
         if not fresh:
-            self._maven_build(cp_file)
+            self._maven_build(launcher, cp_file)
         return str(classes) + os.pathsep + cp_file.read_text(encoding="utf-8").strip()
 
-    def _maven_build(self, cp_file: Path) -> None:
+    def _launcher_source(self) -> Path:
+        """The launcher's Maven project in the node's home, refreshed when the package's differs."""
+        shipped = resources.launcher_dir()
+        here = self.home / "launcher"
+        if _tree_bytes(here, skip="target") != _tree_bytes(shipped, skip="target"):
+            shutil.rmtree(here, ignore_errors=True)
+            shutil.copytree(shipped, here, ignore=shutil.ignore_patterns("target"))
+        return here
+
+    def _maven_build(self, launcher: Path, cp_file: Path) -> None:
         mvn = _require("mvn", "Apache Maven (Debian's maven package)")
         self.home.mkdir(parents=True, exist_ok=True)
         log = self.home / "logs" / "maven.log"
@@ -304,14 +313,14 @@ class LocalSolr:
             "-q",
             f"-Dsolr.version={self.version}",
             "-f",
-            str(LAUNCHER / "pom.xml"),
+            str(launcher / "pom.xml"),
             "compile",
             "dependency:build-classpath",
             f"-Dmdep.outputFile={cp_file}",
         ]
         print(f"neardup: fetching Solr {self.version} from Maven Central (once) ...", flush=True)
         with open(log, "w", encoding="utf-8") as out:
-            code = subprocess.call(args, stdout=out, stderr=subprocess.STDOUT, cwd=str(LAUNCHER))
+            code = subprocess.call(args, stdout=out, stderr=subprocess.STDOUT, cwd=str(launcher))
         if code != 0 or not cp_file.exists():
             text = log.read_text(encoding="utf-8", errors="replace")
             if "Could not transfer" in text or "Could not resolve" in text or "UnknownHost" in text:
@@ -350,7 +359,7 @@ class LocalSolr:
         }
         if st.auth_user:
             info["auth_user"] = st.auth_user
-        auth = env_auth() if st.auth_user else None
+        auth = self.auth if st.auth_user else None
         try:
             r = requests.get(
                 f"{st.url}/admin/info/system",
@@ -401,11 +410,17 @@ def _require(program: str, what: str) -> str:
     return path
 
 
-def _tree_bytes(root: Path) -> dict[str, bytes]:
-    """Every file under ``root`` by relative path, with its bytes (empty if ``root`` is not)."""
+def _tree_bytes(root: Path, skip: str | None = None) -> dict[str, bytes]:
+    """Every file under ``root`` by relative path, with its bytes (empty if ``root`` is not),
+    leaving out the top-level folder ``skip``."""
     if not root.is_dir():
         return {}
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    out = {}
+    for p in root.rglob("*"):
+        rel = p.relative_to(root)
+        if p.is_file() and (skip is None or rel.parts[0] != skip):
+            out[str(rel)] = p.read_bytes()
+    return out
 
 
 def _alive(pid: int) -> bool:

@@ -1,0 +1,85 @@
+"""The storage protocol every backend implements."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class Document:
+    """A record ready to store: its id, its text as written and normalized, its LSH band keys
+    (one per band, ``b07_3f9c...``), and any fields of other methods (the 2014 design's) in
+    ``extra``."""
+
+    id: str
+    text: str
+    content: str
+    keys: list[str]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StoredRecord:
+    """A record as a backend gives it back."""
+
+    id: str
+    text: str
+    keys: list[str]
+
+
+class Backend(Protocol):
+    """Storage of records and band keys. Ids are strings; adding an id again replaces it."""
+
+    #: ``"memory"`` or ``"solr"``.
+    kind: str
+    #: How many writers may call :meth:`add` at the same time (each on its own :meth:`clone`).
+    max_writers: int
+
+    @property
+    def location(self) -> str:
+        """Where the index is, for messages (a URL without credentials, or ``memory``)."""
+        ...
+
+    def load_params(self) -> dict[str, Any] | None:
+        """The stored parameter set, or None for an index that has none yet."""
+        ...
+
+    def store_params(self, stored: dict[str, Any]) -> None: ...
+
+    def add(self, docs: Sequence[Document]) -> None:
+        """Add or replace documents by id (visible to readers after :meth:`commit`)."""
+        ...
+
+    def remove(self, ids: Sequence[str]) -> None:
+        """Remove records and their band keys; unknown ids are ignored."""
+        ...
+
+    def commit(self) -> None: ...
+
+    def count(self) -> int:
+        """How many records the index holds."""
+        ...
+
+    def buckets(self, band: int) -> Iterator[list[str]]:
+        """The member ids of every bucket of one band that holds two or more records."""
+        ...
+
+    def texts(self, ids: Sequence[str]) -> dict[str, str]:
+        """``id -> text as written`` for the ids that exist."""
+        ...
+
+    def get(self, record_id: str) -> StoredRecord | None: ...
+
+    def sharing(self, keys: Sequence[str]) -> Iterator[StoredRecord]:
+        """Every record that has at least one of ``keys``."""
+        ...
+
+    def records(self) -> Iterator[StoredRecord]:
+        """Every record, in id order."""
+        ...
+
+    def clone(self) -> Backend:
+        """A handle on the same storage for another writer thread."""
+        ...

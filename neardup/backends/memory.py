@@ -1,0 +1,108 @@
+"""Records and band keys in Python dictionaries: no Java, no Solr, nothing persisted.
+
+For tests, notebooks and small jobs; it gives the same pairs as the Solr backend for the same
+parameters, because :class:`~neardup.index.NearDupIndex` does the rest the same way on both.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ..text import id_key
+from .base import Document, StoredRecord
+
+
+def band_of(key: str) -> int:
+    """The band number of a band key (``b07_3f9c...`` -> 7)."""
+    return int(key.partition("_")[0][1:])
+
+
+class MemoryBackend:
+    """An in-memory index.
+
+    >>> from neardup import NearDupIndex
+    >>> idx = NearDupIndex()            # a MemoryBackend by default
+    >>> idx.backend.kind
+    'memory'
+    """
+
+    kind = "memory"
+    max_writers = 1
+
+    def __init__(self) -> None:
+        self._params: dict[str, Any] | None = None
+        self._texts: dict[str, str] = {}
+        self._keys: dict[str, list[str]] = {}
+        self._bands: dict[int, dict[str, set[str]]] = {}
+
+    @property
+    def location(self) -> str:
+        return "memory"
+
+    def __repr__(self) -> str:
+        return f"MemoryBackend({len(self._texts)} records)"
+
+    def load_params(self) -> dict[str, Any] | None:
+        return copy.deepcopy(self._params)
+
+    def store_params(self, stored: dict[str, Any]) -> None:
+        self._params = copy.deepcopy(stored)
+
+    def add(self, docs: Sequence[Document]) -> None:
+        for doc in docs:
+            if doc.id in self._texts:
+                self._unlink(doc.id)
+            self._texts[doc.id] = doc.text
+            self._keys[doc.id] = list(doc.keys)
+            for key in doc.keys:
+                self._bands.setdefault(band_of(key), {}).setdefault(key, set()).add(doc.id)
+
+    def remove(self, ids: Sequence[str]) -> None:
+        for record_id in ids:
+            if record_id in self._texts:
+                self._unlink(record_id)
+                del self._texts[record_id]
+                del self._keys[record_id]
+
+    def _unlink(self, record_id: str) -> None:
+        for key in self._keys.get(record_id, []):
+            band = self._bands[band_of(key)]
+            members = band[key]
+            members.discard(record_id)
+            if not members:
+                del band[key]
+
+    def commit(self) -> None:
+        """Nothing to do: a write is visible at once."""
+
+    def count(self) -> int:
+        return len(self._texts)
+
+    def buckets(self, band: int) -> Iterator[list[str]]:
+        for members in self._bands.get(band, {}).values():
+            if len(members) > 1:
+                yield list(members)
+
+    def texts(self, ids: Sequence[str]) -> dict[str, str]:
+        return {i: self._texts[i] for i in ids if i in self._texts}
+
+    def get(self, record_id: str) -> StoredRecord | None:
+        if record_id not in self._texts:
+            return None
+        return StoredRecord(record_id, self._texts[record_id], list(self._keys[record_id]))
+
+    def sharing(self, keys: Sequence[str]) -> Iterator[StoredRecord]:
+        found: set[str] = set()
+        for key in keys:
+            found |= self._bands.get(band_of(key), {}).get(key, set())
+        for record_id in sorted(found, key=id_key):
+            yield StoredRecord(record_id, self._texts[record_id], list(self._keys[record_id]))
+
+    def records(self) -> Iterator[StoredRecord]:
+        for record_id in sorted(self._texts, key=id_key):
+            yield StoredRecord(record_id, self._texts[record_id], list(self._keys[record_id]))
+
+    def clone(self) -> MemoryBackend:
+        return self

@@ -1,0 +1,437 @@
+"""The verbs that work on an index: index, report, neighbors, search, delete, compare, evaluate,
+plot, experiment."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from .. import io
+from ..errors import InputError, ParameterMismatch
+from ..evaluate import score
+from ..index import NearDupIndex
+from ..params import Params
+from ..pipeline import IndexStats
+
+SolrOptions = Callable[..., None]
+
+#: One flag per parameter of :class:`~neardup.params.Params` (name, type, help).
+PARAM_FLAGS: list[tuple[str, Any, str]] = [
+    ("shingle_kind", str, "word n-grams or character k-grams (default word)"),
+    ("shingle_size", int, "words or characters per shingle (default 1)"),
+    ("num_perm", int, "MinHash values per record (default 128)"),
+    ("hash_family", str, "permutations: universal (default) or xor"),
+    ("seed", int, "random seed of the permutations (default 42)"),
+    ("threshold", float, "Jaccard similarity a pair needs (default 0.65)"),
+    ("bands", int, "LSH bands (default: from the threshold)"),
+    ("rows", int, "rows per band (default: from the threshold)"),
+]
+CHOICES = {"shingle_kind": ["word", "char"], "hash_family": ["universal", "xor"]}
+
+
+def _param_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group(
+        "index parameters (stored with a new index; an existing index keeps its own)"
+    )
+    for name, kind, text in PARAM_FLAGS:
+        g.add_argument(
+            "--" + name.replace("_", "-"),
+            type=kind,
+            default=None,
+            choices=CHOICES.get(name),
+            help=text,
+        )
+    g.add_argument(
+        "--no-canonical",
+        dest="canonical",
+        action="store_false",
+        default=None,
+        help="do not rewrite record forms (7th/seventh, st/street) before shingling",
+    )
+    g.add_argument(
+        "--fields-2014",
+        dest="fields_2014",
+        action="store_true",
+        default=None,
+        help="also store the 2014 article's fields, for report --method shingles|minhash",
+    )
+
+
+def _given(args: argparse.Namespace) -> dict[str, Any]:
+    names = {f.name for f in fields(Params)}
+    return {k: v for k, v in vars(args).items() if k in names and v is not None}
+
+
+def open_index(
+    args: argparse.Namespace, create: bool = True, param_flags: bool = False
+) -> NearDupIndex:
+    """The index the flags name. With ``param_flags`` (``neardup index``) a new index gets the
+    parameters the flags give (the rest are defaults); an existing one keeps its own, and a
+    flag that disagrees with them is an error."""
+    from ..backends.solr import SolrBackend
+    from .common import open_solr
+
+    backend = SolrBackend(open_solr(args, create=create))
+    stored = backend.load_params()
+    given = _given(args) if param_flags else {}
+    if stored is None:
+        if not create:
+            raise InputError(f"{backend.location} holds no neardup index (index a file first)")
+        return NearDupIndex(Params(**given), backend=backend)
+    index = NearDupIndex(backend=backend)
+    diffs = [
+        f"--{k.replace('_', '-')}: the index has {getattr(index.params, k)!r}, given {v!r}"
+        for k, v in given.items()
+        if getattr(index.params, k) != v
+    ]
+    if diffs:
+        raise ParameterMismatch(
+            f"the index at {backend.location} was built with other parameters "
+            f"({'; '.join(diffs)}); leave those flags out to use its own, or index into a new "
+            "collection"
+        )
+    return index
+
+
+def register(sub: Any, solr_options: SolrOptions) -> None:
+    p = sub.add_parser("index", help="index a file of records")
+    p.add_argument("file", type=Path)
+    p.add_argument(
+        "--format",
+        default="auto",
+        choices=["auto", *io.FORMATS],
+        help="input format (default: from the file's extension; 'lines' is 'ID TEXT')",
+    )
+    p.add_argument("--id-field", default="id", help="id column/key for tsv, csv and jsonl")
+    p.add_argument(
+        "--text-field",
+        action="append",
+        default=None,
+        help="text column/key (repeat to join several; default 'text')",
+    )
+    _param_options(p)
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit with code 2 if any record was rejected (the rest is indexed)",
+    )
+    p.add_argument(
+        "--writers",
+        type=int,
+        default=2,
+        help="concurrent update requests per batch (default 2: Solr indexes a request on one "
+        "thread; more helps a Solr with more cores)",
+    )
+    p.add_argument("--json", action="store_true", help="print the counts as JSON")
+    solr_options(p)
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("report", help="all near-duplicate pairs of an index, as TSV")
+    p.add_argument(
+        "--method",
+        choices=["lsh", "shingles", "minhash"],
+        default="lsh",
+        help="lsh: banded MinHash in Solr, verified by Jaccard (default); "
+        "shingles/minhash: the 2014 article's one query per record (needs --fields-2014)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="lsh: smallest verified Jaccard (default: the index's threshold)",
+    )
+    p.add_argument(
+        "--max-dist",
+        type=int,
+        default=None,
+        help="largest word edit distance (2014 methods: default 2; lsh: no limit)",
+    )
+    p.add_argument("--out", type=Path, required=True, help="TSV file of pairs to write")
+    p.add_argument(
+        "--prune",
+        choices=["best", "mutual", "none"],
+        default="best",
+        help="lsh: keep a pair only if it is the best match of one of its records "
+        "(best, default), of both (mutual: one-to-one linkage of two sources), "
+        "or keep all verified pairs (none); pairs at Jaccard >= 0.9 are always kept",
+    )
+    p.add_argument(
+        "--clusters",
+        type=Path,
+        default=None,
+        help="lsh: also write connected components, one cluster a line",
+    )
+    p.add_argument("--quiet", action="store_true", help="2014 methods: do not print the pairs")
+    p.add_argument("--json", action="store_true", help="print the counts as JSON")
+    solr_options(p)
+    p.set_defaults(func=cmd_report)
+
+    for verb, arg, what, func in (
+        ("neighbors", "id", "one record", cmd_neighbors),
+        ("search", "text", "a text", cmd_search),
+    ):
+        p = sub.add_parser(verb, help=f"the records most similar to {what}")
+        p.add_argument(arg)
+        p.add_argument("-k", type=int, default=10, help="how many (default 10)")
+        p.add_argument("--threshold", type=float, default=0.0, help="smallest Jaccard (default 0)")
+        p.add_argument("--json", action="store_true")
+        solr_options(p)
+        p.set_defaults(func=func)
+
+    p = sub.add_parser("delete", help="remove records (and their band keys) from an index")
+    p.add_argument("ids", nargs="*", help="ids to remove")
+    p.add_argument("--ids-file", type=Path, default=None, help="a file of ids, one a line")
+    p.add_argument("--json", action="store_true")
+    solr_options(p)
+    p.set_defaults(func=cmd_delete)
+
+    p = sub.add_parser("compare", help="LSH against exact brute force on an index")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="Jaccard threshold for both (default: the index's)",
+    )
+    p.add_argument("--json", action="store_true")
+    solr_options(p)
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("evaluate", help="score a file of pairs against gold pairs")
+    p.add_argument("pairs", type=Path)
+    p.add_argument("--gold", type=Path, required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("plot", help="PNG pictures: S-curve, bands x rows sweep, P/R vs threshold")
+    p.add_argument(
+        "what",
+        choices=["restaurants", "s-curve"],
+        help="restaurants: all three pictures on the bundled data; s-curve: one curve",
+    )
+    p.add_argument("--out-dir", type=Path, default=Path("out/plots"))
+    p.add_argument("--threshold", type=float, default=None, help="s-curve: Jaccard threshold")
+    p.add_argument("--num-perm", type=int, default=None, help="s-curve: MinHash values")
+    p.add_argument("--bands", type=int, default=None, help="s-curve: bands (default: chosen)")
+    p.add_argument("--rows", type=int, default=None, help="s-curve: rows (default: chosen)")
+    p.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser("experiment", help="run a bundled experiment end to end")
+    p.add_argument("name", choices=["restaurants"])
+    p.add_argument(
+        "--out-dir",
+        type=Path,
+        default=Path("out/restaurants"),
+        help="where the pair reports are written (default out/restaurants)",
+    )
+    p.add_argument("--json", action="store_true")
+    solr_options(p)
+    p.set_defaults(func=cmd_experiment, collection_default="restaurants")
+
+
+def print_stats(stats: IndexStats, out: Any = sys.stderr) -> None:
+    for r in stats.rejections:
+        print(f"neardup: rejected {r}", file=out)
+    hidden = stats.rejected - len(stats.rejections)
+    if hidden > 0:
+        print(f"neardup: ... and {hidden} more rejected records not shown", file=out)
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from .common import emit
+
+    items = io.read_records(
+        args.file, args.format, args.id_field, tuple(args.text_field or ("text",))
+    )
+    if not 1 <= args.writers <= 64:
+        raise InputError(f"--writers must be between 1 and 64, got {args.writers}")
+    Params(**_given(args))  # bad flags are reported before Solr is started
+    index = open_index(args, param_flags=True)
+    try:
+        stats = index.add_many(items, writers=args.writers, progress=not args.json)
+    except InputError as exc:
+        if "the header has no column" in str(exc):
+            raise InputError(f"{exc} (--id-field, --text-field)") from None
+        raise
+    print_stats(stats)
+    emit(
+        args,
+        stats.as_dict(),
+        f"{args.file}: read {stats.read}, indexed {stats.indexed}, rejected {stats.rejected}, "
+        f"blank lines {stats.blank} -> {index.backend.location} ({stats.seconds:.1f} s)",
+    )
+    return 2 if args.strict and stats.rejected else 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ..index import clusters
+    from ..seed2014 import SeedSearcher, seed_report
+    from .common import emit
+
+    index = open_index(args, create=False)
+    if args.method == "lsh":
+        result = index.report(
+            args.threshold, prune=args.prune, max_dist=args.max_dist, progress=not args.json
+        )
+        io.write_pairs(result.pairs, args.out)
+        counts = result.counts()
+        if args.clusters:
+            groups = clusters((p.id1, p.id2) for p in result.pairs)
+            io.write_clusters(groups, args.clusters)
+            counts["clusters"] = len(groups)
+        emit(
+            args,
+            counts,
+            f"{result.records} records, {result.bands} bands: {result.buckets} shared buckets, "
+            f"{result.candidates} candidate pairs, {result.verified} verified, "
+            f"{result.confirmed} kept ({args.prune} matches) -> {args.out}"
+            + (f"; {counts['clusters']} clusters -> {args.clusters}" if args.clusters else "")
+            + f" ({result.seconds:.1f} s)",
+        )
+        return 0
+    max_dist = 2 if args.max_dist is None else args.max_dist
+    console = None if args.quiet else sys.stdout
+    pairs = seed_report(SeedSearcher(index), args.method, max_dist, args.out, console)
+    print(
+        f"{len(pairs)} pairs ({args.method}, max distance {max_dist}) -> {args.out}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _matches(args: argparse.Namespace, matches: list[Any], title: str) -> None:
+    from .common import emit
+
+    lines = [title] + [
+        f"{m.jaccard:.3f}  {m.id}: {m.text}  (edit distance {m.edit_distance}, "
+        f"{m.shared_bands} shared bands)"
+        for m in matches
+    ]
+    if not matches:
+        lines.append("(no similar records)")
+    emit(args, {"matches": [m.as_dict() for m in matches]}, "\n".join(lines))
+
+
+def _k(args: argparse.Namespace) -> None:
+    if args.k < 1:
+        raise InputError(f"-k must be >= 1, got {args.k}")
+
+
+def cmd_neighbors(args: argparse.Namespace) -> int:
+    _k(args)
+    index = open_index(args, create=False)
+    p = index.params
+    _matches(
+        args,
+        index.neighbors(args.id, args.k, args.threshold),
+        f"records most similar to {args.id} (Jaccard of {p.shingle_kind} {p.shingle_size}-gram "
+        "shingles):",
+    )
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from ..text import check_text
+
+    _k(args)
+    check_text(args.text, "the search text")  # before Solr: undecodable argv bytes end here
+    index = open_index(args, create=False)
+    _matches(
+        args, index.query(args.text, args.k, args.threshold), "records most similar to the text:"
+    )
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    from .common import emit
+
+    ids = list(args.ids)
+    if args.ids_file is not None:
+        if not args.ids_file.is_file():
+            raise InputError(f"{args.ids_file}: no such file")
+        for line in args.ids_file.read_text(encoding="utf-8").splitlines():
+            value = line.strip()
+            if value and not value.startswith("#"):
+                ids.append(value)
+    if not ids:
+        raise InputError("give ids to delete, or --ids-file")
+    index = open_index(args, create=False)
+    before = len(index)
+    index.remove(ids)
+    after = len(index)
+    emit(
+        args,
+        {"asked": len(ids), "removed": before - after, "records": after},
+        f"asked to remove {len(ids)} ids: {before - after} removed, {after} records left in "
+        f"{index.backend.location}",
+    )
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from ..evaluate.compare import compare, format_compare
+    from .common import emit
+
+    result = compare(open_index(args, create=False), args.threshold, progress=not args.json)
+    emit(args, result, format_compare(result))
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from ..evaluate.plot import plot_s_curve, restaurant_plots
+
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    if args.what == "restaurants":
+        paths = restaurant_plots(args.out_dir)
+    else:
+        given = {
+            k: v
+            for k, v in (
+                ("threshold", args.threshold),
+                ("num_perm", args.num_perm),
+                ("bands", args.bands),
+                ("rows", args.rows),
+            )
+            if v is not None
+        }
+        p = Params(**given)
+        paths = [
+            plot_s_curve(p.bands, p.rows, p.threshold, args.out_dir / "s_curve.png", p.num_perm)
+        ]
+    for path in paths:
+        print(path)
+    return 0
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from .common import emit
+
+    found = io.read_pairs(args.pairs)
+    gold = io.read_pairs(args.gold)
+    s = score(found, gold)
+    emit(
+        args,
+        s.as_dict(),
+        f"pairs {s.pairs}  true pairs {s.true_pairs} of {s.gold}  recall {s.recall:.3f}  "
+        f"precision {s.precision:.3f}  F1 {s.f1:.3f}",
+    )
+    return 0
+
+
+def cmd_experiment(args: argparse.Namespace) -> int:
+    from ..backends.solr import SolrBackend
+    from ..evaluate.experiment import PARAMS, format_table, run_restaurants
+    from .common import emit, open_solr
+
+    if args.collection is None:
+        args.collection = args.collection_default
+    solr = open_solr(args)
+    solr.delete_query("*:*")  # afresh, parameters included
+    solr.commit()
+    index = NearDupIndex(PARAMS, backend=SolrBackend(solr))
+    result = run_restaurants(index, args.out_dir, progress=not args.json)
+    emit(args, result["scores"], format_table(result))
+    return 0

@@ -1,0 +1,127 @@
+"""What every verb shares: the Solr options, the environment, and how results are printed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+
+def solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
+    g = p.add_argument_group("Solr")
+    g.add_argument(
+        "--solr-url",
+        default=None,
+        help="an existing Solr (base URL or collection URL); default: "
+        "$NEARDUP_SOLR_URL, else neardup's own local node",
+    )
+    if collection:
+        g.add_argument(
+            "--collection",
+            default=None,
+            help="collection (core) name; default: from the URL, else 'neardup'",
+        )
+    g.add_argument("--solr-user", default=None, help="basic auth user ($NEARDUP_SOLR_USER)")
+    g.add_argument(
+        "--solr-password", default=None, help="basic auth password ($NEARDUP_SOLR_PASSWORD)"
+    )
+    g.add_argument(
+        "--solr-ca",
+        default=None,
+        help="CA bundle to verify Solr's TLS certificate ($NEARDUP_SOLR_CA)",
+    )
+
+
+def env_seconds(name: str, positive: bool = False) -> float | None:
+    """A number of seconds from the environment (None when unset or empty)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 if positive else value >= 0):  # also rejects nan and inf below
+        raise InputError(
+            f"{name} must be a number of seconds {'> 0' if positive else '>= 0'}, got {raw!r}"
+        )
+    return min(value, 86400.0)
+
+
+def home() -> Path | None:
+    raw = os.environ.get("NEARDUP_HOME")
+    return Path(raw).expanduser() if raw else None
+
+
+def env_auth() -> Any:
+    from ..solr.client import Auth
+
+    user = os.environ.get("NEARDUP_SOLR_USER")
+    if not user:
+        return None
+    return Auth(user, os.environ.get("NEARDUP_SOLR_PASSWORD", ""))
+
+
+def local_node() -> Any:
+    from ..solr.local import LocalSolr
+
+    return LocalSolr(home(), heap=os.environ.get("NEARDUP_SOLR_HEAP") or None, auth=env_auth())
+
+
+def open_solr(args: argparse.Namespace, create: bool = True) -> Any:
+    """The collection the flags and the environment name, as a :class:`neardup.solr.Solr`."""
+    from ..errors import SolrUnavailable
+    from ..solr.admin import connect
+    from ..solr.client import Auth
+
+    auth = None
+    user = args.solr_user or os.environ.get("NEARDUP_SOLR_USER")
+    if user:
+        password = args.solr_password
+        if password is None:
+            password = os.environ.get("NEARDUP_SOLR_PASSWORD", "")
+        auth = Auth(user, password)
+    verify: bool | str = args.solr_ca or os.environ.get("NEARDUP_SOLR_CA") or True
+    url = args.solr_url or os.environ.get("NEARDUP_SOLR_URL") or None
+    options: dict[str, Any] = {
+        "auth": auth,
+        "verify": verify,
+        "create": create,
+        "timeout": env_seconds("NEARDUP_SOLR_TIMEOUT", positive=True),
+        "retry_budget": env_seconds("NEARDUP_SOLR_RETRY_BUDGET"),
+    }
+    collection = getattr(args, "collection", None)
+    try:
+        if url is None:
+            node = local_node()
+            state = node.running() or node.start()
+            if state.mode == "standalone":
+                node.refresh_configset()
+            return connect(
+                state.url, collection, shards=2 if state.mode == "cloud" else 1, **options
+            )
+        return connect(url, collection, **options)
+    except SolrUnavailable as exc:
+        if "HTTP 401" in str(exc):
+            raise SolrUnavailable(
+                f"{exc}: give --solr-user and --solr-password "
+                "(or NEARDUP_SOLR_USER / NEARDUP_SOLR_PASSWORD)"
+            ) from None
+        if "certificate could not be verified" in str(exc):
+            raise SolrUnavailable(f"{exc} (--solr-ca or NEARDUP_SOLR_CA)") from None
+        raise
+    except InputError as exc:
+        if "CA bundle" in str(exc):
+            raise InputError(f"{exc} (check --solr-ca or NEARDUP_SOLR_CA)") from None
+        raise
+
+
+def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
+    if getattr(args, "json", False):
+        print(json.dumps(payload, indent=2, sort_keys=False))
+    else:
+        print(text)

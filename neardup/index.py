@@ -1,0 +1,576 @@
+"""``NearDupIndex``: the front door. Add records, then ask for pairs, clusters or neighbours.
+
+>>> from neardup import NearDupIndex, Params
+>>> idx = NearDupIndex(Params(threshold=0.5))
+>>> stats = idx.add_many([("1", "Art's Deli, 12224 Ventura Blvd"),
+...                       ("2", "Arts Deli 12224 Ventura Boulevard"),
+...                       ("3", "Hotel Bel-Air 701 Stone Canyon Rd")])
+>>> [(p.id1, p.id2) for p in idx.pairs()]
+[('1', '2')]
+>>> [m.id for m in idx.query("arts deli 12224 ventura", k=1)]
+['2']
+
+Every answer is verified: LSH band keys only propose candidates (records that share a band),
+and a candidate becomes a pair only if the exact Jaccard similarity of the two shingle sets,
+recomputed from the stored text, reaches the threshold. The pipeline is the same on every
+backend: read -> normalize -> shingle -> sign -> band -> store -> candidates -> verify ->
+pairs/clusters.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from itertools import combinations
+from typing import TYPE_CHECKING, Any
+
+from tqdm import tqdm
+
+from .backends.base import Backend, Document
+from .backends.memory import MemoryBackend
+from .banding import band_keys_batch
+from .errors import ArgumentError, InputError
+from .io import Blank, Item, Record, Rejection
+from .minhash import ShingleProcessor
+from .params import Params
+from .pipeline import IndexStats, Writer
+from .results import Match, Pair, Report
+from .text import (
+    WordCodes,
+    check_text,
+    encoded_distance,
+    id_key,
+    normalize,
+    word_edit_distance,
+)
+
+if TYPE_CHECKING:
+    from .solr.client import Auth, Solr
+
+
+# -- graphs ------------------------------------------------------------------------------------
+
+
+def _union_find(pairs: Iterable[tuple[str, str]]) -> Callable[[str], str]:
+    """The root finder of the graph of ``pairs``; the root of a component is its smallest id."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]  # path halving
+            x = parent[x]
+        return x
+
+    for a, b in pairs:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            lo, hi = (ra, rb) if id_key(ra) <= id_key(rb) else (rb, ra)
+            parent[hi] = lo
+    return root
+
+
+def components(pairs: Iterable[tuple[str, str]]) -> list[list[tuple[str, str]]]:
+    """The pairs grouped by connected component of the graph they form, in first-seen order."""
+    pairs = list(pairs)
+    root = _union_find(pairs)
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for a, b in pairs:
+        groups.setdefault(root(a), []).append((a, b))
+    return list(groups.values())
+
+
+def clusters(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
+    """Connected components of the pair graph, largest first, ids in order within each."""
+    pairs = list(pairs)
+    root = _union_find(pairs)
+    groups: dict[str, set[str]] = {}
+    for a, b in pairs:
+        groups.setdefault(root(a), set()).update((a, b))
+    out = [sorted(g, key=id_key) for g in groups.values()]
+    out.sort(key=lambda g: (-len(g), id_key(g[0])))
+    return out
+
+
+# -- verification ------------------------------------------------------------------------------
+
+
+def verified_jaccard(a: frozenset[str], b: frozenset[str]) -> float | None:
+    """Exact Jaccard, or None for a record without shingles (it duplicates nothing)."""
+    if not a or not b:
+        return None
+    inter = len(a & b)
+    return inter / (len(a) + len(b) - inter)
+
+
+def verify(
+    candidates: Iterable[tuple[str, str]],
+    texts: dict[str, str],
+    processor: ShingleProcessor,
+    threshold: float,
+    progress: bool = False,
+    total: int | None = None,
+) -> list[Pair]:
+    """Keep the candidates whose exact shingle Jaccard is at least ``threshold``.
+
+    One connected component of candidates at a time: a record's shingle set is made once and
+    dropped once its component is done, so memory holds the largest component's sets, not
+    every candidate's (at 1M documents that is 30 MB instead of gigabytes, and each set is
+    looked up while it is still in the CPU's caches).
+    """
+    codes = WordCodes()
+    shingles: dict[str, frozenset[str]] = {}
+    encoded: dict[str, tuple[int, str]] = {}  # id -> (generation of `codes`, encoded words)
+
+    def sh(i: str) -> frozenset[str]:
+        s = shingles.get(i)
+        if s is None:
+            s = shingles[i] = processor.shingle_set(texts.get(i, ""))
+        return s
+
+    def enc(i: str) -> str:
+        got = encoded.get(i)
+        if got is None or got[0] != codes.generation:
+            text = codes.encode(normalize(texts.get(i, "")).split())
+            got = encoded[i] = (codes.generation, text)
+        return got[1]
+
+    confirmed: list[Pair] = []
+    bar = tqdm(
+        total=total,
+        desc="verifying",
+        unit="pair",
+        disable=None if progress else True,
+        leave=False,
+    )
+    try:
+        for group in components(candidates):
+            shingles.clear()
+            encoded.clear()
+            for a, b in group:
+                jac = verified_jaccard(sh(a), sh(b))
+                if jac is None or jac < threshold:
+                    continue
+                ea, eb = enc(a), enc(b)
+                if encoded[a][0] != codes.generation:  # encoding b filled the table: afresh
+                    codes.restart()
+                    ea, eb = enc(a), enc(b)
+                    if encoded[a][0] != codes.generation:
+                        raise InputError(
+                            f"records {a!r} and {b!r} are too long to compare word by word"
+                        )
+                confirmed.append(Pair(a, b, round(jac, 6), encoded_distance(ea, eb)))
+            bar.update(len(group))
+    finally:
+        bar.close()
+    confirmed.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
+    return confirmed
+
+
+PRUNE_MODES = ("best", "mutual", "none")
+#: Pairs this similar are kept whatever the pruning: they are copies, not rival matches.
+KEEP_ABOVE = 0.9
+
+
+def prune(pairs: list[Pair], mode: str = "best", keep_above: float = KEEP_ABOVE) -> list[Pair]:
+    """Drop the weaker rival links of records that have a better match.
+
+    Records that describe one thing are each other's most similar record; two listings that
+    merely share a street address and a city (``palm`` and ``palm too``) are less similar than
+    each is to its own twin. ``best`` keeps a pair when it is the best match of at least one of
+    its two records (so no record that has a match loses all of them, and clusters stay
+    connected); ``mutual`` only when it is the best match of both (one-to-one linkage of two
+    sources); ``none`` keeps every verified pair. Pairs at ``keep_above`` or more are always
+    kept, and ties for best are all kept.
+    """
+    if mode not in PRUNE_MODES:
+        raise ArgumentError(f"unknown pruning {mode!r}: choose one of {', '.join(PRUNE_MODES)}")
+    if mode == "none":
+        return pairs
+    best: dict[str, float] = {}
+    for p in pairs:
+        for x in (p.id1, p.id2):
+            if p.jaccard > best.get(x, -1.0):
+                best[x] = p.jaccard
+
+    def top(x: str, p: Pair) -> bool:
+        return p.jaccard >= best[x] - 1e-9
+
+    keep = all if mode == "mutual" else any
+    return [p for p in pairs if p.jaccard >= keep_above or keep((top(p.id1, p), top(p.id2, p)))]
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Python's cycle collector off while millions of acyclic objects are made.
+
+    Shingle sets, parsed responses and candidate tuples hold no reference cycles, so reference
+    counting frees them all; but each one made counts towards the collector's next pass, which
+    walks every live container, so with the collector on the phases cost more per item the
+    larger the collection (measured at 1M records: verification 2.3x slower).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+# -- the index ---------------------------------------------------------------------------------
+
+
+def documents(
+    params: Params, processor: ShingleProcessor, records: list[Record]
+) -> list[Document | Rejection]:
+    """What an index with ``params`` stores for each record, or why a record cannot be stored
+    (no words after normalization; for the 2014 fields, a word or shingle too long for Solr)."""
+    texts = [normalize(r.text) for r in records]
+    keep = [i for i, t in enumerate(texts) if t]
+    keys: list[list[str]] = []
+    if keep:
+        sigs = processor.signatures_batch([records[i].text for i in keep])
+        keys = band_keys_batch(sigs, params.bands, params.rows)
+    extras: list[dict[str, Any] | str] = []
+    if params.fields_2014 and keep:
+        from .seed2014 import fields_2014
+
+        extras = fields_2014(params, [texts[i] for i in keep])
+    out: list[Document | Rejection] = []
+    row = -1
+    for record, text in zip(records, texts, strict=True):
+        if not text:
+            out.append(
+                Rejection(record.source, record.line, "no words after normalization", record.id)
+            )
+            continue
+        row += 1
+        extra = extras[row] if extras else {}
+        if isinstance(extra, str):
+            out.append(Rejection(record.source, record.line, extra, record.id))
+            continue
+        out.append(Document(record.id, record.text, text, keys[row], extra))
+    return out
+
+
+def _as_record(item: Any, position: int) -> Item:
+    """A record of the input: a :class:`Record`, a :class:`Rejection`, a blank, or an
+    ``(id, text)`` pair (ids may be integers)."""
+    if isinstance(item, Record | Rejection | Blank):
+        return item
+    try:
+        record_id, text = item
+    except (TypeError, ValueError):
+        raise ArgumentError(
+            f"record {position}: expected an (id, text) pair or a Record, got {item!r:.80}"
+        ) from None
+    if isinstance(record_id, bool) or not isinstance(record_id, str | int):
+        raise ArgumentError(f"record {position}: the id must be a string or an integer")
+    if not isinstance(text, str):
+        raise ArgumentError(f"record {position} (id {record_id!r}): the text must be a string")
+    return Record(str(record_id), text, "<records>", position)
+
+
+class NearDupIndex:
+    """Near-duplicate detection over one index with one frozen parameter set.
+
+    ``NearDupIndex(params)`` keeps the index in memory; :meth:`open` keeps it in Solr. A
+    backend that already holds an index brings its own parameters: they are read back and used,
+    and asking for others raises :class:`~neardup.errors.ParameterMismatch`.
+    """
+
+    def __init__(self, params: Params | None = None, *, backend: Backend | None = None) -> None:
+        self.backend: Backend = backend if backend is not None else MemoryBackend()
+        stored = self.backend.load_params()
+        if stored is None:
+            self.params = params if params is not None else Params()
+            if self.params.fields_2014 and self.backend.kind != "solr":
+                raise ArgumentError(
+                    "the 2014 design's fields are searched by Solr queries: use a Solr backend"
+                )
+            self.backend.store_params(self.params.to_dict())
+        else:
+            self.params = Params.from_dict(stored)
+            if params is not None:
+                self.params.check(params, self.backend.location)
+        self.processor: ShingleProcessor = self.params.processor()
+
+    @classmethod
+    def open(
+        cls,
+        solr: str | Solr | Any | None = None,
+        params: Params | None = None,
+        *,
+        collection: str | None = None,
+        create: bool = True,
+        auth: Auth | tuple[str, str] | None = None,
+        verify: bool | str = True,
+        home: str | None = None,
+    ) -> NearDupIndex:
+        """An index kept in Solr.
+
+        ``solr`` is a collection URL (``http://host:8983/solr/listings``), a base URL with
+        ``collection``, a :class:`pysolr.Solr`, a :class:`neardup.solr.Solr`, or None for
+        neardup's own local node (started, or reused, in ``home``, default ``~/.neardup``). A
+        missing collection is created from neardup's configset where the server allows it.
+        """
+        from pathlib import Path
+
+        from .backends.solr import SolrBackend
+        from .solr.admin import connect, ensure_collection
+        from .solr.client import Auth, Solr
+
+        if isinstance(auth, tuple):
+            auth = Auth(*auth)
+        if isinstance(solr, Solr):
+            client = ensure_collection(solr, create=create)
+        elif solr is None or isinstance(solr, str):
+            client = connect(
+                solr,
+                collection,
+                auth=auth,
+                verify=verify,
+                create=create,
+                home=Path(home) if home else None,
+            )
+        elif hasattr(solr, "url") and hasattr(solr, "get_session"):  # a pysolr.Solr
+            client = ensure_collection(Solr.from_pysolr(solr), create=create)
+        else:
+            raise ArgumentError(
+                f"expected a Solr URL, a pysolr.Solr or a neardup Solr, got {type(solr).__name__}"
+            )
+        return cls(params, backend=SolrBackend(client))
+
+    def __repr__(self) -> str:
+        return f"NearDupIndex({self.params!r}, backend={self.backend!r})"
+
+    def __len__(self) -> int:
+        return self.backend.count()
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def documents(self, records: list[Record]) -> list[Document | Rejection]:
+        """What is stored for each record of a batch, or why a record cannot be stored."""
+        return documents(self.params, self.processor, records)
+
+    def batch(
+        self, *, batch_size: int = 1000, writers: int = 2, progress: bool = False
+    ) -> _Batch:
+        """A context for many writes: records go in batches, sent while the next is computed,
+        and are committed once at the end.
+
+        >>> idx = NearDupIndex()
+        >>> with idx.batch() as b:
+        ...     b.add("1", "first record")
+        ...     b.add("2", "second record")
+        >>> b.stats.indexed
+        2
+        """
+        return _Batch(self, Writer(
+            self.backend, self.documents, batch_size=batch_size, writers=writers, progress=progress
+        ))
+
+    def add(self, record_id: str, text: str) -> IndexStats:
+        """Add (or replace) one record; for many, :meth:`add_many` or :meth:`batch` are faster."""
+        return self.add_many([(record_id, text)])
+
+    def add_many(
+        self,
+        records: Iterable[Any],
+        *,
+        batch_size: int = 1000,
+        writers: int = 2,
+        progress: bool = False,
+        total: int | None = None,
+    ) -> IndexStats:
+        """Add (or replace) records: ``(id, text)`` pairs, or what :func:`neardup.io.read_records`
+        yields. Returns the counts (read, indexed, rejected with where and why)."""
+        writer = Writer(
+            self.backend,
+            self.documents,
+            batch_size=batch_size,
+            writers=writers,
+            progress=progress,
+            total=total,
+        )
+        return writer.write_all(_as_record(r, n) for n, r in enumerate(records, start=1))
+
+    def remove(self, ids: Iterable[str]) -> None:
+        """Remove records by id, with their band keys; unknown ids are ignored."""
+        self.backend.remove([str(i) for i in ids])
+        self.backend.commit()
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def candidates(self, progress: bool = False) -> tuple[set[tuple[str, str]], int]:
+        """Unordered candidate pairs (smaller id first) from every band, and the bucket count."""
+        pairs: set[tuple[str, str]] = set()
+        buckets = 0
+        for band in tqdm(
+            range(self.params.bands),
+            desc="buckets",
+            unit="band",
+            disable=None if progress else True,
+            leave=False,
+        ):
+            for members in self.backend.buckets(band):
+                buckets += 1
+                members.sort(key=id_key)
+                pairs.update(combinations(members, 2))
+        return pairs, buckets
+
+    def report(
+        self,
+        threshold: float | None = None,
+        *,
+        prune: str = "best",
+        max_dist: int | None = None,
+        progress: bool = False,
+    ) -> Report:
+        """All verified near-duplicate pairs, with the counts of how they were found.
+
+        ``threshold`` (default: the index's) may be raised, not lowered below what the bands
+        were tuned for without losing recall. ``prune``: see :func:`prune`. ``max_dist`` also
+        caps the word edit distance.
+        """
+        with _gc_paused():
+            return self._report(threshold, prune, max_dist, progress)
+
+    def _report(
+        self, threshold: float | None, prune_mode: str, max_dist: int | None, progress: bool
+    ) -> Report:
+        start = time.perf_counter()
+        threshold = self.params.threshold if threshold is None else threshold
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+            raise ArgumentError(f"threshold must be a number in (0, 1], got {threshold!r}")
+        if not 0.0 < threshold <= 1.0:
+            raise ArgumentError(f"threshold must be in (0, 1], got {threshold}")
+        if prune_mode not in PRUNE_MODES:
+            raise ArgumentError(
+                f"unknown pruning {prune_mode!r}: choose one of {', '.join(PRUNE_MODES)}"
+            )
+        records = self.backend.count()
+        t0 = time.perf_counter()
+        candidates, buckets = self.candidates(progress)
+        t1 = time.perf_counter()
+        ids = sorted({i for p in candidates for i in p}, key=id_key)
+        texts = self.backend.texts(ids)
+        t2 = time.perf_counter()
+        pairs = verify(
+            candidates, texts, self.processor, threshold, progress, total=len(candidates)
+        )
+        verified = len(pairs)
+        pairs = prune(pairs, prune_mode)
+        if max_dist is not None:
+            pairs = [p for p in pairs if p.edit_distance <= max_dist]
+        t3 = time.perf_counter()
+        return Report(
+            pairs=pairs,
+            records=records,
+            bands=self.params.bands,
+            buckets=buckets,
+            candidates=len(candidates),
+            verified=verified,
+            confirmed=len(pairs),
+            threshold=threshold,
+            prune=prune_mode,
+            seconds=time.perf_counter() - start,
+            timings={"buckets": t1 - t0, "fetch": t2 - t1, "verify": t3 - t2},
+        )
+
+    def pairs(
+        self,
+        threshold: float | None = None,
+        *,
+        prune: str = "best",
+        max_dist: int | None = None,
+        progress: bool = False,
+    ) -> list[Pair]:
+        """All verified near-duplicate pairs (see :meth:`report` for the counts too)."""
+        return self.report(threshold, prune=prune, max_dist=max_dist, progress=progress).pairs
+
+    def clusters(
+        self, threshold: float | None = None, *, prune: str = "best"
+    ) -> list[list[str]]:
+        """Groups of records linked by verified pairs (connected components), largest first."""
+        return clusters((p.id1, p.id2) for p in self.pairs(threshold, prune=prune))
+
+    def query(self, text: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
+        """The ``k`` records most similar to any text, in the index or not (one lookup)."""
+        check_text(text, "the query text")
+        if not normalize(text):
+            raise InputError("the query text has no words after normalization")
+        sig = self.processor.signatures_batch([text])
+        keys = band_keys_batch(sig, self.params.bands, self.params.rows)[0]
+        return self._rank(text, keys, k, threshold)
+
+    def neighbors(self, record_id: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
+        """The ``k`` records most similar to one record of the index (itself left out)."""
+        record = self.backend.get(str(record_id))
+        if record is None:
+            raise InputError(f"no record with id {record_id!r} in {self.backend.location}")
+        return self._rank(record.text, record.keys, k, threshold, exclude=record.id)
+
+    def _rank(
+        self,
+        text: str,
+        keys: Sequence[str],
+        k: int,
+        threshold: float,
+        exclude: str | None = None,
+    ) -> list[Match]:
+        """Every record that shares a band key with the query is a candidate (no top-10 cut);
+        candidates are ranked by their exact Jaccard similarity to it."""
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ArgumentError(f"k must be an integer >= 1, got {k!r}")
+        mine = self.processor.shingle_set(text)
+        words = normalize(text).split()
+        keyset = set(keys)
+        matches: list[Match] = []
+        for hit in self.backend.sharing(sorted(keyset)):
+            if hit.id == exclude:
+                continue
+            jac = verified_jaccard(mine, self.processor.shingle_set(hit.text))
+            if jac is None or jac < threshold:
+                continue
+            matches.append(
+                Match(
+                    hit.id,
+                    hit.text,
+                    round(jac, 6),
+                    word_edit_distance(words, normalize(hit.text).split()),
+                    len(keyset.intersection(hit.keys)),
+                )
+            )
+        matches.sort(key=lambda m: (-m.jaccard, m.edit_distance, id_key(m.id)))
+        return matches[:k]
+
+
+class _Batch:
+    """What :meth:`NearDupIndex.batch` returns: ``add`` records, then the context commits."""
+
+    def __init__(self, index: NearDupIndex, writer: Writer) -> None:
+        self.index = index
+        self._writer = writer
+        self._n = 0
+        self.stats = writer.stats
+
+    def add(self, record_id: str, text: str) -> None:
+        self._n += 1
+        self._writer.write(_as_record((record_id, text), self._n))
+
+    def add_record(self, item: Item) -> None:
+        """An item of :func:`neardup.io.read_records` (a record, a rejection or a blank)."""
+        self._writer.write(item)
+
+    def __enter__(self) -> _Batch:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is None:
+            self.stats = self._writer.close()
+        else:
+            self._writer.abort()

@@ -1,0 +1,46 @@
+"""The one switch for every call into the optional C kernel (``neardup/_kernel.c``).
+
+The kernel normalizes ASCII text, computes MinHash signatures and LSH band keys; every one of
+those has a Python/numpy reference that gives identical output (tested), so the switch only
+changes speed. It is built by the install when a C compiler is there.
+
+>>> from neardup import kernel
+>>> kernel.active() in ("c", "numpy")
+True
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+try:  # built by setup.py; optional
+    from . import _kernel as _compiled
+except ImportError:  # pragma: no cover - only without a C compiler at install time
+    _compiled = None
+
+_wanted = "c"
+
+
+def use(name: str) -> None:
+    """Pick the implementation: ``"c"`` (the default, when compiled) or ``"numpy"``."""
+    global _wanted
+    if name not in ("c", "numpy"):
+        from .errors import ArgumentError
+
+        raise ArgumentError(f"kernel must be 'c' or 'numpy', got {name!r}")
+    _wanted = name
+
+
+def active() -> str:
+    """``"c"`` when the compiled kernel is built and chosen, else ``"numpy"``."""
+    return "c" if _compiled is not None and _wanted == "c" else "numpy"
+
+
+def compiled() -> ModuleType | None:
+    """The compiled module if it is built, whatever the switch says (for tests)."""
+    return _compiled
+
+
+def get() -> ModuleType | None:
+    """The compiled module when it is the active implementation, else None."""
+    return _compiled if _wanted == "c" else None

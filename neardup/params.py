@@ -1,0 +1,157 @@
+"""One frozen parameter set per index: how text is prepared, shingled, hashed and banded.
+
+Signatures made with other parameters are not comparable: querying an index with them would
+return plausible-looking garbage. So the parameters are stored with the index when it is
+created, read back whenever it is opened, and a caller who asks for others gets
+:class:`~neardup.errors.ParameterMismatch` instead of wrong answers.
+
+>>> p = Params(threshold=0.8)
+>>> (p.bands, p.rows)
+(21, 6)
+>>> Params.from_dict(p.to_dict()) == p
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from .banding import MAX_BANDS, choose_bands
+from .errors import ArgumentError, ParameterMismatch
+from .minhash import HASH_FAMILIES, KINDS, ShingleProcessor
+
+#: Version of the stored form (and of the band-key layout in a Solr index). An index written
+#: in another form is refused with "re-index", never read as if it had no shared buckets.
+FORMAT = 2
+
+
+@dataclass(frozen=True)
+class Params:
+    """The parameter set of an index.
+
+    ``shingle_kind``/``shingle_size``: word n-grams or character k-grams. ``num_perm``: MinHash
+    values per record, drawn by ``hash_family`` from ``seed``. ``threshold``: the Jaccard
+    similarity a pair needs; ``bands`` x ``rows`` follow from it (see
+    :func:`~neardup.banding.choose_bands`) unless both are given. ``canonical``: rewrite record
+    forms (street suffixes, ordinals) before shingling. ``fields_2014``: also store the 2014
+    article's fields (word 3-grams, 20 MinHash values, MD5, first word) for its two methods
+    (:mod:`neardup.seed2014`); only a Solr index can answer those.
+
+    Defaults: word 1-grams of the canonical text at Jaccard >= 0.65, 128 permutations of the
+    universal family; chosen on the restaurant data (README, "Choosing the defaults").
+    """
+
+    shingle_kind: str = "word"
+    shingle_size: int = 1
+    num_perm: int = 128
+    hash_family: str = "universal"
+    seed: int = 42
+    threshold: float = 0.65
+    canonical: bool = True
+    bands: int = 0
+    rows: int = 0
+    fields_2014: bool = False
+
+    def __post_init__(self) -> None:
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, int | float):
+            raise ArgumentError(f"threshold must be a number in (0, 1], got {self.threshold!r}")
+        if not 0.0 < self.threshold <= 1.0:
+            raise ArgumentError(f"threshold must be in (0, 1], got {self.threshold}")
+        if self.shingle_kind not in KINDS:
+            raise ArgumentError(f"shingle_kind must be one of {KINDS}, got {self.shingle_kind!r}")
+        if self.hash_family not in HASH_FAMILIES:
+            raise ArgumentError(
+                f"hash_family must be one of {HASH_FAMILIES}, got {self.hash_family!r}"
+            )
+        self.processor()  # validates size, num_perm and seed
+        for name in ("bands", "rows"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ArgumentError(f"{name} must be an integer >= 0, got {value!r}")
+        if (self.bands > 0) != (self.rows > 0):
+            raise ArgumentError("give both bands and rows, or neither (they follow the threshold)")
+        if self.bands == 0:
+            b, r = choose_bands(self.num_perm, self.threshold)
+            object.__setattr__(self, "bands", b)
+            object.__setattr__(self, "rows", r)
+        if self.bands > MAX_BANDS:
+            raise ArgumentError(
+                f"{self.bands} bands: at most {MAX_BANDS} (a neighbours query ORs one term per "
+                "band, and Solr allows 1024 clauses); use longer bands"
+            )
+        if self.bands * self.rows > self.num_perm:
+            raise ArgumentError(
+                f"bands x rows = {self.bands} x {self.rows} exceeds num_perm = {self.num_perm}"
+            )
+
+    def processor(self) -> ShingleProcessor:
+        """The one :class:`ShingleProcessor` of this parameter set."""
+        return ShingleProcessor.from_params(self)
+
+    def processor_2014(self) -> ShingleProcessor:
+        """The 2014 article's processor for its fields: word 3-grams of the normalized text,
+        20 MinHash values of the xor family, drawn from this parameter set's seed."""
+        return ShingleProcessor(
+            3, kind="word", num_perm=20, hash_family="xor", seed=self.seed, canonical=False
+        )
+
+    def replace(self, **changes: Any) -> Params:
+        """A copy with ``changes``; bands and rows follow a new threshold unless given."""
+        if ("threshold" in changes or "num_perm" in changes) and "bands" not in changes:
+            changes.setdefault("bands", 0)
+            changes.setdefault("rows", 0)
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What is stored with an index: the fields, and the versions of every fixed choice
+        (normalization, canonical rules, shingle hash, permutation generator, layout)."""
+        out = {"format": FORMAT, **asdict(self), "processor": self.processor().params()}
+        if self.fields_2014:
+            out["processor_2014"] = self.processor_2014().params()
+        return out
+
+    @classmethod
+    def from_dict(cls, stored: dict[str, Any]) -> Params:
+        """The parameters an index was built with; an index of another format or another
+        version of the fixed choices is refused with what to do."""
+        if stored.get("format") != FORMAT:
+            raise ParameterMismatch(
+                "this index was written by another version of neardup (stored format "
+                f"{stored.get('format', 'none')!r}, this version reads {FORMAT}): re-index it "
+                "into a new collection"
+            )
+        names = {f.name for f in fields(cls)}
+        try:
+            params = cls(**{k: v for k, v in stored.items() if k in names})
+        except (TypeError, ArgumentError) as exc:
+            raise ParameterMismatch(f"the index's stored parameters are unreadable: {exc}") from exc
+        mine = params.to_dict()
+        stale = [
+            f"{part}.{k}"
+            for part in ("processor", "processor_2014")
+            for k in mine.get(part, {})
+            if stored.get(part, {}).get(k) != mine[part][k]
+        ]
+        if stale:
+            raise ParameterMismatch(
+                "the index was built by another version of neardup's text processing ("
+                + ", ".join(stale)
+                + "); re-index it"
+            )
+        return params
+
+    def check(self, other: Params, where: str) -> None:
+        """Raise :class:`ParameterMismatch` naming each difference between the index's
+        parameters (``self``) and the ones asked for."""
+        names = [f.name for f in fields(self) if getattr(self, f.name) != getattr(other, f.name)]
+        if {"threshold", "num_perm"} & set(names):  # bands and rows follow them: not news
+            names = [n for n in names if n not in ("bands", "rows")]
+        diffs = [
+            f"{n}: index has {getattr(self, n)!r}, asked for {getattr(other, n)!r}" for n in names
+        ]
+        if diffs:
+            raise ParameterMismatch(
+                f"the index at {where} was built with other parameters ({'; '.join(diffs)}); "
+                "open it without parameters to use its own, or index into a new collection"
+            )

@@ -1,0 +1,35 @@
+"""Files neardup ships inside the package: Solr's configset, the launcher of the local node,
+the pinned Solr version, and the restaurant data set. Found relative to this package, so they
+are there after any install, not only in a clone of the repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SOLR = HERE / "solr"
+
+
+def configset_dir() -> Path:
+    """neardup's Solr configset (``conf/schema.xml``, ``conf/solrconfig.xml``)."""
+    return SOLR / "configsets" / "neardup"
+
+
+def launcher_dir() -> Path:
+    """The Maven project of the local node's launcher (``pom.xml``, ``src/``)."""
+    return SOLR / "launcher"
+
+
+def solr_xml() -> Path:
+    return SOLR / "solr.xml"
+
+
+def solr_version() -> str:
+    """The pinned Solr version (the repository's ``.env`` says the same; a test checks)."""
+    return (SOLR / "version.txt").read_text(encoding="utf-8").strip()
+
+
+def restaurants() -> tuple[Path, Path]:
+    """The Fodor's/Zagat's records (``ID TEXT`` lines) and their 112 gold pairs."""
+    folder = HERE / "restaurants"
+    return folder / "addresses.txt", folder / "gold.txt"

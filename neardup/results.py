@@ -1,0 +1,68 @@
+"""What neardup answers with: a :class:`Pair` of near-duplicates, a :class:`Match` for a
+query, and the :class:`Report` of an all-pairs run."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two records that are near-duplicates: ``id1`` sorts before ``id2`` (numbers as numbers),
+    ``jaccard`` is the exact similarity of their shingle sets and ``edit_distance`` the number
+    of word insertions, deletions and substitutions between their normalized texts."""
+
+    id1: str
+    id2: str
+    jaccard: float
+    edit_distance: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Match:
+    """A record similar to a query (a text or another record), with its verified similarity
+    and how many LSH bands it shares with the query."""
+
+    id: str
+    text: str
+    jaccard: float
+    edit_distance: int
+    shared_bands: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Report:
+    """The pairs of an index and how they were found (every count of the funnel)."""
+
+    pairs: list[Pair]
+    records: int = 0
+    bands: int = 0
+    buckets: int = 0
+    candidates: int = 0
+    verified: int = 0
+    confirmed: int = 0
+    threshold: float = 0.0
+    prune: str = "none"
+    seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def counts(self) -> dict[str, Any]:
+        return {
+            "records": self.records,
+            "bands": self.bands,
+            "buckets": self.buckets,
+            "candidates": self.candidates,
+            "verified": self.verified,
+            "confirmed": self.confirmed,
+            "threshold": self.threshold,
+            "prune": self.prune,
+            "seconds": round(self.seconds, 3),
+            "timings": {k: round(v, 3) for k, v in self.timings.items()},
+        }

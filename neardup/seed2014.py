@@ -1,0 +1,208 @@
+"""The 2014 design (seed 003), reproduced exactly: its fields, its searcher, its report.
+
+Not neardup's default path: an index carries these fields only when its parameters say
+``fields_2014=True`` (the restaurant experiment always does), and only a Solr index can answer
+them. The article's Indexer writes, per record, ``md5_hash``, ``first_word``, ``num_words``,
+``content_ng`` (word 3-gram shingles) and ``content_sg`` (20 MinHash values, xor family); its
+Searcher ORs a record's shingles (or MinHash values) into one ranked query, filters to records
+with the same first word, reads the top 10, and confirms each by MD5 equality (distance 0) or
+word-level Levenshtein distance, stopping down the ranked list once one neighbour is too far.
+
+>>> from neardup import Params
+>>> fields_2014(Params(fields_2014=True), ["arts deli 12224 ventura blvd"])[0]["first_word"]
+'arts'
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from tqdm import tqdm
+
+from .backends.solr import RECORDS_FQ, SolrBackend
+from .errors import ArgumentError, InputError
+from .params import Params
+from .results import Pair
+from .solr.client import Solr, or_query, quote, terms_params
+from .text import id_key, jaccard, word_edit_distance
+
+if TYPE_CHECKING:
+    from .index import NearDupIndex
+
+METHODS = ("shingles", "minhash")
+#: The article's setup: word 3-grams, 20 MinHash values, word edit distance <= 2.
+NGRAM, NUM_PERM, MAX_DIST = 3, 20, 2
+#: Lucene refuses an indexed term longer than this (a string field value, one shingle).
+MAX_TERM_BYTES = 32766
+#: A scored OR query stays below Solr's default maxBooleanClauses (1024); larger term sets go
+#: through {!terms}, which has no limit but scores every match alike.
+MAX_SCORED_TERMS = 1000
+SEED_ROWS = 10
+SOURCE_FIELDS = "id,content,md5_hash,first_word"
+
+
+def fields_2014(params: Params, texts: list[str]) -> list[dict[str, Any] | str]:
+    """The article's fields of each normalized text, or why the text cannot have them (a word
+    or shingle longer than Lucene's term limit).
+
+    The byte length of every word and shingle is only measured when the whole text is longer
+    than one term may be (each of them is a part of the text).
+    """
+    proc = params.processor_2014()
+    sigs = proc.signatures_batch(texts).tolist()
+    out: list[dict[str, Any] | str] = []
+    for text, sig in zip(texts, sigs, strict=True):
+        first = text.partition(" ")[0]  # words are separated by exactly one space
+        shingles = proc.ngrams(text, prepared=True)
+        data = text.encode("utf-8")
+        if len(data) > MAX_TERM_BYTES:
+            longest = max(len(s.encode("utf-8")) for s in [first, *shingles])
+            if longest > MAX_TERM_BYTES:
+                out.append(
+                    f"a word or shingle of {longest} bytes is longer than Solr's limit "
+                    f"for one indexed term ({MAX_TERM_BYTES} bytes)"
+                )
+                continue
+        out.append(
+            {
+                "md5_hash": hashlib.md5(data).hexdigest(),
+                "num_words": text.count(" ") + 1,
+                "first_word": first,
+                "content_ng": shingles,
+                "content_sg": list(map(str, sig)),
+            }
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class Neighbor:
+    """A hit of the article's query: the record, its word edit distance and Solr's score."""
+
+    id: str
+    content: str
+    edit_distance: int
+    score: float
+
+
+class SeedSearcher:
+    """The article's per-record near-duplicate search, over an index that has its fields."""
+
+    def __init__(self, index: NearDupIndex, rows: int = SEED_ROWS) -> None:
+        if not isinstance(index.backend, SolrBackend):
+            raise ArgumentError("the 2014 methods are Solr queries: open the index in Solr")
+        if not index.params.fields_2014:
+            raise InputError(
+                f"the index at {index.backend.location} has no 2014 fields: index it with "
+                "Params(fields_2014=True) to use the shingles and minhash methods"
+            )
+        self.solr: Solr = index.backend.solr
+        self.processor = index.params.processor_2014()
+        self.rows = rows
+
+    def get(self, doc_id: str) -> dict[str, Any]:
+        docs = self.solr.get([doc_id], fields=SOURCE_FIELDS)
+        if not docs:
+            raise InputError(f"no record with id {doc_id!r} in {self.solr.url}")
+        return docs[0]
+
+    def query(self, source: dict[str, Any], method: str) -> dict[str, Any]:
+        """The Solr parameters of the seed's query for one source record."""
+        content = source["content"]
+        if method == "shingles":
+            field, terms = "content_ng", list(dict.fromkeys(self.processor.ngrams(content)))
+        elif method == "minhash":
+            sig = self.processor.signature(content)
+            field, terms = "content_sg", list(dict.fromkeys(str(int(v)) for v in sig))
+        else:
+            raise ArgumentError(f"unknown method {method!r}: choose one of {', '.join(METHODS)}")
+        if len(terms) <= MAX_SCORED_TERMS:
+            params: dict[str, Any] = {"q": or_query(field, terms)}
+        else:
+            params = terms_params(field, terms)
+        params.update(
+            {
+                "fq": f"first_word:{quote(source['first_word'])}",
+                "rows": self.rows,
+                "fl": "id,content,md5_hash,score",
+            }
+        )
+        return params
+
+    def near_dups(self, source: dict[str, Any], method: str, max_dist: int) -> list[Neighbor]:
+        """Neighbours with a larger id within ``max_dist`` word edits, in Solr's rank order."""
+        hits = self.solr.select(self.query(source, method))["response"]["docs"]
+        words = source["content"].split(" ")
+        found: list[Neighbor] = []
+        prev = 0
+        too_far = max_dist + 1
+        for hit in hits:
+            if hit["md5_hash"] == source["md5_hash"]:
+                dist = 0
+            elif prev <= max_dist:
+                dist = word_edit_distance(words, hit["content"].split(" "))
+            else:
+                # The seed stops computing once a neighbour down the list is too far.
+                dist = too_far
+            prev = dist
+            if id_key(hit["id"]) > id_key(source["id"]) and dist <= max_dist:
+                found.append(Neighbor(hit["id"], hit["content"], dist, float(hit["score"])))
+        return found
+
+    def near_dups_of(self, doc_id: str, method: str, max_dist: int = 2) -> list[Neighbor]:
+        return self.near_dups(self.get(doc_id), method, max_dist)
+
+    def sources(self) -> Iterator[dict[str, Any]]:
+        """Every record in id order, read by cursor (the seed looped over ids one by one)."""
+        docs = list(self.solr.iter_docs(SOURCE_FIELDS, fq=[RECORDS_FQ]))
+        docs.sort(key=lambda d: id_key(d["id"]))
+        yield from docs
+
+
+def seed_report(
+    searcher: SeedSearcher,
+    method: str,
+    max_dist: int = MAX_DIST,
+    out: Path | None = None,
+    console: TextIO | None = None,
+    progress: bool = False,
+) -> list[Pair]:
+    """The article's ``reportNearDups``: one query per record.
+
+    ``out`` receives the article's TSV (``docId neighborId dist``); ``console`` its lines
+    (source, neighbours with their distance, ``==``). Each pair also carries the exact Jaccard
+    similarity of the two records' word 3-gram sets.
+    """
+    pairs: list[Pair] = []
+    sources = list(searcher.sources())
+    writer = open(out, "w", encoding="utf-8", newline="\n") if out else None
+    say: Callable[[str], None] = (lambda s: print(s, file=console)) if console else (lambda s: None)
+    proc = searcher.processor
+    try:
+        for source in tqdm(
+            sources,
+            desc=f"{method} report",
+            unit="rec",
+            disable=None if progress else True,
+            leave=False,
+        ):
+            neighbours = searcher.near_dups(source, method, max_dist)
+            if not neighbours:
+                continue
+            say(f"{source['id']}: {source['content']}")
+            mine = proc.shingle_set(source["content"], prepared=True)
+            for nb in neighbours:
+                jac = jaccard(mine, proc.shingle_set(nb.content, prepared=True))
+                pairs.append(Pair(source["id"], nb.id, round(jac, 6), nb.edit_distance))
+                if writer:
+                    writer.write(f"{source['id']}\t{nb.id}\t{nb.edit_distance}\n")
+                say(f"{nb.id}: {nb.content} ({nb.edit_distance})")
+            say("==")
+    finally:
+        if writer:
+            writer.close()
+    return pairs

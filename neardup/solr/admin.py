@@ -1,0 +1,224 @@
+"""Collections, configsets and schemas: the admin calls the document client does not make.
+
+Thin on purpose: each function is one or two Solr admin requests through
+:meth:`~neardup.solr.client.Solr.request` (its errors, retries and credential redaction), for
+what a document transport such as pysolr does not cover.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from ..errors import SolrRequestError
+from .client import Auth, Solr, redact
+
+#: Fields a collection must have for neardup to work (seed 003's schema plus neardup's own).
+REQUIRED_FIELDS = (
+    "id",
+    "content",
+    "md5_hash",
+    "num_words",
+    "first_word",
+    "content_ng",
+    "content_sg",
+)
+#: Dynamic fields it must have: one field per LSH band (``lsh_b00``, ``lsh_b01``, ...).
+REQUIRED_DYNAMIC = ("lsh_b*",)
+CONFIGSET_NAME = "neardup"
+
+
+def version(solr: Solr) -> str:
+    return str(solr.system_info()["lucene"]["solr-spec-version"])
+
+
+def is_cloud(solr: Solr) -> bool:
+    return solr.system_info().get("mode") == "solrcloud"
+
+
+def collection_exists(solr: Solr) -> bool:
+    if is_cloud(solr):
+        names = solr.request(
+            "GET", "admin/collections", params={"action": "LIST"}, core=False
+        ).get("collections", [])
+        return solr.collection in names
+    status = solr.request(
+        "GET", "admin/cores", params={"action": "STATUS", "core": solr.collection}, core=False
+    )
+    return bool(status.get("status", {}).get(solr.collection))
+
+
+def create_collection(
+    solr: Solr,
+    configset_dir: Path,
+    configset: str = CONFIGSET_NAME,
+    shards: int = 1,
+    replicas: int = 1,
+) -> None:
+    """Create the collection from neardup's configset (a core, or a SolrCloud collection)."""
+    if is_cloud(solr):
+        upload_configset(solr, configset_dir, configset)
+        solr.request(
+            "GET",
+            "admin/collections",
+            params={
+                "action": "CREATE",
+                "name": solr.collection,
+                "numShards": shards,
+                "replicationFactor": replicas,
+                "collection.configName": configset,
+            },
+            core=False,
+            idempotent=False,
+            timeout=180,
+        )
+    else:
+        solr.request(
+            "GET",
+            "admin/cores",
+            params={"action": "CREATE", "name": solr.collection, "configSet": configset},
+            core=False,
+            idempotent=False,
+            timeout=180,
+        )
+
+
+def upload_configset(solr: Solr, configset_dir: Path, name: str) -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        conf = configset_dir / "conf"
+        for path in sorted(conf.rglob("*")):
+            if path.is_file():
+                zf.write(path, path.relative_to(conf).as_posix())
+    solr.request(
+        "POST",
+        "admin/configs",
+        params={"action": "UPLOAD", "name": name, "overwrite": "true"},
+        data=buf.getvalue(),
+        headers={"Content-Type": "application/octet-stream"},
+        core=False,
+    )
+
+
+def delete_collection(solr: Solr) -> None:
+    if is_cloud(solr):
+        solr.request(
+            "GET",
+            "admin/collections",
+            params={"action": "DELETE", "name": solr.collection},
+            core=False,
+        )
+    else:
+        solr.request(
+            "GET",
+            "admin/cores",
+            params={"action": "UNLOAD", "core": solr.collection, "deleteInstanceDir": "true"},
+            core=False,
+        )
+
+
+def schema_fields(solr: Solr) -> dict[str, dict[str, Any]]:
+    fields = solr.request("GET", "schema/fields", params={"showDefaults": "true"})["fields"]
+    return {f["name"]: f for f in fields}
+
+
+def check_schema(solr: Solr) -> None:
+    """Fail early, and say what to do, if the collection lacks neardup's fields."""
+    missing = [f for f in REQUIRED_FIELDS if f not in schema_fields(solr)]
+    dynamic = solr.request("GET", "schema/dynamicfields")["dynamicFields"]
+    missing += [f for f in REQUIRED_DYNAMIC if f not in {d["name"] for d in dynamic}]
+    if missing:
+        raise SolrRequestError(
+            f"the collection at {redact(solr.url)} lacks the fields {', '.join(missing)}; "
+            "create it from neardup's configset (neardup.resources.configset_dir())"
+        )
+
+
+def _appears(solr: Solr, wait: float = 30.0) -> bool:
+    """Whether the collection exists, or comes to exist within ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while True:
+        if collection_exists(solr):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.5)
+
+
+def connect(
+    url: str | None = None,
+    collection: str | None = None,
+    *,
+    auth: Auth | None = None,
+    verify: bool | str = True,
+    create: bool = True,
+    shards: int | None = None,
+    timeout: float | None = None,
+    retry_budget: float | None = None,
+    home: Path | None = None,
+) -> Solr:
+    """The collection to work on: at ``url``, else on neardup's own local node.
+
+    Without a URL the private node (in ``home``, default ``~/.neardup``) is started or reused.
+    A missing collection is created from neardup's configset where the server allows it (the
+    local node, any SolrCloud); otherwise the error says how to create it. Two processes that
+    create the same collection at the same time both go on with it. The first request (system
+    information) fails within seconds if nothing answers at the URL (see
+    :mod:`neardup.solr.client` for the retry policy).
+    """
+    from .local import LocalSolr
+
+    options: dict[str, Any] = {
+        "auth": auth,
+        "verify": verify,
+        "timeout": timeout,
+        "retry_budget": retry_budget,
+    }
+    if url is None:
+        local = LocalSolr(home)
+        node = local.running() or local.start()  # a running node is reused, cloud or not
+        if node.mode == "standalone":
+            local.refresh_configset()  # for a node started by an older neardup
+        solr = Solr(node.url, collection, **options)
+        cloud_default_shards = 2 if node.mode == "cloud" else 1
+    else:
+        solr = Solr(url, collection, **options)
+        cloud_default_shards = 1
+    return ensure_collection(solr, create=create, shards=shards or cloud_default_shards)
+
+
+def ensure_collection(solr: Solr, *, create: bool = True, shards: int = 1) -> Solr:
+    """``solr`` once its collection exists (created from the configset if allowed) and has
+    neardup's fields."""
+    from ..resources import configset_dir
+
+    info = solr.system_info()  # fails fast, with the URL, if Solr is not there
+    if not collection_exists(solr):
+        if not create:
+            raise SolrRequestError(
+                f"the collection '{solr.collection}' does not exist at {redact(solr.base_url)}"
+            )
+        try:
+            create_collection(solr, configset_dir(), shards=shards)
+        except SolrRequestError as exc:
+            text = str(exc).lower()
+            if ("already exists" in text or "already creating" in text) and _appears(solr):
+                # Another process created it at the same moment: use theirs.
+                check_schema(solr)
+                return solr
+            mode = info.get("mode", "std")
+            hint = (
+                ""
+                if mode == "solrcloud"
+                else "; on a standalone Solr, create the core from neardup's configset "
+                "(docker-compose.yml does this) or use the local node"
+            )
+            raise SolrRequestError(
+                f"cannot create the collection '{solr.collection}' at "
+                f"{redact(solr.base_url)}: {exc}{hint}"
+            ) from exc
+    check_schema(solr)
+    return solr
