@@ -22,6 +22,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -318,7 +319,11 @@ class LocalSolr:
             "dependency:build-classpath",
             f"-Dmdep.outputFile={cp_file}",
         ]
-        print(f"neardup: fetching Solr {self.version} from Maven Central (once) ...", flush=True)
+        print(
+            f"neardup: fetching Solr {self.version} from Maven Central (once) ...",
+            file=sys.stderr,
+            flush=True,
+        )
         with open(log, "w", encoding="utf-8") as out:
             code = subprocess.call(args, stdout=out, stderr=subprocess.STDOUT, cwd=str(launcher))
         if code != 0 or not cp_file.exists():
