@@ -183,9 +183,9 @@ def _ordinal(n: int) -> str:
 _TRIGGERS = frozenset(_WORD_MAP) | _SUFFIX_FORMS | _CROSS | {"city", "between"}
 
 
-def canonicalize(text: str) -> str:
+def canonicalize(text: str, fold_accents: bool = True) -> str:
     """Canonical, normalized form of ``text`` (see the module docstring for the rules)."""
-    words = normalize(text.replace("&", " and ")).split()
+    words = normalize(text.replace("&", " and "), fold_accents).split()
     if _TRIGGERS.isdisjoint(words):
         return " ".join(words)
     return _canonical_words(words)

@@ -42,7 +42,6 @@ from .text import (
     check_text,
     encoded_distance,
     id_key,
-    normalize,
     word_edit_distance,
 )
 
@@ -133,7 +132,7 @@ def verify(
     def enc(i: str) -> str:
         got = encoded.get(i)
         if got is None or got[0] != codes.generation:
-            text = codes.encode(normalize(texts.get(i, "")).split())
+            text = codes.encode(processor.normalize(texts.get(i, "")).split())
             got = encoded[i] = (codes.generation, text)
         return got[1]
 
@@ -169,7 +168,11 @@ def verify(
     return confirmed
 
 
-PRUNE_MODES = ("best", "mutual", "none")
+PRUNE_MODES = ("best", "mutual", "one-to-one", "none")
+MODES = ("dedup", "link")
+#: What each mode prunes by default: nothing in a cluster of duplicates; in linkage of sources
+#: that each list an entity once, every record keeps at most one partner.
+DEFAULT_PRUNE = {"dedup": "none", "link": "one-to-one"}
 #: Pairs this similar are kept whatever the pruning: they are copies, not rival matches.
 KEEP_ABOVE = 0.9
 
@@ -181,14 +184,29 @@ def prune(pairs: list[Pair], mode: str = "best", keep_above: float = KEEP_ABOVE)
     merely share a street address and a city (``palm`` and ``palm too``) are less similar than
     each is to its own twin. ``best`` keeps a pair when it is the best match of at least one of
     its two records (so no record that has a match loses all of them, and clusters stay
-    connected); ``mutual`` only when it is the best match of both (one-to-one linkage of two
-    sources); ``none`` keeps every verified pair. Pairs at ``keep_above`` or more are always
-    kept, and ties for best are all kept.
+    connected); ``mutual`` only when it is the best match of both; ``one-to-one`` takes pairs
+    greedily, most probable and most similar first, while neither record has a partner (linkage
+    of sources that each list an entity once); ``none`` keeps every verified pair. Except for
+    ``one-to-one``, pairs at ``keep_above`` or more are always kept, and ties for best are all
+    kept.
     """
     if mode not in PRUNE_MODES:
         raise ArgumentError(f"unknown pruning {mode!r}: choose one of {', '.join(PRUNE_MODES)}")
     if mode == "none":
         return pairs
+    if mode == "one-to-one":
+        taken: set[str] = set()
+        kept = []
+        order = sorted(
+            pairs,
+            key=lambda p: (-(p.probability or 0.0), -p.jaccard, p.edit_distance),
+        )
+        for p in order:
+            if p.id1 not in taken and p.id2 not in taken:
+                taken.update((p.id1, p.id2))
+                kept.append(p)
+        kept.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
+        return kept
     best: dict[str, float] = {}
     for p in pairs:
         for x in (p.id1, p.id2):
@@ -228,7 +246,7 @@ def documents(
 ) -> list[Document | Rejection]:
     """What an index with ``params`` stores for each record, or why a record cannot be stored
     (no words after normalization; for the 2014 fields, a word or shingle too long for Solr)."""
-    texts = [normalize(r.text) for r in records]
+    texts = [processor.normalize(r.text) for r in records]
     keep = [i for i, t in enumerate(texts) if t]
     keys: list[list[str]] = []
     if keep:
@@ -252,26 +270,32 @@ def documents(
         if isinstance(extra, str):
             out.append(Rejection(record.source, record.line, extra, record.id))
             continue
-        out.append(Document(record.id, record.text, text, keys[row], extra))
+        out.append(Document(record.id, record.text, text, keys[row], extra, record.source))
     return out
 
 
 def _as_record(item: Any, position: int) -> Item:
-    """A record of the input: a :class:`Record`, a :class:`Rejection`, a blank, or an
-    ``(id, text)`` pair (ids may be integers)."""
+    """A record of the input: a :class:`Record`, a :class:`Rejection`, a blank, an
+    ``(id, text)`` pair (ids may be integers) or an ``(id, text, source)`` triple."""
     if isinstance(item, Record | Rejection | Blank):
         return item
+    source = "<records>"
     try:
-        record_id, text = item
+        if isinstance(item, tuple | list) and len(item) == 3:
+            record_id, text, source = item
+            source = str(source)
+        else:
+            record_id, text = item
     except (TypeError, ValueError):
         raise ArgumentError(
-            f"record {position}: expected an (id, text) pair or a Record, got {item!r:.80}"
+            f"record {position}: expected an (id, text) pair, an (id, text, source) triple or "
+            f"a Record, got {item!r:.80}"
         ) from None
     if isinstance(record_id, bool) or not isinstance(record_id, str | int):
         raise ArgumentError(f"record {position}: the id must be a string or an integer")
     if not isinstance(text, str):
         raise ArgumentError(f"record {position} (id {record_id!r}): the text must be a string")
-    return Record(str(record_id), text, "<records>", position)
+    return Record(str(record_id), text, source, position)
 
 
 class NearDupIndex:
@@ -426,23 +450,35 @@ class NearDupIndex:
         self,
         threshold: float | None = None,
         *,
-        prune: str = "best",
+        mode: str = "dedup",
+        prune: str | None = None,
         max_dist: int | None = None,
         progress: bool = False,
     ) -> Report:
         """All verified near-duplicate pairs, with the counts of how they were found.
 
-        ``threshold`` (default: the index's) may be raised, not lowered below what the bands
-        were tuned for without losing recall. ``prune``: see :func:`prune`. ``max_dist`` also
-        caps the word edit distance.
+        ``mode="dedup"`` pairs any two records; ``mode="link"`` only records of different
+        sources. ``threshold`` (default: the index's) is a fixed Jaccard bar; without one, an
+        index whose rule is ``learned`` fits its match rule to the candidates (see
+        :mod:`neardup.rule`). ``prune`` (default: none in dedup, one-to-one in link; see
+        :func:`prune`). ``max_dist`` also caps the word edit distance.
         """
+        if mode not in MODES:
+            raise ArgumentError(f"unknown mode {mode!r}: choose one of {', '.join(MODES)}")
+        prune = DEFAULT_PRUNE[mode] if prune is None else prune
         with _gc_paused():
-            return self._report(threshold, prune, max_dist, progress)
+            return self._report(threshold, prune, max_dist, progress, mode)
 
     def _report(
-        self, threshold: float | None, prune_mode: str, max_dist: int | None, progress: bool
+        self,
+        threshold: float | None,
+        prune_mode: str,
+        max_dist: int | None,
+        progress: bool,
+        mode: str,
     ) -> Report:
         start = time.perf_counter()
+        learned = threshold is None and self.params.rule == "learned"
         threshold = self.params.threshold if threshold is None else threshold
         if isinstance(threshold, bool) or not isinstance(threshold, int | float):
             raise ArgumentError(f"threshold must be a number in (0, 1], got {threshold!r}")
@@ -457,12 +493,22 @@ class NearDupIndex:
         candidates, buckets = self.candidates(progress)
         t1 = time.perf_counter()
         ids = sorted({i for p in candidates for i in p}, key=id_key)
+        if mode == "link":
+            sources = self.backend.sources(ids)
+            candidates = {(a, b) for a, b in candidates if sources.get(a) != sources.get(b)}
+            ids = sorted({i for p in candidates for i in p}, key=id_key)
         texts = self.backend.texts(ids)
         t2 = time.perf_counter()
         pairs = verify(
             candidates, texts, self.processor, threshold, progress, total=len(candidates)
         )
         verified = len(pairs)
+        rule = None
+        if learned:
+            from .rule import apply_rule
+
+            pairs, fitted = apply_rule(pairs, texts, self.processor)
+            rule = fitted.as_dict()
         pairs = prune(pairs, prune_mode)
         if max_dist is not None:
             pairs = [p for p in pairs if p.edit_distance <= max_dist]
@@ -475,8 +521,10 @@ class NearDupIndex:
             candidates=len(candidates),
             verified=verified,
             confirmed=len(pairs),
-            threshold=threshold,
+            threshold=rule["threshold"] if rule else threshold,
             prune=prune_mode,
+            mode=mode,
+            rule=rule,
             seconds=time.perf_counter() - start,
             timings={"buckets": t1 - t0, "fetch": t2 - t1, "verify": t3 - t2},
         )
@@ -485,23 +533,26 @@ class NearDupIndex:
         self,
         threshold: float | None = None,
         *,
-        prune: str = "best",
+        mode: str = "dedup",
+        prune: str | None = None,
         max_dist: int | None = None,
         progress: bool = False,
     ) -> list[Pair]:
         """All verified near-duplicate pairs (see :meth:`report` for the counts too)."""
-        return self.report(threshold, prune=prune, max_dist=max_dist, progress=progress).pairs
+        return self.report(
+            threshold, mode=mode, prune=prune, max_dist=max_dist, progress=progress
+        ).pairs
 
     def clusters(
-        self, threshold: float | None = None, *, prune: str = "best"
+        self, threshold: float | None = None, *, mode: str = "dedup", prune: str | None = None
     ) -> list[list[str]]:
         """Groups of records linked by verified pairs (connected components), largest first."""
-        return clusters((p.id1, p.id2) for p in self.pairs(threshold, prune=prune))
+        return clusters((p.id1, p.id2) for p in self.pairs(threshold, mode=mode, prune=prune))
 
     def query(self, text: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
         """The ``k`` records most similar to any text, in the index or not (one lookup)."""
         check_text(text, "the query text")
-        if not normalize(text):
+        if not self.processor.normalize(text):
             raise InputError("the query text has no words after normalization")
         sig = self.processor.signatures_batch([text])
         keys = band_keys_batch(sig, self.params.bands, self.params.rows)[0]
@@ -527,7 +578,7 @@ class NearDupIndex:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ArgumentError(f"k must be an integer >= 1, got {k!r}")
         mine = self.processor.shingle_set(text)
-        words = normalize(text).split()
+        words = self.processor.words(text)
         keyset = set(keys)
         matches: list[Match] = []
         for hit in self.backend.sharing(sorted(keyset)):
@@ -541,7 +592,7 @@ class NearDupIndex:
                     hit.id,
                     hit.text,
                     round(jac, 6),
-                    word_edit_distance(words, normalize(hit.text).split()),
+                    word_edit_distance(words, self.processor.words(hit.text)),
                     len(keyset.intersection(hit.keys)),
                 )
             )

@@ -138,6 +138,7 @@ class ShingleProcessor:
         hash_family: str = "universal",
         seed: int = 42,
         canonical: bool = True,
+        fold_accents: bool = True,
     ) -> None:
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise ArgumentError(f"shingle size must be an integer >= 1, got {size!r}")
@@ -157,6 +158,7 @@ class ShingleProcessor:
         self.hash_family = hash_family
         self.seed = seed
         self.canonical = bool(canonical)
+        self.fold_accents = bool(fold_accents)
 
     @classmethod
     def from_params(cls, params: Params) -> ShingleProcessor:
@@ -168,12 +170,14 @@ class ShingleProcessor:
             hash_family=params.hash_family,
             seed=params.seed,
             canonical=params.canonical,
+            fold_accents=params.fold_accents,
         )
 
     def __repr__(self) -> str:
         return (
             f"ShingleProcessor(size={self.size}, kind={self.kind!r}, num_perm={self.num_perm}, "
-            f"hash_family={self.hash_family!r}, seed={self.seed}, canonical={self.canonical})"
+            f"hash_family={self.hash_family!r}, seed={self.seed}, canonical={self.canonical}, "
+            f"fold_accents={self.fold_accents})"
         )
 
     def __eq__(self, other: object) -> bool:
@@ -184,14 +188,13 @@ class ShingleProcessor:
 
     # -- text ----------------------------------------------------------------------------------
 
-    @staticmethod
-    def normalize(text: str) -> str:
-        """See module-level :func:`normalize`."""
-        return normalize(text)
+    def normalize(self, text: str) -> str:
+        """See :func:`neardup.text.normalize`; accents folded if this processor folds them."""
+        return normalize(text, self.fold_accents)
 
     def words(self, text: str) -> list[str]:
         """Words of the normalized text ([] for empty/blank text)."""
-        return normalize(text).split()
+        return self.normalize(text).split()
 
     def first_word(self, text: str) -> str:
         """First normalized word, "" for empty text; used to narrow the Solr search scope."""
@@ -210,8 +213,8 @@ class ShingleProcessor:
         if self.canonical:
             from .canonical import canonicalize
 
-            return canonicalize(text)
-        return normalize(text)
+            return canonicalize(text, self.fold_accents)
+        return self.normalize(text)
 
     def ngrams(self, text: str, *, prepared: bool = False) -> list[str]:
         """Shingles in document order, duplicates kept (they become Solr field values).
@@ -325,7 +328,7 @@ class ShingleProcessor:
         c = kernel.get()
         assert c is not None  # only called when kernel.active() == "c"
         try:
-            c.signatures(texts, normalize, kind, self.size, family, params[0], p2, out)
+            c.signatures(texts, self.normalize, kind, self.size, family, params[0], p2, out)
         except UnicodeEncodeError:
             for i, t in enumerate(texts):
                 check_text(t, f"text {i}")
@@ -396,7 +399,7 @@ class ShingleProcessor:
             "num_perm": self.num_perm,
             "hash_family": self.hash_family,
             "seed": self.seed,
-            "normalization": NORMALIZATION_VERSION,
+            "normalization": NORMALIZATION_VERSION + ("" if self.fold_accents else "-accents"),
             "shingle_hash": f"mmh3_x86_32_seed{SHINGLE_HASH_SEED}",
             "perm_rng": "splitmix64",
         }

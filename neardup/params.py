@@ -24,6 +24,9 @@ from .minhash import HASH_FAMILIES, KINDS, ShingleProcessor
 #: Version of the stored form (and of the band-key layout in a Solr index). An index written
 #: in another form is refused with "re-index", never read as if it had no shared buckets.
 FORMAT = 2
+#: How a report decides: pairs at ``threshold`` or more, or a rule learned from the candidates
+#: (:mod:`neardup.rule`) of which ``threshold`` is the floor.
+RULES = ("threshold", "learned")
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ class Params:
     seed: int = 42
     threshold: float = 0.65
     canonical: bool = True
+    fold_accents: bool = True
+    rule: str = "threshold"
     bands: int = 0
     rows: int = 0
     fields_2014: bool = False
@@ -60,6 +65,8 @@ class Params:
             raise ArgumentError(f"threshold must be in (0, 1], got {self.threshold}")
         if self.shingle_kind not in KINDS:
             raise ArgumentError(f"shingle_kind must be one of {KINDS}, got {self.shingle_kind!r}")
+        if self.rule not in RULES:
+            raise ArgumentError(f"rule must be one of {RULES}, got {self.rule!r}")
         if self.hash_family not in HASH_FAMILIES:
             raise ArgumentError(
                 f"hash_family must be one of {HASH_FAMILIES}, got {self.hash_family!r}"

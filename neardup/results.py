@@ -17,6 +17,8 @@ class Pair:
     id2: str
     jaccard: float
     edit_distance: int
+    #: The learned rule's chance that the pair is a match (None under a fixed threshold).
+    probability: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -50,6 +52,9 @@ class Report:
     confirmed: int = 0
     threshold: float = 0.0
     prune: str = "none"
+    mode: str = "dedup"
+    #: The learned match rule (:meth:`neardup.rule.MatchRule.as_dict`), or None.
+    rule: dict[str, Any] | None = None
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -63,6 +68,8 @@ class Report:
             "confirmed": self.confirmed,
             "threshold": self.threshold,
             "prune": self.prune,
+            "mode": self.mode,
+            "rule": self.rule,
             "seconds": round(self.seconds, 3),
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
         }

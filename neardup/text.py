@@ -11,30 +11,93 @@ searcher and the evaluation all normalize, compare and order ids the same way.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Hashable, Iterable, Sequence
 
 from . import kernel
 from .errors import InvalidText
 
 #: Bump whenever ``normalize`` changes: signatures stored in an index are only comparable with
-#: signatures computed under the same normalization.
-NORMALIZATION_VERSION = "v1"
+#: signatures computed under the same normalization. v2: Unicode folding of non-ASCII text.
+NORMALIZATION_VERSION = "v2"
 
 # Everything in ASCII punctuation except "-" (kept so "bel-air" stays one word), as in the seed.
 _PUNCT = "!\"#$%&'()*+,./:;<=>?@[\\]^_`{|}~"
 _PUNCT_TABLE = str.maketrans(_PUNCT, " " * len(_PUNCT))
 
+#: Scripts written without spaces between words: each of their characters becomes a word of its
+#: own, so word shingles are character n-grams there (as Lucene's CJK analyzers do).
+_NO_SPACE_RANGES = (
+    (0x0E00, 0x0EFF),  # Thai, Lao
+    (0x1000, 0x109F),  # Myanmar
+    (0x1780, 0x17FF),  # Khmer
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x31F0, 0x31FF),  # Katakana extensions
+    (0x3400, 0x4DBF),  # CJK extension A
+    (0x4E00, 0x9FFF),  # CJK unified ideographs
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0x20000, 0x3FFFF),  # CJK extensions B and later
+)
+#: Letters that carry their accent in the letter itself, not in a combining mark.
+_LETTER_FOLDS = {"ø": "o", "đ": "d", "ł": "l", "æ": "ae", "œ": "oe", "þ": "th", "ı": "i", "ħ": "h"}
 
-def normalize(text: str) -> str:
-    """Lower-case, turn ASCII punctuation except '-' into spaces, collapse whitespace, strip.
+
+class _CharMap(dict[int, str]):
+    """``str.translate`` table for non-ASCII text, filled on first sight of each character:
+    punctuation, symbols and controls become spaces ("-" stays), characters of scripts without
+    spaces are set apart, letters, marks and digits stay."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        if char == "-":
+            out = char
+        elif any(lo <= code <= hi for lo, hi in _NO_SPACE_RANGES):
+            out = f" {char} "
+        elif unicodedata.category(char)[0] in "PSCZ":
+            out = " "
+        else:
+            out = char
+        self[code] = out
+        return out
+
+
+_CHAR_MAP = _CharMap()
+
+
+def _fold_accents(text: str) -> str:
+    """Strip the combining diacritics of Latin, Greek and Cyrillic letters (é -> e, ё -> е);
+    marks of other scripts (Japanese voicing, Indic vowel signs) carry meaning and stay."""
+    decomposed = unicodedata.normalize("NFD", text)
+    stripped = "".join(c for c in decomposed if not 0x300 <= ord(c) <= 0x36F)
+    folded = unicodedata.normalize("NFC", stripped)
+    if not _LETTER_FOLDS.keys().isdisjoint(folded):
+        folded = "".join(_LETTER_FOLDS.get(c, c) for c in folded)
+    return folded
+
+
+def normalize(text: str, fold_accents: bool = True) -> str:
+    """Lower-case, turn punctuation except '-' into spaces, collapse whitespace, strip.
 
     Indexer and searcher both call this so that "Art's Deli" and "art s deli" shingle alike.
-    Non-ASCII letters are kept (``"Café"`` -> ``"café"``).
+    Text that is not ASCII is also brought to one form first: NFKC (full-width
+    ``Ｓｔａｒｂｕｃｋｓ`` is ``starbucks``), case folding (``Straße`` is ``strasse``) and,
+    with ``fold_accents``, accent folding (``Café Müller`` is ``cafe muller``). Characters of
+    scripts without spaces between words (Chinese, Japanese, Thai) become words of their own.
+
+    >>> normalize("Ｃａｆé  Müller & Straße")
+    'cafe muller strasse'
+    >>> normalize("東京都港区")
+    '東 京 都 港 区'
     """
     c = kernel.get()
-    if c is not None and text.isascii():  # the same rules in C, 10x faster
-        return c.normalize(text)
-    return " ".join(text.lower().translate(_PUNCT_TABLE).split())
+    if text.isascii():
+        if c is not None:  # the same rules in C, 10x faster
+            return c.normalize(text)
+        return " ".join(text.lower().translate(_PUNCT_TABLE).split())
+    text = unicodedata.normalize("NFKC", text).casefold()
+    if fold_accents:
+        text = _fold_accents(text)
+    return " ".join(text.translate(_CHAR_MAP).split())
 
 
 def words(text: str) -> list[str]:

@@ -90,6 +90,8 @@ def expected_documents(params: Params, records: list[Record]) -> list[dict[str, 
                     "content_sg": [str(int(v)) for v in old.signature(text)],
                 }
             )
+        if r.source:
+            doc["source_s"] = r.source  # where it comes from, for link mode
         doc.update({f"lsh_b{b:02d}": k for b, k in enumerate(keys)})
         out.append(doc)
     return out

@@ -18,6 +18,9 @@ class Document:
     content: str
     keys: list[str]
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Where the record comes from (a file, or a source named by the caller): link mode pairs
+    #: only records of different sources.
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,10 @@ class Backend(Protocol):
 
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
         """``id -> text as written`` for the ids that exist."""
+        ...
+
+    def sources(self, ids: Sequence[str]) -> dict[str, str]:
+        """``id -> source`` for the ids that exist."""
         ...
 
     def get(self, record_id: str) -> StoredRecord | None: ...

@@ -34,6 +34,7 @@ class MemoryBackend:
     def __init__(self) -> None:
         self._params: dict[str, Any] | None = None
         self._texts: dict[str, str] = {}
+        self._sources: dict[str, str] = {}
         self._keys: dict[str, list[str]] = {}
         self._bands: dict[int, dict[str, set[str]]] = {}
 
@@ -55,6 +56,7 @@ class MemoryBackend:
             if doc.id in self._texts:
                 self._unlink(doc.id)
             self._texts[doc.id] = doc.text
+            self._sources[doc.id] = doc.source
             self._keys[doc.id] = list(doc.keys)
             for key in doc.keys:
                 self._bands.setdefault(band_of(key), {}).setdefault(key, set()).add(doc.id)
@@ -64,6 +66,7 @@ class MemoryBackend:
             if record_id in self._texts:
                 self._unlink(record_id)
                 del self._texts[record_id]
+                del self._sources[record_id]
                 del self._keys[record_id]
 
     def _unlink(self, record_id: str) -> None:
@@ -87,6 +90,9 @@ class MemoryBackend:
 
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
         return {i: self._texts[i] for i in ids if i in self._texts}
+
+    def sources(self, ids: Sequence[str]) -> dict[str, str]:
+        return {i: self._sources[i] for i in ids if i in self._sources}
 
     def get(self, record_id: str) -> StoredRecord | None:
         if record_id not in self._texts:

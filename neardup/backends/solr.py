@@ -25,6 +25,8 @@ from .base import Document, StoredRecord
 META_ID = "_neardup_meta_"
 #: Filter that keeps records and leaves out the metadata document.
 RECORDS_FQ = f"-id:{META_ID}"
+#: Where a record comes from (link mode); a dynamic string field of the configset.
+SOURCE_FIELD = "source_s"
 #: Ids per request when fetching the text of candidates.
 FETCH_BATCH = 1000
 #: Shared band keys per terms query when listing the members of their buckets.
@@ -43,6 +45,8 @@ def solr_document(doc: Document) -> dict[str, Any]:
         "content_lsh": doc.keys,
         **doc.extra,
     }
+    if doc.source:
+        out[SOURCE_FIELD] = doc.source
     out.update(zip(_BAND_FIELDS, doc.keys, strict=False))  # the keys are the shorter
     return out
 
@@ -152,15 +156,19 @@ class SolrBackend:
 
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
         """By terms queries of :data:`FETCH_BATCH` ids."""
+        return {d["id"]: _record(d).text for d in self._fetch(ids, "id,content,raw")}
+
+    def sources(self, ids: Sequence[str]) -> dict[str, str]:
+        docs = self._fetch(ids, f"id,{SOURCE_FIELD}")
+        return {d["id"]: str(d.get(SOURCE_FIELD, "")) for d in docs}
+
+    def _fetch(self, ids: Sequence[str], fields: str) -> Iterator[dict[str, Any]]:
         wanted = list(ids)
-        out: dict[str, str] = {}
         for start in range(0, len(wanted), FETCH_BATCH):
             chunk = wanted[start : start + FETCH_BATCH]
             params = terms_params("id", chunk)
-            params.update({"fl": "id,content,raw", "rows": len(chunk)})
-            for doc in self.solr.select(params)["response"]["docs"]:
-                out[doc["id"]] = _record(doc).text
-        return out
+            params.update({"fl": fields, "rows": len(chunk)})
+            yield from self.solr.select(params)["response"]["docs"]
 
     def get(self, record_id: str) -> StoredRecord | None:
         """By real-time get: sees what was added and not yet committed."""

@@ -13,7 +13,7 @@ from typing import Any
 from .. import io
 from ..errors import InputError, ParameterMismatch
 from ..evaluate import score
-from ..index import NearDupIndex
+from ..index import MODES, PRUNE_MODES, NearDupIndex
 from ..params import Params
 from ..pipeline import IndexStats
 
@@ -26,11 +26,18 @@ PARAM_FLAGS: list[tuple[str, Any, str]] = [
     ("num_perm", int, "MinHash values per record (default 128)"),
     ("hash_family", str, "permutations: universal (default) or xor"),
     ("seed", int, "random seed of the permutations (default 42)"),
-    ("threshold", float, "Jaccard similarity a pair needs (default 0.65)"),
+    ("threshold", float, "Jaccard similarity a pair needs (default 0.65); with --rule learned, "
+     "the floor of the candidates the rule is learned from"),
+    ("rule", str, "threshold (default): pairs at --threshold or more; learned: a match rule "
+     "fitted to the candidates without labels (Fellegi-Sunter, EM)"),
     ("bands", int, "LSH bands (default: from the threshold)"),
     ("rows", int, "rows per band (default: from the threshold)"),
 ]
-CHOICES = {"shingle_kind": ["word", "char"], "hash_family": ["universal", "xor"]}
+CHOICES = {
+    "shingle_kind": ["word", "char"],
+    "hash_family": ["universal", "xor"],
+    "rule": ["threshold", "learned"],
+}
 
 
 def _param_options(p: argparse.ArgumentParser) -> None:
@@ -51,6 +58,13 @@ def _param_options(p: argparse.ArgumentParser) -> None:
         action="store_false",
         default=None,
         help="do not rewrite record forms (7th/seventh, st/street) before shingling",
+    )
+    g.add_argument(
+        "--no-fold-accents",
+        dest="fold_accents",
+        action="store_false",
+        default=None,
+        help="keep accents (café and cafe differ); Unicode is still NFKC- and case-folded",
     )
     g.add_argument(
         "--fields-2014",
@@ -152,12 +166,19 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     )
     p.add_argument("--out", type=Path, required=True, help="TSV file of pairs to write")
     p.add_argument(
+        "--mode",
+        choices=list(MODES),
+        default="dedup",
+        help="lsh: dedup (default) pairs any two records; link pairs only records of "
+        "different sources (the files they were indexed from)",
+    )
+    p.add_argument(
         "--prune",
-        choices=["best", "mutual", "none"],
-        default="best",
-        help="lsh: keep a pair only if it is the best match of one of its records "
-        "(best, default), of both (mutual: one-to-one linkage of two sources), "
-        "or keep all verified pairs (none); pairs at Jaccard >= 0.9 are always kept",
+        choices=list(PRUNE_MODES),
+        default=None,
+        help="lsh: keep every verified pair (none: the default in dedup mode), give each record "
+        "at most one partner (one-to-one: the default in link mode), keep a pair only if it is "
+        "the best match of one of its records (best) or of both (mutual)",
     )
     p.add_argument(
         "--clusters",
@@ -274,7 +295,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     index = open_index(args, create=False)
     if args.method == "lsh":
         result = index.report(
-            args.threshold, prune=args.prune, max_dist=args.max_dist, progress=not args.json
+            args.threshold,
+            mode=args.mode,
+            prune=args.prune,
+            max_dist=args.max_dist,
+            progress=not args.json,
         )
         io.write_pairs(result.pairs, args.out)
         counts = result.counts()
@@ -287,9 +312,10 @@ def cmd_report(args: argparse.Namespace) -> int:
             counts,
             f"{result.records} records, {result.bands} bands: {result.buckets} shared buckets, "
             f"{result.candidates} candidate pairs, {result.verified} verified, "
-            f"{result.confirmed} kept ({args.prune} matches) -> {args.out}"
+            f"{result.confirmed} kept ({result.mode}, pruning {result.prune}) -> {args.out}"
             + (f"; {counts['clusters']} clusters -> {args.clusters}" if args.clusters else "")
-            + f" ({result.seconds:.1f} s)",
+            + f" ({result.seconds:.1f} s)"
+            + (_rule_line(result.rule) if result.rule else ""),
         )
         return 0
     max_dist = 2 if args.max_dist is None else args.max_dist
@@ -300,6 +326,15 @@ def cmd_report(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def _rule_line(rule: dict[str, Any]) -> str:
+    return (
+        f"\nlearned rule ({', '.join(rule['features'])}): accepts from Jaccard "
+        f"{rule['threshold']:.3f}, {rule['accepted']} of {rule['candidates']} candidates; "
+        f"estimated precision {rule['estimated_precision']:.3f}, "
+        f"recall {rule['estimated_recall']:.3f}"
+    )
 
 
 def _matches(args: argparse.Namespace, matches: list[Any], title: str) -> None:

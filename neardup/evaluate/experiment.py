@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..index import NearDupIndex, clusters
-from ..io import read_pairs, read_records, write_clusters, write_pairs
+from ..io import Record, read_pairs, read_records, write_clusters, write_pairs
 from ..params import Params
 from ..resources import restaurants
 from ..seed2014 import MAX_DIST, NGRAM, NUM_PERM, SeedSearcher, seed_report
@@ -15,10 +15,17 @@ from .scores import Scores, score
 
 #: What the 2014 article reports for 3-gram shingles and 20 MinHash values, max distance 2.
 SEED_PAIRS = {"shingles": 65, "minhash": 64}
-#: Fodor's and Zagat's are two guides that each list a restaurant once: linking them is
-#: one-to-one, so a pair is kept when each record is the other's best match (see
-#: neardup.index.prune). Within one collection, ``neardup report`` defaults to "best".
-LINKAGE_PRUNE = "mutual"
+#: Fodor's and Zagat's are two guides that each list a restaurant once: the experiment links
+#: them (link mode: only pairs across the guides, each record with at most one partner).
+MODE = "link"
+#: Ids 1-533 are Fodor's, 534-864 Zagat's (the bundled data's README).
+LAST_FODORS_ID = 533
+
+
+def guide(record: Record) -> Record:
+    """The record with its guide as its source, for link mode."""
+    name = "fodors" if int(record.id) <= LAST_FODORS_ID else "zagats"
+    return Record(record.id, record.text, name, record.line, record.fields)
 
 
 #: The experiment's parameters: neardup's defaults, plus the 2014 article's fields.
@@ -34,7 +41,8 @@ def run_restaurants(
     gold = read_pairs(gold_file)
     if len(index):
         index.remove([r.id for r in index.backend.records()])
-    stats = index.add_many(read_records(records), progress=progress)
+    items = (guide(r) if isinstance(r, Record) else r for r in read_records(records))
+    stats = index.add_many(items, progress=progress)
     out_dir.mkdir(parents=True, exist_ok=True)
     searcher = SeedSearcher(index)
     scores: dict[str, Any] = {}
@@ -47,7 +55,7 @@ def run_restaurants(
         timings[method] = time.perf_counter() - start
         scores[method] = _entry(score([(p.id1, p.id2) for p in pairs], gold))
     start = time.perf_counter()
-    result = index.report(prune=LINKAGE_PRUNE, progress=progress)
+    result = index.report(mode=MODE, progress=progress)
     timings["lsh"] = time.perf_counter() - start
     write_pairs(result.pairs, out_dir / "lsh.tsv")
     groups = clusters((p.id1, p.id2) for p in result.pairs)
@@ -98,8 +106,8 @@ def format_table(result: dict[str, Any]) -> str:
         f"lsh: {cfg.shingle_kind} {cfg.shingle_size}-grams of the canonical text, "
         f"{cfg.num_perm} MinHash values in {cfg.bands} bands x {cfg.rows} rows;",
         f"     {c['buckets']} shared buckets -> {c['candidates']} candidate pairs -> "
-        f"{c['verified']} with Jaccard >= {cfg.threshold} -> {c['confirmed']} {LINKAGE_PRUNE} "
-        "best matches",
+        f"{c['verified']} across the guides with Jaccard >= {cfg.threshold} -> "
+        f"{c['confirmed']} {c['prune']} matches ({c['mode']} mode)",
         f"pair reports: {result['out_dir']}/<method>.tsv, clusters: lsh_clusters.txt",
     ]
     return "\n".join(lines)
