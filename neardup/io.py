@@ -40,6 +40,9 @@ class Rejection:
     reason: str
     id: str | None = None
 
+    def as_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "line": self.line, "reason": self.reason, "id": self.id}
+
     def __str__(self) -> str:
         where = f"{self.source}:{self.line}"
         return f"{where}: {self.reason}" + (f" (id {self.id!r})" if self.id is not None else "")
@@ -70,6 +73,30 @@ def read_records(
     text_fields: Sequence[str] = ("text",),
 ) -> Iterator[Item]:
     """Every line of ``path`` as a Record, a Rejection or a Blank, in file order."""
+    path, fmt = _checked(path, fmt)
+    return (item for item, _last in _iter_spans(path, fmt, id_field, text_fields))
+
+
+def read_spans(
+    path: str | Path,
+    fmt: str = "auto",
+    id_field: str = "id",
+    text_fields: Sequence[str] = ("text",),
+) -> Iterator[tuple[Item, int]]:
+    """What :func:`read_records` yields, each item with the number of its last line.
+
+    An item ends at that line and begins after the item before it: at ``item.line`` (a CSV row
+    with a quoted line break covers several lines; a rejected one may name the line of its fault
+    instead of its first), or after a table's header, the lines no item covers before the first
+    row. Writers that copy records as they were written (``neardup dedupe``) read the raw lines
+    alongside (:func:`raw_lines`).
+    """
+    path, fmt = _checked(path, fmt)
+    return _iter_spans(path, fmt, id_field, text_fields)
+
+
+def _checked(path: str | Path, fmt: str) -> tuple[Path, str]:
+    """The file and its format, or an error that says why it cannot be read."""
     path = Path(path)
     if fmt == "auto":
         fmt = guess_format(path)
@@ -79,34 +106,34 @@ def read_records(
         raise InputError(f"{path}: no such file")
     if path.is_dir():
         raise InputError(f"{path}: is a directory, not a file")
-    return _iter_records(path, fmt, id_field, text_fields)
+    return path, fmt
 
 
-def _iter_records(
+def _iter_spans(
     path: Path, fmt: str, id_field: str, text_fields: Sequence[str]
-) -> Iterator[Item]:
+) -> Iterator[tuple[Item, int]]:
     seen: dict[str, int] = {}
     source = str(path)
+    spans: Iterator[tuple[Item, int]]
     if fmt == "lines":
-        items = _read_lines(path, source)
+        spans = ((item, item.line) for item in _read_lines(path, source))
     elif fmt == "jsonl":
-        items = _read_jsonl(path, source, id_field, text_fields)
+        spans = ((item, item.line) for item in _read_jsonl(path, source, id_field, text_fields))
     else:
-        items = _read_table(path, source, "\t" if fmt == "tsv" else ",", id_field, text_fields)
-    for item in items:
+        spans = _read_table(path, source, "\t" if fmt == "tsv" else ",", id_field, text_fields)
+    for item, last in spans:
         if isinstance(item, Record):
             problem = _check_id(item.id)
             if problem:
-                yield Rejection(source, item.line, problem, item.id[:80])
+                yield Rejection(source, item.line, problem, item.id[:80]), last
                 continue
             first = seen.get(item.id)
             if first is not None:
-                yield Rejection(
-                    source, item.line, f"duplicate id, first seen at line {first}", item.id
-                )
+                reason = f"duplicate id, first seen at line {first}"
+                yield Rejection(source, item.line, reason, item.id), last
                 continue
             seen[item.id] = item.line
-        yield item
+        yield item, last
 
 
 def _check_id(record_id: str) -> str | None:
@@ -117,20 +144,26 @@ def _check_id(record_id: str) -> str | None:
     return None
 
 
+def raw_lines(path: str | Path) -> Iterator[bytes]:
+    """The lines of a file as bytes, line endings included, numbered as the readers number
+    them (a line ends at ``\\n``; ``\\r`` is part of the line's ending)."""
+    with open(path, "rb") as fh:
+        yield from fh
+
+
 def _decoded_lines(path: Path, source: str) -> Iterator[tuple[int, str | None, str | None]]:
     """(line number, text, problem): text is None where the line cannot be taken as it is."""
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, start=1):
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            raw = raw.rstrip(b"\n").rstrip(b"\r")
-            if b"\x00" in raw:
-                yield number, None, f"NUL byte at column {raw.index(NUL) + 1}"
-                continue
-            try:
-                yield number, raw.decode("utf-8"), None
-            except UnicodeDecodeError as exc:
-                yield number, None, f"invalid UTF-8 at byte {exc.start + 1}"
+    for number, raw in enumerate(raw_lines(path), start=1):
+        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        raw = raw.rstrip(b"\n").rstrip(b"\r")
+        if b"\x00" in raw:
+            yield number, None, f"NUL byte at column {raw.index(NUL) + 1}"
+            continue
+        try:
+            yield number, raw.decode("utf-8"), None
+        except UnicodeDecodeError as exc:
+            yield number, None, f"invalid UTF-8 at byte {exc.start + 1}"
 
 
 def _text_lines(path: Path, source: str) -> Iterator[Item | tuple[int, str]]:
@@ -178,7 +211,9 @@ def _read_jsonl(
 
 def _read_table(
     path: Path, source: str, delimiter: str, id_field: str, text_fields: Sequence[str]
-) -> Iterator[Item]:
+) -> Iterator[tuple[Item, int]]:
+    """Rows as items, each with its last line; a row that is malformed is rejected at its
+    first line, and the next row starts after it."""
     bad: dict[int, str] = {}
 
     def lines() -> Iterator[str]:
@@ -199,16 +234,17 @@ def _read_table(
         except StopIteration:
             break
         except csv.Error as exc:
-            yield Rejection(source, reader.line_num, f"malformed row: {exc}")
+            first, start = start, reader.line_num + 1
+            yield Rejection(source, first, f"malformed row: {exc}"), start - 1
             continue
         first, last = start, reader.line_num
         start = last + 1
         broken = [n for n in range(first, last + 1) if n in bad]
         if broken:
-            yield Rejection(source, broken[0], bad[broken[0]])
+            yield Rejection(source, broken[0], bad[broken[0]]), last
             continue
         if not any(cell.strip() for cell in row):
-            yield Blank(source, first)
+            yield Blank(source, first), last
             continue
         if header is None:
             header = [h.strip() for h in row]
@@ -220,11 +256,13 @@ def _read_table(
                 )
             continue
         if len(row) != len(header):
-            yield Rejection(source, first, f"expected {len(header)} columns, found {len(row)}")
+            reason = f"expected {len(header)} columns, found {len(row)}"
+            yield Rejection(source, first, reason), last
             continue
-        yield _record_from_mapping(
+        record = _record_from_mapping(
             dict(zip(header, row, strict=True)), source, first, id_field, text_fields
         )
+        yield record, last
 
 
 def _record_from_mapping(

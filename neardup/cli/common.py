@@ -36,6 +36,25 @@ def solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
     )
 
 
+def input_options(p: argparse.ArgumentParser) -> None:
+    """How records are read from a file: its format, and the id and text fields of a table."""
+    from ..io import FORMATS
+
+    p.add_argument(
+        "--format",
+        default="auto",
+        choices=["auto", *FORMATS],
+        help="input format (default: from the file's extension; 'lines' is 'ID TEXT')",
+    )
+    p.add_argument("--id-field", default="id", help="id column/key for tsv, csv and jsonl")
+    p.add_argument(
+        "--text-field",
+        action="append",
+        default=None,
+        help="text column/key (repeat to join several; default 'text')",
+    )
+
+
 def env_seconds(name: str, positive: bool = False) -> float | None:
     """A number of seconds from the environment (None when unset or empty)."""
     raw = os.environ.get(name, "").strip()

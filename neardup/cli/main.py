@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from ..errors import InputError, NeardupError
-from . import commands
+from . import commands, takeaway
 from .common import emit, local_node, solr_options
 
 Handler = Callable[[argparse.Namespace], int]
@@ -86,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_solr)
 
     commands.register(sub, solr_options)
+    takeaway.register(sub, solr_options)
     return parser
 
 

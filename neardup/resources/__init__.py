@@ -33,3 +33,9 @@ def restaurants() -> tuple[Path, Path]:
     """The Fodor's/Zagat's records (``ID TEXT`` lines) and their 112 gold pairs."""
     folder = HERE / "restaurants"
     return folder / "addresses.txt", folder / "gold.txt"
+
+
+def review_page() -> tuple[Path, Path, Path]:
+    """The review page's template, style and script (neardup.review fills and inlines them)."""
+    folder = HERE / "review"
+    return folder / "page.html", folder / "page.css", folder / "page.js"

@@ -1,0 +1,272 @@
+"""The verbs that hand users what they take away from a run: ``dedupe`` (their dataset without
+its near-duplicates, or with a cluster id on every record) and ``review`` (one HTML page to look
+at what was merged before trusting it)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from .. import io
+from ..dedupe import KEEP_RULES
+from ..errors import InputError
+from ..index import PRUNE_MODES, NearDupIndex
+from ..pipeline import IndexStats
+from .common import input_options
+
+SolrOptions = Callable[..., None]
+BACKENDS = ("solr", "memory")
+
+
+def _run_options(p: argparse.ArgumentParser) -> None:
+    from .commands import _param_options
+
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="solr",
+        help="solr (default): index the input into --collection (kept) or, without one, into a "
+        "temporary collection deleted at the end; memory: index it in this process (no Java)",
+    )
+    p.add_argument(
+        "--no-index",
+        action="store_true",
+        help="the collection already holds the input (from 'neardup index'): do not index it",
+    )
+    p.add_argument(
+        "--prune",
+        choices=list(PRUNE_MODES),
+        default=None,
+        help="which verified pairs link records (default: the report's; see 'report --help')",
+    )
+    _param_options(p)  # --threshold: a new index's; with --no-index, the report's
+
+
+def register(sub: Any, solr_options: SolrOptions) -> None:
+    p = sub.add_parser(
+        "dedupe",
+        help="the input without its near-duplicates (or with cluster ids), in its own format",
+        description="Index the input, find its near-duplicate pairs and clusters, and write it "
+        "again in its own format (lines, TSV, CSV, JSONL) with every cluster but one record "
+        "removed, or with --cluster-column, every record with its cluster id. Lines that are "
+        "not records are left out and counted (--rejects lists them); blank lines are dropped.",
+    )
+    p.add_argument("input", type=Path, help="the records")
+    p.add_argument("--out", type=Path, required=True, help="where to write (same format)")
+    input_options(p)
+    p.add_argument(
+        "--keep",
+        choices=KEEP_RULES,
+        default="first",
+        help="the record a cluster keeps: first seen in the file (default), last, longest or "
+        "shortest text, central (highest summed similarity to the others); ties: first seen",
+    )
+    p.add_argument(
+        "--cluster-column",
+        metavar="NAME",
+        default=None,
+        help="write every record, with its cluster's id (the id of the record the cluster "
+        "keeps; a record in no cluster is its own) in column NAME and its similarity to that "
+        "record; 'ID TEXT' lines become TSV (id, NAME, similarity, text)",
+    )
+    p.add_argument(
+        "--similarity-column",
+        metavar="NAME",
+        default="similarity",
+        help="with --cluster-column: the similarity's column (default 'similarity')",
+    )
+    p.add_argument(
+        "--rejects",
+        type=Path,
+        default=None,
+        help="write every input line that is not a record as 'file:line: reason'",
+    )
+    p.add_argument(
+        "--review",
+        type=Path,
+        metavar="PAGE.html",
+        default=None,
+        help="also write the review page of the pairs that were merged",
+    )
+    _run_options(p)
+    p.add_argument(
+        "--strict", action="store_true", help="exit with code 2 if any line was rejected"
+    )
+    p.add_argument("--json", action="store_true", help="print the counts as JSON")
+    solr_options(p)
+    p.set_defaults(func=cmd_dedupe)
+
+    p = sub.add_parser(
+        "review",
+        help="a self-contained HTML page of the pairs and clusters, to read in a browser",
+        description="Write one HTML file (no network needed to view it): the run's parameters "
+        "and counts, the similarity histogram with the threshold, clusters largest first, "
+        "every pair side by side with its word differences, a filter and a search. Reviews "
+        "the collection as it is, or indexes INPUT first (like dedupe).",
+    )
+    p.add_argument(
+        "input", type=Path, nargs="?", default=None, help="records to index first (optional)"
+    )
+    p.add_argument("--out", type=Path, required=True, help="the HTML page to write")
+    p.add_argument("--title", default=None, help="the page's title")
+    input_options(p)
+    _run_options(p)
+    p.add_argument("--json", action="store_true", help="print what was written as JSON")
+    solr_options(p)
+    p.set_defaults(func=cmd_review)
+
+
+def _collection_named(args: argparse.Namespace) -> bool:
+    """Whether the flags or the environment name a collection (else a temporary one is used)."""
+    from ..solr.client import split_url
+
+    if args.collection:
+        return True
+    url = args.solr_url or os.environ.get("NEARDUP_SOLR_URL")
+    return bool(url) and split_url(url)[1] is not None
+
+
+def _read(args: argparse.Namespace) -> Iterator[io.Item]:
+    return io.read_records(
+        args.input, args.format, args.id_field, tuple(args.text_field or ("text",))
+    )
+
+
+@contextmanager
+def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats | None]]:
+    """The index a run works on, with ``args.input`` indexed into it (the stats; None when
+    nothing was indexed). Memory: a new index in this process. Solr: the collection named
+    (kept afterwards; ``--no-index`` uses what it holds), else a temporary collection that is
+    deleted at the end, whatever happens."""
+    from ..params import Params
+    from .commands import _given, open_index, print_stats
+
+    if args.input is None:  # review of a collection as it is
+        if args.backend == "memory":
+            raise InputError("--backend memory holds nothing: give the records to index")
+        args.no_index = True
+    elif not args.input.is_file():
+        raise InputError(f"{args.input}: no such file")
+    if args.no_index and args.backend == "memory":
+        raise InputError("--no-index needs a collection in Solr, not --backend memory")
+    params = Params(**_given(args))  # bad flags are reported before Solr is started
+    temporary = args.backend == "solr" and not args.no_index and not _collection_named(args)
+    if args.backend == "memory":
+        index = NearDupIndex(params)
+    else:
+        if temporary:
+            args.collection = f"neardup_tmp_{os.getpid()}_{int(time.time())}"
+        index = open_index(args, create=not args.no_index, param_flags=not args.no_index)
+    try:
+        stats = None
+        if not args.no_index:
+            try:
+                stats = index.add_many(_read(args), progress=not args.json)
+            except InputError as exc:
+                if "the header has no column" in str(exc):
+                    raise InputError(f"{exc} (--id-field, --text-field)") from None
+                raise
+            print_stats(stats)
+        yield index, stats
+    finally:
+        if temporary:
+            _drop(index)
+
+
+def _drop(index: NearDupIndex) -> None:
+    from ..errors import NeardupError
+    from ..solr import admin
+
+    try:
+        admin.delete_collection(index.backend.solr)  # type: ignore[attr-defined]
+    except NeardupError as exc:
+        print(f"neardup: could not delete the temporary collection: {exc}", file=sys.stderr)
+
+
+def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
+    options: dict[str, Any] = {"progress": not args.json}
+    if args.prune is not None:
+        options["prune"] = args.prune
+    return index.report(args.threshold, **options)
+
+
+def cmd_dedupe(args: argparse.Namespace) -> int:
+    from ..dedupe import dedupe, index_similarity
+    from ..index import clusters
+    from ..review import review_index
+    from .common import emit
+
+    started = time.perf_counter()
+    if args.input.resolve() == args.out.resolve():
+        raise InputError(f"{args.out}: the output would overwrite the input")
+    with indexed(args) as (index, index_stats):
+        report = _report(index, args)
+        groups = clusters((p.id1, p.id2) for p in report.pairs)
+        stats = dedupe(
+            args.input,
+            args.out,
+            groups,
+            pairs=report.pairs,
+            fmt=args.format,
+            id_field=args.id_field,
+            text_fields=tuple(args.text_field or ("text",)),
+            keep=args.keep,
+            cluster_column=args.cluster_column,
+            similarity_column=args.similarity_column,
+            similarity=index_similarity(index),
+            rejects=args.rejects,
+            progress=not args.json,
+        )
+        page = None
+        if args.review is not None:
+            page = review_index(index, args.review, report, source=str(args.input))
+    if index_stats is None:  # nothing was indexed, so nothing was said about these lines yet
+        for r in stats.rejections:
+            print(f"neardup: rejected {r}", file=sys.stderr)
+    payload = {
+        **stats.as_dict(),
+        "output": str(args.out),
+        "index": index_stats.as_dict() if index_stats is not None else None,
+        "report": report.counts(),
+        "review": page.as_dict() if page is not None else None,
+    }
+    what = (
+        f"every record with its cluster id in column {args.cluster_column!r}"
+        if args.cluster_column
+        else f"kept {stats.kept}, removed {stats.removed}"
+    )
+    emit(
+        args,
+        payload,
+        f"{args.input}: read {stats.read}, {what} ({stats.clustered} records in "
+        f"{stats.clusters} clusters, keep {args.keep}), rejected {stats.rejected}, blank lines "
+        f"{stats.blank} -> {args.out}"
+        + (f"; review -> {page.path}" if page is not None else "")
+        + f" ({time.perf_counter() - started:.1f} s)",
+    )
+    return 2 if args.strict and stats.rejected else 0
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    from ..review import review_index
+    from .common import emit
+
+    with indexed(args) as (index, _stats):
+        report = _report(index, args)
+        source = str(args.input) if args.input is not None else index.backend.location
+        page = review_index(
+            index, args.out, report, title=args.title or "neardup review", source=source
+        )
+    emit(
+        args,
+        {**page.as_dict(), "report": report.counts()},
+        f"{page.pairs} pairs in {page.clusters} clusters of {report.records} records -> "
+        f"{page.path} ({page.bytes / 1024:.0f} KB)",
+    )
+    return 0

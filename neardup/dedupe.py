@@ -1,0 +1,461 @@
+"""The dataset without its near-duplicates, or with a cluster id on every record.
+
+What users take away from a run is their own data, not pairs of ids: :func:`dedupe` writes the
+input again, in its own format, with every cluster but one record removed (or, with
+``cluster_column``, every record with the id of its cluster and its similarity to the record the
+cluster keeps). It streams: in memory it holds the ``id -> cluster`` mapping of the records that
+are in a cluster and, per cluster, the id of the record it keeps (in ``cluster_column`` mode,
+where the pairs do not link every member to every other, also that record's text, to measure
+the others against it); never the records themselves. The input is read again to be written,
+so a file larger than memory is fine.
+
+Rules, in the order the code applies them:
+
+- **Which record a cluster keeps** (``keep``): ``first`` seen in the file (the default),
+  ``last``, ``longest`` or ``shortest`` text (characters of the text fields; ties go to the
+  first seen), or ``central``: the highest summed similarity over the cluster's pairs (its
+  medoid; ties to the first seen). A member of a cluster that is not in the input (an index
+  that holds more than this file) is never chosen.
+- **What is written**: kept records as they were written, byte for byte (a table's header
+  too, a byte-order mark and ``\\r\\n`` endings included); in ``cluster_column`` mode every
+  record, with two columns added (CSV, TSV), two keys added (JSONL), or, since ``ID TEXT`` lines
+  have no columns, as TSV ``id, <cluster>, <similarity>, text`` (a tab inside a text becomes a
+  space). The cluster id is the id of the record the cluster keeps; a record in no cluster is its
+  own cluster (similarity 1.0).
+- **Lines that are not records** (invalid UTF-8, a malformed row, no id, no text, an id seen
+  before in the file: what the readers of :mod:`neardup.io` reject) are not written: each is
+  counted in ``rejected``, kept in ``rejections`` (the first 1,000) and, with ``rejects``, listed
+  in full as ``file:line: reason``. Blank lines are dropped and counted in ``blank``. Records the
+  index could not store (no words after normalization) duplicate nothing, so they are written.
+  The counts add up: ``read == kept + removed + rejected`` and ``lines == read + blank`` (+ the
+  header of a table).
+- The output appears whole or not at all: it is written to a temporary file beside it and renamed
+  at the end.
+"""
+
+from __future__ import annotations
+
+import csv
+import io as _io
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from tqdm import tqdm
+
+from .errors import ArgumentError, InputError
+from .io import Blank, Record, Rejection, guess_format, raw_lines, read_records, read_spans
+from .results import Pair
+from .text import ordered
+
+if TYPE_CHECKING:
+    from .index import NearDupIndex
+
+KEEP_RULES = ("first", "last", "longest", "shortest", "central")
+#: Rejections kept in full in :class:`DedupeStats` (all of them go to the ``rejects`` file).
+KEEP_REJECTIONS = 1000
+BOM = b"\xef\xbb\xbf"
+#: The similarity written for a record kept (to itself).
+SAME = "1.0000"
+
+Similarity = Callable[[str, str], "float | None"]
+
+
+@dataclass
+class DedupeStats:
+    """What a dedupe did. ``read == kept + removed + rejected``; ``removed`` counts the records
+    that are duplicates of a kept one (in ``cluster_column`` mode they are written too, with
+    their cluster id: ``written == kept + removed`` there, ``written == kept`` otherwise)."""
+
+    lines: int = 0
+    read: int = 0
+    kept: int = 0
+    removed: int = 0
+    rejected: int = 0
+    blank: int = 0
+    written: int = 0
+    clusters: int = 0
+    clustered: int = 0
+    keep: str = "first"
+    seconds: float = 0.0
+    rejections: list[Rejection] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "lines": self.lines,
+            "read": self.read,
+            "kept": self.kept,
+            "removed": self.removed,
+            "rejected": self.rejected,
+            "blank_lines": self.blank,
+            "written": self.written,
+            "clusters": self.clusters,
+            "clustered": self.clustered,
+            "keep": self.keep,
+            "seconds": round(self.seconds, 3),
+            "rejections": [r.as_dict() for r in self.rejections],
+        }
+
+
+def index_similarity(index: NearDupIndex) -> Similarity:
+    """Exact Jaccard of two texts as ``index`` measures its pairs (its own shingles), for the
+    members of a cluster that the report did not pair with the record kept."""
+    from .index import verified_jaccard
+
+    shingles = index.processor.shingle_set
+
+    def similarity(a: str, b: str) -> float | None:
+        value = verified_jaccard(shingles(a), shingles(b))
+        return None if value is None else round(value, 6)
+
+    return similarity
+
+
+class _Clusters:
+    """``id -> cluster number`` for the records in a cluster, and what the report measured."""
+
+    def __init__(self, groups: Iterable[Sequence[str]], pairs: Iterable[Pair]) -> None:
+        self.of: dict[str, int] = {}
+        self.size: list[int] = []
+        for number, group in enumerate(groups):
+            self.size.append(len(group))
+            if len(group) < 2:
+                continue
+            for record_id in group:
+                if record_id in self.of:
+                    raise ArgumentError(f"id {record_id!r} is in two clusters")
+                self.of[record_id] = number
+        self.similar: dict[tuple[str, str], float] = {}
+        self.weight: dict[str, float] = {}  # summed similarity over the pairs, for "central"
+        self.paired = [0] * len(self.size)
+        for p in pairs:
+            if p.id1 in self.of and self.of[p.id1] == self.of.get(p.id2):
+                key = ordered(p.id1, p.id2)
+                if key not in self.similar:
+                    self.paired[self.of[p.id1]] += 1
+                self.similar[key] = p.jaccard
+                for x in (p.id1, p.id2):
+                    self.weight[x] = self.weight.get(x, 0.0) + p.jaccard
+
+    def complete(self, number: int) -> bool:
+        """Whether the pairs link every two members of the cluster: then every similarity to
+        the record kept is the report's, and its text need not be held to measure them."""
+        n = self.size[number]
+        return self.paired[number] >= n * (n - 1) // 2
+
+
+def _rank(rule: str, clusters: _Clusters) -> Callable[[Record, int], tuple[float, ...]]:
+    """The key a rule ranks the records of a cluster by: the highest wins; ``ordinal`` (the
+    record's position in the file) breaks ties towards the first seen."""
+    if rule == "last":
+        return lambda r, n: (n,)
+    if rule == "longest":
+        return lambda r, n: (len(r.text), -n)
+    if rule == "shortest":
+        return lambda r, n: (-len(r.text), -n)
+    if rule == "central":
+        return lambda r, n: (round(clusters.weight.get(r.id, 0.0), 9), -n)
+    return lambda r, n: (-n,)
+
+
+@dataclass
+class _Keeper:
+    id: str
+    text: str
+    rank: tuple[float, ...] = ()
+
+
+def _keepers(
+    items: Iterator[Any], clusters: _Clusters, rule: str, with_text: bool
+) -> dict[int, _Keeper]:
+    """The record each cluster keeps, by one pass over the input (rules other than ``first``)."""
+    rank = _rank(rule, clusters)
+    best: dict[int, _Keeper] = {}
+    ordinal = 0
+    for item in items:
+        if not isinstance(item, Record):
+            continue
+        ordinal += 1
+        number = clusters.of.get(item.id)
+        if number is None:
+            continue
+        key = rank(item, ordinal)
+        held = best.get(number)
+        if held is None or key > held.rank:
+            text = item.text if with_text and not clusters.complete(number) else ""
+            best[number] = _Keeper(item.id, text, key)
+    return best
+
+
+class _Output:
+    """Writes records in the input's format: copied, or with the cluster columns added."""
+
+    def __init__(
+        self, fh: IO[bytes], fmt: str, column: str | None, sim_column: str, bom: bool
+    ) -> None:
+        self.fh = fh
+        self.fmt = fmt
+        self.column = column
+        self.sim_column = sim_column
+        self.delimiter = "\t" if fmt == "tsv" else ","
+        self.header_done = False
+        if bom and not (column and fmt == "lines"):
+            fh.write(BOM)
+        if column and fmt == "lines":
+            fh.write(f"id\t{column}\t{sim_column}\ttext\n".encode())
+            self.header_done = True
+
+    def header(self, lines: list[bytes], where: str) -> None:
+        """The lines no record covers: a table's header (written once, with the new columns)."""
+        if self.header_done or not lines:
+            return
+        self.header_done = True
+        if not self.column:
+            self.fh.write(b"".join(lines))
+            return
+        text = b"".join(lines).decode("utf-8", "replace")
+        row = next(csv.reader([text], delimiter=self.delimiter), [])
+        names = {c.strip() for c in row}
+        for name in (self.column, self.sim_column):
+            if name in names:
+                raise InputError(
+                    f"{where}: the input already has a column {name!r}: choose another name "
+                    "(--cluster-column, --similarity-column)"
+                )
+        self._append(lines, [self.column, self.sim_column])
+
+    def record(self, lines: list[bytes], record: Record, cluster: str, sim: str) -> None:
+        if not self.column:
+            self.fh.write(b"".join(lines))
+        elif self.fmt == "lines":
+            text = record.text.replace("\t", " ")
+            self.fh.write(f"{record.id}\t{cluster}\t{sim}\t{text}\n".encode())
+        elif self.fmt == "jsonl":
+            self._json(lines[0], record, cluster, sim)
+        else:
+            self._append(lines, [cluster, sim])
+
+    def _append(self, lines: list[bytes], cells: list[str]) -> None:
+        """Two cells more at the end of a row (its last line, before the line ending)."""
+        *head, last = lines
+        body, ending = _split_ending(last)
+        if self.fmt == "csv":
+            buf = _io.StringIO()
+            csv.writer(buf, lineterminator="").writerow(cells)
+            extra = "," + buf.getvalue()
+        else:
+            extra = "".join("\t" + c for c in cells)
+        self.fh.write(b"".join(head) + body + extra.encode() + (ending or b"\n"))
+
+    def _json(self, line: bytes, record: Record, cluster: str, sim: str) -> None:
+        body, ending = _split_ending(line)
+        text = body.decode("utf-8")
+        obj = json.loads(text)
+        for name in (self.column, self.sim_column):
+            if name in obj:
+                raise InputError(
+                    f"{record.source}:{record.line}: the record already has a key {name!r}: "
+                    "choose another name (--cluster-column, --similarity-column)"
+                )
+        value = json.dumps(float(sim)) if sim else "null"
+        end = text.rstrip()[:-1].rstrip()  # the object's closing brace (it parsed as an object)
+        added = f", {json.dumps(self.column)}: {json.dumps(cluster, ensure_ascii=False)}, "
+        added += f"{json.dumps(self.sim_column)}: {value}}}"
+        self.fh.write((end + added).encode() + (ending or b"\n"))
+
+
+def _split_ending(line: bytes) -> tuple[bytes, bytes]:
+    if line.endswith(b"\r\n"):
+        return line[:-2], b"\r\n"
+    if line.endswith(b"\n"):
+        return line[:-1], b"\n"
+    return line, b""
+
+
+def _check_paths(path: Path, out: Path, rejects: Path | None) -> None:
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    for target, what in ((out, "output"), (rejects, "rejects file")):
+        if target is None:
+            continue
+        if target.exists() and target.resolve() == path.resolve():
+            raise InputError(f"{target}: the {what} would overwrite the input")
+        if not target.parent.is_dir():
+            raise InputError(f"{target}: no such directory {str(target.parent)!r}")
+
+
+class _Atomic:
+    """A file written under a temporary name and renamed into place only when complete."""
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+        self.tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        self.fh: IO[bytes] = open(self.tmp, "wb")  # noqa: SIM115 - closed by done() or fail()
+
+    def done(self) -> None:
+        self.fh.close()
+        os.replace(self.tmp, self.target)
+
+    def fail(self) -> None:
+        self.fh.close()
+        self.tmp.unlink(missing_ok=True)
+
+
+@dataclass
+class _Job:
+    """One dedupe: where from, how it is read, what is written."""
+
+    path: Path
+    fmt: str
+    id_field: str
+    text_fields: tuple[str, ...]
+    groups: _Clusters
+    keepers: dict[int, _Keeper]
+    column: str | None
+    sim_column: str
+    similarity: Similarity | None
+
+    def items(self) -> Iterator[Any]:
+        return read_records(self.path, self.fmt, self.id_field, self.text_fields)
+
+    def similarity_to(self, record: Record, keeper: _Keeper) -> str:
+        """The record's similarity to the one its cluster keeps: the report's if it paired
+        them, else measured, else unknown (empty)."""
+        sim = self.groups.similar.get(ordered(record.id, keeper.id))
+        if sim is None and self.similarity is not None:
+            sim = self.similarity(record.text, keeper.text)
+        return "" if sim is None else f"{sim:.4f}"
+
+
+def dedupe(
+    path: str | Path,
+    out: str | Path,
+    clusters: Iterable[Sequence[str]],
+    *,
+    pairs: Iterable[Pair] = (),
+    fmt: str = "auto",
+    id_field: str = "id",
+    text_fields: Sequence[str] = ("text",),
+    keep: str = "first",
+    cluster_column: str | None = None,
+    similarity_column: str = "similarity",
+    similarity: Similarity | None = None,
+    rejects: str | Path | None = None,
+    progress: bool = False,
+) -> DedupeStats:
+    """Write ``path`` to ``out`` in its own format without the near-duplicates ``clusters``
+    name (groups of ids, e.g. :meth:`NearDupIndex.clusters`), or with ``cluster_column``, every
+    record with its cluster id and similarity. See the module's docstring for the rules.
+
+    ``pairs`` (the report's) give the similarities the report measured and the weights of the
+    ``central`` rule; ``similarity(text_a, text_b)`` (e.g. :func:`index_similarity`) measures
+    the members of a cluster that no pair links to the record kept (left empty without it).
+    """
+    started = time.perf_counter()
+    path, out = Path(path), Path(out)
+    rejects = Path(rejects) if rejects is not None else None
+    if keep not in KEEP_RULES:
+        raise ArgumentError(f"unknown rule {keep!r} for the record kept: one of {KEEP_RULES}")
+    if cluster_column is not None:
+        if not cluster_column.strip() or not similarity_column.strip():
+            raise ArgumentError("the cluster and similarity columns need names")
+        if cluster_column == similarity_column:
+            raise ArgumentError(f"the cluster and similarity columns are both {cluster_column!r}")
+    fmt = guess_format(path) if fmt == "auto" else fmt
+    _check_paths(path, out, rejects)
+    pairs = list(pairs)
+    if keep == "central" and not pairs:
+        raise ArgumentError("keep='central' ranks by the report's pairs: pass pairs")
+    job = _Job(
+        path, fmt, id_field, tuple(text_fields), _Clusters(clusters, pairs), {},
+        cluster_column, similarity_column, similarity,
+    )
+    if keep != "first":
+        job.keepers = _keepers(job.items(), job.groups, keep, cluster_column is not None)
+    stats = DedupeStats(keep=keep)
+    output = _Atomic(out)
+    side = _Atomic(rejects) if rejects is not None else None
+    try:
+        _write(job, output.fh, side.fh if side else None, stats, progress)
+    except BaseException:
+        for f in (output, side):
+            if f is not None:
+                f.fail()
+        raise
+    for f in (output, side):
+        if f is not None:
+            f.done()
+    stats.seconds = time.perf_counter() - started
+    return stats
+
+
+def _write(
+    job: _Job, fh: IO[bytes], side: IO[bytes] | None, stats: DedupeStats, progress: bool
+) -> None:
+    """The writing pass: every item of the input with its raw lines, in file order."""
+    raw = raw_lines(job.path)
+    first = next(raw, None)
+    bom = first is not None and first.startswith(BOM)
+    lines = _lines(first[3:] if bom and first else first, raw)
+    output = _Output(fh, job.fmt, job.column, job.sim_column, bom)
+    cursor = 0  # lines consumed
+    seen: set[int] = set()
+
+    def take(n: int) -> list[bytes]:
+        got = [line for _, line in zip(range(n), lines, strict=False)]
+        if len(got) < n:
+            raise InputError(f"{job.path}: the file changed while it was read")
+        return got
+
+    bar = tqdm(unit="rec", desc="writing", disable=None if progress else True, leave=False)
+    try:
+        for item, last in read_spans(job.path, job.fmt, job.id_field, job.text_fields):
+            output.header(take(item.line - 1 - cursor), f"{job.path}:{cursor + 1}")
+            chunk = take(last - item.line + 1)
+            cursor = last
+            if isinstance(item, Blank):
+                stats.blank += 1
+                continue
+            stats.read += 1
+            bar.update(1)
+            if isinstance(item, Rejection):
+                stats.rejected += 1
+                if len(stats.rejections) < KEEP_REJECTIONS:
+                    stats.rejections.append(item)
+                if side is not None:
+                    side.write(f"{item}\n".encode())
+                continue
+            number = job.groups.of.get(item.id)
+            keeper = None if number is None else job.keepers.get(number)
+            if number is not None:
+                stats.clustered += 1
+                seen.add(number)
+                if keeper is None:  # rule "first": the first member seen is the one kept
+                    text = item.text if job.column and not job.groups.complete(number) else ""
+                    keeper = job.keepers[number] = _Keeper(item.id, text)
+            if keeper is None or keeper.id == item.id:
+                stats.kept += 1
+                stats.written += 1
+                output.record(chunk, item, item.id, SAME)
+                continue
+            stats.removed += 1
+            if job.column:
+                stats.written += 1
+                output.record(chunk, item, keeper.id, job.similarity_to(item, keeper))
+        rest = list(lines)
+        output.header(rest, f"{job.path}:{cursor + 1}")  # a table with a header and no rows
+        stats.lines = cursor + len(rest)
+        stats.clusters = len(seen)
+    finally:
+        bar.close()
+
+
+def _lines(first: bytes | None, rest: Iterator[bytes]) -> Iterator[bytes]:
+    """The file's lines again, the first one given (without its byte-order mark)."""
+    if first is not None:
+        yield first
+    yield from rest

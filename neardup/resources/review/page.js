@@ -1,0 +1,240 @@
+// The review page's script (neardup/review.py inlines it): renders one page of pairs or
+// clusters at a time from the JSON in #nd-data, with word differences computed here.
+(function () {
+  "use strict";
+  var D = JSON.parse(document.getElementById("nd-data").textContent);
+  var ids = D.ids, texts = D.texts, P = D.pairs, C = D.clusters;
+  var PAGE = 50, CPAGE = 20, CPAIRS = 10;
+  var lower = [];
+  var byCluster = C.map(function () { return []; });
+  P.forEach(function (p, i) { if (p[5] >= 0) byCluster[p[5]].push(i); });
+  var BINS = D.bins;
+  var state = {view: "pairs", filter: 0, min: null, max: null, bin: null, q: "", sort: D.sort,
+    page: 0};
+  var ok = new Uint8Array(P.length), shown = [], open = {};
+  function $(id) { return document.getElementById(id); }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = text;
+    return e;
+  }
+
+  // -- filtering ------------------------------------------------------------------------------
+  function hit(i, q) {
+    if (ids[i].toLowerCase() === q) return true;
+    if (texts[i] == null) return false;
+    if (lower[i] === undefined) lower[i] = texts[i].toLowerCase();
+    return lower[i].indexOf(q) >= 0;
+  }
+  function compute() {
+    var allowed = {}, f = D.filters[state.filter][1];
+    for (var k = 0; k < f.length; k++) allowed[f[k]] = true;
+    var lo = state.min, hi = state.max, q = state.q, n = 0;
+    for (var i = 0; i < P.length; i++) {
+      var p = P[i], s = p[2], good = allowed[p[4]] === true;
+      if (good && state.bin !== null)
+        good = s !== null && Math.min(Math.floor(s * BINS + 1e-9), BINS - 1) === state.bin;
+      if (good && lo !== null) good = s !== null && s >= lo - 1e-9;
+      if (good && hi !== null) good = s !== null && s <= hi + 1e-9;
+      if (good && q) good = hit(p[0], q) || hit(p[1], q);
+      ok[i] = good ? 1 : 0;
+      n += ok[i];
+    }
+    if (state.view === "pairs") {
+      shown = [];
+      for (i = 0; i < P.length; i++) if (ok[i]) shown.push(i);
+      var sim = function (i) { return P[i][2] === null ? -1 : P[i][2]; };
+      var size = function (i) { return P[i][5] >= 0 ? C[P[i][5]].length : 0; };
+      if (state.sort === "asc") shown.sort(function (a, b) { return sim(a) - sim(b) || a - b; });
+      else if (state.sort === "desc") shown.sort(function (a, b) { return sim(b) - sim(a) || a - b; });
+      else if (state.sort === "cluster") shown.sort(function (a, b) {
+        return size(b) - size(a) || P[a][5] - P[b][5] || a - b; });
+    } else {
+      shown = [];
+      for (var c = 0; c < C.length; c++) {
+        var m = byCluster[c];
+        for (var j = 0; j < m.length; j++) if (ok[m[j]]) { shown.push(c); break; }
+      }
+    }
+    state.matching = n;
+  }
+
+  // -- word differences -------------------------------------------------------------------------
+  var PUNCT = /[!"#$%&'()*+,.\/:;<=>?@\[\\\]^_`{|}~]/g;
+  function tokens(text) { return text ? text.split(/(\s+)/) : []; }
+  function key(tok) { return tok.toLowerCase().replace(PUNCT, ""); }
+  function words(toks) {
+    var out = [];
+    for (var i = 0; i < toks.length; i++) if (i % 2 === 0 && key(toks[i])) out.push(i);
+    return out;
+  }
+  // Which words of a and b are not in their longest common subsequence (by normalized word).
+  function diff(ka, kb) {
+    var n = ka.length, m = kb.length, da = new Uint8Array(n), db = new Uint8Array(m), i, j;
+    if (n * m > 4000000) {  // too long to align: a word is new if the other text lacks it
+      var sa = new Set(ka), sb = new Set(kb);
+      for (i = 0; i < n; i++) da[i] = sb.has(ka[i]) ? 0 : 1;
+      for (j = 0; j < m; j++) db[j] = sa.has(kb[j]) ? 0 : 1;
+      return [da, db];
+    }
+    var w = m + 1, L = new Uint32Array((n + 1) * w);
+    for (i = n - 1; i >= 0; i--) for (j = m - 1; j >= 0; j--)
+      L[i * w + j] = ka[i] === kb[j] ? L[(i + 1) * w + j + 1] + 1
+        : Math.max(L[(i + 1) * w + j], L[i * w + j + 1]);
+    i = 0; j = 0;
+    while (i < n && j < m) {
+      if (ka[i] === kb[j]) { i++; j++; }
+      else if (L[(i + 1) * w + j] >= L[i * w + j + 1]) da[i++] = 1;
+      else db[j++] = 1;
+    }
+    while (i < n) da[i++] = 1;
+    while (j < m) db[j++] = 1;
+    return [da, db];
+  }
+  function marked(toks, ws, flags, cls) {
+    var box = el("div", "txt"), buf = "", changed = {};
+    for (var k = 0; k < ws.length; k++) if (flags[k]) changed[ws[k]] = true;
+    for (var i = 0; i < toks.length; i++) {
+      if (changed[i]) {
+        if (buf) { box.appendChild(document.createTextNode(buf)); buf = ""; }
+        box.appendChild(el("mark", cls, toks[i]));
+      } else buf += toks[i];
+    }
+    if (buf) box.appendChild(document.createTextNode(buf));
+    return box;
+  }
+
+  // -- rendering ----------------------------------------------------------------------------------
+  function side(i, toks, ws, flags, cls) {
+    var s = el("div", "side"), head = el("div", "rid");
+    head.appendChild(document.createTextNode("id "));
+    head.appendChild(el("b", null, ids[i]));
+    s.appendChild(head);
+    if (texts[i] == null) s.appendChild(el("div", "txt none", "(no text)"));
+    else s.appendChild(marked(toks, ws, flags, cls));
+    return s;
+  }
+  function pairView(pi, inCluster) {
+    var p = P[pi], box = el("div", "pair"), meta = el("div", "meta");
+    box.setAttribute("data-pair", pi);
+    meta.appendChild(el("span", "sim", p[2] === null ? "n/a" : p[2].toFixed(3)));
+    meta.appendChild(el("span", null, "Jaccard"));
+    meta.appendChild(el("span", null, p[3] === null ? "" : "word edit distance " + p[3]));
+    if (D.labels.length > 1) {
+      var b = el("span", "badge", D.labels[p[4]]);
+      b.style.background = D.colors[p[4]];
+      meta.appendChild(b);
+    }
+    if (!inCluster && p[5] >= 0) {
+      var a = el("a", "link", "cluster " + (p[5] + 1) + " (" + C[p[5]].length + " records)");
+      a.onclick = function () { showCluster(p[5]); };
+      meta.appendChild(a);
+    }
+    box.appendChild(meta);
+    var ta = tokens(texts[p[0]]), tb = tokens(texts[p[1]]);
+    var wa = words(ta), wb = words(tb);
+    var d = diff(wa.map(function (k) { return key(ta[k]); }), wb.map(function (k) { return key(tb[k]); }));
+    var sides = el("div", "sides");
+    sides.appendChild(side(p[0], ta, wa, d[0], "del"));
+    sides.appendChild(side(p[1], tb, wb, d[1], "ins"));
+    box.appendChild(sides);
+    return box;
+  }
+  function clusterView(c) {
+    var box = el("section", "cluster"), m = byCluster[c], mine = [];
+    box.setAttribute("data-cluster", c);
+    for (var j = 0; j < m.length; j++) if (ok[m[j]]) mine.push(m[j]);
+    box.appendChild(el("h3", null, "Cluster " + (c + 1) + ": " + C[c].length + " records, " +
+      m.length + " pairs" + (mine.length < m.length ? " (" + mine.length + " match)" : "")));
+    var ol = el("ol");
+    C[c].slice(0, 100).forEach(function (i) {
+      var li = el("li");
+      li.appendChild(el("b", null, ids[i]));
+      li.appendChild(document.createTextNode(" " + (texts[i] == null ? "" : texts[i])));
+      ol.appendChild(li);
+    });
+    box.appendChild(ol);
+    if (C[c].length > 100) box.appendChild(el("div", "rid", "... and " + (C[c].length - 100) + " more records"));
+    var limit = open[c] ? mine.length : Math.min(mine.length, CPAIRS);
+    for (j = 0; j < limit; j++) box.appendChild(pairView(mine[j], true));
+    if (limit < mine.length) {
+      var more = el("button", null, "show all " + mine.length + " pairs");
+      more.onclick = function () { open[c] = true; draw(); };
+      box.appendChild(more);
+    }
+    return box;
+  }
+  function draw() {
+    var list = $("nd-list"), per = state.view === "pairs" ? PAGE : CPAGE;
+    var pages = Math.max(1, Math.ceil(shown.length / per));
+    if (state.page >= pages) state.page = pages - 1;
+    var from = state.page * per, to = Math.min(shown.length, from + per);
+    list.textContent = "";
+    var frag = document.createDocumentFragment();
+    for (var k = from; k < to; k++)
+      frag.appendChild(state.view === "pairs" ? pairView(shown[k], false) : clusterView(shown[k]));
+    if (!shown.length) frag.appendChild(el("div", "none", "Nothing matches."));
+    list.appendChild(frag);
+    var what = state.view === "pairs" ? " pairs" : " clusters";
+    $("nd-status").textContent = shown.length ? (from + 1) + "-" + to + " of " + shown.length + what
+      : "0" + what;
+    $("nd-status").setAttribute("data-total", shown.length);
+    $("nd-page").textContent = "page " + (state.page + 1) + " of " + pages;
+    $("nd-prev").disabled = state.page === 0;
+    $("nd-next").disabled = state.page >= pages - 1;
+    var buttons = document.querySelectorAll("#nd-view button");
+    for (k = 0; k < buttons.length; k++)
+      buttons[k].className = buttons[k].getAttribute("data-view") === state.view ? "on" : "";
+  }
+  function update() { state.page = 0; compute(); draw(); }
+  function showCluster(c) {
+    state.view = "clusters"; state.q = ""; $("nd-search").value = "";
+    compute();
+    var at = shown.indexOf(c);
+    state.page = at < 0 ? 0 : Math.floor(at / CPAGE);
+    draw();
+    var node = document.querySelector('[data-cluster="' + c + '"]');
+    if (node && node.scrollIntoView) node.scrollIntoView();
+  }
+  function number(v) { var x = parseFloat(v); return isNaN(x) ? null : x; }
+
+  // -- controls -----------------------------------------------------------------------------------
+  D.filters.forEach(function (f, k) {
+    var o = el("option", null, f[0]); o.value = k; $("nd-filter").appendChild(o);
+  });
+  if (D.filters.length < 2) $("nd-filter").style.display = "none";
+  if (!C.length) $("nd-view").style.display = "none";
+  $("nd-sort").value = state.sort;
+  $("nd-filter").onchange = function () { state.filter = +this.value; update(); };
+  $("nd-sort").onchange = function () { state.sort = this.value; update(); };
+  $("nd-min").oninput = function () { state.min = number(this.value); state.bin = null; update(); };
+  $("nd-max").oninput = function () { state.max = number(this.value); state.bin = null; update(); };
+  var timer = null;
+  $("nd-search").oninput = function () {
+    var v = this.value;
+    clearTimeout(timer);
+    timer = setTimeout(function () { state.q = v.trim().toLowerCase(); update(); }, 150);
+  };
+  $("nd-prev").onclick = function () { state.page--; draw(); window.scrollTo(0, 0); };
+  $("nd-next").onclick = function () { state.page++; draw(); window.scrollTo(0, 0); };
+  $("nd-reset").onclick = function () {
+    state.min = state.max = state.bin = null; state.q = ""; state.filter = 0; state.page = 0;
+    $("nd-min").value = $("nd-max").value = $("nd-search").value = ""; $("nd-filter").value = 0;
+    update();
+  };
+  var views = document.querySelectorAll("#nd-view button");
+  for (var v = 0; v < views.length; v++) views[v].onclick = function () {
+    state.view = this.getAttribute("data-view"); update();
+  };
+  var bars = document.querySelectorAll("#nd-hist rect[data-lo]");
+  for (var r = 0; r < bars.length; r++) bars[r].onclick = function () {
+    state.min = state.max = null;  // the bar's own bin: its upper end excluded, as it counted
+    state.bin = +this.getAttribute("data-bin");
+    $("nd-min").value = this.getAttribute("data-lo"); $("nd-max").value = this.getAttribute("data-hi");
+    update();
+  };
+  update();
+  window.ndReady = performance.now();
+  document.body.setAttribute("data-ready", "1");
+})();

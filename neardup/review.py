@@ -1,0 +1,439 @@
+"""A review page: one self-contained HTML file to look at what a run merged before trusting it.
+
+Reading pairs of ids is not reviewing. The page shows the run's parameters and counts, the
+similarity histogram with the threshold marked, the clusters largest first, and every pair side
+by side with its word-level differences highlighted, with a filter by similarity (or by a click
+on a bar of the histogram) and a search by id or text. :func:`write_evaluation_page` writes the
+same page for a gold standard: false positives and missed pairs side by side.
+
+Everything is inline (CSS, JavaScript, the histogram as SVG, the data as JSON), so the page opens
+from a file with no network. It stays usable at 100k pairs because the data is embedded once
+(each text once, pairs as indices into it) and the JavaScript renders one page of pairs or
+clusters at a time; the word differences are computed in the browser for the page shown.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import resources
+from .errors import InputError
+from .io import Record, read_records
+from .results import Report
+from .text import id_key, normalize, ordered, word_edit_distance
+
+if TYPE_CHECKING:
+    from .evaluate.scores import Scores
+    from .index import NearDupIndex
+    from .params import Params
+
+#: Histogram bins over [0, 1].
+BINS = 50
+#: Report counts shown under "details" only: they change from run to run.
+VOLATILE = ("seconds", "timings")
+COLORS = {
+    "pair": "#4c78a8",
+    "true positive": "#54a24b",
+    "false positive": "#e45756",
+    "missed": "#f58518",
+}
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page written: where, how large, and what it holds."""
+
+    path: Path
+    bytes: int
+    pairs: int
+    clusters: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"path": str(self.path), "bytes": self.bytes, "pairs": self.pairs,
+                "clusters": self.clusters}
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One pair of the page: ids, similarity (None: unknown), edit distance, label."""
+
+    id1: str
+    id2: str
+    jaccard: float | None
+    edit_distance: int | None
+    label: str
+
+
+# -- the histogram ---------------------------------------------------------------------------
+
+
+def bin_of(similarity: float) -> int:
+    """The histogram bin of a similarity as the page shows it (rounded to 4 decimals); the
+    page's script bins the same way, so a click on a bar shows exactly the pairs it counts."""
+    return min(int(round(similarity, 4) * BINS + 1e-9), BINS - 1)
+
+
+def histogram_svg(
+    rows: Sequence[_Row], labels: Sequence[str], threshold: float | None, width: int = 640,
+    height: int = 180,
+) -> str:
+    """Pairs by similarity in :data:`BINS` bins over [0, 1], stacked by label, the threshold as
+    a dashed line; each bar carries its range (a click filters the page to it)."""
+    counts = [[0] * len(labels) for _ in range(BINS)]
+    where = {label: k for k, label in enumerate(labels)}
+    for r in rows:
+        if r.jaccard is not None:
+            counts[bin_of(r.jaccard)][where[r.label]] += 1
+    top = max((sum(c) for c in counts), default=0) or 1
+    left, right, above, below = 44, 12, 22, 26
+    plot_w, plot_h = width - left - right, height - above - below
+    bar_w = plot_w / BINS
+    parts = [
+        f'<svg id="nd-hist" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}"'
+        f' viewBox="0 0 {width} {height}" role="img" aria-label="pairs by similarity">',
+        f'<line x1="{left}" y1="{above + plot_h}" x2="{left + plot_w}" y2="{above + plot_h}"'
+        ' class="axis"/>',
+        f'<text x="{left - 6}" y="{above + 4}" class="tick" text-anchor="end">{top}</text>',
+        f'<text x="{left - 6}" y="{above + plot_h}" class="tick" text-anchor="end">0</text>',
+    ]
+    for t in range(11):
+        x = left + plot_w * t / 10
+        parts.append(
+            f'<text x="{x:.1f}" y="{height - 8}" class="tick" text-anchor="middle">'
+            f"{t / 10:.1f}</text>"
+        )
+    for b, stack in enumerate(counts):
+        lo, hi = b / BINS, (b + 1) / BINS
+        y = above + plot_h
+        for k, n in enumerate(stack):
+            if not n:
+                continue
+            h = max(plot_h * n / top, 1.0)
+            y -= h
+            parts.append(
+                f'<rect x="{left + b * bar_w + 0.5:.1f}" y="{y:.1f}" width="{bar_w - 1:.1f}" '
+                f'height="{h:.1f}" fill="{COLORS.get(labels[k], "#888")}" data-bin="{b}" '
+                f'data-lo="{lo:.2f}" data-hi="{hi:.2f}"><title>{lo:.2f}-{hi:.2f}: {n} '
+                f"{html.escape(labels[k])}{'' if n == 1 else 's'}</title></rect>"
+            )
+    if threshold is not None:
+        x = left + plot_w * threshold
+        parts.append(
+            f'<line id="nd-threshold" x1="{x:.1f}" y1="{above - 6}" x2="{x:.1f}" '
+            f'y2="{above + plot_h}" class="threshold"/><text x="{x + 4:.1f}" y="{above - 8}" '
+            f'class="tlabel">threshold {threshold:g}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# -- the page --------------------------------------------------------------------------------
+
+
+def _table(rows: Iterable[tuple[str, Any]]) -> str:
+    cells = "".join(
+        f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(_shown(v))}</td></tr>"
+        for k, v in rows
+    )
+    return f"<table class='kv'>{cells}</table>"
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, dict | list):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+def _cards(summary: Sequence[tuple[str, str, Any]]) -> str:
+    return "".join(
+        f'<div class="card" data-count="{html.escape(key)}"><span class="n">'
+        f'{html.escape(_shown(value))}</span><span class="l">{html.escape(label)}</span></div>'
+        for key, label, value in summary
+    )
+
+
+def _clusters_of(rows: Sequence[_Row]) -> list[list[str]]:
+    from .index import clusters
+
+    return clusters((r.id1, r.id2) for r in rows)
+
+
+def _payload(
+    rows: Sequence[_Row],
+    texts: Mapping[str, str],
+    groups: list[list[str]],
+    labels: Sequence[str],
+    filters: Sequence[tuple[str, Sequence[str]]],
+    threshold: float | None,
+    sort: str,
+) -> dict[str, Any]:
+    """The data the page's script renders: each id and text once, pairs as indices."""
+    number: dict[str, int] = {}
+    ids: list[str] = []
+
+    def at(record_id: str) -> int:
+        n = number.get(record_id)
+        if n is None:
+            n = number[record_id] = len(ids)
+            ids.append(record_id)
+        return n
+
+    cluster_of = {i: c for c, g in enumerate(groups) for i in g}
+    where = {label: k for k, label in enumerate(labels)}
+    pairs = [
+        [
+            at(r.id1),
+            at(r.id2),
+            None if r.jaccard is None else round(r.jaccard, 4),
+            r.edit_distance,
+            where[r.label],
+            cluster_of.get(r.id1, -1),
+        ]
+        for r in rows
+    ]
+    return {
+        "ids": ids,
+        "texts": [texts.get(i) for i in ids],
+        "pairs": pairs,
+        "clusters": [[at(i) for i in g] for g in groups],
+        "labels": list(labels),
+        "colors": [COLORS.get(label, "#888") for label in labels],
+        "filters": [[name, [where[x] for x in members]] for name, members in filters],
+        "threshold": threshold,
+        "sort": sort,
+        "bins": BINS,
+    }
+
+
+def _script_json(data: Any) -> str:
+    """JSON that can stand inside a <script> element: no ``<`` at all (``</script>``,
+    ``<!--``), as a JSON escape that parses back to the same text."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+
+
+def render(
+    *,
+    title: str,
+    subtitle: str,
+    summary: Sequence[tuple[str, str, Any]],
+    tables: Sequence[tuple[str, Iterable[tuple[str, Any]]]],
+    details: Iterable[tuple[str, Any]],
+    rows: Sequence[_Row],
+    texts: Mapping[str, str],
+    labels: Sequence[str],
+    filters: Sequence[tuple[str, Sequence[str]]],
+    threshold: float | None,
+    sort: str = "asc",
+) -> tuple[str, int]:
+    """The page's HTML, and how many clusters it shows."""
+    from . import __version__
+
+    groups = _clusters_of(rows)
+    data = _payload(rows, texts, groups, labels, filters, threshold, sort)
+    side = "".join(
+        f"<div class='panel'><h2>{html.escape(name)}</h2>{_table(items)}</div>"
+        for name, items in tables
+    )
+    legend = "".join(
+        f"<span class='key'><i style='background:{COLORS.get(label, '#888')}'></i>"
+        f"{html.escape(label)}</span>"
+        for label in labels
+    )
+    template, css, script = (p.read_text(encoding="utf-8") for p in resources.review_page())
+    slots = {
+        "title": html.escape(title),
+        "subtitle": html.escape(subtitle),
+        "cards": _cards(summary),
+        "histogram": histogram_svg(rows, labels, threshold),
+        "legend": legend if len(labels) > 1 else "",
+        "tables": side,
+        "details": _table(details),
+        "version": html.escape(__version__),
+        "css": css,
+        "script": script,
+        "data": _script_json(data),
+    }
+    # One pass: what is filled in (a title, the data) is never read for slots again.
+    page = re.sub(r"\{\{(\w+)\}\}", lambda m: slots[m.group(1)], template)
+    return page, len(groups)
+
+
+def _write(out: str | Path, page: str, pairs: int, clusters: int) -> Page:
+    out = Path(out)
+    if not out.parent.is_dir():
+        raise InputError(f"{out}: no such directory {str(out.parent)!r}")
+    data = page.encode("utf-8")
+    out.write_bytes(data)
+    return Page(out, len(data), pairs, clusters)
+
+
+def _params_rows(params: Mapping[str, Any] | None) -> list[tuple[str, Any]]:
+    return [(k, v) for k, v in (params or {}).items() if not isinstance(v, dict)]
+
+
+def write_review(
+    out: str | Path,
+    report: Report,
+    texts: Mapping[str, str],
+    *,
+    params: Mapping[str, Any] | None = None,
+    title: str = "neardup review",
+    source: str = "",
+) -> Page:
+    """The review page of a report: ``texts`` maps the ids of its pairs to their texts,
+    ``params`` are the index's (``Params.to_dict()``). Values are read from the report, so a
+    threshold it learned or a mode it ran in shows as it is."""
+    rows = [_Row(p.id1, p.id2, p.jaccard, p.edit_distance, "pair") for p in report.pairs]
+    counts = report.counts()
+    groups = _clusters_of(rows)
+    summary = [
+        ("records", "records", report.records),
+        ("pairs", "pairs", len(rows)),
+        ("clusters", "clusters", len(groups)),
+        ("clustered", "records in clusters", sum(len(g) for g in groups)),
+        ("threshold", "threshold", report.threshold),
+    ]
+    page, n_clusters = render(
+        title=title,
+        subtitle=source,
+        summary=summary,
+        tables=[
+            ("Run", [(k, v) for k, v in counts.items() if k not in VOLATILE]),
+            ("Parameters", _params_rows(params)),
+        ],
+        details=[(k, v) for k, v in counts.items() if k in VOLATILE]
+        + [(k, v) for k, v in (params or {}).items() if isinstance(v, dict)],
+        rows=rows,
+        texts=texts,
+        labels=["pair"],
+        filters=[("all pairs", ["pair"])],
+        threshold=report.threshold,
+    )
+    return _write(out, page, len(rows), n_clusters)
+
+
+def review_index(
+    index: NearDupIndex,
+    out: str | Path,
+    report: Report | None = None,
+    *,
+    title: str = "neardup review",
+    source: str = "",
+) -> Page:
+    """The review page of an index's report (made with the defaults when not given)."""
+    report = report if report is not None else index.report()
+    ids = sorted({i for p in report.pairs for i in (p.id1, p.id2)}, key=id_key)
+    texts = index.backend.texts(ids)
+    return write_review(
+        out, report, texts, params=index.params.to_dict(), title=title,
+        source=source or index.backend.location,
+    )
+
+
+def _texts_of(records: str | Path | Iterable[Any], wanted: set[str]) -> dict[str, str]:
+    """The texts of the ``wanted`` ids only, from a file (any format) or from records."""
+    items = read_records(records) if isinstance(records, str | Path) else records
+    texts: dict[str, str] = {}
+    for item in items:
+        if isinstance(item, Record):
+            record_id, text = item.id, item.text
+        elif isinstance(item, tuple) and len(item) == 2:
+            record_id, text = str(item[0]), item[1]
+        else:
+            continue
+        if record_id in wanted:
+            texts[record_id] = text
+    return texts
+
+
+def write_evaluation_page(
+    out: str | Path,
+    found: Iterable[tuple[str, str]],
+    gold: Iterable[tuple[str, str]],
+    records: str | Path | Iterable[Any] | None = None,
+    *,
+    scores: Scores | None = None,
+    params: Params | None = None,
+    threshold: float | None = None,
+    title: str = "neardup evaluation",
+    source: str = "",
+) -> Page:
+    """The review page of found pairs against gold pairs: false positives and missed pairs
+    (and the true ones, one filter away), side by side.
+
+    ``records`` (a file of records, or ``(id, text)`` pairs) gives the texts; without it the
+    page shows ids only. Similarities are measured exactly, with ``params``' shingles (default:
+    neardup's defaults), since a file of pairs need not carry them; the threshold marked is
+    ``threshold``, else ``params``'.
+    """
+    from .evaluate.scores import score
+    from .index import verified_jaccard
+    from .params import Params
+
+    found_set = {ordered(a, b) for a, b in found if a != b}
+    gold_set = {ordered(a, b) for a, b in gold if a != b}
+    params = params if params is not None else Params()
+    scores = scores if scores is not None else score(found_set, gold_set)
+    wanted = {i for p in found_set | gold_set for i in p}
+    texts = _texts_of(records, wanted) if records is not None else {}
+    processor = params.processor()
+    shingles: dict[str, frozenset[str]] = {}
+
+    def row(a: str, b: str, label: str) -> _Row:
+        if a not in texts or b not in texts:
+            return _Row(a, b, None, None, label)
+        for x in (a, b):
+            if x not in shingles:
+                shingles[x] = processor.shingle_set(texts[x])
+        jac = verified_jaccard(shingles[a], shingles[b])
+        dist = word_edit_distance(normalize(texts[a]).split(), normalize(texts[b]).split())
+        return _Row(a, b, jac, dist, label)
+
+    def key(p: tuple[str, str]) -> tuple[Any, ...]:
+        return (id_key(p[0]), id_key(p[1]))
+
+    rows = [row(a, b, "false positive") for a, b in sorted(found_set - gold_set, key=key)]
+    rows += [row(a, b, "missed") for a, b in sorted(gold_set - found_set, key=key)]
+    rows += [row(a, b, "true positive") for a, b in sorted(found_set & gold_set, key=key)]
+    missing = len(wanted - texts.keys())
+    summary = [
+        ("gold", "gold pairs", scores.gold),
+        ("found", "pairs found", scores.pairs),
+        ("true", "true pairs", scores.true_pairs),
+        ("false_positives", "false positives", len(found_set - gold_set)),
+        ("missed", "missed", len(gold_set - found_set)),
+        ("recall", "recall", scores.recall),
+        ("precision", "precision", scores.precision),
+        ("f1", "F1", scores.f1),
+    ]
+    threshold = threshold if threshold is not None else params.threshold
+    page, n_clusters = render(
+        title=title,
+        subtitle=source,
+        summary=summary,
+        tables=[
+            ("Scores", list(scores.as_dict().items())),
+            ("Similarity measured with", _params_rows(params.to_dict())),
+        ],
+        details=[("records without a text", missing)],
+        rows=rows,
+        texts=texts,
+        labels=["true positive", "false positive", "missed"],
+        filters=[
+            ("errors: false positives and missed", ["false positive", "missed"]),
+            ("false positives", ["false positive"]),
+            ("missed", ["missed"]),
+            ("true positives", ["true positive"]),
+            ("all pairs", ["true positive", "false positive", "missed"]),
+        ],
+        threshold=threshold,
+    )
+    return _write(out, page, len(rows), n_clusters)

@@ -1,0 +1,438 @@
+"""``neardup dedupe``: the input again, in its own format, without its near-duplicates (or with a
+cluster id on every record), on both backends, streaming, with every bad line accounted for."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from neardup import InputError, NearDupIndex, Record, read_records
+from neardup.dedupe import DedupeStats, dedupe, index_similarity
+from neardup.index import clusters
+from neardup.resources import restaurants
+from neardup.results import Pair, Report
+from neardup.solr import admin
+from neardup.text import id_key, jaccard
+
+from .conftest import run_cli
+
+ADDRESSES, GOLD = restaurants()
+
+
+def _lines(path: Path) -> list[tuple[str, str]]:
+    """(id, text) of the restaurant file, in file order."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record_id, text = line.split(None, 1)
+        out.append((record_id, text.strip()))
+    return out
+
+
+def _run(
+    index: NearDupIndex, path: Path, out: Path, fmt: str = "auto", **kw: Any
+) -> tuple[Report, list[list[str]], DedupeStats]:
+    """Index ``path``, report every verified pair, and dedupe ``path`` into ``out``."""
+    index.add_many(read_records(path, fmt))
+    report = index.report(prune="none")
+    groups = clusters((p.id1, p.id2) for p in report.pairs)
+    stats = dedupe(
+        path, out, groups, pairs=report.pairs, fmt=fmt, similarity=index_similarity(index), **kw
+    )
+    return report, groups, stats
+
+
+# -- the acceptance test: restaurants ------------------------------------------------------------
+
+
+def test_restaurants_keep_one_record_of_every_cluster_and_all_others(
+    make_index: Callable[..., NearDupIndex], tmp_path: Path
+) -> None:
+    out = tmp_path / "deduped.txt"
+    index = make_index()
+    report, groups, stats = _run(index, ADDRESSES, out)
+    records = _lines(ADDRESSES)
+    order = {record_id: n for n, (record_id, _) in enumerate(records)}
+    clustered = {i for g in groups for i in g}
+    assert len(groups) > 50 and len(clustered) > len(groups)  # there is something to remove
+
+    kept = [line.split(None, 1)[0] for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(kept) == len(set(kept))
+    for g in groups:  # exactly one record of every cluster: the first seen
+        assert [i for i in kept if i in g] == [min(g, key=order.__getitem__)], g
+    assert {i for i, _ in records} - clustered <= set(kept)  # every record in no cluster
+    assert len(kept) == len(records) - sum(len(g) - 1 for g in groups)
+    # as written, in file order
+    originals = ADDRESSES.read_bytes().splitlines(keepends=True)
+    assert out.read_bytes().splitlines(keepends=True) == [
+        originals[order[i]] for i in sorted(kept, key=order.__getitem__)
+    ]
+    assert stats.read == stats.kept + stats.removed + stats.rejected == len(records)
+    assert (stats.kept, stats.removed, stats.rejected, stats.blank) == (
+        len(kept), len(records) - len(kept), 0, 0)
+    assert (stats.clusters, stats.clustered, stats.lines) == (
+        len(groups), len(clustered), len(records))
+    # what is left has no near-duplicates: indexed again with the same parameters, no pairs
+    again = NearDupIndex(index.params)
+    again.add_many(read_records(out))
+    assert again.report(prune="none").pairs == []
+
+
+KEEP_FILE = (
+    "1 aaa bbb ccc\n"
+    "2 aaa bbb ccc ddd eee\n"
+    "3 aaa bbb\n"
+    "4 zzz yyy\n"
+    "6 qqq www eee\n"
+    "8 aaa ccc bbb\n"
+    "5 aaa bbb ccc dd\n"
+    "7 qqq www eee\n"
+)
+KEEP_GROUPS = [["1", "2", "3", "5", "8"], ["6", "7"]]
+KEEP_PAIRS = [
+    Pair("1", "8", 0.9, 1), Pair("2", "8", 0.9, 1), Pair("3", "8", 0.9, 1),
+    Pair("5", "8", 0.9, 1), Pair("1", "2", 0.5, 2), Pair("6", "7", 1.0, 0),
+]
+EXPECTED_KEPT = {
+    "first": {"1", "6"},
+    "last": {"5", "7"},
+    "longest": {"2", "6"},
+    "shortest": {"3", "6"},
+    "central": {"8", "6"},  # 8 is paired with every other member
+}
+
+
+@pytest.mark.parametrize("rule", sorted(EXPECTED_KEPT))
+def test_each_rule_keeps_its_record(rule: str, tmp_path: Path) -> None:
+    src, out = tmp_path / "in.txt", tmp_path / "out.txt"
+    src.write_text(KEEP_FILE)
+    stats = dedupe(src, out, KEEP_GROUPS, pairs=KEEP_PAIRS, keep=rule)
+    kept = [line.split()[0] for line in out.read_text().splitlines()]
+    assert set(kept) == EXPECTED_KEPT[rule] | {"4"}
+    order = [line.split()[0] for line in KEEP_FILE.splitlines()]
+    assert kept == [i for i in order if i in set(kept)]  # file order whatever the rule
+    assert (stats.kept, stats.removed, stats.clusters, stats.keep) == (3, 5, 2, rule)
+
+
+def test_a_rule_never_keeps_a_member_missing_from_the_input(tmp_path: Path) -> None:
+    """An index may hold more than the file: its records are not there to be kept."""
+    src, out = tmp_path / "in.txt", tmp_path / "out.txt"
+    src.write_text(KEEP_FILE)
+    groups = [["0", *KEEP_GROUPS[0]], KEEP_GROUPS[1]]  # "0" is not in the file
+    pairs = [Pair("0", "1", 1.0, 0), Pair("0", "2", 1.0, 0), Pair("0", "3", 1.0, 0), *KEEP_PAIRS]
+    dedupe(src, out, groups, pairs=pairs, keep="central")
+    assert {line.split()[0] for line in out.read_text().splitlines()} == {"4", "6", "8"}
+    with pytest.raises(InputError, match="unknown rule"):
+        dedupe(src, out, groups, keep="best")
+
+
+# -- formats --------------------------------------------------------------------------------------
+
+
+def _write_format(path: Path, fmt: str, rows: list[tuple[str, str]]) -> None:
+    """The restaurant records in ``fmt``, with an extra column, one blank line and one line
+    that is not a record (an id seen before); CSV with quoting and a line break in a field,
+    lines with a byte-order mark and CRLF endings."""
+    dup = (rows[0][0], "an id seen before")
+    if fmt == "lines":
+        body = [f"{i} {t}" for i, t in rows[:5]] + [""] + [f"{i} {t}" for i, t in [dup, *rows[5:]]]
+        path.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(body).encode() + b"\r\n")
+    elif fmt == "jsonl":
+        lines = [
+            json.dumps({"id": i, "text": t, "extra": {"n": n}}) for n, (i, t) in enumerate(rows)
+        ]
+        lines.insert(5, "")
+        lines.insert(6, json.dumps({"id": dup[0], "text": dup[1]}))
+        path.write_text("\n".join(lines) + "\n")
+    else:
+        buf = io.StringIO()
+        delimiter = "\t" if fmt == "tsv" else ","
+        w = csv.writer(buf, delimiter=delimiter, lineterminator="\n",
+                       quoting=csv.QUOTE_MINIMAL if fmt == "csv" else csv.QUOTE_NONE)
+        w.writerow(["id", "text", "extra"])
+        for n, (i, t) in enumerate(rows):
+            if n == 5:
+                buf.write("\n")
+                w.writerow([dup[0], dup[1], "x"])
+            extra = f'note "{n}", line\nbreak' if fmt == "csv" and n % 7 == 0 else f"x{n}"
+            w.writerow([i, t, extra])
+        path.write_text(buf.getvalue())
+
+
+def _parsed(path: Path, fmt: str) -> list[dict[str, Any]]:
+    """Every row of a file as the standard library reads it (not neardup's reader)."""
+    text = path.read_text(encoding="utf-8-sig")
+    if fmt == "jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    if fmt == "lines":
+        return [dict(zip(("id", "text"), line.split(None, 1), strict=True))
+                for line in text.splitlines() if line.strip()]
+    delimiter = "\t" if fmt == "tsv" else ","
+    quoting = csv.QUOTE_MINIMAL if fmt == "csv" else csv.QUOTE_NONE
+    return [r for r in csv.DictReader(io.StringIO(text), delimiter=delimiter, quoting=quoting)
+            if any(v.strip() for v in r.values())]
+
+
+@pytest.mark.parametrize("fmt", ["lines", "tsv", "csv", "jsonl"])
+def test_formats_round_trip(fmt: str, tmp_path: Path) -> None:
+    rows = _lines(ADDRESSES)
+    src, out = tmp_path / f"in.{fmt}", tmp_path / f"out.{fmt}"
+    _write_format(src, fmt, rows)
+    _, groups, stats = _run(NearDupIndex(), src, out, fmt=fmt)
+    assert stats.rejected == 1 and stats.rejections[0].reason.startswith("duplicate id")
+    assert stats.blank == 1 and stats.read == len(rows) + 1
+    assert stats.read == stats.kept + stats.removed + stats.rejected
+    removed = {i for g in groups for i in sorted(g, key=[r[0] for r in rows].index)[1:]}
+    original = [r for r in _parsed(src, fmt) if r.get("text") != "an id seen before"]
+    written = _parsed(out, fmt)
+    # the same rows, every column as it was, minus the removed records, in file order
+    assert written == [r for r in original if str(r["id"]) not in removed]
+    assert len(written) == stats.kept == len(rows) - len(removed)
+    again = list(read_records(out, fmt))
+    assert all(isinstance(r, Record) for r in again)  # neardup reads its own output back
+    raw = out.read_bytes()
+    if fmt == "lines":  # byte-order mark and line endings kept
+        assert raw.startswith(b"\xef\xbb\xbf") and raw.count(b"\r\n") == stats.kept
+    if fmt == "csv":
+        assert b'line\nbreak"' in raw  # a quoted line break, copied as it was
+    second = tmp_path / f"again.{fmt}"
+    _, groups2, _ = _run(NearDupIndex(), out, second, fmt=fmt)
+    assert groups2 == []  # nothing left to merge
+
+
+@pytest.mark.parametrize("fmt", ["lines", "tsv", "csv", "jsonl"])
+def test_cluster_column(fmt: str, tmp_path: Path) -> None:
+    rows = _lines(ADDRESSES)
+    texts = dict(rows)
+    src, out = tmp_path / f"in.{fmt}", tmp_path / f"out.{fmt}"
+    _write_format(src, fmt, rows)
+    index = NearDupIndex()
+    report, groups, stats = _run(index, src, out, fmt=fmt, cluster_column="cluster_id",
+                                 similarity_column="sim")
+    assert stats.written == stats.kept + stats.removed == len(rows)
+    out_fmt = "tsv" if fmt == "lines" else fmt  # ID TEXT lines have no columns: TSV
+    written = _parsed(out, out_fmt)
+    assert [str(r["id"]) for r in written] == [i for i, _ in rows]
+    by_cluster: dict[str, set[str]] = {}
+    for r in written:
+        by_cluster.setdefault(str(r["cluster_id"]), set()).add(str(r["id"]))
+    position = {i: n for n, (i, _) in enumerate(rows)}
+    expected = {min(g, key=position.__getitem__): set(g) for g in groups}
+    expected.update({i: {i} for i, _ in rows if not any(i in g for g in groups)})
+    assert by_cluster == expected  # cluster id: the id of the record kept (the first seen)
+    paired = {(p.id1, p.id2): p.jaccard for p in report.pairs}
+    processor = index.processor
+    for r in written:
+        rid, cid, sim = str(r["id"]), str(r["cluster_id"]), float(r["sim"])
+        if rid == cid:
+            assert sim == 1.0
+            continue
+        key = tuple(sorted((rid, cid), key=id_key))
+        if key in paired:
+            assert sim == round(paired[key], 4)
+        else:  # not paired by the report: measured exactly against the record kept
+            want = jaccard(processor.shingle_set(texts[rid]), processor.shingle_set(texts[cid]))
+            assert sim == pytest.approx(want, abs=5e-5)
+    if fmt in ("csv", "tsv", "jsonl"):  # the other columns are untouched
+        original = {
+            str(r["id"]): r for r in _parsed(src, fmt) if r["text"] != "an id seen before"
+        }
+        for r in written:
+            assert r["extra"] == original[str(r["id"])]["extra"]
+    assert all(isinstance(r, Record) for r in read_records(out, out_fmt))
+
+
+def test_cluster_column_measures_members_not_paired_with_the_record_kept(tmp_path: Path) -> None:
+    src, out = tmp_path / "in.txt", tmp_path / "out.tsv"
+    src.write_text("1 a b c d\n2 a b c d e\n3 a b c d e f\n")
+    pairs = [Pair("1", "2", 0.8, 1), Pair("2", "3", 5 / 6, 1)]  # 1 and 3: a chain, not a pair
+    index = NearDupIndex()
+    dedupe(src, out, [["1", "2", "3"]], pairs=pairs, cluster_column="c",
+           similarity=index_similarity(index))
+    rows = _parsed(out, "tsv")
+    assert [(r["id"], r["c"], r["similarity"]) for r in rows] == [
+        ("1", "1", "1.0000"), ("2", "1", "0.8000"), ("3", "1", f"{4 / 6:.4f}")]
+    dedupe(src, out, [["1", "2", "3"]], pairs=pairs, cluster_column="c")  # no way to measure
+    assert _parsed(out, "tsv")[2]["similarity"] == ""
+
+
+@pytest.mark.parametrize("fmt,column", [("csv", "extra"), ("jsonl", "extra")])
+def test_a_cluster_column_that_exists_is_an_error(fmt: str, column: str, tmp_path: Path) -> None:
+    src, out = tmp_path / f"in.{fmt}", tmp_path / f"out.{fmt}"
+    _write_format(src, fmt, _lines(ADDRESSES)[:20])
+    with pytest.raises(InputError, match="already has a (column|key) 'extra'"):
+        dedupe(src, out, [], cluster_column=column)
+    assert not out.exists() and list(tmp_path.iterdir()) == [src]  # no partial output
+
+
+# -- bad input ------------------------------------------------------------------------------------
+
+
+def test_bad_lines_are_counted_and_listed_with_file_and_line(tmp_path: Path) -> None:
+    src, out, rejects = tmp_path / "in.txt", tmp_path / "out.txt", tmp_path / "rejects.txt"
+    src.write_bytes(
+        b"1 good record one\n"
+        b"2 \xff\xfe bad utf8\n"
+        b"3\n"
+        b"\n"
+        b"1 an id seen before\n"
+        b"5 good record five\n"
+        b"6 with \x00 nul\n"
+        b"7 ...\n"  # no words: cannot be a duplicate of anything, so it is kept
+    )
+    stats = dedupe(src, out, [], rejects=rejects)
+    assert out.read_bytes() == b"1 good record one\n5 good record five\n7 ...\n"
+    listed = rejects.read_text().splitlines()
+    assert [line.split(":")[1] for line in listed] == ["2", "3", "5", "7"]
+    assert listed[0] == f"{src}:2: invalid UTF-8 at byte 3"
+    assert "duplicate id, first seen at line 1" in listed[2]
+    assert [r.line for r in stats.rejections] == [2, 3, 5, 7]
+    assert (stats.read, stats.kept, stats.removed, stats.rejected, stats.blank, stats.lines) == (
+        7, 3, 0, 4, 1, 8)
+
+
+def test_a_malformed_csv_row_does_not_shift_the_next_rows(tmp_path: Path) -> None:
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    src.write_text('id,text\n1,ok\n2,"bad"x\n3,"multi\nline"\n4,fine\n')
+    stats = dedupe(src, out, [["3", "4"]])
+    assert [(r.line, r.reason.split(":")[0]) for r in stats.rejections] == [(3, "malformed row")]
+    assert out.read_text() == 'id,text\n1,ok\n3,"multi\nline"\n'
+    assert [(r.id, r.line) for r in read_records(src) if isinstance(r, Record)] == [
+        ("1", 2), ("3", 4), ("4", 6)]
+
+
+def test_a_header_without_the_columns_stops_before_writing(tmp_path: Path) -> None:
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    src.write_text("key,body\n1,ok\n")
+    with pytest.raises(InputError, match=r"in.csv:1: the header has no column 'id'"):
+        dedupe(src, out, [])
+    assert not out.exists()
+    with pytest.raises(InputError, match="would overwrite the input"):
+        dedupe(src, src, [], id_field="key", text_fields=["body"])
+    with pytest.raises(InputError, match="no such directory"):
+        dedupe(src, tmp_path / "nope" / "out.csv", [])
+    assert dedupe(src, out, [], id_field="key", text_fields=["body"]).kept == 1
+    assert out.read_text() == src.read_text()
+
+
+def test_a_table_with_only_a_header(tmp_path: Path) -> None:
+    src, out = tmp_path / "in.tsv", tmp_path / "out.tsv"
+    src.write_text("id\ttext\n")
+    stats = dedupe(src, out, [], cluster_column="cluster")
+    assert out.read_text() == "id\ttext\tcluster\tsimilarity\n" and stats.read == 0
+
+
+# -- streaming ------------------------------------------------------------------------------------
+
+
+def test_memory_does_not_grow_with_the_records(tmp_path: Path) -> None:
+    """What is held is the id -> cluster mapping, not the records: a 24 MB input is written
+    with a few MB at most (the records are 8 KB each)."""
+    src = tmp_path / "big.txt"
+    n = 3000
+    with open(src, "w") as fh:
+        for i in range(n):
+            fh.write(f"{i} " + " ".join(f"w{i % 1500}_{k}" for k in range(800)) + "\n")
+    size = src.stat().st_size
+    groups = [[str(i), str(i + 1500)] for i in range(1500)]
+    pairs = [Pair(a, b, 1.0, 0) for a, b in groups]
+    for kw in ({}, {"keep": "longest"}, {"cluster_column": "cluster"}):
+        out = tmp_path / "out.txt"
+        tracemalloc.start()
+        try:
+            stats = dedupe(src, out, groups, pairs=pairs, **kw)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert stats.read == n and stats.removed == 1500
+        assert peak < size / 8, (kw, peak, size)
+        os.remove(out)
+
+
+# -- the command ----------------------------------------------------------------------------------
+
+
+def test_cli_dedupe_in_memory(tmp_path: Path) -> None:
+    out, page = tmp_path / "out.txt", tmp_path / "review.html"
+    proc = run_cli("dedupe", str(ADDRESSES), "--out", str(out), "--backend", "memory",
+                   "--review", str(page), "--json")
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert got["read"] == got["kept"] + got["removed"] + got["rejected"] == 864
+    assert got["removed"] > 50 and got["index"]["indexed"] == 864
+    assert len(out.read_text().splitlines()) == got["kept"]
+    assert got["review"]["pairs"] == got["report"]["confirmed"] and page.stat().st_size > 10000
+    text = run_cli("dedupe", str(ADDRESSES), "--out", str(out), "--backend", "memory",
+                   "--cluster-column", "cluster")
+    assert text.returncode == 0, text.stderr
+    assert "every record with its cluster id in column 'cluster'" in text.stdout
+    assert len(out.read_text().splitlines()) == 865  # a header and every record
+
+
+def test_cli_exit_codes(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"1 fine record\n2\n")
+    out = tmp_path / "out.txt"
+    cases = [
+        (["dedupe", str(tmp_path / "nope.txt"), "--out", str(out)], "no such file"),
+        (["dedupe", str(bad), "--out", str(bad), "--backend", "memory"], "overwrite the input"),
+        (["dedupe", str(bad), "--out", str(out), "--backend", "memory", "--no-index"],
+         "--no-index needs a collection"),
+        (["dedupe", str(bad), "--out", str(out), "--backend", "memory", "--strict"],
+         f"{bad}:2: no text after the id"),
+        (["review", "--out", str(tmp_path / "p.html"), "--backend", "memory"], "holds nothing"),
+        (["dedupe", str(bad), "--out", str(out), "--backend", "memory", "--threshold", "2"],
+         "threshold must be in (0, 1]"),
+    ]
+    for args, message in cases:
+        proc = run_cli(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert message in proc.stderr, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
+    assert out.read_text() == "1 fine record\n"  # --strict: written, but exit 2
+    assert run_cli("dedupe", "--help").returncode == 0
+
+
+def _cores(solr_base: str) -> set[str]:
+    status = requests.get(f"{solr_base}/admin/cores", params={"action": "STATUS"}, timeout=30)
+    return set(status.json()["status"])
+
+
+def test_cli_dedupe_on_solr_matches_memory(solr_base: str, tmp_path: Path) -> None:
+    env = {"NEARDUP_SOLR_URL": solr_base}
+    before = _cores(solr_base)
+    on_solr, in_memory = tmp_path / "solr.txt", tmp_path / "memory.txt"
+    proc = run_cli("dedupe", str(ADDRESSES), "--out", str(on_solr), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert _cores(solr_base) == before  # the temporary collection is gone
+    mem = run_cli("dedupe", str(ADDRESSES), "--out", str(in_memory), "--backend", "memory")
+    assert mem.returncode == 0, mem.stderr
+    assert on_solr.read_bytes() == in_memory.read_bytes()
+    assert proc.stdout.split(" -> ")[0] == mem.stdout.split(" -> ")[0]  # the same counts
+
+    name = f"test_dedupe_named_{os.getpid()}"
+    try:
+        first = run_cli("dedupe", str(ADDRESSES), "--out", str(tmp_path / "a.txt"),
+                        "--collection", name, "--keep", "longest", env=env)
+        assert first.returncode == 0, first.stderr
+        assert name in _cores(solr_base)  # a named collection is kept
+        again = run_cli("dedupe", str(ADDRESSES), "--out", str(tmp_path / "b.txt"),
+                        "--collection", name, "--keep", "longest", "--no-index", "--json",
+                        env=env)
+        assert again.returncode == 0, again.stderr
+        assert json.loads(again.stdout)["index"] is None  # reused, not indexed again
+        assert (tmp_path / "a.txt").read_bytes() == (tmp_path / "b.txt").read_bytes()
+        page = tmp_path / "review.html"
+        review = run_cli("review", "--collection", name, "--out", str(page), env=env)
+        assert review.returncode == 0, review.stderr
+        assert page.read_text(encoding="utf-8").count('data-count="pairs"') == 1
+    finally:
+        admin.delete_collection(admin.connect(solr_base, name))
