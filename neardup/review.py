@@ -61,13 +61,15 @@ class Page:
 
 @dataclass(frozen=True)
 class _Row:
-    """One pair of the page: ids, similarity (None: unknown), edit distance, label."""
+    """One pair of the page: ids, similarity (None: unknown), edit distance, label, and the
+    learned rule's match probability (None under a fixed threshold)."""
 
     id1: str
     id2: str
     jaccard: float | None
     edit_distance: int | None
     label: str
+    probability: float | None = None
 
 
 # -- the histogram ---------------------------------------------------------------------------
@@ -196,6 +198,7 @@ def _payload(
             r.edit_distance,
             where[r.label],
             cluster_of.get(r.id1, -1),
+            None if r.probability is None else round(r.probability, 4),
         ]
         for r in rows
     ]
@@ -276,7 +279,8 @@ def _write(out: str | Path, page: str, pairs: int, clusters: int) -> Page:
 
 
 def _params_rows(params: Mapping[str, Any] | None) -> list[tuple[str, Any]]:
-    return [(k, v) for k, v in (params or {}).items() if not isinstance(v, dict)]
+    """The plain values of a mapping, for a table (nested ones go under "details")."""
+    return [(k, v) for k, v in (params or {}).items() if not isinstance(v, dict | list)]
 
 
 def write_review(
@@ -291,8 +295,12 @@ def write_review(
     """The review page of a report: ``texts`` maps the ids of its pairs to their texts,
     ``params`` are the index's (``Params.to_dict()``). Values are read from the report, so a
     threshold it learned or a mode it ran in shows as it is."""
-    rows = [_Row(p.id1, p.id2, p.jaccard, p.edit_distance, "pair") for p in report.pairs]
+    rows = [
+        _Row(p.id1, p.id2, p.jaccard, p.edit_distance, "pair", getattr(p, "probability", None))
+        for p in report.pairs
+    ]
     counts = report.counts()
+    run = {k: v for k, v in counts.items() if k not in VOLATILE}
     groups = _clusters_of(rows)
     summary = [
         ("records", "records", report.records),
@@ -305,12 +313,10 @@ def write_review(
         title=title,
         subtitle=source,
         summary=summary,
-        tables=[
-            ("Run", [(k, v) for k, v in counts.items() if k not in VOLATILE]),
-            ("Parameters", _params_rows(params)),
-        ],
-        details=[(k, v) for k, v in counts.items() if k in VOLATILE]
-        + [(k, v) for k, v in (params or {}).items() if isinstance(v, dict)],
+        tables=[("Run", _params_rows(run)), ("Parameters", _params_rows(params))],
+        details=[(k, v) for k, v in run.items() if isinstance(v, dict)]
+        + [(k, v) for k, v in (params or {}).items() if isinstance(v, dict)]
+        + [(k, v) for k, v in counts.items() if k in VOLATILE],
         rows=rows,
         texts=texts,
         labels=["pair"],

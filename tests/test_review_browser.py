@@ -1,0 +1,282 @@
+"""The review page, opened in a real headless Chromium: counts, filters, search, the highlighted
+word differences, clusters, the evaluation page, and the page at 100k pairs. The screenshot the
+README shows (docs/img/review.png) is taken here.
+
+Needs Debian's ``chromium`` and ``chromium-driver`` and selenium (the ``test`` extra). Without
+them the browser tests are skipped, except with ``CI=true``, where they fail.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.review_page import chromium, chromium_paths, measure, write
+from neardup import NearDupIndex, read_records
+from neardup.index import clusters
+from neardup.io import read_pairs
+from neardup.resources import restaurants
+from neardup.results import Pair, Report
+from neardup.review import bin_of, review_index, write_evaluation_page, write_review
+from neardup.text import ordered
+
+from .conftest import IN_CI, REPO
+
+ADDRESSES, GOLD = restaurants()
+SCREENSHOT = REPO / "docs" / "img" / "review.png"
+PUNCT = re.compile(r"""[!"#$%&'()*+,./:;<=>?@\[\\\]^_`{|}~]""")
+
+
+# -- the page as a file (no browser) --------------------------------------------------------------
+
+
+def _embedded(page: Path) -> dict[str, Any]:
+    html = page.read_text(encoding="utf-8")
+    body = re.search(r'<script type="application/json" id="nd-data">(.*?)</script>', html, re.S)
+    assert body is not None
+    return json.loads(body.group(1))
+
+
+def test_the_page_is_self_contained_and_its_data_cannot_close_the_script(tmp_path: Path) -> None:
+    texts = {"1": "a </script><script>alert(1)</script> b", "2": "a <!-- b", "3": "ok"}
+    report = Report([Pair("1", "2", 0.5, 3), Pair("2", "3", 0.7, 1)], records=3, threshold=0.5)
+    page = write_review(tmp_path / "p.html", report, texts, title="<b>t</b>")
+    html = page.path.read_text(encoding="utf-8")
+    assert html.count("</script>") == 2  # the data's and the script's own: none from the texts
+    assert "<b>t</b>" not in html and "&lt;b&gt;t&lt;/b&gt;" in html
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)  # nothing to fetch
+    assert "default-src 'none'" in html
+    data = _embedded(page.path)
+    assert [data["texts"][data["ids"].index(i)] for i in "123"] == [texts[i] for i in "123"]
+    assert data["pairs"] == [[0, 1, 0.5, 3, 0, 0, None], [1, 2, 0.7, 1, 0, 0, None]]
+    assert data["clusters"] == [[0, 1, 2]]
+    assert (page.pairs, page.clusters, page.bytes) == (2, 1, len(html.encode()))
+
+
+def test_the_histogram_counts_every_pair_in_its_bin(tmp_path: Path) -> None:
+    sims = [0.5, 0.5, 0.51, 0.999, 1.0, 0.6799999, 0.68]
+    pairs = [Pair(str(2 * k), str(2 * k + 1), s, 1) for k, s in enumerate(sims)]
+    page = write_review(tmp_path / "p.html", Report(pairs, threshold=0.5), {})
+    html = page.path.read_text(encoding="utf-8")
+    bars = re.findall(r'<rect [^>]*data-bin="(\d+)"[^>]*><title>[^:]*: (\d+) ', html)
+    counts = {int(b): int(n) for b, n in bars}
+    assert counts == {25: 3, 34: 2, 49: 2}  # 0.6799999 is shown as 0.68, and binned so
+    assert sum(counts.values()) == len(sims)
+    assert 'id="nd-threshold"' in html and "threshold 0.5" in html
+
+
+# -- the browser ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    missing = [name for name, path in zip(("chromium", "chromedriver"), chromium_paths(),
+                                          strict=True) if path is None]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("selenium (pip install -e '.[test]')")
+    if missing:
+        message = f"the browser tests need {', '.join(missing)}"
+        if IN_CI:
+            pytest.fail(f"CI=true: {message}", pytrace=False)
+        pytest.skip(message)
+    with tempfile.TemporaryDirectory(prefix="neardup-chromium-") as profile:
+        driver = chromium(Path(profile))
+        try:
+            yield driver
+        finally:
+            driver.quit()
+
+
+def _open(driver: Any, page: Path) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(page.resolve().as_uri())
+    WebDriverWait(driver, 60).until(
+        lambda d: d.execute_script("return document.body.getAttribute('data-ready')") == "1"
+    )
+
+
+def _total(driver: Any) -> int:
+    return int(driver.find_element("id", "nd-status").get_attribute("data-total"))
+
+
+def _wait_total(driver: Any, want: int) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        WebDriverWait(driver, 10).until(lambda d: _total(d) == want)
+    except Exception:
+        raise AssertionError(f"the page shows {_total(driver)}, expected {want}") from None
+
+
+def _card(driver: Any, key: str) -> str:
+    return driver.find_element("css selector", f'[data-count="{key}"] .n').text
+
+
+def _type(driver: Any, element_id: str, text: str) -> None:
+    box = driver.find_element("id", element_id)
+    box.clear()
+    box.send_keys(text)
+
+
+def _lcs(a: list[str], b: list[str]) -> int:
+    row = [0] * (len(b) + 1)
+    for x in a:
+        prev = 0
+        for j, y in enumerate(b):
+            prev, row[j + 1] = row[j + 1], prev + 1 if x == y else max(row[j + 1], row[j])
+    return row[-1]
+
+
+def _words(text: str) -> list[str]:
+    """The page's word keys: lower case, ASCII punctuation but '-' dropped, empty ones left out."""
+    return [k for k in (PUNCT.sub("", w.lower()) for w in text.split()) if k]
+
+
+@pytest.fixture(scope="module")
+def restaurant_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, dict[str, str], Path]:
+    index = NearDupIndex()
+    index.add_many(read_records(ADDRESSES))
+    report = index.report()
+    page = tmp_path_factory.mktemp("review") / "review.html"
+    review_index(index, page, report, title="neardup review: restaurants",
+                 source="neardup/resources/restaurants/addresses.txt")
+    texts = index.backend.texts([i for p in report.pairs for i in (p.id1, p.id2)])
+    return report, texts, page
+
+
+def test_review_page_in_a_browser(
+    browser: Any, restaurant_run: tuple[Report, dict[str, str], Path]
+) -> None:
+    report, texts, page = restaurant_run
+    groups = clusters((p.id1, p.id2) for p in report.pairs)
+    _open(browser, page)
+    # the run's counts, and not a single request to anywhere
+    assert _card(browser, "records") == str(report.records)
+    assert _card(browser, "pairs") == str(len(report.pairs))
+    assert _card(browser, "clusters") == str(len(groups))
+    assert _card(browser, "clustered") == str(sum(len(g) for g in groups))
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+    assert _total(browser) == len(report.pairs)
+    shown = browser.find_elements("css selector", "#nd-list .pair")
+    assert len(shown) == min(50, len(report.pairs))
+
+    # the least similar pair comes first, its different words highlighted on both sides
+    first = browser.find_element("css selector", "#nd-list .pair")
+    pair = report.pairs[int(first.get_attribute("data-pair"))]
+    assert pair.jaccard == min(p.jaccard for p in report.pairs)
+    left, right = first.find_elements("css selector", ".side .txt")
+    assert left.text == texts[pair.id1] and right.text == texts[pair.id2]
+    dels = [m.text for m in left.find_elements("css selector", "mark.del")]
+    ins = [m.text for m in right.find_elements("css selector", "mark.ins")]
+    assert dels and ins
+    a, b = _words(texts[pair.id1]), _words(texts[pair.id2])
+    kept_a = list(a)
+    for word in _words(" ".join(dels)):
+        kept_a.remove(word)
+    kept_b = list(b)
+    for word in _words(" ".join(ins)):
+        kept_b.remove(word)
+    assert kept_a == kept_b and len(kept_a) == _lcs(a, b)  # unmarked: a longest common part
+
+    # a filter by similarity
+    _type(browser, "nd-min", "0.9")
+    _wait_total(browser, sum(round(p.jaccard, 4) >= 0.9 for p in report.pairs))
+    _type(browser, "nd-max", "0.95")
+    _wait_total(browser, sum(0.9 <= round(p.jaccard, 4) <= 0.95 for p in report.pairs))
+    browser.find_element("id", "nd-reset").click()
+    _wait_total(browser, len(report.pairs))
+
+    # a search by id, then by text (any case)
+    wanted = report.pairs[3].id2
+    _type(browser, "nd-search", wanted)
+    _wait_total(browser, sum(
+        wanted in (p.id1, p.id2) or wanted in texts[p.id1] or wanted in texts[p.id2]
+        for p in report.pairs))
+    _type(browser, "nd-search", "DELI")
+    _wait_total(browser, sum("deli" in (texts[p.id1] + "\n" + texts[p.id2]).lower()
+                             for p in report.pairs))
+    assert _total(browser) > 0
+    browser.find_element("id", "nd-reset").click()
+
+    # a click on a bar of the histogram shows the pairs it counts
+    bars = browser.find_elements("css selector", "#nd-hist rect[data-bin]")
+    tallest = max(bars, key=lambda r: float(r.get_attribute("height")))
+    browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click'))", tallest)
+    b = int(tallest.get_attribute("data-bin"))
+    _wait_total(browser, sum(bin_of(p.jaccard) == b for p in report.pairs))
+    browser.find_element("id", "nd-reset").click()
+
+    # clusters, largest first; a page turn
+    browser.find_element("css selector", '#nd-view [data-view="clusters"]').click()
+    _wait_total(browser, len(groups))
+    heading = browser.find_element("css selector", "#nd-list .cluster h3").text
+    assert heading.startswith(f"Cluster 1: {len(groups[0])} records")
+    assert len(groups[0]) == max(len(g) for g in groups)
+    browser.find_element("css selector", '#nd-view [data-view="pairs"]').click()
+    if len(report.pairs) > 50:
+        browser.find_element("id", "nd-next").click()
+        assert browser.find_element("id", "nd-status").text.startswith("51-")
+
+    # the picture in the README
+    browser.find_element("id", "nd-reset").click()
+    browser.execute_script("window.scrollTo(0, 0)")
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(SCREENSHOT))
+    assert SCREENSHOT.stat().st_size > 20_000
+
+
+def test_evaluation_page_in_a_browser(
+    browser: Any, restaurant_run: tuple[Report, dict[str, str], Path], tmp_path: Path
+) -> None:
+    report = restaurant_run[0]
+    found = {ordered(p.id1, p.id2) for p in report.pairs}
+    gold = {ordered(a, b) for a, b in read_pairs(GOLD)}
+    page = write_evaluation_page(tmp_path / "eval.html", found, gold, ADDRESSES)
+    assert page.pairs == len(found | gold)
+    _open(browser, page.path)
+    assert _card(browser, "false_positives") == str(len(found - gold))
+    assert _card(browser, "missed") == str(len(gold - found))
+    assert _card(browser, "true") == str(len(found & gold))
+    _wait_total(browser, len(found - gold) + len(gold - found))  # errors are shown first
+    labels = {e.text for e in browser.find_elements("css selector", "#nd-list .badge")}
+    assert labels <= {"false positive", "missed"} and labels
+    select = browser.find_element("id", "nd-filter")
+    for option in select.find_elements("tag name", "option"):
+        if option.text == "missed":
+            option.click()
+    _wait_total(browser, len(gold - found))
+    shown = browser.find_elements("css selector", "#nd-list .pair")
+    pair = [e.text for e in shown[0].find_elements("css selector", ".rid b")]
+    assert ordered(*pair) in gold - found
+    assert all(t.text for t in shown[0].find_elements("css selector", ".txt"))  # side by side
+
+
+def test_the_page_at_100k_pairs(browser: Any, tmp_path: Path) -> None:
+    """Size and speed at 100k pairs (README: "Review"); the bounds are generous, the figures
+    are printed (pytest -s) and measured by ``python -m benchmarks.review_page``."""
+    page, report, texts, _ = write(tmp_path / "big.html", 100_000)
+    assert page.pairs == 100_000 and page.bytes < 40_000_000
+    query = texts["0"].split()[0]
+    figures = measure(browser, page.path, query)
+    print(f"\nreview page at 100k pairs: {page.bytes / 1e6:.1f} MB, {figures}")
+    assert figures["ready"] < 15_000 and figures["filter"] < 2_000 and figures["search"] < 2_000
+
+    def hit(p: Pair) -> bool:
+        return query in (p.id1, p.id2) or query in texts[p.id1] or query in texts[p.id2]
+
+    _wait_total(browser, sum(hit(p) for p in report.pairs))  # measure() ended with a search
+    browser.find_element("id", "nd-next").click()
+    assert browser.find_element("id", "nd-status").text.startswith("51-100 of ")
+    groups = clusters((p.id1, p.id2) for p in report.pairs)
+    cluster_of = {i: n for n, g in enumerate(groups) for i in g}
+    browser.find_element("css selector", '#nd-view [data-view="clusters"]').click()
+    _wait_total(browser, len({cluster_of[p.id1] for p in report.pairs if hit(p)}))
