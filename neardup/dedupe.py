@@ -368,10 +368,11 @@ def dedupe(
     fmt = guess_format(path) if fmt == "auto" else fmt
     _check_paths(path, out, rejects)
     pairs = list(pairs)
-    if keep == "central" and not pairs:
+    groups = _Clusters(clusters, pairs)
+    if keep == "central" and groups.of and not pairs:
         raise ArgumentError("keep='central' ranks by the report's pairs: pass pairs")
     job = _Job(
-        path, fmt, id_field, tuple(text_fields), _Clusters(clusters, pairs), {},
+        path, fmt, id_field, tuple(text_fields), groups, {},
         cluster_column, similarity_column, similarity,
     )
     if keep != "first":

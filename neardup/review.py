@@ -35,6 +35,10 @@ if TYPE_CHECKING:
 
 #: Histogram bins over [0, 1].
 BINS = 50
+#: Characters of a text the page holds: a longer one is cut there (and says so), so that a
+#: 200,000-word record does not make the page unusable; similarities are the report's, of the
+#: whole text.
+MAX_TEXT = 20_000
 #: Report counts shown under "details" only: they change from run to run.
 VOLATILE = ("seconds", "timings")
 COLORS = {
@@ -202,9 +206,14 @@ def _payload(
         ]
         for r in rows
     ]
+    shown = [texts.get(i) for i in ids]
+    cut = [n for n, t in enumerate(shown) if t is not None and len(t) > MAX_TEXT]
+    for n in cut:
+        shown[n] = shown[n][:MAX_TEXT]  # type: ignore[index]
     return {
         "ids": ids,
-        "texts": [texts.get(i) for i in ids],
+        "texts": shown,
+        "cut": cut,
         "pairs": pairs,
         "clusters": [[at(i) for i in g] for g in groups],
         "labels": list(labels),

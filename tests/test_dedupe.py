@@ -132,6 +132,9 @@ def test_a_rule_never_keeps_a_member_missing_from_the_input(tmp_path: Path) -> N
     assert {line.split()[0] for line in out.read_text().splitlines()} == {"4", "6", "8"}
     with pytest.raises(InputError, match="unknown rule"):
         dedupe(src, out, groups, keep="best")
+    with pytest.raises(InputError, match="ranks by the report's pairs"):
+        dedupe(src, out, groups, keep="central")
+    assert dedupe(src, out, [], keep="central").kept == 8  # nothing to rank: nothing to say
 
 
 # -- formats --------------------------------------------------------------------------------------

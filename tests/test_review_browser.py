@@ -23,7 +23,13 @@ from neardup.index import clusters
 from neardup.io import read_pairs
 from neardup.resources import restaurants
 from neardup.results import Pair, Report
-from neardup.review import bin_of, review_index, write_evaluation_page, write_review
+from neardup.review import (
+    MAX_TEXT,
+    bin_of,
+    review_index,
+    write_evaluation_page,
+    write_review,
+)
 from neardup.text import ordered
 
 from .conftest import IN_CI, REPO
@@ -258,6 +264,17 @@ def test_evaluation_page_in_a_browser(
     pair = [e.text for e in shown[0].find_elements("css selector", ".rid b")]
     assert ordered(*pair) in gold - found
     assert all(t.text for t in shown[0].find_elements("css selector", ".txt"))  # side by side
+
+
+def test_a_long_text_is_cut_and_says_so(browser: Any, tmp_path: Path) -> None:
+    long = " ".join(f"w{k}" for k in range(10_000))  # 68,890 characters
+    texts = {"1": long, "2": long + " extra"}
+    page = write_review(tmp_path / "p.html", Report([Pair("1", "2", 0.99, 1)]), texts)
+    data = _embedded(page.path)
+    assert [len(t) for t in data["texts"]] == [MAX_TEXT, MAX_TEXT] and data["cut"] == [0, 1]
+    _open(browser, page.path)
+    notes = [e.text for e in browser.find_elements("css selector", ".side .rid")]
+    assert sum(f"the first {MAX_TEXT} characters" in n for n in notes) == 2
 
 
 def test_the_page_at_100k_pairs(browser: Any, tmp_path: Path) -> None:

@@ -5,7 +5,8 @@
   var D = JSON.parse(document.getElementById("nd-data").textContent);
   var ids = D.ids, texts = D.texts, P = D.pairs, C = D.clusters;
   var PAGE = 50, CPAGE = 20, CPAIRS = 10;
-  var lower = [];
+  var lower = [], cut = {};
+  (D.cut || []).forEach(function (i) { cut[i] = true; });
   var byCluster = C.map(function () { return []; });
   P.forEach(function (p, i) { if (p[5] >= 0) byCluster[p[5]].push(i); });
   var BINS = D.bins;
@@ -113,6 +114,8 @@
     s.appendChild(head);
     if (texts[i] == null) s.appendChild(el("div", "txt none", "(no text)"));
     else s.appendChild(marked(toks, ws, flags, cls));
+    if (cut[i]) s.appendChild(el("div", "rid", "(cut here: the page holds the first " +
+      texts[i].length + " characters; the similarity is of the whole text)"));
     return s;
   }
   function pairView(pi, inCluster) {
