@@ -7,6 +7,9 @@ import csv
 import io
 import json
 import os
+import re
+import subprocess
+import sys
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +26,8 @@ from neardup.results import Pair, Report
 from neardup.solr import admin
 from neardup.text import id_key, jaccard
 
-from .conftest import run_cli
+from .conftest import REPO, run_cli
+from .test_readme import expected_lines, matches
 
 ADDRESSES, GOLD = restaurants()
 
@@ -358,6 +362,24 @@ def test_memory_does_not_grow_with_the_records(tmp_path: Path) -> None:
         assert stats.read == n and stats.removed == 1500
         assert peak < size / 8, (kw, peak, size)
         os.remove(out)
+
+
+# -- the README -----------------------------------------------------------------------------------
+
+
+def test_the_readme_example(tmp_path: Path) -> None:
+    """The Python example of the README's "Deduplicated data" section prints what it says."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n### Deduplicated data", 1)[1].split("\n### ", 1)[0]
+    block = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
+    proc = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    got, want = proc.stdout.splitlines(), expected_lines(block)
+    assert len(want) == 2 and len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert matches(w, g), (w, g)
+    assert (tmp_path / "deduped.txt").is_file() and (tmp_path / "review.html").is_file()
 
 
 # -- the command ----------------------------------------------------------------------------------
