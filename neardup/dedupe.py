@@ -195,9 +195,16 @@ class _Output:
     """Writes records in the input's format: copied, or with the cluster columns added."""
 
     def __init__(
-        self, fh: IO[bytes], fmt: str, column: str | None, sim_column: str, bom: bool
+        self,
+        fh: IO[bytes],
+        fmt: str,
+        column: str | None,
+        sim_column: str,
+        bom: bool,
+        id_field: str = "id",
     ) -> None:
         self.fh = fh
+        self.id_field = id_field
         self.fmt = fmt
         self.column = column
         self.sim_column = sim_column
@@ -262,8 +269,11 @@ class _Output:
                     "choose another name (--cluster-column, --similarity-column)"
                 )
         value = json.dumps(float(sim)) if sim else "null"
+        cid: str | int = cluster
+        if isinstance(obj.get(self.id_field), int) and cluster.lstrip("-").isdigit():
+            cid = int(cluster)  # numeric ids stay numbers, to join on
         end = text.rstrip()[:-1].rstrip()  # the object's closing brace (it parsed as an object)
-        added = f", {json.dumps(self.column)}: {json.dumps(cluster, ensure_ascii=False)}, "
+        added = f", {json.dumps(self.column)}: {json.dumps(cid, ensure_ascii=False)}, "
         added += f"{json.dumps(self.sim_column)}: {value}}}"
         self.fh.write((end + added).encode() + (ending or b"\n"))
 
@@ -402,7 +412,7 @@ def _write(
     first = next(raw, None)
     bom = first is not None and first.startswith(BOM)
     lines = _lines(first[3:] if bom and first else first, raw)
-    output = _Output(fh, job.fmt, job.column, job.sim_column, bom)
+    output = _Output(fh, job.fmt, job.column, job.sim_column, bom, job.id_field)
     cursor = 0  # lines consumed
     seen: set[int] = set()
 

@@ -271,6 +271,17 @@ def test_cluster_column_measures_members_not_paired_with_the_record_kept(tmp_pat
     assert _parsed(out, "tsv")[2]["similarity"] == ""
 
 
+def test_jsonl_cluster_ids_keep_the_type_of_the_ids(tmp_path: Path) -> None:
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text('{"id": 7, "text": "a b"}\n{"id": 9, "text": "a b c"}\n'
+                   '{"id": "x", "text": "q"}\n{"text": "d e", "id": "y"}\n')
+    dedupe(src, out, [["7", "9"], ["x", "y"]], cluster_column="cluster")
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["id"], r["cluster"]) for r in rows] == [(7, 7), (9, 7), ("x", "x"), ("y", "x")]
+    assert out.read_text().splitlines()[3] == (
+        '{"text": "d e", "id": "y", "cluster": "x", "similarity": null}')  # as written, + 2 keys
+
+
 @pytest.mark.parametrize("fmt,column", [("csv", "extra"), ("jsonl", "extra")])
 def test_a_cluster_column_that_exists_is_an_error(fmt: str, column: str, tmp_path: Path) -> None:
     src, out = tmp_path / f"in.{fmt}", tmp_path / f"out.{fmt}"
