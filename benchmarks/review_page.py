@@ -56,6 +56,7 @@ def chromium(profile: Path) -> Any:
     options.binary_location = browser
     for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the page's console
     return webdriver.Chrome(service=Service(driver), options=options)
 
 

@@ -134,6 +134,11 @@ def _open(driver: Any, page: Path) -> None:
     )
 
 
+def _console_errors(driver: Any) -> list[str]:
+    """What the page logged as errors (a script error would leave it half drawn)."""
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
 def _total(driver: Any) -> int:
     return int(driver.find_element("id", "nd-status").get_attribute("data-total"))
 
@@ -256,6 +261,8 @@ def test_review_page_in_a_browser(
         browser.find_element("id", "nd-next").click()
         assert browser.find_element("id", "nd-status").text.startswith("51-")
 
+    assert _console_errors(browser) == []
+
     # the picture in the README
     browser.find_element("id", "nd-reset").click()
     browser.execute_script("window.scrollTo(0, 0)")
@@ -288,6 +295,7 @@ def test_evaluation_page_in_a_browser(
     pair = [e.text for e in shown[0].find_elements("css selector", ".rid b")]
     assert ordered(*pair) in gold - found
     assert all(t.text for t in shown[0].find_elements("css selector", ".txt"))  # side by side
+    assert _console_errors(browser) == []
 
 
 def test_a_long_text_is_cut_and_says_so(browser: Any, tmp_path: Path) -> None:
@@ -321,3 +329,4 @@ def test_the_page_at_100k_pairs(browser: Any, tmp_path: Path) -> None:
     cluster_of = {i: n for n, g in enumerate(groups) for i in g}
     browser.find_element("css selector", '#nd-view [data-view="clusters"]').click()
     _wait_total(browser, len({cluster_of[p.id1] for p in report.pairs if hit(p)}))
+    assert _console_errors(browser) == []

@@ -14,6 +14,7 @@
     page: 0};
   var ok = new Uint8Array(P.length), shown = [], open = {};
   function $(id) { return document.getElementById(id); }
+  function sim(i) { return P[i][2] === null ? -1 : P[i][2]; }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -45,7 +46,6 @@
     if (state.view === "pairs") {
       shown = [];
       for (i = 0; i < P.length; i++) if (ok[i]) shown.push(i);
-      var sim = function (i) { return P[i][2] === null ? -1 : P[i][2]; };
       var size = function (i) { return P[i][5] >= 0 ? C[P[i][5]].length : 0; };
       if (state.sort === "asc") shown.sort(function (a, b) { return sim(a) - sim(b) || a - b; });
       else if (state.sort === "desc") shown.sort(function (a, b) { return sim(b) - sim(a) || a - b; });
@@ -149,6 +149,8 @@
     var box = el("section", "cluster"), m = byCluster[c], mine = [];
     box.setAttribute("data-cluster", c);
     for (var j = 0; j < m.length; j++) if (ok[m[j]]) mine.push(m[j]);
+    if (state.sort === "asc") mine.sort(function (a, b) { return sim(a) - sim(b) || a - b; });
+    if (state.sort === "desc") mine.sort(function (a, b) { return sim(b) - sim(a) || a - b; });
     box.appendChild(el("h3", null, "Cluster " + (c + 1) + ": " + C[c].length + " records, " +
       m.length + " pairs" + (mine.length < m.length ? " (" + mine.length + " match)" : "")));
     var ol = el("ol");
