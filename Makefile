@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: experiment test wheel-check setup check-tools lint bench bench-quick clean
+.PHONY: experiment test wheel-check setup check-tools lint bench bench-quick accuracy accuracy-quick clean
 
 experiment: setup
 	$(BIN)/neardup experiment restaurants
@@ -42,6 +42,15 @@ bench: setup
 
 bench-quick: setup
 	$(BIN)/python -m benchmarks.run --mode quick
+
+# The accuracy suite (benchmarks/accuracy): labelled datasets, neardup's defaults against the
+# best exact all-pairs similarity. No Solr, so no Java: only the virtualenv. The quick subset
+# is CI's; the full run rewrites benchmarks/accuracy/RESULTS.md.
+accuracy: $(VENV)/.installed
+	$(BIN)/python -m benchmarks.accuracy
+
+accuracy-quick: $(VENV)/.installed
+	$(BIN)/python -m benchmarks.accuracy --quick
 
 clean:
 	-$(BIN)/neardup solr stop
