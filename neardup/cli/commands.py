@@ -224,6 +224,19 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     p = sub.add_parser("evaluate", help="score a file of pairs against gold pairs")
     p.add_argument("pairs", type=Path)
     p.add_argument("--gold", type=Path, required=True)
+    p.add_argument(
+        "--html",
+        type=Path,
+        default=None,
+        metavar="PAGE.html",
+        help="also write a review page: false positives and missed pairs side by side",
+    )
+    p.add_argument(
+        "--records",
+        type=Path,
+        default=None,
+        help="with --html: the records file (any input format), for the pairs' texts",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
 
@@ -447,6 +460,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     found = io.read_pairs(args.pairs)
     gold = io.read_pairs(args.gold)
     s = score(found, gold)
+    if args.html is not None:
+        from ..review import write_evaluation_page
+
+        page = write_evaluation_page(
+            args.html, found, gold, args.records, scores=s, source=str(args.pairs)
+        )
+        print(f"review page -> {page.path} ({page.pairs} pairs)", file=sys.stderr)
     emit(
         args,
         s.as_dict(),
