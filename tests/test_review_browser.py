@@ -85,8 +85,6 @@ def test_cli_review_and_evaluate_write_the_page(tmp_path: Path) -> None:
     data = _embedded(page)
     assert got["pairs"] == len(data["pairs"]) == got["report"]["confirmed"] > 50
     assert got["clusters"] == len(data["clusters"]) and got["bytes"] == page.stat().st_size
-    if "--html" not in run_cli("evaluate", "--help").stdout:
-        pytest.skip("neardup evaluate has no --html option yet (issue 15)")
     index = NearDupIndex()
     index.add_many(read_records(ADDRESSES))
     write_pairs(index.report().pairs, pairs)
