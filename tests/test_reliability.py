@@ -30,7 +30,7 @@ from neardup.results import Report
 from neardup.solr import Solr, admin, connect
 from neardup.solr.local import LocalSolr
 
-from .conftest import REPO, run_cli
+from .conftest import IN_CI, REPO, run_cli
 from .faultproxy import Fault, FaultProxy
 
 RESTAURANTS = restaurants()[0]
@@ -103,6 +103,8 @@ def own_node(tmp_path: Path) -> Iterator[LocalSolr]:
     try:
         node.start()
     except SolrUnavailable as exc:
+        if IN_CI:
+            pytest.fail(f"CI=true and no local Solr node could start: {exc}", pytrace=False)
         pytest.skip(f"no local Solr node: {exc}")
     try:
         yield node

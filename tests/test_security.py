@@ -25,7 +25,7 @@ from neardup.resources import restaurants
 from neardup.solr import Auth, Solr, admin
 from neardup.solr.local import LocalSolr, NodeState, hash_password
 
-from .conftest import run_cli
+from .conftest import IN_CI, run_cli
 from .faultproxy import Fault, FaultProxy
 
 RESTAURANTS = restaurants()[0]
@@ -59,6 +59,8 @@ def auth_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthNode]:
     try:
         state = node.start(auth=(USER, PASSWORD))
     except SolrUnavailable as exc:
+        if IN_CI:
+            pytest.fail(f"CI=true and no local Solr node could start: {exc}", pytrace=False)
         pytest.skip(f"no local Solr node: {exc}")
     try:
         yield AuthNode(node, state)
