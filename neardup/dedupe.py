@@ -23,10 +23,11 @@ Rules, in the order the code applies them:
   space). The cluster id is the id of the record the cluster keeps; a record in no cluster is its
   own cluster (similarity 1.0).
 - **Lines that are not records** (invalid UTF-8, a malformed row, no id, no text, an id seen
-  before in the file: what the readers of :mod:`neardup.io` reject) are not written: each is
-  counted in ``rejected``, kept in ``rejections`` (the first 1,000) and, with ``rejects``, listed
-  in full as ``file:line: reason``. Blank lines are dropped and counted in ``blank``. Records the
-  index could not store (no words after normalization) duplicate nothing, so they are written.
+  before in the file, a record over ``max_record_bytes``: what the readers of :mod:`neardup.io`
+  reject) are not written: each is counted in ``rejected``, kept in ``rejections`` (the first
+  1,000) and, with ``rejects``, listed in full as ``file:line: reason``. Blank lines are
+  dropped and counted in ``blank``. Records the index could not store (no words after
+  normalization) duplicate nothing, so they are written.
   The counts add up: ``read == kept + removed + rejected`` and ``lines == read + blank`` (+ the
   header of a table).
 - The output appears whole or not at all: it is written to a temporary file beside it and renamed
@@ -48,7 +49,15 @@ from typing import IO, TYPE_CHECKING, Any
 from tqdm import tqdm
 
 from .errors import ArgumentError, InputError
-from .io import Blank, Record, Rejection, guess_format, raw_lines, read_records, read_spans
+from .io import (
+    MAX_RECORD_BYTES,
+    Blank,
+    Record,
+    Rejection,
+    guess_format,
+    raw_lines,
+    read_spans,
+)
 from .results import Pair
 from .text import ordered
 
@@ -328,9 +337,19 @@ class _Job:
     column: str | None
     sim_column: str
     similarity: Similarity | None
+    max_record_bytes: int | None
 
     def items(self) -> Iterator[Any]:
-        return read_records(self.path, self.fmt, self.id_field, self.text_fields)
+        return (item for item, _last in self.spans())
+
+    def spans(self) -> Iterator[Any]:
+        return read_spans(
+            self.path,
+            self.fmt,
+            self.id_field,
+            self.text_fields,
+            max_record_bytes=self.max_record_bytes,
+        )
 
     def similarity_to(self, record: Record, keeper: _Keeper) -> str:
         """The record's similarity to the one its cluster keeps: the report's if it paired
@@ -356,6 +375,7 @@ def dedupe(
     similarity: Similarity | None = None,
     rejects: str | Path | None = None,
     progress: bool = False,
+    max_record_bytes: int | None = MAX_RECORD_BYTES,
 ) -> DedupeStats:
     """Write ``path`` to ``out`` in its own format without the near-duplicates ``clusters``
     name (groups of ids, e.g. :meth:`NearDupIndex.clusters`), or with ``cluster_column``, every
@@ -364,6 +384,8 @@ def dedupe(
     ``pairs`` (the report's) give the similarities the report measured and the weights of the
     ``central`` rule; ``similarity(text_a, text_b)`` (e.g. :func:`index_similarity`) measures
     the members of a cluster that no pair links to the record kept (left empty without it).
+    ``max_record_bytes`` is the readers' limit (:func:`neardup.io.read_records`): give the
+    one the input was indexed with, so that the same lines are rejected.
     """
     started = time.perf_counter()
     path, out = Path(path), Path(out)
@@ -382,8 +404,16 @@ def dedupe(
     if keep == "central" and groups.of and not pairs:
         raise ArgumentError("keep='central' ranks by the report's pairs: pass pairs")
     job = _Job(
-        path, fmt, id_field, tuple(text_fields), groups, {},
-        cluster_column, similarity_column, similarity,
+        path,
+        fmt,
+        id_field,
+        tuple(text_fields),
+        groups,
+        {},
+        cluster_column,
+        similarity_column,
+        similarity,
+        max_record_bytes,
     )
     if keep != "first":
         job.keepers = _keepers(job.items(), job.groups, keep, cluster_column is not None)
@@ -424,7 +454,7 @@ def _write(
 
     bar = tqdm(unit="rec", desc="writing", disable=None if progress else True, leave=False)
     try:
-        for item, last in read_spans(job.path, job.fmt, job.id_field, job.text_fields):
+        for item, last in job.spans():
             output.header(take(item.line - 1 - cursor), f"{job.path}:{cursor + 1}")
             chunk = take(last - item.line + 1)
             cursor = last

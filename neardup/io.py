@@ -4,7 +4,8 @@ A reader never drops a line silently: every line that is not a record comes out 
 :class:`Rejection` that names the file, the line and the reason, so that the counts a run prints
 add up to the lines of the input. Policy: a byte-order mark at the start and ``\\r\\n`` endings are
 repaired; blank lines are skipped and counted; a line with invalid UTF-8, a NUL byte, no id, no
-text, or an id seen before in the same file is rejected.
+text, or an id seen before in the same file is rejected, and so is a record too large
+(:data:`MAX_RECORD_BYTES`), before it is decoded when its line alone is too long.
 """
 
 from __future__ import annotations
@@ -16,12 +17,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError, InvalidText
+from .errors import ArgumentError, InputError, InvalidText
 from .text import check_text, ordered
 
 FORMATS = ("lines", "tsv", "csv", "jsonl")
 MAX_ID_BYTES = 512
 NUL = b"\x00"
+#: The largest text of one record, in bytes of UTF-8 (``max_record_bytes`` of the readers,
+#: ``--max-record-bytes`` of the CLI): 8 MiB. It is there to bound what one line can cost, not
+#: to judge records: a runaway line (a dump with no line breaks, a binary blob) is rejected
+#: with its size instead of being sent. 8 MiB is well above any record neardup is for (a
+#: 200,000-word record, about the longest novels, is 1.8 MB) and well below what breaks a run:
+#: a record costs the client about 20 times its size while it is shingled and sent, 40 with
+#: the 2014 fields (an 8 MB record: 380 MB at peak), and a 50 MB record with the 2014 fields
+#: takes the local node's default 1 GB heap down (``OutOfMemoryError``, after which Solr
+#: closes its index writer), where 16 MB still indexes. Solr's own request limits do not
+#: help: the JSON body of an update has none (``formdataUploadLimitInKB`` bounds forms only).
+MAX_RECORD_BYTES = 8 * 1024 * 1024
+#: How much longer than ``max_record_bytes`` the line of a record may be: room for its id,
+#: the other columns or keys of its row, JSON's quotes and escapes, and a line ending. A longer
+#: line is rejected as it is read, measured in chunks, never decoded or held whole.
+LINE_ROOM = 64 * 1024
+#: Bytes read at a time to measure the rest of a line too long to be a record.
+SKIP_CHUNK = 1 << 20
+BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -57,6 +76,8 @@ class Blank:
 
 
 Item = Record | Rejection | Blank
+#: The lines of a file as the readers see them: (line number, text, problem).
+Lines = Iterator[tuple[int, str | None, str | None]]
 
 
 def guess_format(path: Path) -> str:
@@ -71,10 +92,17 @@ def read_records(
     fmt: str = "auto",
     id_field: str = "id",
     text_fields: Sequence[str] = ("text",),
+    *,
+    max_record_bytes: int | None = MAX_RECORD_BYTES,
 ) -> Iterator[Item]:
-    """Every line of ``path`` as a Record, a Rejection or a Blank, in file order."""
+    """Every line of ``path`` as a Record, a Rejection or a Blank, in file order.
+
+    A record whose text is over ``max_record_bytes`` bytes of UTF-8 is rejected with its size
+    (None: no limit); so is a line longer than that plus :data:`LINE_ROOM`, before it is decoded.
+    """
     path, fmt = _checked(path, fmt)
-    return (item for item, _last in _iter_spans(path, fmt, id_field, text_fields))
+    limit = _checked_limit(max_record_bytes)
+    return (item for item, _last in _iter_spans(path, fmt, id_field, text_fields, limit))
 
 
 def read_spans(
@@ -82,6 +110,8 @@ def read_spans(
     fmt: str = "auto",
     id_field: str = "id",
     text_fields: Sequence[str] = ("text",),
+    *,
+    max_record_bytes: int | None = MAX_RECORD_BYTES,
 ) -> Iterator[tuple[Item, int]]:
     """What :func:`read_records` yields, each item with the number of its last line.
 
@@ -92,7 +122,7 @@ def read_spans(
     alongside (:func:`raw_lines`).
     """
     path, fmt = _checked(path, fmt)
-    return _iter_spans(path, fmt, id_field, text_fields)
+    return _iter_spans(path, fmt, id_field, text_fields, _checked_limit(max_record_bytes))
 
 
 def _checked(path: str | Path, fmt: str) -> tuple[Path, str]:
@@ -109,23 +139,39 @@ def _checked(path: str | Path, fmt: str) -> tuple[Path, str]:
     return path, fmt
 
 
+def _checked_limit(max_record_bytes: int | None) -> int | None:
+    if max_record_bytes is None:
+        return None
+    if isinstance(max_record_bytes, bool) or not isinstance(max_record_bytes, int):
+        raise ArgumentError(f"max_record_bytes must be an integer, got {max_record_bytes!r}")
+    if max_record_bytes < 1:
+        raise ArgumentError(f"max_record_bytes must be >= 1, got {max_record_bytes}")
+    return max_record_bytes
+
+
 def _iter_spans(
-    path: Path, fmt: str, id_field: str, text_fields: Sequence[str]
+    path: Path, fmt: str, id_field: str, text_fields: Sequence[str], limit: int | None
 ) -> Iterator[tuple[Item, int]]:
     seen: dict[str, int] = {}
     source = str(path)
     spans: Iterator[tuple[Item, int]]
+    lines = _decoded_lines(path, limit)
     if fmt == "lines":
-        spans = ((item, item.line) for item in _read_lines(path, source))
+        spans = ((item, item.line) for item in _read_lines(lines, source))
     elif fmt == "jsonl":
-        spans = ((item, item.line) for item in _read_jsonl(path, source, id_field, text_fields))
+        spans = ((item, item.line) for item in _read_jsonl(lines, source, id_field, text_fields))
     else:
-        spans = _read_table(path, source, "\t" if fmt == "tsv" else ",", id_field, text_fields)
+        delimiter = "\t" if fmt == "tsv" else ","
+        spans = _read_table(lines, source, delimiter, id_field, text_fields, limit)
     for item, last in spans:
         if isinstance(item, Record):
             problem = _check_id(item.id)
             if problem:
                 yield Rejection(source, item.line, problem, item.id[:80]), last
+                continue
+            problem = _check_size(item.text, limit)
+            if problem:
+                yield Rejection(source, item.line, problem, item.id), last
                 continue
             first = seen.get(item.id)
             if first is not None:
@@ -144,6 +190,17 @@ def _check_id(record_id: str) -> str | None:
     return None
 
 
+def _check_size(text: str, limit: int | None) -> str | None:
+    """Why a record's text is too large, if it is (no copy unless it may be: UTF-8 has at most
+    4 bytes a character, and an ASCII text has one)."""
+    if limit is None or len(text) * 4 <= limit:
+        return None
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    if size <= limit:
+        return None
+    return f"record too large, {size} bytes of text (the limit is {limit})"
+
+
 def raw_lines(path: str | Path) -> Iterator[bytes]:
     """The lines of a file as bytes, line endings included, numbered as the readers number
     them (a line ends at ``\\n``; ``\\r`` is part of the line's ending)."""
@@ -151,13 +208,48 @@ def raw_lines(path: str | Path) -> Iterator[bytes]:
         yield from fh
 
 
-def _decoded_lines(path: Path, source: str) -> Iterator[tuple[int, str | None, str | None]]:
+def _sized_lines(path: Path, cap: int | None) -> Iterator[tuple[bytes | None, int]]:
+    """The lines of a file as :func:`raw_lines` numbers them, each with its size in bytes. A
+    line over ``cap`` bytes (its ending not counted) comes as None and its size: it is read
+    ``cap`` bytes into memory, and the rest is measured ``SKIP_CHUNK`` bytes at a time."""
+    if cap is None:
+        for raw in raw_lines(path):
+            yield raw, len(raw) - _ending(raw)
+        return
+    with open(path, "rb") as fh:
+        while raw := fh.readline(cap + 3):  # a line of ``cap`` bytes, "\r\n", and one more
+            size, tail = len(raw), raw[-2:]
+            if size - _ending(raw) <= cap:
+                yield raw, size - _ending(raw)
+                continue
+            if not raw.endswith(b"\n"):
+                del raw
+                while chunk := fh.readline(SKIP_CHUNK):
+                    size, tail = size + len(chunk), (tail + chunk)[-2:]
+                    if chunk.endswith(b"\n"):
+                        break
+            yield None, size - _ending(tail)
+
+
+def _ending(raw: bytes) -> int:
+    """The length of a line's ending."""
+    return 2 if raw.endswith(b"\r\n") else 1 if raw.endswith(b"\n") else 0
+
+
+def _decoded_lines(path: Path, limit: int | None) -> Lines:
     """(line number, text, problem): text is None where the line cannot be taken as it is."""
-    for number, raw in enumerate(raw_lines(path), start=1):
-        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+    cap = None if limit is None else limit + LINE_ROOM
+    for number, (raw, size) in enumerate(_sized_lines(path, cap), start=1):
+        if raw is None:
+            problem = (
+                f"record too large, a line of {size} bytes (the limit is {limit} bytes of text)"
+            )
+            yield number, None, problem
+            continue
+        if number == 1 and raw.startswith(BOM):
             raw = raw[3:]
         raw = raw.rstrip(b"\n").rstrip(b"\r")
-        if b"\x00" in raw:
+        if NUL in raw:
             yield number, None, f"NUL byte at column {raw.index(NUL) + 1}"
             continue
         try:
@@ -166,9 +258,9 @@ def _decoded_lines(path: Path, source: str) -> Iterator[tuple[int, str | None, s
             yield number, None, f"invalid UTF-8 at byte {exc.start + 1}"
 
 
-def _text_lines(path: Path, source: str) -> Iterator[Item | tuple[int, str]]:
+def _text_lines(lines: Lines, source: str) -> Iterator[Item | tuple[int, str]]:
     """(line number, text) of each line that has text; unreadable and blank ones as items."""
-    for number, text, problem in _decoded_lines(path, source):
+    for number, text, problem in lines:
         if text is None:
             yield Rejection(source, number, problem or "unreadable")
         elif not text.strip():
@@ -177,8 +269,8 @@ def _text_lines(path: Path, source: str) -> Iterator[Item | tuple[int, str]]:
             yield number, text
 
 
-def _read_lines(path: Path, source: str) -> Iterator[Item]:
-    for item in _text_lines(path, source):
+def _read_lines(lines: Lines, source: str) -> Iterator[Item]:
+    for item in _text_lines(lines, source):
         if not isinstance(item, tuple):
             yield item
             continue
@@ -191,9 +283,9 @@ def _read_lines(path: Path, source: str) -> Iterator[Item]:
 
 
 def _read_jsonl(
-    path: Path, source: str, id_field: str, text_fields: Sequence[str]
+    lines: Lines, source: str, id_field: str, text_fields: Sequence[str]
 ) -> Iterator[Item]:
-    for item in _text_lines(path, source):
+    for item in _text_lines(lines, source):
         if not isinstance(item, tuple):
             yield item
             continue
@@ -210,22 +302,33 @@ def _read_jsonl(
 
 
 def _read_table(
-    path: Path, source: str, delimiter: str, id_field: str, text_fields: Sequence[str]
+    lines: Lines,
+    source: str,
+    delimiter: str,
+    id_field: str,
+    text_fields: Sequence[str],
+    limit: int | None,
 ) -> Iterator[tuple[Item, int]]:
     """Rows as items, each with its last line; a row that is malformed is rejected at its
-    first line, and the next row starts after it."""
+    first line, and the next row starts after it.
+
+    The csv module's own bound on a field (131,072 characters, one setting for the whole
+    process) is raised to the record limit, so that the limit is the same in every format."""
     bad: dict[int, str] = {}
 
-    def lines() -> Iterator[str]:
-        for number, text, problem in _decoded_lines(path, source):
+    def texts() -> Iterator[str]:
+        for number, text, problem in lines:
             if text is None:
                 bad[number] = problem or "unreadable"
                 yield "\n"
             else:
                 yield text + "\n"
 
+    field_limit = 2**31 - 1 if limit is None else limit + LINE_ROOM  # a C long everywhere
+    if csv.field_size_limit() < field_limit:
+        csv.field_size_limit(field_limit)
     quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
-    reader = csv.reader(lines(), delimiter=delimiter, quoting=quoting, strict=True)
+    reader = csv.reader(texts(), delimiter=delimiter, quoting=quoting, strict=True)
     header: list[str] | None = None
     start = 1
     while True:
@@ -235,7 +338,10 @@ def _read_table(
             break
         except csv.Error as exc:
             first, start = start, reader.line_num + 1
-            yield Rejection(source, first, f"malformed row: {exc}"), start - 1
+            reason = f"malformed row: {exc}"
+            if "field larger than field limit" in str(exc):  # quoted lines, each short enough
+                reason = f"record too large, a field over {csv.field_size_limit()} characters"
+            yield Rejection(source, first, reason), start - 1
             continue
         first, last = start, reader.line_num
         start = last + 1
@@ -341,4 +447,3 @@ def write_clusters(groups: Iterable[Sequence[str]], out: str | Path) -> None:
     with open(out, "w", encoding="utf-8", newline="\n") as fh:
         for g in groups:
             fh.write("\t".join(g) + "\n")
-

@@ -112,6 +112,8 @@ def open_index(
 
 
 def register(sub: Any, solr_options: SolrOptions) -> None:
+    from .common import record_limit_option
+
     p = sub.add_parser("index", help="index a file of records")
     p.add_argument("file", type=Path)
     p.add_argument(
@@ -127,6 +129,7 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         default=None,
         help="text column/key (repeat to join several; default 'text')",
     )
+    record_limit_option(p)
     _param_options(p)
     p.add_argument(
         "--strict",
@@ -275,11 +278,9 @@ def print_stats(stats: IndexStats, out: Any = sys.stderr) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from .common import emit
+    from .common import emit, read_input
 
-    items = io.read_records(
-        args.file, args.format, args.id_field, tuple(args.text_field or ("text",))
-    )
+    items = read_input(args, args.file)
     if not 1 <= args.writers <= 64:
         raise InputError(f"--writers must be between 1 and 64, got {args.writers}")
     Params(**_given(args))  # bad flags are reported before Solr is started

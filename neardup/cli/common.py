@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..io import Item
 
 
 def solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
@@ -37,7 +41,8 @@ def solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
 
 
 def input_options(p: argparse.ArgumentParser) -> None:
-    """How records are read from a file: its format, and the id and text fields of a table."""
+    """How records are read from a file: its format, the id and text fields of a table, and the
+    largest record."""
     from ..io import FORMATS
 
     p.add_argument(
@@ -52,6 +57,44 @@ def input_options(p: argparse.ArgumentParser) -> None:
         action="append",
         default=None,
         help="text column/key (repeat to join several; default 'text')",
+    )
+    record_limit_option(p)
+
+
+def record_limit_option(p: argparse.ArgumentParser) -> None:
+    """``--max-record-bytes``: records with a larger text are rejected as they are read."""
+    from ..io import MAX_RECORD_BYTES
+
+    p.add_argument(
+        "--max-record-bytes",
+        type=_positive_int,
+        default=MAX_RECORD_BYTES,
+        metavar="N",
+        help="reject a record whose text is over N bytes (UTF-8) as it is read, with its "
+        f"line and size; it is never sent to Solr (default {MAX_RECORD_BYTES}: 8 MiB)",
+    )
+
+
+def _positive_int(raw: str) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a number of bytes >= 1 expected, got {raw!r}")
+    return value
+
+
+def read_input(args: argparse.Namespace, path: Path) -> Iterator[Item]:
+    """The records of ``path`` as the input options say to read them."""
+    from ..io import read_records
+
+    return read_records(
+        path,
+        args.format,
+        args.id_field,
+        tuple(args.text_field or ("text",)),
+        max_record_bytes=args.max_record_bytes,
     )
 
 

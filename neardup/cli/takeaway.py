@@ -13,12 +13,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .. import io
 from ..dedupe import KEEP_RULES
 from ..errors import InputError
 from ..index import PRUNE_MODES, NearDupIndex
 from ..pipeline import IndexStats
-from .common import input_options
+from .common import input_options, read_input
 
 SolrOptions = Callable[..., None]
 BACKENDS = ("solr", "memory")
@@ -132,12 +131,6 @@ def _collection_named(args: argparse.Namespace) -> bool:
     return bool(url) and split_url(url)[1] is not None
 
 
-def _read(args: argparse.Namespace) -> Iterator[io.Item]:
-    return io.read_records(
-        args.input, args.format, args.id_field, tuple(args.text_field or ("text",))
-    )
-
-
 @contextmanager
 def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats | None]]:
     """The index a run works on, with ``args.input`` indexed into it (the stats; None when
@@ -167,7 +160,7 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
         stats = None
         if not args.no_index:
             try:
-                stats = index.add_many(_read(args), progress=not args.json)
+                stats = index.add_many(read_input(args, args.input), progress=not args.json)
             except InputError as exc:
                 if "the header has no column" in str(exc):
                     raise InputError(f"{exc} (--id-field, --text-field)") from None
@@ -222,6 +215,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             similarity=index_similarity(index),
             rejects=args.rejects,
             progress=not args.json,
+            max_record_bytes=args.max_record_bytes,
         )
         page = None
         if args.review is not None:

@@ -20,7 +20,9 @@ Retry policy (see :class:`RetryAdapter`):
 - Retried: connection errors (refused, reset, dropped), timeouts, and HTTP 408, 429, 502, 503
   and 504; HTTP 500 only briefly (1.5 s: a core that replays its transaction log after a crash
   answers 500 for a moment). Never retried: other HTTP errors (400, 401, 403, 404 ...), TLS
-  failures.
+  failures, and a request of ``LARGE_REQUEST`` bytes or more whose connection Solr reset or
+  closed: the request itself is the likely cause (a node out of heap, a proxy's body limit),
+  so the error says so, with its size, instead of "cannot reach Solr" after several tries.
 - The waits double from 0.5 s, capped at 8 s, while the retry budget lasts: 30 s from the first
   attempt of a request (``retry_budget``; 0 turns retries off), and the first
   retry is always made. So an idempotent request rides through a restart of Solr of 10 to 20 s
@@ -79,6 +81,10 @@ BACKOFF_START = 0.5
 BACKOFF_CAP = 8.0
 #: HTTP statuses that say "try again later": a proxy or a Solr that is (re)starting or busy.
 RETRY_STATUSES = frozenset({408, 429, 502, 503, 504})
+#: Request bodies at least this large are not retried when Solr resets or closes their
+#: connection. An update of 1000 ordinary records is a few MB; 32 MB is an oversized record (or
+#: several large ones in one batch), which Solr may not survive twice.
+LARGE_REQUEST = 32 * 1024 * 1024
 #: Request header that marks a request as not idempotent (sent once); the adapter removes it
 #: before the request leaves, so Solr never sees it.
 ONCE_HEADER = "X-Neardup-Once"
@@ -212,7 +218,15 @@ class RetryAdapter(HTTPAdapter):
                     f"Solr at {where} did not answer within {read_timeout:g} s"
                 )
             except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
-                error = SolrUnavailable(f"cannot reach Solr at {where}: {_reason(exc)}")
+                reason = _reason(exc)
+                size = _body_size(request)
+                if size >= LARGE_REQUEST and not reason.startswith("connection refused"):
+                    raise SolrUnavailable(
+                        f"Solr at {where} closed the connection on a request of {size} bytes "
+                        f"({reason}; not retried): the request is likely too large for it "
+                        "(a record too large, or a node short of heap: see Solr's log)"
+                    ) from None
+                error = SolrUnavailable(f"cannot reach Solr at {where}: {reason}")
             except requests.RequestException as exc:
                 raise SolrUnavailable(f"cannot talk to Solr at {where}: {_reason(exc)}") from None
             else:
@@ -270,6 +284,14 @@ class RetryAdapter(HTTPAdapter):
                 + (f" Solr says: {msg}" if msg else "")
             )
         return SolrRequestError(f"Solr at {where} answered HTTP {code}: {msg or resp.reason}")
+
+
+def _body_size(request: requests.PreparedRequest) -> int:
+    """The bytes of a request's body (0 for none, or one streamed without a length)."""
+    body = request.body
+    if isinstance(body, bytes | str):
+        return len(body)
+    return int(request.headers.get("Content-Length") or 0)
 
 
 def _basic_user(header: str) -> str | None:
