@@ -27,6 +27,10 @@ What is measured at each corpus size (see ``benchmarks/corpus.py`` for the corpu
     against the ground truth compare candidate generation on equal terms.
 (e) peak memory (VmHWM of this process, reset before each phase) and Solr's index size.
 (f) growth between sizes, and ``NearDupIndex.neighbors`` latency.
+(g) end to end, the headline: a text file in, verified pairs out, each library as a user runs
+    it in its own process(es) (neardup's CLI into Solr, neardup's library in memory, datasketch,
+    rensa): wall time, CPU time, peak RSS (and Solr's), recall and precision
+    (``benchmarks/end_to_end.py``).
 
 Quick mode writes only its JSON (``--out``); full mode also merges its sizes into the JSON
 (other sizes already there are kept, so ``--sizes 1000000`` can run separately) and regenerates
@@ -45,6 +49,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -56,6 +61,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import corpus as C
+from benchmarks import end_to_end as E
 from neardup import kernel
 from neardup.backends.solr import SolrBackend
 from neardup.banding import band_keys_batch
@@ -110,19 +116,8 @@ def say(msg: str) -> None:
 # -- memory ------------------------------------------------------------------------------------
 
 
-def _status(key: str) -> float | None:
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return None
-
-
 def rss_mb() -> float:
-    v = _status("VmRSS")
+    v = E.status_mb("VmRSS")
     return v if v is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
@@ -146,7 +141,7 @@ def phase(out: dict[str, Any]) -> Iterator[None]:
     yield
     out.setdefault("seconds", round(time.perf_counter() - start, 3))
     out["cpu_seconds"] = round(time.process_time() - cpu0, 3)
-    peak = _status("VmHWM") if exact else None
+    peak = E.status_mb("VmHWM") if exact else None
     if peak is None:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     out["peak_rss_mb"] = round(peak, 1)
@@ -271,6 +266,12 @@ class SolrNode:
         """A new, empty index with ``params`` in the collection ``name``."""
         return NearDupIndex(params, backend=SolrBackend(self.collection(name)))
 
+    @property
+    def pid(self) -> int | None:
+        """The local node's JVM (None for a Solr at ``NEARDUP_SOLR_URL``)."""
+        state = self.node.state() if self.node is not None else None
+        return state.pid if state is not None else None
+
     def stop(self) -> None:
         if self.node is not None and self.started:
             self.node.stop()
@@ -288,12 +289,6 @@ def index_size_bytes(solr: Solr) -> int | None:
 
 
 # -- (a) signatures ----------------------------------------------------------------------------
-
-
-def _mmh3_32(token: str | bytes) -> int:
-    import mmh3
-
-    return mmh3.hash(token, 42, signed=False)
 
 
 #: Signature runs go round-robin over chunks of this many documents, so that every library
@@ -331,7 +326,7 @@ def bench_signatures(
 
     def ds_mmh3(docs: list[str]) -> Any:
         return MinHash.bulk(
-            [proc.shingle_set(t) for t in docs], num_perm=NUM_PERM, hashfunc=_mmh3_32
+            [proc.shingle_set(t) for t in docs], num_perm=NUM_PERM, hashfunc=E.mmh3_32
         )
 
     def ds_sha1(docs: list[str]) -> Any:
@@ -727,7 +722,11 @@ def bench_params(args: Any) -> Params:
     return Params(threshold=args.threshold, **shape)
 
 
-def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any) -> dict[str, Any]:
+def run_size(
+    n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any, work: Path
+) -> dict[str, Any]:
+    """Every measurement at ``n`` documents; ``work`` is a scratch directory (the end-to-end
+    corpus file and the pairs files go there)."""
     t = args.threshold
     cfg = bench_params(args)
     # What is indexed: the seed loop (c) queries the 2014 fields, so every collection has them,
@@ -765,6 +764,8 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
             raise SystemExit("family truth differs from brute force: the corpus assumption broke")
     res["corpus"] = gen
     truth = {(a, b) for a, b, _ in corp.truth}
+    e2e_file = work / "corpus.txt"
+    E.write_corpus(corp.records, e2e_file)  # (g) reads it at the end
     raw = [r.text for r in corp.records]
     proc = cfg.processor()
     texts = [proc.prepare(x) for x in raw]
@@ -798,7 +799,7 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
                 MinHash.bulk(
                     [prep.shingle_set(x) for x in texts[len(minhashes) :]],
                     num_perm=NUM_PERM,
-                    hashfunc=_mmh3_32,
+                    hashfunc=E.mmh3_32,
                 )
             )
         for params in (None, (cfg.bands, cfg.rows)):
@@ -917,6 +918,14 @@ def run_size(n: int, mode: str, conf: dict[str, Any], node: SolrNode, args: Any)
         **({"datasketch/neardup": round(pairs["datasketch"]["seconds"] / nd, 2)}
            if "datasketch" in pairs and nd == nd else {}),
     }  # fmt: skip
+
+    # (g) end to end, on a JVM warmed by everything above
+    if not args.skip_end_to_end:
+        del pairs, index
+        gc.collect()
+        peers = [p for p in E.PEERS if not (p == "datasketch" and args.skip_datasketch_lsh)]
+        res["end_to_end"] = E.run(e2e_file, truth, cfg, solr_base=node.base, solr_pid=node.pid,
+                                  work=work, peers=peers, say=say)  # fmt: skip
     return res
 
 
@@ -1015,6 +1024,8 @@ def targets(runs: dict[str, Any]) -> list[dict[str, Any]]:
             "/s",
             "indexing",
         )
+        for name, value, goal in E.target_values(n, r):
+            add(name, n, value, goal, False, "x", "end to end")
         if n >= 100_000:
             add(
                 "all pairs >= 10x faster than the seed loop",
@@ -1110,7 +1121,8 @@ def render(data: dict[str, Any]) -> str:
         f"permutations, b x r = {r0.get('bands')} x {r0.get('rows')}, threshold "
         f"{r0['threshold']}.\n"
     )
-    w("## Headline: ratios measured in the same run\n")
+    L.extend(E.headline(runs))
+    w("## The parts: ratios measured in the same run\n")
     w(
         "| documents | signatures per CPU-s: neardup / datasketch (fastest / SHA-1 default) | "
         "neardup / rensa | all pairs: seed loop / neardup | datasketch LSH / neardup | "
@@ -1161,6 +1173,8 @@ def render(data: dict[str, Any]) -> str:
         for key in ("signatures", "indexing"):
             if key in missed:
                 w(bounds_text(key, ref))
+        if "end to end" in missed:
+            w(E.bounds(runs))
         for k in sizes:
             v = runs[k]["pairs"]["neardup"]
             if not v.get("completed", True):
@@ -1191,6 +1205,7 @@ def render(data: dict[str, Any]) -> str:
                 f"{c['exact_check']['same_as_family_truth']}."
             )
         w(f" Generated in {c['seconds']:.1f} s.\n")
+        L.extend(E.detail(r))
         s = r["signatures"]
         w(
             f"**(a) Signatures** ({NUM_PERM} permutations, best of {s['repeats']} "
@@ -1385,6 +1400,7 @@ def render(data: dict[str, Any]) -> str:
     if any(runs[k].get("shingles") == "word 3-gram" for k in sizes):
         w(DOCUMENT_SHINGLES)
     w(METHOD_TEXT)
+    w(E.METHOD_TEXT)
     return "\n".join(L) + "\n"
 
 
@@ -1542,6 +1558,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="leave out datasketch's in-memory LSH (it needs every MinHash in RAM)",
     )
+    ap.add_argument(
+        "--skip-end-to-end",
+        action="store_true",
+        help="leave out (g), the end-to-end runs of every library from a text file",
+    )
     ap.add_argument("--keep-collections", action="store_true")
     ap.add_argument(
         "--max-memory-gb",
@@ -1595,7 +1616,8 @@ def main(argv: list[str] | None = None) -> int:
                 load_average_at_start=os.getloadavg(),
                 date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             )
-            res = run_size(n, args.mode, conf, node, args)
+            with tempfile.TemporaryDirectory(prefix="neardup-bench-") as work:
+                res = run_size(n, args.mode, conf, node, args, Path(work))
             res["env"] = env_n
             data["runs"][str(n)] = res
             out_path.parent.mkdir(parents=True, exist_ok=True)

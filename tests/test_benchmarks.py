@@ -1,4 +1,5 @@
-"""The benchmark corpus generator: exact ground truth, intended edit rates, reproducibility.
+"""The benchmark corpus generator: exact ground truth, intended edit rates, reproducibility;
+the end-to-end part (``benchmarks/end_to_end.py``) at a tiny size, scored against the truth.
 
 No timing here: the benchmark itself (``python -m benchmarks.run --mode quick``) is the smoke
 test of the measurements.
@@ -7,11 +8,14 @@ test of the measurements.
 from __future__ import annotations
 
 import math
+import os
 from itertools import combinations
+from pathlib import Path
 
 import pytest
 
 from benchmarks import corpus as C
+from benchmarks import end_to_end as E
 from neardup.params import Params
 from neardup.text import id_key, word_edit_distance
 
@@ -146,3 +150,82 @@ def test_short_records() -> None:
     assert len({r.id for r in recs}) == 500
     assert all(8 <= len(r.text.split()) <= 15 for r in recs)
     assert C.fingerprint(recs) == C.fingerprint(C.short_records(500, seed=1))
+
+
+# -- end to end --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def doc_params() -> Params:
+    """The benchmark's parameters: word 3-grams, threshold 0.8."""
+    return Params(threshold=THRESHOLD, shingle_kind="word", shingle_size=3)
+
+
+@pytest.fixture(scope="module")
+def e2e_corpus(
+    doc_params: Params, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, set[tuple[str, str]]]:
+    corp = C.generate(300, seed=7, threshold=THRESHOLD, dup_fraction=0.3, config=doc_params)
+    path = tmp_path_factory.mktemp("e2e") / "corpus.txt"
+    E.write_corpus(corp.records, path)
+    return path, {(a, b) for a, b, _ in corp.truth}
+
+
+def test_end_to_end_runs_each_library_and_scores_it_against_the_truth(
+    e2e_corpus: tuple[Path, set[tuple[str, str]]], doc_params: Params, tmp_path: Path
+) -> None:
+    pytest.importorskip("datasketch")
+    pytest.importorskip("rensa")
+    path, truth = e2e_corpus
+    assert len(truth) > 20
+    res = E.run(path, truth, doc_params, solr_base=None, solr_pid=None, work=tmp_path,
+                peers=["neardup_memory", "datasketch", "rensa"], say=lambda _: None)  # fmt: skip
+    assert res["docs"] == 300
+    assert set(res["methods"]) == {"neardup_memory", "datasketch", "rensa"}
+    for kind, r in res["methods"].items():
+        found = E.read_pairs(tmp_path / f"{kind}.tsv")
+        assert r["reported"] == r["pairs"] == len(found), kind
+        assert r["truth"] == len(truth)
+        assert r["true_positives"] == len(found & truth), kind
+        assert r["recall"] == round(len(found & truth) / len(truth), 5), kind
+        assert r["precision"] == 1.0, kind  # every method verifies by exact Jaccard
+        assert r["outside_truth"] == 0, kind
+        assert {"wall_s", "cpu_s", "peak_rss_mb", "phases", "candidates"} <= set(r), kind
+    # neardup's bands (21 x 6) and rensa's (16 x 8) find every pair of this corpus;
+    # datasketch's default bands (9 x 13, tuned against false positives) find fewer.
+    assert res["methods"]["neardup_memory"]["recall"] == 1.0
+    assert res["methods"]["rensa"]["recall"] == 1.0
+    assert res["methods"]["datasketch"]["recall"] < 1.0
+    assert (res["methods"]["datasketch"]["bands"], res["methods"]["datasketch"]["rows"]) == (9, 13)
+    assert "neardup_memory/datasketch_python_rss" in res["ratios"]
+    runs = {"100000": {"end_to_end": res}}
+    assert [v for _, v, _ in E.target_values(100_000, runs["100000"])] == [None, None, None]
+    table = "\n".join(E.headline(runs) + E.detail(runs["100000"]))
+    assert "| 100,000 |" in table and "rensa RMinHashLSH" in table
+
+
+def test_end_to_end_scores_come_from_the_truth(tmp_path: Path) -> None:
+    out = tmp_path / "pairs.tsv"
+    out.write_text("id1\tid2\tjaccard\tedit_distance\n10\t2\t0.9\t3\n3\t4\t0.85\t4\n")
+    assert E.read_pairs(out) == {("2", "10"), ("3", "4")}
+    both = E.scored(out, {("2", "10"), ("3", "4")})
+    assert (both["recall"], both["precision"], both["outside_truth"]) == (1.0, 1.0, 0)
+    more = E.scored(out, {("2", "10"), ("3", "4"), ("5", "6"), ("7", "8")})
+    assert (more["recall"], more["precision"]) == (0.5, 1.0)
+    fewer = E.scored(out, {("2", "10"), ("5", "6")})
+    assert (fewer["recall"], fewer["precision"], fewer["outside_truth"]) == (0.5, 0.5, 1)
+
+
+def test_end_to_end_cli_into_solr(
+    solr_base: str, e2e_corpus: tuple[Path, set[tuple[str, str]]], doc_params: Params,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    """``neardup index`` and ``neardup report`` as processes, into a collection they create."""
+    path, truth = e2e_corpus
+    name = f"test_e2e_{os.getpid()}"
+    r, out = E.run_neardup_solr(path, doc_params, solr_base, name, None, tmp_path)
+    r.update(E.scored(out, truth))
+    assert (r["recall"], r["precision"]) == (1.0, 1.0)
+    assert r["candidates"] >= len(truth)
+    assert set(r["steps"]) == {"index", "report"}
+    assert "300 records, 21 bands" in r["steps"]["report"]["summary"]
