@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
@@ -31,6 +31,7 @@ from tqdm import tqdm
 from .backends.base import Backend, Document
 from .backends.memory import MemoryBackend
 from .banding import band_keys_batch
+from .choose import Choice, choose
 from .errors import ArgumentError, InputError
 from .io import Blank, Item, Record, Rejection
 from .minhash import ShingleProcessor
@@ -306,21 +307,49 @@ class NearDupIndex:
     and asking for others raises :class:`~neardup.errors.ParameterMismatch`.
     """
 
-    def __init__(self, params: Params | None = None, *, backend: Backend | None = None) -> None:
+    def __init__(
+        self,
+        params: Params | None = None,
+        *,
+        backend: Backend | None = None,
+        given: Mapping[str, Any] | None = None,
+    ) -> None:
         self.backend: Backend = backend if backend is not None else MemoryBackend()
+        #: How the parameters were chosen from the data (:class:`neardup.choose.Choice`), once
+        #: the first records arrive at an index created without parameters; else None.
+        self.chosen: Choice | None = None
+        self._given: dict[str, Any] | None = None
         stored = self.backend.load_params()
         if stored is None:
-            self.params = params if params is not None else Params()
-            if self.params.fields_2014 and self.backend.kind != "solr":
-                raise ArgumentError(
-                    "the 2014 design's fields are searched by Solr queries: use a Solr backend"
-                )
-            self.backend.store_params(self.params.to_dict())
+            if params is None:
+                # Chosen from the first batch of records (documents()); until then, what the
+                # given parameters and the field defaults say.
+                self._given = dict(given or {})
+                self.params = Params(**self._given)
+            else:
+                self.params = params
+                self._store()
         else:
             self.params = Params.from_dict(stored)
             if params is not None:
                 self.params.check(params, self.backend.location)
         self.processor: ShingleProcessor = self.params.processor()
+
+    def _store(self) -> None:
+        if self.params.fields_2014 and self.backend.kind != "solr":
+            raise ArgumentError(
+                "the 2014 design's fields are searched by Solr queries: use a Solr backend"
+            )
+        self.backend.store_params(self.params.to_dict())
+
+    def _choose(self, records: Sequence[Record]) -> None:
+        """Fix the parameters from the first batch (see :mod:`neardup.choose`)."""
+        assert self._given is not None
+        self.chosen = choose([r.text for r in records], self._given)
+        self.params = self.chosen.params
+        self.processor = self.params.processor()
+        self._given = None
+        self._store()
 
     @classmethod
     def open(
@@ -378,6 +407,8 @@ class NearDupIndex:
 
     def documents(self, records: list[Record]) -> list[Document | Rejection]:
         """What is stored for each record of a batch, or why a record cannot be stored."""
+        if self._given is not None:
+            self._choose(records)
         return documents(self.params, self.processor, records)
 
     def batch(
@@ -459,9 +490,10 @@ class NearDupIndex:
 
         ``mode="dedup"`` pairs any two records; ``mode="link"`` only records of different
         sources. ``threshold`` (default: the index's) is a fixed Jaccard bar; without one, an
-        index whose rule is ``learned`` fits its match rule to the candidates (see
-        :mod:`neardup.rule`). ``prune`` (default: none in dedup, one-to-one in link; see
-        :func:`prune`). ``max_dist`` also caps the word edit distance.
+        index whose rule is ``valley`` reads its threshold off the records' nearest-neighbour
+        similarities (:mod:`neardup.valley`), one whose rule is ``learned`` fits its match rule
+        to the candidates (:mod:`neardup.rule`). ``prune`` (default: none in dedup,
+        one-to-one in link; see :func:`prune`). ``max_dist`` also caps the word edit distance.
         """
         if mode not in MODES:
             raise ArgumentError(f"unknown mode {mode!r}: choose one of {', '.join(MODES)}")
@@ -478,7 +510,7 @@ class NearDupIndex:
         mode: str,
     ) -> Report:
         start = time.perf_counter()
-        learned = threshold is None and self.params.rule == "learned"
+        rule_name = self.params.rule if threshold is None else "threshold"
         threshold = self.params.threshold if threshold is None else threshold
         if isinstance(threshold, bool) or not isinstance(threshold, int | float):
             raise ArgumentError(f"threshold must be a number in (0, 1], got {threshold!r}")
@@ -504,11 +536,19 @@ class NearDupIndex:
         )
         verified = len(pairs)
         rule = None
-        if learned:
+        if rule_name == "learned":
             from .rule import apply_rule
 
             pairs, fitted = apply_rule(pairs, texts, self.processor)
             rule = fitted.as_dict()
+        elif rule_name == "valley":
+            from .valley import best_similarities, valley_threshold
+
+            found = valley_threshold(
+                list(best_similarities(pairs).values()), records, self.params.threshold
+            )
+            pairs = [p for p in pairs if p.jaccard >= found.threshold]
+            rule = found.as_dict()
         pairs = prune(pairs, prune_mode)
         if max_dist is not None:
             pairs = [p for p in pairs if p.edit_distance <= max_dist]

@@ -24,9 +24,10 @@ from .minhash import HASH_FAMILIES, KINDS, ShingleProcessor
 #: Version of the stored form (and of the band-key layout in a Solr index). An index written
 #: in another form is refused with "re-index", never read as if it had no shared buckets.
 FORMAT = 2
-#: How a report decides: pairs at ``threshold`` or more, or a rule learned from the candidates
-#: (:mod:`neardup.rule`) of which ``threshold`` is the floor.
-RULES = ("threshold", "learned")
+#: How a report decides: pairs at ``threshold`` or more; the threshold at the valley of the
+#: records' nearest-neighbour similarities (:mod:`neardup.valley`); or a rule learned from the
+#: candidates (:mod:`neardup.rule`). For the last two, ``threshold`` is the floor banding finds.
+RULES = ("threshold", "valley", "learned")
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,10 @@ class Params:
     article's fields (word 3-grams, 20 MinHash values, MD5, first word) for its two methods
     (:mod:`neardup.seed2014`); only a Solr index can answer those.
 
-    Defaults: word 1-grams of the canonical text at Jaccard >= 0.65, 128 permutations of the
-    universal family; chosen on the restaurant data (README, "Choosing the defaults").
+    The field defaults (word 1-grams of the canonical text at Jaccard >= 0.65, 128 permutations
+    of the universal family) are what ``Params()`` means. An index created without any
+    parameters does not use them blindly: it chooses shingles and rule from its first records
+    (:mod:`neardup.choose`).
     """
 
     shingle_kind: str = "word"
@@ -91,6 +94,19 @@ class Params:
             raise ArgumentError(
                 f"bands x rows = {self.bands} x {self.rows} exceeds num_perm = {self.num_perm}"
             )
+
+    def describe(self) -> str:
+        """One line a person reads: shingles, how pairs are decided, permutations and bands."""
+        kind = "word" if self.shingle_kind == "word" else "character"
+        decide = (
+            f"Jaccard >= {self.threshold:g}"
+            if self.rule == "threshold"
+            else f"{self.rule} rule above a floor of {self.threshold:g}"
+        )
+        return (
+            f"{kind} {self.shingle_size}-grams, {decide}, {self.num_perm} MinHash values in "
+            f"{self.bands} bands x {self.rows} rows"
+        )
 
     def processor(self) -> ShingleProcessor:
         """The one :class:`ShingleProcessor` of this parameter set."""

@@ -53,7 +53,9 @@ class Report:
     threshold: float = 0.0
     prune: str = "none"
     mode: str = "dedup"
-    #: The learned match rule (:meth:`neardup.rule.MatchRule.as_dict`), or None.
+    #: How the threshold was decided from the data: the valley found
+    #: (:meth:`neardup.valley.Valley.as_dict`) or the learned match rule
+    #: (:meth:`neardup.rule.MatchRule.as_dict`); None for a fixed threshold.
     rule: dict[str, Any] | None = None
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)

@@ -236,7 +236,7 @@ def test_cli_lsh_report_clusters_delete_and_evaluate(solr_base: str, tmp_path: P
     assert missing.returncode == 2 and "no record with id" in missing.stderr
     # the index keeps its parameters: a flag that disagrees is an error, not garbage
     clash = run_cli("index", str(RECORDS), "--threshold", "0.8", env=env)
-    assert clash.returncode == 2 and "--threshold: the index has 0.65, given 0.8" in clash.stderr
+    assert clash.returncode == 2 and "--threshold: the index has 0.3, given 0.8" in clash.stderr
     ids = tmp_path / "ids.txt"
     ids.write_text("753\n# a comment\n\n2\n")
     de = run_cli("delete", "1", "--ids-file", str(ids), "--json", env=env)

@@ -166,7 +166,10 @@ def test_cli_experiment_json(solr_base: str, tmp_path: Path) -> None:
     proc = run_cli("experiment", "restaurants", "--json", "--out-dir", str(tmp_path), env=env)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert set(data) == {"shingles", "minhash", "lsh"}
+    assert set(data) == {"shingles", "minhash", "lsh", "auto"}
+    # no parameters at all, chosen from the data: more of the matches than the fixed defaults
+    assert data["auto"]["true_pairs"] > data["lsh"]["true_pairs"]
+    assert data["auto"]["f1"] > data["lsh"]["f1"]
     assert data["lsh"]["f1"] >= 0.90  # neardup's LSH with its documented defaults
     assert data["lsh"]["true_pairs"] > data["shingles"]["true_pairs"]
     for entry in data.values():

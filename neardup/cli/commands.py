@@ -21,22 +21,25 @@ SolrOptions = Callable[..., None]
 
 #: One flag per parameter of :class:`~neardup.params.Params` (name, type, help).
 PARAM_FLAGS: list[tuple[str, Any, str]] = [
-    ("shingle_kind", str, "word n-grams or character k-grams (default word)"),
-    ("shingle_size", int, "words or characters per shingle (default 1)"),
+    ("shingle_kind", str, "word n-grams or character k-grams (default: chosen from the data, "
+     "char for records, word for documents)"),
+    ("shingle_size", int, "words or characters per shingle (default 3 for char, 1 for word)"),
     ("num_perm", int, "MinHash values per record (default 128)"),
     ("hash_family", str, "permutations: universal (default) or xor"),
     ("seed", int, "random seed of the permutations (default 42)"),
-    ("threshold", float, "Jaccard similarity a pair needs (default 0.65); with --rule learned, "
-     "the floor of the candidates the rule is learned from"),
-    ("rule", str, "threshold (default): pairs at --threshold or more; learned: a match rule "
-     "fitted to the candidates without labels (Fellegi-Sunter, EM)"),
+    ("threshold", float, "Jaccard similarity a pair needs (giving it fixes it; default: read "
+     "off the data for records, 0.65 for documents); with --rule valley or learned, the "
+     "floor of the candidates"),
+    ("rule", str, "threshold: pairs at --threshold or more; valley: the threshold at the "
+     "valley of the records' best-match similarities (default for records); learned: a match "
+     "rule fitted to the candidates without labels (Fellegi-Sunter, EM)"),
     ("bands", int, "LSH bands (default: from the threshold)"),
     ("rows", int, "rows per band (default: from the threshold)"),
 ]
 CHOICES = {
     "shingle_kind": ["word", "char"],
     "hash_family": ["universal", "xor"],
-    "rule": ["threshold", "learned"],
+    "rule": ["threshold", "valley", "learned"],
 }
 
 
@@ -84,8 +87,8 @@ def open_index(
     args: argparse.Namespace, create: bool = True, param_flags: bool = False
 ) -> NearDupIndex:
     """The index the flags name. With ``param_flags`` (``neardup index``) a new index gets the
-    parameters the flags give (the rest are defaults); an existing one keeps its own, and a
-    flag that disagrees with them is an error."""
+    parameters the flags give (the rest are chosen from its first records); an existing one
+    keeps its own, and a flag that disagrees with them is an error."""
     from ..backends.solr import SolrBackend
     from .common import open_solr
 
@@ -95,7 +98,7 @@ def open_index(
     if stored is None:
         if not create:
             raise InputError(f"{backend.location} holds no neardup index (index a file first)")
-        return NearDupIndex(Params(**given), backend=backend)
+        return NearDupIndex(backend=backend, given=given)
     index = NearDupIndex(backend=backend)
     diffs = [
         f"--{k.replace('_', '-')}: the index has {getattr(index.params, k)!r}, given {v!r}"
@@ -277,6 +280,29 @@ def print_stats(stats: IndexStats, out: Any = sys.stderr) -> None:
         print(f"neardup: ... and {hidden} more rejected records not shown", file=out)
 
 
+def _decided(result: Any) -> str:
+    """How the report's threshold came about, in a few words."""
+    if result.rule and result.rule.get("kind", "").startswith("valley"):
+        how = "read off the data" if result.rule["found"] else "no valley: the fallback"
+        return f"Jaccard >= {result.threshold:g}, {how}"
+    if result.rule:
+        return f"learned rule from Jaccard {result.threshold:g}"
+    return f"Jaccard >= {result.threshold:g}"
+
+
+def _chosen(index: NearDupIndex) -> dict[str, Any] | None:
+    return index.chosen.as_dict() if index.chosen else None
+
+
+def print_choice(index: NearDupIndex, out: Any = sys.stderr) -> None:
+    """What a new index chose from its first records, and why (nothing for an existing one)."""
+    if index.chosen is None:
+        return
+    print(f"neardup: parameters chosen from the data: {index.params.describe()}", file=out)
+    for reason in index.chosen.reasons:
+        print(f"neardup:   {reason}", file=out)
+
+
 def cmd_index(args: argparse.Namespace) -> int:
     from .common import emit, read_input
 
@@ -292,9 +318,10 @@ def cmd_index(args: argparse.Namespace) -> int:
             raise InputError(f"{exc} (--id-field, --text-field)") from None
         raise
     print_stats(stats)
+    print_choice(index)
     emit(
         args,
-        stats.as_dict(),
+        {**stats.as_dict(), "params": index.params.to_dict(), "chosen": _chosen(index)},
         f"{args.file}: read {stats.read}, indexed {stats.indexed}, rejected {stats.rejected}, "
         f"blank lines {stats.blank} -> {index.backend.location} ({stats.seconds:.1f} s)",
     )
@@ -326,7 +353,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             counts,
             f"{result.records} records, {result.bands} bands: {result.buckets} shared buckets, "
             f"{result.candidates} candidate pairs, {result.verified} verified, "
-            f"{result.confirmed} kept ({result.mode}, pruning {result.prune}) -> {args.out}"
+            f"{result.confirmed} kept ({result.mode}, pruning {result.prune}, "
+            f"{_decided(result)}) -> {args.out}"
             + (f"; {counts['clusters']} clusters -> {args.clusters}" if args.clusters else "")
             + f" ({result.seconds:.1f} s)"
             + (_rule_line(result.rule) if result.rule else ""),
@@ -343,6 +371,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _rule_line(rule: dict[str, Any]) -> str:
+    if rule.get("kind", "").startswith("valley"):
+        return f"\nvalley rule: Jaccard >= {rule['threshold']:g}; {rule['reason']}"
     return (
         f"\nlearned rule ({', '.join(rule['features'])}): accepts from Jaccard "
         f"{rule['threshold']:.3f}, {rule['accepted']} of {rule['candidates']} candidates; "

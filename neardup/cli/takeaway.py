@@ -138,7 +138,7 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
     (kept afterwards; ``--no-index`` uses what it holds), else a temporary collection that is
     deleted at the end, whatever happens."""
     from ..params import Params
-    from .commands import _given, open_index, print_stats
+    from .commands import _given, open_index, print_choice, print_stats
 
     if args.input is None:  # review of a collection as it is
         if args.backend == "memory":
@@ -148,10 +148,10 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
         raise InputError(f"{args.input}: no such file")
     if args.no_index and args.backend == "memory":
         raise InputError("--no-index needs a collection in Solr, not --backend memory")
-    params = Params(**_given(args))  # bad flags are reported before Solr is started
+    Params(**_given(args))  # bad flags are reported before Solr is started
     temporary = args.backend == "solr" and not args.no_index and not _collection_named(args)
     if args.backend == "memory":
-        index = NearDupIndex(params)
+        index = NearDupIndex(given=_given(args))
     else:
         if temporary:
             args.collection = f"neardup_tmp_{os.getpid()}_{int(time.time())}"
@@ -166,6 +166,7 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
                     raise InputError(f"{exc} (--id-field, --text-field)") from None
                 raise
             print_stats(stats)
+            print_choice(index)
         yield index, stats
     finally:
         if temporary:

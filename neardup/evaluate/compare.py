@@ -12,8 +12,12 @@ from ..index import NearDupIndex
 def compare(
     index: NearDupIndex, threshold: float | None = None, progress: bool = False
 ) -> dict[str, Any]:
-    """Both methods at the same Jaccard threshold on the same shingle sets."""
+    """Both methods at the same Jaccard threshold on the same shingle sets (by default the
+    index's, or the one its rule reads off the data)."""
     params = index.params
+    if threshold is None and params.rule != "threshold":
+        # The threshold the index's rule reads off the data, not the floor it bands from.
+        threshold = index.report(prune="none", progress=progress).threshold
     threshold = params.threshold if threshold is None else threshold
     lsh = index.report(threshold, prune="none", progress=progress)
     lsh_set = {(p.id1, p.id2) for p in lsh.pairs}

@@ -41,7 +41,7 @@ def run_restaurants(
     gold = read_pairs(gold_file)
     if len(index):
         index.remove([r.id for r in index.backend.records()])
-    items = (guide(r) if isinstance(r, Record) else r for r in read_records(records))
+    items = [guide(r) if isinstance(r, Record) else r for r in read_records(records)]
     stats = index.add_many(items, progress=progress)
     out_dir.mkdir(parents=True, exist_ok=True)
     searcher = SeedSearcher(index)
@@ -61,6 +61,14 @@ def run_restaurants(
     groups = clusters((p.id1, p.id2) for p in result.pairs)
     write_clusters(groups, out_dir / "lsh_clusters.txt")
     scores["lsh"] = _entry(score([(p.id1, p.id2) for p in result.pairs], gold))
+    # The same records in an index given no parameters: what a new user's first run gets.
+    start = time.perf_counter()
+    auto = NearDupIndex()
+    auto.add_many(items)
+    chosen = auto.report(mode=MODE)
+    timings["auto"] = time.perf_counter() - start
+    write_pairs(chosen.pairs, out_dir / "auto.tsv")
+    scores["auto"] = _entry(score([(p.id1, p.id2) for p in chosen.pairs], gold))
     return {
         "scores": scores,
         "index": stats.as_dict(),
@@ -69,6 +77,8 @@ def run_restaurants(
         "out_dir": str(out_dir),
         "lsh": index.params,
         "lsh_counts": result.counts(),
+        "auto": auto.params,
+        "auto_counts": chosen.counts(),
     }
 
 
@@ -108,6 +118,15 @@ def format_table(result: dict[str, Any]) -> str:
         f"     {c['buckets']} shared buckets -> {c['candidates']} candidate pairs -> "
         f"{c['verified']} across the guides with Jaccard >= {cfg.threshold} -> "
         f"{c['confirmed']} {c['prune']} matches ({c['mode']} mode)",
+    ]
+    if "auto" in result:
+        a, ac = result["auto"], result["auto_counts"]
+        lines += [
+            f"auto: no parameters given, chosen from the data: {a.describe()};",
+            f"     threshold {ac['threshold']:g} read off the data ({ac['rule']['kind']}), "
+            f"{ac['confirmed']} {ac['prune']} matches (in memory)",
+        ]
+    lines += [
         f"pair reports: {result['out_dir']}/<method>.tsv, clusters: lsh_clusters.txt",
     ]
     return "\n".join(lines)

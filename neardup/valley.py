@@ -1,0 +1,133 @@
+"""The threshold of an index read off its own data: the valley between two kinds of records.
+
+Which Jaccard makes two records "the same" depends on the data (0.35 for typo'd person
+records, 0.65 for German names with birth dates, where unrelated people share a name). No one
+threshold fits, but every record answers the question for its own collection: its *nearest
+neighbour's* similarity. Records without a duplicate have a nearest neighbour that is merely
+alike (one mode, low); records with a duplicate have one that is the same entity (a second
+mode, high). The threshold sits in the valley between the two modes.
+
+Why nearest neighbours and not all pairs: each record counts once, so the millions of weak
+non-matching pairs do not drown the few thousand matches, and a mixture of two bumps stays
+visible on data where a model of pairs (or EM over one similarity) cannot tell them apart.
+
+How, on the verified pairs at the index's floor (the lowest similarity banding finds):
+
+* every record's best similarity; records with no pair at the floor are counted below it;
+* a histogram of bins :data:`WIDTH` wide from ``floor +`` :data:`GAP` (banding's recall is
+  still rising just above the floor), smoothed over three bins;
+* a valley at bin ``k`` is as deep as the lower of the highest bin on its left (or the records
+  below the floor, spread over the bins there) and the highest on its right, divided by its
+  own height; the first valley at least :data:`DEPTH` deep is taken (the one nearest the
+  non-matches: a second dip among the matches, between near copies and exact ones, is not a
+  boundary between matches and non-matches);
+* the threshold is the lower edge of the valley, widened down over bins within
+  :data:`SLACK` of its height (a flat valley's lower side keeps more matches);
+* no valley that deep (one bump, or matches spread everywhere): :data:`FALLBACK`.
+
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> alike = rng.normal(0.45, 0.05, 900).clip(0, 1)   # best neighbour of a record without a copy
+>>> same = rng.normal(0.85, 0.06, 300).clip(0, 1)    # of a record with one
+>>> v = valley_threshold(np.concatenate([alike, same]), records=1200, floor=0.3)
+>>> 0.55 <= v.threshold <= 0.7, v.found
+(True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .results import Pair
+
+WIDTH = 0.025
+GAP = 0.05
+DEPTH = 2.5
+SLACK = 1.25
+#: Without a valley: the threshold at which character 3-grams of records kept the most F1 on
+#: the development suite (benchmarks/accuracy) where no valley showed.
+FALLBACK = 0.5
+
+
+@dataclass
+class Valley:
+    """The threshold found, and what it was read from (shown by reports and the review page)."""
+
+    threshold: float
+    found: bool
+    depth: float
+    floor: float
+    records: int
+    below_floor: int
+    edges: list[float]
+    counts: list[int]
+    reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "valley of nearest-neighbour similarities",
+            "threshold": self.threshold,
+            "found": self.found,
+            "depth": round(self.depth, 3),
+            "floor": self.floor,
+            "records": self.records,
+            "below_floor": self.below_floor,
+            "histogram": {"edges": self.edges, "counts": self.counts},
+            "reason": self.reason,
+        }
+
+
+def best_similarities(pairs: Iterable[Pair]) -> dict[str, float]:
+    """Every paired record's highest Jaccard."""
+    best: dict[str, float] = {}
+    for p in pairs:
+        for i in (p.id1, p.id2):
+            if p.jaccard > best.get(i, -1.0):
+                best[i] = p.jaccard
+    return best
+
+
+def valley_threshold(
+    best: NDArray[np.float64] | Iterable[float], records: int, floor: float
+) -> Valley:
+    """The threshold at the valley of the records' best similarities (see the module)."""
+    values = np.asarray(list(best) if not isinstance(best, np.ndarray) else best, dtype=float)
+    below = max(0, records - int(np.count_nonzero(values >= floor)))
+    lo = floor + GAP
+    edges = np.arange(lo, 1.0 + WIDTH / 2, WIDTH)
+    if len(edges) < 3:
+        return Valley(floor, False, 0.0, floor, records, below, [], [], "floor too high to look")
+    edges[-1] = 1.0 + 1e-9
+    counts = np.histogram(values[values >= lo], bins=edges)[0]
+    smooth = np.convolve(np.pad(counts.astype(float), 1, mode="edge"), [1 / 3] * 3, "valid")
+    below_density = below * WIDTH / lo  # the records under the floor, spread over its width
+    found_k, depth, deepest = None, 0.0, 0.0
+    for k in range(len(smooth) - 1):
+        left = max([below_density, *smooth[:k].tolist()])
+        right = float(smooth[k + 1 :].max())
+        d = min(left, right) / max(float(smooth[k]), 0.5)
+        deepest = max(deepest, d)
+        if d >= DEPTH:
+            found_k, depth = k, d
+            break
+    shown_edges = [round(float(e), 4) for e in np.minimum(edges, 1.0)]
+    if found_k is None:
+        return Valley(
+            FALLBACK, False, deepest, floor, records, below, shown_edges, counts.tolist(),
+            f"no valley at least {DEPTH}x deep (deepest {deepest:.1f}x): the fallback "
+            f"{FALLBACK}",
+        )  # fmt: skip
+    j = found_k
+    while j > 0 and smooth[j - 1] <= SLACK * smooth[found_k]:
+        j -= 1
+    threshold = round(float(edges[j]), 4)
+    return Valley(
+        threshold, True, depth, floor, records, below, shown_edges, counts.tolist(),
+        f"valley at {edges[found_k]:.3f} ({depth:.1f}x deep) between records without a "
+        f"duplicate ({below} below the floor {floor}) and records with one",
+    )  # fmt: skip

@@ -1,0 +1,153 @@
+"""Defaults chosen from the data: records or documents, and the threshold at the valley."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neardup import NearDupIndex, Params
+from neardup.backends.memory import MemoryBackend
+from neardup.choose import DOCUMENT_THRESHOLD, RECORD_BANDS, RECORD_FLOOR, choose
+from neardup.errors import ArgumentError
+from neardup.valley import FALLBACK, valley_threshold
+
+from .test_modes import _typo
+
+SYLLABLES = ["an", "be", "ko", "ri", "sa", "mu", "el", "to", "va", "ni", "lo", "de", "ka", "su"]
+STREETS = ["oak", "elm", "main", "park", "hill", "lake", "river", "pine", "mill", "high"]
+CITIES = ["leeds", "york", "bath", "derby", "exeter", "oxford"]
+
+
+def _name(rng: random.Random) -> str:
+    return "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3)))
+
+
+def _people(seed: int = 5) -> tuple[list[tuple[str, str]], set[tuple[str, str]]]:
+    """Person records, some with typo'd copies (the truth: every pair of one person)."""
+    rng = random.Random(seed)
+    records, truth = [], set()
+    for e in range(400):
+        base = (
+            f"{_name(rng)} {_name(rng)} {rng.randint(1, 999)} {rng.choice(STREETS)} street "
+            f"{rng.choice(CITIES)} {rng.randint(10000, 99999)}"
+        )
+        ids = [f"{e}-{k}" for k in range(rng.choice([1, 1, 2, 3]))]
+        for k, rid in enumerate(ids):
+            records.append((rid, base if k == 0 else _typo(rng, base)))
+        truth |= {(a, b) if a < b else (b, a) for a, b in combinations(ids, 2)}
+    return records, truth
+
+
+def _scores(found: set[tuple[str, str]], truth: set[tuple[str, str]]) -> tuple[float, float]:
+    return len(found & truth) / max(1, len(found)), len(found & truth) / len(truth)
+
+
+def test_records_get_character_shingles_and_the_valley() -> None:
+    c = choose(["Cafe Muller 12 Main St Springfield"] * 10)
+    assert (c.params.shingle_kind, c.params.shingle_size) == ("char", 3)
+    assert (c.params.rule, c.params.threshold) == ("valley", RECORD_FLOOR)
+    assert (c.params.bands, c.params.rows) == RECORD_BANDS
+    assert c.median_words == 6 and c.sampled == 10 and "records" in c.reasons[0]
+
+
+def test_documents_get_word_shingles_at_a_fixed_threshold() -> None:
+    text = " ".join(f"w{i}" for i in range(200))
+    c = choose([text] * 3)
+    assert (c.params.shingle_kind, c.params.shingle_size) == ("word", 1)
+    assert (c.params.rule, c.params.threshold) == ("threshold", DOCUMENT_THRESHOLD)
+    assert "documents" in c.reasons[0]
+
+
+def test_what_the_user_gives_wins() -> None:
+    short = ["a short record"] * 5
+    fixed = choose(short, {"threshold": 0.8}).params
+    assert (fixed.shingle_kind, fixed.threshold, fixed.rule) == ("char", 0.8, "threshold")
+    word = choose(short, {"shingle_kind": "word"}).params
+    assert (word.shingle_kind, word.shingle_size, word.threshold) == ("word", 1, 0.65)
+    sized = choose(short, {"shingle_size": 4}).params
+    assert (sized.shingle_kind, sized.shingle_size) == ("char", 4)
+    with pytest.raises(ArgumentError, match="unknown parameters: colour"):
+        choose(short, {"colour": "red"})
+
+
+def test_an_index_without_parameters_chooses_from_its_first_records() -> None:
+    backend = MemoryBackend()
+    index = NearDupIndex(backend=backend)
+    assert index.chosen is None and backend.load_params() is None  # nothing chosen yet
+    records, _ = _people()
+    index.add_many(records)
+    assert index.chosen is not None and index.params.rule == "valley"
+    assert backend.load_params() == index.params.to_dict()  # stored with the index
+    reopened = NearDupIndex(backend=backend)
+    assert reopened.params == index.params and reopened.chosen is None
+    with pytest.raises(Exception, match="other parameters"):
+        NearDupIndex(Params(), backend=backend)
+
+
+def test_the_valley_finds_typo_copies_the_old_defaults_miss() -> None:
+    records, truth = _people()
+    index = NearDupIndex()
+    index.add_many(records)
+    report = index.report()
+    assert report.rule is not None and report.rule["found"]
+    assert RECORD_FLOOR < report.threshold < 0.8 and report.threshold == report.rule["threshold"]
+    assert all(p.jaccard >= report.threshold for p in report.pairs)
+    precision, recall = _scores({(p.id1, p.id2) for p in report.pairs}, truth)
+    assert precision > 0.95 and recall > 0.95, (precision, recall, report.rule)
+    old = NearDupIndex(Params())  # word 1-grams at 0.65: a typo breaks a whole word
+    old.add_many(records)
+    _, old_recall = _scores({(p.id1, p.id2) for p in old.report().pairs}, truth)
+    assert old_recall < recall - 0.1, (old_recall, recall)
+
+
+def test_valley_between_two_modes() -> None:
+    rng = np.random.default_rng(1)
+    alike = rng.normal(0.5, 0.04, 2000).clip(0, 1)
+    same = rng.normal(0.85, 0.05, 500).clip(0, 1)
+    v = valley_threshold(np.concatenate([alike, same]), records=2500, floor=0.3)
+    assert v.found and 0.6 <= v.threshold <= 0.72, v
+    assert sum(v.counts) == np.count_nonzero(np.concatenate([alike, same]) >= 0.35)
+
+
+def test_valley_when_the_non_matches_lie_below_the_floor() -> None:
+    rng = np.random.default_rng(2)
+    same = rng.normal(0.8, 0.08, 600).clip(0, 1)  # 4000 other records have nothing >= floor
+    v = valley_threshold(same, records=4600, floor=0.3)
+    assert v.found and v.threshold == pytest.approx(0.35) and v.below_floor == 4000
+
+
+def test_no_valley_falls_back() -> None:
+    rng = np.random.default_rng(3)
+    spread = rng.uniform(0.3, 1.0, 3000)  # matches everywhere: nothing to read
+    v = valley_threshold(spread, records=3000, floor=0.3)
+    assert not v.found and v.threshold == FALLBACK and "no valley" in v.reason
+
+
+def test_cli_prints_what_it_chose_and_why(tmp_path: Path) -> None:
+    records, _ = _people()
+    src = tmp_path / "people.txt"
+    src.write_text("".join(f"{i} {t}\n" for i, t in records), encoding="utf-8")
+
+    def run(*flags: str) -> subprocess.CompletedProcess[str]:
+        out = tmp_path / "out.txt"
+        cmd = [sys.executable, "-m", "neardup", "dedupe", str(src), "--out", str(out),
+               "--backend", "memory", *flags]  # fmt: skip
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+    chose = run("--json")
+    assert chose.returncode == 0, chose.stderr
+    assert "parameters chosen from the data: character 3-grams, valley rule" in chose.stderr
+    assert re.search(r"records: median \d+ words over the first 7\d\d records", chose.stderr)
+    given = run("--threshold", "0.9", "--json")
+    assert given.returncode == 0, given.stderr
+    assert "character 3-grams, Jaccard >= 0.9" in given.stderr
+    assert "given: threshold=0.9" in given.stderr
+    assert json.loads(given.stdout)["kept"] > json.loads(chose.stdout)["kept"]
