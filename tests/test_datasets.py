@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +12,7 @@ import pytest
 
 from neardup import resources
 from neardup.errors import InputError
-from neardup.evaluate import score
+from neardup.evaluate import bcubed, score
 from neardup.io import Blank, Record, Rejection, read_pairs, read_records
 
 REPO = Path(__file__).resolve().parents[1]
@@ -103,6 +105,50 @@ def test_scores_are_unordered() -> None:
     assert s.recall == pytest.approx(2 / 3, abs=1e-4)
     assert s.precision == pytest.approx(2 / 3, abs=1e-4)
     assert score([], [("1", "2")]).f1 == 0.0
+
+
+def test_bcubed_by_hand() -> None:
+    # found: {a, b, c} and {d}; gold: {a, b} and {c, d}
+    s = bcubed([("a", "b"), ("b", "c")], [("a", "b"), ("c", "d")])
+    # precision: a, b: 2/3 each, c: 1/3, d: 1; recall: a, b: 1, c: 1/2, d: 1/2
+    assert s.records == 4
+    assert s.precision == pytest.approx((2 / 3 + 2 / 3 + 1 / 3 + 1) / 4, abs=1e-4)
+    assert s.recall == pytest.approx((1 + 1 + 0.5 + 0.5) / 4, abs=1e-4)
+    perfect = bcubed([("x", "y")], [("y", "x")], ids=["x", "y", "z"])
+    assert (perfect.records, perfect.precision, perfect.recall) == (3, 1.0, 1.0)
+    # every record of the data counts: singletons right on both sides raise both scores
+    found, gold = [("a", "b")], [("a", "c")]
+    assert bcubed(found, gold, ids="abcdef").f1 > bcubed(found, gold).f1
+
+
+def test_bcubed_agrees_with_the_accuracy_suite() -> None:
+    """Two independent implementations on random clusterings give the same numbers."""
+    from benchmarks.accuracy.metrics import bcubed as suite_bcubed
+
+    rng = random.Random(3)
+    ids = [str(i) for i in range(60)]
+    for _ in range(20):
+        found = [(rng.choice(ids), rng.choice(ids)) for _ in range(rng.randint(0, 40))]
+        gold = [(rng.choice(ids), rng.choice(ids)) for _ in range(rng.randint(1, 40))]
+        found = [p for p in found if p[0] != p[1]]
+        gold = [p for p in gold if p[0] != p[1]]
+        mine, theirs = bcubed(found, gold, ids), suite_bcubed(ids, found, gold)
+        assert mine.precision == pytest.approx(theirs.precision, abs=1e-4)
+        assert mine.recall == pytest.approx(theirs.recall, abs=1e-4)
+
+
+def test_cli_evaluate_prints_bcubed(tmp_path: Path) -> None:
+    found, gold, records = tmp_path / "f.tsv", tmp_path / "g.tsv", tmp_path / "r.txt"
+    found.write_text("1\t2\n2\t3\n")
+    gold.write_text("1\t2\n")
+    records.write_text("1 a\n2 b\n3 c\n4 d\n")
+    cmd = [sys.executable, "-m", "neardup", "evaluate", str(found), "--gold", str(gold), "--json"]
+    out = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+    assert out["bcubed"]["records"] == 3 and out["true_pairs"] == 1
+    every = subprocess.run([*cmd, "--records", str(records)], capture_output=True, text=True)
+    assert json.loads(every.stdout)["bcubed"]["records"] == 4
+    text = subprocess.run(cmd[:-1], capture_output=True, text=True, check=True).stdout
+    assert "clusters (B-cubed over 3 records)" in text
 
 
 def test_bundled_restaurants_are_as_described() -> None:

@@ -1,6 +1,6 @@
 """Measuring what neardup finds: scores against gold pairs, LSH against brute force, the
 restaurant experiment and its pictures."""
 
-from .scores import Scores, score
+from .scores import ClusterScores, Scores, bcubed, score
 
-__all__ = ["Scores", "score"]
+__all__ = ["ClusterScores", "Scores", "bcubed", "score"]
