@@ -21,8 +21,7 @@ How, on the verified pairs at the index's floor (the lowest similarity banding f
   own height; the first valley at least :data:`DEPTH` deep is taken (the one nearest the
   non-matches: a second dip among the matches, between near copies and exact ones, is not a
   boundary between matches and non-matches);
-* the threshold is the lower edge of the valley, widened down over bins within
-  :data:`SLACK` of its height (a flat valley's lower side keeps more matches);
+* the threshold is the lower edge of the valley's bin;
 * no valley that deep (one bump, or matches spread everywhere): :data:`FALLBACK`.
 
 >>> import numpy as np
@@ -48,7 +47,6 @@ from .results import Pair
 WIDTH = 0.025
 GAP = 0.05
 DEPTH = 2.5
-SLACK = 1.25
 #: Without a valley: the threshold at which character 3-grams of records kept the most F1 on
 #: the development suite (benchmarks/accuracy) where no valley showed.
 FALLBACK = 0.5
@@ -122,10 +120,7 @@ def valley_threshold(
             f"no valley at least {DEPTH}x deep (deepest {deepest:.1f}x): the fallback "
             f"{FALLBACK}",
         )  # fmt: skip
-    j = found_k
-    while j > 0 and smooth[j - 1] <= SLACK * smooth[found_k]:
-        j -= 1
-    threshold = round(float(edges[j]), 4)
+    threshold = round(float(edges[found_k]), 4)
     return Valley(
         threshold, True, depth, floor, records, below, shown_edges, counts.tolist(),
         f"valley at {edges[found_k]:.3f} ({depth:.1f}x deep) between records without a "
