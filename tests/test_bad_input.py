@@ -239,3 +239,15 @@ def test_any_text_finds_itself(safety: Solr, text: str) -> None:
     top = [m for m in matches if m.jaccard == 1.0]
     assert rid in {m.id for m in top}
     SeedSearcher(index).near_dups_of(rid, "shingles", 2)
+
+
+def test_the_local_nodes_heap_is_checked_and_sized_for_the_machine(tmp_path: Path) -> None:
+    from neardup.solr.local import DEFAULT_HEAP, HEAP_MAX_MB, HEAP_MIN_MB, default_heap
+
+    bad = run_cli("solr", "status", "--heap", "lots", env={"NEARDUP_HOME": str(tmp_path)})
+    assert bad.returncode == 2 and "Solr heap must be a size such as 512m or 4g" in bad.stderr
+    env = {"NEARDUP_HOME": str(tmp_path), "NEARDUP_SOLR_HEAP": "1x"}
+    env_bad = run_cli("solr", "status", env=env)
+    assert env_bad.returncode == 2 and "'1x'" in env_bad.stderr
+    assert HEAP_MIN_MB <= int(DEFAULT_HEAP.rstrip("m")) <= HEAP_MAX_MB
+    assert default_heap(16 * 2**30) == "4096m" and default_heap(2**30) == f"{HEAP_MIN_MB}m"

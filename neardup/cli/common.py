@@ -34,6 +34,12 @@ def solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
         "--solr-password", default=None, help="basic auth password ($NEARDUP_SOLR_PASSWORD)"
     )
     g.add_argument(
+        "--solr-heap",
+        default=None,
+        help="Java heap of neardup's own local node when this command starts it, e.g. 4g "
+        "($NEARDUP_SOLR_HEAP; default: a quarter of the machine's memory, 1 to 8 GB)",
+    )
+    g.add_argument(
         "--solr-ca",
         default=None,
         help="CA bundle to verify Solr's TLS certificate ($NEARDUP_SOLR_CA)",
@@ -128,10 +134,12 @@ def env_auth() -> Any:
     return Auth(user, os.environ.get("NEARDUP_SOLR_PASSWORD", ""))
 
 
-def local_node() -> Any:
+def local_node(heap: str | None = None) -> Any:
+    """neardup's own node; ``heap`` (a flag) wins over ``$NEARDUP_SOLR_HEAP``."""
     from ..solr.local import LocalSolr
 
-    return LocalSolr(home(), heap=os.environ.get("NEARDUP_SOLR_HEAP") or None, auth=env_auth())
+    heap = heap or os.environ.get("NEARDUP_SOLR_HEAP") or None
+    return LocalSolr(home(), heap=heap, auth=env_auth())
 
 
 def open_solr(args: argparse.Namespace, create: bool = True) -> Any:
@@ -159,7 +167,7 @@ def open_solr(args: argparse.Namespace, create: bool = True) -> Any:
     collection = getattr(args, "collection", None)
     try:
         if url is None:
-            node = local_node()
+            node = local_node(getattr(args, "solr_heap", None))
             state = node.running() or node.start()
             if state.mode == "standalone":
                 node.refresh_configset()

@@ -29,7 +29,7 @@ class _Parser(argparse.ArgumentParser):
 
 # -- solr ---------------------------------------------------------------------------------------
 def cmd_solr(args: argparse.Namespace) -> int:
-    node = local_node()
+    node = local_node(getattr(args, "heap", None))
     if args.action == "start":
         st = node.start(port=args.port, cloud=args.cloud, nodes=args.nodes)
         info = node.status()
@@ -82,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="a SolrCloud with an embedded ZooKeeper instead of one standalone node",
     )
     p.add_argument("--nodes", type=int, default=2, help="SolrCloud nodes (with --cloud)")
+    p.add_argument(
+        "--heap",
+        default=None,
+        help="Java heap per node, e.g. 4g ($NEARDUP_SOLR_HEAP; default: a quarter of the "
+        "machine's memory, 1 to 8 GB)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_solr)
 
