@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import io
 from ..errors import InputError, ParameterMismatch
-from ..evaluate import score
+from ..evaluate import bcubed, score
 from ..index import MODES, PRUNE_MODES, NearDupIndex
 from ..params import Params
 from ..pipeline import IndexStats
@@ -241,7 +241,8 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "--records",
         type=Path,
         default=None,
-        help="with --html: the records file (any input format), for the pairs' texts",
+        help="the records file (any input format): B-cubed averages over every record (else "
+        "over the records in some pair), and --html shows the pairs' texts",
     )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
@@ -491,6 +492,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     found = io.read_pairs(args.pairs)
     gold = io.read_pairs(args.gold)
     s = score(found, gold)
+    ids = None
+    if args.records is not None:
+        ids = [r.id for r in io.read_records(args.records) if isinstance(r, io.Record)]
+    b3 = bcubed(found, gold, ids)
     if args.html is not None:
         from ..review import write_evaluation_page
 
@@ -500,9 +505,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(f"review page -> {page.path} ({page.pairs} pairs)", file=sys.stderr)
     emit(
         args,
-        s.as_dict(),
+        {**s.as_dict(), "bcubed": b3.as_dict()},
         f"pairs {s.pairs}  true pairs {s.true_pairs} of {s.gold}  recall {s.recall:.3f}  "
-        f"precision {s.precision:.3f}  F1 {s.f1:.3f}",
+        f"precision {s.precision:.3f}  F1 {s.f1:.3f}\n"
+        f"clusters (B-cubed over {b3.records} records): recall {b3.recall:.3f}  "
+        f"precision {b3.precision:.3f}  F1 {b3.f1:.3f}",
     )
     return 0
 
