@@ -243,7 +243,7 @@ def _gc_paused() -> Iterator[None]:
 
 
 def documents(
-    params: Params, processor: ShingleProcessor, records: list[Record]
+    params: Params, processor: ShingleProcessor, records: list[Record], batch: int = 0
 ) -> list[Document | Rejection]:
     """What an index with ``params`` stores for each record, or why a record cannot be stored
     (no words after normalization; for the 2014 fields, a word or shingle too long for Solr)."""
@@ -271,7 +271,9 @@ def documents(
         if isinstance(extra, str):
             out.append(Rejection(record.source, record.line, extra, record.id))
             continue
-        out.append(Document(record.id, record.text, text, keys[row], extra, record.source))
+        out.append(
+            Document(record.id, record.text, text, keys[row], extra, record.source, batch)
+        )
     return out
 
 
@@ -318,6 +320,8 @@ class NearDupIndex:
         #: How the parameters were chosen from the data (:class:`neardup.choose.Choice`), once
         #: the first records arrive at an index created without parameters; else None.
         self.chosen: Choice | None = None
+        #: The batch number of the latest write through this object (``report(since=...)``).
+        self.batch_written = 0
         self._given: dict[str, Any] | None = None
         stored = self.backend.load_params()
         if stored is None:
@@ -409,7 +413,7 @@ class NearDupIndex:
         """What is stored for each record of a batch, or why a record cannot be stored."""
         if self._given is not None:
             self._choose(records)
-        return documents(self.params, self.processor, records)
+        return documents(self.params, self.processor, records, self.batch_written)
 
     def batch(
         self, *, batch_size: int = 1000, writers: int = 2, progress: bool = False
@@ -424,6 +428,7 @@ class NearDupIndex:
         >>> b.stats.indexed
         2
         """
+        self._new_batch()
         return _Batch(self, Writer(
             self.backend, self.documents, batch_size=batch_size, writers=writers, progress=progress
         ))
@@ -442,7 +447,9 @@ class NearDupIndex:
         total: int | None = None,
     ) -> IndexStats:
         """Add (or replace) records: ``(id, text)`` pairs, or what :func:`neardup.io.read_records`
-        yields. Returns the counts (read, indexed, rejected with where and why)."""
+        yields. Returns the counts (read, indexed, rejected with where and why); the records
+        carry a new batch number (:attr:`batch_written`)."""
+        self._new_batch()
         writer = Writer(
             self.backend,
             self.documents,
@@ -452,6 +459,11 @@ class NearDupIndex:
             total=total,
         )
         return writer.write_all(_as_record(r, n) for n, r in enumerate(records, start=1))
+
+    def _new_batch(self) -> None:
+        """Microseconds since the epoch, above every batch this index has seen."""
+        last = max(self.backend.last_batch() or 0, self.batch_written)
+        self.batch_written = max(time.time_ns() // 1000, last + 1)
 
     def remove(self, ids: Iterable[str]) -> None:
         """Remove records by id, with their band keys; unknown ids are ignored."""
@@ -477,6 +489,34 @@ class NearDupIndex:
                 pairs.update(combinations(members, 2))
         return pairs, buckets
 
+    def candidates_since(self, batch: int) -> tuple[set[tuple[str, str]], int, set[str]]:
+        """Candidate pairs with at least one record of ``batch`` or later, the buckets they
+        share, and those records' ids: found from the new records' own keys (one lookup of
+        their buckets), so the cost follows the new records, not the index."""
+        fresh: set[str] = set()
+        keys: set[str] = set()
+        for rec in self.backend.records_since(batch):
+            fresh.add(rec.id)
+            keys.update(rec.keys)
+        pairs: set[tuple[str, str]] = set()
+        buckets = 0
+        for members in self.backend.members(sorted(keys)).values():
+            if len(members) < 2:
+                continue
+            buckets += 1
+            for a in members:
+                if a not in fresh:
+                    continue
+                for b in members:
+                    if b != a:
+                        pairs.add((a, b) if id_key(a) <= id_key(b) else (b, a))
+        return pairs, buckets, fresh
+
+    def last_batch(self) -> int | None:
+        """The newest batch of the index: ``report(since=index.last_batch())`` reports the
+        pairs of the latest write."""
+        return self.backend.last_batch()
+
     def report(
         self,
         threshold: float | None = None,
@@ -485,6 +525,7 @@ class NearDupIndex:
         prune: str | None = None,
         max_dist: int | None = None,
         progress: bool = False,
+        since: int | None = None,
     ) -> Report:
         """All verified near-duplicate pairs, with the counts of how they were found.
 
@@ -494,12 +535,17 @@ class NearDupIndex:
         similarities (:mod:`neardup.valley`), one whose rule is ``learned`` fits its match rule
         to the candidates (:mod:`neardup.rule`). ``prune`` (default: none in dedup,
         one-to-one in link; see :func:`prune`). ``max_dist`` also caps the word edit distance.
+        ``since`` (a batch number, :attr:`batch_written` or :meth:`last_batch`) reports only
+        the pairs of the records written by that batch or later, at a cost that follows their
+        number, not the index's.
         """
         if mode not in MODES:
             raise ArgumentError(f"unknown mode {mode!r}: choose one of {', '.join(MODES)}")
         prune = DEFAULT_PRUNE[mode] if prune is None else prune
+        if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
+            raise ArgumentError(f"since must be a batch number, got {since!r}")
         with _gc_paused():
-            return self._report(threshold, prune, max_dist, progress, mode)
+            return self._report(threshold, prune, max_dist, progress, mode, since)
 
     def _report(
         self,
@@ -508,6 +554,7 @@ class NearDupIndex:
         max_dist: int | None,
         progress: bool,
         mode: str,
+        since: int | None = None,
     ) -> Report:
         start = time.perf_counter()
         rule_name = self.params.rule if threshold is None else "threshold"
@@ -522,7 +569,11 @@ class NearDupIndex:
             )
         records = self.backend.count()
         t0 = time.perf_counter()
-        candidates, buckets = self.candidates(progress)
+        fresh: set[str] | None = None
+        if since is None:
+            candidates, buckets = self.candidates(progress)
+        else:
+            candidates, buckets, fresh = self.candidates_since(since)
         t1 = time.perf_counter()
         ids = sorted({i for p in candidates for i in p}, key=id_key)
         if mode == "link":
@@ -544,8 +595,13 @@ class NearDupIndex:
         elif rule_name == "valley":
             from .valley import best_similarities, valley_threshold
 
+            best = best_similarities(pairs)
+            if fresh is not None:  # the new records' best matches: the old ones' may be older
+                best = {i: v for i, v in best.items() if i in fresh}
             found = valley_threshold(
-                list(best_similarities(pairs).values()), records, self.params.threshold
+                list(best.values()),
+                records if fresh is None else len(fresh),
+                self.params.threshold,
             )
             pairs = [p for p in pairs if p.jaccard >= found.threshold]
             rule = found.as_dict()
@@ -567,6 +623,8 @@ class NearDupIndex:
             rule=rule,
             seconds=time.perf_counter() - start,
             timings={"buckets": t1 - t0, "fetch": t2 - t1, "verify": t3 - t2},
+            since=since,
+            new_records=0 if fresh is None else len(fresh),
         )
 
     def pairs(
@@ -577,10 +635,11 @@ class NearDupIndex:
         prune: str | None = None,
         max_dist: int | None = None,
         progress: bool = False,
+        since: int | None = None,
     ) -> list[Pair]:
         """All verified near-duplicate pairs (see :meth:`report` for the counts too)."""
         return self.report(
-            threshold, mode=mode, prune=prune, max_dist=max_dist, progress=progress
+            threshold, mode=mode, prune=prune, max_dist=max_dist, progress=progress, since=since
         ).pairs
 
     def clusters(

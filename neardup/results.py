@@ -59,6 +59,10 @@ class Report:
     rule: dict[str, Any] | None = None
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)
+    #: A report of only the pairs of the records written by this batch or later (None: all).
+    since: int | None = None
+    #: How many records of those batches (with ``since``).
+    new_records: int = 0
 
     def counts(self) -> dict[str, Any]:
         return {
@@ -74,4 +78,6 @@ class Report:
             "rule": self.rule,
             "seconds": round(self.seconds, 3),
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
+            "since": self.since,
+            "new_records": self.new_records,
         }

@@ -21,6 +21,9 @@ class Document:
     #: Where the record comes from (a file, or a source named by the caller): link mode pairs
     #: only records of different sources.
     source: str = ""
+    #: The write (``add_many`` call, ``neardup index`` run) that stored it: a report of only
+    #: the pairs of new records starts from the records of a batch.
+    batch: int = 0
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,18 @@ class Backend(Protocol):
 
     def records(self) -> Iterator[StoredRecord]:
         """Every record, in id order."""
+        ...
+
+    def members(self, keys: Sequence[str]) -> dict[str, list[str]]:
+        """``key -> ids of the records that hold it`` for every key some record holds."""
+        ...
+
+    def records_since(self, batch: int) -> Iterator[StoredRecord]:
+        """The records written by ``batch`` or a later one."""
+        ...
+
+    def last_batch(self) -> int | None:
+        """The newest batch of the index (None when it is empty)."""
         ...
 
     def clone(self) -> Backend:

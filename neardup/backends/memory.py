@@ -36,6 +36,7 @@ class MemoryBackend:
         self._texts: dict[str, str] = {}
         self._sources: dict[str, str] = {}
         self._keys: dict[str, list[str]] = {}
+        self._batch: dict[str, int] = {}
         self._bands: dict[int, dict[str, set[str]]] = {}
 
     @property
@@ -58,6 +59,7 @@ class MemoryBackend:
             self._texts[doc.id] = doc.text
             self._sources[doc.id] = doc.source
             self._keys[doc.id] = list(doc.keys)
+            self._batch[doc.id] = doc.batch
             for key in doc.keys:
                 self._bands.setdefault(band_of(key), {}).setdefault(key, set()).add(doc.id)
 
@@ -68,6 +70,7 @@ class MemoryBackend:
                 del self._texts[record_id]
                 del self._sources[record_id]
                 del self._keys[record_id]
+                del self._batch[record_id]
 
     def _unlink(self, record_id: str) -> None:
         for key in self._keys.get(record_id, []):
@@ -109,6 +112,22 @@ class MemoryBackend:
     def records(self) -> Iterator[StoredRecord]:
         for record_id in sorted(self._texts, key=id_key):
             yield StoredRecord(record_id, self._texts[record_id], list(self._keys[record_id]))
+
+    def members(self, keys: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for key in keys:
+            found = self._bands.get(band_of(key), {}).get(key)
+            if found:
+                out[key] = sorted(found, key=id_key)
+        return out
+
+    def records_since(self, batch: int) -> Iterator[StoredRecord]:
+        for record_id in sorted(self._texts, key=id_key):
+            if self._batch[record_id] >= batch:
+                yield StoredRecord(record_id, self._texts[record_id], list(self._keys[record_id]))
+
+    def last_batch(self) -> int | None:
+        return max(self._batch.values(), default=None)
 
     def clone(self) -> MemoryBackend:
         return self

@@ -27,6 +27,8 @@ META_ID = "_neardup_meta_"
 RECORDS_FQ = f"-id:{META_ID}"
 #: Where a record comes from (link mode); a dynamic string field of the configset.
 SOURCE_FIELD = "source_s"
+#: The batch that wrote a record (a long: microseconds since the epoch at the write's start).
+BATCH_FIELD = "batch_l"
 #: Ids per request when fetching the text of candidates.
 FETCH_BATCH = 1000
 #: Shared band keys per terms query when listing the members of their buckets.
@@ -47,6 +49,8 @@ def solr_document(doc: Document) -> dict[str, Any]:
     }
     if doc.source:
         out[SOURCE_FIELD] = doc.source
+    if doc.batch:
+        out[BATCH_FIELD] = doc.batch
     out.update(zip(_BAND_FIELDS, doc.keys, strict=False))  # the keys are the shorter
     return out
 
@@ -133,14 +137,20 @@ class SolrBackend:
     def buckets(self, band: int) -> Iterator[list[str]]:
         """Two steps, neither of them per bucket: the shared keys of the band, then the
         members of many buckets at once with their key, grouped here."""
-        fld = band_field(band)
         keys = self.shared_keys(band)
+        groups = self._members(band_field(band), [k for k, _ in keys], sum(c for _, c in keys))
+        for members in groups.values():
+            if len(members) > 1:
+                yield members
+
+    def _members(self, fld: str, keys: Sequence[str], expected: int = 0) -> dict[str, list[str]]:
+        """``key -> member ids`` of one band's keys, :data:`MEMBERS_BATCH` keys a request."""
         groups: dict[str, list[str]] = {}
         for start in range(0, len(keys), MEMBERS_BATCH):
             chunk = keys[start : start + MEMBERS_BATCH]
-            params = terms_params(fld, [k for k, _ in chunk])
-            expected = sum(c for _, c in chunk)
-            params.update({"fl": f"id,{fld}", "sort": "id asc", "rows": expected})
+            params = terms_params(fld, list(chunk))
+            rows = expected if expected else CANDIDATE_ROWS
+            params.update({"fl": f"id,{fld}", "sort": "id asc", "rows": rows})
             got = 0
             while True:  # more members than counted only if records were added in between
                 res = self.solr.select({**params, "start": got})["response"]
@@ -150,9 +160,27 @@ class SolrBackend:
                 got += len(res["docs"])
                 if not res["docs"] or got >= int(res["numFound"]):
                     break
-        for members in groups.values():
-            if len(members) > 1:
-                yield members
+        return groups
+
+    def members(self, keys: Sequence[str]) -> dict[str, list[str]]:
+        """One terms query per band (of many keys), not one per key."""
+        by_field: dict[str, list[str]] = {}
+        for key in sorted(set(keys)):
+            by_field.setdefault(key_field(key), []).append(key)
+        out: dict[str, list[str]] = {}
+        for fld, wanted in by_field.items():
+            out.update(self._members(fld, wanted))
+        return out
+
+    def records_since(self, batch: int) -> Iterator[StoredRecord]:
+        fq = [RECORDS_FQ, f"{BATCH_FIELD}:[{int(batch)} TO *]"]
+        for doc in self.solr.iter_docs(RECORD_FIELDS, fq=fq):
+            yield _record(doc)
+
+    def last_batch(self) -> int | None:
+        params = {"q": "*:*", "fq": RECORDS_FQ, "rows": 1, "fl": BATCH_FIELD}
+        res = self.solr.select({**params, "sort": f"{BATCH_FIELD} desc"})["response"]["docs"]
+        return int(res[0][BATCH_FIELD]) if res and BATCH_FIELD in res[0] else None
 
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
         """By terms queries of :data:`FETCH_BATCH` ids."""

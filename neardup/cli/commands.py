@@ -192,6 +192,21 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         default=None,
         help="lsh: also write connected components, one cluster a line",
     )
+    new = p.add_mutually_exclusive_group()
+    new.add_argument(
+        "--new",
+        action="store_true",
+        help="lsh: only the pairs of the records of the latest 'neardup index' run (each run "
+        "is a batch), at a cost that follows their number, not the index's",
+    )
+    new.add_argument(
+        "--since",
+        type=int,
+        default=None,
+        metavar="BATCH",
+        help="lsh: only the pairs of the records of this batch (printed by 'neardup index') "
+        "or later ones",
+    )
     p.add_argument("--quiet", action="store_true", help="2014 methods: do not print the pairs")
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
     solr_options(p)
@@ -322,9 +337,15 @@ def cmd_index(args: argparse.Namespace) -> int:
     print_choice(index)
     emit(
         args,
-        {**stats.as_dict(), "params": index.params.to_dict(), "chosen": _chosen(index)},
+        {
+            **stats.as_dict(),
+            "params": index.params.to_dict(),
+            "chosen": _chosen(index),
+            "batch": index.batch_written,
+        },
         f"{args.file}: read {stats.read}, indexed {stats.indexed}, rejected {stats.rejected}, "
-        f"blank lines {stats.blank} -> {index.backend.location} ({stats.seconds:.1f} s)",
+        f"blank lines {stats.blank} -> {index.backend.location} ({stats.seconds:.1f} s); "
+        f"batch {index.batch_written} (report --new: only its pairs)",
     )
     return 2 if args.strict and stats.rejected else 0
 
@@ -335,13 +356,21 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .common import emit
 
     index = open_index(args, create=False)
+    if args.method != "lsh" and (args.new or args.since is not None):
+        raise InputError("--new and --since report LSH pairs: use them with --method lsh")
     if args.method == "lsh":
+        since = args.since
+        if args.new:
+            since = index.last_batch()
+            if since is None:
+                raise InputError(f"{index.backend.location} holds no batch of records to report")
         result = index.report(
             args.threshold,
             mode=args.mode,
             prune=args.prune,
             max_dist=args.max_dist,
             progress=not args.json,
+            since=since,
         )
         io.write_pairs(result.pairs, args.out)
         counts = result.counts()
@@ -352,7 +381,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         emit(
             args,
             counts,
-            f"{result.records} records, {result.bands} bands: {result.buckets} shared buckets, "
+            f"{result.records} records"
+            + (
+                f" ({result.new_records} of batch {result.since} or later)"
+                if result.since is not None
+                else ""
+            )
+            + f", {result.bands} bands: {result.buckets} shared buckets, "
             f"{result.candidates} candidate pairs, {result.verified} verified, "
             f"{result.confirmed} kept ({result.mode}, pruning {result.prune}, "
             f"{_decided(result)}) -> {args.out}"

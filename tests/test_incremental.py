@@ -1,0 +1,105 @@
+"""Reports of only the pairs of new records: batches, report(since=...), report --new."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from neardup import NearDupIndex, Params
+from neardup.errors import ArgumentError
+from neardup.io import Record, read_records
+from neardup.resources import restaurants
+from neardup.solr import admin
+
+from .conftest import run_cli
+
+PARAMS = Params(shingle_kind="char", shingle_size=3, threshold=0.5)
+
+
+def _split(seed: int = 1) -> tuple[list[Record], list[Record]]:
+    records = [r for r in read_records(restaurants()[0]) if isinstance(r, Record)]
+    random.Random(seed).shuffle(records)
+    return records[:700], records[700:]
+
+
+def test_a_report_since_a_batch_holds_exactly_the_new_records_pairs(
+    make_index: Callable[..., NearDupIndex],
+) -> None:
+    old, new = _split()
+    index = make_index(PARAMS)
+    index.add_many(old)
+    first = index.batch_written
+    index.add_many(new)
+    batch = index.batch_written
+    assert batch > first and index.last_batch() == batch
+    full = index.report()
+    fresh = {r.id for r in new}
+    want = [p for p in full.pairs if p.id1 in fresh or p.id2 in fresh]
+    since = index.report(since=batch)
+    assert since.pairs == want and len(want) > 20
+    assert since.new_records == len(new) and since.since == batch
+    assert since.candidates < full.candidates / 2  # only the new records' buckets
+    # from the first batch on: every pair again
+    assert index.report(since=first).pairs == full.pairs
+    assert index.report(since=batch + 1).pairs == []
+
+
+def test_replacing_a_record_moves_it_to_the_new_batch(
+    make_index: Callable[..., NearDupIndex],
+) -> None:
+    index = make_index(PARAMS)
+    index.add_many([("1", "arts deli 12224 ventura blvd studio city"), ("2", "hotel bel air")])
+    index.add_many([("3", "arts delicatessen 12224 ventura blvd studio city")])
+    b3 = index.batch_written
+    index.add_many([("2", "hotel bel-air 701 stone canyon rd")])
+    assert [(p.id1, p.id2) for p in index.report(since=b3).pairs] == [("1", "3")]
+    assert index.report(since=index.batch_written).new_records == 1
+
+
+def test_since_must_be_a_batch_number() -> None:
+    index = NearDupIndex(PARAMS)
+    with pytest.raises(ArgumentError, match="batch number"):
+        index.report(since="yesterday")  # type: ignore[arg-type]
+    assert index.last_batch() is None
+
+
+@pytest.mark.solr
+def test_cli_report_new(solr_base: str, tmp_path: Path) -> None:
+    old, new = _split(2)
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("".join(f"{r.id} {r.text}\n" for r in old), encoding="utf-8")
+    b.write_text("".join(f"{r.id} {r.text}\n" for r in new), encoding="utf-8")
+    env = {"NEARDUP_SOLR_URL": solr_base}
+    name = f"test_incremental_{random.randrange(10**9)}"
+    flags = ["--collection", name, "--shingle-kind", "char", "--threshold", "0.5", "--json"]
+    try:
+        one = run_cli("index", str(a), *flags, env=env)
+        assert one.returncode == 0, one.stderr
+        two = run_cli("index", str(b), *flags, env=env)
+        assert two.returncode == 0, two.stderr
+        batch = json.loads(two.stdout)["batch"]
+        assert batch > json.loads(one.stdout)["batch"]
+        out_new, out_all = tmp_path / "new.tsv", tmp_path / "all.tsv"
+        rep = run_cli("report", "--collection", name, "--new", "--out", str(out_new), "--json",
+                      env=env)  # fmt: skip
+        assert rep.returncode == 0, rep.stderr
+        counts = json.loads(rep.stdout)
+        assert counts["since"] == batch and counts["new_records"] == len(new)
+        full = run_cli("report", "--collection", name, "--out", str(out_all), env=env)
+        assert full.returncode == 0, full.stderr
+        fresh = {r.id for r in new}
+        every = out_all.read_text().splitlines()[1:]
+        mine = out_new.read_text().splitlines()[1:]
+        assert mine == [ln for ln in every if set(ln.split("\t")[:2]) & fresh] and mine
+        since = run_cli("report", "--collection", name, "--since", str(batch), "--out",
+                        str(tmp_path / "s.tsv"), env=env)  # fmt: skip
+        assert since.returncode == 0 and (tmp_path / "s.tsv").read_text().splitlines()[1:] == mine
+        bad = run_cli("report", "--collection", name, "--new", "--method", "shingles", "--out",
+                      str(tmp_path / "x.tsv"), env=env)  # fmt: skip
+        assert bad.returncode == 2 and "--method lsh" in bad.stderr
+    finally:
+        admin.delete_collection(admin.connect(solr_base, name))
