@@ -584,6 +584,21 @@ def bench_datasketch_lsh(
     return out
 
 
+def timed_indexing(index: NearDupIndex, records: list[Record]) -> dict[str, Any]:
+    """``add_many`` of ``records``: the rate, the index on disk, the client's memory and CPU."""
+    ph: dict[str, Any] = {}
+    with phase(ph):
+        stats = index.add_many(records)
+    return {
+        "docs": stats.indexed,
+        "seconds": round(stats.seconds, 3),
+        "docs_per_s": round(stats.indexed / stats.seconds, 1),
+        "index_bytes": index_size_bytes(solr_of(index)),
+        "peak_rss_mb": ph["peak_rss_mb"],
+        "client_cpu_s": ph["cpu_seconds"],
+    }
+
+
 #: New records of the incremental measurement (issue #14: 1,000 against a 1M collection).
 INCREMENTAL_NEW = 1000
 
@@ -903,38 +918,18 @@ def run_size(
         sig_proc = prepared_processor(cfg)
         res["profile_signatures"] = profile_text(lambda: sig_proc.signatures_batch(sample_texts))
     lsh_only = node.index(f"bench_docs_lsh_{n}", cfg)
-    lt: dict[str, Any] = {}
-    with phase(lt):
-        stats = lsh_only.add_many(corp.records)
-    idx["docs_lsh_only"] = {
-        "docs": stats.indexed,
-        "seconds": round(stats.seconds, 3),
-        "docs_per_s": round(stats.indexed / stats.seconds, 1),
-        "index_bytes": index_size_bytes(solr_of(lsh_only)),
-        "peak_rss_mb": lt["peak_rss_mb"],
-        "client_cpu_s": lt["cpu_seconds"],
-    }
+    idx["docs_lsh_only"] = timed_indexing(lsh_only, corp.records)
     delete_collection(solr_of(lsh_only))
     say(
-        f"index documents without the 2014 fields: {stats.indexed:,d} in {stats.seconds:.1f} s "
-        f"= {idx['docs_lsh_only']['docs_per_s']:,.0f}/s"
+        f"index documents without the 2014 fields: {idx['docs_lsh_only']['docs']:,d} in "
+        f"{idx['docs_lsh_only']['seconds']:.1f} s = {idx['docs_lsh_only']['docs_per_s']:,.0f}/s"
     )
     index = node.index(f"bench_docs_{n}", idx_params)
     solr = solr_of(index)
-    dt: dict[str, Any] = {}
-    with phase(dt):
-        stats = index.add_many(corp.records)
-    idx["docs"] = {
-        "docs": stats.indexed,
-        "seconds": round(stats.seconds, 3),
-        "docs_per_s": round(stats.indexed / stats.seconds, 1),
-        "index_bytes": index_size_bytes(solr),
-        "peak_rss_mb": dt["peak_rss_mb"],
-        "client_cpu_s": dt["cpu_seconds"],
-    }
+    d = idx["docs"] = timed_indexing(index, corp.records)
     say(
-        f"index documents: {stats.indexed:,d} in {stats.seconds:.1f} s = "
-        f"{idx['docs']['docs_per_s']:,.0f}/s, index {idx['docs']['index_bytes'] or 0:,d} bytes"
+        f"index documents: {d['docs']:,d} in {d['seconds']:.1f} s = "
+        f"{d['docs_per_s']:,.0f}/s, index {d['index_bytes'] or 0:,d} bytes"
     )
     res["indexing"] = idx
 
