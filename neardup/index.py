@@ -461,9 +461,9 @@ class NearDupIndex:
         return writer.write_all(_as_record(r, n) for n, r in enumerate(records, start=1))
 
     def _new_batch(self) -> None:
-        """Microseconds since the epoch, above every batch this index has seen."""
-        last = max(self.backend.last_batch() or 0, self.batch_written)
-        self.batch_written = max(time.time_ns() // 1000, last + 1)
+        """Microseconds since the epoch (no request to the backend: a write that must not
+        query first), above this object's previous batch."""
+        self.batch_written = max(time.time_ns() // 1000, self.batch_written + 1)
 
     def remove(self, ids: Iterable[str]) -> None:
         """Remove records by id, with their band keys; unknown ids are ignored."""
@@ -593,7 +593,7 @@ class NearDupIndex:
             pairs, fitted = apply_rule(pairs, texts, self.processor)
             rule = fitted.as_dict()
         elif rule_name == "valley":
-            from .valley import best_similarities, valley_threshold
+            from .valley import best_similarities, numbers_disagree, valley_threshold
 
             best = best_similarities(pairs)
             if fresh is not None:  # the new records' best matches: the old ones' may be older
@@ -603,8 +603,10 @@ class NearDupIndex:
                 records if fresh is None else len(fresh),
                 self.params.threshold,
             )
-            pairs = [p for p in pairs if p.jaccard >= found.threshold]
-            rule = found.as_dict()
+            pairs, vetoed = numbers_disagree(
+                [p for p in pairs if p.jaccard >= found.threshold], texts, self.processor
+            )
+            rule = {**found.as_dict(), "numbers_disagree": vetoed}
         pairs = prune(pairs, prune_mode)
         if max_dist is not None:
             pairs = [p for p in pairs if p.edit_distance <= max_dist]

@@ -408,7 +408,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def _rule_line(rule: dict[str, Any]) -> str:
     if rule.get("kind", "").startswith("valley"):
-        return f"\nvalley rule: Jaccard >= {rule['threshold']:g}; {rule['reason']}"
+        return (
+            f"\nvalley rule: Jaccard >= {rule['threshold']:g}; {rule['reason']}; "
+            f"{rule.get('numbers_disagree', 0)} pairs dropped whose records both hold numbers "
+            "and share none"
+        )
     return (
         f"\nlearned rule ({', '.join(rule['features'])}): accepts from Jaccard "
         f"{rule['threshold']:.3f}, {rule['accepted']} of {rule['candidates']} candidates; "
