@@ -309,3 +309,15 @@ def test_only_the_cli_reads_the_environment() -> None:
         if reads
     }
     assert offenders == {}
+
+
+def test_the_readme_layout_names_every_module() -> None:
+    """The README's Layout section lists each module and subpackage of neardup/."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    layout = readme.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    package = Path(__file__).resolve().parents[1] / "neardup"
+    names = {p.name for p in package.glob("*.py") if not p.name.startswith("_")}
+    subpackages = [p for p in package.iterdir() if (p / "__init__.py").exists()]
+    names |= {f"{p.name}/" for p in subpackages}
+    missing = sorted(n for n in names if f"  {n}" not in layout)
+    assert not missing, f"README Layout does not name: {missing}"
