@@ -163,13 +163,29 @@ class SolrBackend:
         return groups
 
     def members(self, keys: Sequence[str]) -> dict[str, list[str]]:
-        """One terms query per band (of many keys), not one per key."""
+        """One request for every band: a ``{!terms}`` query per band field (of many keys),
+        OR-ed, under Solr's clause limit whatever the number of keys."""
         by_field: dict[str, list[str]] = {}
         for key in sorted(set(keys)):
             by_field.setdefault(key_field(key), []).append(key)
+        if not by_field:
+            return {}
+        params: dict[str, str] = {}
+        clauses = []
+        for n, (fld, wanted) in enumerate(sorted(by_field.items())):
+            one = terms_params(fld, wanted, prefix=f"nd{n}")
+            params[f"nd{n}.q"] = one.pop("q")
+            params.update(one)
+            clauses.append(f"should=$nd{n}.q")
+        params["q"] = f"{{!bool {' '.join(clauses)}}}"
+        wanted_sets = {fld: set(w) for fld, w in by_field.items()}
         out: dict[str, list[str]] = {}
-        for fld, wanted in by_field.items():
-            out.update(self._members(fld, wanted))
+        fields = "id," + ",".join(sorted(by_field))
+        for doc in self.solr.iter_docs(fields, rows=CANDIDATE_ROWS, params=params):
+            for fld, wanted in wanted_sets.items():
+                value = doc.get(fld)
+                if value in wanted:
+                    out.setdefault(value, []).append(doc["id"])
         return out
 
     def records_since(self, batch: int) -> Iterator[StoredRecord]:
