@@ -115,24 +115,11 @@ def open_index(
 
 
 def register(sub: Any, solr_options: SolrOptions) -> None:
-    from .common import record_limit_option
+    from .common import input_options
 
     p = sub.add_parser("index", help="index a file of records")
     p.add_argument("file", type=Path)
-    p.add_argument(
-        "--format",
-        default="auto",
-        choices=["auto", *io.FORMATS],
-        help="input format (default: from the file's extension; 'lines' is 'ID TEXT')",
-    )
-    p.add_argument("--id-field", default="id", help="id column/key for tsv, csv and jsonl")
-    p.add_argument(
-        "--text-field",
-        action="append",
-        default=None,
-        help="text column/key (repeat to join several; default 'text')",
-    )
-    record_limit_option(p)
+    input_options(p)
     _param_options(p)
     p.add_argument(
         "--strict",
@@ -306,6 +293,16 @@ def _decided(result: Any) -> str:
     return f"Jaccard >= {result.threshold:g}"
 
 
+def add_records(index: NearDupIndex, items: Any, **options: Any) -> IndexStats:
+    """``index.add_many`` for a file the flags name: a missing column names the flags."""
+    try:
+        return index.add_many(items, **options)
+    except InputError as exc:
+        if "the header has no column" in str(exc):
+            raise InputError(f"{exc} (--id-field, --text-field)") from None
+        raise
+
+
 def _chosen(index: NearDupIndex) -> dict[str, Any] | None:
     return index.chosen.as_dict() if index.chosen else None
 
@@ -327,12 +324,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         raise InputError(f"--writers must be between 1 and 64, got {args.writers}")
     Params(**_given(args))  # bad flags are reported before Solr is started
     index = open_index(args, param_flags=True)
-    try:
-        stats = index.add_many(items, writers=args.writers, progress=not args.json)
-    except InputError as exc:
-        if "the header has no column" in str(exc):
-            raise InputError(f"{exc} (--id-field, --text-field)") from None
-        raise
+    stats = add_records(index, items, writers=args.writers, progress=not args.json)
     print_stats(stats)
     print_choice(index)
     emit(

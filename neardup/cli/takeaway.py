@@ -138,7 +138,7 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
     (kept afterwards; ``--no-index`` uses what it holds), else a temporary collection that is
     deleted at the end, whatever happens."""
     from ..params import Params
-    from .commands import _given, open_index, print_choice, print_stats
+    from .commands import _given, add_records, open_index, print_choice, print_stats
 
     if args.input is None:  # review of a collection as it is
         if args.backend == "memory":
@@ -159,12 +159,7 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
     try:
         stats = None
         if not args.no_index:
-            try:
-                stats = index.add_many(read_input(args, args.input), progress=not args.json)
-            except InputError as exc:
-                if "the header has no column" in str(exc):
-                    raise InputError(f"{exc} (--id-field, --text-field)") from None
-                raise
+            stats = add_records(index, read_input(args, args.input), progress=not args.json)
             print_stats(stats)
             print_choice(index)
         yield index, stats
