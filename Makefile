@@ -12,7 +12,7 @@ experiment: setup
 
 test: setup
 	$(BIN)/ruff check .
-	$(BIN)/pytest -q -ra
+	$(BIN)/pytest -ra
 
 # The package as a user gets it: the wheel built from the sdist, installed into a fresh virtualenv
 # outside the checkout, runs the restaurant experiment and the README's Python examples against a

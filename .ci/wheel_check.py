@@ -18,7 +18,7 @@ Usage (run by ``make wheel-check``, which .ci/run calls after ``make test``):
 
 The node is stopped at the end whatever happens. Without a Solr (none starts), the Solr checks
 are skipped with the reason, except with ``CI=true``, where that fails the run. The last line is
-``wheel check: N passed, N failed`` (and ``, N skipped``); the exit status is 1 on any failure.
+``wheel-check: N passed, N failed`` (and ``, N skipped``); the exit status is 1 on any failure.
 """
 
 from __future__ import annotations
@@ -478,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {status}: {name}: {detail}")
     skipped = checker.count("skipped")
     tail = f", {skipped} skipped" if skipped else ""
-    print(f"wheel check: {checker.count('passed')} passed, {checker.count('failed')} failed{tail}")
+    print(f"wheel-check: {checker.count('passed')} passed, {checker.count('failed')} failed{tail}")
     # Outside CI a skip (no Solr) is not a failure; in CI the Solr checks never skip.
     return 1 if checker.count("failed") else 0
 
