@@ -23,7 +23,6 @@ import gc
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
@@ -31,6 +30,13 @@ from tqdm import tqdm
 from .backends.base import Backend, Document
 from .backends.memory import MemoryBackend
 from .banding import band_keys_batch
+from .candidates import (
+    DEFAULT_MAX_BUCKET,
+    Candidates,
+    all_candidates,
+    check_max_bucket,
+    fresh_candidates,
+)
 from .choose import Choice, choose
 from .errors import ArgumentError, InputError
 from .io import Blank, Item, Record, Rejection
@@ -472,45 +478,35 @@ class NearDupIndex:
 
     # -- reading ----------------------------------------------------------------------------
 
-    def candidates(self, progress: bool = False) -> tuple[set[tuple[str, str]], int]:
-        """Unordered candidate pairs (smaller id first) from every band, and the bucket count."""
-        pairs: set[tuple[str, str]] = set()
-        buckets = 0
-        for band in tqdm(
-            range(self.params.bands),
-            desc="buckets",
-            unit="band",
-            disable=None if progress else True,
-            leave=False,
-        ):
-            for members in self.backend.buckets(band):
-                buckets += 1
-                members.sort(key=id_key)
-                pairs.update(combinations(members, 2))
-        return pairs, buckets
+    def candidates(
+        self, progress: bool = False, max_bucket: int | None = DEFAULT_MAX_BUCKET
+    ) -> Candidates:
+        """Candidate pairs (smaller id first) from every band: a shared bucket of at most
+        ``max_bucket`` records, or two shared buckets (:mod:`neardup.candidates`)."""
+        bands = (
+            self.backend.buckets(band)
+            for band in tqdm(
+                range(self.params.bands),
+                desc="buckets",
+                unit="band",
+                disable=None if progress else True,
+                leave=False,
+            )
+        )
+        return all_candidates(bands, max_bucket)
 
-    def candidates_since(self, batch: int) -> tuple[set[tuple[str, str]], int, set[str]]:
-        """Candidate pairs with at least one record of ``batch`` or later, the buckets they
-        share, and those records' ids: found from the new records' own keys (one lookup of
-        their buckets), so the cost follows the new records, not the index."""
-        fresh: set[str] = set()
-        keys: set[str] = set()
+    def candidates_since(
+        self, batch: int, max_bucket: int | None = DEFAULT_MAX_BUCKET
+    ) -> tuple[Candidates, set[str]]:
+        """Candidate pairs with at least one record of ``batch`` or later (by the same rule as
+        :meth:`candidates`), and those records' ids: found from the new records' own keys
+        (one lookup of their buckets), so the cost follows the new records, not the index."""
+        own: dict[str, list[str]] = {}
         for rec in self.backend.records_since(batch):
-            fresh.add(rec.id)
-            keys.update(rec.keys)
-        pairs: set[tuple[str, str]] = set()
-        buckets = 0
-        for members in self.backend.members(sorted(keys)).values():
-            if len(members) < 2:
-                continue
-            buckets += 1
-            for a in members:
-                if a not in fresh:
-                    continue
-                for b in members:
-                    if b != a:
-                        pairs.add((a, b) if id_key(a) <= id_key(b) else (b, a))
-        return pairs, buckets, fresh
+            own[rec.id] = rec.keys
+        keys = sorted({k for ks in own.values() for k in ks})
+        found = fresh_candidates(self.backend.members(keys), own, max_bucket)
+        return found, set(own)
 
     def last_batch(self) -> int | None:
         """The newest batch of the index: ``report(since=index.last_batch())`` reports the
@@ -526,6 +522,7 @@ class NearDupIndex:
         max_dist: int | None = None,
         progress: bool = False,
         since: int | None = None,
+        max_bucket: int | None = DEFAULT_MAX_BUCKET,
     ) -> Report:
         """All verified near-duplicate pairs, with the counts of how they were found.
 
@@ -537,15 +534,18 @@ class NearDupIndex:
         one-to-one in link; see :func:`prune`). ``max_dist`` also caps the word edit distance.
         ``since`` (a batch number, :attr:`batch_written` or :meth:`last_batch`) reports only
         the pairs of the records written by that batch or later, at a cost that follows their
-        number, not the index's.
+        number, not the index's. ``max_bucket`` bounds what common features cost: members of
+        a larger bucket become candidates only where they share another band too
+        (:mod:`neardup.candidates`; None pairs every bucket in full).
         """
         if mode not in MODES:
             raise ArgumentError(f"unknown mode {mode!r}: choose one of {', '.join(MODES)}")
         prune = DEFAULT_PRUNE[mode] if prune is None else prune
         if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
             raise ArgumentError(f"since must be a batch number, got {since!r}")
+        max_bucket = check_max_bucket(max_bucket)
         with _gc_paused():
-            return self._report(threshold, prune, max_dist, progress, mode, since)
+            return self._report(threshold, prune, max_dist, progress, mode, since, max_bucket)
 
     def _report(
         self,
@@ -555,6 +555,7 @@ class NearDupIndex:
         progress: bool,
         mode: str,
         since: int | None = None,
+        max_bucket: int | None = DEFAULT_MAX_BUCKET,
     ) -> Report:
         start = time.perf_counter()
         rule_name = self.params.rule if threshold is None else "threshold"
@@ -571,9 +572,10 @@ class NearDupIndex:
         t0 = time.perf_counter()
         fresh: set[str] | None = None
         if since is None:
-            candidates, buckets = self.candidates(progress)
+            cands = self.candidates(progress, max_bucket)
         else:
-            candidates, buckets, fresh = self.candidates_since(since)
+            cands, fresh = self.candidates_since(since, max_bucket)
+        candidates = cands.pairs
         t1 = time.perf_counter()
         ids = sorted({i for p in candidates for i in p}, key=id_key)
         if mode == "link":
@@ -615,7 +617,9 @@ class NearDupIndex:
             pairs=pairs,
             records=records,
             bands=self.params.bands,
-            buckets=buckets,
+            buckets=cands.buckets,
+            large_buckets=cands.large,
+            max_bucket=max_bucket,
             candidates=len(candidates),
             verified=verified,
             confirmed=len(pairs),
@@ -638,10 +642,17 @@ class NearDupIndex:
         max_dist: int | None = None,
         progress: bool = False,
         since: int | None = None,
+        max_bucket: int | None = DEFAULT_MAX_BUCKET,
     ) -> list[Pair]:
         """All verified near-duplicate pairs (see :meth:`report` for the counts too)."""
         return self.report(
-            threshold, mode=mode, prune=prune, max_dist=max_dist, progress=progress, since=since
+            threshold,
+            mode=mode,
+            prune=prune,
+            max_dist=max_dist,
+            progress=progress,
+            since=since,
+            max_bucket=max_bucket,
         ).pairs
 
     def clusters(

@@ -47,6 +47,10 @@ class Report:
     records: int = 0
     bands: int = 0
     buckets: int = 0
+    #: Buckets of more than ``max_bucket`` records, whose members became candidates only
+    #: where they share another band too (:mod:`neardup.candidates`).
+    large_buckets: int = 0
+    max_bucket: int | None = None
     candidates: int = 0
     verified: int = 0
     confirmed: int = 0
@@ -69,6 +73,8 @@ class Report:
             "records": self.records,
             "bands": self.bands,
             "buckets": self.buckets,
+            "large_buckets": self.large_buckets,
+            "max_bucket": self.max_bucket,
             "candidates": self.candidates,
             "verified": self.verified,
             "confirmed": self.confirmed,

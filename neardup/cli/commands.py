@@ -115,7 +115,7 @@ def open_index(
 
 
 def register(sub: Any, solr_options: SolrOptions) -> None:
-    from .common import input_options
+    from .common import input_options, max_bucket_option
 
     p = sub.add_parser("index", help="index a file of records")
     p.add_argument("file", type=Path)
@@ -194,6 +194,7 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         help="lsh: only the pairs of the records of this batch (printed by 'neardup index') "
         "or later ones",
     )
+    max_bucket_option(p)
     p.add_argument("--quiet", action="store_true", help="2014 methods: do not print the pairs")
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
     solr_options(p)
@@ -283,6 +284,16 @@ def print_stats(stats: IndexStats, out: Any = sys.stderr) -> None:
         print(f"neardup: ... and {hidden} more rejected records not shown", file=out)
 
 
+def _large(result: Any) -> str:
+    """The buckets the bound applied to, if any."""
+    if not result.large_buckets:
+        return ""
+    return (
+        f" ({result.large_buckets} of more than {result.max_bucket} records paired only on "
+        "a second shared band)"
+    )
+
+
 def _decided(result: Any) -> str:
     """How the report's threshold came about, in a few words."""
     if result.rule and result.rule.get("kind", "").startswith("valley"):
@@ -363,6 +374,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             max_dist=args.max_dist,
             progress=not args.json,
             since=since,
+            max_bucket=args.max_bucket,
         )
         io.write_pairs(result.pairs, args.out)
         counts = result.counts()
@@ -379,7 +391,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                 if result.since is not None
                 else ""
             )
-            + f", {result.bands} bands: {result.buckets} shared buckets, "
+            + f", {result.bands} bands: {result.buckets} shared buckets{_large(result)}, "
             f"{result.candidates} candidate pairs, {result.verified} verified, "
             f"{result.confirmed} kept ({result.mode}, pruning {result.prune}, "
             f"{_decided(result)}) -> {args.out}"

@@ -46,6 +46,26 @@ def solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
     )
 
 
+def max_bucket_option(p: argparse.ArgumentParser) -> None:
+    """``--max-bucket``: the bound on what a common feature costs (neardup.candidates)."""
+    from ..candidates import DEFAULT_MAX_BUCKET
+
+    def parse(text: str) -> int | None:
+        if text.strip().lower() in ("none", "0"):
+            return None
+        return _int_at_least(text, 2, "an integer >= 2 or 'none'")
+
+    p.add_argument(
+        "--max-bucket",
+        type=parse,
+        default=DEFAULT_MAX_BUCKET,
+        metavar="N",
+        help="the members of a bucket (a band key) of more than N records become candidates "
+        f"only where they share a second band too (default {DEFAULT_MAX_BUCKET}; 'none' pairs "
+        "every bucket in full, at a cost that grows with the square of the records)",
+    )
+
+
 def input_options(p: argparse.ArgumentParser) -> None:
     """How records are read from a file: its format, the id and text fields of a table, and the
     largest record."""
@@ -81,14 +101,19 @@ def record_limit_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _positive_int(raw: str) -> int:
+def _int_at_least(raw: str, least: int, expected: str) -> int:
+    """An argparse value: an integer >= ``least``, else a usage error naming ``expected``."""
     try:
         value = int(raw)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"a number of bytes >= 1 expected, got {raw!r}")
+        value = least - 1
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{expected} expected, got {raw!r}")
     return value
+
+
+def _positive_int(raw: str) -> int:
+    return _int_at_least(raw, 1, "a number of bytes >= 1")
 
 
 def read_input(args: argparse.Namespace, path: Path) -> Iterator[Item]:

@@ -17,7 +17,7 @@ from ..dedupe import KEEP_RULES
 from ..errors import InputError
 from ..index import PRUNE_MODES, NearDupIndex
 from ..pipeline import IndexStats
-from .common import input_options, read_input
+from .common import input_options, max_bucket_option, read_input
 
 SolrOptions = Callable[..., None]
 BACKENDS = ("solr", "memory")
@@ -44,6 +44,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="which verified pairs link records (default: the report's; see 'report --help')",
     )
+    max_bucket_option(p)
     _param_options(p)  # --threshold: a new index's; with --no-index, the report's
 
 
@@ -179,7 +180,7 @@ def _drop(index: NearDupIndex) -> None:
 
 
 def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
-    options: dict[str, Any] = {"progress": not args.json}
+    options: dict[str, Any] = {"progress": not args.json, "max_bucket": args.max_bucket}
     if args.prune is not None:
         options["prune"] = args.prune
     return index.report(args.threshold, **options)

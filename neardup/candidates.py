@@ -1,0 +1,240 @@
+"""Candidate pairs from the band buckets, at a cost that common features cannot blow up.
+
+A bucket is one band key held by two or more records. Most are small: a few records that share
+three MinHash values because they share most of their shingles. But some keys are common
+features, a frequent character 3-gram or a city name that short records share by the thousand;
+pairing all the members of such a bucket costs the square of its size and tells little,
+since its members are mostly strangers. Buckets grow with the collection, so without a bound
+the candidates of a low floor grow with the square of the records (measured before this bound:
+RLdata 10k made 897k candidates, 90 per record, two thirds of them from the 356 buckets of
+more than 30 records).
+
+The rule, per pair: two records are a candidate if they share a bucket of at most
+``max_bucket`` records, or two or more buckets of any size. Sharing two bands is the
+evidence a large bucket lacks: a pair at Jaccard 0.5 shares 5 of 40 three-row bands on
+average (two or more with probability 0.96), a pair at 0.1 shares one with probability 0.04
+and two with 0.0008. Records in small buckets keep everything they had; only the pairs whose
+one shared band is a common one are dropped, and those are what the floor would have let in
+by chance.
+
+>>> found = all_candidates([[["a", "b"], ["c", "d", "e"]], [["a", "c"]]], max_bucket=2)
+>>> sorted(found.pairs), found.large
+([('a', 'b'), ('a', 'c')], 1)
+
+(``c, d, e`` share one bucket of three records, more than 2; ``a`` and ``c`` share a bucket of
+two in the second band.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import ArgumentError
+from .text import id_key
+
+#: Buckets of more records than this need a second shared band. Chosen on the development
+#: suite (benchmarks/accuracy): at 10 no development dataset's F1 moved by more than 0.002
+#: from the unbounded candidates' (at 4, FEBRL 2 and the documents lost recall); 20 keeps a
+#: margin of two. On random short records (benchmarks.corpus.short_records) the candidates per
+#: record went from 5.8, 11.6, 23.8, 47.8 at 10k, 20k, 40k, 80k (twice as many at each
+#: doubling) to 4.1, 6.3, 9.6, 13.7 and 18.5 at 160k.
+DEFAULT_MAX_BUCKET = 20
+
+
+@dataclass
+class Candidates:
+    """The candidate pairs (smaller id first, by :func:`~neardup.text.id_key`) and how they
+    were found: ``buckets`` shared keys, ``large`` of them above ``max_bucket``, whose
+    members paired only where they share another band."""
+
+    pairs: set[tuple[str, str]] = field(default_factory=set)
+    buckets: int = 0
+    large: int = 0
+    max_bucket: int | None = None
+
+
+def check_max_bucket(max_bucket: int | None) -> int | None:
+    """``None`` (no bound) or an integer >= 2."""
+    if max_bucket is None:
+        return None
+    if isinstance(max_bucket, bool) or not isinstance(max_bucket, int) or max_bucket < 2:
+        raise ArgumentError(f"max_bucket must be an integer >= 2 or None, got {max_bucket!r}")
+    return max_bucket
+
+
+def _unique(keys: list[np.ndarray]) -> np.ndarray:
+    """The sorted distinct values of the arrays (by sorting: numpy's hash-based ``unique`` is
+    many times slower on int64 keys)."""
+    a = np.concatenate(keys) if len(keys) > 1 else keys[0]
+    a = np.sort(a)
+    return a[np.r_[True, a[1:] != a[:-1]]] if a.size else a
+
+
+def _group_pairs(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Every pair of codes with the same label, as ``low << 32 | high`` (int64), unordered."""
+    if codes.size < 2:
+        return np.empty(0, dtype=np.int64)
+    order = np.argsort(labels, kind="stable")
+    codes, labels = codes[order], labels[order]
+    starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
+    lengths = np.diff(np.r_[starts, labels.size])
+    out = []
+    for length in np.unique(lengths[lengths >= 2]):
+        first = starts[lengths == length]
+        members = codes[first[:, None] + np.arange(length)]
+        i, j = np.triu_indices(int(length), 1)
+        a, b = members[:, i].ravel(), members[:, j].ravel()
+        lo, hi = np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
+        out.append((lo << 32) | hi)
+    return np.concatenate(out) if out else np.empty(0, dtype=np.int64)
+
+
+#: A large bucket whose members would pair again in more than this many times its own pairs
+#: when regrouped by each later band is a cluster of near-copies (they share most bands):
+#: its pairs are enumerated once and filtered instead.
+COHERENT = 2.0
+
+#: Pairs filtered at a time (memory: 8 bytes and a few flags per pair).
+CHUNK = 1 << 21
+
+
+def _run_lengths(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct labels and how often each occurs."""
+    a = np.sort(labels)
+    if not a.size:
+        return a, a
+    starts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
+    return a[starts], np.diff(np.r_[starts, a.size])
+
+
+def _large_bucket_pairs(
+    large: list[np.ndarray], band: int, bucket_of: list[np.ndarray]
+) -> list[np.ndarray]:
+    """The pairs of the large buckets of ``band`` that share another band too.
+
+    Two ways, chosen per bucket by what each costs. Most large buckets are strangers who share
+    a common feature: regrouped by each later band ``j``, two members in one bucket of ``j``
+    too are a pair (earlier bands are not needed: a pair whose shared bands are all large is
+    found from the first of them, and one that shares a small bucket is found there). A
+    cluster of near-copies shares most bands, and regrouping would give its pairs once per
+    band; its pairs are enumerated once and kept if any other band matches.
+    """
+    sizes = np.array([a.size for a in large], dtype=np.int64)
+    codes = np.concatenate(large)
+    which = np.repeat(np.arange(len(large), dtype=np.int64), sizes)
+    later = bucket_of[band + 1 :]
+    cost = np.zeros(len(large))
+    for there in later:
+        lab = there[codes].astype(np.int64)
+        keep = lab >= 0
+        labels, counts = _run_lengths(which[keep] * (int(lab.max(initial=0)) + 1) + lab[keep])
+        width = int(lab.max(initial=0)) + 1
+        np.add.at(cost, labels // width, counts * (counts - 1) / 2)
+    coherent = cost > COHERENT * sizes * (sizes - 1) / 2
+    out: list[np.ndarray] = []
+    if not coherent.all():
+        mask = ~coherent[which]
+        codes_r, which_r = codes[mask], which[mask]
+        for there in later:
+            lab = there[codes_r].astype(np.int64)
+            keep = lab >= 0
+            labels = which_r[keep] * (int(lab.max(initial=0)) + 1) + lab[keep]
+            out.append(_group_pairs(codes_r[keep], labels))
+    others = [w for b, w in enumerate(bucket_of) if b != band]
+    for k in np.flatnonzero(coherent):
+        out.extend(_filtered_pairs(large[k], others))
+    return out
+
+
+def _filtered_pairs(members: np.ndarray, others: list[np.ndarray]) -> list[np.ndarray]:
+    """Every pair of ``members`` that shares a bucket of one of the ``others`` bands."""
+    i, j = np.triu_indices(members.size, 1)
+    out = []
+    for start in range(0, i.size, CHUNK):
+        a, b = members[i[start : start + CHUNK]], members[j[start : start + CHUNK]]
+        keep = np.zeros(a.size, dtype=bool)
+        for where in others:
+            wa = where[a]
+            keep |= (wa >= 0) & (wa == where[b])
+        a, b = a[keep], b[keep]
+        lo, hi = np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
+        out.append((lo << 32) | hi)
+    return out
+
+
+def all_candidates(
+    bands: Iterable[Iterable[list[str]]], max_bucket: int | None = DEFAULT_MAX_BUCKET
+) -> Candidates:
+    """The candidates of every band's buckets (each band an iterable of member-id lists).
+
+    Small buckets give all their pairs; large ones, the pairs that share another band
+    (:func:`_large_bucket_pairs`). Memory is one code per membership (int32), and pairs are
+    int64 keys until the end, not objects.
+    """
+    max_bucket = check_max_bucket(max_bucket)
+    raw: list[list[list[str]]] = [list(band) for band in bands]
+    ids = sorted({i for band in raw for m in band for i in m}, key=id_key)
+    code = {i: k for k, i in enumerate(ids)}
+    found = Candidates(max_bucket=max_bucket)
+    n = len(ids)
+    # bucket_of[b][code] = the record's bucket number in band b, -1 if alone there
+    bucket_of: list[np.ndarray] = []
+    members: list[list[np.ndarray]] = []
+    for band in raw:
+        flat = np.array([code[i] for m in band for i in m], dtype=np.int32)
+        sizes = np.array([len(m) for m in band], dtype=np.int64)
+        where = np.full(n, -1, dtype=np.int32)
+        where[flat] = np.repeat(np.arange(len(band), dtype=np.int32), sizes)
+        bucket_of.append(where)
+        members.append(np.split(flat, np.cumsum(sizes)[:-1]) if len(band) else [])
+        found.buckets += len(band)
+    del raw
+    keys: list[np.ndarray] = []
+    for b, arrays in enumerate(members):
+        small = [a for a in arrays if max_bucket is None or a.size <= max_bucket]
+        large = [a for a in arrays if max_bucket is not None and a.size > max_bucket]
+        found.large += len(large)
+        if small:
+            codes = np.concatenate(small)
+            labels = np.repeat(np.arange(len(small)), [a.size for a in small])
+            keys.append(_group_pairs(codes, labels))
+        if large:
+            keys.extend(_large_bucket_pairs(large, b, bucket_of))
+        if len(keys) > 1 and sum(k.size for k in keys[1:]) > keys[0].size + 1_000_000:
+            keys = [_unique(keys)]  # bounded memory: duplicates do not pile up
+    if keys:
+        unique = _unique(keys)
+        lo, hi = (unique >> 32).tolist(), (unique & 0xFFFFFFFF).tolist()
+        found.pairs = {(ids[a], ids[b]) for a, b in zip(lo, hi, strict=True)}
+    return found
+
+
+def fresh_candidates(
+    members: Mapping[str, list[str]],
+    record_keys: Mapping[str, Iterable[str]],
+    max_bucket: int | None = DEFAULT_MAX_BUCKET,
+) -> Candidates:
+    """The candidates that involve the records of ``record_keys`` (id -> its band keys), by
+    the same rule as :func:`all_candidates`, from ``members`` (key -> ids that hold it)."""
+    max_bucket = check_max_bucket(max_bucket)
+    found = Candidates(max_bucket=max_bucket)
+    shared = {k for k, m in members.items() if len(m) > 1}
+    found.buckets = len(shared)
+    found.large = sum(1 for k in shared if max_bucket is not None and len(members[k]) > max_bucket)
+    for a, own in record_keys.items():
+        seen: dict[str, bool] = {}  # partner -> already a candidate
+        for key in own:
+            if key not in shared:
+                continue
+            group = members[key]
+            small = max_bucket is None or len(group) <= max_bucket
+            for b in group:
+                if b != a:
+                    seen[b] = small or b in seen
+        for b, ok in seen.items():
+            if ok:
+                found.pairs.add((a, b) if id_key(a) <= id_key(b) else (b, a))
+    return found

@@ -1,0 +1,154 @@
+"""The candidate rule: a shared bucket of at most max_bucket records, or two shared buckets."""
+
+from __future__ import annotations
+
+import json
+import random
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+
+from neardup import NearDupIndex, Params
+from neardup.candidates import all_candidates, check_max_bucket, fresh_candidates
+from neardup.errors import ArgumentError
+from neardup.resources import restaurants
+from neardup.text import id_key
+
+from .conftest import run_cli
+
+
+def _random_keys(n: int, bands: int, alphabet: int, seed: int) -> dict[str, list[str]]:
+    """Each record's band keys: few values per band, so that buckets are of every size."""
+    rng = random.Random(seed)
+    out = {}
+    for i in range(n):
+        # a skewed choice: value 0 is common (a large bucket), the rest rarer
+        out[str(i)] = [f"b{b}_{min(int(rng.expovariate(0.35)), alphabet)}" for b in range(bands)]
+    return out
+
+
+def _buckets(keys: dict[str, list[str]], bands: int) -> list[list[list[str]]]:
+    per_band: list[dict[str, list[str]]] = [{} for _ in range(bands)]
+    for rid, ks in keys.items():
+        for b, k in enumerate(ks):
+            per_band[b].setdefault(k, []).append(rid)
+    return [[m for m in band.values() if len(m) > 1] for band in per_band]
+
+
+def _by_the_rule(keys: dict[str, list[str]], max_bucket: int | None) -> set[tuple[str, str]]:
+    """Every pair checked on its own, as the module's docstring states the rule."""
+    size: dict[str, int] = {}
+    for ks in keys.values():
+        for k in ks:
+            size[k] = size.get(k, 0) + 1
+    out = set()
+    for a, b in combinations(sorted(keys, key=id_key), 2):
+        shared = set(keys[a]) & set(keys[b])
+        if not shared:
+            continue
+        small = max_bucket is None or any(size[k] <= max_bucket for k in shared)
+        if small or len(shared) >= 2:
+            out.add((a, b))
+    return out
+
+
+@pytest.mark.parametrize("max_bucket", [None, 2, 3, 8, 30])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_all_candidates_follow_the_rule_pair_by_pair(max_bucket: int | None, seed: int) -> None:
+    keys = _random_keys(120, 6, 12, seed)
+    expected = _by_the_rule(keys, max_bucket)
+    found = all_candidates(_buckets(keys, 6), max_bucket)
+    assert found.pairs == expected
+    assert found.buckets == sum(len(b) for b in _buckets(keys, 6))
+    large = sum(1 for band in _buckets(keys, 6) for m in band if max_bucket and len(m) > max_bucket)
+    assert found.large == large
+    if max_bucket in (2, 3):  # the bound is doing something on this data
+        assert len(found.pairs) < len(_by_the_rule(keys, None))
+
+
+@pytest.mark.parametrize("max_bucket", [None, 3, 8])
+def test_fresh_candidates_are_the_pairs_of_the_new_records(max_bucket: int | None) -> None:
+    keys = _random_keys(150, 6, 12, seed=7)
+    members: dict[str, list[str]] = {}
+    for rid, ks in keys.items():
+        for k in ks:
+            members.setdefault(k, []).append(rid)
+    fresh = {str(i) for i in range(130, 150)}
+    everything = all_candidates(_buckets(keys, 6), max_bucket).pairs
+    found = fresh_candidates(members, {i: keys[i] for i in fresh}, max_bucket)
+    assert found.pairs == {p for p in everything if p[0] in fresh or p[1] in fresh}
+    assert found.pairs  # not vacuous
+
+
+def test_ids_are_ordered_by_id_key_in_every_pair() -> None:
+    found = all_candidates([[["10", "9", "x"]]], None)
+    assert found.pairs == {("9", "10"), ("9", "x"), ("10", "x")}
+    assert all(id_key(a) < id_key(b) for a, b in found.pairs)
+
+
+@pytest.mark.parametrize("bad", [1, 0, -5, True, 2.5, "100"])
+def test_a_bad_max_bucket_is_refused(bad: object) -> None:
+    with pytest.raises(ArgumentError, match="max_bucket"):
+        check_max_bucket(bad)  # type: ignore[arg-type]
+    idx = NearDupIndex(Params(threshold=0.5))
+    idx.add_many([("1", "a b c d"), ("2", "a b c e")])
+    with pytest.raises(ArgumentError, match="max_bucket"):
+        idx.report(max_bucket=bad)  # type: ignore[arg-type]
+
+
+def test_a_common_feature_no_longer_pairs_strangers() -> None:
+    """Records that share only a frequent word pass one band by chance; with a small bound
+    they stop being candidates, while the real copies stay found."""
+    idx = NearDupIndex(Params(shingle_kind="char", shingle_size=3, threshold=0.3, rule="threshold"))
+    rng = random.Random(5)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    records = []
+    for i in range(400):
+        words = " ".join("".join(rng.choice(letters) for _ in range(7)) for _ in range(4))
+        records.append((f"r{i}", f"springfield {words}"))
+    records += [("copy1", "123 Main Street Springfield"), ("copy2", "123 Main Street, Springfield")]
+    idx.add_many(records)
+    full = idx.report(max_bucket=None)
+    bounded = idx.report(max_bucket=4)
+    assert bounded.large_buckets > 0
+    assert bounded.candidates < full.candidates * 0.8, (bounded.candidates, full.candidates)
+    assert ("copy1", "copy2") in {(p.id1, p.id2) for p in bounded.pairs}
+    assert bounded.counts()["max_bucket"] == 4
+    assert {(p.id1, p.id2) for p in bounded.pairs} <= {(p.id1, p.id2) for p in full.pairs}
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_a_cluster_of_near_copies_follows_the_rule_too(seed: int) -> None:
+    """Near-copies share most bands: their large buckets take the enumerate-and-filter way
+    (neardup.candidates.COHERENT), strangers the regrouping one; both give the rule's pairs."""
+    keys = _random_keys(80, 8, 12, seed)
+    rng = random.Random(seed)
+    for c in range(25):  # 25 copies of one record, each differing in a band or two
+        own = [f"b{b}_copy" for b in range(8)]
+        for b in rng.sample(range(8), rng.randint(0, 2)):
+            own[b] = f"b{b}_x{c}"
+        keys[f"c{c}"] = own
+    for max_bucket in (3, 10):
+        found = all_candidates(_buckets(keys, 8), max_bucket)
+        assert found.pairs == _by_the_rule(keys, max_bucket)
+        assert found.large > 0
+
+
+def test_cli_max_bucket(tmp_path: Path) -> None:
+    """--max-bucket reaches the report, 'none' lifts the bound, and a bad value exits 2."""
+    addresses, _ = restaurants()
+    counts = {}
+    for value in ("none", "2"):
+        out = tmp_path / f"out-{value}.txt"
+        proc = run_cli("dedupe", str(addresses), "--out", str(out), "--backend", "memory",
+                       "--max-bucket", value, "--json")
+        assert proc.returncode == 0, proc.stderr
+        counts[value] = json.loads(proc.stdout)["report"]
+    assert counts["none"]["max_bucket"] is None and counts["none"]["large_buckets"] == 0
+    assert counts["2"]["max_bucket"] == 2 and counts["2"]["large_buckets"] > 0
+    assert counts["2"]["candidates"] < counts["none"]["candidates"]
+    for bad in ("1", "x", "-3"):
+        proc = run_cli("dedupe", str(addresses), "--out", str(tmp_path / "o.txt"),
+                       "--backend", "memory", "--max-bucket", bad)
+        assert proc.returncode == 2 and "--max-bucket" in proc.stderr, proc.stderr
