@@ -213,28 +213,63 @@ def all_candidates(
 
 
 def fresh_candidates(
-    members: Mapping[str, list[str]],
     record_keys: Mapping[str, Iterable[str]],
+    counts: Mapping[str, int],
+    members: Mapping[str, list[str]],
+    holders: Mapping[str, Iterable[str]],
     max_bucket: int | None = DEFAULT_MAX_BUCKET,
 ) -> Candidates:
     """The candidates that involve the records of ``record_keys`` (id -> its band keys), by
-    the same rule as :func:`all_candidates`, from ``members`` (key -> ids that hold it)."""
+    the same rule as :func:`all_candidates`, without listing the members of large buckets.
+
+    ``counts``: how many records hold each of their keys; ``members``: the ids that hold each
+    small key (at most ``max_bucket`` records); ``holders``: id -> keys of every record that
+    holds two or more of the large keys of one of them (see :func:`large_key_groups`). A
+    bucket of 50,000 records costs its count, not its members.
+    """
     max_bucket = check_max_bucket(max_bucket)
     found = Candidates(max_bucket=max_bucket)
-    shared = {k for k, m in members.items() if len(m) > 1}
+    shared = {k for ks in record_keys.values() for k in ks if counts.get(k, 0) > 1}
     found.buckets = len(shared)
-    found.large = sum(1 for k in shared if max_bucket is not None and len(members[k]) > max_bucket)
+    found.large = sum(1 for k in shared if _large(counts[k], max_bucket))
+    by_key: dict[str, list[str]] = {}
+    for b, keys in holders.items():
+        for k in keys:
+            by_key.setdefault(k, []).append(b)
     for a, own in record_keys.items():
-        seen: dict[str, bool] = {}  # partner -> already a candidate
+        partners: set[str] = set()
+        twice: dict[str, int] = {}
         for key in own:
             if key not in shared:
                 continue
-            group = members[key]
-            small = max_bucket is None or len(group) <= max_bucket
-            for b in group:
-                if b != a:
-                    seen[b] = small or b in seen
-        for b, ok in seen.items():
-            if ok:
-                found.pairs.add((a, b) if id_key(a) <= id_key(b) else (b, a))
+            if not _large(counts[key], max_bucket):
+                partners.update(members.get(key, ()))
+                continue
+            for b in by_key.get(key, ()):
+                twice[b] = twice.get(b, 0) + 1
+        partners.update(b for b, n in twice.items() if n >= 2)
+        partners.discard(a)
+        for b in partners:
+            found.pairs.add((a, b) if id_key(a) <= id_key(b) else (b, a))
     return found
+
+
+def _large(count: int, max_bucket: int | None) -> bool:
+    return max_bucket is not None and count > max_bucket
+
+
+def large_key_groups(
+    record_keys: Mapping[str, Iterable[str]], counts: Mapping[str, int], max_bucket: int | None
+) -> tuple[list[str], list[list[str]]]:
+    """The small shared keys (their members are needed), and per record its large keys when it
+    has two or more (the records holding two of them are needed)."""
+    small = sorted(
+        {k for ks in record_keys.values() for k in ks if 1 < counts.get(k, 0)}
+        - {k for k, c in counts.items() if _large(c, max_bucket)}
+    )
+    groups = []
+    for keys in record_keys.values():
+        group = sorted(k for k in keys if _large(counts.get(k, 0), max_bucket))
+        if len(group) >= 2:
+            groups.append(group)
+    return small, groups

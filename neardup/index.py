@@ -36,6 +36,7 @@ from .candidates import (
     all_candidates,
     check_max_bucket,
     fresh_candidates,
+    large_key_groups,
 )
 from .choose import Choice, choose
 from .errors import ArgumentError, InputError
@@ -499,14 +500,19 @@ class NearDupIndex:
         self, batch: int, max_bucket: int | None = DEFAULT_MAX_BUCKET
     ) -> tuple[Candidates, set[str]]:
         """Candidate pairs with at least one record of ``batch`` or later (by the same rule as
-        :meth:`candidates`), and those records' ids: found from the new records' own keys
-        (one lookup of their buckets), so the cost follows the new records, not the index."""
+        :meth:`candidates`), and those records' ids. Found from the new records' own keys: how
+        many records hold each (one request), the members of the small buckets (one), and the
+        records that hold two of a new record's large keys (one per 20 new records), so the
+        cost follows the new records, not the index; a bucket of 50,000 records is counted,
+        never listed."""
         own: dict[str, list[str]] = {}
         for rec in self.backend.records_since(batch):
             own[rec.id] = rec.keys
-        keys = sorted({k for ks in own.values() for k in ks})
-        found = fresh_candidates(self.backend.members(keys), own, max_bucket)
-        return found, set(own)
+        counts = self.backend.key_counts(sorted({k for ks in own.values() for k in ks}))
+        small, groups = large_key_groups(own, counts, max_bucket)
+        members = self.backend.members(small)
+        holders = self.backend.holding_two(groups) if groups else {}
+        return fresh_candidates(own, counts, members, holders, max_bucket), set(own)
 
     def last_batch(self) -> int | None:
         """The newest batch of the index: ``report(since=index.last_batch())`` reports the

@@ -7,6 +7,7 @@ test of the measurements.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from itertools import combinations
@@ -229,3 +230,22 @@ def test_end_to_end_cli_into_solr(
     assert r["candidates"] >= len(truth)
     assert set(r["steps"]) == {"index", "report"}
     assert "300 records, 21 bands" in r["steps"]["report"]["summary"]
+
+
+def test_incremental_at_scale_runs_and_cleans_up(
+    solr_base: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``python -m benchmarks.incremental``: a collection, 1,000 new records, their report."""
+    from benchmarks import incremental
+    from neardup.solr.client import Solr
+
+    monkeypatch.setenv("NEARDUP_SOLR_URL", solr_base)
+    out = tmp_path / "inc.json"
+    assert incremental.main(["--size", "3000", "--json", str(out)]) == 0
+    got = json.loads(out.read_text())
+    assert (got["collection"], got["new"]) == (3000, 1000)
+    assert got["seconds"] >= got["index_s"] > 0 and got["report_again_s"] > 0
+    assert "word 3-grams" in got["params"]
+    left = Solr(solr_base, "admin").request("GET", "admin/cores", params={"action": "STATUS"},
+                                            core=False)["status"]
+    assert "bench_incremental_3000" not in left

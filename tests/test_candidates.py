@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from neardup import NearDupIndex, Params
-from neardup.candidates import all_candidates, check_max_bucket, fresh_candidates
+from neardup.backends.base import Document
+from neardup.backends.memory import MemoryBackend
+from neardup.candidates import (
+    all_candidates,
+    check_max_bucket,
+    fresh_candidates,
+    large_key_groups,
+)
 from neardup.errors import ArgumentError
 from neardup.resources import restaurants
 from neardup.text import id_key
@@ -69,14 +76,20 @@ def test_all_candidates_follow_the_rule_pair_by_pair(max_bucket: int | None, see
 
 @pytest.mark.parametrize("max_bucket", [None, 3, 8])
 def test_fresh_candidates_are_the_pairs_of_the_new_records(max_bucket: int | None) -> None:
+    """From key counts, small buckets' members and the records holding two large keys (the
+    backend calls of report(since=...)), the same pairs as the full rule."""
     keys = _random_keys(150, 6, 12, seed=7)
-    members: dict[str, list[str]] = {}
-    for rid, ks in keys.items():
-        for k in ks:
-            members.setdefault(k, []).append(rid)
-    fresh = {str(i) for i in range(130, 150)}
+    backend = MemoryBackend()
+    backend.add([Document(i, "", "", ks) for i, ks in keys.items()])
+    fresh = {str(i): keys[str(i)] for i in range(130, 150)}
     everything = all_candidates(_buckets(keys, 6), max_bucket).pairs
-    found = fresh_candidates(members, {i: keys[i] for i in fresh}, max_bucket)
+    counts = backend.key_counts(sorted({k for ks in fresh.values() for k in ks}))
+    small, groups = large_key_groups(fresh, counts, max_bucket)
+    if max_bucket == 3:
+        assert groups  # the records holding two large keys are looked up
+    found = fresh_candidates(
+        fresh, counts, backend.members(small), backend.holding_two(groups), max_bucket
+    )
     assert found.pairs == {p for p in everything if p[0] in fresh or p[1] in fresh}
     assert found.pairs  # not vacuous
 

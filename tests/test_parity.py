@@ -62,3 +62,33 @@ def test_the_benchmark_corpus_gives_identical_pairs(new_collection: NewCollectio
     assert memory.clusters(prune="none") == solr.clusters(prune="none")
     for record in corpus.records[:2000:200]:
         assert memory.neighbors(record.id, k=3) == solr.neighbors(record.id, k=3)
+
+
+def test_the_lookups_of_an_incremental_report_agree(new_collection: NewCollection) -> None:
+    """key_counts and holding_two (what report(since=...) asks a backend) give the same answers
+    on both backends, for character 3-grams whose buckets reach past max_bucket."""
+    from neardup.candidates import large_key_groups
+
+    path, _ = restaurants()
+    records = [r for r in read_records(path) if isinstance(r, Record)]
+    params = Params(shingle_kind="char", shingle_size=3, threshold=0.3, rule="valley")
+    memory, solr = _both(params, records, new_collection)
+    own = {r.id: r.keys for r in memory.backend.records() if int(r.id) % 5 == 0}
+    keys = sorted({k for ks in own.values() for k in ks})
+    counts = memory.backend.key_counts(keys)
+    assert counts == solr.backend.key_counts(keys)
+    small, groups = large_key_groups(own, counts, 5)
+    assert small and groups
+    holders = memory.backend.holding_two(groups)
+    assert holders  # records that hold two large keys of one group
+    assert holders == solr.backend.holding_two(groups)
+    backends = (memory.backend, solr.backend)
+    found = [{k: set(v) for k, v in b.members(small).items()} for b in backends]
+    assert found[0] == found[1]
+    for max_bucket in (5, 20, None):
+        a = memory.report(since=0, max_bucket=max_bucket)
+        b = solr.report(since=0, max_bucket=max_bucket)
+        assert a.pairs == b.pairs and (a.candidates, a.large_buckets) == (
+            b.candidates,
+            b.large_buckets,
+        )

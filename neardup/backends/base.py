@@ -94,6 +94,14 @@ class Backend(Protocol):
         """``key -> ids of the records that hold it`` for every key some record holds."""
         ...
 
+    def key_counts(self, keys: Sequence[str]) -> dict[str, int]:
+        """``key -> how many records hold it``, for those of ``keys`` that two or more hold."""
+        ...
+
+    def holding_two(self, groups: Sequence[Sequence[str]]) -> dict[str, list[str]]:
+        """``id -> band keys`` of every record that holds two or more keys of one group."""
+        ...
+
     def records_since(self, batch: int) -> Iterator[StoredRecord]:
         """The records written by ``batch`` or a later one."""
         ...

@@ -121,6 +121,26 @@ class MemoryBackend:
                 out[key] = sorted(found, key=id_key)
         return out
 
+    def key_counts(self, keys: Sequence[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for key in keys:
+            n = len(self._bands.get(band_of(key), {}).get(key, ()))
+            if n > 1:
+                out[key] = n
+        return out
+
+    def holding_two(self, groups: Sequence[Sequence[str]]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for group in groups:
+            seen: dict[str, int] = {}
+            for key in group:
+                for rid in self._bands.get(band_of(key), {}).get(key, ()):
+                    seen[rid] = seen.get(rid, 0) + 1
+            for rid, n in seen.items():
+                if n >= 2:
+                    out[rid] = list(self._keys[rid])
+        return out
+
     def records_since(self, batch: int) -> Iterator[StoredRecord]:
         for record_id in sorted(self._texts, key=id_key):
             if self._batch[record_id] >= batch:

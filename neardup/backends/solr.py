@@ -33,6 +33,9 @@ BATCH_FIELD = "batch_l"
 FETCH_BATCH = 1000
 #: Shared band keys per terms query when listing the members of their buckets.
 MEMBERS_BATCH = 20_000
+#: Key groups per request when looking for records that hold two keys of a group: each group
+#: is a ``{!bool mm=2}`` of up to one term per band, under Solr's 1,024 clauses a query.
+TWO_GROUPS = 20
 #: Candidates of one neighbours/query lookup read per request: fewer take a single request.
 CANDIDATE_ROWS = 1000
 RECORD_FIELDS = "id,raw,content,content_lsh"
@@ -178,14 +181,79 @@ class SolrBackend:
             params.update(one)
             clauses.append(f"should=$nd{n}.q")
         params["q"] = f"{{!bool {' '.join(clauses)}}}"
-        wanted_sets = {fld: set(w) for fld, w in by_field.items()}
+        wanted = {k for w in by_field.values() for k in w}
         out: dict[str, list[str]] = {}
-        fields = "id," + ",".join(sorted(by_field))
-        for doc in self.solr.iter_docs(fields, rows=CANDIDATE_ROWS, params=params):
-            for fld, wanted in wanted_sets.items():
-                value = doc.get(fld)
-                if value in wanted:
-                    out.setdefault(value, []).append(doc["id"])
+        # Each record's keys from its one stored field, not 40 docValues fields; the first page
+        # says how many match and the second takes the rest (a cursor would run the query of
+        # thousands of terms again for every page of 1,000).
+        query = {**params, "fl": "id,content_lsh", "sort": "id asc"}
+        got, total = 0, None
+        while total is None or got < total:
+            rows = CANDIDATE_ROWS if total is None else total - got
+            res = self.solr.select({**query, "rows": rows, "start": got})["response"]
+            for doc in res["docs"]:
+                for key in doc.get("content_lsh", ()):
+                    if key in wanted:
+                        out.setdefault(key, []).append(doc["id"])
+            got += len(res["docs"])
+            total = int(res["numFound"])
+            if not res["docs"]:
+                break
+        return out
+
+    def _by_field(self, keys: Sequence[str]) -> dict[str, list[str]]:
+        by_field: dict[str, list[str]] = {}
+        for key in sorted(set(keys)):
+            by_field.setdefault(key_field(key), []).append(key)
+        return by_field
+
+    def key_counts(self, keys: Sequence[str]) -> dict[str, int]:
+        """One request: per band field, a terms facet over the records holding its keys (each
+        record holds one key a band, so the facet counts exactly those keys)."""
+        by_field = self._by_field(keys)
+        if not by_field:
+            return {}
+        params: dict[str, str] = {}
+        facet: dict[str, Any] = {}
+        for n, (fld, wanted) in enumerate(sorted(by_field.items())):
+            one = terms_params(fld, wanted, prefix=f"nd{n}")
+            params[f"nd{n}.q"] = one.pop("q")
+            params.update(one)
+            facet[f"f{n}"] = {
+                "type": "terms",
+                "field": fld,
+                "mincount": 2,
+                "limit": -1,
+                "numBuckets": False,
+                "domain": {"filter": {"param": f"nd{n}.q"}},
+            }
+        res = self.solr.select(
+            {"q": "*:*", "fq": RECORDS_FQ, "rows": 0, "json.facet": json.dumps(facet), **params}
+        )
+        out: dict[str, int] = {}
+        for name in facet:
+            for b in res.get("facets", {}).get(name, {}).get("buckets", []):
+                out[b["val"]] = int(b["count"])
+        return out
+
+    def holding_two(self, groups: Sequence[Sequence[str]]) -> dict[str, list[str]]:
+        """A ``{!bool mm=2}`` of ``{!term}`` queries per group, :data:`TWO_GROUPS` groups OR-ed
+        in a request; the records come with their keys (few: two shared bands are rare)."""
+        out: dict[str, list[str]] = {}
+        for start in range(0, len(groups), TWO_GROUPS):
+            params: dict[str, str] = {}
+            outer = []
+            for g, group in enumerate(groups[start : start + TWO_GROUPS]):
+                inner = []
+                for t, key in enumerate(group):
+                    params[f"g{g}v{t}"] = key
+                    params[f"g{g}q{t}"] = f"{{!term f={key_field(key)} v=$g{g}v{t}}}"
+                    inner.append(f"should=$g{g}q{t}")
+                params[f"g{g}"] = f"{{!bool mm=2 {' '.join(inner)}}}"
+                outer.append(f"should=$g{g}")
+            params["q"] = f"{{!bool {' '.join(outer)}}}"
+            for doc in self.solr.iter_docs("id,content_lsh", rows=CANDIDATE_ROWS, params=params):
+                out[doc["id"]] = list(doc.get("content_lsh", []))
         return out
 
     def records_since(self, batch: int) -> Iterator[StoredRecord]:
