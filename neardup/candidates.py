@@ -65,12 +65,19 @@ def check_max_bucket(max_bucket: int | None) -> int | None:
     return max_bucket
 
 
+def _runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each run of equal values of a sorted array starts, and its length."""
+    if not ordered.size:
+        return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.intp)
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    return starts, np.diff(np.r_[starts, ordered.size])
+
+
 def _unique(keys: list[np.ndarray]) -> np.ndarray:
     """The sorted distinct values of the arrays (by sorting: numpy's hash-based ``unique`` is
     many times slower on int64 keys)."""
-    a = np.concatenate(keys) if len(keys) > 1 else keys[0]
-    a = np.sort(a)
-    return a[np.r_[True, a[1:] != a[:-1]]] if a.size else a
+    a = np.sort(np.concatenate(keys) if len(keys) > 1 else keys[0])
+    return a[_runs(a)[0]]
 
 
 def _group_pairs(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -79,8 +86,7 @@ def _group_pairs(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
         return np.empty(0, dtype=np.int64)
     order = np.argsort(labels, kind="stable")
     codes, labels = codes[order], labels[order]
-    starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
-    lengths = np.diff(np.r_[starts, labels.size])
+    starts, lengths = _runs(labels)
     out = []
     for length in np.unique(lengths[lengths >= 2]):
         first = starts[lengths == length]
@@ -101,13 +107,15 @@ COHERENT = 2.0
 CHUNK = 1 << 21
 
 
-def _run_lengths(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct labels and how often each occurs."""
-    a = np.sort(labels)
-    if not a.size:
-        return a, a
-    starts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
-    return a[starts], np.diff(np.r_[starts, a.size])
+def _regroup(
+    codes: np.ndarray, which: np.ndarray, there: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Members of large buckets (``which`` bucket each) that have a bucket in another band
+    (``there``: record -> bucket), labelled by both buckets: ``label // width`` is ``which``."""
+    lab = there[codes].astype(np.int64)
+    keep = lab >= 0
+    width = int(lab.max(initial=0)) + 1
+    return codes[keep], which[keep] * width + lab[keep], width
 
 
 def _large_bucket_pairs(
@@ -128,21 +136,18 @@ def _large_bucket_pairs(
     later = bucket_of[band + 1 :]
     cost = np.zeros(len(large))
     for there in later:
-        lab = there[codes].astype(np.int64)
-        keep = lab >= 0
-        labels, counts = _run_lengths(which[keep] * (int(lab.max(initial=0)) + 1) + lab[keep])
-        width = int(lab.max(initial=0)) + 1
-        np.add.at(cost, labels // width, counts * (counts - 1) / 2)
+        _, labels, width = _regroup(codes, which, there)
+        labels = np.sort(labels)
+        starts, counts = _runs(labels)
+        np.add.at(cost, labels[starts] // width, counts * (counts - 1) / 2)
     coherent = cost > COHERENT * sizes * (sizes - 1) / 2
     out: list[np.ndarray] = []
     if not coherent.all():
         mask = ~coherent[which]
         codes_r, which_r = codes[mask], which[mask]
         for there in later:
-            lab = there[codes_r].astype(np.int64)
-            keep = lab >= 0
-            labels = which_r[keep] * (int(lab.max(initial=0)) + 1) + lab[keep]
-            out.append(_group_pairs(codes_r[keep], labels))
+            kept, labels, _ = _regroup(codes_r, which_r, there)
+            out.append(_group_pairs(kept, labels))
     others = [w for b, w in enumerate(bucket_of) if b != band]
     for k in np.flatnonzero(coherent):
         out.extend(_filtered_pairs(large[k], others))
