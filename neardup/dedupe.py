@@ -331,7 +331,7 @@ class _Job:
     path: Path
     fmt: str
     id_field: str
-    text_fields: tuple[str, ...]
+    text_fields: tuple[str, ...] | None
     groups: _Clusters
     keepers: dict[int, _Keeper]
     column: str | None
@@ -368,7 +368,7 @@ def dedupe(
     pairs: Iterable[Pair] = (),
     fmt: str = "auto",
     id_field: str = "id",
-    text_fields: Sequence[str] = ("text",),
+    text_fields: Sequence[str] | None = None,
     keep: str = "first",
     cluster_column: str | None = None,
     similarity_column: str = "similarity",
@@ -407,7 +407,7 @@ def dedupe(
         path,
         fmt,
         id_field,
-        tuple(text_fields),
+        tuple(text_fields) if text_fields is not None else None,
         groups,
         {},
         cluster_column,

@@ -279,7 +279,10 @@ def documents(
             out.append(Rejection(record.source, record.line, extra, record.id))
             continue
         out.append(
-            Document(record.id, record.text, text, keys[row], extra, record.source, batch)
+            Document(
+                record.id, record.text, text, keys[row], extra, record.source, batch,
+                dict(record.fields) if len(record.fields) >= 2 else {},
+            )  # fmt: skip
         )
     return out
 
@@ -611,10 +614,11 @@ class NearDupIndex:
                 records if fresh is None else len(fresh),
                 self.params.threshold,
             )
-            pairs, vetoed = numbers_disagree(
+            kept, vetoed = numbers_disagree(
                 [p for p in pairs if p.jaccard >= found.threshold], texts, self.processor
             )
-            rule = {**found.as_dict(), "numbers_disagree": vetoed}
+            pairs, check = self._columns_check(kept, pairs)
+            rule = {**found.as_dict(), "numbers_disagree": vetoed, "columns": check}
         pairs = prune(pairs, prune_mode)
         if max_dist is not None:
             pairs = [p for p in pairs if p.edit_distance <= max_dist]
@@ -638,6 +642,23 @@ class NearDupIndex:
             since=since,
             new_records=0 if fresh is None else len(fresh),
         )
+
+    def _columns_check(
+        self, kept: list[Pair], verified: list[Pair]
+    ) -> tuple[list[Pair], dict[str, Any] | None]:
+        """The valley's pairs after the records' columns had their say (:mod:`neardup.fields`);
+        the verified pairs the valley dropped are what non-matches look like."""
+        from .fields import fields_disagree, sample_pairs
+
+        held = {(p.id1, p.id2) for p in kept}
+        below = [p for p in verified if (p.id1, p.id2) not in held]
+        others = sample_pairs(below)
+        ids = sorted({i for p in (*kept, *others) for i in (p.id1, p.id2)}, key=id_key)
+        rows = self.backend.columns(ids)
+        if not rows:
+            return kept, None
+        out, check = fields_disagree(kept, others, rows, self.processor, len(below))
+        return out, check.as_dict()
 
     def pairs(
         self,

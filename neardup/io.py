@@ -91,11 +91,14 @@ def read_records(
     path: str | Path,
     fmt: str = "auto",
     id_field: str = "id",
-    text_fields: Sequence[str] = ("text",),
+    text_fields: Sequence[str] | None = None,
     *,
     max_record_bytes: int | None = MAX_RECORD_BYTES,
 ) -> Iterator[Item]:
     """Every line of ``path`` as a Record, a Rejection or a Blank, in file order.
+
+    ``text_fields`` names the columns (csv, tsv) or keys (jsonl) whose values, joined, are a
+    record's text; by default the one named ``text``, or every one but the id when there is none.
 
     A record whose text is over ``max_record_bytes`` bytes of UTF-8 is rejected with its size
     (None: no limit); so is a line longer than that plus :data:`LINE_ROOM`, before it is decoded.
@@ -109,7 +112,7 @@ def read_spans(
     path: str | Path,
     fmt: str = "auto",
     id_field: str = "id",
-    text_fields: Sequence[str] = ("text",),
+    text_fields: Sequence[str] | None = None,
     *,
     max_record_bytes: int | None = MAX_RECORD_BYTES,
 ) -> Iterator[tuple[Item, int]]:
@@ -150,7 +153,7 @@ def _checked_limit(max_record_bytes: int | None) -> int | None:
 
 
 def _iter_spans(
-    path: Path, fmt: str, id_field: str, text_fields: Sequence[str], limit: int | None
+    path: Path, fmt: str, id_field: str, text_fields: Sequence[str] | None, limit: int | None
 ) -> Iterator[tuple[Item, int]]:
     seen: dict[str, int] = {}
     source = str(path)
@@ -283,7 +286,7 @@ def _read_lines(lines: Lines, source: str) -> Iterator[Item]:
 
 
 def _read_jsonl(
-    lines: Lines, source: str, id_field: str, text_fields: Sequence[str]
+    lines: Lines, source: str, id_field: str, text_fields: Sequence[str] | None
 ) -> Iterator[Item]:
     for item in _text_lines(lines, source):
         if not isinstance(item, tuple):
@@ -298,6 +301,11 @@ def _read_jsonl(
         if not isinstance(obj, dict):
             yield Rejection(source, number, "a JSON object was expected")
             continue
+        if text_fields is None:
+            names = default_text_fields(obj, id_field)
+            obj = {k: v for k, v in obj.items() if k not in names or _scalar(v)}
+            yield _record_from_mapping(obj, source, number, id_field, names)
+            continue
         yield _record_from_mapping(obj, source, number, id_field, text_fields)
 
 
@@ -306,7 +314,7 @@ def _read_table(
     source: str,
     delimiter: str,
     id_field: str,
-    text_fields: Sequence[str],
+    text_fields: Sequence[str] | None,
     limit: int | None,
 ) -> Iterator[tuple[Item, int]]:
     """Rows as items, each with its last line; a row that is malformed is rejected at its
@@ -354,6 +362,8 @@ def _read_table(
             continue
         if header is None:
             header = [h.strip() for h in row]
+            if text_fields is None:
+                text_fields = default_text_fields(header, id_field)
             missing = [f for f in (id_field, *text_fields) if f not in header]
             if missing:
                 raise InputError(
@@ -369,6 +379,18 @@ def _read_table(
             dict(zip(header, row, strict=True)), source, first, id_field, text_fields
         )
         yield record, last
+
+
+def default_text_fields(columns: Iterable[str], id_field: str) -> list[str]:
+    """The text of a record when no text field is named: the column ``text`` if there is one,
+    else every column but the id, joined in their order (and kept apart as the record's
+    ``fields``, which a report compares one by one: :mod:`neardup.fields`)."""
+    names = list(columns)
+    return ["text"] if "text" in names else [n for n in names if n != id_field]
+
+
+def _scalar(value: object) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
 def _record_from_mapping(

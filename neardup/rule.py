@@ -143,7 +143,7 @@ def learn_rule(values: NDArray[np.float64], features: Sequence[str]) -> MatchRul
         it += 1
         cm = np.einsum("n,nkl->kl", post, onehot)
         cu = np.einsum("n,nkl->kl", 1.0 - post, onehot)
-        cm, cu = _monotone(cm, cu)
+        cm, cu = monotone(cm, cu)
         m = cm + SMOOTHING
         u = cu + SMOOTHING
         m /= m.sum(axis=1, keepdims=True)
@@ -168,7 +168,7 @@ def learn_rule(values: NDArray[np.float64], features: Sequence[str]) -> MatchRul
     return rule
 
 
-def _monotone(
+def monotone(
     cm: NDArray[np.float64], cu: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Expected counts whose share of matches never falls as a similarity rises.

@@ -79,7 +79,10 @@ def test_tsv_csv_jsonl(tmp_path: Path) -> None:
         "missing id field 'id'",
     ]
     with pytest.raises(InputError, match="header has no column 'text'"):
-        _items(tmp_path, "b.csv", b"id,body\n1,x\n")
+        _items(tmp_path, "b.csv", b"id,body\n1,x\n", text_fields=("text",))
+    # Without a text field named, a table without a 'text' column is read from all its others.
+    body = _items(tmp_path, "c.csv", b"id,body\n1,x\n")
+    assert isinstance(body[0], Record) and body[0].text == "x"
 
 
 def test_missing_file_and_unknown_format(tmp_path: Path) -> None:

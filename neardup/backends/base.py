@@ -24,6 +24,8 @@ class Document:
     #: The write (``add_many`` call, ``neardup index`` run) that stored it: a report of only
     #: the pairs of new records starts from the records of a batch.
     batch: int = 0
+    #: The record's columns, when it has two or more (:mod:`neardup.fields` compares them).
+    fields: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,10 @@ class Backend(Protocol):
 
     def sources(self, ids: Sequence[str]) -> dict[str, str]:
         """``id -> source`` for the ids that exist."""
+        ...
+
+    def columns(self, ids: Sequence[str]) -> dict[str, dict[str, str]]:
+        """``id -> columns`` for the ids that exist and were stored with two or more."""
         ...
 
     def get(self, record_id: str) -> StoredRecord | None: ...

@@ -37,6 +37,7 @@ class MemoryBackend:
         self._sources: dict[str, str] = {}
         self._keys: dict[str, list[str]] = {}
         self._batch: dict[str, int] = {}
+        self._columns: dict[str, dict[str, str]] = {}
         self._bands: dict[int, dict[str, set[str]]] = {}
 
     @property
@@ -60,6 +61,10 @@ class MemoryBackend:
             self._sources[doc.id] = doc.source
             self._keys[doc.id] = list(doc.keys)
             self._batch[doc.id] = doc.batch
+            if doc.fields:
+                self._columns[doc.id] = dict(doc.fields)
+            else:
+                self._columns.pop(doc.id, None)
             for key in doc.keys:
                 self._bands.setdefault(band_of(key), {}).setdefault(key, set()).add(doc.id)
 
@@ -71,6 +76,7 @@ class MemoryBackend:
                 del self._sources[record_id]
                 del self._keys[record_id]
                 del self._batch[record_id]
+                self._columns.pop(record_id, None)
 
     def _unlink(self, record_id: str) -> None:
         for key in self._keys.get(record_id, []):
@@ -96,6 +102,9 @@ class MemoryBackend:
 
     def sources(self, ids: Sequence[str]) -> dict[str, str]:
         return {i: self._sources[i] for i in ids if i in self._sources}
+
+    def columns(self, ids: Sequence[str]) -> dict[str, dict[str, str]]:
+        return {i: dict(self._columns[i]) for i in ids if i in self._columns}
 
     def get(self, record_id: str) -> StoredRecord | None:
         if record_id not in self._texts:

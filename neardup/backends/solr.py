@@ -3,6 +3,7 @@
 Each record is one Solr document: ``id``, ``raw`` (the text as written), ``content`` (its
 normalized form), ``content_lsh`` (its band keys, stored) and one single-valued field per band
 (``lsh_b00``, ``lsh_b01``, ...: indexed with docValues) that the all-pairs report facets on.
+A record read from several columns keeps them as JSON in ``columns_txt`` (stored only).
 The 2014 design's fields come along when the index's parameters ask for them. The parameter
 set lives in one metadata document.
 
@@ -29,6 +30,8 @@ RECORDS_FQ = f"-id:{META_ID}"
 SOURCE_FIELD = "source_s"
 #: The batch that wrote a record (a long: microseconds since the epoch at the write's start).
 BATCH_FIELD = "batch_l"
+#: A record's columns as JSON (stored only; a dynamic text field of the configset).
+COLUMNS_FIELD = "columns_txt"
 #: Ids per request when fetching the text of candidates.
 FETCH_BATCH = 1000
 #: Shared band keys per terms query when listing the members of their buckets.
@@ -54,6 +57,8 @@ def solr_document(doc: Document) -> dict[str, Any]:
         out[SOURCE_FIELD] = doc.source
     if doc.batch:
         out[BATCH_FIELD] = doc.batch
+    if doc.fields:
+        out[COLUMNS_FIELD] = json.dumps(doc.fields, ensure_ascii=False)
     out.update(zip(_BAND_FIELDS, doc.keys, strict=False))  # the keys are the shorter
     return out
 
@@ -273,6 +278,10 @@ class SolrBackend:
     def sources(self, ids: Sequence[str]) -> dict[str, str]:
         docs = self._fetch(ids, f"id,{SOURCE_FIELD}")
         return {d["id"]: str(d.get(SOURCE_FIELD, "")) for d in docs}
+
+    def columns(self, ids: Sequence[str]) -> dict[str, dict[str, str]]:
+        docs = self._fetch(ids, f"id,{COLUMNS_FIELD}")
+        return {d["id"]: dict(json.loads(d[COLUMNS_FIELD])) for d in docs if d.get(COLUMNS_FIELD)}
 
     def _fetch(self, ids: Sequence[str], fields: str) -> Iterator[dict[str, Any]]:
         wanted = list(ids)

@@ -411,11 +411,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _rule_line(rule: dict[str, Any]) -> str:
+    cols = rule.get("columns")
     if rule.get("kind", "").startswith("valley"):
         return (
             f"\nvalley rule: Jaccard >= {rule['threshold']:g}; {rule['reason']}; "
             f"{rule.get('numbers_disagree', 0)} pairs dropped whose records both hold numbers "
             "and share none"
+            + (f"\ncolumns ({', '.join(cols['columns'])}): {cols['reason']}" if cols else "")
         )
     return (
         f"\nlearned rule ({', '.join(rule['features'])}): accepts from Jaccard "

@@ -82,7 +82,8 @@ def input_options(p: argparse.ArgumentParser) -> None:
         "--text-field",
         action="append",
         default=None,
-        help="text column/key (repeat to join several; default 'text')",
+        help="text column/key (repeat to join several; default: 'text' if there is one, else "
+        "every column but the id, each compared on its own too)",
     )
     record_limit_option(p)
 
@@ -124,7 +125,7 @@ def read_input(args: argparse.Namespace, path: Path) -> Iterator[Item]:
         path,
         args.format,
         args.id_field,
-        tuple(args.text_field or ("text",)),
+        tuple(args.text_field) if args.text_field else None,
         max_record_bytes=args.max_record_bytes,
     )
 

@@ -205,7 +205,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             pairs=report.pairs,
             fmt=args.format,
             id_field=args.id_field,
-            text_fields=tuple(args.text_field or ("text",)),
+            text_fields=tuple(args.text_field) if args.text_field else None,
             keep=args.keep,
             cluster_column=args.cluster_column,
             similarity_column=args.similarity_column,

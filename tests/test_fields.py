@@ -1,0 +1,224 @@
+"""Records with columns: read from any table, stored by both backends, and compared one by one
+by the valley rule's report (neardup.fields), which drops kept pairs whose columns look like
+the non-matches'."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from neardup import NearDupIndex, Params
+from neardup import fields as F
+from neardup.backends.solr import SolrBackend
+from neardup.errors import InputError
+from neardup.io import Record, read_records
+from neardup.results import Pair
+from neardup.solr.client import Solr
+
+GIVEN = "anna paul maria jonas lena felix clara lukas emma noah mia elias sofia ben lea".split()
+SURNAMES = (
+    "mueller schmidt schneider fischer weber meyer wagner becker schulz hoffmann koch richter "
+    "klein wolf schroeder neumann schwarz zimmermann braun krueger hofmann hartmann lange"
+).split()
+
+
+STREETS = ["hauptstrasse", "ringweg", "am markt"]
+
+
+def _dob(rng: random.Random) -> str:
+    return f"{rng.randrange(1940, 2005)}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}"
+
+
+def _typo(rng: random.Random, word: str) -> str:
+    i = rng.randrange(1, len(word) - 1)
+    return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+
+
+def _people(seed: int = 1) -> tuple[list[Record], set[tuple[str, str]], set[tuple[str, str]]]:
+    """Person records: one in four has a copy with a typo (a match); one in five a relative at
+    the same address with another given name and birth date (not a match: their text is alike,
+    their given name and birth date are not). Returns the records, the matches, the relatives."""
+    rng = random.Random(seed)
+    records: list[Record] = []
+    matches: set[tuple[str, str]] = set()
+    relatives: set[tuple[str, str]] = set()
+
+    def add(rid: str, cols: dict[str, str]) -> None:
+        records.append(Record(rid, " ".join(cols.values()), "", len(records) + 1, cols))
+
+    for n in range(600):
+        cols = {
+            "given": rng.choice(GIVEN),
+            "surname": rng.choice(SURNAMES),
+            "street": f"{rng.randrange(1, 90)} {rng.choice(STREETS)}",
+            "city": rng.choice(["berlin", "bonn", "kiel", "ulm"]),
+            "dob": _dob(rng),
+        }
+        add(f"p{n}", cols)
+        if n % 4 == 0:
+            copy = dict(cols, surname=_typo(rng, cols["surname"]))
+            add(f"p{n}c", copy)
+            matches.add((f"p{n}", f"p{n}c"))
+        if n % 5 == 0:
+            given = rng.choice([g for g in GIVEN if g != cols["given"]])
+            add(f"p{n}r", dict(cols, given=given, dob=_dob(rng)))
+            relatives.add((f"p{n}", f"p{n}r"))
+    return records, matches, relatives
+
+
+def _key(p: Pair) -> tuple[str, str]:
+    return (p.id1, p.id2) if (p.id1, p.id2) < (p.id2, p.id1) else (p.id2, p.id1)
+
+
+def _found(report: object, wanted: set[tuple[str, str]]) -> int:
+    keys = {_key(p) for p in report.pairs}  # type: ignore[attr-defined]
+    return len({tuple(sorted(w)) for w in wanted} & keys)  # type: ignore[misc]
+
+
+def test_the_columns_drop_relatives_the_joined_text_keeps() -> None:
+    records, matches, relatives = _people()
+    params = Params(shingle_kind="char", shingle_size=3, threshold=0.3, rule="valley")
+    with_columns = NearDupIndex(params)
+    with_columns.add_many(records)
+    joined = NearDupIndex(params)  # the same texts, without their columns
+    joined.add_many([Record(r.id, r.text, r.source, r.line) for r in records])
+    a, b = with_columns.report(), joined.report()
+    assert a.threshold == b.threshold  # the valley is read off the same texts
+    assert b.rule is not None and b.rule["columns"] is None
+    check = a.rule["columns"] if a.rule else None
+    assert check is not None and check["columns"] == ["given", "surname", "street", "city", "dob"]
+    # The joined text keeps relatives above the valley; the columns drop them.
+    assert _found(b, relatives) >= 8
+    assert _found(a, relatives) <= _found(b, relatives) // 4
+    assert check["dropped"] == len(b.pairs) - len(a.pairs) > 0
+    # ... and keep the matches.
+    assert _found(a, matches) >= _found(b, matches) - 2
+    assert {_key(p) for p in a.pairs} <= {_key(p) for p in b.pairs}
+
+
+def _pairs(n: int, start: int, jaccard: float) -> list[Pair]:
+    return [Pair(f"r{i}", f"r{i + 1000}", jaccard, 1) for i in range(start, start + n)]
+
+
+def _rows(pairs: list[Pair], name: Callable[[int], str], city: str = "rome") -> dict:
+    out = {}
+    for k, p in enumerate(pairs):
+        out[p.id1] = {"name": f"n{k}", "city": city}
+        out[p.id2] = {"name": name(k), "city": city}
+    return out
+
+
+def test_no_columns_or_too_few_pairs_change_nothing() -> None:
+    proc = Params().processor()
+    kept, others = _pairs(30, 0, 0.8), _pairs(30, 100, 0.4)
+    one_column = {i: {"text": "x"} for p in kept + others for i in (p.id1, p.id2)}
+    out, check = F.fields_disagree(kept, others, one_column, proc)
+    assert out == kept and check.dropped == 0 and "two or more columns" in check.reason
+    rows = _rows(kept, lambda k: "zzz") | _rows(others, lambda k: f"n{k}")
+    out, check = F.fields_disagree(kept[:5], others, rows, proc)
+    assert out == kept[:5] and "fewer than 20" in check.reason
+
+
+def test_a_missing_column_weighs_neither_way() -> None:
+    proc = Params().processor()
+    kept, others = _pairs(40, 0, 0.8), _pairs(40, 100, 0.4)
+    rows = _rows(kept, lambda k: f"n{k}") | _rows(others, lambda k: f"other{k * 7}")
+    # The kept pairs agree on the name, the others do not: a kept pair whose names differ is
+    # dropped; one whose second record has no name is not.
+    rows["r1000"] = {"name": "other35", "city": "rome"}
+    rows["r1001"] = {"city": "rome"}
+    out, check = F.fields_disagree(kept, others, rows, proc)
+    dropped = {p.id1 for p in kept} - {p.id1 for p in out}
+    assert dropped == {"r0"} and check.dropped == 1
+    assert check.weights["name"][0] == 0.0  # the missing level
+    assert check.weights["name"][-1] > 3 > 0 > check.weights["name"][1]
+
+
+def test_the_sample_is_seeded_and_the_prior_counts_every_pair(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    proc = Params().processor()
+    kept, others = _pairs(40, 0, 0.8), _pairs(400, 100, 0.4)
+    rows = _rows(kept, lambda k: f"n{k}") | _rows(others, lambda k: f"other{k * 7}")
+    rows["r1000"] = {"name": "other35", "city": "rome"}
+    monkeypatch.setattr(F, "SAMPLE", 50)
+    assert F.sample_pairs(others) == F.sample_pairs(others) != others[:50]
+    assert len(F.sample_pairs(others)) == 50
+    _, small = F.fields_disagree(kept, F.sample_pairs(others), rows, proc)
+    _, full = F.fields_disagree(kept, F.sample_pairs(others), rows, proc, len(others))
+    assert (small.other_pairs, full.other_pairs) == (50, 400)
+    assert full.dropped >= small.dropped == 1
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_table_without_a_text_column_is_read_from_all_its_columns(tmp_path: Path) -> None:
+    csv_file = _write(tmp_path / "a.csv", "id,name,city\n1,Anna Weber,Bonn\n2,,Kiel\n")
+    recs = [r for r in read_records(csv_file) if isinstance(r, Record)]
+    assert [(r.text, r.fields) for r in recs] == [
+        ("Anna Weber Bonn", {"name": "Anna Weber", "city": "Bonn"}),
+        ("Kiel", {"name": "", "city": "Kiel"}),
+    ]
+    with_text = _write(tmp_path / "b.csv", "id,text,city\n1,hello world,Bonn\n")
+    assert [r.text for r in read_records(with_text)] == ["hello world"]  # type: ignore[union-attr]
+    with pytest.raises(InputError, match="header has no column 'body'"):
+        list(read_records(csv_file, text_fields=("body",)))
+    jsonl = _write(
+        tmp_path / "c.jsonl",
+        '{"id": 1, "name": "Anna", "year": 1970, "tags": ["x"], "ok": true}\n{"id": 2}\n',
+    )
+    items = list(read_records(jsonl))
+    assert isinstance(items[0], Record) and items[0].text == "Anna 1970"
+    assert items[0].fields == {"name": "Anna", "year": "1970"}
+    assert not isinstance(items[1], Record) and "no text in" in items[1].reason  # type: ignore[union-attr]
+
+
+def test_the_cli_reads_the_columns_and_reports_what_they_dropped(tmp_path: Path) -> None:
+    records, _, relatives = _people()
+    names = list(records[0].fields)
+    lines = ["id," + ",".join(names)] + [
+        r.id + "," + ",".join(r.fields[n] for n in names) for r in records
+    ]
+    src = _write(tmp_path / "people.csv", "\n".join(lines) + "\n")
+    out = tmp_path / "deduped.csv"
+    run = subprocess.run(
+        [sys.executable, "-m", "neardup", "dedupe", str(src), "--backend", "memory",
+         "--out", str(out), "--json"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    columns = result["report"]["rule"]["columns"]
+    assert columns["columns"] == names and columns["dropped"] > 0
+    kept = {line.split(",")[0] for line in out.read_text().splitlines()[1:]}
+    # A relative is a person of their own: most are kept in the deduplicated file.
+    assert sum(b in kept for _, b in relatives) >= len(relatives) * 3 // 4
+
+
+@pytest.mark.solr
+def test_solr_stores_the_columns_and_reports_as_memory_does(
+    new_collection: Callable[[str], Solr],
+) -> None:
+    records, _, _ = _people(seed=2)
+    params = Params(shingle_kind="char", shingle_size=3, threshold=0.3, rule="valley")
+    memory = NearDupIndex(params)
+    solr = NearDupIndex(params, backend=SolrBackend(new_collection("columns")))
+    for index in (memory, solr):
+        index.add_many(records)
+    ids = [r.id for r in records[:50]] + ["nope"]
+    assert solr.backend.columns(ids) == memory.backend.columns(ids) == {
+        r.id: r.fields for r in records[:50]
+    }
+    a, b = memory.report(), solr.report()
+    assert a.pairs == b.pairs
+    assert a.rule is not None and b.rule is not None
+    assert a.rule["columns"] == b.rule["columns"] and a.rule["columns"]["dropped"] > 0
