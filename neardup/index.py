@@ -604,7 +604,12 @@ class NearDupIndex:
             pairs, fitted = apply_rule(pairs, texts, self.processor)
             rule = fitted.as_dict()
         elif rule_name == "valley":
-            from .valley import best_similarities, numbers_disagree, valley_threshold
+            from .valley import (
+                best_similarities,
+                numbers_disagree,
+                numbers_identify,
+                valley_threshold,
+            )
 
             best = best_similarities(pairs)
             if fresh is not None:  # the new records' best matches: the old ones' may be older
@@ -614,11 +619,18 @@ class NearDupIndex:
                 records if fresh is None else len(fresh),
                 self.params.threshold,
             )
-            kept, vetoed = numbers_disagree(
-                [p for p in pairs if p.jaccard >= found.threshold], texts, self.processor
-            )
+            kept = [p for p in pairs if p.jaccard >= found.threshold]
+            identify, why = numbers_identify(kept, texts, self.processor)
+            vetoed = 0
+            if identify:
+                kept, vetoed = numbers_disagree(kept, texts, self.processor)
             pairs, check = self._columns_check(kept, pairs)
-            rule = {**found.as_dict(), "numbers_disagree": vetoed, "columns": check}
+            rule = {
+                **found.as_dict(),
+                "numbers_check": why,
+                "numbers_disagree": vetoed,
+                "columns": check,
+            }
         pairs = prune(pairs, prune_mode)
         if max_dist is not None:
             pairs = [p for p in pairs if p.edit_distance <= max_dist]

@@ -154,3 +154,45 @@ def test_cli_prints_what_it_chose_and_why(tmp_path: Path) -> None:
     assert "character 3-grams, Jaccard >= 0.9" in given.stderr
     assert "given: threshold=0.9" in given.stderr
     assert json.loads(given.stdout)["kept"] > json.loads(chose.stdout)["kept"]
+
+
+WORDS = ["night", "river", "blue", "song", "heart", "light", "road", "fire", "rain", "stone"]
+
+
+def _tracks(seed: int = 3) -> tuple[list[tuple[str, str]], set[tuple[str, str]]]:
+    """Music tracks listed by two catalogues that write a track's length in their own form
+    (4:32 against 272 s): the copies share their words but no number."""
+    rng = random.Random(seed)
+    records, truth = [], set()
+    for t in range(400):
+        title = " ".join(rng.choice(WORDS) for _ in range(3))
+        album = f"{_name(rng)} {rng.choice(WORDS)} {_name(rng)}"
+        artist = f"{_name(rng)} {_name(rng)}"
+        seconds = rng.randint(120, 420)
+        text = f"{title} {artist} {album}"
+        records.append((f"a{t}", f"{text} {seconds // 60}:{seconds % 60:02d}"))
+        if t % 3 == 0:
+            copy = _typo(rng, text) if t % 2 else text
+            records.append((f"b{t}", f"{copy} {seconds} s"))
+            truth.add(tuple(sorted((f"a{t}", f"b{t}"))))  # type: ignore[arg-type]
+    return records, truth
+
+
+def test_the_numbers_check_is_left_out_where_numbers_are_written_in_many_forms(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    records, truth = _tracks()
+    index = NearDupIndex()
+    index.add_many(records)
+    report = index.report()
+    assert report.rule is not None and report.rule["numbers_check"].startswith("not made")
+    assert report.rule["numbers_disagree"] == 0
+    _, recall = _scores({(p.id1, p.id2) for p in report.pairs}, truth)
+    # Made anyway, the check drops the copies that are not alike enough to be waived.
+    import neardup.valley as valley
+
+    monkeypatch.setattr(valley, "NUMBERS_NOISY", 1.0)
+    forced = index.report()
+    assert forced.rule is not None and forced.rule["numbers_disagree"] > 0
+    _, forced_recall = _scores({(p.id1, p.id2) for p in forced.pairs}, truth)
+    assert recall >= 0.9 and forced_recall < recall - 0.1, (recall, forced_recall)

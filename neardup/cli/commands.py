@@ -415,8 +415,12 @@ def _rule_line(rule: dict[str, Any]) -> str:
     if rule.get("kind", "").startswith("valley"):
         return (
             f"\nvalley rule: Jaccard >= {rule['threshold']:g}; {rule['reason']}; "
-            f"{rule.get('numbers_disagree', 0)} pairs dropped whose records both hold numbers "
-            "and share none"
+            + (
+                f"{rule.get('numbers_disagree', 0)} pairs dropped whose records both hold "
+                "numbers and share none"
+                if rule.get("numbers_check", "made").startswith("made")
+                else f"numbers check {rule['numbers_check']}"
+            )
             + (f"\ncolumns ({', '.join(cols['columns'])}): {cols['reason']}" if cols else "")
         )
     return (
