@@ -247,6 +247,52 @@ typedef struct {
     int ascii_raw; /* 1: raw ASCII text still to normalize here */
 } Text;
 
+/* Pass 1 of the text kernels, with the GIL: pointers to the UTF-8/ASCII data of every text of
+ * the list; non-ASCII texts are normalized by the Python `normalize` and kept alive in `keep`.
+ * Returns the items (PyMem_Free them) and the longest length, or NULL with an exception. */
+static Text *collect_texts(PyObject *texts, PyObject *normalize, PyObject *keep,
+                           Py_ssize_t *maxlen) {
+    const Py_ssize_t ndocs = PyList_GET_SIZE(texts);
+    Text *items = PyMem_Malloc(sizeof(Text) * (size_t)(ndocs > 0 ? ndocs : 1));
+    if (!items) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    *maxlen = 0;
+    for (Py_ssize_t d = 0; d < ndocs; d++) {
+        PyObject *s = PyList_GET_ITEM(texts, d);
+        if (!PyUnicode_Check(s)) {
+            PyErr_Format(PyExc_TypeError, "text %zd is %.100s, not str", d, Py_TYPE(s)->tp_name);
+            goto fail;
+        }
+        if (PyUnicode_IS_ASCII(s)) {
+            items[d].data = PyUnicode_1BYTE_DATA(s);
+            items[d].len = PyUnicode_GET_LENGTH(s);
+            items[d].ascii_raw = 1;
+        } else {
+            PyObject *norm = PyObject_CallOneArg(normalize, s);
+            if (!norm) goto fail;
+            if (!PyUnicode_Check(norm) || PyList_Append(keep, norm) < 0) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "normalize gave no str");
+                Py_DECREF(norm);
+                goto fail;
+            }
+            Py_DECREF(norm);
+            Py_ssize_t n;
+            const char *u = PyUnicode_AsUTF8AndSize(norm, &n);
+            if (!u) goto fail;
+            items[d].data = (const unsigned char *)u;
+            items[d].len = n;
+            items[d].ascii_raw = 0;
+        }
+        if (items[d].len > *maxlen) *maxlen = items[d].len;
+    }
+    return items;
+fail:
+    PyMem_Free(items);
+    return NULL;
+}
+
 static int get_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, Py_ssize_t count,
                       int writable, const char *name) {
     if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0)
@@ -300,41 +346,10 @@ static PyObject *k_signatures(PyObject *Py_UNUSED(self), PyObject *args) {
     /* Pass 1, with the GIL: pointers to UTF-8/ASCII data; Python normalizes non-ASCII texts.
      * `keep` holds those normalized strings alive until the end. */
     PyObject *keep = PyList_New(0);
-    Text *items = PyMem_Malloc(sizeof(Text) * (size_t)(ndocs > 0 ? ndocs : 1));
     PyObject *result = NULL;
-    if (!keep || !items) {
-        PyErr_NoMemory();
-        goto done;
-    }
     Py_ssize_t maxlen = 0;
-    for (Py_ssize_t d = 0; d < ndocs; d++) {
-        PyObject *s = PyList_GET_ITEM(texts, d);
-        if (!PyUnicode_Check(s)) {
-            PyErr_Format(PyExc_TypeError, "text %zd is %.100s, not str", d, Py_TYPE(s)->tp_name);
-            goto done;
-        }
-        if (PyUnicode_IS_ASCII(s)) {
-            items[d].data = PyUnicode_1BYTE_DATA(s);
-            items[d].len = PyUnicode_GET_LENGTH(s);
-            items[d].ascii_raw = 1;
-        } else {
-            PyObject *norm = PyObject_CallOneArg(normalize, s);
-            if (!norm) goto done;
-            if (!PyUnicode_Check(norm) || PyList_Append(keep, norm) < 0) {
-                if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "normalize gave no str");
-                Py_DECREF(norm);
-                goto done;
-            }
-            Py_DECREF(norm);
-            Py_ssize_t n;
-            const char *u = PyUnicode_AsUTF8AndSize(norm, &n);
-            if (!u) goto done;
-            items[d].data = (const unsigned char *)u;
-            items[d].len = n;
-            items[d].ascii_raw = 0;
-        }
-        if (items[d].len > maxlen) maxlen = items[d].len;
-    }
+    Text *items = keep ? collect_texts(texts, normalize, keep, &maxlen) : NULL;
+    if (!items) goto done;
 
     Py_ssize_t cap = 16;
     while (cap < 2 * (maxlen + 1)) cap <<= 1;
@@ -391,6 +406,135 @@ done:
     Py_XDECREF(keep);
     PyBuffer_Release(&vp1);
     if (family == 1) PyBuffer_Release(&vp2);
+    PyBuffer_Release(&vout);
+    return result;
+}
+
+static int cmp_u32(const void *x, const void *y) {
+    const uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+PyDoc_STRVAR(pair_jaccard_doc,
+             "pair_jaccard(texts, normalize, kind, size, a, b, out)\n\n"
+             "The Jaccard similarity of the shingle hashes of texts[a[i]] and texts[b[i]] into\n"
+             "out[i] (float64), -1 where either text has no shingles. a, b: int64 buffers of\n"
+             "indexes into texts; kind and size as for signatures(). Each text's sorted unique\n"
+             "hashes are made once; a pair costs one merge of two sorted arrays.");
+
+static PyObject *k_pair_jaccard(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *texts, *normalize, *pa, *pb, *out;
+    int kind;
+    Py_ssize_t size;
+    if (!PyArg_ParseTuple(args, "O!OinOOO", &PyList_Type, &texts, &normalize, &kind, &size, &pa,
+                          &pb, &out))
+        return NULL;
+    if ((kind != 0 && kind != 1) || size < 1) {
+        PyErr_SetString(PyExc_ValueError, "bad kind or size");
+        return NULL;
+    }
+    const Py_ssize_t ndocs = PyList_GET_SIZE(texts);
+    Py_buffer va, vb, vout;
+    if (PyObject_GetBuffer(pa, &va, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    const Py_ssize_t npairs = va.len / 8;
+    PyBuffer_Release(&va);
+    if (get_buffer(pa, &va, 8, npairs, 0, "a") < 0) return NULL;
+    if (get_buffer(pb, &vb, 8, npairs, 0, "b") < 0) {
+        PyBuffer_Release(&va);
+        return NULL;
+    }
+    if (get_buffer(out, &vout, 8, npairs, 1, "out") < 0) {
+        PyBuffer_Release(&va);
+        PyBuffer_Release(&vb);
+        return NULL;
+    }
+    const int64_t *ia = va.buf, *ib = vb.buf;
+    for (Py_ssize_t i = 0; i < npairs; i++) {
+        if (ia[i] < 0 || ia[i] >= ndocs || ib[i] < 0 || ib[i] >= ndocs) {
+            PyErr_Format(PyExc_IndexError, "pair %zd: index out of range of %zd texts", i, ndocs);
+            PyBuffer_Release(&va);
+            PyBuffer_Release(&vb);
+            PyBuffer_Release(&vout);
+            return NULL;
+        }
+    }
+    PyObject *keep = PyList_New(0);
+    PyObject *result = NULL;
+    Py_ssize_t maxlen = 0, total = 0;
+    Text *items = keep ? collect_texts(texts, normalize, keep, &maxlen) : NULL;
+    if (!items) goto done;
+    for (Py_ssize_t d = 0; d < ndocs; d++) total += items[d].len + 1;
+    Py_ssize_t cap = 16;
+    while (cap < 2 * (maxlen + 1)) cap <<= 1;
+    unsigned char *norm = PyMem_RawMalloc((size_t)maxlen + 1);
+    Py_ssize_t *pos = PyMem_RawMalloc(sizeof(Py_ssize_t) * (size_t)(maxlen + 2));
+    uint64_t *table = PyMem_RawMalloc(sizeof(uint64_t) * (size_t)cap);
+    /* A text of n bytes has at most n + 1 shingles (one when shorter than a shingle). */
+    uint32_t *values = PyMem_RawMalloc(sizeof(uint32_t) * (size_t)(total > 0 ? total : 1));
+    Py_ssize_t *offsets = PyMem_RawMalloc(sizeof(Py_ssize_t) * (size_t)(ndocs + 1));
+    if (!norm || !pos || !table || !values || !offsets) {
+        PyMem_RawFree(norm);
+        PyMem_RawFree(pos);
+        PyMem_RawFree(table);
+        PyMem_RawFree(values);
+        PyMem_RawFree(offsets);
+        PyErr_NoMemory();
+        goto done;
+    }
+    double *res = vout.buf;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t at = 0;
+    for (Py_ssize_t d = 0; d < ndocs; d++) {
+        const unsigned char *t = items[d].data;
+        Py_ssize_t n = items[d].len, units = 0;
+        const int ascii = items[d].ascii_raw;
+        if (ascii) {
+            n = normalize_ascii(t, n, norm, pos, &units);
+            t = norm;
+        } else if (kind == 0) {
+            units = word_starts(t, n, pos);
+        }
+        offsets[d] = at;
+        uint32_t *h = values + at;
+        Py_ssize_t m = shingle_hashes(t, n, kind, ascii, size, pos, units, h);
+        if (m > 1) {
+            Py_ssize_t c = 16;
+            while (c < 2 * m) c <<= 1;
+            m = dedup(h, m, table, c);
+            qsort(h, (size_t)m, sizeof(uint32_t), cmp_u32);
+        }
+        at += m;
+    }
+    offsets[ndocs] = at;
+    for (Py_ssize_t i = 0; i < npairs; i++) {
+        const uint32_t *x = values + offsets[ia[i]], *xe = values + offsets[ia[i] + 1];
+        const uint32_t *y = values + offsets[ib[i]], *ye = values + offsets[ib[i] + 1];
+        const Py_ssize_t lx = xe - x, ly = ye - y;
+        if (lx == 0 || ly == 0) {
+            res[i] = -1.0;
+            continue;
+        }
+        Py_ssize_t inter = 0;
+        while (x < xe && y < ye) {
+            const uint32_t u = *x, v = *y;
+            inter += u == v;
+            x += u <= v;
+            y += v <= u;
+        }
+        res[i] = (double)inter / (double)(lx + ly - inter);
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(norm);
+    PyMem_RawFree(pos);
+    PyMem_RawFree(table);
+    PyMem_RawFree(values);
+    PyMem_RawFree(offsets);
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_Free(items);
+    Py_XDECREF(keep);
+    PyBuffer_Release(&va);
+    PyBuffer_Release(&vb);
     PyBuffer_Release(&vout);
     return result;
 }
@@ -553,6 +697,7 @@ static PyMethodDef methods[] = {
     {"signatures", k_signatures, METH_VARARGS, signatures_doc},
     {"normalize", k_normalize, METH_O, normalize_doc},
     {"band_keys", k_band_keys, METH_VARARGS, band_keys_doc},
+    {"pair_jaccard", k_pair_jaccard, METH_VARARGS, pair_jaccard_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -160,3 +160,57 @@ def test_c_band_keys_equal_the_mmh3_reference(bands: int, rows: int) -> None:
     fast = banding.band_keys_batch(sigs, bands, rows)
     assert fast == banding.band_keys_batch_python(sigs, bands, rows)
     assert fast[2][bands - 1].startswith(f"b{bands - 1:02d}_") and len(fast[2][0]) in (20, 21)
+
+
+def _exact(p: ShingleProcessor, texts: list[str], a: list[int], b: list[int]) -> np.ndarray:
+    """The reference: Jaccard of the shingle strings (-1 where one side has none)."""
+    out = []
+    for i, j in zip(a, b, strict=True):
+        x, y = p.shingle_set(texts[i]), p.shingle_set(texts[j])
+        out.append(len(x & y) / len(x | y) if x and y else -1.0)
+    return np.array(out)
+
+
+@pytest.mark.parametrize(("kind", "size"), [("word", 1), ("word", 3), ("char", 2), ("char", 3)])
+def test_pair_jaccard_equals_the_shingle_sets(kind: str, size: int) -> None:
+    rng = random.Random(size * 7 + len(kind))
+    vocab = ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 6))) for _ in range(40)]
+    texts = [" ".join(rng.choice(vocab) for _ in range(rng.randint(0, 30))) for _ in range(200)]
+    texts += ["", "?!.", "a", "İ", "Café Müller", "cafe muller", "東京都港区", "x" * 50_000]
+    a = [rng.randrange(len(texts)) for _ in range(4000)] + [204, 205, 200]
+    b = [rng.randrange(len(texts)) for _ in range(4000)] + [205, 204, 201]
+    p = ShingleProcessor(size, kind=kind)
+    fast = p.pair_jaccard(texts, a, b)
+    exact = _exact(p, texts, a, b)
+    # 32-bit hashes of distinct shingles may collide: none do here, and where one did it would
+    # move a similarity by one shingle in hundreds.
+    np.testing.assert_allclose(fast, exact, atol=1e-12)
+    assert fast[-3] == 1.0 and fast[-1] == -1.0  # folded alike; "" has no shingles
+    kernel.use("numpy")
+    try:
+        np.testing.assert_allclose(p.pair_jaccard(texts, a, b), exact, atol=1e-12)
+    finally:
+        kernel.use("c")
+    with pytest.raises(IndexError, match="out of range"):
+        p.pair_jaccard(texts, [0], [len(texts)])
+    with pytest.raises(ValueError, match="one length"):
+        p.pair_jaccard(texts, [0, 1], [1])
+
+
+def test_the_screen_keeps_every_pair_verification_keeps(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks.corpus import short_records
+    from neardup import NearDupIndex
+    from neardup import index as index_mod
+
+    index = NearDupIndex()
+    index.add_many(short_records(6_000, seed=4))
+    screened = index.report()
+    monkeypatch.setattr(index_mod, "SCREEN_MIN", 10**12)  # every candidate verified in Python
+    seen: list[int] = []
+    real = index_mod.screen
+    monkeypatch.setattr(
+        index_mod, "screen", lambda c, *a: seen.append(1) or real(list(c), *a)  # type: ignore[func-returns-value]
+    )
+    plain = index.report()
+    assert seen and screened.candidates == plain.candidates > 10 * len(plain.pairs)
+    assert screened.pairs == plain.pairs and screened.verified == plain.verified > 0
