@@ -293,6 +293,28 @@ fail:
     return NULL;
 }
 
+/* The distinct shingle hashes of one text into `hashes` (first-seen order); returns their
+ * count. `norm`, `pos` and `table` are scratch space sized for the longest text. */
+static Py_ssize_t text_hashes(const Text *item, int kind, Py_ssize_t size, unsigned char *norm,
+                              Py_ssize_t *pos, uint32_t *hashes, uint64_t *table) {
+    const unsigned char *t = item->data;
+    Py_ssize_t n = item->len, units = 0;
+    const int ascii = item->ascii_raw;
+    if (ascii) {
+        n = normalize_ascii(t, n, norm, pos, &units);
+        t = norm;
+    } else if (kind == 0) {
+        units = word_starts(t, n, pos);
+    }
+    Py_ssize_t m = shingle_hashes(t, n, kind, ascii, size, pos, units, hashes);
+    if (m > 1) {
+        Py_ssize_t c = 16;
+        while (c < 2 * m) c <<= 1;
+        m = dedup(hashes, m, table, c);
+    }
+    return m;
+}
+
 static int get_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, Py_ssize_t count,
                       int writable, const char *name) {
     if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0)
@@ -370,24 +392,12 @@ static PyObject *k_signatures(PyObject *Py_UNUSED(self), PyObject *args) {
     uint32_t *sigs = (uint32_t *)vout.buf;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t d = 0; d < ndocs; d++) {
-        const unsigned char *t = items[d].data;
-        Py_ssize_t n = items[d].len, units = 0;
-        const int ascii = items[d].ascii_raw;
-        if (ascii) {
-            n = normalize_ascii(t, n, norm, pos, &units);
-            t = norm;
-        } else if (kind == 0) {
-            units = word_starts(t, n, pos);
-        }
-        Py_ssize_t m = shingle_hashes(t, n, kind, ascii, size, pos, units, hashes);
+        const Py_ssize_t m = text_hashes(&items[d], kind, size, norm, pos, hashes, table);
         uint32_t *sig = sigs + d * np;
         if (m == 0) {
             for (Py_ssize_t j = 0; j < np; j++) sig[j] = EMPTY;
             continue;
         }
-        Py_ssize_t c = 16;
-        while (c < 2 * m) c <<= 1;
-        m = dedup(hashes, m, table, c);
         if (family == 0)
             minhash_xor(hashes, m, (const uint32_t *)vp1.buf, np, sig);
         else
@@ -485,24 +495,10 @@ static PyObject *k_pair_jaccard(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     Py_ssize_t at = 0;
     for (Py_ssize_t d = 0; d < ndocs; d++) {
-        const unsigned char *t = items[d].data;
-        Py_ssize_t n = items[d].len, units = 0;
-        const int ascii = items[d].ascii_raw;
-        if (ascii) {
-            n = normalize_ascii(t, n, norm, pos, &units);
-            t = norm;
-        } else if (kind == 0) {
-            units = word_starts(t, n, pos);
-        }
         offsets[d] = at;
         uint32_t *h = values + at;
-        Py_ssize_t m = shingle_hashes(t, n, kind, ascii, size, pos, units, h);
-        if (m > 1) {
-            Py_ssize_t c = 16;
-            while (c < 2 * m) c <<= 1;
-            m = dedup(h, m, table, c);
-            qsort(h, (size_t)m, sizeof(uint32_t), cmp_u32);
-        }
+        const Py_ssize_t m = text_hashes(&items[d], kind, size, norm, pos, h, table);
+        if (m > 1) qsort(h, (size_t)m, sizeof(uint32_t), cmp_u32);
         at += m;
     }
     offsets[ndocs] = at;
