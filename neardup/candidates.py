@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .errors import ArgumentError
 from .text import id_key
@@ -46,14 +47,45 @@ DEFAULT_MAX_BUCKET = 20
 
 @dataclass
 class Candidates:
-    """The candidate pairs (smaller id first, by :func:`~neardup.text.id_key`) and how they
-    were found: ``buckets`` shared keys, ``large`` of them above ``max_bucket``, whose
-    members paired only where they share another band."""
+    """The candidate pairs and how they were found: ``buckets`` shared keys, ``large`` of them
+    above ``max_bucket``, whose members paired only where they share another band.
 
-    pairs: set[tuple[str, str]] = field(default_factory=set)
+    The pairs are kept as codes into ``ids`` (sorted by :func:`~neardup.text.id_key`):
+    ``first[i] < second[i]``, so that millions of them cost two int64 arrays, not tuples of
+    strings; :attr:`pairs` spells them out (smaller id first).
+    """
+
     buckets: int = 0
     large: int = 0
     max_bucket: int | None = None
+    ids: list[str] = field(default_factory=list)
+    first: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    second: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def __len__(self) -> int:
+        return int(self.first.size)
+
+    @property
+    def pairs(self) -> set[tuple[str, str]]:
+        ids, first, second = self.ids, self.first.tolist(), self.second.tolist()
+        return {(ids[a], ids[b]) for a, b in zip(first, second, strict=True)}
+
+    def set_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Take pairs of ids (either order) as the candidates."""
+        pairs = list(pairs)
+        self.ids = sorted({i for p in pairs for i in p}, key=id_key)
+        code = {i: k for k, i in enumerate(self.ids)}
+        a = np.fromiter((code[x] for x, _ in pairs), dtype=np.int64, count=len(pairs))
+        b = np.fromiter((code[y] for _, y in pairs), dtype=np.int64, count=len(pairs))
+        self.set_keys(_unique([(np.minimum(a, b) << 32) | np.maximum(a, b)]))
+
+    def set_keys(self, keys: NDArray[np.int64]) -> None:
+        """Take ``lo << 32 | hi`` codes into :attr:`ids` as the candidates."""
+        self.first, self.second = keys >> 32, keys & 0xFFFFFFFF
+
+    def only(self, keep: NDArray[np.bool_]) -> None:
+        """Keep the pairs where ``keep`` is true."""
+        self.first, self.second = self.first[keep], self.second[keep]
 
 
 def check_max_bucket(max_bucket: int | None) -> int | None:
@@ -210,10 +242,9 @@ def all_candidates(
             keys.extend(_large_bucket_pairs(large, b, bucket_of))
         if len(keys) > 1 and sum(k.size for k in keys[1:]) > keys[0].size + 1_000_000:
             keys = [_unique(keys)]  # bounded memory: duplicates do not pile up
+    found.ids = ids
     if keys:
-        unique = _unique(keys)
-        lo, hi = (unique >> 32).tolist(), (unique & 0xFFFFFFFF).tolist()
-        found.pairs = {(ids[a], ids[b]) for a, b in zip(lo, hi, strict=True)}
+        found.set_keys(_unique(keys))
     return found
 
 
@@ -241,6 +272,7 @@ def fresh_candidates(
     for b, keys in holders.items():
         for k in keys:
             by_key.setdefault(k, []).append(b)
+    pairs: list[tuple[str, str]] = []
     for a, own in record_keys.items():
         partners: set[str] = set()
         twice: dict[str, int] = {}
@@ -254,8 +286,8 @@ def fresh_candidates(
                 twice[b] = twice.get(b, 0) + 1
         partners.update(b for b, n in twice.items() if n >= 2)
         partners.discard(a)
-        for b in partners:
-            found.pairs.add((a, b) if id_key(a) <= id_key(b) else (b, a))
+        pairs.extend((a, b) for b in partners)
+    found.set_pairs(pairs)
     return found
 
 

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
 from tqdm import tqdm
 
 from . import kernel
@@ -129,33 +130,49 @@ def screen(
     processor: ShingleProcessor,
     threshold: float,
 ) -> list[tuple[str, str]]:
-    """The candidates that can reach ``threshold``, by the Jaccard of their shingle hashes in
-    the C kernel (:meth:`ShingleProcessor.pair_jaccard`), all at once in chunks of at most
-    :data:`SCREEN_BYTES` of text.
-
-    Why: at a low floor nearly every candidate is a stranger (on 100k random short records,
-    1,797 of 1.75M candidates reach 0.3), and one candidate costs 17 us in Python (two shingle
-    sets, their intersection, a union-find) but under 0.2 us here. Without the kernel, or for
-    a few candidates, they are all passed on.
-    """
+    """The candidate pairs that can reach ``threshold`` (see :func:`screen_codes`)."""
     pairs = candidates if isinstance(candidates, list) else list(candidates)
     if kernel.active() != "c" or len(pairs) < SCREEN_MIN:
         return pairs
-    ids = sorted({i for p in pairs for i in p}, key=id_key)
-    code = {i: n for n, i in enumerate(ids)}
-    a = np.fromiter((code[x] for x, _ in pairs), dtype=np.int64, count=len(pairs))
-    b = np.fromiter((code[y] for _, y in pairs), dtype=np.int64, count=len(pairs))
-    lengths = np.fromiter((len(texts.get(i, "")) for i in ids), dtype=np.int64, count=len(ids))
-    per_pair = 2 * max(1.0, float(lengths.mean())) if len(ids) else 1.0
+    found = Candidates()
+    found.set_pairs(pairs)
+    return screen_codes(found, texts, processor, threshold)
+
+
+def _used(cands: Candidates) -> NDArray[np.int64]:
+    """The codes of the records in some candidate pair, ascending (so in id order)."""
+    return np.unique(np.concatenate([cands.first, cands.second]))
+
+
+def screen_codes(
+    cands: Candidates, texts: dict[str, str], processor: ShingleProcessor, threshold: float
+) -> list[tuple[str, str]]:
+    """The candidates that can reach ``threshold``, by the Jaccard of their shingle hashes in
+    the C kernel (:meth:`ShingleProcessor.pair_jaccard`), in chunks of at most
+    :data:`SCREEN_BYTES` of text; as pairs of ids (smaller first).
+
+    Why: at a low floor nearly every candidate is a stranger (on 100k random short records,
+    1,797 of 1.75M candidates reach 0.3), and one candidate costs 17 us in Python (two shingle
+    sets, their intersection, a union-find) but under 1 us here. Without the kernel, or for
+    a few candidates, they are all passed on.
+    """
+    ids, a, b = cands.ids, cands.first, cands.second
+    if kernel.active() != "c" or a.size < SCREEN_MIN:
+        return [(ids[x], ids[y]) for x, y in zip(a.tolist(), b.tolist(), strict=True)]
+    used = _used(cands)
+    lengths = np.fromiter(
+        (len(texts.get(ids[k], "")) for k in used.tolist()), dtype=np.int64, count=used.size
+    )
+    per_pair = 2 * max(1.0, float(lengths.mean()))
     step = max(1_000, int(SCREEN_BYTES / per_pair))
-    keep = np.zeros(len(pairs), dtype=bool)
-    for lo in range(0, len(pairs), step):
+    keep = np.zeros(a.size, dtype=bool)
+    for lo in range(0, a.size, step):
         ca, cb = a[lo : lo + step], b[lo : lo + step]
-        used, inverse = np.unique(np.concatenate([ca, cb]), return_inverse=True)
-        chunk = [texts.get(ids[k], "") for k in used.tolist()]
-        sims = processor.pair_jaccard(chunk, inverse[: len(ca)], inverse[len(ca) :])
+        chunk, inverse = np.unique(np.concatenate([ca, cb]), return_inverse=True)
+        chunk_texts = [texts.get(ids[k], "") for k in chunk.tolist()]
+        sims = processor.pair_jaccard(chunk_texts, inverse[: ca.size], inverse[ca.size :])
         keep[lo : lo + step] = sims >= threshold - SCREEN_MARGIN
-    return [pairs[k] for k in np.flatnonzero(keep).tolist()]
+    return [(ids[x], ids[y]) for x, y in zip(a[keep].tolist(), b[keep].tolist(), strict=True)]
 
 
 def verify(
@@ -165,15 +182,19 @@ def verify(
     threshold: float,
     progress: bool = False,
     total: int | None = None,
+    screened: bool = False,
 ) -> list[Pair]:
-    """Keep the candidates whose exact shingle Jaccard is at least ``threshold``.
+    """Keep the candidates whose exact shingle Jaccard is at least ``threshold`` (screened
+    first by :func:`screen`, unless ``screened`` says they were).
 
     One connected component of candidates at a time: a record's shingle set is made once and
     dropped once its component is done, so memory holds the largest component's sets, not
     every candidate's (at 1M documents that is 30 MB instead of gigabytes, and each set is
     looked up while it is still in the CPU's caches).
     """
-    candidates = screen(candidates, texts, processor, threshold)
+    if not screened:
+        candidates = screen(candidates, texts, processor, threshold)
+    candidates = candidates if isinstance(candidates, list) else list(candidates)
     total = len(candidates)
     codes = WordCodes()
     shingles: dict[str, frozenset[str]] = {}
@@ -632,17 +653,19 @@ class NearDupIndex:
             cands = self.candidates(progress, max_bucket)
         else:
             cands, fresh = self.candidates_since(since, max_bucket)
-        candidates = cands.pairs
         t1 = time.perf_counter()
-        ids = sorted({i for p in candidates for i in p}, key=id_key)
         if mode == "link":
-            sources = self.backend.sources(ids)
-            candidates = {(a, b) for a, b in candidates if sources.get(a) != sources.get(b)}
-            ids = sorted({i for p in candidates for i in p}, key=id_key)
-        texts = self.backend.texts(ids)
+            used = _used(cands)
+            sources = self.backend.sources([cands.ids[k] for k in used.tolist()])
+            names: dict[str | None, int] = {None: -1}
+            src = np.full(len(cands.ids), -1, dtype=np.int64)
+            src[used] = [names.setdefault(sources.get(cands.ids[k]), len(names)) for k in used]
+            cands.only(src[cands.first] != src[cands.second])
+        texts = self.backend.texts([cands.ids[k] for k in _used(cands).tolist()])
         t2 = time.perf_counter()
+        candidates = screen_codes(cands, texts, self.processor, threshold)
         pairs = verify(
-            candidates, texts, self.processor, threshold, progress, total=len(candidates)
+            candidates, texts, self.processor, threshold, progress, screened=True
         )
         verified = len(pairs)
         rule = None
@@ -690,7 +713,7 @@ class NearDupIndex:
             buckets=cands.buckets,
             large_buckets=cands.large,
             max_bucket=max_bucket,
-            candidates=len(candidates),
+            candidates=len(cands),
             verified=verified,
             confirmed=len(pairs),
             threshold=rule["threshold"] if rule else threshold,
