@@ -17,6 +17,11 @@ from .backends.base import Backend
 from .errors import ArgumentError, SolrRequestError
 from .io import Blank, Item, Record, Rejection
 
+#: A batch is sent once its records' text reaches this many bytes, whatever their number: a
+#: thousand records of 7 MB each (each under the reader's limit) would otherwise make one 7 GB
+#: update, which Solr's heap cannot hold. A document carries its text about twice (as written
+#: and normalized) and each writer sends a slice of the batch, so a request stays near this.
+BATCH_BYTES = 16 << 20
 #: Rejections kept in full for the report; the rest are only counted (a million bad lines must not
 #: fill memory), and the CLI says how many were not shown.
 KEEP_REJECTIONS = 1000
@@ -60,9 +65,10 @@ class Writer:
     """Writes records into a backend in batches and commits once at the end.
 
     Push records with :meth:`write` (or a whole iterable with :meth:`write_all`) and end with
-    :meth:`close`, which returns the counts. Pipelined: writer threads send batch k while the
-    caller computes batch k+1, and batch k+1 is handed over only once batch k is in, so at most
-    one batch is on its way and two are in memory. Batch k goes as ``writers`` contiguous
+    :meth:`close`, which returns the counts. A batch is ``batch_size`` records or
+    :data:`BATCH_BYTES` of text, whichever comes first. Pipelined: writer threads send batch k
+    while the caller computes batch k+1, and batch k+1 is handed over only once batch k is in,
+    so at most one batch is on its way and two are in memory. Batch k goes as ``writers`` contiguous
     slices in as many concurrent update requests (Solr indexes one request on one thread), each
     writer on a backend clone of its own (a ``requests.Session`` is not meant to be shared
     between threads). Everything else is as if each batch were sent before the next one is
@@ -89,6 +95,8 @@ class Writer:
         self.backend = backend
         self.documents = documents
         self.batch_size = batch_size
+        self.batch_bytes = BATCH_BYTES
+        self._bytes = 0
         self.stats = IndexStats()
         self._start = time.perf_counter()
         self._bar = tqdm(
@@ -114,8 +122,10 @@ class Writer:
             self._pipe.reject(item)
             return
         self._batch.append(item)
-        if len(self._batch) >= self.batch_size:
-            batch, self._batch = self._batch, []
+        text = item.text
+        self._bytes += len(text) if text.isascii() else len(text.encode("utf-8", "replace"))
+        if len(self._batch) >= self.batch_size or self._bytes >= self.batch_bytes:
+            batch, self._batch, self._bytes = self._batch, [], 0
             self._flush(batch)
 
     def write_all(self, items: Iterable[Item]) -> IndexStats:
@@ -134,7 +144,7 @@ class Writer:
             return self.stats
         try:
             if self._batch:
-                batch, self._batch = self._batch, []
+                batch, self._batch, self._bytes = self._batch, [], 0
                 self._flush(batch)
             self._pipe.finish()
             self.backend.commit()

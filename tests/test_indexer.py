@@ -269,3 +269,28 @@ def test_many_batches_arrive_complete(collection: Solr) -> None:
         "number 1234 of",
         "1234 of many",
     ]
+
+
+def test_batches_are_bounded_by_their_text_as_well_as_their_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from neardup import pipeline
+
+    monkeypatch.setattr(pipeline, "BATCH_BYTES", 3_000_000)
+    sizes: list[int] = []
+    index = NearDupIndex(Params())
+    real = index.documents
+
+    def spy(records: list[Record]) -> list[Any]:
+        sizes.append(len(records))
+        return real(records)
+
+    monkeypatch.setattr(index, "documents", spy)
+    big = [Record(f"b{i}", f"word{i} " * 300_000) for i in range(9)]  # 1.8 MB of text each
+    small = [Record(f"s{i}", f"short record {i}") for i in range(2_500)]
+    stats = index.add_many([*big[:5], *small, *big[5:]], batch_size=1_000)
+    assert (stats.read, stats.indexed) == (2_509, 2_509)
+    # Two big records fill a batch; small ones go a thousand at a time, and the batch that
+    # the sixth and seventh big records join ends with them.
+    assert sizes == [2, 2, 1_000, 1_000, 503, 2]
+    assert len(index) == 2_509
