@@ -356,7 +356,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from ..index import clusters
     from ..seed2014 import SeedSearcher, seed_report
-    from .common import emit
+    from .common import emit, rule_line
 
     index = open_index(args, create=False)
     if args.method != "lsh" and (args.new or args.since is not None):
@@ -397,7 +397,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             f"{_decided(result)}) -> {args.out}"
             + (f"; {counts['clusters']} clusters -> {args.clusters}" if args.clusters else "")
             + f" ({result.seconds:.1f} s)"
-            + (_rule_line(result.rule) if result.rule else ""),
+            + (rule_line(result.rule) if result.rule else ""),
         )
         return 0
     max_dist = 2 if args.max_dist is None else args.max_dist
@@ -408,27 +408,6 @@ def cmd_report(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
-
-
-def _rule_line(rule: dict[str, Any]) -> str:
-    cols = rule.get("columns")
-    if rule.get("kind", "").startswith("valley"):
-        return (
-            f"\nvalley rule: Jaccard >= {rule['threshold']:g}; {rule['reason']}; "
-            + (
-                f"{rule.get('numbers_disagree', 0)} pairs dropped whose records both hold "
-                "numbers and share none"
-                if rule.get("numbers_check", "made").startswith("made")
-                else f"numbers check {rule['numbers_check']}"
-            )
-            + (f"\ncolumns ({', '.join(cols['columns'])}): {cols['reason']}" if cols else "")
-        )
-    return (
-        f"\nlearned rule ({', '.join(rule['features'])}): accepts from Jaccard "
-        f"{rule['threshold']:.3f}, {rule['accepted']} of {rule['candidates']} candidates; "
-        f"estimated precision {rule['estimated_precision']:.3f}, "
-        f"recall {rule['estimated_recall']:.3f}"
-    )
 
 
 def _matches(args: argparse.Namespace, matches: list[Any], title: str) -> None:

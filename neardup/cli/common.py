@@ -221,3 +221,26 @@ def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
         print(json.dumps(payload, indent=2, sort_keys=False))
     else:
         print(text)
+
+
+def rule_line(rule: dict[str, Any]) -> str:
+    """What a report's rule decided, for a person: the valley, the numbers and columns
+    checks, or the learned rule (a leading newline each)."""
+    cols = rule.get("columns")
+    if rule.get("kind", "").startswith("valley"):
+        return (
+            f"\nvalley rule: Jaccard >= {rule['threshold']:g}; {rule['reason']}; "
+            + (
+                f"{rule.get('numbers_disagree', 0)} pairs dropped whose records both hold "
+                "numbers and share none"
+                if rule.get("numbers_check", "made").startswith("made")
+                else f"numbers check {rule['numbers_check']}"
+            )
+            + (f"\ncolumns ({', '.join(cols['columns'])}): {cols['reason']}" if cols else "")
+        )
+    return (
+        f"\nlearned rule ({', '.join(rule['features'])}): accepts from Jaccard "
+        f"{rule['threshold']:.3f}, {rule['accepted']} of {rule['candidates']} candidates; "
+        f"estimated precision {rule['estimated_precision']:.3f}, "
+        f"recall {rule['estimated_recall']:.3f}"
+    )

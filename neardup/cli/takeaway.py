@@ -17,7 +17,7 @@ from ..dedupe import KEEP_RULES
 from ..errors import InputError
 from ..index import PRUNE_MODES, NearDupIndex
 from ..pipeline import IndexStats
-from .common import input_options, max_bucket_option, read_input
+from .common import input_options, max_bucket_option, read_input, rule_line
 
 SolrOptions = Callable[..., None]
 BACKENDS = ("solr", "memory")
@@ -239,7 +239,8 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         f"{stats.clusters} clusters, keep {args.keep}), rejected {stats.rejected}, blank lines "
         f"{stats.blank} -> {args.out}"
         + (f"; review -> {page.path}" if page is not None else "")
-        + f" ({time.perf_counter() - started:.1f} s)",
+        + f" ({time.perf_counter() - started:.1f} s)"
+        + (rule_line(report.rule) if report.rule else ""),
     )
     return 2 if args.strict and stats.rejected else 0
 
@@ -258,6 +259,7 @@ def cmd_review(args: argparse.Namespace) -> int:
         args,
         {**page.as_dict(), "report": report.counts()},
         f"{page.pairs} pairs in {page.clusters} clusters of {report.records} records -> "
-        f"{page.path} ({page.bytes / 1024:.0f} KB)",
+        f"{page.path} ({page.bytes / 1024:.0f} KB)"
+        + (rule_line(report.rule) if report.rule else ""),
     )
     return 0
