@@ -70,3 +70,22 @@ def test_two_shards_give_the_same_pairs_as_standalone(
     assert all(r["response"]["numFound"] > 100 for r in per_shard)
     assert cloud_index.neighbors("2", k=1)[0].id == "753"
     assert cloud_index.query("arts deli 12224 ventura blvd studio city", k=1)[0].id == "753"
+
+
+@pytest.mark.solr
+def test_the_cloud_benchmark_counts_what_the_nodes_send_each_other(cloud_url: str) -> None:
+    from benchmarks import corpus as C
+    from benchmarks.cloud import measure
+
+    records = C.short_records(3_000, seed=9)
+    memory = NearDupIndex()
+    memory.add_many(records)
+    solr = connect(cloud_url, "test_cloud_bench", shards=2)
+    got = measure(NearDupIndex(backend=SolrBackend(solr)), records, "cloud")
+    expected = memory.report()
+    assert got["records"] == 3_000 and got["candidates"] == expected.candidates > 1_000
+    assert got["pairs"] == len(expected.pairs)
+    # The client's own requests and responses are counted and taken off the loopback's bytes;
+    # what is left is what the two shards sent each other to answer them.
+    assert 0 < got["client_mb"] < got["loopback_mb"]
+    assert got["between_nodes_mb"] > 0.2 * got["client_mb"]
