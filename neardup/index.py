@@ -185,7 +185,9 @@ def verify(
     screened: bool = False,
 ) -> list[Pair]:
     """Keep the candidates whose exact shingle Jaccard is at least ``threshold`` (screened
-    first by :func:`screen`, unless ``screened`` says they were).
+    first by :func:`screen`, unless ``screened`` says they were). ``total`` is no longer
+    needed (the progress bar counts the candidates that pass the screen); it is accepted for
+    callers that give it.
 
     One connected component of candidates at a time: a record's shingle set is made once and
     dropped once its component is done, so memory holds the largest component's sets, not

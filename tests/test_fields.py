@@ -222,3 +222,27 @@ def test_solr_stores_the_columns_and_reports_as_memory_does(
     assert a.pairs == b.pairs
     assert a.rule is not None and b.rule is not None
     assert a.rule["columns"] == b.rule["columns"] and a.rule["columns"]["dropped"] > 0
+
+
+def test_a_report_of_new_records_weighs_their_columns_too() -> None:
+    records, matches, relatives = _people(seed=3)
+    params = Params(shingle_kind="char", shingle_size=3, threshold=0.3, rule="valley")
+    half = len(records) // 2
+    new = {r.id for r in records[half:]}
+    reports = []
+    for rows in (records, [Record(r.id, r.text, r.source, r.line) for r in records]):
+        index = NearDupIndex(params)
+        index.add_many(rows[:half])
+        index.add_many(rows[half:])
+        reports.append(index.report(since=index.batch_written))
+    fresh, joined = reports  # with the columns, and the same texts without them
+    assert fresh.rule is not None and fresh.rule["columns"] is not None
+    assert joined.rule is not None and joined.rule["columns"] is None
+    assert all(p.id1 in new or p.id2 in new for p in fresh.pairs)
+    # Relatives among the new records that the joined text keeps, the columns drop ...
+    in_new = {w for w in relatives if w[0] in new or w[1] in new}
+    assert _found(joined, in_new) >= 3 and _found(fresh, in_new) == 0
+    assert fresh.rule["columns"]["dropped"] == len(joined.pairs) - len(fresh.pairs)
+    # ... and the copies among them are kept.
+    copies = {w for w in matches if w[1] in new}
+    assert _found(fresh, copies) >= len(copies) - 1 and len(copies) > 50
