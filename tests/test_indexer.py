@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from neardup import NearDupIndex, Params
 from neardup.backends.base import Document
-from neardup.backends.solr import SolrBackend, solr_document
+from neardup.backends.solr import SolrBackend, key_value, solr_document
 from neardup.banding import band_keys_batch
 from neardup.errors import InputError, SolrUnavailable
 from neardup.index import documents
@@ -92,7 +92,7 @@ def expected_documents(params: Params, records: list[Record]) -> list[dict[str, 
             )
         if r.source:
             doc["source_s"] = r.source  # where it comes from, for link mode
-        doc.update({f"lsh_b{b:02d}": k for b, k in enumerate(keys)})
+        doc.update({f"lsh_b{b:02d}": key_value(k) for b, k in enumerate(keys)})
         out.append(doc)
     return out
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from neardup import NearDupIndex, ParameterMismatch, Params
-from neardup.backends.solr import SolrBackend
+from neardup.backends.solr import SolrBackend, key_value, value_key
 from neardup.banding import band_keys_batch, choose_bands, key_field, s_curve
 from neardup.bruteforce import all_pairs
 from neardup.index import Pair, clusters, prune
@@ -65,10 +65,11 @@ def test_band_keys_are_stored_and_follow_the_s_curve(collection: Solr) -> None:
     assert len(keys) == p.bands
     assert [k.split("_")[0] for k in keys] == [f"b{i:02d}" for i in range(p.bands)]
     assert keys == _keys(p, doc["raw"])
-    # each band's key also in a single-valued field of its own (docValues, not stored)
+    # each band's key also in a single-valued field of its own (its hash as a long, docValues)
     fl = ",".join(f"lsh_b{i:02d}" for i in range(p.bands))
     own = collection.select({"q": "id:1", "fl": fl})["response"]["docs"][0]
-    assert [own[f"lsh_b{i:02d}"] for i in range(p.bands)] == keys
+    assert [own[f"lsh_b{i:02d}"] for i in range(p.bands)] == [key_value(k) for k in keys]
+    assert [value_key(i, own[f"lsh_b{i:02d}"]) for i in range(p.bands)] == keys
     # the 2014 fields are only written when the parameters ask for them
     assert "content_ng" not in doc and "md5_hash" not in doc
 
@@ -80,6 +81,68 @@ def test_a_band_key_names_its_band_field() -> None:
     for bad in ("07_3f", "bx_3f", "b07", "content"):
         with pytest.raises(ValueError, match="not a band key"):
             key_field(bad)
+
+
+def test_a_band_key_becomes_a_long_and_back() -> None:
+    keys = [k for text in ("12 main st", "a b c d e f", "") for k in _keys(Params(), text)]
+    edges = ["b00_0000000000000000", "b01_7fffffffffffffff", "b02_8000000000000000",
+             "b63_ffffffffffffffff", "b05_0123456789abcdef"]  # fmt: skip
+    for key in keys + edges:
+        value = key_value(key)
+        assert -(2**63) <= value < 2**63
+        assert value_key(int(key[1:3]), value) == key
+        assert value_key(int(key[1:3]), str(value)) == key  # as Solr's JSON or a query gives it
+    assert key_value("b02_8000000000000000") == -(2**63)
+    assert key_value("b01_7fffffffffffffff") == 2**63 - 1
+
+
+@pytest.mark.solr
+def test_a_collection_with_string_band_fields_still_works(
+    solr_base: str, new_collection: Callable[[str], Solr]
+) -> None:
+    """Collections made before the band fields became longs keep their string fields: the
+    backend reads the schema and speaks to them as they are, with the same answers."""
+    from neardup.resources import LEGACY_CONFIGSET
+    from neardup.solr.local import LocalSolr
+
+    from .conftest import IN_CI, TEST_HOME
+
+    legacy = LocalSolr(TEST_HOME).home / "standalone" / "configsets" / LEGACY_CONFIGSET
+    if not legacy.is_dir():  # a Solr given by URL or a container: not the node that keeps it
+        if IN_CI:
+            pytest.fail(f"CI=true: the tests' own node should serve them, not {solr_base}")
+        pytest.skip("needs neardup's own test node, which keeps the configset of older cores")
+    schema = (legacy / "conf" / "schema.xml").read_text(encoding="utf-8")
+    assert 'name="lsh_b*" type="string"' in schema
+    made = new_collection("num")
+    old = Solr(made.base_url, made.collection.replace("num", "str"))
+    old.request(
+        "GET", "admin/cores", core=False, idempotent=False,
+        params={"action": "CREATE", "name": old.collection, "configSet": LEGACY_CONFIGSET},
+    )  # fmt: skip
+    try:
+        records = _corpus(120, 8)
+        answers = []
+        for solr in (made, old):
+            backend = SolrBackend(solr)
+            index = NearDupIndex(Params(threshold=0.5), backend=backend)
+            index.add_many(records)
+            rep = index.report()
+            first = rep.pairs[0].id1
+            answers.append(
+                (
+                    backend.numeric,
+                    [(p.id1, p.id2, p.jaccard) for p in rep.pairs],
+                    rep.candidates,
+                    [m.id for m in index.neighbors(first, k=3)],
+                    [(p.id1, p.id2) for p in index.report(since=index.batch_written).pairs],
+                )
+            )
+        assert answers[0][0] is True and answers[1][0] is False
+        assert answers[0][1:] == answers[1][1:]
+        assert len(answers[0][1]) > 10
+    finally:
+        admin.delete_collection(old)
 
 
 def test_an_index_of_another_format_is_refused_with_what_to_do() -> None:

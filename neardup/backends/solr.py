@@ -3,6 +3,10 @@
 Each record is one Solr document: ``id``, ``raw`` (the text as written), ``content`` (its
 normalized form), ``content_lsh`` (its band keys, stored) and one single-valued field per band
 (``lsh_b00``, ``lsh_b01``, ...: indexed with docValues) that the all-pairs report facets on.
+A band field holds its key's 64 bits as a signed long (``plong``: points and numeric
+docValues), not the key's text: Lucene indexes a long per band about twice as fast as a unique
+string term with sorted docValues (measured: 40 bands, 60,000 records, 13,700 against 7,300 a
+second). Collections made before keep their string band fields, and are read as they are.
 A record read from several columns keeps them as JSON in ``columns_txt`` (stored only).
 The 2014 design's fields come along when the index's parameters ask for them. The parameter
 set lives in one metadata document.
@@ -45,7 +49,18 @@ RECORD_FIELDS = "id,raw,content,content_lsh"
 _BAND_FIELDS = tuple(band_field(b) for b in range(MAX_BANDS))
 
 
-def solr_document(doc: Document) -> dict[str, Any]:
+def key_value(key: str) -> int:
+    """A band key's hash as the signed long a ``plong`` band field holds."""
+    h = int(key.partition("_")[2], 16)
+    return h - (1 << 64) if h >= 1 << 63 else h
+
+
+def value_key(band: int, value: Any) -> str:
+    """The band key of a ``plong`` band field's value (the inverse of :func:`key_value`)."""
+    return f"b{band:02d}_{int(value) & 0xFFFF_FFFF_FFFF_FFFF:016x}"
+
+
+def solr_document(doc: Document, numeric: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": doc.id,
         "raw": doc.text,
@@ -59,7 +74,8 @@ def solr_document(doc: Document) -> dict[str, Any]:
         out[BATCH_FIELD] = doc.batch
     if doc.fields:
         out[COLUMNS_FIELD] = json.dumps(doc.fields, ensure_ascii=False)
-    out.update(zip(_BAND_FIELDS, doc.keys, strict=False))  # the keys are the shorter
+    values = [key_value(k) for k in doc.keys] if numeric else doc.keys
+    out.update(zip(_BAND_FIELDS, values, strict=False))  # the keys are the shorter
     return out
 
 
@@ -84,6 +100,24 @@ class SolrBackend:
         self.solr = solr
         #: Candidates of one neighbours/query lookup read per request.
         self.candidate_rows = candidate_rows
+        self._numeric: bool | None = None
+
+    @property
+    def numeric(self) -> bool:
+        """Whether the band fields are longs (this configset) or strings (collections made
+        before it); asked of the schema once."""
+        if self._numeric is None:
+            got = self.solr.request("GET", "schema/dynamicfields/lsh_b*")
+            self._numeric = got.get("dynamicField", {}).get("type") != "string"
+        return self._numeric
+
+    def _value(self, key: str) -> str:
+        """What a band field holds for ``key``, as query text."""
+        return str(key_value(key)) if self.numeric else key
+
+    def _key(self, fld: str, value: Any) -> str:
+        """The band key of what band field ``fld`` holds."""
+        return value_key(int(fld[len("lsh_b") :]), value) if self.numeric else str(value)
 
     @property
     def location(self) -> str:
@@ -107,7 +141,8 @@ class SolrBackend:
 
     # -- writes ---------------------------------------------------------------------------
     def add(self, docs: Sequence[Document]) -> None:
-        self.solr.add([solr_document(d) for d in docs])
+        numeric = self.numeric
+        self.solr.add([solr_document(d, numeric) for d in docs])
 
     def remove(self, ids: Sequence[str]) -> None:
         wanted = [i for i in ids if i != META_ID]
@@ -118,7 +153,9 @@ class SolrBackend:
         self.solr.commit()
 
     def clone(self) -> SolrBackend:
-        return SolrBackend(self.solr.clone(), self.candidate_rows)
+        other = SolrBackend(self.solr.clone(), self.candidate_rows)
+        other._numeric = self._numeric
+        return other
 
     # -- reads ----------------------------------------------------------------------------
     def count(self) -> int:
@@ -140,7 +177,8 @@ class SolrBackend:
             {"q": "*:*", "fq": RECORDS_FQ, "rows": 0, "json.facet": json.dumps(facet)}
         )
         buckets = res.get("facets", {}).get("keys", {}).get("buckets", [])
-        return [(b["val"], int(b["count"])) for b in buckets]
+        fld = band_field(band)
+        return [(self._key(fld, b["val"]), int(b["count"])) for b in buckets]
 
     def buckets(self, band: int) -> Iterator[list[str]]:
         """Two steps, neither of them per bucket: the shared keys of the band, then the
@@ -156,7 +194,7 @@ class SolrBackend:
         groups: dict[str, list[str]] = {}
         for start in range(0, len(keys), MEMBERS_BATCH):
             chunk = keys[start : start + MEMBERS_BATCH]
-            params = terms_params(fld, list(chunk))
+            params = terms_params(fld, [self._value(k) for k in chunk])
             rows = expected if expected else CANDIDATE_ROWS
             params.update({"fl": f"id,{fld}", "sort": "id asc", "rows": rows})
             got = 0
@@ -164,7 +202,7 @@ class SolrBackend:
                 res = self.solr.select({**params, "start": got})["response"]
                 for doc in res["docs"]:
                     if fld in doc:
-                        groups.setdefault(doc[fld], []).append(doc["id"])
+                        groups.setdefault(self._key(fld, doc[fld]), []).append(doc["id"])
                 got += len(res["docs"])
                 if not res["docs"] or got >= int(res["numFound"]):
                     break
@@ -173,15 +211,13 @@ class SolrBackend:
     def members(self, keys: Sequence[str]) -> dict[str, list[str]]:
         """One request for every band: a ``{!terms}`` query per band field (of many keys),
         OR-ed, under Solr's clause limit whatever the number of keys."""
-        by_field: dict[str, list[str]] = {}
-        for key in sorted(set(keys)):
-            by_field.setdefault(key_field(key), []).append(key)
+        by_field = self._by_field(keys)
         if not by_field:
             return {}
         params: dict[str, str] = {}
         clauses = []
         for n, (fld, wanted) in enumerate(sorted(by_field.items())):
-            one = terms_params(fld, wanted, prefix=f"nd{n}")
+            one = terms_params(fld, [self._value(k) for k in wanted], prefix=f"nd{n}")
             params[f"nd{n}.q"] = one.pop("q")
             params.update(one)
             clauses.append(f"should=$nd{n}.q")
@@ -220,8 +256,9 @@ class SolrBackend:
             return {}
         params: dict[str, str] = {}
         facet: dict[str, Any] = {}
-        for n, (fld, wanted) in enumerate(sorted(by_field.items())):
-            one = terms_params(fld, wanted, prefix=f"nd{n}")
+        fields = sorted(by_field)
+        for n, fld in enumerate(fields):
+            one = terms_params(fld, [self._value(k) for k in by_field[fld]], prefix=f"nd{n}")
             params[f"nd{n}.q"] = one.pop("q")
             params.update(one)
             facet[f"f{n}"] = {
@@ -236,9 +273,9 @@ class SolrBackend:
             {"q": "*:*", "fq": RECORDS_FQ, "rows": 0, "json.facet": json.dumps(facet), **params}
         )
         out: dict[str, int] = {}
-        for name in facet:
-            for b in res.get("facets", {}).get(name, {}).get("buckets", []):
-                out[b["val"]] = int(b["count"])
+        for n, fld in enumerate(fields):
+            for b in res.get("facets", {}).get(f"f{n}", {}).get("buckets", []):
+                out[self._key(fld, b["val"])] = int(b["count"])
         return out
 
     def holding_two(self, groups: Sequence[Sequence[str]]) -> dict[str, list[str]]:
@@ -251,7 +288,7 @@ class SolrBackend:
             for g, group in enumerate(groups[start : start + TWO_GROUPS]):
                 inner = []
                 for t, key in enumerate(group):
-                    params[f"g{g}v{t}"] = key
+                    params[f"g{g}v{t}"] = self._value(key)
                     params[f"g{g}q{t}"] = f"{{!term f={key_field(key)} v=$g{g}v{t}}}"
                     inner.append(f"should=$g{g}q{t}")
                 params[f"g{g}"] = f"{{!bool mm=2 {' '.join(inner)}}}"
@@ -303,7 +340,7 @@ class SolrBackend:
         unique = sorted(set(keys))
         if not unique:
             return
-        params = any_term_params([(key_field(key), key) for key in unique])
+        params = any_term_params([(key_field(key), self._value(key)) for key in unique])
         for doc in self.solr.iter_docs(RECORD_FIELDS, rows=self.candidate_rows, params=params):
             yield _record(doc)
 

@@ -8,6 +8,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SOLR = HERE / "solr"
+#: The name of this version of the configset in Solr. A core or collection refers to its
+#: configset by name, so a change that an existing index cannot be read with (the band fields
+#: became longs) takes a new name, and the indexes made before keep the one they were made
+#: with (:data:`LEGACY_CONFIGSET`).
+CONFIGSET_NAME = "neardup_v2"
+#: The configset of the indexes made before the band fields became longs (string band fields).
+LEGACY_CONFIGSET = "neardup"
 
 
 def configset_dir() -> Path:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SolrRequestError
+from ..resources import CONFIGSET_NAME
 from .client import Auth, Solr, redact
 
 #: Fields a collection must have for neardup to work (seed 003's schema plus neardup's own).
@@ -28,7 +29,6 @@ REQUIRED_FIELDS = (
 )
 #: Dynamic fields it must have: one field per LSH band (``lsh_b00``, ``lsh_b01``, ...).
 REQUIRED_DYNAMIC = ("lsh_b*",)
-CONFIGSET_NAME = "neardup"
 
 
 def version(solr: Solr) -> str:

@@ -32,10 +32,10 @@ import requests
 
 from .. import resources
 from ..errors import InputError, SolrUnavailable
+from ..resources import CONFIGSET_NAME, LEGACY_CONFIGSET
 from .client import Auth
 
 CONFIGSET = resources.configset_dir()
-CONFIGSET_NAME = "neardup"
 #: The local node's heap is this share of the machine's memory, within the bounds below,
 #: unless ``LocalSolr(heap=...)`` says otherwise. 1 GB, Solr's own default, held the
 #: benchmark's indexing to ~1,200 documents/s and ran out on a 50 MB record; a quarter of the
@@ -92,6 +92,32 @@ class NodeState:
     @property
     def url(self) -> str:
         return self.urls[0]
+
+
+def legacy_schema(schema: str) -> str:
+    """This configset's schema as the indexes made before the band fields became longs need
+    it: the same but for string band fields."""
+    new = 'name="lsh_b*" type="plong"'
+    if new not in schema:
+        raise RuntimeError("the configset's band fields are not longs: legacy_schema is stale")
+    return schema.replace(new, 'name="lsh_b*" type="string"')
+
+
+def write_configsets(configsets: Path) -> None:
+    """This neardup's configset under its name, and the one the local node's older cores were
+    made with under theirs: a core reads its configset by name each time it loads, so a core
+    made by an older neardup must not be handed the new band fields."""
+    target = configsets / CONFIGSET_NAME
+    if _tree_bytes(target) != _tree_bytes(CONFIGSET):
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(CONFIGSET, target)
+    legacy = configsets / LEGACY_CONFIGSET
+    schema = legacy / "conf" / "schema.xml"
+    want = legacy_schema((CONFIGSET / "conf" / "schema.xml").read_text(encoding="utf-8"))
+    if not schema.exists() or schema.read_text(encoding="utf-8") != want:
+        shutil.rmtree(legacy, ignore_errors=True)
+        shutil.copytree(CONFIGSET, legacy)
+        schema.write_text(want, encoding="utf-8")
 
 
 class LocalSolr:
@@ -242,10 +268,9 @@ class LocalSolr:
         A standalone node copies the configset into its Solr home when it starts; a node started
         by an older neardup would otherwise create new cores with an older schema.
         """
-        target = self.home / "standalone" / "configsets" / CONFIGSET_NAME
-        if target.parent.exists() and _tree_bytes(target) != _tree_bytes(CONFIGSET):
-            shutil.rmtree(target, ignore_errors=True)
-            shutil.copytree(CONFIGSET, target)
+        configsets = self.home / "standalone" / "configsets"
+        if configsets.exists():
+            write_configsets(configsets)
 
     def _prepare_home(self, solr_home: Path, auth: Auth | None = None) -> None:
         solr_home.mkdir(parents=True, exist_ok=True)
@@ -257,10 +282,7 @@ class LocalSolr:
             fd = os.open(security, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 json.dump(security_json(auth.user, auth.password), out, indent=2)
-        target = solr_home / "configsets" / CONFIGSET_NAME
-        if target.exists():
-            shutil.rmtree(target)
-        shutil.copytree(CONFIGSET, target)
+        write_configsets(solr_home / "configsets")
 
     def _wait_ready(self, proc: subprocess.Popen[bytes], port: int) -> tuple[list[str], str | None]:
         deadline = time.monotonic() + START_TIMEOUT
