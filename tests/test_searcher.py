@@ -99,6 +99,9 @@ def test_more_candidates_than_rows_are_paged_with_the_same_results(
     expected, candidates = brute_force(BASE, 30, exclude="0")
     index = NearDupIndex(backend=SolrBackend(indexed.backend.solr, candidate_rows=rows))
     with counted(index.backend.solr) as paths:
+        assert index.backend.numeric  # the band fields' type: read once, when first needed
+    assert len(paths) == 1 and paths[0].startswith("schema/dynamicfields/")
+    with counted(index.backend.solr) as paths:
         found = index.neighbors("0", k=30)
     assert found == expected
     # Full pages, then the first page shorter than rows (it may be empty) ends the cursor.
