@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +43,7 @@ from .candidates import (
 )
 from .choose import Choice, choose
 from .errors import ArgumentError, InputError
+from .graph import clusters, components
 from .io import Blank, Item, Record, Rejection
 from .minhash import ShingleProcessor
 from .params import Params
@@ -58,50 +59,6 @@ from .text import (
 
 if TYPE_CHECKING:
     from .solr.client import Auth, Solr
-
-
-# -- graphs ------------------------------------------------------------------------------------
-
-
-def _union_find(pairs: Iterable[tuple[str, str]]) -> Callable[[str], str]:
-    """The root finder of the graph of ``pairs``; the root of a component is its smallest id."""
-    parent: dict[str, str] = {}
-
-    def root(x: str) -> str:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]  # path halving
-            x = parent[x]
-        return x
-
-    for a, b in pairs:
-        ra, rb = root(a), root(b)
-        if ra != rb:
-            lo, hi = (ra, rb) if id_key(ra) <= id_key(rb) else (rb, ra)
-            parent[hi] = lo
-    return root
-
-
-def components(pairs: Iterable[tuple[str, str]]) -> list[list[tuple[str, str]]]:
-    """The pairs grouped by connected component of the graph they form, in first-seen order."""
-    pairs = list(pairs)
-    root = _union_find(pairs)
-    groups: dict[str, list[tuple[str, str]]] = {}
-    for a, b in pairs:
-        groups.setdefault(root(a), []).append((a, b))
-    return list(groups.values())
-
-
-def clusters(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
-    """Connected components of the pair graph, largest first, ids in order within each."""
-    pairs = list(pairs)
-    root = _union_find(pairs)
-    groups: dict[str, set[str]] = {}
-    for a, b in pairs:
-        groups.setdefault(root(a), set()).update((a, b))
-    out = [sorted(g, key=id_key) for g in groups.values()]
-    out.sort(key=lambda g: (-len(g), id_key(g[0])))
-    return out
 
 
 # -- verification ------------------------------------------------------------------------------
@@ -603,6 +560,7 @@ class NearDupIndex:
         progress: bool = False,
         since: int | None = None,
         max_bucket: int | None = DEFAULT_MAX_BUCKET,
+        complete: bool | None = None,
     ) -> Report:
         """All verified near-duplicate pairs, with the counts of how they were found.
 
@@ -616,7 +574,11 @@ class NearDupIndex:
         the pairs of the records written by that batch or later, at a cost that follows their
         number, not the index's. ``max_bucket`` bounds what common features cost: members of
         a larger bucket become candidates only where they share another band too
-        (:mod:`neardup.candidates`; None pairs every bucket in full).
+        (:mod:`neardup.candidates`; None pairs every bucket in full). ``complete`` adds the
+        missing pairs of clusters whose pairs are nearly all verified
+        (:mod:`neardup.completion`); by default it does so where a rule read off the data
+        decides (valley or learned, not a fixed threshold), in dedup mode without pruning,
+        for the full report.
         """
         if mode not in MODES:
             raise ArgumentError(f"unknown mode {mode!r}: choose one of {', '.join(MODES)}")
@@ -624,8 +586,15 @@ class NearDupIndex:
         if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
             raise ArgumentError(f"since must be a batch number, got {since!r}")
         max_bucket = check_max_bucket(max_bucket)
+        if complete and (mode != "dedup" or prune != "none" or since is not None):
+            raise ArgumentError(
+                "complete adds the pairs of clusters: it needs mode dedup, prune none and the "
+                "full report (no since)"
+            )
         with _gc_paused():
-            return self._report(threshold, prune, max_dist, progress, mode, since, max_bucket)
+            return self._report(
+                threshold, prune, max_dist, progress, mode, since, max_bucket, complete
+            )
 
     def _report(
         self,
@@ -636,9 +605,15 @@ class NearDupIndex:
         mode: str,
         since: int | None = None,
         max_bucket: int | None = DEFAULT_MAX_BUCKET,
+        complete: bool | None = None,
     ) -> Report:
         start = time.perf_counter()
         rule_name = self.params.rule if threshold is None else "threshold"
+        if complete is None:  # clusters are what a rule read off the data decides
+            complete = (
+                mode == "dedup" and prune_mode == "none" and since is None
+                and rule_name != "threshold"
+            )  # fmt: skip
         threshold = self.params.threshold if threshold is None else threshold
         if isinstance(threshold, bool) or not isinstance(threshold, int | float):
             raise ArgumentError(f"threshold must be a number in (0, 1], got {threshold!r}")
@@ -705,6 +680,14 @@ class NearDupIndex:
                 "columns": check,
             }
         pairs = prune(pairs, prune_mode)
+        completion = None
+        if complete:
+            from .completion import missing_pairs
+
+            missing, completion = missing_pairs((p.id1, p.id2) for p in pairs)
+            if missing:
+                pairs = pairs + verify(missing, texts, self.processor, 0.0, screened=True)
+                pairs.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
         if max_dist is not None:
             pairs = [p for p in pairs if p.edit_distance <= max_dist]
         t3 = time.perf_counter()
@@ -726,6 +709,7 @@ class NearDupIndex:
             timings={"buckets": t1 - t0, "fetch": t2 - t1, "verify": t3 - t2},
             since=since,
             new_records=0 if fresh is None else len(fresh),
+            completion=completion,
         )
 
     def _columns_check(
@@ -755,6 +739,7 @@ class NearDupIndex:
         progress: bool = False,
         since: int | None = None,
         max_bucket: int | None = DEFAULT_MAX_BUCKET,
+        complete: bool | None = None,
     ) -> list[Pair]:
         """All verified near-duplicate pairs (see :meth:`report` for the counts too)."""
         return self.report(
@@ -765,6 +750,7 @@ class NearDupIndex:
             progress=progress,
             since=since,
             max_bucket=max_bucket,
+            complete=complete,
         ).pairs
 
     def clusters(

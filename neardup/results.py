@@ -67,6 +67,8 @@ class Report:
     since: int | None = None
     #: How many records of those batches (with ``since``).
     new_records: int = 0
+    #: The clusters completed in dedup mode (:mod:`neardup.completion`); None if not made.
+    completion: dict[str, Any] | None = None
 
     def counts(self) -> dict[str, Any]:
         return {
@@ -86,4 +88,5 @@ class Report:
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
             "since": self.since,
             "new_records": self.new_records,
+            "completion": self.completion,
         }

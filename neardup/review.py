@@ -167,7 +167,7 @@ def _cards(summary: Sequence[tuple[str, str, Any]]) -> str:
 
 
 def _clusters_of(rows: Sequence[_Row]) -> list[list[str]]:
-    from .index import clusters
+    from .graph import clusters
 
     return clusters((r.id1, r.id2) for r in rows)
 

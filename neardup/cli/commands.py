@@ -174,6 +174,14 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "the best match of one of its records (best) or of both (mutual)",
     )
     p.add_argument(
+        "--complete",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="lsh: add the missing pairs of clusters whose pairs are at least 70%% verified "
+        "(default: on in dedup mode without pruning when the threshold is read off the data, "
+        "off with a fixed --threshold)",
+    )
+    p.add_argument(
         "--clusters",
         type=Path,
         default=None,
@@ -354,7 +362,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ..index import clusters
+    from ..graph import clusters
     from ..seed2014 import SeedSearcher, seed_report
     from .common import emit, rule_line
 
@@ -375,6 +383,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             progress=not args.json,
             since=since,
             max_bucket=args.max_bucket,
+            complete=args.complete,
         )
         io.write_pairs(result.pairs, args.out)
         counts = result.counts()
@@ -397,7 +406,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             f"{_decided(result)}) -> {args.out}"
             + (f"; {counts['clusters']} clusters -> {args.clusters}" if args.clusters else "")
             + f" ({result.seconds:.1f} s)"
-            + (rule_line(result.rule) if result.rule else ""),
+            + rule_line(result.rule, result.completion),
         )
         return 0
     max_dist = 2 if args.max_dist is None else args.max_dist

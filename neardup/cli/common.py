@@ -223,9 +223,14 @@ def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
         print(text)
 
 
-def rule_line(rule: dict[str, Any]) -> str:
+def rule_line(rule: dict[str, Any] | None, completion: dict[str, Any] | None = None) -> str:
     """What a report's rule decided, for a person: the valley, the numbers and columns
-    checks, or the learned rule (a leading newline each)."""
+    checks, or the learned rule, and the clusters completed (a leading newline each)."""
+    done = f"\nclusters completed: {completion['reason']}" if completion else ""
+    return (_rule_line(rule) if rule else "") + done
+
+
+def _rule_line(rule: dict[str, Any]) -> str:
     cols = rule.get("columns")
     if rule.get("kind", "").startswith("valley"):
         return (

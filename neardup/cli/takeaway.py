@@ -188,7 +188,7 @@ def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
 
 def cmd_dedupe(args: argparse.Namespace) -> int:
     from ..dedupe import dedupe, index_similarity
-    from ..index import clusters
+    from ..graph import clusters
     from ..review import review_index
     from .common import emit
 
@@ -240,7 +240,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         f"{stats.blank} -> {args.out}"
         + (f"; review -> {page.path}" if page is not None else "")
         + f" ({time.perf_counter() - started:.1f} s)"
-        + (rule_line(report.rule) if report.rule else ""),
+        + rule_line(report.rule, report.completion),
     )
     return 2 if args.strict and stats.rejected else 0
 
@@ -260,6 +260,6 @@ def cmd_review(args: argparse.Namespace) -> int:
         {**page.as_dict(), "report": report.counts()},
         f"{page.pairs} pairs in {page.clusters} clusters of {report.records} records -> "
         f"{page.path} ({page.bytes / 1024:.0f} KB)"
-        + (rule_line(report.rule) if report.rule else ""),
+        + rule_line(report.rule, report.completion),
     )
     return 0

@@ -66,7 +66,7 @@ def bcubed(
     >>> s.records, round(s.precision, 3), s.recall
     (4, 0.667, 1.0)
     """
-    from ..index import clusters
+    from ..graph import clusters
 
     f, g = list(found), list(gold)
     where_f = {i: n for n, group in enumerate(clusters(f)) for i in group}

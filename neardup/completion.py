@@ -1,0 +1,87 @@
+"""Clusters completed: the pairs a nearly complete cluster implies, reported with the rest.
+
+A record cited forty times in five styles, a company written a hundred ways: the copies of one
+entity are not all alike. Two citations in different styles can share fewer shingles than any
+threshold that keeps other papers apart, yet each is close to many of the copies between them.
+Pairs alone then miss most of a big cluster's pairs (on generated citations, recall 0.75 at
+precision 0.99), while the cluster itself is right.
+
+Completing every connected component would chain: one wrong pair joins two entities, and
+their every pair follows. So only a component whose verified pairs already cover at least
+:data:`DENSITY` of its pairs is completed. A wrong bridge between two entities leaves their
+component sparse (two cliques of five joined by one pair: 21 of 45 pairs), and a chain of three
+records (relatives at one address: two of three pairs) is left as it is. The pairs added carry
+their exact Jaccard and edit distance, which are below the rule's bar: that is how a reader
+tells them from the verified ones.
+
+Measured on the development suite (benchmarks/accuracy), pairwise F1 with the defaults:
+generated citations 0.853 -> 0.943, patent applicants 0.819 -> 0.864, generated documents
+0.982 -> 0.997, FEBRL 2 0.995 -> 0.998, generated multilingual records 0.860 -> 0.858, the
+others unchanged within 0.002. A bar of 0.6 completes chains of three, which cost the German
+person records 0.005 and the multilingual ones 0.003; 0.8 gave back half the citations' gain.
+
+>>> kept = [("0", "1"), ("0", "2"), ("0", "3"), ("1", "2"), ("1", "3")]   # 5 of 6 pairs
+>>> missing, info = missing_pairs(kept)
+>>> missing, info["clusters"]
+([('2', '3')], 1)
+>>> missing_pairs([("a", "b"), ("b", "c")])[0]   # a chain of three is left alone
+[]
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from itertools import combinations
+from typing import Any
+
+from .graph import union_find
+from .text import id_key
+
+#: A component is completed when its pairs cover at least this share of its possible pairs
+#: (more than two thirds: a chain of three records is never completed).
+DENSITY = 0.7
+#: Components of fewer records are left alone (three records with all three pairs are
+#: complete already).
+MIN_RECORDS = 4
+
+
+def missing_pairs(
+    pairs: Iterable[tuple[str, str]], density: float = DENSITY
+) -> tuple[list[tuple[str, str]], dict[str, Any]]:
+    """The pairs missing from the nearly complete components of ``pairs`` (see the module),
+    each in id order, and what was found: components completed, pairs missing."""
+    pairs = list(pairs)
+    root = union_find(pairs)
+    held: set[tuple[str, str]] = set()
+    members: dict[str, set[str]] = defaultdict(set)
+    for a, b in pairs:
+        held.add((a, b) if id_key(a) <= id_key(b) else (b, a))
+        members[root(a)].update((a, b))
+    edges: dict[str, int] = defaultdict(int)
+    for a, _ in held:
+        edges[root(a)] += 1
+    missing: list[tuple[str, str]] = []
+    completed = 0
+    for r, ids in members.items():
+        n = len(ids)
+        possible = n * (n - 1) // 2
+        if n < MIN_RECORDS or edges[r] == possible or edges[r] < density * possible:
+            continue
+        completed += 1
+        ordered = sorted(ids, key=id_key)
+        missing += [ab for ab in combinations(ordered, 2) if ab not in held]
+    info = {
+        "density": density,
+        "clusters": completed,
+        "added": len(missing),
+        "reason": (
+            f"{_n(len(missing), 'pair')} added in {_n(completed, 'cluster')} of {MIN_RECORDS} or "
+            f"more records whose pairs were at least {density:.0%} verified"
+        ),
+    }
+    return missing, info
+
+
+def _n(k: int, noun: str) -> str:
+    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
