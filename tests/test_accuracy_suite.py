@@ -15,8 +15,8 @@ from itertools import combinations, product
 
 import pytest
 
+from benchmarks.accuracy import catalogues, fetch, metrics, oracle, synthetic
 from benchmarks.accuracy import datasets as D
-from benchmarks.accuracy import fetch, metrics, oracle, synthetic
 from benchmarks.accuracy.datasets import Dataset, Record
 from benchmarks.accuracy.run_neardup import _items, run_neardup
 
@@ -127,6 +127,42 @@ def test_multilingual_generator() -> None:
     for script in ("CYRILLIC", "GREEK", "CJK UNIFIED", "KATAKANA", "FULLWIDTH"):
         assert any(script in _name(c) for c in text), script
     assert "ß" in text and "ss" in text and "é" in text
+
+
+def test_citation_generator() -> None:
+    a, b = D.citations(150, seed=3), D.citations(150, seed=3)
+    assert [(r.id, r.text, r.fields) for r in a.records] == [
+        (r.id, r.text, r.fields) for r in b.records
+    ]
+    _consistent(a)
+    assert len(set(a.labels.values())) == 150
+    sizes = Counter(a.labels.values())
+    # Heavy-tailed: most papers once or twice, a few cited dozens of times, which hold most
+    # of the gold pairs.
+    assert sum(1 for k in sizes.values() if k <= 2) > 0.6 * len(sizes)
+    big = [k for k in sizes.values() if k >= 20]
+    assert big and sum(k * (k - 1) // 2 for k in big) > len(a.gold) / 2
+    for r in a.records:
+        assert set(r.fields) <= {"authors", "title", "venue", "year", "pages"} and r.fields["title"]
+    text = " ".join(r.text for r in a.records)
+    assert "et al." in text and "pp. " in text and "Proc. " in text
+
+
+def test_music_generator() -> None:
+    a, b = D.music(40, seed=3), D.music(40, seed=3)
+    assert [(r.id, r.text) for r in a.records] == [(r.id, r.text) for r in b.records]
+    _consistent(a)
+    gen = catalogues.music(40, seed=3)
+    by_track: dict[str, list[str]] = {}
+    for rid, track in gen.labels.items():
+        by_track.setdefault(track, []).append(gen.kinds[rid])
+    # Each source lists a track once: clusters of one to five, from distinct sources.
+    assert all(len(s) == len(set(s)) <= 5 for s in by_track.values())
+    assert {len(s) for s in by_track.values()} == {1, 2, 3, 4, 5}
+    lengths = {r.fields.get("length", "") for r in a.records}
+    assert any("sec" in v for v in lengths) and any(v.isdigit() for v in lengths)
+    assert any(":" in v for v in lengths)
+    assert any(" - " in r.fields.get("title", "") for r in a.records)  # artist - album - title
 
 
 def _name(c: str) -> str:

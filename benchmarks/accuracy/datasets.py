@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from . import fetch, synthetic
+from . import catalogues, fetch, synthetic
 
 DEDUP, LINK = "dedup", "link"
 Pair = tuple[str, str]
@@ -302,6 +302,34 @@ def documents(n: int = 3000, seed: int = 11) -> Dataset:
     )  # fmt: skip
 
 
+def citations(papers: int = 400, seed: int = 7) -> Dataset:
+    """Generated citations of papers in many styles, heavy-tailed clusters (see
+    :mod:`.catalogues`): dedup."""
+    gen = catalogues.citations(papers, seed)
+    records = [Record(rid, text, "", cols) for rid, text, cols in gen.records]
+    return _check(
+        Dataset(
+            "citations", "citations (generated)", DEDUP, records, pairs_from_labels(gen.labels),
+            f"generated (catalogues.py, {papers} papers, seed {seed})",
+            "generated here (Apache-2.0)", labels=gen.labels,
+        )
+    )  # fmt: skip
+
+
+def music(albums: int = 160, seed: int = 5) -> Dataset:
+    """Generated music catalogue: tracks listed by up to five sources, each writing lengths,
+    years and languages its own way (see :mod:`.catalogues`): dedup."""
+    gen = catalogues.music(albums, seed)
+    records = [Record(rid, text, "", cols) for rid, text, cols in gen.records]
+    return _check(
+        Dataset(
+            "music", "music catalogue (generated)", DEDUP, records,
+            pairs_from_labels(gen.labels), f"generated (catalogues.py, {albums} albums, seed "
+            f"{seed})", "generated here (Apache-2.0)", labels=gen.labels,
+        )
+    )  # fmt: skip
+
+
 # -- the suite -----------------------------------------------------------------------------------
 
 
@@ -323,6 +351,8 @@ SUITE: tuple[Spec, ...] = (
     Spec("affiliations", affiliations, affiliations),
     Spec("patents", patents, patents),
     Spec("rldata", rldata, lambda: rldata(500)),
+    Spec("citations", citations, lambda: citations(120)),
+    Spec("music", music, lambda: music(50)),
     Spec("febrl1", lambda: febrl(1), None, held_out=True),
     Spec("febrl3", lambda: febrl(3), None, held_out=True),
     Spec("febrl4", febrl4, None, held_out=True),
