@@ -196,3 +196,29 @@ def test_the_numbers_check_is_left_out_where_numbers_are_written_in_many_forms(
     assert forced.rule is not None and forced.rule["numbers_disagree"] > 0
     _, forced_recall = _scores({(p.id1, p.id2) for p in forced.pairs}, truth)
     assert recall >= 0.9 and forced_recall < recall - 0.1, (recall, forced_recall)
+
+
+def test_the_numbers_check_is_made_where_matches_share_their_numbers() -> None:
+    """Made where at most NUMBERS_NOISY of the alike pairs share no number, left out above."""
+    from neardup.results import Pair as ReportPair
+    from neardup.valley import NUMBERS_NOISY, numbers_identify
+
+    proc = Params().processor()
+    texts: dict[str, str] = {}
+    pairs = []
+    for i in range(100):
+        texts[f"a{i}"] = f"a track of the album 2005 length 4m{i:02d}s"
+        pairs.append(ReportPair(f"a{i}", f"b{i}", 0.9, 0))
+
+    def apart(k: int) -> list[ReportPair]:
+        for i in range(100):  # the first k copies write their numbers in another form
+            texts[f"b{i}"] = (
+                f"a track of the album 05 length {240 + i}s" if i < k else texts[f"a{i}"]
+            )
+        return pairs
+
+    below, above = int(NUMBERS_NOISY * 100) - 2, int(NUMBERS_NOISY * 100) + 2
+    made, why = numbers_identify(apart(below), texts, proc)
+    assert made and why.startswith(f"made: {below} of 100"), why
+    made, why = numbers_identify(apart(above), texts, proc)
+    assert not made and why.startswith(f"not made: {above} of 100"), why

@@ -316,7 +316,7 @@ def citations(papers: int = 400, seed: int = 7) -> Dataset:
     )  # fmt: skip
 
 
-def music(albums: int = 160, seed: int = 5) -> Dataset:
+def music(albums: int = 600, seed: int = 5) -> Dataset:
     """Generated music catalogue: tracks listed by up to five sources, each writing lengths,
     years and languages its own way (see :mod:`.catalogues`): dedup."""
     gen = catalogues.music(albums, seed)
@@ -352,7 +352,7 @@ SUITE: tuple[Spec, ...] = (
     Spec("patents", patents, patents),
     Spec("rldata", rldata, lambda: rldata(500)),
     Spec("citations", citations, lambda: citations(120)),
-    Spec("music", music, lambda: music(50)),
+    Spec("music", music, lambda: music(200)),
     Spec("febrl1", lambda: febrl(1), None, held_out=True),
     Spec("febrl3", lambda: febrl(3), None, held_out=True),
     Spec("febrl4", febrl4, None, held_out=True),
