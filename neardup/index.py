@@ -213,7 +213,12 @@ DEFAULT_PRUNE = {"dedup": "none", "link": "one-to-one"}
 KEEP_ABOVE = 0.9
 
 
-def prune(pairs: list[Pair], mode: str = "best", keep_above: float = KEEP_ABOVE) -> list[Pair]:
+def prune(
+    pairs: list[Pair],
+    mode: str = "best",
+    keep_above: float = KEEP_ABOVE,
+    sources: Mapping[str, str] | None = None,
+) -> list[Pair]:
     """Drop the weaker rival links of records that have a better match.
 
     Records that describe one thing are each other's most similar record; two listings that
@@ -222,7 +227,9 @@ def prune(pairs: list[Pair], mode: str = "best", keep_above: float = KEEP_ABOVE)
     its two records (so no record that has a match loses all of them, and clusters stay
     connected); ``mutual`` only when it is the best match of both; ``one-to-one`` takes pairs
     greedily, most probable and most similar first, while neither record has a partner (linkage
-    of sources that each list an entity once); ``none`` keeps every verified pair. Except for
+    of sources that each list an entity once; with ``sources``, a partner *in the other's
+    source*, so that an entity listed by five sources keeps its ten pairs); ``none`` keeps
+    every verified pair. Except for
     ``one-to-one``, pairs at ``keep_above`` or more are always kept, and ties for best are all
     kept.
     """
@@ -231,15 +238,17 @@ def prune(pairs: list[Pair], mode: str = "best", keep_above: float = KEEP_ABOVE)
     if mode == "none":
         return pairs
     if mode == "one-to-one":
-        taken: set[str] = set()
+        taken: set[tuple[str, str | None]] = set()
         kept = []
         order = sorted(
             pairs,
             key=lambda p: (-(p.probability or 0.0), -p.jaccard, p.edit_distance),
         )
+        src = sources.get if sources is not None else (lambda _i: None)
         for p in order:
-            if p.id1 not in taken and p.id2 not in taken:
-                taken.update((p.id1, p.id2))
+            one, two = (p.id1, src(p.id2)), (p.id2, src(p.id1))
+            if one not in taken and two not in taken:
+                taken.update((one, two))
                 kept.append(p)
         kept.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
         return kept
@@ -679,7 +688,11 @@ class NearDupIndex:
                 "numbers_disagree": vetoed,
                 "columns": check,
             }
-        pairs = prune(pairs, prune_mode)
+        if prune_mode == "one-to-one" and mode == "link":
+            ids = sorted({i for p in pairs for i in (p.id1, p.id2)}, key=id_key)
+            pairs = prune(pairs, prune_mode, sources=self.backend.sources(ids))
+        else:
+            pairs = prune(pairs, prune_mode)
         completion = None
         if complete:
             from .completion import missing_pairs

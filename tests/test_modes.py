@@ -138,3 +138,32 @@ def test_learned_rule_separates_typo_copies_from_neighbours() -> None:
     # Its own estimates are close to the truth it never saw.
     assert report.rule["estimated_precision"] == pytest.approx(precision, abs=0.1)
     assert report.rule["estimated_recall"] == pytest.approx(recall, abs=0.1)
+
+
+def test_one_to_one_is_per_source_when_sources_are_given() -> None:
+    """An entity listed by three sources keeps its three pairs; a rival in a source where the
+    record already has its partner is dropped, and without sources every record keeps one."""
+    pairs = [
+        Pair("a1", "b1", 0.9, 0), Pair("a1", "c1", 0.8, 1), Pair("b1", "c1", 0.85, 1),
+        Pair("a1", "b2", 0.6, 2),  # a rival of b1 for a1, in source b
+        Pair("b2", "c2", 0.7, 1),
+    ]  # fmt: skip
+    sources = {i: i[0] for p in pairs for i in (p.id1, p.id2)}
+    kept = {(p.id1, p.id2) for p in prune(pairs, "one-to-one", sources=sources)}
+    assert kept == {("a1", "b1"), ("a1", "c1"), ("b1", "c1"), ("b2", "c2")}
+    alone = {(p.id1, p.id2) for p in prune(pairs, "one-to-one")}
+    assert alone == {("a1", "b1"), ("b2", "c2")}
+
+
+def test_link_mode_with_three_sources_keeps_a_pair_per_source() -> None:
+    index = NearDupIndex(Params(shingle_kind="char", shingle_size=3, threshold=0.5))
+    base = ["Cafe Roma 12 Main Street Springfield", "Blue Door Books 7 Elm Road Shelbyville"]
+    records = [
+        (f"{s}{k}", text if s == "a" else text.replace("Street", "St").replace("Road", "Rd"), s)
+        for k, text in enumerate(base) for s in "abc"
+    ]  # fmt: skip
+    index.add_many(records)
+    report = index.report(mode="link")
+    got = {(p.id1, p.id2) for p in report.pairs}
+    assert got == {(f"{x}{k}", f"{y}{k}") for k in (0, 1) for x, y in (("a", "b"), ("a", "c"),
+                                                                        ("b", "c"))}  # fmt: skip

@@ -170,8 +170,8 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         choices=list(PRUNE_MODES),
         default=None,
         help="lsh: keep every verified pair (none: the default in dedup mode), give each record "
-        "at most one partner (one-to-one: the default in link mode), keep a pair only if it is "
-        "the best match of one of its records (best) or of both (mutual)",
+        "at most one partner in each other source (one-to-one: the default in link mode), keep "
+        "a pair only if it is the best match of one of its records (best) or of both (mutual)",
     )
     p.add_argument(
         "--complete",
