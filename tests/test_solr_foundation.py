@@ -305,3 +305,26 @@ def test_an_invalid_configset_is_reported(tmp_path: Path, monkeypatch: pytest.Mo
         assert "no_such_type" in str(info.value)
     finally:
         node.stop()
+
+
+def test_the_legacy_configset_follows_every_file_of_the_configset(tmp_path: Path) -> None:
+    """write_configsets keeps the older cores' configset equal to this one but for string band
+    fields: a change to any of its files (solrconfig.xml too) reaches it, and an equal one is
+    left untouched."""
+    from neardup.resources import CONFIGSET_NAME, LEGACY_CONFIGSET
+    from neardup.solr.local import CONFIGSET, legacy_schema, write_configsets
+
+    write_configsets(tmp_path)
+    legacy = tmp_path / LEGACY_CONFIGSET / "conf"
+    ours = CONFIGSET / "conf"
+    assert (tmp_path / CONFIGSET_NAME / "conf" / "schema.xml").read_text() == (
+        ours / "schema.xml"
+    ).read_text()
+    assert (legacy / "schema.xml").read_text() == legacy_schema((ours / "schema.xml").read_text())
+    assert (legacy / "solrconfig.xml").read_bytes() == (ours / "solrconfig.xml").read_bytes()
+    (legacy / "solrconfig.xml").write_text("<config>stale</config>")
+    write_configsets(tmp_path)
+    assert (legacy / "solrconfig.xml").read_bytes() == (ours / "solrconfig.xml").read_bytes()
+    before = (legacy / "schema.xml").stat().st_mtime_ns
+    write_configsets(tmp_path)
+    assert (legacy / "schema.xml").stat().st_mtime_ns == before

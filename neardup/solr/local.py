@@ -112,12 +112,13 @@ def write_configsets(configsets: Path) -> None:
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(CONFIGSET, target)
     legacy = configsets / LEGACY_CONFIGSET
-    schema = legacy / "conf" / "schema.xml"
-    want = legacy_schema((CONFIGSET / "conf" / "schema.xml").read_text(encoding="utf-8"))
-    if not schema.exists() or schema.read_text(encoding="utf-8") != want:
+    schema = "conf/schema.xml"
+    want = _tree_bytes(CONFIGSET)
+    want[schema] = legacy_schema(want[schema].decode("utf-8")).encode("utf-8")
+    if _tree_bytes(legacy) != want:  # any file, not only the schema (solrconfig.xml too)
         shutil.rmtree(legacy, ignore_errors=True)
         shutil.copytree(CONFIGSET, legacy)
-        schema.write_text(want, encoding="utf-8")
+        (legacy / schema).write_bytes(want[schema])
 
 
 class LocalSolr:
