@@ -51,26 +51,29 @@ def missing_pairs(
 ) -> tuple[list[tuple[str, str]], dict[str, Any]]:
     """The pairs missing from the nearly complete components of ``pairs`` (see the module),
     each in id order, and what was found: components completed, pairs missing."""
-    pairs = list(pairs)
+    pairs = list(pairs)  # each pair once, as a report holds them
     root = union_find(pairs)
-    held: set[tuple[str, str]] = set()
     members: dict[str, set[str]] = defaultdict(set)
-    for a, b in pairs:
-        held.add((a, b) if id_key(a) <= id_key(b) else (b, a))
-        members[root(a)].update((a, b))
     edges: dict[str, int] = defaultdict(int)
-    for a, _ in held:
-        edges[root(a)] += 1
-    missing: list[tuple[str, str]] = []
-    completed = 0
+    for a, b in pairs:
+        r = root(a)
+        members[r].update((a, b))
+        edges[r] += 1
+    chosen: dict[str, None] = {}  # in first-seen order: the same output in every process
     for r, ids in members.items():
         n = len(ids)
         possible = n * (n - 1) // 2
-        if n < MIN_RECORDS or edges[r] == possible or edges[r] < density * possible:
-            continue
-        completed += 1
-        ordered = sorted(ids, key=id_key)
+        if n >= MIN_RECORDS and density * possible <= edges[r] < possible:
+            chosen[r] = None
+    # Only the chosen components' pairs are held in memory, not the report's.
+    held = {
+        (a, b) if id_key(a) <= id_key(b) else (b, a) for a, b in pairs if root(a) in chosen
+    }
+    missing: list[tuple[str, str]] = []
+    for r in chosen:
+        ordered = sorted(members[r], key=id_key)
         missing += [ab for ab in combinations(ordered, 2) if ab not in held]
+    completed = len(chosen)
     info = {
         "density": density,
         "clusters": completed,
