@@ -46,6 +46,7 @@ COLORS = {
     "true positive": "#54a24b",
     "false positive": "#e45756",
     "missed": "#f58518",
+    "completed": "#72b7b2",
 }
 
 
@@ -304,10 +305,21 @@ def write_review(
     """The review page of a report: ``texts`` maps the ids of its pairs to their texts,
     ``params`` are the index's (``Params.to_dict()``). Values are read from the report, so a
     threshold it learned or a mode it ran in shows as it is."""
+    # Pairs a completed cluster added (neardup.completion) sit below the rule's threshold,
+    # which every pair the rule kept reaches: shown apart, so a reader sees which is which.
+    added = bool(report.completion and report.completion.get("added"))
     rows = [
-        _Row(p.id1, p.id2, p.jaccard, p.edit_distance, "pair", getattr(p, "probability", None))
+        _Row(
+            p.id1, p.id2, p.jaccard, p.edit_distance,
+            "completed" if added and p.jaccard < report.threshold else "pair",
+            getattr(p, "probability", None),
+        )
         for p in report.pairs
-    ]
+    ]  # fmt: skip
+    labels = ["pair", "completed"] if added else ["pair"]
+    filters = [("all pairs", labels)]
+    if added:
+        filters += [("verified", ["pair"]), ("completed clusters' pairs", ["completed"])]
     counts = report.counts()
     run = {k: v for k, v in counts.items() if k not in VOLATILE}
     groups = _clusters_of(rows)
@@ -328,8 +340,8 @@ def write_review(
         + [(k, v) for k, v in counts.items() if k in VOLATILE],
         rows=rows,
         texts=texts,
-        labels=["pair"],
-        filters=[("all pairs", ["pair"])],
+        labels=labels,
+        filters=filters,
         threshold=report.threshold,
     )
     return _write(out, page, len(rows), n_clusters)

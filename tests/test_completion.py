@@ -141,3 +141,28 @@ def test_cli_report_says_what_completion_added(solr_base: str, tmp_path: Path) -
     assert "clusters completed: 1 pair added in 1 cluster of 4" in text.stderr + text.stdout
     bad = run_cli(*base, "--complete", "--mode", "link", env=env)
     assert bad.returncode == 2 and "complete" in bad.stderr
+
+
+def test_the_review_page_shows_completed_pairs_apart(tmp_path: Path) -> None:
+    from neardup.review import write_review
+
+    index = NearDupIndex(Params(threshold=0.3))
+    index.add_many(_RECORDS)
+    texts = dict(_RECORDS)
+    pages = {}
+    for name, complete in (("plain", False), ("done", True)):
+        out = tmp_path / f"{name}.html"
+        write_review(out, index.report(0.5, complete=complete), texts)
+        html = out.read_text(encoding="utf-8")
+        blob = html.split('id="nd-data">', 1)[1].split("</script>", 1)[0]
+        pages[name] = json.loads(blob)
+    plain, done = pages["plain"], pages["done"]
+    assert plain["labels"] == ["pair"] and len(plain["filters"]) == 1
+    assert done["labels"] == ["pair", "completed"]
+    marked = [
+        (done["ids"][p[0]], done["ids"][p[1]]) for p in done["pairs"] if p[4] == 1
+    ]
+    assert marked == [("c", "d")]
+    assert [name for name, _ in done["filters"]] == [
+        "all pairs", "verified", "completed clusters' pairs"
+    ]
