@@ -274,7 +274,7 @@ class _Output:
         for name in (self.column, self.sim_column):
             if name in obj:
                 raise InputError(
-                    f"{record.source}:{record.line}: the record already has a key {name!r}: "
+                    f"{record.location}:{record.line}: the record already has a key {name!r}: "
                     "choose another name (--cluster-column, --similarity-column)"
                 )
         value = json.dumps(float(sim)) if sim else "null"
@@ -338,6 +338,7 @@ class _Job:
     sim_column: str
     similarity: Similarity | None
     max_record_bytes: int | None
+    source_field: str | None = None
 
     def items(self) -> Iterator[Any]:
         return (item for item, _last in self.spans())
@@ -349,6 +350,7 @@ class _Job:
             self.id_field,
             self.text_fields,
             max_record_bytes=self.max_record_bytes,
+            source_field=self.source_field,
         )
 
     def similarity_to(self, record: Record, keeper: _Keeper) -> str:
@@ -376,6 +378,7 @@ def dedupe(
     rejects: str | Path | None = None,
     progress: bool = False,
     max_record_bytes: int | None = MAX_RECORD_BYTES,
+    source_field: str | None = None,
 ) -> DedupeStats:
     """Write ``path`` to ``out`` in its own format without the near-duplicates ``clusters``
     name (groups of ids, e.g. :meth:`NearDupIndex.clusters`), or with ``cluster_column``, every
@@ -385,7 +388,7 @@ def dedupe(
     ``central`` rule; ``similarity(text_a, text_b)`` (e.g. :func:`index_similarity`) measures
     the members of a cluster that no pair links to the record kept (left empty without it).
     ``max_record_bytes`` is the readers' limit (:func:`neardup.io.read_records`): give the
-    one the input was indexed with, so that the same lines are rejected.
+    one the input was indexed with, so that the same lines are rejected; ``source_field`` too.
     """
     started = time.perf_counter()
     path, out = Path(path), Path(out)
@@ -414,6 +417,7 @@ def dedupe(
         similarity_column,
         similarity,
         max_record_bytes,
+        source_field,
     )
     if keep != "first":
         job.keepers = _keepers(job.items(), job.groups, keep, cluster_column is not None)

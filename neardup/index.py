@@ -307,13 +307,13 @@ def documents(
     for record, text in zip(records, texts, strict=True):
         if not text:
             out.append(
-                Rejection(record.source, record.line, "no words after normalization", record.id)
+                Rejection(record.location, record.line, "no words after normalization", record.id)
             )
             continue
         row += 1
         extra = extras[row] if extras else {}
         if isinstance(extra, str):
-            out.append(Rejection(record.source, record.line, extra, record.id))
+            out.append(Rejection(record.location, record.line, extra, record.id))
             continue
         out.append(
             Document(

@@ -47,9 +47,18 @@ BOM = b"\xef\xbb\xbf"
 class Record:
     id: str
     text: str
+    #: Where the record comes from: the file it was read from, or the value of its source
+    #: column (``source_field``), which link mode pairs across.
     source: str = ""
     line: int = 0
     fields: dict[str, str] = field(default_factory=dict, compare=False)
+    #: The file, when ``source`` is a column's value (else empty: ``source`` is the file).
+    file: str = field(default="", compare=False)
+
+    @property
+    def location(self) -> str:
+        """The file a message about this record names with its line."""
+        return self.file or self.source
 
 
 @dataclass(frozen=True)
@@ -94,18 +103,23 @@ def read_records(
     text_fields: Sequence[str] | None = None,
     *,
     max_record_bytes: int | None = MAX_RECORD_BYTES,
+    source_field: str | None = None,
 ) -> Iterator[Item]:
     """Every line of ``path`` as a Record, a Rejection or a Blank, in file order.
 
     ``text_fields`` names the columns (csv, tsv) or keys (jsonl) whose values, joined, are a
-    record's text; by default the one named ``text``, or every one but the id when there is none.
+    record's text; by default the one named ``text``, or every one but the id (and the source)
+    when there is none. ``source_field`` names the column or key whose value is a record's
+    source (what link mode pairs across: one file holding several catalogues); by default a
+    record's source is its file.
 
     A record whose text is over ``max_record_bytes`` bytes of UTF-8 is rejected with its size
     (None: no limit); so is a line longer than that plus :data:`LINE_ROOM`, before it is decoded.
     """
     path, fmt = _checked(path, fmt)
     limit = _checked_limit(max_record_bytes)
-    return (item for item, _last in _iter_spans(path, fmt, id_field, text_fields, limit))
+    spans = _iter_spans(path, fmt, id_field, text_fields, limit, source_field)
+    return (item for item, _last in spans)
 
 
 def read_spans(
@@ -115,6 +129,7 @@ def read_spans(
     text_fields: Sequence[str] | None = None,
     *,
     max_record_bytes: int | None = MAX_RECORD_BYTES,
+    source_field: str | None = None,
 ) -> Iterator[tuple[Item, int]]:
     """What :func:`read_records` yields, each item with the number of its last line.
 
@@ -125,7 +140,8 @@ def read_spans(
     alongside (:func:`raw_lines`).
     """
     path, fmt = _checked(path, fmt)
-    return _iter_spans(path, fmt, id_field, text_fields, _checked_limit(max_record_bytes))
+    limit = _checked_limit(max_record_bytes)
+    return _iter_spans(path, fmt, id_field, text_fields, limit, source_field)
 
 
 def _checked(path: str | Path, fmt: str) -> tuple[Path, str]:
@@ -153,19 +169,30 @@ def _checked_limit(max_record_bytes: int | None) -> int | None:
 
 
 def _iter_spans(
-    path: Path, fmt: str, id_field: str, text_fields: Sequence[str] | None, limit: int | None
+    path: Path,
+    fmt: str,
+    id_field: str,
+    text_fields: Sequence[str] | None,
+    limit: int | None,
+    source_field: str | None = None,
 ) -> Iterator[tuple[Item, int]]:
     seen: dict[str, int] = {}
     source = str(path)
     spans: Iterator[tuple[Item, int]]
     lines = _decoded_lines(path, limit)
+    if source_field is not None and (fmt == "lines" or not source_field.strip()):
+        raise InputError(
+            f"{source}: a source field names a column of a table or a key of JSON lines"
+            + (f", not of the {fmt!r} format" if fmt == "lines" else "")
+        )
     if fmt == "lines":
         spans = ((item, item.line) for item in _read_lines(lines, source))
     elif fmt == "jsonl":
-        spans = ((item, item.line) for item in _read_jsonl(lines, source, id_field, text_fields))
+        read = _read_jsonl(lines, source, id_field, text_fields, source_field)
+        spans = ((item, item.line) for item in read)
     else:
         delimiter = "\t" if fmt == "tsv" else ","
-        spans = _read_table(lines, source, delimiter, id_field, text_fields, limit)
+        spans = _read_table(lines, source, delimiter, id_field, text_fields, limit, source_field)
     for item, last in spans:
         if isinstance(item, Record):
             problem = _check_id(item.id)
@@ -286,7 +313,11 @@ def _read_lines(lines: Lines, source: str) -> Iterator[Item]:
 
 
 def _read_jsonl(
-    lines: Lines, source: str, id_field: str, text_fields: Sequence[str] | None
+    lines: Lines,
+    source: str,
+    id_field: str,
+    text_fields: Sequence[str] | None,
+    source_field: str | None = None,
 ) -> Iterator[Item]:
     for item in _text_lines(lines, source):
         if not isinstance(item, tuple):
@@ -302,11 +333,11 @@ def _read_jsonl(
             yield Rejection(source, number, "a JSON object was expected")
             continue
         if text_fields is None:
-            names = default_text_fields(obj, id_field)
+            names = default_text_fields(obj, id_field, source_field)
             obj = {k: v for k, v in obj.items() if k not in names or _scalar(v)}
-            yield _record_from_mapping(obj, source, number, id_field, names)
+            yield _record_from_mapping(obj, source, number, id_field, names, source_field)
             continue
-        yield _record_from_mapping(obj, source, number, id_field, text_fields)
+        yield _record_from_mapping(obj, source, number, id_field, text_fields, source_field)
 
 
 def _read_table(
@@ -316,6 +347,7 @@ def _read_table(
     id_field: str,
     text_fields: Sequence[str] | None,
     limit: int | None,
+    source_field: str | None = None,
 ) -> Iterator[tuple[Item, int]]:
     """Rows as items, each with its last line; a row that is malformed is rejected at its
     first line, and the next row starts after it.
@@ -363,8 +395,9 @@ def _read_table(
         if header is None:
             header = [h.strip() for h in row]
             if text_fields is None:
-                text_fields = default_text_fields(header, id_field)
-            missing = [f for f in (id_field, *text_fields) if f not in header]
+                text_fields = default_text_fields(header, id_field, source_field)
+            wanted = (id_field, *text_fields, *([source_field] if source_field else []))
+            missing = [f for f in wanted if f not in header]
             if missing:
                 raise InputError(
                     f"{source}:{first}: the header has no column {', '.join(map(repr, missing))}"
@@ -376,17 +409,20 @@ def _read_table(
             yield Rejection(source, first, reason), last
             continue
         record = _record_from_mapping(
-            dict(zip(header, row, strict=True)), source, first, id_field, text_fields
-        )
+            dict(zip(header, row, strict=True)), source, first, id_field, text_fields,
+            source_field,
+        )  # fmt: skip
         yield record, last
 
 
-def default_text_fields(columns: Iterable[str], id_field: str) -> list[str]:
+def default_text_fields(
+    columns: Iterable[str], id_field: str, source_field: str | None = None
+) -> list[str]:
     """The text of a record when no text field is named: the column ``text`` if there is one,
-    else every column but the id, joined in their order (and kept apart as the record's
-    ``fields``, which a report compares one by one: :mod:`neardup.fields`)."""
+    else every column but the id (and the source), joined in their order (and kept apart as the
+    record's ``fields``, which a report compares one by one: :mod:`neardup.fields`)."""
     names = list(columns)
-    return ["text"] if "text" in names else [n for n in names if n != id_field]
+    return ["text"] if "text" in names else [n for n in names if n not in (id_field, source_field)]
 
 
 def _scalar(value: object) -> bool:
@@ -394,7 +430,12 @@ def _scalar(value: object) -> bool:
 
 
 def _record_from_mapping(
-    obj: dict[str, object], source: str, number: int, id_field: str, text_fields: Sequence[str]
+    obj: dict[str, object],
+    source: str,
+    number: int,
+    id_field: str,
+    text_fields: Sequence[str],
+    source_field: str | None = None,
 ) -> Record | Rejection:
     raw_id = obj.get(id_field)
     if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
@@ -419,7 +460,13 @@ def _record_from_mapping(
     if not text:
         names = ", ".join(map(repr, text_fields))
         return Rejection(source, number, f"no text in {names}", str(raw_id).strip())
-    return Record(str(raw_id).strip(), text, source, number, parts)
+    if source_field is None:
+        return Record(str(raw_id).strip(), text, source, number, parts)
+    origin = obj.get(source_field)
+    if not _scalar(origin) or not str(origin).strip():
+        reason = f"no source in field {source_field!r}"
+        return Rejection(source, number, reason, str(raw_id).strip())
+    return Record(str(raw_id).strip(), text, str(origin).strip(), number, parts, file=source)
 
 
 def read_pairs(path: str | Path) -> set[tuple[str, str]]:

@@ -212,7 +212,7 @@ class Writer:
         except SolrRequestError as exc:
             if len(docs) == 1:
                 r = sources[0]
-                refused.append(Rejection(r.source, r.line, f"refused by Solr: {exc}", r.id))
+                refused.append(Rejection(r.location, r.line, f"refused by Solr: {exc}", r.id))
                 return 0
             half = len(docs) // 2
             return self._add(backend, docs[:half], sources[:half], refused) + self._add(

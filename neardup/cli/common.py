@@ -83,7 +83,13 @@ def input_options(p: argparse.ArgumentParser) -> None:
         action="append",
         default=None,
         help="text column/key (repeat to join several; default: 'text' if there is one, else "
-        "every column but the id, each compared on its own too)",
+        "every column but the id and the source, each compared on its own too)",
+    )
+    p.add_argument(
+        "--source-field",
+        default=None,
+        help="column/key holding each record's source, which --mode link pairs across (one "
+        "file holding several catalogues); default: the file a record is read from",
     )
     record_limit_option(p)
 
@@ -127,6 +133,7 @@ def read_input(args: argparse.Namespace, path: Path) -> Iterator[Item]:
         args.id_field,
         tuple(args.text_field) if args.text_field else None,
         max_record_bytes=args.max_record_bytes,
+        source_field=args.source_field,
     )
 
 

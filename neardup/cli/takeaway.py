@@ -213,6 +213,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             rejects=args.rejects,
             progress=not args.json,
             max_record_bytes=args.max_record_bytes,
+            source_field=args.source_field,
         )
         page = None
         if args.review is not None:

@@ -1,0 +1,98 @@
+"""A source column (``source_field``, ``--source-field``): one file holding several catalogues,
+linked across them; bad input names its file and line."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from neardup import NearDupIndex, Params
+from neardup.errors import InputError
+from neardup.io import Record, Rejection, read_records
+
+from .conftest import run_cli
+
+ROWS = [
+    ("id", "src", "name", "city"),
+    ("1", "fodors", "Cafe Roma", "Springfield"),
+    ("2", "zagats", "Caffe Roma", "Springfield"),
+    ("3", "guide", "Cafe Roma", "Springfield"),
+    ("4", "fodors", "Cafe Romas", "Springfield"),  # a copy within fodors: never linked
+    ("5", "", "Blue Door Books", "Shelbyville"),  # no source
+    ("6", "zagats", "!!!", "..."),  # no words after normalization
+]
+
+
+def _csv(path: Path) -> Path:
+    path.write_text("".join(",".join(r) + "\n" for r in ROWS), encoding="utf-8")
+    return path
+
+
+def test_records_take_their_source_from_the_column(tmp_path: Path) -> None:
+    path = _csv(tmp_path / "guides.csv")
+    items = list(read_records(path, source_field="src"))
+    records = [i for i in items if isinstance(i, Record)]
+    assert [(r.id, r.source) for r in records] == [
+        ("1", "fodors"), ("2", "zagats"), ("3", "guide"), ("4", "fodors"), ("6", "zagats")
+    ]  # fmt: skip
+    assert all(r.file == str(path) and r.location == str(path) for r in records)
+    assert records[0].text == "Cafe Roma Springfield" and set(records[0].fields) == {"name", "city"}
+    [bad] = [i for i in items if isinstance(i, Rejection)]
+    assert (bad.source, bad.line, bad.id) == (str(path), 6, "5")
+    assert "no source in field 'src'" in bad.reason
+    # Without a source field the column is text, and the file is every record's source.
+    plain = [i for i in read_records(path) if isinstance(i, Record)]
+    assert plain[0].text == "fodors Cafe Roma Springfield" and plain[0].source == str(path)
+
+
+def test_a_source_field_the_file_does_not_have(tmp_path: Path) -> None:
+    path = _csv(tmp_path / "guides.csv")
+    with pytest.raises(InputError, match=r"guides.csv:1: the header has no column 'origin'"):
+        list(read_records(path, source_field="origin"))
+    lines = tmp_path / "r.txt"
+    lines.write_text("1 Cafe Roma\n", encoding="utf-8")
+    with pytest.raises(InputError, match="source field"):
+        list(read_records(lines, source_field="src"))
+    jsonl = tmp_path / "r.jsonl"
+    jsonl.write_text(
+        json.dumps({"id": 1, "text": "Cafe Roma", "src": "a"}) + "\n"
+        + json.dumps({"id": 2, "text": "Caffe Roma", "src": ["b"]}) + "\n",
+        encoding="utf-8",
+    )  # fmt: skip
+    got = list(read_records(jsonl, source_field="src"))
+    assert isinstance(got[0], Record) and got[0].source == "a"
+    assert isinstance(got[1], Rejection) and got[1].line == 2 and "no source" in got[1].reason
+
+
+def test_link_mode_pairs_across_the_column_and_rejections_name_the_file(tmp_path: Path) -> None:
+    path = _csv(tmp_path / "guides.csv")
+    index = NearDupIndex(Params(shingle_kind="char", shingle_size=3, threshold=0.5))
+    stats = index.add_many(read_records(path, source_field="src"))
+    assert (stats.read, stats.indexed, stats.rejected) == (6, 4, 2)
+    assert {(r.source, r.line) for r in stats.rejections} == {(str(path), 6), (str(path), 7)}
+    link = {(p.id1, p.id2) for p in index.report(mode="link").pairs}
+    assert link == {("1", "2"), ("1", "3"), ("2", "3")}  # one partner in each other source
+    dedup = {(p.id1, p.id2) for p in index.report(mode="dedup").pairs}
+    assert ("1", "4") in dedup and ("1", "4") not in link
+
+
+@pytest.mark.solr
+def test_cli_source_field(solr_base: str, tmp_path: Path) -> None:
+    path = _csv(tmp_path / "guides.csv")
+    env = {"NEARDUP_SOLR_URL": solr_base}
+    name = f"test_source_field_{random.randrange(10**9)}"
+    flags = ["--collection", name, "--shingle-kind", "char", "--threshold", "0.5"]
+    done = run_cli("index", str(path), "--source-field", "src", *flags, "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    counts = json.loads(done.stdout)
+    assert (counts["indexed"], counts["rejected"]) == (4, 2)
+    out = tmp_path / "pairs.tsv"
+    rep = run_cli("report", "--collection", name, "--mode", "link", "--out", str(out), env=env)
+    assert rep.returncode == 0, rep.stderr
+    rows = {tuple(line.split("\t")[:2]) for line in out.read_text().splitlines()[1:]}
+    assert rows == {("1", "2"), ("1", "3"), ("2", "3")}
+    bad = run_cli("index", str(path), "--source-field", "origin", *flags, env=env)
+    assert bad.returncode == 2 and "no column 'origin'" in bad.stderr
