@@ -18,7 +18,7 @@ import pytest
 from benchmarks.accuracy import catalogues, fetch, metrics, oracle, synthetic
 from benchmarks.accuracy import datasets as D
 from benchmarks.accuracy.datasets import Dataset, Record
-from benchmarks.accuracy.run_neardup import _items, run_neardup
+from benchmarks.accuracy.run_neardup import _items, run_learned, run_neardup
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -320,3 +320,28 @@ def test_quick_suite_is_the_development_datasets() -> None:
     assert held == ["febrl1", "febrl3", "febrl4"]
     assert not set(quick) & set(held)
     assert len([s for s in D.SUITE if not s.held_out]) >= 6
+
+
+def test_the_learned_rule_estimates_stand_beside_the_labels() -> None:
+    """A full run's second table: the learned rule's threshold and its own estimates of
+    precision and recall, beside the precision and recall the labels give its pairs."""
+    from benchmarks.accuracy import suite
+
+    ds = D.citations(60, seed=2)
+    [row] = suite.run([ds], oracle.JACCARD, echo=False, learned=True)
+    lr = row["learned"]
+    found, rule = run_learned(ds)
+    truth = metrics.pairwise(metrics.counted(ds, found), ds.gold)
+    assert rule["kind"].startswith("learned") or "features" in rule
+    assert (lr["precision"], lr["recall"], lr["f1"]) == (truth.precision, truth.recall, truth.f1)
+    assert lr["threshold"] == rule["threshold"]
+    assert 0 <= lr["estimated_precision"] <= 1 and 0 <= lr["estimated_recall"] <= 1
+    table = suite.format_table([row])
+    cells = table.splitlines()[-1].split()
+    assert cells[0] == "citations" and cells[2] == f"{lr['estimated_precision']:.3f}"
+    assert cells[3] == f"{truth.precision:.3f}"
+    md = suite.markdown([row], suite.environment(), 1.0, "test")
+    assert "| dataset | threshold | est. P | P | est. R | R | F1 |" in md
+    # Without it (the quick run), no second table.
+    [plain] = suite.run([ds], oracle.JACCARD, echo=False)
+    assert "learned" not in plain and "est. P" not in suite.format_table([plain])

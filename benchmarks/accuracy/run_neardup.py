@@ -39,14 +39,25 @@ def _items(ds: Dataset) -> Iterator[Any]:
         yield record(**kwargs, fields=dict(r.fields))
 
 
-def run_neardup(ds: Dataset) -> set[Pair]:
-    """The pairs neardup reports for ``ds`` with its defaults (ids as in the dataset)."""
+def _report(ds: Dataset, given: dict[str, Any] | None = None) -> Any:
     from neardup import NearDupIndex
 
-    idx = NearDupIndex()
+    idx = NearDupIndex(given=given) if given else NearDupIndex()
     idx.add_many(_items(ds))
     # The dataset's mode is what a user knows and says (one list, or two sources to link),
     # not a tuned knob: pass it where report() takes it.
     takes_mode = "mode" in inspect.signature(idx.report).parameters
-    rep = idx.report(mode=ds.mode) if takes_mode else idx.report()
-    return {(p.id1, p.id2) for p in rep.pairs}
+    return idx.report(mode=ds.mode) if takes_mode else idx.report()
+
+
+def run_neardup(ds: Dataset) -> set[Pair]:
+    """The pairs neardup reports for ``ds`` with its defaults (ids as in the dataset)."""
+    return {(p.id1, p.id2) for p in _report(ds).pairs}
+
+
+def run_learned(ds: Dataset) -> tuple[set[Pair], dict[str, Any]]:
+    """The pairs of the opt-in learned rule (``rule="learned"``, everything else chosen as by
+    default) and what the rule said of itself: its threshold and estimated precision and
+    recall, which the suite sets beside the labels' (issue #13)."""
+    rep = _report(ds, {"rule": "learned"})
+    return {(p.id1, p.id2) for p in rep.pairs}, dict(rep.rule or {})

@@ -14,13 +14,16 @@ from typing import Any
 
 from . import metrics, oracle
 from .datasets import Dataset
-from .run_neardup import run_neardup
+from .run_neardup import run_learned, run_neardup
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def evaluate(ds: Dataset, functions: tuple[str, ...] = oracle.FUNCTIONS) -> dict[str, Any]:
-    """One dataset's row: neardup's defaults against the gold, the oracle, and their clusters."""
+def evaluate(
+    ds: Dataset, functions: tuple[str, ...] = oracle.FUNCTIONS, learned: bool = False
+) -> dict[str, Any]:
+    """One dataset's row: neardup's defaults against the gold, the oracle, and their clusters;
+    with ``learned``, also the learned rule's own estimates against the labels."""
     ids = [r.id for r in ds.records]
     start = time.perf_counter()
     predicted = metrics.counted(ds, run_neardup(ds))
@@ -53,16 +56,31 @@ def evaluate(ds: Dataset, functions: tuple[str, ...] = oracle.FUNCTIONS) -> dict
             "functions": {s.function: s.as_dict() for s in orc.sweeps},
         },
         "gap": orc.best.f1 - scores.f1,
+        **({"learned": _learned(ds)} if learned else {}),
+    }
+
+
+def _learned(ds: Dataset) -> dict[str, Any]:
+    """The opt-in learned rule: its threshold and estimates, and what the labels say."""
+    found, rule = run_learned(ds)
+    s = metrics.pairwise(metrics.counted(ds, found), ds.gold)
+    return {
+        "threshold": rule.get("threshold"),
+        "estimated_precision": rule.get("estimated_precision"),
+        "estimated_recall": rule.get("estimated_recall"),
+        "precision": s.precision,
+        "recall": s.recall,
+        "f1": s.f1,
     }
 
 
 def run(datasets: Iterable[Dataset], functions: tuple[str, ...] = oracle.FUNCTIONS,
-        echo: bool = True) -> list[dict[str, Any]]:  # fmt: skip
+        echo: bool = True, learned: bool = False) -> list[dict[str, Any]]:  # fmt: skip
     """Evaluate the datasets one by one (each is dropped before the next is loaded)."""
     rows = []
     for ds in datasets:
         start = time.perf_counter()
-        row = evaluate(ds, functions)
+        row = evaluate(ds, functions, learned)
         row["seconds"] = time.perf_counter() - start
         rows.append(row)
         if echo:
@@ -118,7 +136,47 @@ def format_table(rows: list[dict[str, Any]]) -> str:
         "B3: B-cubed F1",
         "of the connected components of the defaults' pairs (B3 orc: of the oracle's pairs).",
     ]
-    return "\n".join(lines)
+    extra = learned_table(rows)
+    return "\n".join(lines + ([""] + extra if extra else []))
+
+
+LEARNED_HEAD = ("dataset", "threshold", "est. P", "P", "est. R", "R", "F1")
+LEARNED_NOTE = (
+    "The learned rule (opt-in, rule=\"learned\"; Fellegi-Sunter fitted by EM to the candidates): "
+    "the threshold it learned and its own estimates of precision and recall, beside the labels'."
+)
+
+
+def _learned_cells(row: dict[str, Any]) -> list[str]:
+    lr = row["learned"]
+
+    def num(v: Any) -> str:
+        return "-" if v is None else f"{v:.3f}"
+
+    return [row["dataset"], num(lr["threshold"]), num(lr["estimated_precision"]),
+            num(lr["precision"]), num(lr["estimated_recall"]), num(lr["recall"]),
+            num(lr["f1"])]  # fmt: skip
+
+
+def learned_table(rows: list[dict[str, Any]], markdown: bool = False) -> list[str]:
+    """The learned rule's estimates against the labels, one line a dataset (none if not run)."""
+    rows = [r for r in rows if "learned" in r]
+    if not rows:
+        return []
+    if markdown:
+        rule = "|" + "|".join("---" for _ in LEARNED_HEAD) + "|"
+        return [
+            LEARNED_NOTE, "", "| " + " | ".join(LEARNED_HEAD) + " |", rule,
+            *("| " + " | ".join(_learned_cells(r)) + " |" for r in rows),
+        ]  # fmt: skip
+    widths = (13, 9, 7, 6, 7, 6, 6)
+
+    def line(cells: list[str]) -> str:
+        pairs = enumerate(zip(cells, widths, strict=True))
+        return " ".join(f"{c:<{w}}" if k == 0 else f"{c:>{w}}" for k, (c, w) in pairs).rstrip()
+
+    head = line(list(LEARNED_HEAD))
+    return [LEARNED_NOTE, head, "-" * len(head), *(line(_learned_cells(r)) for r in rows)]
 
 
 def _md_table(rows: list[dict[str, Any]]) -> list[str]:
@@ -168,6 +226,9 @@ def markdown(rows: list[dict[str, Any]], env: dict[str, Any], seconds: float,
     ]
     if held:
         lines += ["", "Held out (FEBRL 1, 3, 4: reported, never tuned on):", "", *_md_table(held)]
+    extra = learned_table(rows, markdown=True)
+    if extra:
+        lines += ["", *extra]
     functions = list(oracle.FUNCTIONS)
     lines += [
         "",
