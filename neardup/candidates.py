@@ -212,23 +212,40 @@ def all_candidates(
     int64 keys until the end, not objects.
     """
     max_bucket = check_max_bucket(max_bucket)
-    raw: list[list[list[str]]] = [list(band) for band in bands]
-    ids = sorted({i for band in raw for m in band for i in m}, key=id_key)
-    code = {i: k for k, i in enumerate(ids)}
+    # Each band's members become int32 codes as the band arrives (codes in first-seen order,
+    # each id string held once): memory is 4 bytes a membership, not a string each, so that
+    # tens of millions of memberships fit (10M records). Codes are renumbered in id order at
+    # the end, so that a candidate's first record is its smaller id.
+    seen: dict[str, int] = {}
+    flats: list[np.ndarray] = []
+    band_sizes: list[np.ndarray] = []
+    for band in bands:
+        flat: list[int] = []
+        sizes: list[int] = []
+        for m in band:
+            flat.extend(seen.setdefault(i, len(seen)) for i in m)
+            sizes.append(len(m))
+        flats.append(np.array(flat, dtype=np.int32))
+        band_sizes.append(np.array(sizes, dtype=np.int64))
+    ids = sorted(seen, key=id_key)
+    rank = np.empty(len(ids), dtype=np.int32)  # first-seen code -> position in id order
+    rank[np.fromiter((seen[i] for i in ids), dtype=np.int64, count=len(ids))] = np.arange(
+        len(ids), dtype=np.int32
+    )
+    del seen
     found = Candidates(max_bucket=max_bucket)
     n = len(ids)
     # bucket_of[b][code] = the record's bucket number in band b, -1 if alone there
     bucket_of: list[np.ndarray] = []
     members: list[list[np.ndarray]] = []
-    for band in raw:
-        flat = np.array([code[i] for m in band for i in m], dtype=np.int32)
-        sizes = np.array([len(m) for m in band], dtype=np.int64)
+    for flat_codes, sizes_b in zip(flats, band_sizes, strict=True):
+        flat_b = rank[flat_codes] if flat_codes.size else flat_codes
         where = np.full(n, -1, dtype=np.int32)
-        where[flat] = np.repeat(np.arange(len(band), dtype=np.int32), sizes)
+        where[flat_b] = np.repeat(np.arange(len(sizes_b), dtype=np.int32), sizes_b)
         bucket_of.append(where)
-        members.append(np.split(flat, np.cumsum(sizes)[:-1]) if len(band) else [])
-        found.buckets += len(band)
-    del raw
+        members.append(np.split(flat_b, np.cumsum(sizes_b)[:-1]) if len(sizes_b) else [])
+        found.buckets += len(sizes_b)
+    del flats
     keys: list[np.ndarray] = []
     for b, arrays in enumerate(members):
         small = [a for a in arrays if max_bucket is None or a.size <= max_bucket]
