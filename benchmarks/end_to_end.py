@@ -500,7 +500,13 @@ def run(
                 continue
             r, out = run_neardup_solr(path, cfg, solr_base, f"bench_e2e_{n}", solr_pid, work)
         else:
-            r, out = run_child(kind, path, cfg, work)
+            try:
+                r, out = run_child(kind, path, cfg, work)
+            except RuntimeError as exc:  # e.g. killed when the peer's MinHashes outgrow memory
+                first = str(exc).splitlines()[0]
+                res.setdefault("failed", {})[kind] = first[-300:]
+                say(f"end to end {kind}: did not finish ({first[-300:]})")
+                continue
         r.update(scored(out, truth))
         res["methods"][kind] = r
         solr_part = (
@@ -599,6 +605,9 @@ def headline(runs: dict[str, Any]) -> list[str]:
             f"{wall('datasketch')} | {wall('rensa')} | {_x(ra.get('neardup/datasketch_wall'))} | "
             f"{_x(ra.get('neardup/rensa_wall'))} | {rss} | {rec} |"
         )
+    for k in sizes:
+        for kind, why in runs[k]["end_to_end"].get("failed", {}).items():
+            L.append(f"\n{int(k):,d} documents: {kind} did not finish: {why}")
     L.append(
         "\nWall time from the start of the process(es) to the pairs file, one run each, the "
         "corpus already written to an `ID TEXT` file; a ratio below 1 means neardup takes less. "

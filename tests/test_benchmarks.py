@@ -249,3 +249,53 @@ def test_incremental_at_scale_runs_and_cleans_up(
     left = Solr(solr_base, "admin").request("GET", "admin/cores", params={"action": "STATUS"},
                                             core=False)["status"]
     assert "bench_incremental_3000" not in left
+
+
+def test_a_peer_that_does_not_finish_is_reported_not_fatal(
+    e2e_corpus: tuple[Path, set[tuple[str, str]]], doc_params: Params, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """At 1M documents datasketch's MinHashes outgrow memory and the process is killed: the
+    run goes on, and the headline says which peer did not finish and why."""
+    path, truth = e2e_corpus
+    real = E.run_child
+
+    def child(kind: str, *args: object) -> object:
+        if kind == "datasketch":
+            raise RuntimeError("python -m benchmarks.end_to_end peer datasketch exited with -9:")
+        return real(kind, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(E, "run_child", child)
+    res = E.run(path, truth, doc_params, solr_base=None, solr_pid=None, work=tmp_path,
+                peers=["neardup_memory", "datasketch"], say=lambda _: None)  # fmt: skip
+    assert set(res["methods"]) == {"neardup_memory"}
+    assert "exited with -9" in res["failed"]["datasketch"]
+    assert not any(k.endswith("datasketch_wall") for k in res["ratios"])
+    table = "\n".join(E.headline({"1000000": {"end_to_end": res}}))
+    assert "1,000,000 documents: datasketch did not finish:" in table
+    assert "| 1,000,000 |" in table and "n/a" in table
+
+
+def test_scale_streams_records_with_near_copies(
+    solr_base: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``python -m benchmarks.scale``: streamed records (a tenth near-copies), indexed and
+    reported, and its collection removed."""
+    from benchmarks import scale
+    from neardup.solr.client import Solr
+
+    a = [(r.id, r.text) for r in scale.stream_short_records(3000, seed=4)]
+    assert a == [(r.id, r.text) for r in scale.stream_short_records(3000, seed=4)]
+    assert [i for i, _ in a] == [str(k) for k in range(3000)]
+    texts = {t for _, t in a}
+    copies = sum(1 for _, t in a if t.rsplit(" ", 1)[0] in texts)
+    assert 0.05 * 3000 < copies < 0.15 * 3000
+    monkeypatch.setenv("NEARDUP_SOLR_URL", solr_base)
+    out = tmp_path / "scale.json"
+    assert scale.main(["--size", "3000", "--json", str(out)]) == 0
+    got = json.loads(out.read_text())
+    assert got["records"] == 3000 and got["pairs"] >= copies * 0.9
+    assert got["candidates"] >= got["pairs"] and got["python_peak_rss_mb"] > 0
+    left = Solr(solr_base, "admin").request("GET", "admin/cores", params={"action": "STATUS"},
+                                            core=False)["status"]
+    assert "bench_scale_3000" not in left
