@@ -640,6 +640,7 @@ class NearDupIndex:
         else:
             cands, fresh = self.candidates_since(since, max_bucket)
         t1 = time.perf_counter()
+        sources: dict[str, str] | None = None  # link mode: every candidate's source
         if mode == "link":
             used = _used(cands)
             sources = self.backend.sources([cands.ids[k] for k in used.tolist()])
@@ -688,11 +689,8 @@ class NearDupIndex:
                 "numbers_disagree": vetoed,
                 "columns": check,
             }
-        if prune_mode == "one-to-one" and mode == "link":
-            ids = sorted({i for p in pairs for i in (p.id1, p.id2)}, key=id_key)
-            pairs = prune(pairs, prune_mode, sources=self.backend.sources(ids))
-        else:
-            pairs = prune(pairs, prune_mode)
+        # In link mode the candidates' sources, read above, are every pair's.
+        pairs = prune(pairs, prune_mode, sources=sources if prune_mode == "one-to-one" else None)
         completion = None
         if complete:
             from .completion import missing_pairs
