@@ -235,28 +235,29 @@ def all_candidates(
     del seen
     found = Candidates(max_bucket=max_bucket)
     n = len(ids)
-    # bucket_of[b][code] = the record's bucket number in band b, -1 if alone there
+    # bucket_of[b][code] = the record's bucket number in band b, -1 if alone there. A band's
+    # members stay one flat array with a bucket label each: one numpy array per bucket would
+    # cost about 100 bytes a bucket, a gigabyte at ten million records.
     bucket_of: list[np.ndarray] = []
-    members: list[list[np.ndarray]] = []
-    for flat_codes, sizes_b in zip(flats, band_sizes, strict=True):
-        flat_b = rank[flat_codes] if flat_codes.size else flat_codes
+    for k, (flat_codes, sizes_b) in enumerate(zip(flats, band_sizes, strict=True)):
+        flats[k] = flat_b = rank[flat_codes] if flat_codes.size else flat_codes
         where = np.full(n, -1, dtype=np.int32)
         where[flat_b] = np.repeat(np.arange(len(sizes_b), dtype=np.int32), sizes_b)
         bucket_of.append(where)
-        members.append(np.split(flat_b, np.cumsum(sizes_b)[:-1]) if len(sizes_b) else [])
         found.buckets += len(sizes_b)
-    del flats
     keys: list[np.ndarray] = []
-    for b, arrays in enumerate(members):
-        small = [a for a in arrays if max_bucket is None or a.size <= max_bucket]
-        large = [a for a in arrays if max_bucket is not None and a.size > max_bucket]
-        found.large += len(large)
-        if small:
-            codes = np.concatenate(small)
-            labels = np.repeat(np.arange(len(small)), [a.size for a in small])
-            keys.append(_group_pairs(codes, labels))
-        if large:
+    for b, (flat_b, sizes_b) in enumerate(zip(flats, band_sizes, strict=True)):
+        big = sizes_b > max_bucket if max_bucket is not None else np.zeros(len(sizes_b), bool)
+        in_big = np.repeat(big, sizes_b)
+        labels = np.repeat(np.arange(len(sizes_b), dtype=np.int64), sizes_b)
+        if (~big).any():
+            keys.append(_group_pairs(flat_b[~in_big], labels[~in_big]))
+        if big.any():
+            found.large += int(big.sum())
+            ends = np.cumsum(sizes_b)
+            large = [flat_b[e - s : e] for s, e in zip(sizes_b[big], ends[big], strict=True)]
             keys.extend(_large_bucket_pairs(large, b, bucket_of))
+        flats[b] = np.empty(0, dtype=np.int32)  # this band's members are done
         if len(keys) > 1 and sum(k.size for k in keys[1:]) > keys[0].size + 1_000_000:
             keys = [_unique(keys)]  # bounded memory: duplicates do not pile up
     found.ids = ids
