@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+import numpy as np
+from numpy.typing import NDArray
+
 from .text import id_key
 
 
@@ -53,3 +56,31 @@ def clusters(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
     out = [sorted(g, key=id_key) for g in groups.values()]
     out.sort(key=lambda g: (-len(g), id_key(g[0])))
     return out
+
+
+def component_labels(
+    first: NDArray[np.int64], second: NDArray[np.int64], n: int
+) -> NDArray[np.int64]:
+    """Every node's component of the graph of edges ``first[i] - second[i]`` over nodes
+    ``0..n-1``, as its smallest node: whole arrays at a time (hook each edge's two roots to
+    the smaller, then compress every path), so that millions of edges cost a few passes of
+    numpy instead of a dict of strings.
+
+    >>> component_labels(np.array([3, 1, 7]), np.array([1, 2, 8]), 9).tolist()
+    [0, 1, 1, 1, 4, 5, 6, 7, 7]
+    """
+    label = np.arange(n, dtype=np.int64)
+    if not first.size:
+        return label
+    while True:
+        la, lb = label[first], label[second]
+        if np.array_equal(la, lb):
+            return label
+        low = np.minimum(la, lb)
+        np.minimum.at(label, la, low)  # each root hooked under the smaller root of its edges
+        np.minimum.at(label, lb, low)
+        while True:  # every node straight to its root
+            up = label[label]
+            if np.array_equal(up, label):
+                break
+            label = up

@@ -43,7 +43,7 @@ from .candidates import (
 )
 from .choose import Choice, choose
 from .errors import ArgumentError, InputError
-from .graph import clusters, components
+from .graph import clusters, component_labels
 from .io import Blank, Item, Record, Rejection
 from .minhash import ShingleProcessor
 from .params import Params
@@ -83,7 +83,7 @@ SCREEN_BYTES = 64 << 20
 
 def screen(
     candidates: Iterable[tuple[str, str]],
-    texts: dict[str, str],
+    texts: Mapping[str, str],
     processor: ShingleProcessor,
     threshold: float,
 ) -> list[tuple[str, str]]:
@@ -101,40 +101,105 @@ def _used(cands: Candidates) -> NDArray[np.int64]:
     return np.unique(np.concatenate([cands.first, cands.second]))
 
 
-def screen_codes(
-    cands: Candidates, texts: dict[str, str], processor: ShingleProcessor, threshold: float
-) -> list[tuple[str, str]]:
-    """The candidates that can reach ``threshold``, by the Jaccard of their shingle hashes in
+class TextTable(Mapping[str, str]):
+    """The texts of the candidates' records by code (``ids`` sorted by
+    :func:`~neardup.text.id_key`), read from the backend :data:`TEXT_CHUNK` at a time.
+
+    Why not a dict of id -> text: at ten million records a report's candidates hold millions
+    of records, and a dict costs about 100 bytes an entry on top of the text; a list by code
+    costs 8. Lookups by id (the rules read the texts of their pairs) build the index of ids
+    on first use.
+    """
+
+    def __init__(self, ids: list[str], by_code: list[str]) -> None:
+        self.ids, self.by_code = ids, by_code
+        self._codes: dict[str, int] | None = None
+
+    @classmethod
+    def read(cls, backend: Backend, ids: list[str], codes: NDArray[np.int64]) -> TextTable:
+        by_code = [""] * len(ids)
+        wanted = codes.tolist()
+        for start in range(0, len(wanted), TEXT_CHUNK):
+            chunk = wanted[start : start + TEXT_CHUNK]
+            got = backend.texts([ids[k] for k in chunk])
+            for k in chunk:
+                by_code[k] = got.get(ids[k], "")
+        return cls(ids, by_code)
+
+    @classmethod
+    def of(cls, texts: Mapping[str, str], ids: Iterable[str]) -> TextTable:
+        ordered = sorted(set(ids), key=id_key)
+        return cls(ordered, [texts.get(i, "") for i in ordered])
+
+    def code(self, record_id: str) -> int | None:
+        if self._codes is None:  # only the rules look texts up by id: built on first use
+            self._codes = {i: k for k, i in enumerate(self.ids)}
+        return self._codes.get(record_id)
+
+    def __getitem__(self, record_id: str) -> str:
+        k = self.code(record_id)
+        if k is None:
+            raise KeyError(record_id)
+        return self.by_code[k]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ids)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+#: Texts read from the backend per call when a report fetches its candidates' records.
+TEXT_CHUNK = 50_000
+
+
+def screen_keep(
+    cands: Candidates, texts: TextTable, processor: ShingleProcessor, threshold: float
+) -> NDArray[np.bool_]:
+    """Which candidates can reach ``threshold``, by the Jaccard of their shingle hashes in
     the C kernel (:meth:`ShingleProcessor.pair_jaccard`), in chunks of at most
-    :data:`SCREEN_BYTES` of text; as pairs of ids (smaller first).
+    :data:`SCREEN_BYTES` of text.
 
     Why: at a low floor nearly every candidate is a stranger (on 100k random short records,
     1,797 of 1.75M candidates reach 0.3), and one candidate costs 17 us in Python (two shingle
     sets, their intersection, a union-find) but under 1 us here. Without the kernel, or for
     a few candidates, they are all passed on.
     """
-    ids, a, b = cands.ids, cands.first, cands.second
+    a, b = cands.first, cands.second
+    keep = np.ones(a.size, dtype=bool)
     if kernel.active() != "c" or a.size < SCREEN_MIN:
-        return [(ids[x], ids[y]) for x, y in zip(a.tolist(), b.tolist(), strict=True)]
+        return keep
+    text = texts.by_code
     used = _used(cands)
-    lengths = np.fromiter(
-        (len(texts.get(ids[k], "")) for k in used.tolist()), dtype=np.int64, count=used.size
-    )
+    lengths = np.fromiter((len(text[k]) for k in used.tolist()), dtype=np.int64, count=used.size)
     per_pair = 2 * max(1.0, float(lengths.mean()))
     step = max(1_000, int(SCREEN_BYTES / per_pair))
-    keep = np.zeros(a.size, dtype=bool)
     for lo in range(0, a.size, step):
         ca, cb = a[lo : lo + step], b[lo : lo + step]
         chunk, inverse = np.unique(np.concatenate([ca, cb]), return_inverse=True)
-        chunk_texts = [texts.get(ids[k], "") for k in chunk.tolist()]
+        chunk_texts = [text[k] for k in chunk.tolist()]
         sims = processor.pair_jaccard(chunk_texts, inverse[: ca.size], inverse[ca.size :])
         keep[lo : lo + step] = sims >= threshold - SCREEN_MARGIN
-    return [(ids[x], ids[y]) for x, y in zip(a[keep].tolist(), b[keep].tolist(), strict=True)]
+    return keep
+
+
+def screen_codes(
+    cands: Candidates, texts: Mapping[str, str], processor: ShingleProcessor, threshold: float
+) -> list[tuple[str, str]]:
+    """The candidates that can reach ``threshold`` (:func:`screen_keep`), as pairs of ids
+    (smaller first)."""
+    table = texts if isinstance(texts, TextTable) else TextTable.of(texts, cands.ids)
+    if table.ids is not cands.ids:
+        table = TextTable(cands.ids, [table.get(i, "") for i in cands.ids])
+    keep = screen_keep(cands, table, processor, threshold)
+    ids = cands.ids
+    a, b = cands.first[keep].tolist(), cands.second[keep].tolist()
+    return [(ids[x], ids[y]) for x, y in zip(a, b, strict=True)]
 
 
 def verify(
     candidates: Iterable[tuple[str, str]],
-    texts: dict[str, str],
+    texts: Mapping[str, str],
     processor: ShingleProcessor,
     threshold: float,
     progress: bool = False,
@@ -144,47 +209,70 @@ def verify(
     """Keep the candidates whose exact shingle Jaccard is at least ``threshold`` (screened
     first by :func:`screen`, unless ``screened`` says they were). ``total`` is no longer
     needed (the progress bar counts the candidates that pass the screen); it is accepted for
-    callers that give it.
+    callers that give it. :func:`verify_codes` does the work.
+    """
+    if not screened:
+        candidates = screen(candidates, texts, processor, threshold)
+    found = Candidates()
+    found.set_pairs(candidates if isinstance(candidates, list) else list(candidates))
+    table = TextTable(found.ids, [texts.get(i, "") for i in found.ids])
+    return verify_codes(found.first, found.second, table, processor, threshold, progress)
+
+
+def verify_codes(
+    first: NDArray[np.int64],
+    second: NDArray[np.int64],
+    texts: TextTable,
+    processor: ShingleProcessor,
+    threshold: float,
+    progress: bool = False,
+) -> list[Pair]:
+    """The pairs of codes (into ``texts.ids``, ``first < second``) whose exact shingle Jaccard
+    is at least ``threshold``, with their word edit distance, sorted by id.
 
     One connected component of candidates at a time: a record's shingle set is made once and
     dropped once its component is done, so memory holds the largest component's sets, not
     every candidate's (at 1M documents that is 30 MB instead of gigabytes, and each set is
-    looked up while it is still in the CPU's caches).
+    looked up while it is still in the CPU's caches). Components and order are found on the
+    codes with numpy, so that millions of candidates hold no per-record Python objects but
+    their texts.
     """
-    if not screened:
-        candidates = screen(candidates, texts, processor, threshold)
-    candidates = candidates if isinstance(candidates, list) else list(candidates)
-    total = len(candidates)
+    ids, text = texts.ids, texts.by_code
+    label = component_labels(first, second, len(ids))[first]
+    order = np.lexsort((second, first, label))
+    label, first, second = label[order], first[order], second[order]
+    ends = np.flatnonzero(np.r_[label[1:] != label[:-1], True]) + 1
     codes = WordCodes()
-    shingles: dict[str, frozenset[str]] = {}
-    encoded: dict[str, tuple[int, str]] = {}  # id -> (generation of `codes`, encoded words)
+    shingles: dict[int, frozenset[str]] = {}
+    encoded: dict[int, tuple[int, str]] = {}  # code -> (generation of `codes`, encoded words)
 
-    def sh(i: str) -> frozenset[str]:
+    def sh(i: int) -> frozenset[str]:
         s = shingles.get(i)
         if s is None:
-            s = shingles[i] = processor.shingle_set(texts.get(i, ""))
+            s = shingles[i] = processor.shingle_set(text[i])
         return s
 
-    def enc(i: str) -> str:
+    def enc(i: int) -> str:
         got = encoded.get(i)
         if got is None or got[0] != codes.generation:
-            text = codes.encode(processor.normalize(texts.get(i, "")).split())
-            got = encoded[i] = (codes.generation, text)
+            words = codes.encode(processor.normalize(text[i]).split())
+            got = encoded[i] = (codes.generation, words)
         return got[1]
 
-    confirmed: list[Pair] = []
+    kept: list[tuple[int, int, float, int]] = []
     bar = tqdm(
-        total=total,
+        total=int(first.size),
         desc="verifying",
         unit="pair",
         disable=None if progress else True,
         leave=False,
     )
     try:
-        for group in components(candidates):
+        start = 0
+        for end in ends.tolist():
             shingles.clear()
             encoded.clear()
-            for a, b in group:
+            for a, b in zip(first[start:end].tolist(), second[start:end].tolist(), strict=True):
                 jac = verified_jaccard(sh(a), sh(b))
                 if jac is None or jac < threshold:
                     continue
@@ -194,14 +282,16 @@ def verify(
                     ea, eb = enc(a), enc(b)
                     if encoded[a][0] != codes.generation:
                         raise InputError(
-                            f"records {a!r} and {b!r} are too long to compare word by word"
+                            f"records {ids[a]!r} and {ids[b]!r} are too long to compare word "
+                            "by word"
                         )
-                confirmed.append(Pair(a, b, round(jac, 6), encoded_distance(ea, eb)))
-            bar.update(len(group))
+                kept.append((a, b, round(jac, 6), encoded_distance(ea, eb)))
+            bar.update(end - start)
+            start = end
     finally:
         bar.close()
-    confirmed.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
-    return confirmed
+    kept.sort()  # codes are in id order
+    return [Pair(ids[a], ids[b], jac, dist) for a, b, jac, dist in kept]
 
 
 PRUNE_MODES = ("best", "mutual", "one-to-one", "none")
@@ -648,11 +738,11 @@ class NearDupIndex:
             src = np.full(len(cands.ids), -1, dtype=np.int64)
             src[used] = [names.setdefault(sources.get(cands.ids[k]), len(names)) for k in used]
             cands.only(src[cands.first] != src[cands.second])
-        texts = self.backend.texts([cands.ids[k] for k in _used(cands).tolist()])
+        texts = TextTable.read(self.backend, cands.ids, _used(cands))
         t2 = time.perf_counter()
-        candidates = screen_codes(cands, texts, self.processor, threshold)
-        pairs = verify(
-            candidates, texts, self.processor, threshold, progress, screened=True
+        keep = screen_keep(cands, texts, self.processor, threshold)
+        pairs = verify_codes(
+            cands.first[keep], cands.second[keep], texts, self.processor, threshold, progress
         )
         verified = len(pairs)
         rule = None

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pair:
     """Two records that are near-duplicates: ``id1`` sorts before ``id2`` (numbers as numbers),
     ``jaccard`` is the exact similarity of their shingle sets and ``edit_distance`` the number

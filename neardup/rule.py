@@ -27,7 +27,7 @@ pairs) and recall (their share of the summed posteriors of all candidates).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -221,7 +221,7 @@ def _numbers(words: list[str]) -> frozenset[str]:
 
 
 def features(
-    pairs: Sequence[Pair], texts: dict[str, str], processor: ShingleProcessor
+    pairs: Sequence[Pair], texts: Mapping[str, str], processor: ShingleProcessor
 ) -> tuple[NDArray[np.float64], list[str]]:
     """Comparisons of every pair, as independent of each other as they come: the index's
     Jaccard; the Jaccard of the numbers the two texts hold (house numbers, years, pages;
@@ -275,7 +275,7 @@ def features(
 
 
 def apply_rule(
-    pairs: list[Pair], texts: dict[str, str], processor: ShingleProcessor
+    pairs: list[Pair], texts: Mapping[str, str], processor: ShingleProcessor
 ) -> tuple[list[Pair], MatchRule]:
     """Learn the rule on the verified candidates and keep the pairs it accepts, each with its
     probability."""

@@ -44,7 +44,7 @@ and the check is left out (:func:`numbers_identify`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,7 +155,7 @@ def valley_threshold(
 class _Numbers:
     """The words with a digit of each record, after normalization, computed once."""
 
-    def __init__(self, texts: dict[str, str], processor: ShingleProcessor) -> None:
+    def __init__(self, texts: Mapping[str, str], processor: ShingleProcessor) -> None:
         self.texts, self.processor = texts, processor
         self.cache: dict[str, frozenset[str]] = {}
 
@@ -168,7 +168,7 @@ class _Numbers:
 
 
 def numbers_identify(
-    pairs: list[Pair], texts: dict[str, str], processor: ShingleProcessor
+    pairs: list[Pair], texts: Mapping[str, str], processor: ShingleProcessor
 ) -> tuple[bool, str]:
     """Whether the numbers of these records tell entities apart, read off the pairs alike
     enough that their numbers are waived (Jaccard :data:`NUMBERS_WAIVED` or more: nearly all
@@ -197,7 +197,7 @@ def numbers_identify(
 
 
 def numbers_disagree(
-    pairs: list[Pair], texts: dict[str, str], processor: ShingleProcessor
+    pairs: list[Pair], texts: Mapping[str, str], processor: ShingleProcessor
 ) -> tuple[list[Pair], int]:
     """The pairs without those below :data:`NUMBERS_WAIVED` whose records both hold numbers
     and share none (words with a digit, after normalization), and how many were dropped.

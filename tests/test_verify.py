@@ -1,0 +1,75 @@
+"""Verification on codes: components found with numpy, texts held by code, the same pairs as a
+pair-by-pair check."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from neardup import Params
+from neardup.graph import clusters, component_labels
+from neardup.index import TextTable, verify
+from neardup.text import id_key, word_edit_distance
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_component_labels_are_the_union_find_clusters(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 200))
+    m = int(rng.integers(0, 300))
+    a, b = rng.integers(0, n, m), rng.integers(0, n, m)
+    label = component_labels(a, b, n)
+    edges = zip(a.tolist(), b.tolist(), strict=True)
+    found = clusters([(str(x), str(y)) for x, y in edges if x != y])
+    roots = []
+    for cluster in found:
+        members = [int(x) for x in cluster]
+        assert {int(label[x]) for x in members} == {min(members)}
+        roots.append(min(members))
+    alone = set(range(n)) - {int(x) for c in found for x in c}
+    assert all(label[x] == x for x in alone)
+    assert len(set(roots)) == len(roots)
+
+
+def test_a_long_chain_is_one_component() -> None:
+    n = 10_000
+    order = np.random.default_rng(3).permutation(n)
+    label = component_labels(order[:-1], order[1:], n)
+    assert set(label.tolist()) == {0}
+
+
+def test_text_table_tells_apart_ids_that_sort_as_one() -> None:
+    ids = sorted(["7", "07", "007", "10", "a", "b"], key=id_key)
+    table = TextTable(ids, [f"text of {i}" for i in ids])
+    assert [table[i] for i in ("7", "07", "007", "10", "a")] == [
+        "text of 7", "text of 07", "text of 007", "text of 10", "text of a"
+    ]  # fmt: skip
+    assert table.get("8") is None and "x" not in table and len(table) == 6
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_verify_keeps_exactly_the_pairs_a_pair_by_pair_check_keeps(seed: int) -> None:
+    rnd = random.Random(seed)
+    words = [f"w{k}" for k in range(12)]
+    texts: dict[str, str] = {}
+    for k in range(120):
+        rid = rnd.choice([str(k), f"0{k}", f"r{k}"])
+        texts[rid] = " ".join(rnd.choice(words) for _ in range(rnd.randint(1, 7)))
+    ids = list(texts)
+    cands = {tuple(rnd.sample(ids, 2)) for _ in range(900)}
+    proc = Params(threshold=0.4, shingle_size=1).processor()
+    got = verify(list(cands), texts, proc, 0.4, screened=True)
+    want = []
+    for a, b in cands:
+        a, b = (a, b) if id_key(a) <= id_key(b) else (b, a)
+        sa, sb = proc.shingle_set(texts[a]), proc.shingle_set(texts[b])
+        if sa and sb and len(sa & sb) / len(sa | sb) >= 0.4:
+            dist = word_edit_distance(
+                proc.normalize(texts[a]).split(), proc.normalize(texts[b]).split()
+            )
+            want.append((a, b, round(len(sa & sb) / len(sa | sb), 6), dist))
+    want = sorted(set(want), key=lambda p: (id_key(p[0]), id_key(p[1])))
+    assert [(p.id1, p.id2, p.jaccard, p.edit_distance) for p in got] == want
+    assert len(want) > 20
