@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from .params import Params
 
 __all__ = [
+    "CHAR_HYPHENS",
     "EMPTY_SIGNATURE_VALUE",
     "HASH_FAMILIES",
     "KINDS",
@@ -67,6 +68,17 @@ _UNIVERSAL_A_MAX = 1 << 31  # a is drawn from [1, 2**31)
 
 KINDS = ("word", "char")
 HASH_FAMILIES = ("xor", "universal")
+
+#: Stored with an index of character shingles (so one shingled the older way is refused): the
+#: hyphens of the prepared text are spaces. Normalization keeps ``-`` so that a *word* stays
+#: one (``bel-air``), but to character k-grams a hyphen is only a separator that sources write
+#: or not: ``bel-air``/``bel air``, ``003-Title``/``3 Title``, ``Artist - Album - Title``
+#: beside the same fields in columns, ``555-1234``/``555 1234``. Kept, its k-grams (``l-a``,
+#: ``-ai``, `` - ``) are shared only by the records of one writing style. On the development
+#: suite (benchmarks/accuracy, defaults) F1: generated music 0.836 -> 0.880, affiliations
+#: 0.377 -> 0.388, generated citations 0.943 -> 0.946, generated multilingual 0.858 -> 0.861,
+#: the others unchanged.
+CHAR_HYPHENS = "space-v1"
 
 _MASK64 = (1 << 64) - 1
 _UINT32_MAX = 0xFFFFFFFF
@@ -206,15 +218,20 @@ class ShingleProcessor:
         return len(self.words(text))
 
     def prepare(self, text: str) -> str:
-        """The text that is shingled: normalized, and in canonical record forms if enabled.
+        """The text that is shingled: normalized, and in canonical record forms if enabled;
+        for character shingles, hyphens become spaces (:data:`CHAR_HYPHENS`).
 
         Give it the record as written: canonical forms read ``&``, which normalization deletes.
         """
         if self.canonical:
             from .canonical import canonicalize
 
-            return canonicalize(text, self.fold_accents)
-        return self.normalize(text)
+            text = canonicalize(text, self.fold_accents)
+        else:
+            text = self.normalize(text)
+        if self.kind == "char" and "-" in text:
+            text = " ".join(text.replace("-", " ").split())
+        return text
 
     def ngrams(self, text: str, *, prepared: bool = False) -> list[str]:
         """Shingles in document order, duplicates kept (they become Solr field values).
@@ -315,8 +332,9 @@ class ShingleProcessor:
         return self.signatures_batch_numpy(texts)
 
     def _kernel_texts(self, texts: list[str]) -> list[str]:
-        """The texts as the kernel takes them: canonical forms rewritten (it only normalizes)."""
-        if self.canonical:
+        """The texts as the kernel takes them: prepared (canonical forms, a character kind's
+        hyphens as spaces), since it only normalizes."""
+        if self.canonical or self.kind == "char":
             for i, t in enumerate(texts):
                 if not isinstance(t, str):
                     raise TypeError(f"text {i} is {type(t).__name__}, not str")
@@ -440,6 +458,7 @@ class ShingleProcessor:
             "normalization": NORMALIZATION_VERSION + ("" if self.fold_accents else "-accents"),
             "shingle_hash": f"mmh3_x86_32_seed{SHINGLE_HASH_SEED}",
             "perm_rng": "splitmix64",
+            **({"hyphens": CHAR_HYPHENS} if self.kind == "char" else {}),
         }
 
 

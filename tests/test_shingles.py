@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from neardup import banding, minhash
 from neardup import text as textmod
 from neardup.banding import band_keys, band_keys_batch, optimal_bands, s_curve
-from neardup.minhash import EMPTY_SIGNATURE_VALUE, ShingleProcessor, splitmix64
+from neardup.minhash import CHAR_HYPHENS, EMPTY_SIGNATURE_VALUE, ShingleProcessor, splitmix64
 from neardup.text import normalize, word_edit_distance
 
 REPO = Path(__file__).resolve().parents[1]
@@ -206,11 +206,28 @@ def test_word_ngrams() -> None:
 
 def test_char_ngrams() -> None:
     p = ShingleProcessor(3, kind="char")
-    assert p.ngrams("Ab-C!") == ["ab-", "b-c"]
+    assert p.ngrams("Ab-C!") == ["ab ", "b c"]  # a hyphen is a space to character k-grams
     assert p.ngrams("a  b") == ["a b"]  # whitespace collapsed before shingling
     assert p.ngrams("Ab") == ["ab"]  # shorter than size: whole text
     assert p.ngrams("") == []
     assert ShingleProcessor(2, kind="char").ngrams("abab") == ["ab", "ba", "ab"]
+
+
+def test_char_shingles_read_hyphens_as_spaces() -> None:
+    """Sources join words with a hyphen or not (``Bel-Air``/``Bel Air``, ``003-Title``/``3
+    Title``, ``Artist - Album``): to character k-grams that is one text, on every path."""
+    for canonical in (True, False):
+        p = ShingleProcessor(3, kind="char", canonical=canonical)
+        assert p.prepare("Hotel Bel-Air - Stone Canyon") == "hotel bel air stone canyon"
+        assert p.shingle_set("Bel-Air 003-Title") == p.shingle_set("bel air 003 title")
+        assert np.array_equal(p.signature("Bel-Air 003-Title"), p.signature("bel air 003 title"))
+        sims = p.pair_jaccard(["Artist - Album - Title", "artist album title", "x"], [0], [1])
+        assert sims.tolist() == [1.0]
+        assert p.params()["hyphens"] == CHAR_HYPHENS
+    # Canonical rules read the hyphen first (twenty-first st -> 21st st), and words keep it.
+    assert ShingleProcessor(3, kind="char").prepare("1 W Twenty-First St") == "1 w 21st st"
+    assert ShingleProcessor(1).ngrams("Bel-Air") == ["bel-air"]
+    assert "hyphens" not in ShingleProcessor(1).params()
 
 
 @settings(max_examples=200, deadline=None)
