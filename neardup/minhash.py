@@ -151,6 +151,7 @@ class ShingleProcessor:
         seed: int = 42,
         canonical: bool = True,
         fold_accents: bool = True,
+        split_hyphens: bool = True,
     ) -> None:
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise ArgumentError(f"shingle size must be an integer >= 1, got {size!r}")
@@ -166,6 +167,7 @@ class ShingleProcessor:
             raise ArgumentError(f"seed must be an integer, got {seed!r}")
         self.size = size
         self.kind = kind
+        self.split_hyphens = bool(split_hyphens)
         self.num_perm = num_perm
         self.hash_family = hash_family
         self.seed = seed
@@ -183,13 +185,14 @@ class ShingleProcessor:
             seed=params.seed,
             canonical=params.canonical,
             fold_accents=params.fold_accents,
+            split_hyphens=params.split_hyphens,
         )
 
     def __repr__(self) -> str:
         return (
             f"ShingleProcessor(size={self.size}, kind={self.kind!r}, num_perm={self.num_perm}, "
             f"hash_family={self.hash_family!r}, seed={self.seed}, canonical={self.canonical}, "
-            f"fold_accents={self.fold_accents})"
+            f"fold_accents={self.fold_accents}, split_hyphens={self.split_hyphens})"
         )
 
     def __eq__(self, other: object) -> bool:
@@ -229,7 +232,7 @@ class ShingleProcessor:
             text = canonicalize(text, self.fold_accents)
         else:
             text = self.normalize(text)
-        if self.kind == "char" and "-" in text:
+        if self.kind == "char" and self.split_hyphens and "-" in text:
             text = " ".join(text.replace("-", " ").split())
         return text
 
@@ -334,7 +337,7 @@ class ShingleProcessor:
     def _kernel_texts(self, texts: list[str]) -> list[str]:
         """The texts as the kernel takes them: prepared (canonical forms, a character kind's
         hyphens as spaces), since it only normalizes."""
-        if self.canonical or self.kind == "char":
+        if self.canonical or (self.kind == "char" and self.split_hyphens):
             for i, t in enumerate(texts):
                 if not isinstance(t, str):
                     raise TypeError(f"text {i} is {type(t).__name__}, not str")
@@ -458,7 +461,7 @@ class ShingleProcessor:
             "normalization": NORMALIZATION_VERSION + ("" if self.fold_accents else "-accents"),
             "shingle_hash": f"mmh3_x86_32_seed{SHINGLE_HASH_SEED}",
             "perm_rng": "splitmix64",
-            **({"hyphens": CHAR_HYPHENS} if self.kind == "char" else {}),
+            **({"hyphens": CHAR_HYPHENS} if self.kind == "char" and self.split_hyphens else {}),
         }
 
 

@@ -38,7 +38,9 @@ class Params:
     values per record, drawn by ``hash_family`` from ``seed``. ``threshold``: the Jaccard
     similarity a pair needs; ``bands`` x ``rows`` follow from it (see
     :func:`~neardup.banding.choose_bands`) unless both are given. ``canonical``: rewrite record
-    forms (street suffixes, ordinals) before shingling. ``fields_2014``: also store the 2014
+    forms (street suffixes, ordinals) before shingling. ``split_hyphens``: character shingles
+    read a hyphen as a space (``bel-air``/``bel air``; indexes stored before it existed read
+    as False, the way they were built). ``fields_2014``: also store the 2014
     article's fields (word 3-grams, 20 MinHash values, MD5, first word) for its two methods
     (:mod:`neardup.seed2014`); only a Solr index can answer those.
 
@@ -56,6 +58,7 @@ class Params:
     threshold: float = 0.65
     canonical: bool = True
     fold_accents: bool = True
+    split_hyphens: bool = True
     rule: str = "threshold"
     bands: int = 0
     rows: int = 0
@@ -145,6 +148,8 @@ class Params:
                 "into a new collection"
             )
         names = {f.name for f in fields(cls)}
+        # Indexes stored before hyphens could be spaces were shingled with them kept.
+        stored = {"split_hyphens": False, **stored}
         try:
             params = cls(**{k: v for k, v in stored.items() if k in names})
         except (TypeError, ArgumentError) as exc:

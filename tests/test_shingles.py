@@ -230,6 +230,30 @@ def test_char_shingles_read_hyphens_as_spaces() -> None:
     assert "hyphens" not in ShingleProcessor(1).params()
 
 
+def test_an_index_stored_before_hyphens_were_spaces_keeps_its_shingles() -> None:
+    """An index of character shingles stored before ``split_hyphens`` existed opens with its
+    hyphens kept (its signatures were made so), and one that asks for them split is told."""
+    from neardup import NearDupIndex, Params
+    from neardup.errors import ParameterMismatch
+
+    new = Params(shingle_kind="char", shingle_size=3, rule="valley", threshold=0.3)
+    old = new.to_dict()
+    del old["split_hyphens"], old["processor"]["hyphens"]
+    params = Params.from_dict(old)
+    assert params.split_hyphens is False
+    assert params.processor().prepare("Bel-Air") == "bel-air"
+    assert new.processor().prepare("Bel-Air") == "bel air"
+    assert Params.from_dict(new.to_dict()) == new
+    idx = NearDupIndex(params)
+    idx.add_many([("1", "Bel-Air Hotel"), ("2", "Bel Air Hotel")])
+    # Kept hyphens: the two spellings are apart, exactly as before the change.
+    a, b = (params.processor().shingle_set(t) for t in ("Bel-Air Hotel", "Bel Air Hotel"))
+    pair = idx.report(0.3).pairs[0]
+    assert pair.jaccard == round(len(a & b) / len(a | b), 6) < 1.0
+    with pytest.raises(ParameterMismatch, match="split_hyphens"):
+        params.check(new, "here")
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(["a", "b", "c", "dd"]), max_size=12), st.integers(1, 5))
 def test_word_ngrams_count_and_content(words: list[str], size: int) -> None:

@@ -70,6 +70,13 @@ def _param_options(p: argparse.ArgumentParser) -> None:
         help="keep accents (café and cafe differ); Unicode is still NFKC- and case-folded",
     )
     g.add_argument(
+        "--keep-hyphens",
+        dest="split_hyphens",
+        action="store_false",
+        default=None,
+        help="character shingles keep hyphens (bel-air and bel air differ)",
+    )
+    g.add_argument(
         "--fields-2014",
         dest="fields_2014",
         action="store_true",
