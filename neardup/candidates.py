@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .errors import ArgumentError
-from .text import id_key
+from .text import sort_ids
 
 #: Buckets of more records than this need a second shared band. Chosen on the development
 #: suite (benchmarks/accuracy): at 10 no development dataset's F1 moved by more than 0.002
@@ -73,7 +73,7 @@ class Candidates:
     def set_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Take pairs of ids (either order) as the candidates."""
         pairs = list(pairs)
-        self.ids = sorted({i for p in pairs for i in p}, key=id_key)
+        self.ids = sort_ids({i for p in pairs for i in p})
         code = {i: k for k, i in enumerate(self.ids)}
         a = np.fromiter((code[x] for x, _ in pairs), dtype=np.int64, count=len(pairs))
         b = np.fromiter((code[y] for _, y in pairs), dtype=np.int64, count=len(pairs))
@@ -226,8 +226,8 @@ def all_candidates(
             flat.extend(seen.setdefault(i, len(seen)) for i in m)
             sizes.append(len(m))
         flats.append(np.array(flat, dtype=np.int32))
-        band_sizes.append(np.array(sizes, dtype=np.int64))
-    ids = sorted(seen, key=id_key)
+        band_sizes.append(np.array(sizes, dtype=np.int32))
+    ids = sort_ids(seen)
     rank = np.empty(len(ids), dtype=np.int32)  # first-seen code -> position in id order
     rank[np.fromiter((seen[i] for i in ids), dtype=np.int64, count=len(ids))] = np.arange(
         len(ids), dtype=np.int32

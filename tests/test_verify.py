@@ -11,7 +11,7 @@ import pytest
 from neardup import Params
 from neardup.graph import clusters, component_labels
 from neardup.index import TextTable, verify
-from neardup.text import id_key, word_edit_distance
+from neardup.text import id_key, sort_ids, word_edit_distance
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -73,3 +73,15 @@ def test_verify_keeps_exactly_the_pairs_a_pair_by_pair_check_keeps(seed: int) ->
     want = sorted(set(want), key=lambda p: (id_key(p[0]), id_key(p[1])))
     assert [(p.id1, p.id2, p.jaccard, p.edit_distance) for p in got] == want
     assert len(want) > 20
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_sort_ids_orders_as_id_key_does(seed: int) -> None:
+    rnd = random.Random(seed)
+    shapes = [lambda: str(rnd.randint(0, 60)), lambda: f"0{rnd.randint(0, 60)}",
+              lambda: f"r{rnd.randint(0, 9)}", lambda: "²", lambda: "١٢", lambda: "Z"]  # fmt: skip
+    ids = list(dict.fromkeys(rnd.choice(shapes)() for _ in range(rnd.randint(0, 80))))
+    assert sort_ids(ids) == sorted(ids, key=id_key)
+    big = [*ids, "123456789012345678901234"]  # past 64 bits: the plain sort
+    assert sort_ids(big) == sorted(big, key=id_key)
+    assert id_key("²") == (1, "²")  # a digit int() cannot read sorts as text
