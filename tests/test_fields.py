@@ -246,3 +246,58 @@ def test_a_report_of_new_records_weighs_their_columns_too() -> None:
     # ... and the copies among them are kept.
     copies = {w for w in matches if w[1] in new}
     assert _found(fresh, copies) >= len(copies) - 1 and len(copies) > 50
+
+
+def _households() -> tuple[list[Pair], list[Pair], dict[str, dict[str, str]], set[str]]:
+    """Forty people, each with a copy (their best match), and ten households of two of them
+    (one street, one phone; other given names and birth dates), kept too: a fifth of the
+    kept pairs are relatives, so their columns also pass for a match's. Returns the kept
+    pairs, the below-valley candidates, the columns and the relatives' pairs (id1s)."""
+    rng = random.Random(3)
+    rows: dict[str, dict[str, str]] = {}
+    kept: list[Pair] = []
+    for i in range(40):
+        cols = {
+            "given": GIVEN[i % len(GIVEN)] + str(i),
+            "surname": SURNAMES[i % len(SURNAMES)],
+            "street": f"{i + 1} {STREETS[i % 3]}",
+            "phone": f"0{rng.randrange(10**7, 10**8)}",
+            "dob": _dob(rng),
+        }
+        rows[f"a{i}"], rows[f"a{i}c"] = cols, dict(cols, surname=_typo(rng, cols["surname"]))
+        kept.append(Pair(f"a{i}", f"a{i}c", 0.9, 1))
+    relatives = set()
+    for i in range(0, 20, 2):  # a{i+1} moves in with a{i}: same street, phone and surname
+        j = i + 1
+        for rid in (f"a{j}", f"a{j}c"):
+            rows[rid] = dict(rows[rid], street=rows[f"a{i}"]["street"])
+            rows[rid] |= {"phone": rows[f"a{i}"]["phone"], "surname": rows[f"a{i}"]["surname"]}
+        for x, y in ((f"a{i}", f"a{j}"), (f"a{i}", f"a{j}c"), (f"a{i}c", f"a{j}")):
+            kept.append(Pair(x, y, 0.6, 3))
+            relatives.add(x + "-" + y)
+    others = []
+    for k in range(60):  # below the valley: strangers
+        x, y = f"s{k}", f"t{k}"
+        rows[x] = {"given": f"g{k}", "surname": "sx", "street": f"{k} lane", "phone": f"1{k}",
+                   "dob": _dob(rng)}  # fmt: skip
+        rows[y] = {"given": f"h{k * 3}", "surname": "ty", "street": f"{k + 50} road",
+                   "phone": f"2{k}", "dob": _dob(rng)}  # fmt: skip
+        others.append(Pair(x, y, 0.35, 5))
+    return kept, others, rows, relatives
+
+
+def test_relatives_far_below_both_records_best_match_are_dropped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    kept, others, rows, relatives = _households()
+    proc = Params().processor()
+    assert F.mutual_best(kept).tolist() == [True] * 40 + [False] * 30  # copies, not relatives
+    out, check = F.fields_disagree(kept, others, rows, proc)
+    gone = {f"{p.id1}-{p.id2}" for p in kept} - {f"{p.id1}-{p.id2}" for p in out}
+    assert gone == relatives and check.dropped == 30 and check.mutual == 40
+    assert check.as_dict()["far_below_best"] == check.far > 0
+    # Without the margin, m learned from the mutual best pairs alone drops none of them:
+    # the household's street and phone weigh for them as much as the names weigh against.
+    monkeypatch.setattr(F, "MARGIN", 1e9)
+    out, check = F.fields_disagree(kept, others, rows, proc)
+    assert check.far == 0 and out == kept
