@@ -27,6 +27,7 @@ two in the second band.)
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -220,13 +221,12 @@ def all_candidates(
     flats: list[np.ndarray] = []
     band_sizes: list[np.ndarray] = []
     for band in bands:
-        flat: list[int] = []
-        sizes: list[int] = []
+        flat, sizes = array("i"), array("i")
         for m in band:
             flat.extend(seen.setdefault(i, len(seen)) for i in m)
             sizes.append(len(m))
-        flats.append(np.array(flat, dtype=np.int32))
-        band_sizes.append(np.array(sizes, dtype=np.int32))
+        flats.append(np.frombuffer(flat, dtype=np.int32))
+        band_sizes.append(np.frombuffer(sizes, dtype=np.int32))
     ids = sort_ids(seen)
     rank = np.empty(len(ids), dtype=np.int32)  # first-seen code -> position in id order
     rank[np.fromiter((seen[i] for i in ids), dtype=np.int64, count=len(ids))] = np.arange(
@@ -238,13 +238,17 @@ def all_candidates(
     # bucket_of[b][code] = the record's bucket number in band b, -1 if alone there. A band's
     # members stay one flat array with a bucket label each: one numpy array per bucket would
     # cost about 100 bytes a bucket, a gigabyte at ten million records.
+    # Only large buckets are regrouped by the other bands: without any, no bucket_of (4 bytes
+    # a record a band, 150 MB at 10M short records).
+    regroup = max_bucket is not None and any(bool((z > max_bucket).any()) for z in band_sizes)
     bucket_of: list[np.ndarray] = []
     for k, (flat_codes, sizes_b) in enumerate(zip(flats, band_sizes, strict=True)):
         flats[k] = flat_b = rank[flat_codes] if flat_codes.size else flat_codes
-        where = np.full(n, -1, dtype=np.int32)
-        where[flat_b] = np.repeat(np.arange(len(sizes_b), dtype=np.int32), sizes_b)
-        bucket_of.append(where)
         found.buckets += len(sizes_b)
+        if regroup:
+            where = np.full(n, -1, dtype=np.int32)
+            where[flat_b] = np.repeat(np.arange(len(sizes_b), dtype=np.int32), sizes_b)
+            bucket_of.append(where)
     keys: list[np.ndarray] = []
     for b, (flat_b, sizes_b) in enumerate(zip(flats, band_sizes, strict=True)):
         big = sizes_b > max_bucket if max_bucket is not None else np.zeros(len(sizes_b), bool)

@@ -106,33 +106,57 @@ def _used(cands: Candidates) -> NDArray[np.int64]:
 
 class TextTable(Mapping[str, str]):
     """The texts of the candidates' records by code (``ids`` sorted by
-    :func:`~neardup.text.id_key`), read from the backend :data:`TEXT_CHUNK` at a time.
+    :func:`~neardup.text.id_key`), read from the backend :data:`TEXT_CHUNK` at a time and
+    held as UTF-8 in one buffer.
 
     Why not a dict of id -> text: at ten million records a report's candidates hold millions
-    of records, and a dict costs about 100 bytes an entry on top of the text; a list by code
-    costs 8. Lookups by id (the rules read the texts of their pairs) build the index of ids
-    on first use.
+    of records; a dict costs about 100 bytes an entry and a str object 50 more on top of the
+    text, and the strs kept out of each parsed response pin the memory of the rest. One
+    buffer costs the text's bytes and 16 bytes a record. Lookups by id (the rules read the
+    texts of their pairs) build the index of ids on first use.
     """
 
-    def __init__(self, ids: list[str], by_code: list[str]) -> None:
-        self.ids, self.by_code = ids, by_code
+    def __init__(self, ids: list[str], texts: Iterable[str] | None = None) -> None:
+        self.ids = ids
+        self._buffer = bytearray()
+        self._start = np.zeros(len(ids), dtype=np.int64)
+        self._end = np.zeros(len(ids), dtype=np.int64)
+        self._view: memoryview | None = None
         self._codes: dict[str, int] | None = None
+        if texts is not None:
+            self._put(range(len(ids)), texts)
+
+    def _put(self, codes: Iterable[int], texts: Iterable[str]) -> None:
+        buffer, start, end = self._buffer, self._start, self._end
+        for k, text in zip(codes, texts, strict=True):
+            start[k] = len(buffer)
+            buffer += text.encode("utf-8", "surrogatepass")
+            end[k] = len(buffer)
 
     @classmethod
     def read(cls, backend: Backend, ids: list[str], codes: NDArray[np.int64]) -> TextTable:
-        by_code = [""] * len(ids)
+        table = cls(ids)
         wanted = codes.tolist()
-        for start in range(0, len(wanted), TEXT_CHUNK):
-            chunk = wanted[start : start + TEXT_CHUNK]
+        for lo in range(0, len(wanted), TEXT_CHUNK):
+            chunk = wanted[lo : lo + TEXT_CHUNK]
             got = backend.texts([ids[k] for k in chunk])
-            for k in chunk:
-                by_code[k] = got.get(ids[k], "")
-        return cls(ids, by_code)
+            table._put(chunk, (got.get(ids[k], "") for k in chunk))
+        return table
 
     @classmethod
     def of(cls, texts: Mapping[str, str], ids: Iterable[str]) -> TextTable:
         ordered = sort_ids(set(ids))
-        return cls(ordered, [texts.get(i, "") for i in ordered])
+        return cls(ordered, (texts.get(i, "") for i in ordered))
+
+    def text(self, k: int) -> str:
+        """The text of code ``k`` ("" for a record without one)."""
+        if self._view is None:  # the buffer is complete once read: no more resizing
+            self._view = memoryview(self._buffer)
+        return str(self._view[self._start[k] : self._end[k]], "utf-8", "surrogatepass")
+
+    def sizes(self, codes: NDArray[np.int64]) -> NDArray[np.int64]:
+        """The UTF-8 bytes of each code's text."""
+        return self._end[codes] - self._start[codes]
 
     def code(self, record_id: str) -> int | None:
         if self._codes is None:  # only the rules look texts up by id: built on first use
@@ -143,7 +167,7 @@ class TextTable(Mapping[str, str]):
         k = self.code(record_id)
         if k is None:
             raise KeyError(record_id)
-        return self.by_code[k]
+        return self.text(k)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.ids)
@@ -172,15 +196,13 @@ def screen_keep(
     keep = np.ones(a.size, dtype=bool)
     if kernel.active() != "c" or a.size < SCREEN_MIN:
         return keep
-    text = texts.by_code
     used = _used(cands)
-    lengths = np.fromiter((len(text[k]) for k in used.tolist()), dtype=np.int64, count=used.size)
-    per_pair = 2 * max(1.0, float(lengths.mean()))
+    per_pair = 2 * max(1.0, float(texts.sizes(used).mean()))
     step = max(1_000, int(SCREEN_BYTES / per_pair))
     for lo in range(0, a.size, step):
         ca, cb = a[lo : lo + step], b[lo : lo + step]
         chunk, inverse = np.unique(np.concatenate([ca, cb]), return_inverse=True)
-        chunk_texts = [text[k] for k in chunk.tolist()]
+        chunk_texts = [texts.text(k) for k in chunk.tolist()]
         sims = processor.pair_jaccard(chunk_texts, inverse[: ca.size], inverse[ca.size :])
         keep[lo : lo + step] = sims >= threshold - SCREEN_MARGIN
     return keep
@@ -193,7 +215,7 @@ def screen_codes(
     (smaller first)."""
     table = texts if isinstance(texts, TextTable) else TextTable.of(texts, cands.ids)
     if table.ids is not cands.ids:
-        table = TextTable(cands.ids, [table.get(i, "") for i in cands.ids])
+        table = TextTable(cands.ids, (table.get(i, "") for i in cands.ids))
     keep = screen_keep(cands, table, processor, threshold)
     ids = cands.ids
     a, b = cands.first[keep].tolist(), cands.second[keep].tolist()
@@ -218,7 +240,7 @@ def verify(
         candidates = screen(candidates, texts, processor, threshold)
     found = Candidates()
     found.set_pairs(candidates if isinstance(candidates, list) else list(candidates))
-    table = TextTable(found.ids, [texts.get(i, "") for i in found.ids])
+    table = TextTable(found.ids, (texts.get(i, "") for i in found.ids))
     return verify_codes(found.first, found.second, table, processor, threshold, progress)
 
 
@@ -240,7 +262,7 @@ def verify_codes(
     codes with numpy, so that millions of candidates hold no per-record Python objects but
     their texts.
     """
-    ids, text = texts.ids, texts.by_code
+    ids, text = texts.ids, texts.text
     label = component_labels(first, second, len(ids))[first]
     order = np.lexsort((second, first, label))
     label, first, second = label[order], first[order], second[order]
@@ -252,13 +274,13 @@ def verify_codes(
     def sh(i: int) -> frozenset[str]:
         s = shingles.get(i)
         if s is None:
-            s = shingles[i] = processor.shingle_set(text[i])
+            s = shingles[i] = processor.shingle_set(text(i))
         return s
 
     def enc(i: int) -> str:
         got = encoded.get(i)
         if got is None or got[0] != codes.generation:
-            words = codes.encode(processor.normalize(text[i]).split())
+            words = codes.encode(processor.normalize(text(i)).split())
             got = encoded[i] = (codes.generation, words)
         return got[1]
 

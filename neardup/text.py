@@ -154,9 +154,12 @@ def sort_ids(ids: Iterable[str]) -> list[str]:
     if any(len(i) > 18 for i in numeric):
         return sorted(ids, key=id_key)
     values = np.fromiter(map(int, numeric), dtype=np.int64, count=len(numeric))
-    order = np.argsort(values, kind="stable").tolist()
-    text = sorted(i for i in ids if not i.isdecimal())
-    return [numeric[k] for k in order] + text
+    order = np.argsort(values, kind="stable")
+    out: list[str] = []
+    for lo in range(0, order.size, 1 << 16):  # not one Python int per id at once
+        out.extend(numeric[k] for k in order[lo : lo + (1 << 16)].tolist())
+    out.extend(sorted(i for i in ids if not i.isdecimal()))
+    return out
 
 
 def ordered(a: str, b: str) -> tuple[str, str]:

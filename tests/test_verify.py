@@ -47,6 +47,8 @@ def test_text_table_tells_apart_ids_that_sort_as_one() -> None:
         "text of 7", "text of 07", "text of 007", "text of 10", "text of a"
     ]  # fmt: skip
     assert table.get("8") is None and "x" not in table and len(table) == 6
+    scripts = TextTable(["1", "2", "3"], ["Café Müller", "", "東京都 Ｓｔａｒ ☕"])
+    assert [scripts[i] for i in ("1", "2", "3")] == ["Café Müller", "", "東京都 Ｓｔａｒ ☕"]
 
 
 @pytest.mark.parametrize("seed", range(5))
