@@ -163,46 +163,56 @@ class SolrBackend:
 
     def shared_keys(self, band: int) -> list[tuple[str, int]]:
         """``(key, records)`` of every bucket of one band that holds two or more records."""
-        facet = {
-            "keys": {
-                "type": "terms",
-                "field": band_field(band),
-                "mincount": 2,
-                "limit": -1,
-                "sort": "index asc",
-                "numBuckets": False,
-            }
-        }
-        res = self.solr.select(
-            {"q": "*:*", "fq": RECORDS_FQ, "rows": 0, "json.facet": json.dumps(facet)}
-        )
-        buckets = res.get("facets", {}).get("keys", {}).get("buckets", [])
         fld = band_field(band)
-        return [(self._key(fld, b["val"]), int(b["count"])) for b in buckets]
+        return [(self._key(fld, v), c) for v, c in self._shared_values(fld)]
+
+    def _shared_values(self, fld: str) -> list[tuple[str, int]]:
+        """``(value, records)`` of the band field's values held by two or more records, as
+        the field holds them (query text). A classic field facet with its counts as one flat
+        list: on 10M records 2.6 s in Solr and 0.4 s to read, where a JSON facet took 3.2 s
+        and 0.8 s (a dict per bucket)."""
+        res = self.solr.select(
+            {
+                "q": "*:*",
+                "fq": RECORDS_FQ,
+                "rows": 0,
+                "facet": "true",
+                "facet.field": fld,
+                "facet.mincount": 2,
+                "facet.limit": -1,
+                "facet.sort": "index",
+                "json.nl": "flat",
+            }
+        )
+        flat = res.get("facet_counts", {}).get("facet_fields", {}).get(fld, [])
+        return list(zip(map(str, flat[0::2]), map(int, flat[1::2]), strict=True))
 
     def buckets(self, band: int) -> Iterator[list[str]]:
-        """Two steps, neither of them per bucket: the shared keys of the band, then the
-        members of many buckets at once with their key, grouped here."""
-        keys = self.shared_keys(band)
-        groups = self._members(band_field(band), [k for k, _ in keys], sum(c for _, c in keys))
+        """Two steps, neither of them per bucket: the shared values of the band, then the
+        members of many buckets at once with their value, grouped here."""
+        fld = band_field(band)
+        shared = self._shared_values(fld)
+        groups = self._members(fld, [v for v, _ in shared], sum(c for _, c in shared))
         for members in groups.values():
             if len(members) > 1:
                 yield members
 
-    def _members(self, fld: str, keys: Sequence[str], expected: int = 0) -> dict[str, list[str]]:
-        """``key -> member ids`` of one band's keys, :data:`MEMBERS_BATCH` keys a request."""
+    def _members(self, fld: str, values: Sequence[str], expected: int = 0) -> dict[str, list[str]]:
+        """``value -> member ids`` of one band field's values, :data:`MEMBERS_BATCH` a
+        request, unsorted (a constant score: index order; sorting by id cost 40% more, and
+        the order of a bucket's members does not matter; ``_docid_`` fails on SolrCloud)."""
         groups: dict[str, list[str]] = {}
-        for start in range(0, len(keys), MEMBERS_BATCH):
-            chunk = keys[start : start + MEMBERS_BATCH]
-            params = terms_params(fld, [self._value(k) for k in chunk])
+        for start in range(0, len(values), MEMBERS_BATCH):
+            chunk = values[start : start + MEMBERS_BATCH]
+            params = terms_params(fld, list(chunk))
             rows = expected if expected else CANDIDATE_ROWS
-            params.update({"fl": f"id,{fld}", "sort": "id asc", "rows": rows})
+            params.update({"fl": f"id,{fld}", "rows": rows})
             got = 0
             while True:  # more members than counted only if records were added in between
                 res = self.solr.select({**params, "start": got})["response"]
                 for doc in res["docs"]:
                     if fld in doc:
-                        groups.setdefault(self._key(fld, doc[fld]), []).append(doc["id"])
+                        groups.setdefault(str(doc[fld]), []).append(doc["id"])
                 got += len(res["docs"])
                 if not res["docs"] or got >= int(res["numFound"]):
                     break
