@@ -36,8 +36,9 @@ SOURCE_FIELD = "source_s"
 BATCH_FIELD = "batch_l"
 #: A record's columns as JSON (stored only; a dynamic text field of the configset).
 COLUMNS_FIELD = "columns_txt"
-#: Ids per request when fetching the text of candidates.
-FETCH_BATCH = 1000
+#: Ids per request when fetching the text of candidates (50,000 texts of 10M records: 0.66 s
+#: in requests of 1,000, 0.54 s in requests of 5,000).
+FETCH_BATCH = 5000
 #: Shared band keys per terms query when listing the members of their buckets.
 MEMBERS_BATCH = 20_000
 #: Key groups per request when looking for records that hold two keys of a group: each group
