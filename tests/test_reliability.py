@@ -271,7 +271,7 @@ def test_report_rides_through_five_seconds_of_faults(
     calm = tmp_path / "calm.tsv"
     ran = run_cli("report", "--method", "lsh", "--out", str(calm), "--solr-url", url, timeout=50)
     assert ran.returncode == 0, ran.stderr
-    fault = Fault("/select", action, seconds=5.0, contains="json.facet")
+    fault = Fault("/select", action, seconds=5.0, contains="facet.field")
     stormy = tmp_path / "stormy.tsv"
     with FaultProxy(base, [fault]) as proxy:
         start = time.monotonic()
