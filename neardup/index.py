@@ -55,7 +55,6 @@ from .text import (
     check_text,
     encoded_distance,
     id_key,
-    sort_ids,
     word_edit_distance,
 )
 
@@ -143,11 +142,6 @@ class TextTable(Mapping[str, str]):
             table._put(chunk, (got.get(ids[k], "") for k in chunk))
         return table
 
-    @classmethod
-    def of(cls, texts: Mapping[str, str], ids: Iterable[str]) -> TextTable:
-        ordered = sort_ids(set(ids))
-        return cls(ordered, (texts.get(i, "") for i in ordered))
-
     def text(self, k: int) -> str:
         """The text of code ``k`` ("" for a record without one)."""
         if self._view is None:  # the buffer is complete once read: no more resizing
@@ -213,10 +207,9 @@ def screen_codes(
 ) -> list[tuple[str, str]]:
     """The candidates that can reach ``threshold`` (:func:`screen_keep`), as pairs of ids
     (smaller first)."""
-    table = texts if isinstance(texts, TextTable) else TextTable.of(texts, cands.ids)
-    if table.ids is not cands.ids:
-        table = TextTable(cands.ids, (table.get(i, "") for i in cands.ids))
-    keep = screen_keep(cands, table, processor, threshold)
+    if not (isinstance(texts, TextTable) and texts.ids is cands.ids):
+        texts = TextTable(cands.ids, (texts.get(i, "") for i in cands.ids))
+    keep = screen_keep(cands, texts, processor, threshold)
     ids = cands.ids
     a, b = cands.first[keep].tolist(), cands.second[keep].tolist()
     return [(ids[x], ids[y]) for x, y in zip(a, b, strict=True)]
