@@ -339,6 +339,7 @@ class _Job:
     similarity: Similarity | None
     max_record_bytes: int | None
     source_field: str | None = None
+    delimiter: str | None = None
 
     def items(self) -> Iterator[Any]:
         return (item for item, _last in self.spans())
@@ -351,6 +352,7 @@ class _Job:
             self.text_fields,
             max_record_bytes=self.max_record_bytes,
             source_field=self.source_field,
+            delimiter=self.delimiter,
         )
 
     def similarity_to(self, record: Record, keeper: _Keeper) -> str:
@@ -379,6 +381,7 @@ def dedupe(
     progress: bool = False,
     max_record_bytes: int | None = MAX_RECORD_BYTES,
     source_field: str | None = None,
+    delimiter: str | None = None,
 ) -> DedupeStats:
     """Write ``path`` to ``out`` in its own format without the near-duplicates ``clusters``
     name (groups of ids, e.g. :meth:`NearDupIndex.clusters`), or with ``cluster_column``, every
@@ -418,6 +421,7 @@ def dedupe(
         similarity,
         max_record_bytes,
         source_field,
+        delimiter,
     )
     if keep != "first":
         job.keepers = _keepers(job.items(), job.groups, keep, cluster_column is not None)

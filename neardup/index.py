@@ -19,6 +19,7 @@ pairs/clusters.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import time
 from array import array
@@ -46,6 +47,7 @@ from .choose import Choice, choose
 from .errors import ArgumentError, InputError
 from .graph import clusters, component_labels
 from .io import Blank, Item, Record, Rejection
+from .keys import SEP, key_of, qualified, record_id, shown, source_of_key
 from .minhash import ShingleProcessor
 from .params import Params
 from .pipeline import IndexStats, Writer
@@ -326,6 +328,8 @@ def verify_codes(
 
 PRUNE_MODES = ("best", "mutual", "one-to-one", "none")
 MODES = ("dedup", "link")
+#: What decides a pair (see :meth:`NearDupIndex.report`).
+SIMILARITIES = ("auto", "jaccard", "weighted")
 #: What each mode prunes by default: nothing in a cluster of duplicates; in linkage of sources
 #: that each list an entity once, every record keeps at most one partner.
 DEFAULT_PRUNE = {"dedup": "none", "link": "one-to-one"}
@@ -490,6 +494,12 @@ class NearDupIndex:
         #: The batch number of the latest write through this object (``report(since=...)``).
         self.batch_written = 0
         self._given: dict[str, Any] | None = None
+        #: The source of the first record written: its records are keyed by id alone, those
+        #: of any other source by id and source (:mod:`neardup.keys`). None until a write.
+        self.primary_source: str | None = None
+        #: Whether the parameters were chosen from the data (no parameters given): then link
+        #: mode decides by weighted similarity (:mod:`neardup.link`).
+        self.from_data = False
         stored = self.backend.load_params()
         if stored is None:
             if params is None:
@@ -504,6 +514,14 @@ class NearDupIndex:
             self.params = Params.from_dict(stored)
             if params is not None:
                 self.params.check(params, self.backend.location)
+            self.primary_source = stored.get("primary_source")
+            self.from_data = bool(stored.get("chosen_from_data", False))
+            if self.primary_source is None and self.backend.count():
+                # An index stored before sources were part of a key: its records are keyed by
+                # id, so the source of its first record (in id order) is the primary one.
+                first = next(iter(self.backend.records()), None)
+                if first is not None:
+                    self.primary_source = self.backend.sources([first.id]).get(first.id)
         self.processor: ShingleProcessor = self.params.processor()
 
     def _store(self) -> None:
@@ -511,7 +529,11 @@ class NearDupIndex:
             raise ArgumentError(
                 "the 2014 design's fields are searched by Solr queries: use a Solr backend"
             )
-        self.backend.store_params(self.params.to_dict())
+        stored = self.params.to_dict()
+        stored["chosen_from_data"] = self.from_data
+        if self.primary_source is not None:
+            stored["primary_source"] = self.primary_source
+        self.backend.store_params(stored)
 
     def _choose(self, records: Sequence[Record]) -> None:
         """Fix the parameters from the first batch (see :mod:`neardup.choose`)."""
@@ -519,6 +541,7 @@ class NearDupIndex:
         self.chosen = choose([r.text for r in records], self._given)
         self.params = self.chosen.params
         self.processor = self.params.processor()
+        self.from_data = not self._given
         self._given = None
         self._store()
 
@@ -577,10 +600,30 @@ class NearDupIndex:
     # -- writing ----------------------------------------------------------------------------
 
     def documents(self, records: list[Record]) -> list[Document | Rejection]:
-        """What is stored for each record of a batch, or why a record cannot be stored."""
+        """What is stored for each record of a batch, or why a record cannot be stored.
+
+        Records are keyed by source and id (:func:`neardup.keys.key_of`): two files that
+        both number their rows from 0 are two sets of records, never one replacing the other.
+        """
+        bad = [r for r in records if SEP in r.id]
+        if bad:  # a reader refuses them; records made in Python are checked here
+            raise ArgumentError(
+                f"record {bad[0].id!r} ({bad[0].location}:{bad[0].line}): an id may not hold "
+                "a control character"
+            )
+        if self.primary_source is None and records:
+            self.primary_source = records[0].source
+            if self._given is None:
+                self._store()
         if self._given is not None:
             self._choose(records)
-        return documents(self.params, self.processor, records, self.batch_written)
+        docs = documents(self.params, self.processor, records, self.batch_written)
+        primary = self.primary_source
+        return [
+            d if isinstance(d, Rejection) or d.source == primary
+            else dataclasses.replace(d, id=key_of(d.id, d.source, primary))
+            for d in docs
+        ]  # fmt: skip
 
     def batch(
         self, *, batch_size: int = 1000, writers: int = 2, progress: bool = False
@@ -690,6 +733,7 @@ class NearDupIndex:
         since: int | None = None,
         max_bucket: int | None = DEFAULT_MAX_BUCKET,
         complete: bool | None = None,
+        similarity: str = "auto",
     ) -> Report:
         """All verified near-duplicate pairs, with the counts of how they were found.
 
@@ -708,9 +752,29 @@ class NearDupIndex:
         (:mod:`neardup.completion`); by default it does so where a rule read off the data
         decides (valley or learned, not a fixed threshold), in dedup mode without pruning,
         for the full report.
+
+        ``similarity`` says what decides: ``"jaccard"`` (the shingle sets' Jaccard, through
+        the LSH bands and the rule above), ``"weighted"`` (TF-IDF cosine, each record's top
+        candidates, one partner each and the relative rule of :mod:`neardup.link`; link mode
+        only), or ``"auto"``: weighted for the full report in link mode of an index whose
+        parameters were chosen from the data and without a ``threshold``, Jaccard otherwise.
         """
         if mode not in MODES:
             raise ArgumentError(f"unknown mode {mode!r}: choose one of {', '.join(MODES)}")
+        if similarity not in SIMILARITIES:
+            raise ArgumentError(
+                f"unknown similarity {similarity!r}: choose one of {', '.join(SIMILARITIES)}"
+            )
+        if similarity == "weighted" and (mode != "link" or since is not None):
+            raise ArgumentError(
+                "the weighted similarity links sources: it needs mode link and the full "
+                "report (no since)"
+            )
+        if similarity == "weighted" or (
+            similarity == "auto" and mode == "link" and threshold is None and since is None
+            and self.from_data
+        ):  # fmt: skip
+            return self._report_weighted(max_dist)
         prune = DEFAULT_PRUNE[mode] if prune is None else prune
         if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
             raise ArgumentError(f"since must be a batch number, got {since!r}")
@@ -821,6 +885,7 @@ class NearDupIndex:
                 pairs.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
         if max_dist is not None:
             pairs = [p for p in pairs if p.edit_distance <= max_dist]
+        pairs = self._shown(pairs, sources, mode == "link")
         t3 = time.perf_counter()
         return Report(
             pairs=pairs,
@@ -841,6 +906,53 @@ class NearDupIndex:
             since=since,
             new_records=0 if fresh is None else len(fresh),
             completion=completion,
+        )
+
+    def _shown(
+        self, pairs: list[Pair], sources: Mapping[str, str] | None, link: bool
+    ) -> list[Pair]:
+        """Pairs with the records' own ids and, where they matter, sources
+        (:func:`neardup.keys.shown`)."""
+        if not link and not any(qualified(p.id1) or qualified(p.id2) for p in pairs):
+            return pairs
+        if sources is None:
+            sources = self.backend.sources(sorted({i for p in pairs for i in (p.id1, p.id2)}))
+        return shown(pairs, sources, self.primary_source, link)
+
+    def _report_weighted(self, max_dist: int | None) -> Report:
+        """The link report decided by weighted similarity (:mod:`neardup.link`)."""
+        from .link import link
+
+        start = time.perf_counter()
+        keys: list[str] = []
+        texts: list[str] = []
+        for rec in self.backend.records():
+            keys.append(rec.id)
+            texts.append(rec.text)
+        t1 = time.perf_counter()
+        of = self.backend.sources(keys)
+        sources = [of.get(k, "") for k in keys]
+        order = [self.primary_source] if self.primary_source is not None else []
+        stored = self.backend.columns(keys)
+        columns = [stored.get(k) for k in keys]
+        linked = link(keys, texts, sources, self.processor, order, columns)
+        pairs = shown(linked.pairs, of, self.primary_source, True)
+        if max_dist is not None:
+            pairs = [p for p in pairs if p.edit_distance <= max_dist]
+        t2 = time.perf_counter()
+        return Report(
+            pairs=pairs,
+            records=len(keys),
+            bands=self.params.bands,
+            candidates=linked.candidates,
+            verified=linked.mapped,
+            confirmed=len(pairs),
+            threshold=linked.explain["threshold"],
+            prune="one-to-one",
+            mode="link",
+            rule=linked.explain,
+            seconds=time.perf_counter() - start,
+            timings={"fetch": t1 - start, "link": t2 - t1},
         )
 
     def _columns_check(
@@ -871,6 +983,7 @@ class NearDupIndex:
         since: int | None = None,
         max_bucket: int | None = DEFAULT_MAX_BUCKET,
         complete: bool | None = None,
+        similarity: str = "auto",
     ) -> list[Pair]:
         """All verified near-duplicate pairs (see :meth:`report` for the counts too)."""
         return self.report(
@@ -882,6 +995,7 @@ class NearDupIndex:
             since=since,
             max_bucket=max_bucket,
             complete=complete,
+            similarity=similarity,
         ).pairs
 
     def clusters(
@@ -930,11 +1044,12 @@ class NearDupIndex:
                 continue
             matches.append(
                 Match(
-                    hit.id,
+                    record_id(hit.id),
                     hit.text,
                     round(jac, 6),
                     word_edit_distance(words, self.processor.words(hit.text)),
                     len(keyset.intersection(hit.keys)),
+                    source_of_key(hit.id),
                 )
             )
         matches.sort(key=lambda m: (-m.jaccard, m.edit_distance, id_key(m.id)))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
+import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,6 +105,7 @@ def read_records(
     *,
     max_record_bytes: int | None = MAX_RECORD_BYTES,
     source_field: str | None = None,
+    delimiter: str | None = None,
 ) -> Iterator[Item]:
     """Every line of ``path`` as a Record, a Rejection or a Blank, in file order.
 
@@ -115,10 +117,12 @@ def read_records(
 
     A record whose text is over ``max_record_bytes`` bytes of UTF-8 is rejected with its size
     (None: no limit); so is a line longer than that plus :data:`LINE_ROOM`, before it is decoded.
+    ``delimiter`` separates a CSV file's columns (None: read off its header line,
+    :func:`sniff_delimiter`).
     """
     path, fmt = _checked(path, fmt)
     limit = _checked_limit(max_record_bytes)
-    spans = _iter_spans(path, fmt, id_field, text_fields, limit, source_field)
+    spans = _iter_spans(path, fmt, id_field, text_fields, limit, source_field, delimiter)
     return (item for item, _last in spans)
 
 
@@ -130,6 +134,7 @@ def read_spans(
     *,
     max_record_bytes: int | None = MAX_RECORD_BYTES,
     source_field: str | None = None,
+    delimiter: str | None = None,
 ) -> Iterator[tuple[Item, int]]:
     """What :func:`read_records` yields, each item with the number of its last line.
 
@@ -141,7 +146,7 @@ def read_spans(
     """
     path, fmt = _checked(path, fmt)
     limit = _checked_limit(max_record_bytes)
-    return _iter_spans(path, fmt, id_field, text_fields, limit, source_field)
+    return _iter_spans(path, fmt, id_field, text_fields, limit, source_field, delimiter)
 
 
 def _checked(path: str | Path, fmt: str) -> tuple[Path, str]:
@@ -175,8 +180,9 @@ def _iter_spans(
     text_fields: Sequence[str] | None,
     limit: int | None,
     source_field: str | None = None,
+    delimiter: str | None = None,
 ) -> Iterator[tuple[Item, int]]:
-    seen: dict[str, int] = {}
+    seen: dict[tuple[str, str], int] = {}
     source = str(path)
     spans: Iterator[tuple[Item, int]]
     lines = _decoded_lines(path, limit)
@@ -191,7 +197,12 @@ def _iter_spans(
         read = _read_jsonl(lines, source, id_field, text_fields, source_field)
         spans = ((item, item.line) for item in read)
     else:
-        delimiter = "\t" if fmt == "tsv" else ","
+        if fmt == "tsv":
+            delimiter = "\t"
+        elif delimiter is None:
+            delimiter = sniff_delimiter(path)
+        elif len(delimiter) != 1 or delimiter in "\r\n\"":
+            raise InputError(f"{source}: a delimiter is one character, got {delimiter!r}")
         spans = _read_table(lines, source, delimiter, id_field, text_fields, limit, source_field)
     for item, last in spans:
         if isinstance(item, Record):
@@ -203,18 +214,51 @@ def _iter_spans(
             if problem:
                 yield Rejection(source, item.line, problem, item.id), last
                 continue
-            first = seen.get(item.id)
+            # Records are keyed by source and id: one file may hold several sources
+            # (source_field), and the same id in two of them is two records.
+            first = seen.get((item.source, item.id))
             if first is not None:
                 reason = f"duplicate id, first seen at line {first}"
                 yield Rejection(source, item.line, reason, item.id), last
                 continue
-            seen[item.id] = item.line
+            seen[(item.source, item.id)] = item.line
         yield item, last
+
+
+#: The delimiters a CSV file's header is tried with (the first is taken on a tie).
+DELIMITERS = (",", "|", ";", "\t")
+
+
+def sniff_delimiter(path: Path) -> str:
+    """The delimiter of a CSV file: of :data:`DELIMITERS`, the one that splits its first line
+    into the most columns (a ``|``-separated file whose header is a list of URIs has commas
+    nowhere; one with commas inside quoted names splits on them only outside the quotes).
+
+    Not :class:`csv.Sniffer`: it guesses from the characters' frequencies across lines, and
+    took ``e``, a space or ``/`` for the delimiter of one-column files and of headers made of
+    URIs."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.readline(LINE_ROOM)
+    except OSError:
+        return ","
+    line = head.decode("utf-8", "replace").lstrip("\ufeff").rstrip("\r\n")
+    best, width = ",", 1
+    for d in DELIMITERS:
+        try:
+            n = len(next(csv.reader([line], delimiter=d)))
+        except (csv.Error, StopIteration):
+            continue
+        if n > width:
+            best, width = d, n
+    return best
 
 
 def _check_id(record_id: str) -> str | None:
     if not record_id:
         return "missing id"
+    if any(unicodedata.category(c) == "Cc" for c in record_id):
+        return "an id with a control character (tab, line break, ...): ids are written in TSV"
     if len(record_id.encode("utf-8")) > MAX_ID_BYTES:
         return f"id longer than {MAX_ID_BYTES} bytes"
     return None
@@ -469,9 +513,13 @@ def _record_from_mapping(
     return Record(str(raw_id).strip(), text, str(origin).strip(), number, parts, file=source)
 
 
-def read_pairs(path: str | Path) -> set[tuple[str, str]]:
-    """Unordered id pairs from a file: two ids a line (whitespace or tab), ``#`` comments, an
-    optional header, and also neardup's own reports (seed TSV and the LSH TSV)."""
+def read_pairs(path: str | Path, linked: bool = False) -> set[tuple[str, str]]:
+    """Unordered id pairs from a file: two ids a line (whitespace, tab, ``|``), ``#`` comments,
+    an optional header, and also neardup's own reports (seed TSV and the LSH TSV).
+
+    ``linked``: the pairs of a link, the first id of the first source and the second of the
+    second, kept in that order; a pair of one id (``7|7``: each file numbers its own) is a
+    pair too."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file")
@@ -482,31 +530,81 @@ def read_pairs(path: str | Path) -> set[tuple[str, str]]:
         except UnicodeDecodeError as exc:
             raise InputError(f"{path}: invalid UTF-8 at byte {exc.start + 1}") from exc
     first_data = True
-    for number, line in enumerate(lines, start=1):
-        text = line.split("#", 1)[0].strip() if line.lstrip().startswith("#") else line.strip()
-        if not text:
-            continue
-        cols = text.split()
+    rows = [
+        (number, _pair_columns(text))
+        for number, line in enumerate(lines, start=1)
+        if (text := "" if line.lstrip().startswith("#") else line.strip())
+    ]
+    for n, (number, cols) in enumerate(rows):
         if len(cols) < 2:
             raise InputError(f"{path}:{number}: expected two ids, found {len(cols)} column")
-        if first_data and cols[0].lower() in {"id1", "docid", "id", "id_a", "left"}:
+        if first_data and (
+            cols[0].lower() in {"id1", "docid", "id", "id_a", "left"}
+            or _names_over_numbers(cols, rows[n + 1][1] if n + 1 < len(rows) else None)
+        ):
             first_data = False
             continue
         first_data = False
         a, b = cols[0], cols[1]
-        if a == b:
-            continue
-        pairs.add(ordered(a, b))
+        if linked:
+            pairs.add((a, b))
+        elif a != b:
+            pairs.add(ordered(a, b))
     return pairs
 
 
-def write_pairs(pairs: Iterable[Any], out: str | Path) -> int:
-    """The pairs report: TSV with the header ``id1 id2 jaccard edit_distance``; how many."""
+def is_link_report(path: str | Path) -> bool:
+    """Whether a pairs file is a link report of neardup's (its header names the sources)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = fh.readline()
+    except OSError:
+        return False
+    return "source1" in head.split("\t")
+
+
+def _pair_columns(text: str) -> list[str]:
+    """A line of a pairs file split into its ids: on ``|`` or tabs where it has them (gold
+    files of ER benchmarks: ``12|345``), else on commas where it has no space, else on
+    white space."""
+    if "|" in text:
+        return [c.strip() for c in text.split("|")]
+    if "\t" in text:
+        return [c.strip() for c in text.split("\t")]
+    if "," in text and not any(c.isspace() for c in text):
+        return text.split(",")
+    return text.split()
+
+
+def _names_over_numbers(cols: Sequence[str], after: Sequence[str] | None) -> bool:
+    """A header such as ``D1|D2`` or ``left,right``: names above a line of numeric ids."""
+    if after is None or len(after) < 2:
+        return False
+    return not any(c.isdigit() for c in cols[:2]) and all(c.isdigit() for c in after[:2])
+
+
+def write_pairs(pairs: Sequence[Any], out: str | Path) -> int:
+    """The pairs report: TSV with the header ``id1 id2 jaccard edit_distance``; how many.
+
+    Where pairs carry their sources (link mode; two files may both hold an id 7), three more
+    columns: ``similarity`` (the weighted similarity that decided, empty where Jaccard did)
+    and ``source1 source2``."""
+    linked = any(getattr(p, "source1", None) is not None for p in pairs)
     n = 0
     with open(out, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write("id1\tid2\tjaccard\tedit_distance\n")
+        if not linked:
+            fh.write("id1\tid2\tjaccard\tedit_distance\n")
+        else:
+            fh.write("id1\tid2\tjaccard\tedit_distance\tsimilarity\tsource1\tsource2\n")
         for p in pairs:
-            fh.write(f"{p.id1}\t{p.id2}\t{p.jaccard:.4f}\t{p.edit_distance}\n")
+            if not linked:
+                fh.write(f"{p.id1}\t{p.id2}\t{p.jaccard:.4f}\t{p.edit_distance}\n")
+            else:
+                sim = "" if p.similarity is None else f"{p.similarity:.4f}"
+                fh.write(
+                    f"{p.id1}\t{p.id2}\t{p.jaccard:.4f}\t{p.edit_distance}\t{sim}\t"
+                    f"{p.source1 or ''}\t{p.source2 or ''}\n"
+                )
             n += 1
     return n
 

@@ -19,6 +19,13 @@ class Pair:
     edit_distance: int
     #: The learned rule's chance that the pair is a match (None under a fixed threshold).
     probability: float | None = None
+    #: The weighted similarity that decided the pair (TF-IDF cosine, :mod:`neardup.weights`),
+    #: where the weighted link rule decided; None where Jaccard did.
+    similarity: float | None = None
+    #: The sources of ``id1`` and ``id2`` (link mode, or a pair with a record of a secondary
+    #: source: two files may both hold an id 7); None otherwise.
+    source1: str | None = None
+    source2: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -34,6 +41,8 @@ class Match:
     jaccard: float
     edit_distance: int
     shared_bands: int
+    #: The record's source where it is not the index's primary one (:mod:`neardup.keys`).
+    source: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

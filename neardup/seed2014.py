@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from .backends.solr import RECORDS_FQ, SolrBackend
 from .errors import ArgumentError, InputError
+from .keys import record_id
 from .params import Params
 from .results import Pair
 from .solr.client import Solr, or_query, quote, terms_params
@@ -149,8 +150,11 @@ class SeedSearcher:
                 # The seed stops computing once a neighbour down the list is too far.
                 dist = too_far
             prev = dist
-            if id_key(hit["id"]) > id_key(source["id"]) and dist <= max_dist:
-                found.append(Neighbor(hit["id"], hit["content"], dist, float(hit["score"])))
+            # Ids as the records were given (the keys of a secondary source's records hold
+            # their source too: neardup.keys), so that the article's order is the ids'.
+            hid = record_id(hit["id"])
+            if id_key(hid) > id_key(record_id(source["id"])) and dist <= max_dist:
+                found.append(Neighbor(hid, hit["content"], dist, float(hit["score"])))
         return found
 
     def near_dups_of(self, doc_id: str, method: str, max_dist: int = 2) -> list[Neighbor]:
@@ -159,7 +163,7 @@ class SeedSearcher:
     def sources(self) -> Iterator[dict[str, Any]]:
         """Every record in id order, read by cursor (the seed looped over ids one by one)."""
         docs = list(self.solr.iter_docs(SOURCE_FIELDS, fq=[RECORDS_FQ]))
-        docs.sort(key=lambda d: id_key(d["id"]))
+        docs.sort(key=lambda d: id_key(record_id(d["id"])))
         yield from docs
 
 
@@ -193,13 +197,14 @@ def seed_report(
             neighbours = searcher.near_dups(source, method, max_dist)
             if not neighbours:
                 continue
-            say(f"{source['id']}: {source['content']}")
+            sid = record_id(source["id"])
+            say(f"{sid}: {source['content']}")
             mine = proc.shingle_set(source["content"], prepared=True)
             for nb in neighbours:
                 jac = jaccard(mine, proc.shingle_set(nb.content, prepared=True))
-                pairs.append(Pair(source["id"], nb.id, round(jac, 6), nb.edit_distance))
+                pairs.append(Pair(sid, nb.id, round(jac, 6), nb.edit_distance))
                 if writer:
-                    writer.write(f"{source['id']}\t{nb.id}\t{nb.edit_distance}\n")
+                    writer.write(f"{sid}\t{nb.id}\t{nb.edit_distance}\n")
                 say(f"{nb.id}: {nb.content} ({nb.edit_distance})")
             say("==")
     finally:

@@ -107,6 +107,16 @@ def words(text: str) -> list[str]:
     return normalize(text).split()
 
 
+def number_words(words: Iterable[str]) -> frozenset[str]:
+    """The words that hold a digit (house and phone numbers, years, model numbers): what the
+    numbers checks compare. One definition for every check.
+
+    >>> sorted(number_words("sony kdl-46v3000 tv 2008".split()))
+    ['2008', 'kdl-46v3000']
+    """
+    return frozenset(w for w in words if any(c.isdigit() for c in w))
+
+
 def check_text(text: str, where: str = "text") -> str:
     """``text`` itself if it has a UTF-8 form, else :class:`InvalidText` saying where.
 

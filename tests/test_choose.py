@@ -85,9 +85,16 @@ def test_an_index_without_parameters_chooses_from_its_first_records() -> None:
     records, _ = _people()
     index.add_many(records)
     assert index.chosen is not None and index.params.rule == "valley"
-    assert backend.load_params() == index.params.to_dict()  # stored with the index
+    stored = backend.load_params()
+    assert stored is not None
+    # Stored with the index: the parameters, that they were chosen from the data (link mode
+    # then decides by weighted similarity) and the source of the first record (neardup.keys).
+    assert stored == {
+        **index.params.to_dict(), "chosen_from_data": True, "primary_source": "<records>"
+    }  # fmt: skip
     reopened = NearDupIndex(backend=backend)
     assert reopened.params == index.params and reopened.chosen is None
+    assert reopened.from_data and reopened.primary_source == "<records>"
     with pytest.raises(Exception, match="other parameters"):
         NearDupIndex(Params(), backend=backend)
 

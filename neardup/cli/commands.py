@@ -13,7 +13,7 @@ from typing import Any
 from .. import io
 from ..errors import InputError, ParameterMismatch
 from ..evaluate import bcubed, score
-from ..index import MODES, PRUNE_MODES, NearDupIndex
+from ..index import MODES, PRUNE_MODES, SIMILARITIES, NearDupIndex
 from ..params import Params
 from ..pipeline import IndexStats
 
@@ -181,6 +181,15 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "a pair only if it is the best match of one of its records (best) or of both (mutual)",
     )
     p.add_argument(
+        "--similarity",
+        choices=list(SIMILARITIES),
+        default="auto",
+        help="lsh: what decides a pair: jaccard (shingle sets, LSH candidates), weighted "
+        "(TF-IDF cosine, each record's top candidates, one partner each, the relative rule; "
+        "link mode), auto (default: weighted in link mode when the index's parameters were "
+        "chosen from the data and no --threshold is given, else jaccard)",
+    )
+    p.add_argument(
         "--complete",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -311,6 +320,8 @@ def _large(result: Any) -> str:
 
 def _decided(result: Any) -> str:
     """How the report's threshold came about, in a few words."""
+    if result.rule and result.rule.get("kind") == "weighted":
+        return f"weighted rule, kept from cosine {result.threshold:g}"
     if result.rule and result.rule.get("kind", "").startswith("valley"):
         how = "read off the data" if result.rule["found"] else "no valley: the fallback"
         return f"Jaccard >= {result.threshold:g}, {how}"
@@ -391,6 +402,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             since=since,
             max_bucket=args.max_bucket,
             complete=args.complete,
+            similarity=args.similarity,
         )
         io.write_pairs(result.pairs, args.out)
         counts = result.counts()
@@ -533,12 +545,17 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from .common import emit
 
-    found = io.read_pairs(args.pairs)
-    gold = io.read_pairs(args.gold)
-    s = score(found, gold)
+    linked = io.is_link_report(args.pairs)
+    found = io.read_pairs(args.pairs, linked)
+    gold = io.read_pairs(args.gold, linked)
     ids = None
-    if args.records is not None:
+    if linked:
+        # A link's pairs go from the first source to the second, and the two may share ids
+        # (each numbers its own records): a record is its id and its side.
+        found, gold = ({(f"{a} (1)", f"{b} (2)") for a, b in x} for x in (found, gold))
+    elif args.records is not None:
         ids = [r.id for r in io.read_records(args.records) if isinstance(r, io.Record)]
+    s = score(found, gold)
     b3 = bcubed(found, gold, ids)
     if args.html is not None:
         from ..review import write_evaluation_page

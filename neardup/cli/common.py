@@ -91,6 +91,12 @@ def input_options(p: argparse.ArgumentParser) -> None:
         help="column/key holding each record's source, which --mode link pairs across (one "
         "file holding several catalogues); default: the file a record is read from",
     )
+    p.add_argument(
+        "--delimiter",
+        default=None,
+        help="the column separator of a csv file (default: read off its header line: the one "
+        "of , | ; and tab that splits it into the most columns)",
+    )
     record_limit_option(p)
 
 
@@ -134,6 +140,7 @@ def read_input(args: argparse.Namespace, path: Path) -> Iterator[Item]:
         tuple(args.text_field) if args.text_field else None,
         max_record_bytes=args.max_record_bytes,
         source_field=args.source_field,
+        delimiter=args.delimiter,
     )
 
 
@@ -239,6 +246,18 @@ def rule_line(rule: dict[str, Any] | None, completion: dict[str, Any] | None = N
 
 def _rule_line(rule: dict[str, Any]) -> str:
     cols = rule.get("columns")
+    if rule.get("kind") == "weighted":
+        return (
+            f"\nweighted rule: {rule['similarity']}; candidates: {rule['candidates']}; "
+            f"{rule['assignment']} ({rule['mapped']} pairs); {rule['decision']} "
+            f"({rule['stood_out']} pairs); numbers check {rule['numbers_check']}"
+            + (
+                f", {rule['numbers_disagree']} pairs dropped whose records both hold numbers "
+                "and share none"
+                if rule["numbers_check"].startswith("made")
+                else ""
+            )
+        )
     if rule.get("kind", "").startswith("valley"):
         return (
             f"\nvalley rule: Jaccard >= {rule['threshold']:g}; {rule['reason']}; "

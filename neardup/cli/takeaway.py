@@ -214,6 +214,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             progress=not args.json,
             max_record_bytes=args.max_record_bytes,
             source_field=args.source_field,
+            delimiter=args.delimiter,
         )
         page = None
         if args.review is not None:

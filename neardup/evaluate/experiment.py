@@ -121,10 +121,18 @@ def format_table(result: dict[str, Any]) -> str:
     ]
     if "auto" in result:
         a, ac = result["auto"], result["auto_counts"]
+        rule = ac["rule"] or {}
+        decided = (
+            f"weighted similarity (TF-IDF cosine of character 4-grams), each record's top "
+            f"candidates -> {rule['mapped']} one-to-one mappings -> {ac['confirmed']} ahead of "
+            f"their runner-ups by {rule['margin']:.0%} (lowest cosine {ac['threshold']:.3f})"
+            if rule.get("kind") == "weighted"
+            else f"threshold {ac['threshold']:g} read off the data ({rule.get('kind')}), "
+            f"{ac['confirmed']} {ac['prune']} matches"
+        )
         lines += [
             f"auto: no parameters given, chosen from the data: {a.describe()};",
-            f"     threshold {ac['threshold']:g} read off the data ({ac['rule']['kind']}), "
-            f"{ac['confirmed']} {ac['prune']} matches (in memory)",
+            f"     link mode: {decided} (in memory)",
         ]
     lines += [
         f"pair reports: {result['out_dir']}/<method>.tsv, clusters: lsh_clusters.txt",

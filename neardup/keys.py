@@ -1,0 +1,72 @@
+"""Record keys: a record is its source and its id, so two files may both number from 0.
+
+A backend keys documents by one string. Two catalogues indexed into one collection often share
+ids (each numbers its rows from 0): keyed by id alone, the second file would silently replace
+the first one's records. So a record's key is its id *and* its source, written as
+
+* ``id`` for the records of the index's **primary source** (the source of the first record ever
+  written to it), so that an index of one file keys every record by its id as it always did
+  (``neighbors 42``, ``delete 42`` and every output read the same);
+* ``id`` + :data:`SEP` + ``source`` for the records of any other source.
+
+:data:`SEP` is a control character, which no id may hold (the readers refuse such ids), so a key
+never collides with another record's and :func:`record_id` always gives the id back.
+
+>>> key_of("7", "b.csv", primary="a.csv"), key_of("7", "a.csv", primary="a.csv")
+('7\\x1fb.csv', '7')
+>>> record_id("7\\x1fb.csv"), source_of_key("7\\x1fb.csv"), source_of_key("7")
+('7', 'b.csv', None)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+
+from .results import Pair
+
+#: Between a record's id and its source in the key of a record of a secondary source.
+SEP = "\x1f"
+
+
+def key_of(record_id: str, source: str, primary: str | None) -> str:
+    """The storage key of a record of ``source`` in an index whose primary source is
+    ``primary`` (None: no record written yet, so this record's source becomes the primary)."""
+    if primary is None or source == primary:
+        return record_id
+    return f"{record_id}{SEP}{source}"
+
+
+def record_id(key: str) -> str:
+    """The id a record was given, from its storage key."""
+    return key.partition(SEP)[0]
+
+
+def source_of_key(key: str) -> str | None:
+    """The source written into a key (None for a record of the primary source)."""
+    rid, sep, source = key.partition(SEP)
+    return source if sep else None
+
+
+def qualified(key: str) -> bool:
+    """Whether a key is that of a record of a secondary source."""
+    return SEP in key
+
+
+def shown(
+    pairs: Iterable[Pair], sources: Mapping[str, str], primary: str | None, link: bool
+) -> list[Pair]:
+    """Pairs of storage keys as a user reads them: the records' own ids, with their sources
+    where they matter (``link``: every pair; else a pair with a record of a secondary source).
+    In link mode the record of the primary source comes first."""
+    out = []
+    for p in pairs:
+        if not link and not (qualified(p.id1) or qualified(p.id2)):
+            out.append(p)
+            continue
+        s1, s2 = sources.get(p.id1), sources.get(p.id2)
+        id1, id2 = record_id(p.id1), record_id(p.id2)
+        if link and s2 == primary and s1 != primary:
+            id1, id2, s1, s2 = id2, id1, s2, s1
+        out.append(dataclasses.replace(p, id1=id1, id2=id2, source1=s1, source2=s2))
+    return out

@@ -1,0 +1,218 @@
+"""Linking two sources: records keyed by source and id, the weighted similarity that knows which
+words matter, one partner each with the relative rule, and the files as they are (a ``|``
+separator, ids that both files number from 0) through the CLI against a real Solr."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from neardup import NearDupIndex, Params
+from neardup.assign import runner_up, stands_out, unique_mapping
+from neardup.errors import ArgumentError, InputError
+from neardup.io import Record, Rejection, read_pairs, read_records, sniff_delimiter
+from neardup.keys import SEP, key_of, record_id, source_of_key
+
+from .conftest import run_cli
+
+MakeIndex = Callable[..., NearDupIndex]
+
+BRANDS = ["sony", "samsung", "lg", "panasonic", "philips"]
+KINDS = ["lcd tv", "blu-ray player", "soundbar", "camera", "headphones"]
+COLORS = ["black", "silver", "white"]
+FILL = ["with", "and", "the", "for", "great", "new", "hd", "remote", "stand", "warranty",
+        "picture", "sound", "quality", "home", "theater", "inch", "digital", "wireless"]
+
+
+def catalogues(
+    n: int = 120, extra: int = 40, seed: int = 3
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]], set[tuple[str, str]]]:
+    """Two product catalogues: A short (brand, kind, model number, colour), B long and in
+    another order (the model number without its hyphen among a dozen common words). Only the
+    model number tells products apart; ``extra`` products of A have no partner in B. Both
+    catalogues number from 0, as the development tasks' files do."""
+    rng = random.Random(seed)
+    a: list[tuple[str, str]] = []
+    b: list[tuple[str, str]] = []
+    gold: set[tuple[str, str]] = set()
+    for i in range(n + extra):
+        brand, kind, color = rng.choice(BRANDS), rng.choice(KINDS), rng.choice(COLORS)
+        letters = "".join(rng.choice("ABCDEFGHJKLMNPRSTUVWXZ") for _ in range(3))
+        model = f"{letters}-{rng.randint(10, 99)}{rng.choice('ABCDEFX')}{rng.randint(100, 9999)}"
+        a.append((str(i), f"{brand} {kind} {model} {color}"))
+        if i < n:
+            words = [brand, kind.upper(), model.replace("-", "")] + rng.sample(FILL, 12) + [color]
+            rng.shuffle(words)
+            j = (i * 7) % n  # B lists the products in another order, numbered from 0 too
+            b.append((str(j), " ".join(words)))
+            gold.add((str(i), str(j)))
+    b.sort(key=lambda r: int(r[0]))
+    return a, b, gold
+
+
+def _f1(found: set[tuple[str, str]], gold: set[tuple[str, str]]) -> float:
+    tp = len(found & gold)
+    return 2 * tp / (len(found) + len(gold)) if found or gold else 1.0
+
+
+# -- keys --------------------------------------------------------------------------------------
+
+
+def test_keys_hold_the_source_of_every_record_but_the_primary_sources() -> None:
+    assert key_of("7", "a.csv", None) == "7" == key_of("7", "a.csv", "a.csv")
+    key = key_of("7", "b.csv", "a.csv")
+    assert key != "7" and SEP in key
+    assert (record_id(key), source_of_key(key), source_of_key("7")) == ("7", "b.csv", None)
+
+
+def test_the_same_id_in_two_sources_is_two_records(make_index: MakeIndex) -> None:
+    index = make_index()
+    index.add_many([("0", "cafe roma springfield", "a.csv"), ("1", "blue door books", "a.csv")])
+    index.add_many([("0", "caffe roma springfield", "b.csv"), ("1", "harbour lights", "b.csv")])
+    assert len(index) == 4  # nothing replaced
+    index.add_many([("0", "caffe roma springfield", "b.csv")])  # the same file again
+    assert len(index) == 4  # idempotent: keyed by source and id
+    [pair] = index.report(mode="link", similarity="weighted").pairs
+    assert (pair.id1, pair.source1, pair.id2, pair.source2) == ("0", "a.csv", "0", "b.csv")
+    assert index.primary_source == "a.csv"
+    # Reopened, the index keeps its primary source: the first file's records keep their keys.
+    if index.backend.kind == "solr":
+        again = NearDupIndex(backend=index.backend)
+        assert again.primary_source == "a.csv" and again.from_data
+
+
+def test_an_id_with_a_control_character_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "r.tsv"
+    path.write_text("id\ttext\n1\tcafe roma\nx\x1fy\tblue door\n", encoding="utf-8")
+    items = list(read_records(path))
+    bad = [i for i in items if isinstance(i, Rejection)]
+    assert [(r.line, r.source) for r in bad] == [(3, str(path))]
+    assert "control character" in bad[0].reason
+    with pytest.raises(ArgumentError, match="control character"):
+        NearDupIndex().add_many([Record("a\x1fb", "text", "s", 1)])
+
+
+# -- the weighted similarity and the relative rule -----------------------------------------------
+
+
+def test_unique_mapping_gives_each_record_one_partner_best_first() -> None:
+    pairs = [(0.9, "a1", "b1"), (0.85, "a2", "b1"), (0.8, "a2", "b2"), (0.3, "a3", "b2")]
+    assert [(a, b) for _, a, b in unique_mapping(pairs)] == [("a1", "b1"), ("a2", "b2")]
+    runner = runner_up(pairs)
+    # a2-b2 (0.8) is ahead of a2's runner-up (b1 at 0.85)? No: a2 prefers b1, taken by a1.
+    assert not stands_out(0.8, "a2", "b2", runner)
+    assert stands_out(0.9, "a1", "b1", {"a1": [("b1", 0.9)], "b1": [("a1", 0.9)]})
+    assert not stands_out(0.9, "a1", "b1", {"a1": [("b1", 0.9), ("b7", 0.85)]})
+
+
+def test_rare_words_decide_where_jaccard_finds_nothing(make_index: MakeIndex) -> None:
+    a, b, gold = catalogues()
+    index = make_index()  # no parameters: chosen from the data, so link mode is weighted
+    index.add_many([(i, t, "a") for i, t in a])
+    index.add_many([(i, t, "b") for i, t in b])
+    assert len(index) == len(a) + len(b)
+    weighted = index.report(mode="link")
+    assert weighted.rule is not None and weighted.rule["kind"] == "weighted"
+    found = {(p.id1, p.id2) for p in weighted.pairs}
+    assert all(p.source1 == "a" and p.source2 == "b" for p in weighted.pairs)
+    assert _f1(found, gold) >= 0.95, (len(found), len(found & gold))
+    assert all(p.similarity is not None and 0 < p.similarity <= 1 for p in weighted.pairs)
+    # The same records by Jaccard of character 3-grams: the long descriptions share too little.
+    jaccard = {(p.id1, p.id2) for p in index.report(mode="link", similarity="jaccard").pairs}
+    assert _f1(jaccard, gold) < 0.5
+
+
+def test_a_record_whose_candidates_tie_is_not_linked() -> None:
+    index = NearDupIndex()
+    index.add_many([("1", "new york", "a"), ("2", "cafe roma 12 main st", "a")])
+    index.add_many(
+        [("1", "new york", "b"), ("2", "new york", "b"), ("3", "caffe roma 12 main street", "b")]
+    )
+    pairs = {(p.id1, p.id2) for p in index.report(mode="link").pairs}
+    assert pairs == {("2", "3")}  # "new york" has two equal partners: neither stands out
+
+
+def test_weighted_needs_link_mode_and_the_full_report() -> None:
+    index = NearDupIndex(Params(threshold=0.5))
+    index.add_many([("1", "cafe roma", "a"), ("2", "caffe roma", "b")])
+    with pytest.raises(ArgumentError, match="mode link"):
+        index.report(mode="dedup", similarity="weighted")
+    with pytest.raises(ArgumentError, match="unknown similarity"):
+        index.report(mode="link", similarity="cosine")
+    # Parameters given: link mode keeps Jaccard unless asked.
+    assert index.report(mode="link").rule is None
+    assert index.report(mode="link", similarity="weighted").rule["kind"] == "weighted"
+
+
+# -- files as they are -------------------------------------------------------------------------
+
+
+def _write(path: Path, rows: list[tuple[str, str]], header: str) -> Path:
+    path.write_text(
+        header + "\n" + "".join(f"{i}|{t}|\n" for i, t in rows), encoding="utf-8"
+    )
+    return path
+
+
+def test_the_delimiter_is_read_off_the_header(tmp_path: Path) -> None:
+    uri = _write(
+        tmp_path / "a.csv", [("0", "cafe roma")],
+        "id|http://example.org/onto#name|http://example.org/onto#phone",
+    )  # fmt: skip
+    assert sniff_delimiter(uri) == "|"
+    [rec] = [r for r in read_records(uri) if isinstance(r, Record)]
+    assert (rec.id, rec.text) == ("0", "cafe roma")
+    commas = tmp_path / "c.csv"
+    commas.write_text('id,name\n1,"Roma | Cafe, the"\n', encoding="utf-8")
+    assert sniff_delimiter(commas) == ","
+    [rec] = [r for r in read_records(commas) if isinstance(r, Record)]
+    assert rec.text == "Roma | Cafe, the"
+    with pytest.raises(InputError, match="a.csv:1: the header has no column 'id'"):
+        list(read_records(uri, delimiter=","))  # told otherwise, the header is one column
+    with pytest.raises(InputError, match="one character"):
+        list(read_records(uri, delimiter="||"))
+
+
+def test_a_gold_file_with_a_header_and_bars(tmp_path: Path) -> None:
+    gold = tmp_path / "gt.csv"
+    gold.write_text("D1|D2\n65|270\n291|73\n", encoding="utf-8")
+    assert read_pairs(gold) == {("65", "270"), ("73", "291")}
+    plain = tmp_path / "g.txt"
+    plain.write_text("a b\nc d\n", encoding="utf-8")
+    assert read_pairs(plain) == {("a", "b"), ("c", "d")}  # a first line of names is a pair
+
+
+@pytest.mark.solr
+def test_two_files_linked_through_the_cli(
+    solr_base: str, new_collection: Callable[[str], Any], tmp_path: Path
+) -> None:
+    a, b, gold = catalogues(n=60, extra=20)
+    fa = _write(tmp_path / "shop_a.csv", a, "id|http://a.example/onto#title|price")
+    fb = _write(tmp_path / "shop_b.csv", b, "id|http://b.example/onto#description|price")
+    env = {"NEARDUP_SOLR_URL": solr_base}
+    coll = new_collection("lk").url.rstrip("/").rsplit("/", 1)[1]  # deleted after the test
+    for f, n in ((fa, len(a)), (fb, len(b))):
+        done = run_cli("index", str(f), "--collection", coll, env=env)
+        assert done.returncode == 0, done.stderr
+        assert f"read {n}, indexed {n}, rejected 0" in done.stderr + done.stdout
+    out = tmp_path / "pairs.tsv"
+    done = run_cli("report", "--collection", coll, "--mode", "link", "--out", str(out), env=env)
+    assert done.returncode == 0, done.stderr
+    assert "weighted rule" in done.stderr + done.stdout
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0].split("\t") == [
+        "id1", "id2", "jaccard", "edit_distance", "similarity", "source1", "source2"
+    ]  # fmt: skip
+    rows = [line.split("\t") for line in lines[1:]]
+    assert {(r[5], r[6]) for r in rows} == {(str(fa), str(fb))}  # the first file first
+    found = {(r[0], r[1]) for r in rows}
+    assert _f1(found, gold) >= 0.95
+    gt = tmp_path / "gt.csv"
+    gt.write_text("D1|D2\n" + "".join(f"{x}|{y}\n" for x, y in sorted(gold)), "utf-8")
+    done = run_cli("evaluate", str(out), "--gold", str(gt), env=env)
+    assert done.returncode == 0, done.stderr
+    assert f"of {len(gold)}" in done.stdout
