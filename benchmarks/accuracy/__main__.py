@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import datasets, oracle, suite
+from . import datasets, er, oracle, suite
 from .fetch import FetchError
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
@@ -29,6 +29,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-results", action="store_true", help="do not rewrite RESULTS.md (full mode)"
     )
+    parser.add_argument(
+        "--no-er", action="store_true",
+        help="leave out the two-source tasks of ../shared/datasets/er (they need a Solr)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     only = [d.strip() for d in args.datasets.split(",")] if args.datasets else None
     known = {s.name for s in datasets.SUITE}
@@ -43,17 +47,26 @@ def main(argv: list[str] | None = None) -> int:
     except FetchError as exc:
         print(f"accuracy: {exc}", file=sys.stderr)
         return 1
+    # The real two-source tasks, through the CLI (a Solr: NEARDUP_SOLR_URL or the local node).
+    er_rows = [] if args.no_er or only else er.run(er.QUICK if args.quick else None)
     seconds = time.perf_counter() - start
     print()
     print(suite.format_table(rows))
-    print(f"\n{len(rows)} datasets in {seconds:.1f} s")
+    if er_rows:
+        print()
+        print(er.table(er_rows))
+    print(f"\n{len(rows) + len(er_rows)} datasets in {seconds:.1f} s")
     command = "python -m benchmarks.accuracy" + (" --quick" if args.quick else "")
     if args.json:
-        payload = {"env": env, "quick": args.quick, "seconds": seconds, "results": rows}
+        payload = {"env": env, "quick": args.quick, "seconds": seconds, "results": rows,
+                   "er": er_rows}  # fmt: skip
         args.json.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
         print(f"results: {args.json}")
     if not args.quick and not only and not args.no_results:
-        RESULTS.write_text(suite.markdown(rows, env, seconds, command), encoding="utf-8")
+        text = suite.markdown(rows, env, seconds, command)
+        if er_rows:
+            text += "\n" + "\n".join(er.markdown(er_rows)) + "\n"
+        RESULTS.write_text(text, encoding="utf-8")
         print(f"table: {RESULTS}")
     return 0
 
