@@ -44,8 +44,10 @@ from .candidates import (
     large_key_groups,
 )
 from .choose import Choice, choose
+from .cluster import pair_clusters
 from .errors import ArgumentError, InputError
-from .graph import clusters, component_labels
+from .graph import clusters as clusters  # re-exported: connected components
+from .graph import component_labels
 from .io import Blank, Item, Record, Rejection
 from .keys import SEP, key_of, qualified, record_id, shown, source_of_key
 from .minhash import ShingleProcessor
@@ -494,9 +496,8 @@ class NearDupIndex:
         #: The batch number of the latest write through this object (``report(since=...)``).
         self.batch_written = 0
         self._given: dict[str, Any] | None = None
-        #: The source of the first record written: its records are keyed by id alone, those
-        #: of any other source by id and source (:mod:`neardup.keys`). None until a write.
-        self.primary_source: str | None = None
+        #: The source of the first record written (:attr:`primary_source`), once known.
+        self._primary: str | None = None
         #: Whether the parameters were chosen from the data (no parameters given): then link
         #: mode decides by weighted similarity (:mod:`neardup.link`).
         self.from_data = False
@@ -514,14 +515,7 @@ class NearDupIndex:
             self.params = Params.from_dict(stored)
             if params is not None:
                 self.params.check(params, self.backend.location)
-            self.primary_source = stored.get("primary_source")
             self.from_data = bool(stored.get("chosen_from_data", False))
-            if self.primary_source is None and self.backend.count():
-                # An index stored before sources were part of a key: its records are keyed by
-                # id, so the source of its first record (in id order) is the primary one.
-                first = next(iter(self.backend.records()), None)
-                if first is not None:
-                    self.primary_source = self.backend.sources([first.id]).get(first.id)
         self.processor: ShingleProcessor = self.params.processor()
 
     def _store(self) -> None:
@@ -531,9 +525,19 @@ class NearDupIndex:
             )
         stored = self.params.to_dict()
         stored["chosen_from_data"] = self.from_data
-        if self.primary_source is not None:
-            stored["primary_source"] = self.primary_source
         self.backend.store_params(stored)
+
+    @property
+    def primary_source(self) -> str | None:
+        """The source of the first record written: its records are keyed by id alone, those
+        of any other source by id and source (:mod:`neardup.keys`). Read off the index (the
+        source of a record keyed by id alone), so nothing more is stored; None while empty."""
+        if self._primary is None and self.backend.count():
+            for rec in self.backend.records():
+                if not qualified(rec.id):
+                    self._primary = self.backend.sources([rec.id]).get(rec.id)
+                    break
+        return self._primary
 
     def _choose(self, records: Sequence[Record]) -> None:
         """Fix the parameters from the first batch (see :mod:`neardup.choose`)."""
@@ -611,10 +615,8 @@ class NearDupIndex:
                 f"record {bad[0].id!r} ({bad[0].location}:{bad[0].line}): an id may not hold "
                 "a control character"
             )
-        if self.primary_source is None and records:
-            self.primary_source = records[0].source
-            if self._given is None:
-                self._store()
+        if records and self.primary_source is None:
+            self._primary = records[0].source
         if self._given is not None:
             self._choose(records)
         docs = documents(self.params, self.processor, records, self.batch_written)
@@ -1001,8 +1003,10 @@ class NearDupIndex:
     def clusters(
         self, threshold: float | None = None, *, mode: str = "dedup", prune: str | None = None
     ) -> list[list[str]]:
-        """Groups of records linked by verified pairs (connected components), largest first."""
-        return clusters((p.id1, p.id2) for p in self.pairs(threshold, mode=mode, prune=prune))
+        """Groups of records linked by verified pairs, largest first: center clusters
+        (:mod:`neardup.cluster`), each its center first, so that groups do not chain."""
+        pairs = self.pairs(threshold, mode=mode, prune=prune)
+        return [c.members for c in pair_clusters(pairs)]
 
     def query(self, text: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
         """The ``k`` records most similar to any text, in the index or not (one lookup)."""
