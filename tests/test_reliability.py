@@ -244,16 +244,14 @@ def test_a_timeout_is_retried(proxied: tuple[str, list[Solr]], tmp_path: Path) -
     fault = Fault("/update", "sleep", times=1, sleep=6)
     env = {"NEARDUP_SOLR_TIMEOUT": "2"}
     with FaultProxy(base, [fault]) as proxy:
-        start = time.monotonic()
         proc = run_cli(
             "-v", "index", str(data), "--solr-url", f"{proxy.url}/{name}", env=env, timeout=50
         )
-        elapsed = time.monotonic() - start
     assert proc.returncode == 0, proc.stderr
     assert fault.injected == 1
     retries = retry_lines(proc.stderr)
     assert retries and "did not answer within 2 s" in retries[0]
-    assert elapsed < 30
+    assert len(retries) == 1  # the one slow request, retried once (no timing: a busy CI)
     assert record_count(Solr(base, name)) == len(ids)
 
 
@@ -321,16 +319,15 @@ def test_idempotent_requests_ride_through_a_real_restart(
     thread.start()
     try:
         with caplog.at_level(logging.INFO, logger="neardup.solr"):
-            start = time.monotonic()
             after = lsh_report(solr)
-            elapsed = time.monotonic() - start
     finally:
         thread.join(timeout=60)
     assert not errors, errors
     assert after.pairs == before.pairs and after.records == before.records
     retries = [r.getMessage() for r in caplog.records if r.getMessage().startswith("retry ")]
     assert retries and "connection refused" in retries[0]
-    assert elapsed < 30
+    # Rode through within the client's retry budget (counted, not timed: CI may be busy).
+    assert len(retries) <= 8
 
 
 # -- C: concurrency -------------------------------------------------------------------------------
