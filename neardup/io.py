@@ -609,8 +609,18 @@ def write_pairs(pairs: Sequence[Any], out: str | Path) -> int:
     return n
 
 
-def write_clusters(groups: Iterable[Sequence[str]], out: str | Path) -> None:
-    """One cluster a line, its ids separated by tabs."""
+def write_clusters(groups: Iterable[Any], out: str | Path) -> None:
+    """Clusters as TSV: ``center least_similarity members...``, one cluster a line under a
+    header: the record every member is paired with, the smallest similarity of a member to it,
+    then the other members (:class:`neardup.cluster.Cluster`). Plain groups of ids (connected
+    components) are written one a line, their ids separated by tabs."""
     with open(out, "w", encoding="utf-8", newline="\n") as fh:
+        header = False
         for g in groups:
-            fh.write("\t".join(g) + "\n")
+            if hasattr(g, "center"):
+                if not header:
+                    fh.write("center\tleast_similarity\tmembers\n")
+                    header = True
+                fh.write("\t".join([g.center, f"{g.least:.4f}", *g.members[1:]]) + "\n")
+            else:
+                fh.write("\t".join(g) + "\n")

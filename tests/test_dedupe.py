@@ -20,7 +20,7 @@ import requests
 
 from neardup import InputError, NearDupIndex, Record, read_records
 from neardup.dedupe import DedupeStats, dedupe, index_similarity
-from neardup.index import clusters
+from neardup.graph import clusters
 from neardup.resources import restaurants
 from neardup.results import Pair, Report
 from neardup.solr import admin

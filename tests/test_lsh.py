@@ -14,7 +14,8 @@ from neardup import NearDupIndex, ParameterMismatch, Params
 from neardup.backends.solr import SolrBackend, key_value, value_key
 from neardup.banding import band_keys_batch, choose_bands, key_field, s_curve
 from neardup.bruteforce import all_pairs
-from neardup.index import Pair, clusters, prune
+from neardup.graph import clusters
+from neardup.index import Pair, prune
 from neardup.io import Record
 from neardup.resources import restaurants
 from neardup.solr import admin
@@ -280,9 +281,13 @@ def test_cli_lsh_report_clusters_delete_and_evaluate(solr_base: str, tmp_path: P
     assert lines[0] == "id1\tid2\tjaccard\tedit_distance"
     assert len(lines) - 1 == counts["confirmed"] > 0
     assert counts["candidates"] >= counts["confirmed"] and counts["buckets"] > 0
-    in_clusters = {i for line in cl.read_text().splitlines() for i in line.split("\t")}
-    in_pairs = {i for line in lines[1:] for i in line.split("\t")[:2]}
-    assert in_clusters == in_pairs
+    # Center clusters: every member is a reported pair of its cluster's center, and the
+    # second column is the smallest similarity of a member to it.
+    head, *rows = [line.split("\t") for line in cl.read_text().splitlines()]
+    assert head == ["center", "least_similarity", "members"] and len(rows) == counts["clusters"]
+    sims = {frozenset(r[:2]): float(r[2]) for r in (x.split("\t") for x in lines[1:])}
+    for center, least, *members in rows:
+        assert members and float(least) == min(sims[frozenset((center, m))] for m in members)
     ev = run_cli("evaluate", str(out), "--gold", str(GOLD), "--json")
     assert ev.returncode == 0 and json.loads(ev.stdout)["true_pairs"] > 90
     nb = run_cli("neighbors", "2", "-k", "3", "--json", env=env)

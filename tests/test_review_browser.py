@@ -19,7 +19,7 @@ import pytest
 
 from benchmarks.review_page import chromium, chromium_paths, measure, write
 from neardup import NearDupIndex, read_records
-from neardup.index import clusters
+from neardup.graph import clusters
 from neardup.io import read_pairs, write_pairs
 from neardup.resources import restaurants
 from neardup.results import Pair, Report

@@ -201,7 +201,9 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "--clusters",
         type=Path,
         default=None,
-        help="lsh: also write connected components, one cluster a line",
+        help="lsh: also write the clusters (center clustering: every member is a pair of its "
+        "cluster's center, so clusters do not chain), one a line: center, the smallest "
+        "similarity of a member to it, the other members",
     )
     new = p.add_mutually_exclusive_group()
     new.add_argument(
@@ -380,7 +382,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ..graph import clusters
+    from ..cluster import pair_clusters
     from ..seed2014 import SeedSearcher, seed_report
     from .common import emit, rule_line
 
@@ -407,7 +409,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         io.write_pairs(result.pairs, args.out)
         counts = result.counts()
         if args.clusters:
-            groups = clusters((p.id1, p.id2) for p in result.pairs)
+            groups = pair_clusters(result.pairs)
             io.write_clusters(groups, args.clusters)
             counts["clusters"] = len(groups)
         emit(

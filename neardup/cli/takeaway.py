@@ -187,8 +187,8 @@ def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
 
 
 def cmd_dedupe(args: argparse.Namespace) -> int:
+    from ..cluster import pair_clusters
     from ..dedupe import dedupe, index_similarity
-    from ..graph import clusters
     from ..review import review_index
     from .common import emit
 
@@ -197,7 +197,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         raise InputError(f"{args.out}: the output would overwrite the input")
     with indexed(args) as (index, index_stats):
         report = _report(index, args)
-        groups = clusters((p.id1, p.id2) for p in report.pairs)
+        groups = [c.members for c in pair_clusters(report.pairs)]
         stats = dedupe(
             args.input,
             args.out,
