@@ -257,6 +257,7 @@ def _rule_line(rule: dict[str, Any]) -> str:
                 if rule["numbers_check"].startswith("made")
                 else ""
             )
+            + f"\n{rule['columns']}"
         )
     if rule.get("kind", "").startswith("valley"):
         return (
