@@ -138,7 +138,7 @@ def _verify_and_write(
     from neardup.io import write_pairs
 
     content = dict(zip(ids, texts, strict=True))
-    pairs = verify(cands, content, cfg.processor(), t, progress=False, total=len(cands))
+    pairs = verify(cands, content, cfg.processor(), t, progress=False)
     return write_pairs(pairs, out)
 
 

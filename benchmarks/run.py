@@ -512,7 +512,6 @@ def bench_seed_loop(
             index.processor,
             t,
             progress=False,
-            total=len(cands),
         )
         t3 = time.perf_counter()
     n, m = len(sources), len(picked)
@@ -571,7 +570,6 @@ def bench_datasketch_lsh(
             cfg.processor(),
             t,
             progress=False,
-            total=len(cands),
         )
         t3 = time.perf_counter()
     found = {(p.id1, p.id2) for p in pairs}

@@ -221,13 +221,11 @@ def verify(
     processor: ShingleProcessor,
     threshold: float,
     progress: bool = False,
-    total: int | None = None,
     screened: bool = False,
 ) -> list[Pair]:
     """Keep the candidates whose exact shingle Jaccard is at least ``threshold`` (screened
-    first by :func:`screen`, unless ``screened`` says they were). ``total`` is no longer
-    needed (the progress bar counts the candidates that pass the screen); it is accepted for
-    callers that give it. :func:`verify_codes` does the work.
+    first by :func:`screen`, unless ``screened`` says they were; the progress bar counts the
+    candidates that pass the screen). :func:`verify_codes` does the work.
     """
     if not screened:
         candidates = screen(candidates, texts, processor, threshold)
