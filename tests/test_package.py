@@ -316,15 +316,15 @@ def test_only_the_cli_reads_the_environment() -> None:
 
 
 def test_the_readme_layout_names_every_module() -> None:
-    """The README's Layout section lists each module and subpackage of neardup/."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    layout = readme.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    """The Layout section of docs/development.md lists each module and subpackage of neardup/."""
+    development = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
+    layout = development.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
     package = Path(__file__).resolve().parents[1] / "neardup"
     names = {p.name for p in package.glob("*.py") if not p.name.startswith("_")}
     subpackages = [p for p in package.iterdir() if (p / "__init__.py").exists()]
     names |= {f"{p.name}/" for p in subpackages}
     missing = sorted(n for n in names if f"  {n}" not in layout)
-    assert not missing, f"README Layout does not name: {missing}"
+    assert not missing, f"the Layout of docs/development.md does not name: {missing}"
 
 
 # -- code that says what is not so ------------------------------------------------------------
@@ -474,3 +474,44 @@ def _unused_definitions() -> list[str]:
 def test_no_unused_public_definitions() -> None:
     """Code nothing calls is code a reader studies for nothing, and it rots untested."""
     assert _unused_definitions() == []
+
+
+def _repeated_handlers(path: Path) -> list[str]:
+    """``file:line`` of each ``except`` clause whose body repeats an earlier clause's of the
+    same ``try``: one clause with both exceptions (or their common base) says it once."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try | ast.TryStar):
+            seen: set[str] = set()
+            for handler in node.handlers:
+                body = ast.dump(ast.Module(body=handler.body, type_ignores=[]))
+                if body in seen:
+                    found.append(f"{path.name}:{handler.lineno}")
+                seen.add(body)
+    return found
+
+
+def test_repeated_handler_check_sees_one(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "try:\n    f()\nexcept KeyError as e:\n    print(e)\nexcept OSError as e:\n    print(e)\n"
+        "except ValueError as e:\n    raise\n"
+    )
+    assert _repeated_handlers(probe) == ["probe.py:5"]
+
+
+def test_no_try_repeats_a_handler() -> None:
+    assert [r for path in _python_sources().values() for r in _repeated_handlers(path)] == []
+
+
+def test_no_private_pysolr_calls() -> None:
+    """pysolr's private methods change without notice between its releases."""
+    private = re.compile(r"\bpysolr\w*\._[a-z]\w*")
+    found = [
+        f"{path.relative_to(REPO)}:{n}: {m.group(0)}"
+        for path in _python_sources().values()
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        for m in private.finditer(line)
+    ]
+    assert found == []
