@@ -471,7 +471,8 @@ class NearDupIndex:
 
     ``NearDupIndex(params)`` keeps the index in memory; :meth:`open` keeps it in Solr. A
     backend that already holds an index brings its own parameters: they are read back and used,
-    and asking for others raises :class:`~neardup.errors.ParameterMismatch`.
+    and asking for others (in ``params``, or some of them in ``given``) raises
+    :class:`~neardup.errors.ParameterMismatch`.
     """
 
     def __init__(
@@ -488,6 +489,8 @@ class NearDupIndex:
         #: The batch number of the latest write through this object (``report(since=...)``).
         self.batch_written = 0
         self._given: dict[str, Any] | None = None
+        if params is not None and given:
+            raise ArgumentError("give the parameters (params) or some of them (given), not both")
         stored = self.backend.load_params()
         if stored is None:
             if params is None:
@@ -500,6 +503,8 @@ class NearDupIndex:
                 self._store()
         else:
             self.params = Params.from_dict(stored)
+            if params is None and given:
+                params = self.params.replace(**given)
             if params is not None:
                 self.params.check(params, self.backend.location)
         self.processor: ShingleProcessor = self.params.processor()
