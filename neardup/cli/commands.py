@@ -560,12 +560,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def cmd_experiment(args: argparse.Namespace) -> int:
     from ..backends.solr import SolrBackend
-    from ..evaluate.experiment import PARAMS, format_table, run_restaurants
+    from ..evaluate.experiment import PARAMS, check_collection, format_table, run_restaurants
     from .common import emit, open_solr
 
     if args.collection is None:
         args.collection = args.collection_default
     solr = open_solr(args)
+    check_collection(SolrBackend(solr))
     solr.delete_query("*:*")  # afresh, parameters included
     solr.commit()
     index = NearDupIndex(PARAMS, backend=SolrBackend(solr))
