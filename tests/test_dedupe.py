@@ -395,9 +395,9 @@ def test_memory_does_not_grow_with_the_records(tmp_path: Path) -> None:
 
 
 def test_the_readme_example(tmp_path: Path) -> None:
-    """The Python example of the README's "Deduplicated data" section prints what it says."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("\n### Deduplicated data", 1)[1].split("\n### ", 1)[0]
+    """The Python example of docs/cli.md's "Deduplicated data" section prints what it says."""
+    text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = text.split("\n## Deduplicated data", 1)[1].split("\n## ", 1)[0]
     block = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
     proc = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True,
                           timeout=300, cwd=tmp_path)
