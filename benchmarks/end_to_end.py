@@ -24,7 +24,7 @@ permutations, Jaccard threshold t (0.8 by default).
   recommend instead of its SHA-1 default), ``MinHashLSH(threshold=t, num_perm=128)`` with its
   default bands, ``insert`` every MinHash, ``query`` every MinHash, verify the candidate pairs
   with ``neardup.index.verify`` (exact Jaccard of the shingle sets: the function neardup's report
-  and ``benchmarks/run.py`` verify with), ``write_pairs``.
+  and ``benchmarks/measure.py`` verify with), ``write_pairs``.
 - ``rensa``: the same with ``RMinHash.from_token_sets(sets, 128, seed=42)`` (rensa hashes the
   ``str`` shingles itself) and ``RMinHashLSH(threshold=t, num_perm=128, num_bands=16)``:
   rensa requires the bands to divide the permutations, and 16 x 8 is the divisor of 128 whose
@@ -57,6 +57,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from benchmarks.proc import status_mb
 
 REPO = Path(__file__).resolve().parents[1]
 NUM_PERM = 128
@@ -98,18 +100,6 @@ PHASES = (
 
 
 # -- the children: one process per method, imports included ------------------------------------
-
-
-def status_mb(key: str, pid: int | str = "self") -> float | None:
-    """``VmHWM``/``VmRSS`` of a process in MB, None where /proc cannot tell."""
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return None
 
 
 def mmh3_32(token: str | bytes) -> int:
@@ -449,7 +439,7 @@ def read_pairs(path: Path) -> set[tuple[str, str]]:
 
 def scored(path: Path, truth: set[tuple[str, str]]) -> dict[str, Any]:
     """Recall and precision of a pairs file against ``truth`` (pairs with the smaller id first)."""
-    from benchmarks.run import score
+    from benchmarks.corpus import score
 
     found = read_pairs(path)
     return {**score(found, truth), "outside_truth": len(found - truth)}
@@ -714,7 +704,8 @@ def main(argv: list[str] | None = None) -> int:
     import tempfile
 
     from benchmarks import corpus as C
-    from benchmarks.run import SolrNode, bench_params, say
+    from benchmarks.corpus import bench_params
+    from benchmarks.node import SolrNode, say
 
     ap = argparse.ArgumentParser(
         prog="python -m benchmarks.end_to_end",

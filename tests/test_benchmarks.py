@@ -299,3 +299,12 @@ def test_scale_streams_records_with_near_copies(
     left = Solr(solr_base, "admin").request("GET", "admin/cores", params={"action": "STATUS"},
                                             core=False)["status"]
     assert "bench_scale_3000" not in left
+
+
+def test_results_md_is_what_render_makes_of_results_json() -> None:
+    """RESULTS.md is generated, never edited: rendering the committed JSON gives it back."""
+    from benchmarks.render import render
+
+    bench = Path(__file__).resolve().parents[1] / "benchmarks"
+    data = json.loads((bench / "results.json").read_text(encoding="utf-8"))
+    assert render(data) == (bench / "RESULTS.md").read_text(encoding="utf-8")

@@ -188,8 +188,20 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> dict[str, str]:
 
 
 def _import_graph() -> dict[str, dict[str, str]]:
-    modules = _modules()
+    """The import graph of neardup and of the benchmarks (which import neardup, never the
+    other way round)."""
+    modules = {**_modules(), **_benchmark_modules()}
     return {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def _benchmark_modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for path in sorted((REPO / "benchmarks").rglob("*.py")):
+        parts = list(path.relative_to(REPO).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
 
 
 def _find_cycle(graph: Mapping[str, Iterable[str]]) -> list[str] | None:
@@ -222,6 +234,8 @@ def test_import_graph_is_built_from_real_imports() -> None:
     assert "neardup.index" in graph["neardup"]  # from .index import ... (package __init__)
     assert "neardup.resources" in graph["neardup.solr.local"]  # from .. import resources
     assert set(graph["neardup.kernel"]) >= {"neardup._kernel", "neardup.errors"}  # in functions
+    assert "benchmarks.corpus" in graph["benchmarks.end_to_end"]  # in a function
+    assert "neardup.params" in graph["benchmarks.corpus"]
     assert sum(len(v) for v in graph.values()) > len(graph)
 
 
@@ -335,11 +349,7 @@ ROLE = re.compile(r":(?:func|mod|class|meth|attr|data|exc|obj):`~?([A-Za-z_][\w.
 def _python_sources() -> dict[str, Path]:
     """The importable modules of neardup/ and benchmarks/ by dotted name (no ``__main__``)."""
     found = {n: p for n, p in _modules().items() if p.suffix == ".py"}
-    for path in sorted((REPO / "benchmarks").rglob("*.py")):
-        parts = list(path.relative_to(REPO).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        found[".".join(parts)] = path
+    found.update(_benchmark_modules())
     return {n: p for n, p in found.items() if not n.endswith("__main__")}
 
 
