@@ -8,6 +8,7 @@ what it prints) are run too, timings aside.
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shlex
@@ -170,3 +171,41 @@ def test_every_link_of_the_docs_exists() -> None:
     assert {str(p.relative_to(REPO)): broken_links(p) for p in DOCS} == {
         str(p.relative_to(REPO)): [] for p in DOCS
     }
+
+
+def command_lines(path: Path) -> list[str]:
+    """Every ``neardup ...`` command of the fenced blocks of a Markdown file (a ``$`` prompt
+    dropped, indented continuation lines of a synopsis joined to their command)."""
+    found: list[str] = []
+    fenced = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif fenced and re.match(r"(\$ )?neardup ", line):
+            found.append(line.removeprefix("$ "))
+        elif fenced and found and re.match(r"\s+\[", line):
+            found[-1] += " " + line.strip()
+    return found
+
+
+def test_every_documented_command_and_flag_exists() -> None:
+    """A synopsis names real verbs and flags; a command shown run parses as it is written."""
+    from neardup.cli.main import build_parser
+
+    parser = build_parser()
+    (verbs,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    commands = [(p, c) for p in DOCS for c in command_lines(p)]
+    assert len(commands) >= 20
+    for path, command in commands:
+        where = f"{path.relative_to(REPO)}: {command}"
+        argv = shlex.split(command.replace("$D", "neardup/resources/restaurants"), comments=True)
+        sub = verbs.choices.get(argv[1])
+        assert sub is not None, where
+        flags = re.findall(r"(?<![\w-])(--[a-z0-9][a-z0-9-]*|-[a-z])\b", " ".join(argv[2:]))
+        unknown = [f for f in flags if f not in sub._option_string_actions]
+        assert unknown == [], where
+        if not re.search(r"[\[|]|\.\.\.", command):  # no synopsis syntax: it must parse
+            try:
+                parser.parse_args(argv[1:])
+            except SystemExit:
+                pytest.fail(f"does not parse: {where}")
