@@ -482,6 +482,16 @@ def test_cli_dedupe_on_solr_matches_memory(solr_base: str, tmp_path: Path) -> No
         assert again.returncode == 0, again.stderr
         assert json.loads(again.stdout)["index"] is None  # reused, not indexed again
         assert (tmp_path / "a.txt").read_bytes() == (tmp_path / "b.txt").read_bytes()
+        # A parameter flag that the collection's index contradicts is an error, not ignored;
+        # --threshold with --no-index is the report's.
+        other = run_cli("dedupe", str(ADDRESSES), "--out", str(tmp_path / "c.txt"),
+                        "--collection", name, "--no-index", "--shingle-kind", "word", env=env)
+        assert other.returncode == 2, other.stderr
+        assert "--shingle-kind: the index has 'char', given 'word'" in other.stderr
+        assert not (tmp_path / "c.txt").exists()
+        tighter = run_cli("dedupe", str(ADDRESSES), "--out", str(tmp_path / "c.txt"),
+                          "--collection", name, "--no-index", "--threshold", "0.9", env=env)
+        assert tighter.returncode == 0, tighter.stderr
         page = tmp_path / "review.html"
         review = run_cli("review", "--collection", name, "--out", str(page), env=env)
         assert review.returncode == 0, review.stderr

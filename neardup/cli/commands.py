@@ -91,17 +91,23 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def open_index(
-    args: argparse.Namespace, create: bool = True, param_flags: bool = False
+    args: argparse.Namespace,
+    create: bool = True,
+    param_flags: bool = False,
+    report_flags: tuple[str, ...] = (),
 ) -> NearDupIndex:
     """The index the flags name. With ``param_flags`` (``neardup index``) a new index gets the
     parameters the flags give (the rest are chosen from its first records); an existing one
-    keeps its own, and a flag that disagrees with them is an error."""
+    keeps its own, and a flag that disagrees with them is an error. ``report_flags`` name the
+    parameter flags that mean the report's option here, not the index's (``--threshold`` of
+    ``dedupe --no-index``)."""
     from ..backends.solr import SolrBackend
     from .common import open_solr
 
     backend = SolrBackend(open_solr(args, create=create))
     stored = backend.load_params()
     given = _given(args) if param_flags else {}
+    given = {k: v for k, v in given.items() if k not in report_flags}
     if stored is None:
         if not create:
             raise InputError(f"{backend.location} holds no neardup index (index a file first)")
