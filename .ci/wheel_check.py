@@ -13,8 +13,9 @@ Usage (run by ``make wheel-check``, which .ci/run calls after ``make test``):
    the launcher from the packaged source (skipped with ``--solr-url``, which uses that Solr).
 4. experiment: ``neardup experiment restaurants`` from a temporary working directory; the table
    must show the known figures (pairs: shingles 72, minhash 71, lsh 98).
-5. readme: every fenced ``python`` block under the README's "## Python" heading, in order, in
-   one namespace (as a reader pastes them into one session), with ``NEARDUP_SOLR_URL`` set.
+5. readme: every fenced ``python`` block under the README's "## Python" heading, then every one
+   of docs/python.md (the Python API), in order, in one namespace (as a reader pastes them into
+   one session), with ``NEARDUP_SOLR_URL`` set.
 
 The node is stopped at the end whatever happens. Without a Solr (none starts), the Solr checks
 are skipped with the reason, except with ``CI=true``, where that fails the run. The last line is
@@ -42,6 +43,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+#: The Python API's page: its examples run from the installed wheel too.
+PYTHON_DOC = REPO / "docs" / "python.md"
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 #: Pairs found per method on the bundled restaurant data (README, "The restaurant experiment").
 EXPECTED_PAIRS = {"shingles": 72, "minhash": 71, "lsh": 98}
@@ -321,15 +324,18 @@ def experiment(venv: Path, work: Path, home: Path, solr_url: str, out: Path) -> 
 # -- 5. readme -----------------------------------------------------------------------------
 @dataclass
 class Block:
-    line: int  # README line of the block's first code line
+    line: int  # the line of the block's first code line in its file
     code: str
+    file: str = "README.md"
 
 
-def python_blocks(readme: str, heading: str = "Python") -> list[Block]:
+def python_blocks(
+    readme: str, heading: str | None = "Python", file: str = "README.md"
+) -> list[Block]:
     """The fenced python blocks of the README's ``## <heading>`` section (up to the next level-1
-    or level-2 heading; its ### subsections included)."""
+    or level-2 heading; its ### subsections included), or of the whole text without a heading."""
     lines = readme.splitlines()
-    start = next(
+    start = -1 if heading is None else next(
         (i for i, ln in enumerate(lines) if re.match(rf"##\s+{re.escape(heading)}(\s|$)", ln)),
         None,
     )
@@ -337,7 +343,7 @@ def python_blocks(readme: str, heading: str = "Python") -> list[Block]:
         return []
     blocks: list[Block] = []
     i = start + 1
-    while i < len(lines) and not re.match(r"#{1,2}\s", lines[i]):
+    while i < len(lines) and (heading is None or not re.match(r"#{1,2}\s", lines[i])):
         fence = re.match(r"^(\s*)(`{3,}|~{3,})\s*(\w*)", lines[i])
         if fence is None:
             i += 1
@@ -349,7 +355,7 @@ def python_blocks(readme: str, heading: str = "Python") -> list[Block]:
             body.append(lines[i][len(indent) :] if lines[i].startswith(indent) else lines[i])
             i += 1
         if lang.lower() in ("python", "py", "python3", "pycon"):
-            blocks.append(Block(line=i - len(body) + 1, code="\n".join(body) + "\n"))
+            blocks.append(Block(line=i - len(body) + 1, code="\n".join(body) + "\n", file=file))
         i += 1
     return blocks
 
@@ -362,18 +368,18 @@ blocks = json.load(open(sys.argv[1], encoding="utf-8"))
 namespace = {"__name__": "__main__"}
 failed = 0
 for n, block in enumerate(blocks, 1):
-    label = f"README block {n} (line {block['line']})"
+    label = f"{block['file']} block {n} (line {block['line']})"
     start = time.monotonic()
     ok = True
     try:
         if block["code"].lstrip().startswith(">>>"):
             test = doctest.DocTestParser().get_doctest(
-                block["code"], namespace, label, "README.md", block["line"] - 1
+                block["code"], namespace, label, block["file"], block["line"] - 1
             )
             runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
             ok = runner.run(test, clear_globs=False).failed == 0
         else:
-            code = compile("\n" * (block["line"] - 1) + block["code"], "README.md", "exec")
+            code = compile("\n" * (block["line"] - 1) + block["code"], block["file"], "exec")
             exec(code, namespace)
     except BaseException:
         traceback.print_exc(file=sys.stdout)
@@ -387,11 +393,12 @@ sys.exit(1 if failed else 0)
 
 def readme_examples(venv: Path, work: Path, home: Path, solr_url: str, tmp: Path) -> str:
     blocks = python_blocks(README.read_text(encoding="utf-8"))
+    blocks += python_blocks(PYTHON_DOC.read_text(encoding="utf-8"), None, "docs/python.md")
     if not blocks:
         raise CheckFailed(
             f"{README.name} has no ```python blocks under a '## Python' heading: nothing to run"
         )
-    print(f"    {len(blocks)} python blocks, README lines {[b.line for b in blocks]}")
+    print(f"    {len(blocks)} python blocks: {[f'{b.file}:{b.line}' for b in blocks]}")
     spec = tmp / "readme_blocks.json"
     spec.write_text(json.dumps([b.__dict__ for b in blocks]), encoding="utf-8")
     driver = tmp / "readme_driver.py"

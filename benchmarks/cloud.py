@@ -35,7 +35,7 @@ from neardup.solr.admin import connect, delete_collection
 from neardup.solr.local import LocalSolr
 
 from . import corpus as C
-from .run import BENCH_HOME, say
+from .node import BENCH_HOME, say
 
 CLOUD_HOME = BENCH_HOME.parent / "bench-cloud"
 

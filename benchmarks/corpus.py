@@ -371,3 +371,28 @@ def fingerprint(records: Iterable[Record]) -> str:
         h.update(r.text.encode())
         h.update(b"\n")
     return h.hexdigest()[:16]
+
+
+# -- (c, d) all pairs --------------------------------------------------------------------------
+
+
+def score(found: set[tuple[str, str]], truth: set[tuple[str, str]]) -> dict[str, Any]:
+    tp = len(found & truth)
+    return {
+        "reported": len(found),
+        "true_positives": tp,
+        "truth": len(truth),
+        "recall": round(tp / len(truth), 5) if truth else None,
+        "precision": round(tp / len(found), 5) if found else None,
+    }
+
+
+# -- one size ----------------------------------------------------------------------------------
+
+
+def bench_params(args: Any) -> Params:
+    """The parameter set of a run: the threshold and shingles asked for, neardup's defaults
+    otherwise (bands and rows follow the threshold)."""
+    shape = {k: v for k, v in (("shingle_kind", args.kind), ("shingle_size", args.size))
+             if v is not None}  # fmt: skip
+    return Params(threshold=args.threshold, **shape)

@@ -24,7 +24,7 @@ permutations, Jaccard threshold t (0.8 by default).
   recommend instead of its SHA-1 default), ``MinHashLSH(threshold=t, num_perm=128)`` with its
   default bands, ``insert`` every MinHash, ``query`` every MinHash, verify the candidate pairs
   with ``neardup.index.verify`` (exact Jaccard of the shingle sets: the function neardup's report
-  and ``benchmarks/run.py`` verify with), ``write_pairs``.
+  and ``benchmarks/measure.py`` verify with), ``write_pairs``.
 - ``rensa``: the same with ``RMinHash.from_token_sets(sets, 128, seed=42)`` (rensa hashes the
   ``str`` shingles itself) and ``RMinHashLSH(threshold=t, num_perm=128, num_bands=16)``:
   rensa requires the bands to divide the permutations, and 16 x 8 is the divisor of 128 whose
@@ -58,58 +58,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from benchmarks.proc import status_mb
+
 REPO = Path(__file__).resolve().parents[1]
 NUM_PERM = 128
 #: rensa's ``RMinHashLSH`` needs ``num_perm % num_bands == 0``: 16 bands of 8 rows (see above).
 RENSA_BANDS = 16
 PEERS = ("neardup_solr", "neardup_memory", "datasketch", "rensa")
-#: What a method's row is called in the tables.
-LABELS = {
-    "neardup_solr": "neardup CLI, Solr (index + report)",
-    "neardup_memory": "neardup library, in memory",
-    "datasketch": "datasketch MinHashLSH",
-    "rensa": "rensa RMinHashLSH",
-}
-#: The issue's targets, at 100,000 documents and above: (name, ratio key, goal); lower is better.
-TARGETS = (
-    ("end to end: neardup (index + report) <= 0.67x datasketch's wall time",
-     "neardup/datasketch_wall", 0.67),
-    ("end to end: neardup (index + report) within 1.5x of rensa's wall time",
-     "neardup/rensa_wall", 1.5),
-    ("end to end: neardup's Python peak RSS <= 1/4 of datasketch's",
-     "neardup/datasketch_python_rss", 0.25),
-)  # fmt: skip
-TARGET_MIN_DOCS = 100_000
-#: The phases the children time themselves, in the order they run (the JSON sorts its keys).
-PHASES = (
-    "read",
-    "shingle",
-    "minhash",
-    "lsh_insert",
-    "lsh_query",
-    "verify_and_write",
-    "read_and_index",
-    "report",
-    "report.buckets",
-    "report.fetch",
-    "report.verify",
-    "write",
-)
 
 
 # -- the children: one process per method, imports included ------------------------------------
-
-
-def status_mb(key: str, pid: int | str = "self") -> float | None:
-    """``VmHWM``/``VmRSS`` of a process in MB, None where /proc cannot tell."""
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return None
 
 
 def mmh3_32(token: str | bytes) -> int:
@@ -138,7 +96,7 @@ def _verify_and_write(
     from neardup.io import write_pairs
 
     content = dict(zip(ids, texts, strict=True))
-    pairs = verify(cands, content, cfg.processor(), t, progress=False, total=len(cands))
+    pairs = verify(cands, content, cfg.processor(), t, progress=False)
     return write_pairs(pairs, out)
 
 
@@ -449,7 +407,7 @@ def read_pairs(path: Path) -> set[tuple[str, str]]:
 
 def scored(path: Path, truth: set[tuple[str, str]]) -> dict[str, Any]:
     """Recall and precision of a pairs file against ``truth`` (pairs with the smaller id first)."""
-    from benchmarks.run import score
+    from benchmarks.corpus import score
 
     found = read_pairs(path)
     return {**score(found, truth), "outside_truth": len(found - truth)}
@@ -542,168 +500,6 @@ def ratios(m: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-def target_values(n: int, r: dict[str, Any]) -> list[tuple[str, float | None, float]]:
-    """The issue's targets for one size: (name, measured ratio, goal); lower is better."""
-    e2e = r.get("end_to_end")
-    if n < TARGET_MIN_DOCS or not e2e:
-        return []
-    return [(name, e2e["ratios"].get(key), goal) for name, key, goal in TARGETS]
-
-
-# -- RESULTS.md --------------------------------------------------------------------------------
-
-
-def _s(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:,.2f}" if x < 100 else f"{x:,.0f}"
-
-
-def _x(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.2f}x"
-
-
-def _mb(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:,.0f} MB"
-
-
-def _n(x: int | None) -> str:
-    return "" if x is None else f"{x:,d}"
-
-
-def headline(runs: dict[str, Any]) -> list[str]:
-    """The headline table: one row per size that has an end-to-end run."""
-    sizes = [k for k in sorted(runs, key=int) if runs[k].get("end_to_end")]
-    L = ["## Headline: end to end, text file in, verified pairs out\n"]
-    if not sizes:
-        return [*L, "Not measured in these runs.\n"]
-    L.append(
-        "| documents | neardup index + report (Solr) | report alone | neardup in memory | "
-        "datasketch | rensa | neardup / datasketch | neardup / rensa | Python peak RSS "
-        "neardup / datasketch / rensa | recall neardup / datasketch / rensa |"
-    )
-    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
-    for k in sizes:
-        e = runs[k]["end_to_end"]
-        m = e["methods"]
-        ra = e["ratios"]
-
-        def wall(key: str, m: dict[str, Any] = m) -> str:
-            return f"{_s(m[key]['wall_s'])} s" if key in m else "n/a"
-
-        nd = m.get("neardup_solr", {})
-        rep = nd.get("steps", {}).get("report", {}).get("wall_s")
-        rep_s = "n/a" if rep is None else f"{_s(rep)} s"
-        rss = " / ".join(
-            f"{m[x]['peak_rss_mb']:,.0f} MB" if x in m else "n/a"
-            for x in ("neardup_solr", "datasketch", "rensa")
-        )
-        rec = " / ".join(
-            str(m[x]["recall"]) if x in m else "n/a"
-            for x in ("neardup_solr", "datasketch", "rensa")
-        )
-        L.append(
-            f"| {int(k):,d} | {wall('neardup_solr')} | {rep_s} | {wall('neardup_memory')} | "
-            f"{wall('datasketch')} | {wall('rensa')} | {_x(ra.get('neardup/datasketch_wall'))} | "
-            f"{_x(ra.get('neardup/rensa_wall'))} | {rss} | {rec} |"
-        )
-    for k in sizes:
-        for kind, why in runs[k]["end_to_end"].get("failed", {}).items():
-            L.append(f"\n{int(k):,d} documents: {kind} did not finish: {why}")
-    L.append(
-        "\nWall time from the start of the process(es) to the pairs file, one run each, the "
-        "corpus already written to an `ID TEXT` file; a ratio below 1 means neardup takes less. "
-        "neardup's Python peak RSS is its larger process (index or report); Solr's JVM is not "
-        "in it (see each size's table). Every method verifies its candidates by exact Jaccard, "
-        "so precision is 1.0 for all of them. What each method runs is in *How each number is "
-        "measured*.\n"
-    )
-    return L
-
-
-def detail(r: dict[str, Any]) -> list[str]:
-    """The table of one size."""
-    e = r.get("end_to_end")
-    if not e:
-        return []
-    L = [
-        f"**End to end** (file of {e['file_bytes'] / 2**20:,.0f} MB; Solr's CPU and peak RSS "
-        f"{'measured' if e.get('solr_measured') else 'not measured (external Solr)'})\n",
-        "| method | wall s | CPU s | peak RSS | Solr CPU s | Solr peak RSS | candidates | "
-        "reported | recall | precision | phases |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
-    ]
-    rows: list[tuple[str, dict[str, Any], str]] = []
-    for key in PEERS:
-        v = e["methods"].get(key)
-        if v is None:
-            continue
-        ph = phases(v)
-        if v.get("startup_and_imports_s") is not None:
-            ph = f"start and imports {v['startup_and_imports_s']:.2f} s, {ph}"
-        if v.get("bands"):
-            ph = f"b x r = {v['bands']} x {v['rows']}" + (f"; {ph}" if ph else "")
-        rows.append((LABELS[key], v, ph))
-        for step, s in v.get("steps", {}).items():
-            own = s.get("own_seconds")
-            note = "" if own is None else f"its own count: {own} s"
-            rows.append((f"&nbsp;&nbsp;of which `neardup {step}`", s, note))
-    for label, v, ph in rows:
-        L.append(
-            f"| {label} | {_s(v['wall_s'])} | {_s(v['cpu_s'])} | {_mb(v['peak_rss_mb'])} | "
-            f"{_s(v.get('solr_cpu_s'))} | {_mb(v.get('solr_peak_rss_mb'))} | "
-            f"{_n(v.get('candidates'))} | {_n(v.get('reported'))} | {v.get('recall', '')} | "
-            f"{v.get('precision', '')} | {ph} |"
-        )
-    L.append("")
-    return L
-
-
-def phases(v: dict[str, Any]) -> str:
-    """A child's own phase timings, in the order they ran."""
-    got = v.get("phases", {})
-    order = [*PHASES, *(k for k in got if k not in PHASES)]
-    return ", ".join(f"{k} {got[k]:.2f} s" for k in order if k in got)
-
-
-def bounds(runs: dict[str, Any]) -> str:
-    """Where the time of the largest end-to-end run goes, for a missed target."""
-    sizes = [k for k in sorted(runs, key=int) if runs[k].get("end_to_end")]
-    if not sizes:
-        return ""
-    e = runs[sizes[-1]]["end_to_end"]
-    m = e["methods"]
-    parts = []
-    nd = m.get("neardup_solr")
-    if nd:
-        for step, s in nd["steps"].items():
-            parts.append(
-                f"`neardup {step}` {_s(s['wall_s'])} s wall, {_s(s['cpu_s'])} s of its own CPU "
-                f"and {_s(s.get('solr_cpu_s'))} s of Solr's"
-            )
-    for key in ("datasketch", "rensa"):
-        if key in m:
-            ph = phases(m[key])
-            parts.append(f"{key} {_s(m[key]['wall_s'])} s ({ph})")
-    return f"- **End to end** ({int(sizes[-1]):,d} run): " + "; ".join(parts) + "."
-
-
-METHOD_TEXT = """\
-- **End to end** (`benchmarks/end_to_end.py`, its docstring has the details): the corpus is
-  written to an `ID TEXT` file (not timed), then each method runs as its own process(es) and
-  writes its verified pairs to a TSV file, scored against the truth. neardup in Solr: `neardup
-  index FILE --format lines --shingle-kind word --shingle-size 3 --threshold t --rule threshold`
-  into a new collection, then `neardup report --out pairs.tsv`. neardup in memory:
-  `read_records` + `NearDupIndex(Params(...))` + `add_many` + `report` + `write_pairs`.
-  datasketch: read the lines, neardup's shingle sets, `MinHash.bulk` (mmh3 32-bit hash),
-  `MinHashLSH(threshold=t, num_perm=128)` (default bands), insert all, query each,
-  `neardup.index.verify`, `write_pairs`. rensa: the same with `RMinHash.from_token_sets` and
-  `RMinHashLSH(t, 128, num_bands=16)` (its bands must divide 128; 16 x 8 is nearest neardup's
-  S-curve). Each process is started by a small launcher that reads its wall time, CPU time
-  (all threads) and peak RSS with `os.wait4` (interpreter start and imports included; the peers
-  import `neardup.index` for the verification, about 26 MB). Solr's CPU (`/proc/PID/stat`) and
-  peak RSS (`VmHWM`, reset before each command) are read around each neardup command.
-"""
-
-
 # -- standalone --------------------------------------------------------------------------------
 
 
@@ -714,7 +510,8 @@ def main(argv: list[str] | None = None) -> int:
     import tempfile
 
     from benchmarks import corpus as C
-    from benchmarks.run import SolrNode, bench_params, say
+    from benchmarks.corpus import bench_params
+    from benchmarks.node import SolrNode, say
 
     ap = argparse.ArgumentParser(
         prog="python -m benchmarks.end_to_end",

@@ -6,7 +6,7 @@ Usage::
 
 Indexes ``--size`` short records (8-15 Zipf words, :func:`benchmarks.corpus.short_records`)
 into a new collection of the benchmark's local node, then adds 1,000 new ones and reports only
-their pairs (``report(since=...)``), as :func:`benchmarks.run.bench_incremental` does at the
+their pairs (``report(since=...)``), as :func:`benchmarks.measure.bench_incremental` does at the
 sizes of the main benchmark. With the benchmark's parameters (word 3-grams, threshold 0.8) by
 default, or with ``--defaults`` the parameters an index chooses from its first records
 (character 3-grams, the valley rule from a floor of 0.3). Prints one JSON line; the timings
@@ -26,7 +26,8 @@ from neardup.backends.solr import SolrBackend
 from neardup.solr.admin import delete_collection
 
 from . import corpus as C
-from .run import SolrNode, bench_incremental, say, solr_of
+from .measure import bench_incremental
+from .node import SolrNode, say, solr_of
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,7 +32,8 @@ from neardup.io import Record
 from neardup.solr.admin import delete_collection
 
 from . import corpus as C
-from .run import SolrNode, bench_neighbors, say
+from .measure import bench_neighbors
+from .node import SolrNode, say
 
 #: Records generated at a time.
 CHUNK = 100_000

@@ -36,7 +36,7 @@ def choose_bands(num_perm: int, threshold: float, recall: float = TARGET_RECALL)
     ``recall`` at ``threshold``.
 
     Longer bands mean fewer false candidates, so this is the cheapest choice that keeps recall.
-    datasketch-style :func:`~neardup.shingles.optimal_bands` balances false positives against
+    datasketch-style :func:`~neardup.banding.optimal_bands` balances false positives against
     false negatives instead, which loses about half the pairs right at the threshold; here
     false positives cost only verification, never a wrong answer.
     """

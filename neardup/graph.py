@@ -36,16 +36,6 @@ def union_find(pairs: Iterable[tuple[str, str]]) -> Callable[[str], str]:
     return root
 
 
-def components(pairs: Iterable[tuple[str, str]]) -> list[list[tuple[str, str]]]:
-    """The pairs grouped by connected component of the graph they form, in first-seen order."""
-    pairs = list(pairs)
-    root = union_find(pairs)
-    groups: dict[str, list[tuple[str, str]]] = {}
-    for a, b in pairs:
-        groups.setdefault(root(a), []).append((a, b))
-    return list(groups.values())
-
-
 def clusters(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
     """Connected components of the pair graph, largest first, ids in order within each."""
     pairs = list(pairs)

@@ -225,13 +225,11 @@ def verify(
     processor: ShingleProcessor,
     threshold: float,
     progress: bool = False,
-    total: int | None = None,
     screened: bool = False,
 ) -> list[Pair]:
     """Keep the candidates whose exact shingle Jaccard is at least ``threshold`` (screened
-    first by :func:`screen`, unless ``screened`` says they were). ``total`` is no longer
-    needed (the progress bar counts the candidates that pass the screen); it is accepted for
-    callers that give it. :func:`verify_codes` does the work.
+    first by :func:`screen`, unless ``screened`` says they were; the progress bar counts the
+    candidates that pass the screen). :func:`verify_codes` does the work.
     """
     if not screened:
         candidates = screen(candidates, texts, processor, threshold)
@@ -479,7 +477,8 @@ class NearDupIndex:
 
     ``NearDupIndex(params)`` keeps the index in memory; :meth:`open` keeps it in Solr. A
     backend that already holds an index brings its own parameters: they are read back and used,
-    and asking for others raises :class:`~neardup.errors.ParameterMismatch`.
+    and asking for others (in ``params``, or some of them in ``given``) raises
+    :class:`~neardup.errors.ParameterMismatch`.
     """
 
     def __init__(
@@ -501,6 +500,8 @@ class NearDupIndex:
         #: Whether the parameters were chosen from the data (no parameters given): then link
         #: mode decides by weighted similarity (:mod:`neardup.link`).
         self.from_data = False
+        if params is not None and given:
+            raise ArgumentError("give the parameters (params) or some of them (given), not both")
         stored = self.backend.load_params()
         if stored is None:
             if params is None:
@@ -513,6 +514,8 @@ class NearDupIndex:
                 self._store()
         else:
             self.params = Params.from_dict(stored)
+            if params is None and given:
+                params = self.params.replace(**given)
             if params is not None:
                 self.params.check(params, self.backend.location)
             self.from_data = bool(stored.get("chosen_from_data", False))

@@ -17,6 +17,7 @@ import pytest
 
 from benchmarks import corpus as C
 from benchmarks import end_to_end as E
+from benchmarks import render as R
 from neardup.params import Params
 from neardup.text import id_key, word_edit_distance
 
@@ -200,8 +201,8 @@ def test_end_to_end_runs_each_library_and_scores_it_against_the_truth(
     assert (res["methods"]["datasketch"]["bands"], res["methods"]["datasketch"]["rows"]) == (9, 13)
     assert "neardup_memory/datasketch_python_rss" in res["ratios"]
     runs = {"100000": {"end_to_end": res}}
-    assert [v for _, v, _ in E.target_values(100_000, runs["100000"])] == [None, None, None]
-    table = "\n".join(E.headline(runs) + E.detail(runs["100000"]))
+    assert [v for _, v, _ in R.target_values(100_000, runs["100000"])] == [None, None, None]
+    table = "\n".join(R.headline(runs) + R.detail(runs["100000"]))
     assert "| 100,000 |" in table and "rensa RMinHashLSH" in table
 
 
@@ -271,7 +272,7 @@ def test_a_peer_that_does_not_finish_is_reported_not_fatal(
     assert set(res["methods"]) == {"neardup_memory"}
     assert "exited with -9" in res["failed"]["datasketch"]
     assert not any(k.endswith("datasketch_wall") for k in res["ratios"])
-    table = "\n".join(E.headline({"1000000": {"end_to_end": res}}))
+    table = "\n".join(R.headline({"1000000": {"end_to_end": res}}))
     assert "1,000,000 documents: datasketch did not finish:" in table
     assert "| 1,000,000 |" in table and "n/a" in table
 
@@ -299,3 +300,12 @@ def test_scale_streams_records_with_near_copies(
     left = Solr(solr_base, "admin").request("GET", "admin/cores", params={"action": "STATUS"},
                                             core=False)["status"]
     assert "bench_scale_3000" not in left
+
+
+def test_results_md_is_what_render_makes_of_results_json() -> None:
+    """RESULTS.md is generated, never edited: rendering the committed JSON gives it back."""
+    from benchmarks.render import render
+
+    bench = Path(__file__).resolve().parents[1] / "benchmarks"
+    data = json.loads((bench / "results.json").read_text(encoding="utf-8"))
+    assert render(data) == (bench / "RESULTS.md").read_text(encoding="utf-8")

@@ -395,9 +395,9 @@ def test_memory_does_not_grow_with_the_records(tmp_path: Path) -> None:
 
 
 def test_the_readme_example(tmp_path: Path) -> None:
-    """The Python example of the README's "Deduplicated data" section prints what it says."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("\n### Deduplicated data", 1)[1].split("\n### ", 1)[0]
+    """The Python example of docs/cli.md's "Deduplicated data" section prints what it says."""
+    text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = text.split("\n## Deduplicated data", 1)[1].split("\n## ", 1)[0]
     block = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
     proc = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True,
                           timeout=300, cwd=tmp_path)
@@ -482,6 +482,16 @@ def test_cli_dedupe_on_solr_matches_memory(solr_base: str, tmp_path: Path) -> No
         assert again.returncode == 0, again.stderr
         assert json.loads(again.stdout)["index"] is None  # reused, not indexed again
         assert (tmp_path / "a.txt").read_bytes() == (tmp_path / "b.txt").read_bytes()
+        # A parameter flag that the collection's index contradicts is an error, not ignored;
+        # --threshold with --no-index is the report's.
+        other = run_cli("dedupe", str(ADDRESSES), "--out", str(tmp_path / "c.txt"),
+                        "--collection", name, "--no-index", "--shingle-kind", "word", env=env)
+        assert other.returncode == 2, other.stderr
+        assert "--shingle-kind: the index has 'char', given 'word'" in other.stderr
+        assert not (tmp_path / "c.txt").exists()
+        tighter = run_cli("dedupe", str(ADDRESSES), "--out", str(tmp_path / "c.txt"),
+                          "--collection", name, "--no-index", "--threshold", "0.9", env=env)
+        assert tighter.returncode == 0, tighter.stderr
         page = tmp_path / "review.html"
         review = run_cli("review", "--collection", name, "--out", str(page), env=env)
         assert review.returncode == 0, review.stderr

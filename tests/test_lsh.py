@@ -14,6 +14,7 @@ from neardup import NearDupIndex, ParameterMismatch, Params
 from neardup.backends.solr import SolrBackend, key_value, value_key
 from neardup.banding import band_keys_batch, choose_bands, key_field, s_curve
 from neardup.bruteforce import all_pairs
+from neardup.errors import ArgumentError
 from neardup.graph import clusters
 from neardup.index import Pair, prune
 from neardup.io import Record
@@ -165,8 +166,25 @@ def test_index_parameters_are_stored_and_checked(make_index: MakeIndex) -> None:
     with pytest.raises(ParameterMismatch, match="threshold: index has 0.5, asked for 0.8"):
         NearDupIndex(Params(threshold=0.8), backend=index.backend)
     with pytest.raises(ParameterMismatch, match="shingle_kind"):
-        NearDupIndex(Params(shingle_kind="char", shingle_size=3, threshold=0.5),
-                     backend=index.backend)
+        NearDupIndex(
+            Params(shingle_kind="char", shingle_size=3, threshold=0.5), backend=index.backend
+        )
+    # Some parameters given (the rest to choose): the same check, never silently dropped.
+    assert NearDupIndex(backend=index.backend, given={"threshold": 0.5}).params == again.params
+    with pytest.raises(ParameterMismatch, match="threshold: index has 0.5, asked for 0.8"):
+        NearDupIndex(backend=index.backend, given={"threshold": 0.8})
+    with pytest.raises(ArgumentError, match="not both"):
+        NearDupIndex(Params(threshold=0.5), backend=index.backend, given={"threshold": 0.5})
+
+
+def _levenshtein(a: list[str], b: list[str]) -> int:
+    """Word insertions, deletions and substitutions from ``a`` to ``b`` (the textbook table)."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, start=1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, start=1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
 
 
 def test_all_pairs_are_verified_and_match_brute_force(make_index: MakeIndex) -> None:
@@ -180,10 +198,12 @@ def test_all_pairs_are_verified_and_match_brute_force(make_index: MakeIndex) -> 
     assert len(exact) >= 40
     assert set(found) <= set(exact)  # every reported pair is a true pair
     assert len(set(found) & set(exact)) / len(exact) >= 0.99
+    words = {r.id: index.processor.normalize(r.text).split() for r in records}
     for key, pair in found.items():
         assert pair.jaccard == pytest.approx(exact[key], abs=1e-6)
         assert pair.jaccard >= p.threshold
-        assert pair.edit_distance >= 0
+        assert pair.edit_distance == _levenshtein(words[pair.id1], words[pair.id2]), key
+    assert any(pair.edit_distance > 0 for pair in found.values())
     assert result.candidates >= len(found) and result.buckets > 0
     assert result.records == len(records) == len(index)
 
@@ -238,8 +258,9 @@ def test_remove_leaves_no_stale_band_keys(make_index: MakeIndex) -> None:
     after = index.pairs(prune="none")
     assert after == [q for q in before if not {q.id1, q.id2} & gone]
     for record_id in gone:
-        assert record_id not in {m.id for m in index.query(
-            next(r.text for r in records if r.id == record_id), k=50)}
+        assert record_id not in {
+            m.id for m in index.query(next(r.text for r in records if r.id == record_id), k=50)
+        }
 
 
 def test_pruning_keeps_best_matches() -> None:

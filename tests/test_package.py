@@ -7,10 +7,14 @@ Building and installing the wheel itself is .ci/wheel_check.py's job.
 from __future__ import annotations
 
 import ast
+import builtins
 import glob
+import importlib
+import inspect
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -184,8 +188,20 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> dict[str, str]:
 
 
 def _import_graph() -> dict[str, dict[str, str]]:
-    modules = _modules()
+    """The import graph of neardup and of the benchmarks (which import neardup, never the
+    other way round)."""
+    modules = {**_modules(), **_benchmark_modules()}
     return {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def _benchmark_modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for path in sorted((REPO / "benchmarks").rglob("*.py")):
+        parts = list(path.relative_to(REPO).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
 
 
 def _find_cycle(graph: Mapping[str, Iterable[str]]) -> list[str] | None:
@@ -218,6 +234,8 @@ def test_import_graph_is_built_from_real_imports() -> None:
     assert "neardup.index" in graph["neardup"]  # from .index import ... (package __init__)
     assert "neardup.resources" in graph["neardup.solr.local"]  # from .. import resources
     assert set(graph["neardup.kernel"]) >= {"neardup._kernel", "neardup.errors"}  # in functions
+    assert "benchmarks.corpus" in graph["benchmarks.end_to_end"]  # in a function
+    assert "neardup.params" in graph["benchmarks.corpus"]
     assert sum(len(v) for v in graph.values()) > len(graph)
 
 
@@ -312,12 +330,198 @@ def test_only_the_cli_reads_the_environment() -> None:
 
 
 def test_the_readme_layout_names_every_module() -> None:
-    """The README's Layout section lists each module and subpackage of neardup/."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    layout = readme.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    """The Layout section of docs/development.md lists each module and subpackage of neardup/."""
+    development = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
+    layout = development.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
     package = Path(__file__).resolve().parents[1] / "neardup"
     names = {p.name for p in package.glob("*.py") if not p.name.startswith("_")}
     subpackages = [p for p in package.iterdir() if (p / "__init__.py").exists()]
     names |= {f"{p.name}/" for p in subpackages}
     missing = sorted(n for n in names if f"  {n}" not in layout)
-    assert not missing, f"README Layout does not name: {missing}"
+    assert not missing, f"the Layout of docs/development.md does not name: {missing}"
+
+
+# -- code that says what is not so ------------------------------------------------------------
+#: A Sphinx role in a docstring or comment: ``:func:`~neardup.banding.choose_bands```.
+ROLE = re.compile(r":(?:func|mod|class|meth|attr|data|exc|obj):`~?([A-Za-z_][\w.]*)`")
+
+
+def _python_sources() -> dict[str, Path]:
+    """The importable modules of neardup/ and benchmarks/ by dotted name (no ``__main__``)."""
+    found = {n: p for n, p in _modules().items() if p.suffix == ".py"}
+    found.update(_benchmark_modules())
+    return {n: p for n, p in found.items() if not n.endswith("__main__")}
+
+
+def _has(obj: object, name: str) -> bool:
+    """An attribute, a dataclass field, or an instance attribute its class assigns."""
+    if hasattr(obj, name) or name in getattr(obj, "__dataclass_fields__", {}):
+        return True
+    return isinstance(obj, type) and f"self.{name} =" in inspect.getsource(obj)
+
+
+def _walk(obj: object, names: list[str]) -> bool:
+    for name in names:
+        if not _has(obj, name):
+            return False
+        obj = getattr(obj, name, None)
+    return True
+
+
+def _resolves(dotted: str, home: ModuleType, everywhere: list[ModuleType]) -> bool:
+    """Whether a role's target exists: an absolute one from its longest importable module; a
+    relative one in the module, one of its classes, a builtin, or any neardup module."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            module = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        return _walk(module, parts[cut:])
+    own = [v for v in vars(home).values() if isinstance(v, type) and v.__module__ == home.__name__]
+    return any(_walk(h, parts) for h in [home, *own, builtins, *everywhere])
+
+
+def test_role_check_sees_a_missing_module() -> None:
+    import neardup.banding as banding
+
+    assert _resolves("neardup.banding.optimal_bands", banding, [])
+    assert _resolves("choose_bands", banding, [])
+    assert not _resolves("neardup.shingles.optimal_bands", banding, [])
+    assert not _resolves("no_such_function", banding, [])
+
+
+def test_every_docstring_reference_exists() -> None:
+    """A reference to a module or function that does not exist sends a reader nowhere."""
+    modules = {n: importlib.import_module(n) for n in _python_sources()}
+    package = [m for n, m in modules.items() if n.startswith("neardup")]
+    missing = [
+        f"{path.relative_to(REPO)}:{number}: {match.group(0)}"
+        for name, path in _python_sources().items()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        for match in ROLE.finditer(line)
+        if not _resolves(match.group(1), modules[name], package)
+    ]
+    assert missing == []
+
+
+def _unread_parameters(path: Path) -> list[str]:
+    """``file:line function(parameter)`` for each parameter a function never reads. Stubs
+    (a body of a docstring, ``pass``, ``...`` or a raise) and dunder methods, whose signatures
+    a protocol fixes, are left out."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        if node.name.startswith("__") or all(
+            isinstance(s, ast.Pass | ast.Raise)
+            or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+            for s in node.body
+        ):
+            continue
+        read = {n.id for s in node.body for n in ast.walk(s) if isinstance(n, ast.Name)}
+        a = node.args
+        for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+            if arg and arg.arg not in ("self", "cls") and not arg.arg.startswith("_"):
+                if arg.arg not in read:
+                    found.append(f"{path.name}:{node.lineno} {node.name}({arg.arg})")
+    return found
+
+
+def test_unread_parameter_check_sees_one(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "def f(a, total=None):\n    return a\n"
+        "def stub(a):\n    ...\n"
+        "def __exit__(self, *exc):\n    return None\n"
+    )
+    assert _unread_parameters(probe) == ["probe.py:1 f(total)"]
+
+
+def test_every_parameter_is_read() -> None:
+    """A parameter a function ignores tells its caller that it matters when it does not."""
+    assert [u for path in _modules().values() if path.suffix == ".py"
+            for u in _unread_parameters(path)] == []  # fmt: skip
+
+
+def _unused_definitions() -> list[str]:
+    """Public functions and classes of neardup that nothing imports or names: not their own
+    module, neardup, benchmarks, the tests, nor a doctest."""
+    sources = {**_python_sources()}
+    for path in sorted((REPO / "tests").glob("*.py")):
+        sources[f"tests.{path.stem}"] = path
+    imported: set[tuple[str, str]] = set()
+    attributes: set[str] = set()
+    named: dict[str, set[str]] = {}
+    for name, path in sources.items():
+        text = path.read_text(encoding="utf-8")
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        mine = named.setdefault(name, set(re.findall(r"\w+", " ".join(re.findall(">>> .*", text)))))
+        for node in ast.walk(ast.parse(text, str(path))):
+            if isinstance(node, ast.ImportFrom):
+                base = package.split(".")
+                base = base[: len(base) - max(node.level - 1, 0)] if node.level else []
+                module = ".".join([*base, *([node.module] if node.module else [])])
+                imported.update((module, a.name) for a in node.names)
+            elif isinstance(node, ast.Attribute):
+                attributes.add(node.attr)
+            elif isinstance(node, ast.Name):
+                mine.add(node.id)
+    return [
+        f"{name}.{node.name}"
+        for name, path in _modules().items()
+        if path.suffix == ".py"
+        for node in ast.parse(path.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.FunctionDef | ast.ClassDef)
+        and not node.name.startswith("_")
+        and (name, node.name) not in imported
+        and node.name not in attributes
+        and node.name not in named[name]
+    ]
+
+
+def test_no_unused_public_definitions() -> None:
+    """Code nothing calls is code a reader studies for nothing, and it rots untested."""
+    assert _unused_definitions() == []
+
+
+def _repeated_handlers(path: Path) -> list[str]:
+    """``file:line`` of each ``except`` clause whose body repeats an earlier clause's of the
+    same ``try``: one clause with both exceptions (or their common base) says it once."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try | ast.TryStar):
+            seen: set[str] = set()
+            for handler in node.handlers:
+                body = ast.dump(ast.Module(body=handler.body, type_ignores=[]))
+                if body in seen:
+                    found.append(f"{path.name}:{handler.lineno}")
+                seen.add(body)
+    return found
+
+
+def test_repeated_handler_check_sees_one(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "try:\n    f()\nexcept KeyError as e:\n    print(e)\nexcept OSError as e:\n    print(e)\n"
+        "except ValueError as e:\n    raise\n"
+    )
+    assert _repeated_handlers(probe) == ["probe.py:5"]
+
+
+def test_no_try_repeats_a_handler() -> None:
+    assert [r for path in _python_sources().values() for r in _repeated_handlers(path)] == []
+
+
+def test_no_private_pysolr_calls() -> None:
+    """pysolr's private methods change without notice between its releases."""
+    private = re.compile(r"\bpysolr\w*\._[a-z]\w*")
+    found = [
+        f"{path.relative_to(REPO)}:{n}: {m.group(0)}"
+        for path in _python_sources().values()
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        for m in private.finditer(line)
+    ]
+    assert found == []

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from neardup import NearDupIndex, ParameterMismatch, Params
 from neardup.backends.solr import SolrBackend
+from neardup.errors import InputError
 from neardup.evaluate import score
-from neardup.evaluate.experiment import PARAMS, SEED_PAIRS, run_restaurants
+from neardup.evaluate.experiment import PARAMS, SEED_PAIRS, check_collection, run_restaurants
 from neardup.io import Record, read_pairs, read_records
 from neardup.resources import restaurants as bundled
 from neardup.seed2014 import MAX_SCORED_TERMS, SeedSearcher, seed_report
@@ -175,3 +177,31 @@ def test_cli_experiment_json(solr_base: str, tmp_path: Path) -> None:
     for entry in data.values():
         assert set(entry) == {"pairs", "true_pairs", "recall", "precision", "f1"}
     assert (tmp_path / "shingles.tsv").exists() and (tmp_path / "minhash.tsv").exists()
+
+
+def test_the_experiment_refuses_a_collection_it_did_not_fill(
+    solr_base: str, new_collection: Callable[[str], Solr], tmp_path: Path
+) -> None:
+    """It empties its collection first: never one that holds someone else's documents."""
+    theirs = new_collection("theirs")
+    theirs.add([{"id": "precious", "content": "kept"}])
+    theirs.commit()
+    env = {"NEARDUP_SOLR_URL": solr_base}
+    args = ("experiment", "restaurants", "--collection", theirs.collection)
+    proc = run_cli(*args, "--out-dir", str(tmp_path), env=env)
+    assert proc.returncode == 2, proc.stderr
+    assert "will not empty" in proc.stderr and "not a neardup index" in proc.stderr
+    assert [d["id"] for d in theirs.iter_docs("id")] == ["precious"]
+    other = NearDupIndex(PARAMS, backend=SolrBackend(new_collection("other")))
+    other.add_many([("1", "a record of someone else")])
+    with pytest.raises(InputError, match="1 of its 1 records are not the experiment's"):
+        check_collection(other.backend)
+    tuned = NearDupIndex(Params(threshold=0.6), backend=SolrBackend(new_collection("tuned")))
+    tuned.add_many([("1", "a record of someone else")])
+    with pytest.raises(InputError, match="other parameters"):
+        check_collection(tuned.backend)
+    check_collection(SolrBackend(new_collection("empty")))  # nothing to lose
+
+
+def test_the_experiment_may_empty_its_own_index(restaurants: NearDupIndex) -> None:
+    check_collection(restaurants.backend)

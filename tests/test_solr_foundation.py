@@ -19,6 +19,7 @@ from neardup import NearDupIndex, Params
 from neardup.errors import SolrRequestError, SolrUnavailable
 from neardup.resources import restaurants
 from neardup.solr import admin, connect
+from neardup.solr import client as client_module
 from neardup.solr import local as local_solr
 from neardup.solr.client import Solr, or_query, split_url, terms_params
 from neardup.solr.local import LocalSolr, solr_version
@@ -101,6 +102,47 @@ def test_documents_round_trip(collection: Solr) -> None:
     collection.delete_query("*:*")
     collection.commit()
     assert collection.count() == 0
+
+
+def test_update_bodies_are_cut_by_bytes() -> None:
+    items = [{"id": str(i), "t": "x" * 20} for i in range(5)]
+    one = len(json.dumps(items[0]))  # 30 bytes each, and ", " between two
+    runs = list(client_module._json_batches(items, 2 * one + 2))
+    assert [json.loads(f"[{r}]") for r in runs] == [items[:2], items[2:4], items[4:]]
+    assert all(len(r) <= 2 * one + 2 for r in runs)
+    assert list(client_module._json_batches([{"id": "big", "t": "y" * 99}], 10)) == [
+        '{"id": "big", "t": "' + "y" * 99 + '"}'
+    ]  # too big alone: alone, not refused
+    assert list(client_module._json_batches([], 10)) == []
+
+
+@pytest.mark.solr
+def test_large_updates_go_in_several_requests_of_bounded_size(
+    collection: Solr, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(client_module, "UPDATE_BYTES", 400)
+    bodies: list[tuple[str, int]] = []
+    send = collection.session.request
+
+    def recording(method: str, url: str, *args: object, **kw: object) -> object:
+        data = kw.get("data")
+        if "/update" in url and "commit=" not in url and isinstance(data, bytes):
+            bodies.append((url, len(data)))
+        return send(method, url, *args, **kw)
+
+    monkeypatch.setattr(collection.session, "request", recording)
+    docs = [{"id": f"d{i:02d}", "content": f"text {i} " * 5} for i in range(20)]
+    big = {"id": "big", "content": "w " * 400}
+    collection.add([*docs[:10], big, *docs[10:]])
+    collection.commit()
+    assert collection.count() == 21
+    assert len(bodies) >= 5
+    assert sorted(n for _, n in bodies)[-2] <= 400  # only the one big document goes over
+    bodies.clear()
+    collection.delete_ids([f"d{i:02d}" for i in range(20)])
+    collection.commit()
+    assert [d["id"] for d in collection.iter_docs("id")] == ["big"]
+    assert len(bodies) == 1  # 20 short ids fit one request
 
 
 @pytest.mark.solr

@@ -91,17 +91,23 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def open_index(
-    args: argparse.Namespace, create: bool = True, param_flags: bool = False
+    args: argparse.Namespace,
+    create: bool = True,
+    param_flags: bool = False,
+    report_flags: tuple[str, ...] = (),
 ) -> NearDupIndex:
     """The index the flags name. With ``param_flags`` (``neardup index``) a new index gets the
     parameters the flags give (the rest are chosen from its first records); an existing one
-    keeps its own, and a flag that disagrees with them is an error."""
+    keeps its own, and a flag that disagrees with them is an error. ``report_flags`` name the
+    parameter flags that mean the report's option here, not the index's (``--threshold`` of
+    ``dedupe --no-index``)."""
     from ..backends.solr import SolrBackend
     from .common import open_solr
 
     backend = SolrBackend(open_solr(args, create=create))
     stored = backend.load_params()
     given = _given(args) if param_flags else {}
+    given = {k: v for k, v in given.items() if k not in report_flags}
     if stored is None:
         if not create:
             raise InputError(f"{backend.location} holds no neardup index (index a file first)")
@@ -579,12 +585,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def cmd_experiment(args: argparse.Namespace) -> int:
     from ..backends.solr import SolrBackend
-    from ..evaluate.experiment import PARAMS, format_table, run_restaurants
+    from ..evaluate.experiment import PARAMS, check_collection, format_table, run_restaurants
     from .common import emit, open_solr
 
     if args.collection is None:
         args.collection = args.collection_default
     solr = open_solr(args)
+    check_collection(SolrBackend(solr))
     solr.delete_query("*:*")  # afresh, parameters included
     solr.commit()
     index = NearDupIndex(PARAMS, backend=SolrBackend(solr))

@@ -115,10 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         return int(args.func(args))
-    except InputError as exc:
-        print(f"neardup: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except NeardupError as exc:
+    except NeardupError as exc:  # InputError among them: its exit_code is 2
         print(f"neardup: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:

@@ -156,7 +156,8 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
     else:
         if temporary:
             args.collection = f"neardup_tmp_{os.getpid()}_{int(time.time())}"
-        index = open_index(args, create=not args.no_index, param_flags=not args.no_index)
+        report_flags = ("threshold",) if args.no_index else ()
+        index = open_index(args, not args.no_index, param_flags=True, report_flags=report_flags)
     try:
         stats = None
         if not args.no_index:

@@ -6,6 +6,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..backends.base import Backend
+from ..errors import InputError, ParameterMismatch
 from ..index import NearDupIndex, clusters
 from ..io import Record, read_pairs, read_records, write_clusters, write_pairs
 from ..params import Params
@@ -32,9 +34,38 @@ def guide(record: Record) -> Record:
 PARAMS = Params(fields_2014=True)
 
 
-def run_restaurants(
-    index: NearDupIndex, out_dir: Path, progress: bool = False
-) -> dict[str, Any]:
+def check_collection(backend: Backend) -> None:
+    """Raise :class:`~neardup.errors.InputError` unless ``backend`` may be emptied for the
+    experiment: it must be empty, or hold the experiment's own index (its parameters, and only
+    the bundled records, unchanged). A user's collection named by mistake is never cleared."""
+    held = backend.count()
+    if not held:
+        return
+    stored = backend.load_params()
+    why = ""
+    if stored is None:
+        why = f"it holds {held} documents that are not a neardup index"
+    else:
+        try:
+            same = Params.from_dict(stored) == PARAMS
+        except ParameterMismatch:
+            same = False
+        if not same:
+            why = "it holds a neardup index with other parameters than the experiment's"
+        else:
+            records, _ = restaurants()
+            bundled = {r.id: r.text for r in read_records(records) if isinstance(r, Record)}
+            foreign = sum(bundled.get(r.id) != r.text for r in backend.records())
+            if foreign:
+                why = f"{foreign} of its {held} records are not the experiment's"
+    if why:
+        raise InputError(
+            f"the experiment empties its collection first and will not empty {backend.location}"
+            f": {why}. Name a new collection (--collection), or delete this one yourself"
+        )
+
+
+def run_restaurants(index: NearDupIndex, out_dir: Path, progress: bool = False) -> dict[str, Any]:
     """Index the 864 records afresh into an empty Solr index opened with :data:`PARAMS`, run
     both 2014 methods and neardup's own, and score them against the gold."""
     records, gold_file = restaurants()

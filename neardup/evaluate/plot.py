@@ -76,7 +76,7 @@ def plot_s_curve(
 ) -> Path:
     """Draw P(candidate) = 1 - (1 - s^r)^b, to show how much recall the banding keeps at the
     threshold. With ``num_perm``, the datasketch-style balanced (b, r) of
-    :func:`~neardup.shingles.optimal_bands` is drawn faintly for comparison."""
+    :func:`~neardup.banding.optimal_bands` is drawn faintly for comparison."""
     plt = _pyplot()
     s = np.linspace(0.0, 1.0, 501)
     p_at = float(s_curve(threshold, bands, rows))

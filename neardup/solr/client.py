@@ -1,11 +1,12 @@
-"""How neardup talks to Solr: documents through pysolr, everything on one ``requests`` session.
+"""How neardup talks to Solr: searches through pysolr, everything on one ``requests`` session.
 
 It never starts a Solr (that is :mod:`neardup.solr.local`) and never manages collections (that
 is :mod:`neardup.solr.admin`): it sends requests to one collection and reads the answers.
 
-Searches, adds, deletes and commits go through a :class:`pysolr.Solr`; the calls pysolr lacks
-(real-time get, and the admin calls of :mod:`neardup.solr.admin`) go through
-:meth:`Solr.request`, a thin JSON call. Both use the same ``requests.Session``, on which a
+Searches and commits go through a :class:`pysolr.Solr`; updates (adds and deletes, as JSON in
+bodies of at most ``UPDATE_BYTES``: see :meth:`Solr._update` for why not pysolr's), real-time
+get and the admin calls of :mod:`neardup.solr.admin` go through :meth:`Solr.request`, a thin
+JSON call. Both use the same ``requests.Session``, on which a
 :class:`RetryAdapter` is mounted: the one place where transport failures and Solr's error
 answers become neardup's exceptions, with messages that name the URL and never credentials,
 and where idempotent requests are retried (each retry logged at INFO on the ``neardup.solr``
@@ -85,6 +86,11 @@ RETRY_STATUSES = frozenset({408, 429, 502, 503, 504})
 #: connection. An update of 1000 ordinary records is a few MB; 32 MB is an oversized record (or
 #: several large ones in one batch), which Solr may not survive twice.
 LARGE_REQUEST = 32 * 1024 * 1024
+#: Update bodies (adds, deletes) are split into requests of at most this many bytes: half of
+#: ``LARGE_REQUEST``, so that only a single oversized document ever makes a large request (and
+#: its error then names one record's size), while a batch of 1000 ordinary records (a few MB)
+#: still goes in one request.
+UPDATE_BYTES = LARGE_REQUEST // 2
 #: Request header that marks a request as not idempotent (sent once); the adapter removes it
 #: before the request leaves, so Solr never sees it.
 ONCE_HEADER = "X-Neardup-Once"
@@ -292,6 +298,22 @@ def _body_size(request: requests.PreparedRequest) -> int:
     if isinstance(body, bytes | str):
         return len(body)
     return int(request.headers.get("Content-Length") or 0)
+
+
+def _json_batches(items: Iterable[Any], limit: int) -> Iterator[str]:
+    """``items`` as JSON, comma-separated, in runs of at most ``limit`` bytes; an item larger
+    than ``limit`` is a run of its own. Nothing for no items."""
+    run: list[str] = []
+    size = 0
+    for item in items:
+        text = json.dumps(item, allow_nan=False)
+        if run and size + len(text) > limit:
+            yield ", ".join(run)
+            run, size = [], 0
+        run.append(text)
+        size += len(text) + 2
+    if run:
+        yield ", ".join(run)
 
 
 def _basic_user(header: str) -> str | None:
@@ -520,23 +542,28 @@ class Solr:
         except requests.RequestException as exc:  # raised before the adapter (a bad URL ...)
             raise SolrUnavailable(f"cannot talk to Solr at {where}: {_reason(exc)}") from None
 
-    def _update(self, message: Any) -> None:
-        """POST one JSON update message (documents, deletes) through pysolr.
+    def _update(self, prefix: str, items: Iterable[Any], suffix: str) -> None:
+        """POST ``items`` to ``update`` as JSON ``prefix[item, ...]suffix`` bodies of at most
+        :data:`UPDATE_BYTES` each (one item alone may be larger: it goes alone).
 
-        pysolr's ``add`` is not used: it drops empty values, and it runs the message through
-        ``sanitize`` (32 passes, bytes to text and back) which costs 45% more client time on a
-        1000-document batch for nothing, since JSON escapes every control character. The body
-        is given as ASCII text, which pysolr encodes without the ``repr`` it logs of bytes.
+        Through :meth:`request`, not pysolr: pysolr's public ``add`` drops empty values and
+        runs the body through ``sanitize`` (32 passes, bytes to text and back: 45% more client
+        time on a 1000-document batch, for nothing, since JSON escapes every control
+        character), its ``delete`` sends XML, which strips the control characters an id may
+        hold, and the raw ``_update`` beneath both is private. Every item is encoded with
+        ``ensure_ascii``, so its length in characters is its length in bytes.
         """
-        body = json.dumps(message, allow_nan=False)
-        self._through_pysolr(
-            "update", self.pysolr._update, body, clean_ctrl_chars=False, solrapi="JSON"
-        )
+        for body in _json_batches(items, UPDATE_BYTES - len(prefix) - len(suffix)):
+            self.request(
+                "POST",
+                "update",
+                data=f"{prefix}{body}{suffix}".encode("ascii"),
+                headers={"Content-Type": "application/json"},
+            )
 
     def add(self, docs: Sequence[dict[str, Any]]) -> None:
         """Add or replace documents by id; safe to retry, since a re-add overwrites."""
-        if docs:
-            self._update(list(docs))
+        self._update("[", docs, "]")
 
     def commit(self) -> None:
         if self._pysolr_slow is None:
@@ -544,12 +571,11 @@ class Solr:
         self._through_pysolr("update", self._pysolr_slow.commit)
 
     def delete_query(self, query: str) -> None:
-        self._update({"delete": {"query": query}})
+        self._update('{"delete": ', [{"query": query}], "}")
 
     def delete_ids(self, ids: Sequence[str]) -> None:
         """By JSON: pysolr's XML form would strip control characters that an id may hold."""
-        if ids:
-            self._update({"delete": list(ids)})
+        self._update('{"delete": [', ids, "]}")
 
     def select(self, params: dict[str, Any]) -> dict[str, Any]:
         """A search (``q`` defaults to all documents): pysolr sends a GET, or a POST form once
