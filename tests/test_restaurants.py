@@ -109,6 +109,10 @@ def test_the_experiment_reproduces_the_seed(solr_base: str, tmp_path: Path) -> N
         # The TSV report scores the same as the in-memory pairs.
         again = score(read_pairs(tmp_path / f"{method}.tsv"), read_pairs(GOLD))
         assert again.true_pairs == entry["true_pairs"]
+    # Its records are the two guides (the second keyed by id and source): a rerun may empty
+    # the index the experiment filled.
+    assert any("\x1f" in r.id for r in index.backend.records())
+    check_collection(index.backend)
 
 
 def test_any_text_is_safe_to_search(collection: Solr) -> None:
