@@ -216,3 +216,43 @@ def test_two_files_linked_through_the_cli(
     done = run_cli("evaluate", str(out), "--gold", str(gt), env=env)
     assert done.returncode == 0, done.stderr
     assert f"of {len(gold)}" in done.stdout
+
+
+def test_columns_are_weighed_by_the_data() -> None:
+    """A price column that differs between the catalogues gets no weight, the model number
+    does; the weights are printed with the report."""
+    rng = random.Random(5)
+    a, b, gold = catalogues(n=80, extra=20, seed=9)
+    index = NearDupIndex()
+    for name, rows in (("a", a), ("b", b)):
+        index.add_many(
+            Record(rid, text, name, n, {"title": text, "price": f"{rng.randint(10, 999)}.99"})
+            for n, (rid, text) in enumerate(rows, start=1)
+        )
+    report = index.report(mode="link")
+    weights = report.rule["column_weights"]
+    assert set(weights) == {"a", "b"}
+    for cols in weights.values():
+        assert cols["title"] > 0.1 and cols["price"] < 0.02, weights
+    assert "price" in report.rule["columns"] and "title" in report.rule["columns"]
+    found = {(p.id1, p.id2) for p in report.pairs}
+    assert _f1(found, gold) >= 0.95
+
+
+def test_three_sources_each_pair_linked_once() -> None:
+    index = NearDupIndex()
+    rows = {
+        "x": [("1", "cafe roma 12 main street springfield"), ("2", "blue door books leeds")],
+        "y": [("1", "caffe roma 12 main st springfield"), ("2", "harbour lights motel")],
+        "z": [("9", "cafe roma, 12 main street"), ("8", "blue door bookshop leeds")],
+    }
+    for source, recs in rows.items():
+        index.add_many([(i, t, source) for i, t in recs])
+    pairs = index.report(mode="link", similarity="weighted").pairs
+    got = {(p.source1, p.id1, p.source2, p.id2) for p in pairs}
+    assert ("x", "1", "y", "1") in got and ("x", "1", "z", "9") in got
+    assert ("x", "2", "z", "8") in got
+    partners = [(p.source1, p.id1, p.source2) for p in pairs] + [
+        (p.source2, p.id2, p.source1) for p in pairs
+    ]
+    assert len(partners) == len(set(partners))  # one partner in each other source
