@@ -45,7 +45,7 @@ from .candidates import (
 from .choose import Choice, choose
 from .errors import ArgumentError, InputError
 from .graph import clusters, component_labels
-from .io import Blank, Item, Record, Rejection
+from .io import Blank, Item, Record, Rejection, check_id
 from .minhash import ShingleProcessor
 from .params import Params
 from .pipeline import IndexStats, Writer
@@ -410,7 +410,17 @@ def documents(
     params: Params, processor: ShingleProcessor, records: list[Record], batch: int = 0
 ) -> list[Document | Rejection]:
     """What an index with ``params`` stores for each record, or why a record cannot be stored
-    (no words after normalization; for the 2014 fields, a word or shingle too long for Solr)."""
+    (no words after normalization; for the 2014 fields, a word or shingle too long for Solr).
+    Ids are checked here too (:func:`neardup.io.check_id`): records given as values, not read
+    from a file, must not reach the index's own metadata either."""
+    bad = [(r, check_id(r.id, None)) for r in records]
+    if any(problem for _, problem in bad):
+        kept = [r for r, problem in bad if not problem]
+        done = iter(documents(params, processor, kept, batch) if kept else [])
+        return [
+            Rejection(r.location, r.line, problem, r.id[:80]) if problem else next(done)
+            for r, problem in bad
+        ]
     texts = [processor.normalize(r.text) for r in records]
     keep = [i for i, t in enumerate(texts) if t]
     keys: list[list[str]] = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,16 @@ LINE_ROOM = 64 * 1024
 #: Bytes read at a time to measure the rest of a line too long to be a record.
 SKIP_CHUNK = 1 << 20
 BOM = b"\xef\xbb\xbf"
+#: Ids starting with this are neardup's own (the Solr backend keeps its parameters in the
+#: document ``_neardup_meta_``): a record with such an id is refused, so no input can reach
+#: an index's metadata.
+RESERVED_PREFIX = "_neardup_"
+#: What an id may not hold: control characters (tab, newline, CR, ESC ...), line and paragraph
+#: separators, and the bidirectional controls. They break TSV outputs and terminals, or make
+#: one id look like another; a record holding one is refused with its file and line.
+_BAD_ID_CHAR = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
 
 
 @dataclass(frozen=True)
@@ -195,7 +206,7 @@ def _iter_spans(
         spans = _read_table(lines, source, delimiter, id_field, text_fields, limit, source_field)
     for item, last in spans:
         if isinstance(item, Record):
-            problem = _check_id(item.id)
+            problem = check_id(item.id)
             if problem:
                 yield Rejection(source, item.line, problem, item.id[:80]), last
                 continue
@@ -212,11 +223,22 @@ def _iter_spans(
         yield item, last
 
 
-def _check_id(record_id: str) -> str | None:
+def check_id(record_id: str, max_bytes: int | None = MAX_ID_BYTES) -> str | None:
+    """Why ``record_id`` cannot be a record's id, if it cannot. Every way in checks it: the
+    readers, and the index for records given as values (without the size limit, which is the
+    readers' policy: there Solr judges an id's size, and refuses only that record)."""
     if not record_id:
         return "missing id"
-    if len(record_id.encode("utf-8")) > MAX_ID_BYTES:
-        return f"id longer than {MAX_ID_BYTES} bytes"
+    if max_bytes is not None and len(record_id.encode("utf-8", "surrogatepass")) > max_bytes:
+        return f"id longer than {max_bytes} bytes"
+    if record_id.startswith(RESERVED_PREFIX):
+        return f"id starting with {RESERVED_PREFIX!r} is reserved for neardup's own documents"
+    bad = None if record_id.isprintable() else _BAD_ID_CHAR.search(record_id)
+    if bad:
+        return (
+            f"id holds the control character U+{ord(bad.group()):04X} at character "
+            f"{bad.start() + 1}"
+        )
     return None
 
 
@@ -470,8 +492,9 @@ def _record_from_mapping(
 
 
 def read_pairs(path: str | Path) -> set[tuple[str, str]]:
-    """Unordered id pairs from a file: two ids a line (whitespace or tab), ``#`` comments, an
-    optional header, and also neardup's own reports (seed TSV and the LSH TSV)."""
+    """Unordered id pairs from a file: two ids a line (separated by tabs, or by whitespace in a
+    line without a tab), ``#`` comments, an optional header, and also neardup's own reports
+    (seed TSV and the LSH TSV)."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file")
@@ -486,7 +509,9 @@ def read_pairs(path: str | Path) -> set[tuple[str, str]]:
         text = line.split("#", 1)[0].strip() if line.lstrip().startswith("#") else line.strip()
         if not text:
             continue
-        cols = text.split()
+        # neardup's reports are TSV, and an id may hold a space: a line with a tab is split at
+        # tabs only.
+        cols = [c.strip() for c in text.split("\t")] if "\t" in text else text.split()
         if len(cols) < 2:
             raise InputError(f"{path}:{number}: expected two ids, found {len(cols)} column")
         if first_data and cols[0].lower() in {"id1", "docid", "id", "id_a", "left"}:
