@@ -7,17 +7,23 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections.abc import Callable
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.backends.solr import META_ID, SolrBackend
+from neardup.errors import InputError, SolrRequestError, SolrUnavailable
 from neardup.io import Record, Rejection, read_pairs, read_records
+from neardup.resources import CONFIGSET_NAME
+from neardup.solr import admin
 from neardup.solr.client import Solr
+from neardup.solr.local import LocalSolr
 
-from .conftest import run_cli
+from .conftest import IN_CI, run_cli
 
 _names = itertools.count()
 
@@ -123,3 +129,107 @@ def test_a_report_with_spaces_in_ids_reads_back(tmp_path: Path) -> None:
     plain = tmp_path / "gold.txt"
     plain.write_text("1 2\n3   4\n", encoding="utf-8")
     assert read_pairs(plain) == {("1", "2"), ("3", "4")}
+
+
+# -- 3, 4: collection names, data paths, cores that fail to load ----------------------------
+
+
+@pytest.fixture(scope="module")
+def private_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSolr]:
+    """A node of its own, which these tests stop, restart and break."""
+    node = LocalSolr(tmp_path_factory.mktemp("safety") / "home")
+    try:
+        node.start()
+    except SolrUnavailable as exc:
+        if IN_CI:
+            pytest.fail(f"CI=true and no local Solr node could start: {exc}", pytrace=False)
+        pytest.skip(f"no local Solr node: {exc}")
+    try:
+        yield node
+    finally:
+        node.stop()
+
+
+@pytest.mark.parametrize("name", [".", "..", "victim/../victim", "-x", ".hidden", "a b", "a%2Fb"])
+def test_collection_names_follow_solrs_rule(name: str) -> None:
+    with pytest.raises(InputError, match="not a collection name"):
+        Solr("http://127.0.0.1:1/solr", name)
+    if "/" not in name and "%" not in name:
+        with pytest.raises(InputError, match="not a collection name"):
+            Solr(f"http://127.0.0.1:1/solr/{name}")
+    assert Solr("http://127.0.0.1:1/solr", "ok.name_1-2").collection == "ok.name_1-2"
+
+
+def test_a_bad_collection_name_is_a_usage_error(tmp_path: Path) -> None:
+    path = tmp_path / "r.txt"
+    path.write_text("1 some words here\n", encoding="utf-8")
+    proc = run_cli(
+        "index", str(path), "--solr-url", "http://127.0.0.1:1/solr", "--collection", ".."
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "not a collection name: '..'" in proc.stderr
+
+
+@pytest.mark.solr
+def test_the_local_node_keeps_data_only_under_its_home(
+    private_node: LocalSolr, tmp_path: Path
+) -> None:
+    url = private_node.running().url  # type: ignore[union-attr]
+    outside = tmp_path / "elsewhere"
+    solr = Solr(url, "evil")
+    with pytest.raises(SolrRequestError):
+        solr.request(
+            "GET",
+            "admin/cores",
+            params={
+                "action": "CREATE",
+                "name": "evil",
+                "configSet": CONFIGSET_NAME,
+                "dataDir": str(outside),
+            },
+            core=False,
+            idempotent=False,
+        )
+    assert not outside.exists()
+    assert not admin.collection_exists(solr)
+
+
+@pytest.mark.solr
+def test_a_core_that_fails_to_load_is_said_so_and_kept(private_node: LocalSolr) -> None:
+    url = private_node.running().url  # type: ignore[union-attr]
+    solr = admin.connect(url, "victim")
+    NearDupIndex(Params(threshold=0.5), backend=SolrBackend(solr)).add("1", "some words")
+    props = private_node.home / "standalone" / "victim" / "core.properties"
+    private_node.stop()
+    broken = props.read_text(encoding="utf-8") + "schema=no-such-schema.xml\n"
+    props.write_text(broken, encoding="utf-8")
+    url = private_node.start().url
+    with pytest.raises(SolrRequestError, match="'victim' .* failed to load: .*schema"):
+        admin.connect(url, "victim")
+    proc = run_cli("report", "--solr-url", f"{url}/victim", "--out", "/dev/null")
+    assert proc.returncode == 1 and "failed to load" in proc.stderr, proc.stderr
+    assert props.read_text(encoding="utf-8") == broken
+
+
+# -- 5: stop signals only the node neardup started ------------------------------------------
+
+
+def test_stop_with_a_stale_pid_signals_nothing(tmp_path: Path) -> None:
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        node = LocalSolr(tmp_path / "home")
+        node.home.mkdir(parents=True)
+        state = {"pid": other.pid, "urls": ["http://127.0.0.1:1/solr"], "version": "9",
+                 "mode": "standalone", "log": "x"}  # fmt: skip
+        node.state_file.write_text(json.dumps(state), encoding="utf-8")
+        assert node.running() is None and not node.state_file.exists()
+        node.state_file.write_text(json.dumps(state), encoding="utf-8")
+        assert node.stop() is None
+        node.state_file.write_text(json.dumps(state), encoding="utf-8")
+        proc = run_cli("solr", "stop", env={"NEARDUP_HOME": str(tmp_path / "home")})
+        assert proc.returncode == 0 and "no local Solr was running" in proc.stdout
+        assert other.poll() is None  # never signalled
+        assert not node.state_file.exists()
+    finally:
+        other.kill()
+        other.wait()

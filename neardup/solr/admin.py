@@ -48,6 +48,14 @@ def collection_exists(solr: Solr) -> bool:
     status = solr.request(
         "GET", "admin/cores", params={"action": "STATUS", "core": solr.collection}, core=False
     )
+    failed = status.get("initFailures", {}).get(solr.collection)
+    if failed:
+        # The core is there but Solr could not load it. Creating it again would fail, and
+        # Solr then deletes the core.properties of the core it could not create: the user's.
+        raise SolrRequestError(
+            f"the core '{solr.collection}' at {redact(solr.base_url)} exists but failed to load: "
+            f"{failed}; neardup leaves it as it is (fix or remove it, then run again)"
+        )
     return bool(status.get("status", {}).get(solr.collection))
 
 

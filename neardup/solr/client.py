@@ -161,6 +161,22 @@ def split_url(url: str) -> tuple[str, str | None]:
     return urlunsplit((parts.scheme, parts.netloc, base, "", "")), segments[-1]
 
 
+#: Solr's rule for collection and core names, as neardup enforces it: letters, digits, ``.``,
+#: ``_`` and ``-``, not starting with ``.`` or ``-``. A name is a path under the node's home
+#: and a segment of every URL: ``..`` or ``a/../b`` would reach outside the collection.
+_COLLECTION_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+
+
+def check_collection_name(name: str) -> str:
+    """``name`` if Solr's rule allows it as a collection's, else an :class:`InputError`."""
+    if not _COLLECTION_NAME.fullmatch(name):
+        raise InputError(
+            f"not a collection name: {name!r} (letters, digits, '.', '_' and '-', not starting "
+            "with '.' or '-')"
+        )
+    return name
+
+
 def redact(url: str) -> str:
     """The URL without any user:password part, for messages and logs."""
     parts = urlsplit(url)
@@ -334,7 +350,7 @@ class Solr:
             url = redact(url)
         base, from_url = split_url(url)
         self.base_url = base
-        self.collection = collection or from_url or DEFAULT_COLLECTION
+        self.collection = check_collection_name(collection or from_url or DEFAULT_COLLECTION)
         self._timeout = DEFAULT_TIMEOUT if timeout is None else timeout
         self.session = requests.Session()
         self.session.verify = verify

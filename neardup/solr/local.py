@@ -150,11 +150,24 @@ class LocalSolr:
         st = self.state()
         if st is None:
             return None
-        if not _alive(st.pid) or not _healthy(st.url):
-            if not _alive(st.pid):
-                self.state_file.unlink(missing_ok=True)
+        if not self._ours(st.pid):  # dead, or the pid now belongs to another process
+            self.state_file.unlink(missing_ok=True)
+            return None
+        if not _healthy(st.url):
             return None
         return st
+
+    def _ours(self, pid: int) -> bool:
+        """Whether ``pid`` is alive and is this home's Solr: node.json outlives a crash or a
+        reboot, and its pid may since have gone to any other process, which must never be
+        signalled. Told by the command line: neardup's launcher with this home."""
+        if not _alive(pid):
+            return False
+        args = _command_line(pid)
+        if "neardup.solr.Launcher" not in args:
+            return False
+        at = args.index("--home") if "--home" in args else -1
+        return 0 <= at < len(args) - 1 and Path(args[at + 1]).parent == self.home
 
     # -- start ------------------------------------------------------------------------------
     def start(
@@ -195,7 +208,7 @@ class LocalSolr:
                 )
             return current
         stale = self.state()
-        if stale is not None and _alive(stale.pid):
+        if stale is not None and self._ours(stale.pid):
             # The process lives but does not answer: it is still starting or hung.
             _terminate(stale.pid)
         self.state_file.unlink(missing_ok=True)
@@ -220,7 +233,9 @@ class LocalSolr:
             "-Djava.awt.headless=true",
             "-Dsolr.log.dir=" + str(self.log_file.parent),
             "-Dsolr.install.dir=" + str(solr_home),
-            "-Dsolr.allowPaths=*",
+            # Cores may keep data only under this node's own home (not "*": any local user
+            # could otherwise have CoreAdmin write or read an index anywhere this user can).
+            f"-Dsolr.allowPaths={self.home}",
             f"@{self._argfile(classpath)}",
             "neardup.solr.Launcher",
             "--home",
@@ -393,10 +408,11 @@ class LocalSolr:
         st = self.state()
         if st is None:
             return None
-        if _alive(st.pid):
+        ours = self._ours(st.pid)
+        if ours:
             _terminate(st.pid)
         self.state_file.unlink(missing_ok=True)
-        return st
+        return st if ours else None
 
     def status(self) -> dict[str, object]:
         st = self.running()
@@ -490,6 +506,25 @@ def _alive(pid: int) -> bool:
         return done == 0
     except ChildProcessError:
         return True
+
+
+def _command_line(pid: int) -> list[str]:
+    """The arguments of process ``pid`` (empty if they cannot be read)."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+        return [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a]
+    except OSError:
+        pass
+    try:  # no /proc (macOS): ask ps
+        out = subprocess.run(
+            ["ps", "-ww", "-o", "args=", "-p", str(pid)],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return out.split()
 
 
 def _terminate(pid: int) -> None:
