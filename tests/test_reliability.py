@@ -30,7 +30,7 @@ from neardup.results import Report
 from neardup.solr import Solr, admin, connect
 from neardup.solr.local import LocalSolr
 
-from .conftest import IN_CI, REPO, run_cli
+from .conftest import REPO, node_of_its_own, run_cli
 from .faultproxy import Fault, FaultProxy
 
 RESTAURANTS = restaurants()[0]
@@ -99,17 +99,8 @@ def pair_lines(path: Path) -> list[str]:
 @pytest.fixture
 def own_node(tmp_path: Path) -> Iterator[LocalSolr]:
     """A private node of this test alone (it may be killed and restarted); stopped afterwards."""
-    node = LocalSolr(tmp_path / "home")
-    try:
-        node.start()
-    except SolrUnavailable as exc:
-        if IN_CI:
-            pytest.fail(f"CI=true and no local Solr node could start: {exc}", pytrace=False)
-        pytest.skip(f"no local Solr node: {exc}")
-    try:
+    with node_of_its_own(tmp_path / "home") as node:
         yield node
-    finally:
-        node.stop()
 
 
 @pytest.fixture

@@ -16,14 +16,14 @@ import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.backends.solr import META_ID, SolrBackend
-from neardup.errors import InputError, SolrRequestError, SolrUnavailable
+from neardup.errors import InputError, SolrRequestError
 from neardup.io import Record, Rejection, read_pairs, read_records
 from neardup.resources import CONFIGSET_NAME
 from neardup.solr import admin
 from neardup.solr.client import Solr
 from neardup.solr.local import LocalSolr
 
-from .conftest import IN_CI, run_cli
+from .conftest import node_of_its_own, run_cli
 
 _names = itertools.count()
 
@@ -137,17 +137,8 @@ def test_a_report_with_spaces_in_ids_reads_back(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def private_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSolr]:
     """A node of its own, which these tests stop, restart and break."""
-    node = LocalSolr(tmp_path_factory.mktemp("safety") / "home")
-    try:
-        node.start()
-    except SolrUnavailable as exc:
-        if IN_CI:
-            pytest.fail(f"CI=true and no local Solr node could start: {exc}", pytrace=False)
-        pytest.skip(f"no local Solr node: {exc}")
-    try:
+    with node_of_its_own(tmp_path_factory.mktemp("safety") / "home") as node:
         yield node
-    finally:
-        node.stop()
 
 
 @pytest.mark.parametrize("name", [".", "..", "victim/../victim", "-x", ".hidden", "a b", "a%2Fb"])
