@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ArgumentError, InputError, InvalidText
+from .outputs import AtomicFile
 from .text import check_text, ordered
 
 FORMATS = ("lines", "tsv", "csv", "jsonl")
@@ -526,9 +527,10 @@ def read_pairs(path: str | Path) -> set[tuple[str, str]]:
 
 
 def write_pairs(pairs: Iterable[Any], out: str | Path) -> int:
-    """The pairs report: TSV with the header ``id1 id2 jaccard edit_distance``; how many."""
+    """The pairs report: TSV with the header ``id1 id2 jaccard edit_distance``; how many.
+    Written whole or not at all (:class:`neardup.outputs.AtomicFile`)."""
     n = 0
-    with open(out, "w", encoding="utf-8", newline="\n") as fh:
+    with AtomicFile(out, text=True) as fh:
         fh.write("id1\tid2\tjaccard\tedit_distance\n")
         for p in pairs:
             fh.write(f"{p.id1}\t{p.id2}\t{p.jaccard:.4f}\t{p.edit_distance}\n")
@@ -538,6 +540,6 @@ def write_pairs(pairs: Iterable[Any], out: str | Path) -> int:
 
 def write_clusters(groups: Iterable[Sequence[str]], out: str | Path) -> None:
     """One cluster a line, its ids separated by tabs."""
-    with open(out, "w", encoding="utf-8", newline="\n") as fh:
+    with AtomicFile(out, text=True) as fh:
         for g in groups:
             fh.write("\t".join(g) + "\n")

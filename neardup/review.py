@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import resources
-from .errors import InputError
 from .io import Record, read_records
+from .outputs import AtomicFile, check_output
 from .results import Report
 from .text import id_key, normalize, ordered, word_edit_distance
 
@@ -280,11 +280,10 @@ def render(
 
 
 def _write(out: str | Path, page: str, pairs: int, clusters: int) -> Page:
-    out = Path(out)
-    if not out.parent.is_dir():
-        raise InputError(f"{out}: no such directory {str(out.parent)!r}")
+    out = check_output(out, "review page")
     data = page.encode("utf-8")
-    out.write_bytes(data)
+    with AtomicFile(out) as fh:
+        fh.write(data)
     return Page(out, len(data), pairs, clusters)
 
 

@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from .backends.solr import RECORDS_FQ, SolrBackend
 from .errors import ArgumentError, InputError
+from .outputs import AtomicFile
 from .params import Params
 from .results import Pair
 from .solr.client import Solr, or_query, quote, terms_params
@@ -179,7 +180,8 @@ def seed_report(
     """
     pairs: list[Pair] = []
     sources = list(searcher.sources())
-    writer = open(out, "w", encoding="utf-8", newline="\n") if out else None
+    target = AtomicFile(out, text=True) if out else None
+    writer = target.fh if target else None
     say: Callable[[str], None] = (lambda s: print(s, file=console)) if console else (lambda s: None)
     proc = searcher.processor
     try:
@@ -202,7 +204,10 @@ def seed_report(
                     writer.write(f"{source['id']}\t{nb.id}\t{nb.edit_distance}\n")
                 say(f"{nb.id}: {nb.content} ({nb.edit_distance})")
             say("==")
-    finally:
-        if writer:
-            writer.close()
+    except BaseException:
+        if target:
+            target.fail()
+        raise
+    if target:
+        target.done()
     return pairs

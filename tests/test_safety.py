@@ -7,8 +7,10 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import stat
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,8 +18,9 @@ import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.backends.solr import META_ID, SolrBackend
-from neardup.errors import InputError, SolrRequestError
+from neardup.errors import InputError, OutputError, SolrRequestError
 from neardup.io import Record, Rejection, read_pairs, read_records
+from neardup.outputs import AtomicFile
 from neardup.resources import CONFIGSET_NAME
 from neardup.solr import admin
 from neardup.solr.client import Solr
@@ -224,3 +227,90 @@ def test_stop_with_a_stale_pid_signals_nothing(tmp_path: Path) -> None:
     finally:
         other.kill()
         other.wait()
+
+
+# -- 6, 12: outputs checked first, written whole, never replacing what is not a file ---------
+
+RECORDS = (
+    "1 the quick brown fox jumps over the lazy dog\n"
+    "2 the quick brown fox jumps over the lazy cat\n"
+)
+
+
+def dedupe_memory(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    src = tmp_path / "in.txt"
+    src.write_text(RECORDS + "3 a record with nothing in common\n4\n", encoding="utf-8")
+    return run_cli("dedupe", str(src), "--backend", "memory", "--threshold", "0.5", *args)
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_dedupe_writes_through_a_fifo_and_never_replaces_it(tmp_path: Path) -> None:
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    proc = dedupe_memory(tmp_path, "--out", str(fifo))
+    reader.join(30)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)  # still a FIFO, not a regular file
+    assert got == [b"1 the quick brown fox jumps over the lazy dog\n"
+                   b"3 a record with nothing in common\n"]  # fmt: skip
+    assert leftovers(tmp_path) == []
+
+
+def test_dedupe_follows_a_symlink_and_keeps_it(tmp_path: Path) -> None:
+    real = tmp_path / "real.txt"
+    real.write_text("old\n", encoding="utf-8")
+    link, rejects = tmp_path / "link.txt", tmp_path / "rejects-link.txt"
+    link.symlink_to(real)
+    rejects.symlink_to(tmp_path / "rejects.txt")  # dangling: the file it names is made
+    proc = dedupe_memory(tmp_path, "--out", str(link), "--rejects", str(rejects))
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and rejects.is_symlink()
+    assert real.read_text(encoding="utf-8").startswith("1 the quick")
+    assert "in.txt:4: no text after the id" in (tmp_path / "rejects.txt").read_text()
+    assert leftovers(tmp_path) == []
+
+
+def test_a_write_that_fails_is_an_error_and_leaves_nothing() -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    before = os.stat("/dev/full")
+    with pytest.raises(OutputError, match="/dev/full: cannot be written"):
+        with AtomicFile("/dev/full") as fh:
+            fh.write(b"x" * 100_000)
+    after = os.stat("/dev/full")
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+
+
+@pytest.mark.parametrize("verb", ["dedupe", "report", "review"])
+def test_output_paths_are_checked_before_any_work(verb: str, tmp_path: Path) -> None:
+    src = tmp_path / "in.txt"
+    src.write_text(RECORDS, encoding="utf-8")
+    blocker = tmp_path / "file"
+    blocker.write_text("a file, not a folder\n", encoding="utf-8")
+    dead = ["--solr-url", "http://127.0.0.1:9/solr/x"]  # nothing answers: work would fail
+    cases = {
+        "dedupe": [
+            ["dedupe", str(src), "--out", str(tmp_path)],
+            ["dedupe", str(src), "--out", str(tmp_path / "ok.txt"), "--rejects",
+             str(blocker / "r.txt")],
+            ["dedupe", str(src), "--out", str(tmp_path / "ok.txt"), "--review",
+             str(tmp_path / "nodir" / "p.html")],
+        ],
+        "report": [
+            ["report", "--out", str(blocker / "pairs.tsv")],
+            ["report", "--out", str(tmp_path / "pairs.tsv"), "--clusters", str(tmp_path)],
+        ],
+        "review": [["review", str(src), "--out", str(tmp_path / "nodir" / "p.html")]],
+    }  # fmt: skip
+    for args in cases[verb]:
+        proc = run_cli(*args, *dead)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr and "127.0.0.1:9" not in proc.stderr, proc.stderr
+        assert "is a directory" in proc.stderr or "no such directory" in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "in.txt"]

@@ -370,9 +370,13 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ..graph import clusters
+    from ..outputs import check_output
     from ..seed2014 import SeedSearcher, seed_report
     from .common import emit, rule_line
 
+    check_output(args.out, "report")  # before the work, not after it
+    if args.clusters:
+        check_output(args.clusters, "clusters file")
     index = open_index(args, create=False)
     if args.method != "lsh" and (args.new or args.since is not None):
         raise InputError("--new and --since report LSH pairs: use them with --method lsh")

@@ -189,12 +189,16 @@ def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
 def cmd_dedupe(args: argparse.Namespace) -> int:
     from ..dedupe import dedupe, index_similarity
     from ..graph import clusters
+    from ..outputs import check_output
     from ..review import review_index
     from .common import emit
 
     started = time.perf_counter()
-    if args.input.resolve() == args.out.resolve():
-        raise InputError(f"{args.out}: the output would overwrite the input")
+    check_output(args.out, "output", [args.input])  # before the work, not after it
+    if args.rejects is not None:
+        check_output(args.rejects, "rejects file", [args.input])
+    if args.review is not None:
+        check_output(args.review, "review page", [args.input])
     with indexed(args) as (index, index_stats):
         report = _report(index, args)
         groups = clusters((p.id1, p.id2) for p in report.pairs)
@@ -247,9 +251,11 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
+    from ..outputs import check_output
     from ..review import review_index
     from .common import emit
 
+    check_output(args.out, "review page", [args.input] if args.input else [])
     with indexed(args) as (index, _stats):
         report = _report(index, args)
         source = str(args.input) if args.input is not None else index.backend.location
