@@ -401,10 +401,18 @@ def _read_table(
             break
         except csv.Error as exc:
             first, start = start, reader.line_num + 1
+            last = start - 1
             reason = f"malformed row: {exc}"
             if "field larger than field limit" in str(exc):  # quoted lines, each short enough
                 reason = f"record too large, a field over {csv.field_size_limit()} characters"
-            yield Rejection(source, first, reason), start - 1
+            elif "unexpected end of data" in str(exc):  # a quote opened and never closed
+                reason = (
+                    f"unclosed quote: the row's quoted field runs to the end of the file, "
+                    f"taking lines {first}-{last} ({last - first + 1} lines) with it"
+                )
+            elif last > first:  # the error came after a quoted field took several lines
+                reason += f" (a quoted field ran over lines {first}-{last}, all rejected)"
+            yield Rejection(source, first, reason), last
             continue
         first, last = start, reader.line_num
         start = last + 1

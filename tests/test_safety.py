@@ -314,3 +314,20 @@ def test_output_paths_are_checked_before_any_work(verb: str, tmp_path: Path) -> 
         assert "Traceback" not in proc.stderr and "127.0.0.1:9" not in proc.stderr, proc.stderr
         assert "is a directory" in proc.stderr or "no such directory" in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "in.txt"]
+
+
+# -- 13: an unclosed quote is named with its line and what it took ----------------------------
+
+
+def test_an_unclosed_csv_quote_says_where_and_how_much(tmp_path: Path) -> None:
+    path = tmp_path / "q.csv"
+    path.write_text('id,text\n1,ok\n2,"open\n3,fine\n4,fine\n', encoding="utf-8")
+    items = list(read_records(path))
+    assert [i.id for i in items if isinstance(i, Record)] == ["1"]
+    (bad,) = [i for i in items if isinstance(i, Rejection)]
+    assert bad.line == 3 and "unclosed quote" in bad.reason and "lines 3-5 (3 lines)" in bad.reason
+    path.write_text('id,text\n1,"open\n2,fine\n3,"x" y\n4,z\n', encoding="utf-8")
+    items = list(read_records(path))
+    (bad,) = [i for i in items if isinstance(i, Rejection)]
+    assert bad.line == 2 and "a quoted field ran over lines 2-4, all rejected" in bad.reason
+    assert [i.id for i in items if isinstance(i, Record)] == ["4"]
