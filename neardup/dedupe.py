@@ -31,7 +31,7 @@ Rules, in the order the code applies them:
   The counts add up: ``read == kept + removed + rejected`` and ``lines == read + blank`` (+ the
   header of a table).
 - The output appears whole or not at all: it is written to a temporary file beside it and renamed
-  at the end (:class:`neardup.outputs.AtomicFile`; a device or a FIFO is written through, never
+  at the end (:class:`neardup.io.AtomicFile`; a device or a FIFO is written through, never
   replaced).
 """
 
@@ -52,14 +52,15 @@ from tqdm import tqdm
 from .errors import ArgumentError, InputError
 from .io import (
     MAX_RECORD_BYTES,
+    AtomicFile,
     Blank,
     Record,
     Rejection,
+    check_output,
     guess_format,
     raw_lines,
     read_spans,
 )
-from .outputs import AtomicFile, check_output
 from .results import Pair
 from .text import ordered
 

@@ -928,6 +928,10 @@ class NearDupIndex:
         candidates are ranked by their exact Jaccard similarity to it."""
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ArgumentError(f"k must be an integer >= 1, got {k!r}")
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+            raise ArgumentError(f"threshold must be a number in [0, 1], got {threshold!r}")
+        if not 0.0 <= threshold <= 1.0:  # NaN too
+            raise ArgumentError(f"threshold must be in [0, 1], got {threshold}")
         mine = self.processor.shingle_set(text)
         words = self.processor.words(text)
         keyset = set(keys)

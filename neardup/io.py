@@ -2,24 +2,28 @@
 
 A reader never drops a line silently: every line that is not a record comes out as a
 :class:`Rejection` that names the file, the line and the reason, so that the counts a run prints
-add up to the lines of the input. Policy: a byte-order mark at the start and ``\\r\\n`` endings are
-repaired; blank lines are skipped and counted; a line with invalid UTF-8, a NUL byte, no id, no
-text, or an id seen before in the same file is rejected, and so is a record too large
-(:data:`MAX_RECORD_BYTES`), before it is decoded when its line alone is too long.
+add up to the lines of the input. Policy: a byte-order mark at the start of a line (of the file,
+or of files joined) and ``\\r\\n`` endings are repaired, and a file whose lines end with ``\\r``
+alone is refused as a whole; blank lines are skipped and counted; a line with invalid UTF-8, a
+NUL byte, no id, no text, or an id seen before in the same file is rejected, and so is a record
+too large (:data:`MAX_RECORD_BYTES`), before it is decoded when its line alone is too long.
 """
 
 from __future__ import annotations
 
 import csv
+import errno
 import json
+import os
 import re
+import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import IO, Any
 
-from .errors import ArgumentError, InputError, InvalidText
-from .outputs import AtomicFile
+from .errors import ArgumentError, InputError, InvalidText, OutputError
 from .text import check_text, ordered
 
 FORMATS = ("lines", "tsv", "csv", "jsonl")
@@ -43,15 +47,18 @@ LINE_ROOM = 64 * 1024
 #: Bytes read at a time to measure the rest of a line too long to be a record.
 SKIP_CHUNK = 1 << 20
 BOM = b"\xef\xbb\xbf"
+#: Bytes read at the start of a file to tell CR-only line endings: a CR and no LF in them.
+CR_PEEK = 1 << 16
 #: Ids starting with this are neardup's own (the Solr backend keeps its parameters in the
 #: document ``_neardup_meta_``): a record with such an id is refused, so no input can reach
 #: an index's metadata.
 RESERVED_PREFIX = "_neardup_"
 #: What an id may not hold: control characters (tab, newline, CR, ESC ...), line and paragraph
-#: separators, and the bidirectional controls. They break TSV outputs and terminals, or make
-#: one id look like another; a record holding one is refused with its file and line.
+#: separators, the bidirectional controls and the byte-order mark. They break TSV outputs and
+#: terminals, or make one id look like another; a record holding one is refused with its file
+#: and line.
 _BAD_ID_CHAR = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
 )
 
 
@@ -167,6 +174,18 @@ def _checked(path: str | Path, fmt: str) -> tuple[Path, str]:
         raise InputError(f"{path}: no such file")
     if path.is_dir():
         raise InputError(f"{path}: is a directory, not a file")
+    head = b""
+    if path.is_file():  # a pipe's bytes cannot be peeked at and read again
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(CR_PEEK)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    if b"\r" in head.rstrip(b"\r") and b"\n" not in head:
+        raise InputError(
+            f"{path}: its lines end with a carriage return alone (CR, old Mac OS), which would "
+            "make the whole file one line: convert them to LF first (tr '\\r' '\\n')"
+        )
     return path, fmt
 
 
@@ -299,7 +318,7 @@ def _decoded_lines(path: Path, limit: int | None) -> Lines:
             )
             yield number, None, problem
             continue
-        if number == 1 and raw.startswith(BOM):
+        if raw.startswith(BOM):  # at the start of the file, or of files joined by cat
             raw = raw[3:]
         raw = raw.rstrip(b"\n").rstrip(b"\r")
         if NUL in raw:
@@ -348,9 +367,12 @@ def _read_jsonl(
             continue
         number, text = item
         try:
-            obj = json.loads(text)
+            obj = json.loads(text, parse_constant=_not_json)
         except json.JSONDecodeError as exc:
             yield Rejection(source, number, f"invalid JSON: {exc.msg} at column {exc.colno}")
+            continue
+        except ValueError as exc:  # NaN, or an integer of more than 4,300 digits
+            yield Rejection(source, number, f"invalid JSON: {exc}")
             continue
         if not isinstance(obj, dict):
             yield Rejection(source, number, "a JSON object was expected")
@@ -361,6 +383,11 @@ def _read_jsonl(
             yield _record_from_mapping(obj, source, number, id_field, names, source_field)
             continue
         yield _record_from_mapping(obj, source, number, id_field, text_fields, source_field)
+
+
+def _not_json(constant: str) -> None:
+    """``NaN`` and ``Infinity`` are not JSON (Python's reader takes them): a text of "nan"."""
+    raise ValueError(f"{constant} is not a JSON value")
 
 
 def _read_table(
@@ -536,7 +563,7 @@ def read_pairs(path: str | Path) -> set[tuple[str, str]]:
 
 def write_pairs(pairs: Iterable[Any], out: str | Path) -> int:
     """The pairs report: TSV with the header ``id1 id2 jaccard edit_distance``; how many.
-    Written whole or not at all (:class:`neardup.outputs.AtomicFile`)."""
+    Written whole or not at all (:class:`AtomicFile`)."""
     n = 0
     with AtomicFile(out, text=True) as fh:
         fh.write("id1\tid2\tjaccard\tedit_distance\n")
@@ -551,3 +578,105 @@ def write_clusters(groups: Iterable[Sequence[str]], out: str | Path) -> None:
     with AtomicFile(out, text=True) as fh:
         for g in groups:
             fh.write("\t".join(g) + "\n")
+
+
+# -- outputs: checked before the work starts, and written whole or not at all -------------------
+#
+# A run that indexes and reports for minutes must not fail at the end on a path it could have
+# checked at the start (check_output), and a run that fails or is interrupted must leave no
+# half-written or empty file (AtomicFile). What is replaced is only ever a regular file: a device
+# (/dev/null, /dev/full), a FIFO or a terminal is written through, and a symbolic link is followed
+# (the file it points at is replaced; the link stays a link).
+
+#: Write errors that are the output's, not the input's: said as such, without a traceback.
+WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE)
+
+
+def check_output(path: str | Path, what: str = "output", inputs: Iterable[Path] = ()) -> Path:
+    """``path`` if a file can be written there, else an :class:`InputError` that says why:
+    a directory, no such directory, no permission, or one of ``inputs`` (never overwritten)."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path}: the {what} is a directory")
+    real = path.resolve()
+    for source in inputs:
+        if source.exists() and real == Path(source).resolve():
+            raise InputError(f"{path}: the {what} would overwrite the input")
+    if path.exists():
+        if not os.access(real, os.W_OK):
+            raise InputError(f"{path}: the {what} cannot be written (permission denied)")
+        if not _regular(real):
+            return path  # written through: its directory need not be writable
+    parent = real.parent
+    if not parent.is_dir():
+        raise InputError(f"{path}: no such directory {str(path.parent)!r}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"{path}: the {what} cannot be written in {str(parent)!r}")
+    return path
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return True  # does not exist (yet): it will be a regular file
+
+
+class AtomicFile:
+    """A file written under a temporary name beside its target and renamed over it only when
+    complete (:meth:`done`); :meth:`fail` (or leaving the ``with`` block on an error) removes
+    the temporary file and leaves the target as it was. A target that exists and is not a
+    regular file is opened and written through instead; a symbolic link's target is the file
+    replaced."""
+
+    def __init__(self, target: str | Path, text: bool = False) -> None:
+        self.target = Path(target)
+        real = self.target.resolve()
+        self.tmp: Path | None = None
+        self.fh: IO[Any]
+        if self.target.exists() and not _regular(real):
+            path = real
+        else:
+            self.tmp = path = real.with_name(f".{real.name}.{os.getpid()}.tmp")
+            self.real = real
+        if text:
+            self.fh = open(path, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+        else:
+            self.fh = open(path, "wb")  # noqa: SIM115 - closed by done() or fail()
+
+    def done(self) -> None:
+        try:
+            self.fh.close()
+            if self.tmp is not None:
+                os.replace(self.tmp, self.real)
+        except OSError as exc:
+            self.fail()
+            raise self.error(exc) from None
+
+    def fail(self) -> None:
+        try:
+            self.fh.close()
+        except OSError:
+            pass  # the data that could not be flushed is being thrown away anyway
+        if self.tmp is not None:
+            self.tmp.unlink(missing_ok=True)
+
+    def error(self, exc: OSError) -> OutputError:
+        """What the user is told when this file cannot be written."""
+        return OutputError(f"{self.target}: cannot be written: {exc.strerror or exc}")
+
+    def __enter__(self) -> IO[Any]:
+        return self.fh
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self.done()
+            return
+        self.fail()
+        if isinstance(exc, OSError) and exc.errno in WRITE_ERRORS:
+            raise self.error(exc) from None

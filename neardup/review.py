@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import resources
-from .io import Record, read_records
-from .outputs import AtomicFile, check_output
+from .io import AtomicFile, Record, check_output, read_records
 from .results import Report
 from .text import id_key, normalize, ordered, word_edit_distance
 

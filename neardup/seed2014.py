@@ -25,7 +25,7 @@ from tqdm import tqdm
 
 from .backends.solr import RECORDS_FQ, SolrBackend
 from .errors import ArgumentError, InputError
-from .outputs import AtomicFile
+from .io import AtomicFile
 from .params import Params
 from .results import Pair
 from .solr.client import Solr, or_query, quote, terms_params

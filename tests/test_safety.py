@@ -18,9 +18,8 @@ import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.backends.solr import META_ID, SolrBackend
-from neardup.errors import InputError, OutputError, SolrRequestError
-from neardup.io import Record, Rejection, read_pairs, read_records
-from neardup.outputs import AtomicFile
+from neardup.errors import ArgumentError, InputError, OutputError, SolrRequestError
+from neardup.io import AtomicFile, Record, Rejection, read_pairs, read_records
 from neardup.resources import CONFIGSET_NAME
 from neardup.solr import admin
 from neardup.solr.client import Solr
@@ -331,3 +330,82 @@ def test_an_unclosed_csv_quote_says_where_and_how_much(tmp_path: Path) -> None:
     (bad,) = [i for i in items if isinstance(i, Rejection)]
     assert bad.line == 2 and "a quoted field ran over lines 2-4, all rejected" in bad.reason
     assert [i.id for i in items if isinstance(i, Record)] == ["4"]
+
+
+# -- 14: odd arguments and odd files ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [1.5, -0.1, float("nan"), "0.5", True])
+def test_neighbors_and_search_check_the_threshold(bad: object) -> None:
+    idx = NearDupIndex(Params(threshold=0.5))
+    idx.add_many([("1", "one two three four"), ("2", "one two three five")])
+    with pytest.raises(ArgumentError, match="threshold"):
+        idx.neighbors("1", threshold=bad)  # type: ignore[arg-type]
+    with pytest.raises(ArgumentError, match="threshold"):
+        idx.query("one two three", threshold=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.solr
+def test_the_cli_checks_the_threshold_of_neighbors_and_search(solr_base: str) -> None:
+    for args in (["neighbors", "1"], ["search", "some text"]):
+        proc = run_cli(*args, "--threshold", "7", "--solr-url", f"{solr_base}/no_such_coll_x")
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert "--threshold must be in [0, 1], got 7.0" in proc.stderr
+
+
+def test_a_5000_digit_id(tmp_path: Path) -> None:
+    big = "9" * 5000
+    path = tmp_path / "big.jsonl"
+    path.write_text(
+        f'{{"id": {big}, "text": "one two"}}\n{{"id": "1", "text": "three four"}}\n',
+        encoding="utf-8",
+    )
+    (bad, good) = read_records(path)
+    assert isinstance(bad, Rejection) and bad.line == 1 and "invalid JSON" in bad.reason
+    assert isinstance(good, Record)
+    idx = NearDupIndex(Params(threshold=0.5))
+    idx.add_many([(big, "one two three four"), (big[:-1] + "8", "one two three four")])
+    (pair,) = idx.pairs()
+    assert (pair.id1, pair.id2) == (big[:-1] + "8", big)
+
+
+def test_dedupe_of_a_pipe_says_why(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "neardup", "dedupe", "/dev/stdin", "--backend", "memory",
+         "--out", str(tmp_path / "out.txt")],
+        input="1 one two three\n2 one two three\n", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "not a regular file; dedupe reads its input twice" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cr_only_line_endings_are_refused_as_a_whole(tmp_path: Path) -> None:
+    path = tmp_path / "mac.txt"
+    path.write_bytes(b"1 one two three\r2 four five six\r")
+    with pytest.raises(InputError, match="carriage return alone"):
+        list(read_records(path))
+    path.write_bytes(b"1 one two three\r\n2 four five six\r\n")  # Windows: repaired
+    assert [i.id for i in read_records(path)] == ["1", "2"]  # type: ignore[union-attr]
+
+
+def test_a_byte_order_mark_inside_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "joined.txt"
+    path.write_bytes(b"\xef\xbb\xbf1 one two\n\xef\xbb\xbf2 three four\n5\xef\xbb\xbf six seven\n")
+    items = list(read_records(path))
+    assert [i.id for i in items if isinstance(i, Record)] == ["1", "2"]
+    (bad,) = [i for i in items if isinstance(i, Rejection)]
+    assert bad.line == 3 and "U+FEFF" in bad.reason
+
+
+def test_json_nan_is_not_a_text(tmp_path: Path) -> None:
+    path = tmp_path / "nan.jsonl"
+    path.write_text(
+        '{"id": "1", "text": NaN}\n{"id": "2", "text": Infinity}\n{"id": "3", "text": "ok"}\n',
+        encoding="utf-8",
+    )
+    items = list(read_records(path))
+    assert [(i.line, i.reason) for i in items if isinstance(i, Rejection)] == [
+        (1, "invalid JSON: NaN is not a JSON value"),
+        (2, "invalid JSON: Infinity is not a JSON value"),
+    ]

@@ -370,7 +370,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ..graph import clusters
-    from ..outputs import check_output
+    from ..io import check_output
     from ..seed2014 import SeedSearcher, seed_report
     from .common import emit, rule_line
 
@@ -444,8 +444,11 @@ def _matches(args: argparse.Namespace, matches: list[Any], title: str) -> None:
 
 
 def _k(args: argparse.Namespace) -> None:
+    """-k and --threshold of a lookup, checked before Solr is asked."""
     if args.k < 1:
         raise InputError(f"-k must be >= 1, got {args.k}")
+    if not 0.0 <= args.threshold <= 1.0:  # NaN too
+        raise InputError(f"--threshold must be in [0, 1], got {args.threshold}")
 
 
 def cmd_neighbors(args: argparse.Namespace) -> int:

@@ -145,7 +145,7 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
         if args.backend == "memory":
             raise InputError("--backend memory holds nothing: give the records to index")
         args.no_index = True
-    elif not args.input.is_file():
+    elif not args.input.is_file() and not (args.verb == "review" and args.input.exists()):
         raise InputError(f"{args.input}: no such file")
     if args.no_index and args.backend == "memory":
         raise InputError("--no-index needs a collection in Solr, not --backend memory")
@@ -189,11 +189,16 @@ def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
 def cmd_dedupe(args: argparse.Namespace) -> int:
     from ..dedupe import dedupe, index_similarity
     from ..graph import clusters
-    from ..outputs import check_output
+    from ..io import check_output
     from ..review import review_index
     from .common import emit
 
     started = time.perf_counter()
+    if args.input.exists() and not args.input.is_file():
+        raise InputError(
+            f"{args.input}: not a regular file; dedupe reads its input twice (to index it, then "
+            "to write its records), so save it to a file first"
+        )
     check_output(args.out, "output", [args.input])  # before the work, not after it
     if args.rejects is not None:
         check_output(args.rejects, "rejects file", [args.input])
@@ -251,7 +256,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from ..outputs import check_output
+    from ..io import check_output
     from ..review import review_index
     from .common import emit
 
