@@ -409,3 +409,20 @@ def test_json_nan_is_not_a_text(tmp_path: Path) -> None:
         (1, "invalid JSON: NaN is not a JSON value"),
         (2, "invalid JSON: Infinity is not a JSON value"),
     ]
+
+
+# -- 15: what a record hides is shown on the review page -------------------------------------
+
+
+def test_bidi_controls_are_visible_on_the_review_page(tmp_path: Path) -> None:
+    from neardup.review import review_index
+
+    idx = NearDupIndex(Params(threshold=0.3))
+    spoof = "invoice for acme payment \u202eexe.txt\u202c due today"
+    idx.add_many([("1", "invoice for acme payment txt.exe due today"), ("2", spoof)])
+    page = review_index(idx, tmp_path / "review.html", title="run \u2067x\u2069")
+    text = page.path.read_text(encoding="utf-8")
+    assert page.pairs == 1
+    for hidden in "\u202e\u202c\u2067\u2069":
+        assert hidden not in text
+    assert "[U+202E]exe.txt[U+202C]" in text and "run [U+2067]x[U+2069]" in text
