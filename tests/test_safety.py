@@ -4,15 +4,19 @@ way out of a record or a collection. What neardup promises is written in docs/sa
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -426,3 +430,156 @@ def test_bidi_controls_are_visible_on_the_review_page(tmp_path: Path) -> None:
     for hidden in "\u202e\u202c\u2067\u2069":
         assert hidden not in text
     assert "[U+202E]exe.txt[U+202C]" in text and "run [U+2067]x[U+2069]" in text
+
+
+# -- 10: the node and its secrets --------------------------------------------------------------
+
+
+def solr_processes(home: Path) -> list[int]:
+    """Pids of neardup launchers whose command line names ``home``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().decode("utf-8", "replace")
+        except OSError:
+            continue
+        if "neardup.solr.Launcher" in args and str(home) in args:
+            found.append(int(entry.name))
+    return found
+
+
+def wait_for(what: Callable[[], object], deadline: float = 180.0) -> object:
+    """``what()`` once it is true, polled; fails the test if it never is."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        got = what()
+        if got:
+            return got
+        time.sleep(0.2)
+    pytest.fail("waited in vain")
+
+
+@pytest.mark.solr
+def test_ctrl_c_during_solr_start_leaves_no_orphan(tmp_path: Path) -> None:
+    if not Path("/proc").is_dir():
+        pytest.skip("needs /proc to find the JVM")
+    home = tmp_path / "home"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "neardup", "solr", "start"],
+        env={**os.environ, "NEARDUP_HOME": str(home)},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: solr_processes(home.resolve()))  # the JVM runs; node.json not yet
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
+        assert solr_processes(home.resolve()) == []
+        assert LocalSolr(home).running() is None
+    finally:
+        for pid in solr_processes(home.resolve()):
+            os.kill(pid, signal.SIGKILL)
+        proc.kill()
+
+
+@pytest.mark.parametrize("password", ["p/w", "p#w", "p?w", "a/b#c?d@e:f"])
+def test_passwords_with_url_characters(password: str, tmp_path: Path) -> None:
+    url = f"http://alice:{password}@127.0.0.1:9/solr/coll"
+    solr = Solr(url)
+    assert (solr.base_url, solr.collection) == ("http://127.0.0.1:9/solr", "coll")
+    assert solr.session.auth == ("alice", password)
+    path = tmp_path / "r.txt"
+    path.write_text("1 one two three\n", encoding="utf-8")
+    proc = run_cli("index", str(path), env={"NEARDUP_SOLR_URL": url})
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "127.0.0.1:9" in proc.stderr
+    assert password not in proc.stderr and password.split("/")[-1] not in proc.stderr
+
+
+def test_a_password_flag_is_warned_about(tmp_path: Path) -> None:
+    path = tmp_path / "r.txt"
+    path.write_text("1 one two three\n", encoding="utf-8")
+    proc = run_cli("index", str(path), "--solr-url", "http://127.0.0.1:9/solr/c",
+                   "--solr-user", "alice", "--solr-password", "s3cret-pw")  # fmt: skip
+    assert proc.returncode == 1
+    assert "--solr-password is visible to other users" in proc.stderr
+    assert "s3cret-pw" not in proc.stderr
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "0", "http"])
+def test_a_bad_port_is_a_usage_error(port: str, tmp_path: Path) -> None:
+    proc = run_cli("solr", "start", "--port", port, env={"NEARDUP_HOME": str(tmp_path)})
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "a port number from 1 to 65535" in proc.stderr
+    with pytest.raises(InputError, match="port"):
+        LocalSolr(tmp_path).start(port=70000)
+
+
+# -- 11: temporary collections: removed on SIGTERM as on Ctrl-C, and a command for leftovers ----
+
+
+def temp_collections(solr_base: str, pid: int) -> list[str]:
+    server = Solr(solr_base)
+    return [c for c in admin.collections(server) if c.startswith(f"neardup_tmp_{pid}_")]
+
+
+def review_from_a_fifo(solr_base: str, tmp_path: Path) -> tuple[subprocess.Popen[str], Any]:
+    """``neardup review`` of a FIFO into a temporary collection, stopped while it reads (the
+    FIFO is held open): the process, and the writing end to close afterwards."""
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "neardup", "review", str(fifo), "--out",
+         str(tmp_path / "page.html")],
+        env={**os.environ, "NEARDUP_SOLR_URL": solr_base},
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        writer = open(fifo, "w", encoding="utf-8")  # noqa: SIM115 - once the reader opens
+        writer.write("1 one two three four\n")
+        writer.flush()
+        wait_for(lambda: temp_collections(solr_base, proc.pid))
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return proc, writer
+
+
+@pytest.mark.solr
+def test_sigterm_removes_the_temporary_collection(solr_base: str, tmp_path: Path) -> None:
+    proc, writer = review_from_a_fifo(solr_base, tmp_path)
+    try:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+        with contextlib.suppress(OSError):
+            writer.close()
+    assert proc.returncode == 143 and "terminated" in err and "Traceback" not in err, err
+    assert temp_collections(solr_base, proc.pid) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.fifo"]
+
+
+@pytest.mark.solr
+def test_clean_removes_what_a_killed_run_left(solr_base: str, tmp_path: Path) -> None:
+    proc, writer = review_from_a_fifo(solr_base, tmp_path)
+    try:
+        proc.kill()  # SIGKILL: no clean-up can run
+        proc.wait(60)
+    finally:
+        with contextlib.suppress(OSError):
+            writer.close()
+    (left,) = temp_collections(solr_base, proc.pid)
+    env = {"NEARDUP_SOLR_URL": solr_base}
+    dry = run_cli("clean", "--dry-run", "--json", env=env)
+    assert dry.returncode == 0, dry.stderr
+    assert left in json.loads(dry.stdout)["leftover"]
+    assert temp_collections(solr_base, proc.pid) == [left]
+    done = run_cli("clean", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    assert left in json.loads(done.stdout)["removed"]
+    assert temp_collections(solr_base, proc.pid) == []

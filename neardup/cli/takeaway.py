@@ -121,6 +121,59 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     solr_options(p)
     p.set_defaults(func=cmd_review)
 
+    p = sub.add_parser(
+        "clean",
+        help="remove the temporary collections of dedupe/review runs that were killed",
+        description="dedupe and review without --collection index into a temporary collection "
+        f"({TEMP_PREFIX}<pid>_<time>) and delete it at the end, also on Ctrl-C and SIGTERM; "
+        "a run killed outright (SIGKILL, a crash) leaves it behind. This lists those whose "
+        "process no longer runs on this machine and removes them.",
+    )
+    p.add_argument("--dry-run", action="store_true", help="only list them")
+    p.add_argument("--json", action="store_true")
+    solr_options(p, collection=False)
+    p.set_defaults(func=cmd_clean)
+
+
+#: Temporary collections are named ``neardup_tmp_<pid>_<seconds>``: the pid tells a leftover
+#: (its run is gone) from the collection of a run still going.
+TEMP_PREFIX = "neardup_tmp_"
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    """List, and unless ``--dry-run`` delete, the temporary collections that runs killed
+    before their clean-up (SIGKILL, a crash, a power cut) left on the server."""
+    import copy
+    import re
+
+    from ..solr import admin
+    from ..solr.local import _alive
+    from .common import emit, open_solr
+
+    server = open_solr(args, server=True)
+    leftover, running = [], []
+    for name in admin.collections(server):
+        m = re.fullmatch(re.escape(TEMP_PREFIX) + r"(\d+)_\d+", name)
+        if m is None:
+            continue
+        # a pid alive here may be another machine's run's, or a new process: left alone, the safe
+        # mistake
+        (running if _alive(int(m.group(1))) else leftover).append(name)
+    if not args.dry_run:
+        for name in leftover:
+            one = copy.copy(server)
+            one.collection = name
+            admin.delete_collection(one)
+    verb = "would remove" if args.dry_run else "removed"
+    emit(
+        args,
+        {"removed": [] if args.dry_run else leftover, "leftover": leftover, "running": running},
+        f"{verb} {len(leftover)} temporary collection(s) at {server.base_url}"
+        + (f": {', '.join(leftover)}" if leftover else "")
+        + (f"; {len(running)} in use by a running neardup left alone" if running else ""),
+    )
+    return 0
+
 
 def _collection_named(args: argparse.Namespace) -> bool:
     """Whether the flags or the environment name a collection (else a temporary one is used)."""
@@ -155,7 +208,7 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
         index = NearDupIndex(given=_given(args))
     else:
         if temporary:
-            args.collection = f"neardup_tmp_{os.getpid()}_{int(time.time())}"
+            args.collection = f"{TEMP_PREFIX}{os.getpid()}_{int(time.time())}"
         index = open_index(args, create=not args.no_index, param_flags=not args.no_index)
     try:
         stats = None

@@ -39,6 +39,15 @@ def is_cloud(solr: Solr) -> bool:
     return solr.system_info().get("mode") == "solrcloud"
 
 
+def collections(solr: Solr) -> list[str]:
+    """The names of the server's collections (SolrCloud) or cores (standalone)."""
+    if is_cloud(solr):
+        got = solr.request("GET", "admin/collections", params={"action": "LIST"}, core=False)
+        return sorted(got.get("collections", []))
+    status = solr.request("GET", "admin/cores", params={"action": "STATUS"}, core=False)
+    return sorted(status.get("status", {}))
+
+
 def collection_exists(solr: Solr) -> bool:
     if is_cloud(solr):
         names = solr.request(

@@ -177,15 +177,25 @@ def check_collection_name(name: str) -> str:
     return name
 
 
+#: ``scheme://userinfo@rest``, the userinfo up to the last ``@`` before a host: a password
+#: holding ``/``, ``#``, ``?`` or ``@`` unencoded must not be read as a path, a fragment, a
+#: query or a host (and then shown in messages).
+_USERINFO = re.compile(r"(?is)([a-z][a-z0-9+.-]*://)(.*)@([^@/?#]*(?:[/?#][^@]*)?)")
+
+
+def credentials(url: str) -> tuple[str, Auth | None]:
+    """``url`` without its ``user:password@`` part, and those credentials (percent-escapes
+    decoded), if it has them."""
+    m = _USERINFO.fullmatch(url.strip())
+    if m is None:
+        return url, None
+    user, _, password = m.group(2).partition(":")
+    return m.group(1) + m.group(3), Auth(unquote(user), unquote(password))
+
+
 def redact(url: str) -> str:
     """The URL without any user:password part, for messages and logs."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host += f":{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    return credentials(url)[0]
 
 
 class RetryAdapter(HTTPAdapter):
@@ -344,10 +354,8 @@ class Solr:
     ) -> None:
         if isinstance(verify, str) and not Path(verify).exists():
             raise InputError(f"the CA bundle for Solr's TLS certificate does not exist: {verify}")
-        parts = urlsplit(url)
-        if parts.username or parts.password:
-            auth = auth or Auth(unquote(parts.username or ""), unquote(parts.password or ""))
-            url = redact(url)
+        url, in_url = credentials(url)
+        auth = auth or in_url
         base, from_url = split_url(url)
         self.base_url = base
         self.collection = check_collection_name(collection or from_url or DEFAULT_COLLECTION)

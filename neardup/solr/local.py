@@ -185,6 +185,9 @@ class LocalSolr:
         ``security.json`` in the node's Solr home; without ``auth`` that file is removed.
         """
         mode = "cloud" if cloud else "standalone"
+        if port is not None and (isinstance(port, bool) or not isinstance(port, int)
+                                 or not 0 <= port <= 65535):  # fmt: skip
+            raise InputError(f"port must be a number from 1 to 65535, got {port!r}")
         if auth is not None and not isinstance(auth, Auth):
             auth = Auth(*auth)
         if auth is not None:
@@ -256,9 +259,15 @@ class LocalSolr:
                 start_new_session=True,
                 cwd=str(self.home),
             )
-        urls, zk = self._wait_ready(proc, port)
-        if not cloud:
-            _wait_cores(urls[0], auth)
+        try:
+            urls, zk = self._wait_ready(proc, port)
+            if not cloud:
+                _wait_cores(urls[0], auth)
+        except BaseException:
+            # Ctrl-C (or any failure) before node.json is written: nothing could find this
+            # JVM afterwards, and it runs in a session of its own, so it is stopped here.
+            _terminate(proc.pid)
+            raise
         st = NodeState(
             pid=proc.pid,
             urls=urls,
