@@ -521,7 +521,14 @@ class NearDupIndex:
             raise ArgumentError(
                 "the 2014 design's fields are searched by Solr queries: use a Solr backend"
             )
-        self.backend.store_params(self.params.to_dict())
+        stored = self.backend.store_params(self.params.to_dict())
+        if stored != self.params.to_dict():  # another writer stored its parameters first
+            winner = Params.from_dict(stored)
+            if self.chosen is None:  # parameters asked for: the same, or a mismatch
+                winner.check(self.params, self.backend.location)
+            self.params = winner  # chosen from the data: the index's own are used
+            self.processor = self.params.processor()
+            self.chosen = None  # not this run's choice
 
     def _choose(self, records: Sequence[Record]) -> None:
         """Fix the parameters from the first batch (see :mod:`neardup.choose`)."""

@@ -22,7 +22,13 @@ import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.backends.solr import META_ID, SolrBackend
-from neardup.errors import ArgumentError, InputError, OutputError, SolrRequestError
+from neardup.errors import (
+    ArgumentError,
+    InputError,
+    OutputError,
+    ParameterMismatch,
+    SolrRequestError,
+)
 from neardup.io import AtomicFile, Record, Rejection, read_pairs, read_records
 from neardup.resources import CONFIGSET_NAME
 from neardup.solr import admin
@@ -583,3 +589,32 @@ def test_clean_removes_what_a_killed_run_left(solr_base: str, tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     assert left in json.loads(done.stdout)["removed"]
     assert temp_collections(solr_base, proc.pid) == []
+
+
+# -- 7: two first-time writers store one parameter set ------------------------------------------
+
+SHORT = [(f"s{i}", f"acme {i} main st") for i in range(30)]
+LONG = [(f"l{i}", " ".join(f"word{(i * 7 + k) % 97}" for k in range(120))) for i in range(30)]
+
+
+@pytest.mark.parametrize("kind", ["memory", pytest.param("solr", marks=pytest.mark.solr)])
+def test_two_first_writers_store_one_parameter_set(
+    kind: str, request: pytest.FixtureRequest
+) -> None:
+    if kind == "memory":
+        from neardup.backends.memory import MemoryBackend
+
+        one = two = MemoryBackend()
+    else:
+        factory: Callable[[str], Solr] = request.getfixturevalue("new_collection")
+        solr = factory("race")
+        one, two = SolrBackend(solr), SolrBackend(solr.clone())
+    first, second = NearDupIndex(backend=one), NearDupIndex(backend=two)  # both see none
+    first.add_many(SHORT)
+    second.add_many(LONG)  # its data would choose others: it uses the stored ones
+    assert first.params == second.params
+    assert Params.from_dict(one.load_params() or {}) == first.params
+    assert len(first) == 60
+    with pytest.raises(ParameterMismatch):
+        NearDupIndex(Params(threshold=0.91), backend=two)
+    assert two.store_params({"threshold": 0.1}) == one.load_params()  # never overwritten
