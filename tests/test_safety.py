@@ -36,6 +36,7 @@ from neardup.solr.client import Solr
 from neardup.solr.local import LocalSolr
 
 from .conftest import node_of_its_own, run_cli
+from .faultproxy import Fault, FaultProxy
 
 _names = itertools.count()
 
@@ -618,3 +619,29 @@ def test_two_first_writers_store_one_parameter_set(
     with pytest.raises(ParameterMismatch):
         NearDupIndex(Params(threshold=0.91), backend=two)
     assert two.store_params({"threshold": 0.1}) == one.load_params()  # never overwritten
+
+
+@pytest.mark.solr
+def test_sigterm_while_the_temporary_collection_is_opened(
+    solr_base: str, tmp_path: Path
+) -> None:
+    src = tmp_path / "in.txt"
+    src.write_text(RECORDS, encoding="utf-8")
+    fault = Fault("/schema", action="sleep", sleep=60.0, times=1)  # made, not yet checked
+    with FaultProxy(solr_base, [fault]) as proxy:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "neardup", "dedupe", str(src), "--out",
+             str(tmp_path / "out.txt"), "--solr-url", proxy.url],
+            stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            wait_for(lambda: fault.injected or proc.poll() is not None)
+            assert fault.injected == 1, proc.stderr
+            assert temp_collections(solr_base, proc.pid)
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=120)
+        finally:
+            proc.kill()
+    assert proc.returncode == 143 and "Traceback" not in err, err
+    assert temp_collections(solr_base, proc.pid) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]

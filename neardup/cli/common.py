@@ -184,9 +184,12 @@ def local_node(heap: str | None = None) -> Any:
     return LocalSolr(home(), heap=heap, auth=env_auth())
 
 
-def open_solr(args: argparse.Namespace, create: bool = True, server: bool = False) -> Any:
+def open_solr(
+    args: argparse.Namespace, create: bool = True, server: bool = False, start: bool = True
+) -> Any:
     """The collection the flags and the environment name, as a :class:`neardup.solr.Solr`
-    (with ``server``, a client of the server alone: no collection is looked for or made)."""
+    (with ``server``, a client of the server alone: no collection is looked for or made; the
+    local node is started for it only with ``start``)."""
     from ..errors import SolrUnavailable
     from ..solr.admin import connect
     from ..solr.client import Auth
@@ -220,7 +223,11 @@ def open_solr(args: argparse.Namespace, create: bool = True, server: bool = Fals
 
             options.pop("create")
             if url is None:
-                url = (local_node().running() or local_node().start()).url
+                node = local_node()
+                state = node.running() or (node.start() if start else None)
+                if state is None:
+                    raise SolrUnavailable("neardup's local Solr node is not running")
+                url = state.url
             client = Solr(url, **options)
             client.system_info()  # fails fast, with the URL, if Solr is not there
             return client

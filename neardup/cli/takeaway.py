@@ -143,7 +143,6 @@ TEMP_PREFIX = "neardup_tmp_"
 def cmd_clean(args: argparse.Namespace) -> int:
     """List, and unless ``--dry-run`` delete, the temporary collections that runs killed
     before their clean-up (SIGKILL, a crash, a power cut) left on the server."""
-    import copy
     import re
 
     from ..solr import admin
@@ -161,9 +160,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
         (running if _alive(int(m.group(1))) else leftover).append(name)
     if not args.dry_run:
         for name in leftover:
-            one = copy.copy(server)
-            one.collection = name
-            admin.delete_collection(one)
+            admin.delete_collection(_on(server, name))
     verb = "would remove" if args.dry_run else "removed"
     emit(
         args,
@@ -204,13 +201,14 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
         raise InputError("--no-index needs a collection in Solr, not --backend memory")
     Params(**_given(args))  # bad flags are reported before Solr is started
     temporary = args.backend == "solr" and not args.no_index and not _collection_named(args)
-    if args.backend == "memory":
-        index = NearDupIndex(given=_given(args))
-    else:
-        if temporary:
-            args.collection = f"{TEMP_PREFIX}{os.getpid()}_{int(time.time())}"
-        index = open_index(args, create=not args.no_index, param_flags=not args.no_index)
+    index: NearDupIndex | None = None
     try:
+        if args.backend == "memory":
+            index = NearDupIndex(given=_given(args))
+        else:
+            if temporary:
+                args.collection = f"{TEMP_PREFIX}{os.getpid()}_{int(time.time())}"
+            index = open_index(args, create=not args.no_index, param_flags=not args.no_index)
         stats = None
         if not args.no_index:
             stats = add_records(index, read_input(args, args.input), progress=not args.json)
@@ -219,17 +217,35 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
         yield index, stats
     finally:
         if temporary:
-            _drop(index)
+            _drop(args, index)
 
 
-def _drop(index: NearDupIndex) -> None:
+def _drop(args: argparse.Namespace, index: NearDupIndex | None) -> None:
+    """Delete the temporary collection; also when the run stopped while opening it (the
+    collection made, its schema not yet checked), found then by its name."""
     from ..errors import NeardupError
     from ..solr import admin
+    from .common import open_solr
 
     try:
-        admin.delete_collection(index.backend.solr)  # type: ignore[attr-defined]
+        if index is not None:
+            solr = index.backend.solr  # type: ignore[attr-defined]
+        else:
+            solr = _on(open_solr(args, server=True, start=False), args.collection)
+            if not admin.collection_exists(solr):
+                return
+        admin.delete_collection(solr)
     except NeardupError as exc:
         print(f"neardup: could not delete the temporary collection: {exc}", file=sys.stderr)
+
+
+def _on(server: Any, name: str) -> Any:
+    """The client ``server`` (a :class:`neardup.solr.Solr`) for the collection ``name``."""
+    import copy
+
+    one = copy.copy(server)
+    one.collection = name
+    return one
 
 
 def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
