@@ -31,7 +31,8 @@ Rules, in the order the code applies them:
   The counts add up: ``read == kept + removed + rejected`` and ``lines == read + blank`` (+ the
   header of a table).
 - The output appears whole or not at all: it is written to a temporary file beside it and renamed
-  at the end.
+  at the end (:class:`neardup.io.AtomicFile`; a device or a FIFO is written through, never
+  replaced).
 """
 
 from __future__ import annotations
@@ -39,9 +40,9 @@ from __future__ import annotations
 import csv
 import io as _io
 import json
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -51,9 +52,11 @@ from tqdm import tqdm
 from .errors import ArgumentError, InputError
 from .io import (
     MAX_RECORD_BYTES,
+    AtomicFile,
     Blank,
     Record,
     Rejection,
+    check_output,
     guess_format,
     raw_lines,
     read_spans,
@@ -298,30 +301,9 @@ def _split_ending(line: bytes) -> tuple[bytes, bytes]:
 def _check_paths(path: Path, out: Path, rejects: Path | None) -> None:
     if not path.is_file():
         raise InputError(f"{path}: no such file")
-    for target, what in ((out, "output"), (rejects, "rejects file")):
-        if target is None:
-            continue
-        if target.exists() and target.resolve() == path.resolve():
-            raise InputError(f"{target}: the {what} would overwrite the input")
-        if not target.parent.is_dir():
-            raise InputError(f"{target}: no such directory {str(target.parent)!r}")
-
-
-class _Atomic:
-    """A file written under a temporary name and renamed into place only when complete."""
-
-    def __init__(self, target: Path) -> None:
-        self.target = target
-        self.tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        self.fh: IO[bytes] = open(self.tmp, "wb")  # noqa: SIM115 - closed by done() or fail()
-
-    def done(self) -> None:
-        self.fh.close()
-        os.replace(self.tmp, self.target)
-
-    def fail(self) -> None:
-        self.fh.close()
-        self.tmp.unlink(missing_ok=True)
+    check_output(out, "output", [path])
+    if rejects is not None:
+        check_output(rejects, "rejects file", [path])
 
 
 @dataclass
@@ -426,18 +408,8 @@ def dedupe(
     if keep != "first":
         job.keepers = _keepers(job.items(), job.groups, keep, cluster_column is not None)
     stats = DedupeStats(keep=keep)
-    output = _Atomic(out)
-    side = _Atomic(rejects) if rejects is not None else None
-    try:
-        _write(job, output.fh, side.fh if side else None, stats, progress)
-    except BaseException:
-        for f in (output, side):
-            if f is not None:
-                f.fail()
-        raise
-    for f in (output, side):
-        if f is not None:
-            f.done()
+    with AtomicFile(out) as fh, AtomicFile(rejects) if rejects else nullcontext() as side:
+        _write(job, fh, side, stats, progress)
     stats.seconds = time.perf_counter() - started
     return stats
 

@@ -24,6 +24,10 @@ class InvalidText(InputError, ValueError):
     undecodable command-line bytes): it has no UTF-8 form to shingle and hash."""
 
 
+class OutputError(NeardupError):
+    """A file neardup writes could not be written (a full disk, a device that refuses)."""
+
+
 class SolrUnavailable(NeardupError):
     """Solr cannot be reached or started; the message says which URL or which log to read."""
 

@@ -48,7 +48,7 @@ from .cluster import pair_clusters
 from .errors import ArgumentError, InputError
 from .graph import clusters as clusters  # re-exported: connected components
 from .graph import component_labels
-from .io import Blank, Item, Record, Rejection
+from .io import Blank, Item, Record, Rejection, check_id
 from .keys import SEP, key_of, qualified, record_id, shown, source_of_key
 from .minhash import ShingleProcessor
 from .params import Params
@@ -414,7 +414,17 @@ def documents(
     params: Params, processor: ShingleProcessor, records: list[Record], batch: int = 0
 ) -> list[Document | Rejection]:
     """What an index with ``params`` stores for each record, or why a record cannot be stored
-    (no words after normalization; for the 2014 fields, a word or shingle too long for Solr)."""
+    (no words after normalization; for the 2014 fields, a word or shingle too long for Solr).
+    Ids are checked here too (:func:`neardup.io.check_id`): records given as values, not read
+    from a file, must not reach the index's own metadata either."""
+    bad = [(r, check_id(r.id, None)) for r in records]
+    if any(problem for _, problem in bad):
+        kept = [r for r, problem in bad if not problem]
+        done = iter(documents(params, processor, kept, batch) if kept else [])
+        return [
+            Rejection(r.location, r.line, problem, r.id[:80]) if problem else next(done)
+            for r, problem in bad
+        ]
     texts = [processor.normalize(r.text) for r in records]
     keep = [i for i, t in enumerate(texts) if t]
     keys: list[list[str]] = []
@@ -526,9 +536,17 @@ class NearDupIndex:
             raise ArgumentError(
                 "the 2014 design's fields are searched by Solr queries: use a Solr backend"
             )
-        stored = self.params.to_dict()
-        stored["chosen_from_data"] = self.from_data
-        self.backend.store_params(stored)
+        mine = self.params.to_dict()
+        mine["chosen_from_data"] = self.from_data
+        stored = self.backend.store_params(mine)
+        if stored != mine:  # another writer stored its parameters first
+            winner = Params.from_dict(stored)
+            if self.chosen is None:  # parameters asked for: the same, or a mismatch
+                winner.check(self.params, self.backend.location)
+            self.params = winner  # chosen from the data: the index's own are used
+            self.processor = self.params.processor()
+            self.chosen = None  # not this run's choice
+            self.from_data = bool(stored.get("chosen_from_data", False))
 
     @property
     def primary_source(self) -> str | None:
@@ -1039,6 +1057,10 @@ class NearDupIndex:
         candidates are ranked by their exact Jaccard similarity to it."""
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ArgumentError(f"k must be an integer >= 1, got {k!r}")
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+            raise ArgumentError(f"threshold must be a number in [0, 1], got {threshold!r}")
+        if not 0.0 <= threshold <= 1.0:  # NaN too
+            raise ArgumentError(f"threshold must be in [0, 1], got {threshold}")
         mine = self.processor.shingle_set(text)
         words = self.processor.words(text)
         keyset = set(keys)

@@ -2,23 +2,28 @@
 
 A reader never drops a line silently: every line that is not a record comes out as a
 :class:`Rejection` that names the file, the line and the reason, so that the counts a run prints
-add up to the lines of the input. Policy: a byte-order mark at the start and ``\\r\\n`` endings are
-repaired; blank lines are skipped and counted; a line with invalid UTF-8, a NUL byte, no id, no
-text, or an id seen before in the same file is rejected, and so is a record too large
-(:data:`MAX_RECORD_BYTES`), before it is decoded when its line alone is too long.
+add up to the lines of the input. Policy: a byte-order mark at the start of a line (of the file,
+or of files joined) and ``\\r\\n`` endings are repaired, and a file whose lines end with ``\\r``
+alone is refused as a whole; blank lines are skipped and counted; a line with invalid UTF-8, a
+NUL byte, no id, no text, or an id seen before in the same file is rejected, and so is a record
+too large (:data:`MAX_RECORD_BYTES`), before it is decoded when its line alone is too long.
 """
 
 from __future__ import annotations
 
 import csv
+import errno
 import json
-import unicodedata
+import os
+import re
+import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import IO, Any
 
-from .errors import ArgumentError, InputError, InvalidText
+from .errors import ArgumentError, InputError, InvalidText, OutputError
 from .text import check_text, ordered
 
 FORMATS = ("lines", "tsv", "csv", "jsonl")
@@ -42,6 +47,19 @@ LINE_ROOM = 64 * 1024
 #: Bytes read at a time to measure the rest of a line too long to be a record.
 SKIP_CHUNK = 1 << 20
 BOM = b"\xef\xbb\xbf"
+#: Bytes read at the start of a file to tell CR-only line endings: a CR and no LF in them.
+CR_PEEK = 1 << 16
+#: Ids starting with this are neardup's own (the Solr backend keeps its parameters in the
+#: document ``_neardup_meta_``): a record with such an id is refused, so no input can reach
+#: an index's metadata.
+RESERVED_PREFIX = "_neardup_"
+#: What an id may not hold: control characters (tab, newline, CR, ESC ...), line and paragraph
+#: separators, the bidirectional controls and the byte-order mark. They break TSV outputs and
+#: terminals, or make one id look like another; a record holding one is refused with its file
+#: and line.
+_BAD_ID_CHAR = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
+)
 
 
 @dataclass(frozen=True)
@@ -160,6 +178,18 @@ def _checked(path: str | Path, fmt: str) -> tuple[Path, str]:
         raise InputError(f"{path}: no such file")
     if path.is_dir():
         raise InputError(f"{path}: is a directory, not a file")
+    head = b""
+    if path.is_file():  # a pipe's bytes cannot be peeked at and read again
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(CR_PEEK)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    if b"\r" in head.rstrip(b"\r") and b"\n" not in head:
+        raise InputError(
+            f"{path}: its lines end with a carriage return alone (CR, old Mac OS), which would "
+            "make the whole file one line: convert them to LF first (tr '\\r' '\\n')"
+        )
     return path, fmt
 
 
@@ -206,7 +236,7 @@ def _iter_spans(
         spans = _read_table(lines, source, delimiter, id_field, text_fields, limit, source_field)
     for item, last in spans:
         if isinstance(item, Record):
-            problem = _check_id(item.id)
+            problem = check_id(item.id)
             if problem:
                 yield Rejection(source, item.line, problem, item.id[:80]), last
                 continue
@@ -254,13 +284,22 @@ def sniff_delimiter(path: Path) -> str:
     return best
 
 
-def _check_id(record_id: str) -> str | None:
+def check_id(record_id: str, max_bytes: int | None = MAX_ID_BYTES) -> str | None:
+    """Why ``record_id`` cannot be a record's id, if it cannot. Every way in checks it: the
+    readers, and the index for records given as values (without the size limit, which is the
+    readers' policy: there Solr judges an id's size, and refuses only that record)."""
     if not record_id:
         return "missing id"
-    if any(unicodedata.category(c) == "Cc" for c in record_id):
-        return "an id with a control character (tab, line break, ...): ids are written in TSV"
-    if len(record_id.encode("utf-8")) > MAX_ID_BYTES:
-        return f"id longer than {MAX_ID_BYTES} bytes"
+    if max_bytes is not None and len(record_id.encode("utf-8", "surrogatepass")) > max_bytes:
+        return f"id longer than {max_bytes} bytes"
+    if record_id.startswith(RESERVED_PREFIX):
+        return f"id starting with {RESERVED_PREFIX!r} is reserved for neardup's own documents"
+    bad = None if record_id.isprintable() else _BAD_ID_CHAR.search(record_id)
+    if bad:
+        return (
+            f"id holds the control character U+{ord(bad.group()):04X} at character "
+            f"{bad.start() + 1}"
+        )
     return None
 
 
@@ -320,7 +359,7 @@ def _decoded_lines(path: Path, limit: int | None) -> Lines:
             )
             yield number, None, problem
             continue
-        if number == 1 and raw.startswith(BOM):
+        if raw.startswith(BOM):  # at the start of the file, or of files joined by cat
             raw = raw[3:]
         raw = raw.rstrip(b"\n").rstrip(b"\r")
         if NUL in raw:
@@ -369,9 +408,12 @@ def _read_jsonl(
             continue
         number, text = item
         try:
-            obj = json.loads(text)
+            obj = json.loads(text, parse_constant=_not_json)
         except json.JSONDecodeError as exc:
             yield Rejection(source, number, f"invalid JSON: {exc.msg} at column {exc.colno}")
+            continue
+        except ValueError as exc:  # NaN, or an integer of more than 4,300 digits
+            yield Rejection(source, number, f"invalid JSON: {exc}")
             continue
         if not isinstance(obj, dict):
             yield Rejection(source, number, "a JSON object was expected")
@@ -382,6 +424,11 @@ def _read_jsonl(
             yield _record_from_mapping(obj, source, number, id_field, names, source_field)
             continue
         yield _record_from_mapping(obj, source, number, id_field, text_fields, source_field)
+
+
+def _not_json(constant: str) -> None:
+    """``NaN`` and ``Infinity`` are not JSON (Python's reader takes them): a text of "nan"."""
+    raise ValueError(f"{constant} is not a JSON value")
 
 
 def _read_table(
@@ -422,10 +469,18 @@ def _read_table(
             break
         except csv.Error as exc:
             first, start = start, reader.line_num + 1
+            last = start - 1
             reason = f"malformed row: {exc}"
             if "field larger than field limit" in str(exc):  # quoted lines, each short enough
                 reason = f"record too large, a field over {csv.field_size_limit()} characters"
-            yield Rejection(source, first, reason), start - 1
+            elif "unexpected end of data" in str(exc):  # a quote opened and never closed
+                reason = (
+                    f"unclosed quote: the row's quoted field runs to the end of the file, "
+                    f"taking lines {first}-{last} ({last - first + 1} lines) with it"
+                )
+            elif last > first:  # the error came after a quoted field took several lines
+                reason += f" (a quoted field ran over lines {first}-{last}, all rejected)"
+            yield Rejection(source, first, reason), last
             continue
         first, last = start, reader.line_num
         start = last + 1
@@ -514,8 +569,9 @@ def _record_from_mapping(
 
 
 def read_pairs(path: str | Path, linked: bool = False) -> set[tuple[str, str]]:
-    """Unordered id pairs from a file: two ids a line (whitespace, tab, ``|``), ``#`` comments,
-    an optional header, and also neardup's own reports (seed TSV and the LSH TSV).
+    """Unordered id pairs from a file: two ids a line (separated by tabs; in a line without a
+    tab by ``|``, by commas where it has no space, else by white space), ``#`` comments, an
+    optional header, and also neardup's own reports (seed TSV and the LSH TSV).
 
     ``linked``: the pairs of a link, the first id of the first source and the second of the
     second, kept in that order; a pair of one id (``7|7``: each file numbers its own) is a
@@ -564,13 +620,13 @@ def is_link_report(path: str | Path) -> bool:
 
 
 def _pair_columns(text: str) -> list[str]:
-    """A line of a pairs file split into its ids: on ``|`` or tabs where it has them (gold
-    files of ER benchmarks: ``12|345``), else on commas where it has no space, else on
-    white space."""
-    if "|" in text:
-        return [c.strip() for c in text.split("|")]
+    """A line of a pairs file split into its ids: at tabs where it has them (neardup's reports
+    are TSV, and an id may hold a space), else at ``|`` (gold files of ER benchmarks:
+    ``12|345``), else at commas where it has no space, else at white space."""
     if "\t" in text:
         return [c.strip() for c in text.split("\t")]
+    if "|" in text:
+        return [c.strip() for c in text.split("|")]
     if "," in text and not any(c.isspace() for c in text):
         return text.split(",")
     return text.split()
@@ -588,10 +644,10 @@ def write_pairs(pairs: Sequence[Any], out: str | Path) -> int:
 
     Where pairs carry their sources (link mode; two files may both hold an id 7), three more
     columns: ``similarity`` (the weighted similarity that decided, empty where Jaccard did)
-    and ``source1 source2``."""
+    and ``source1 source2``. Written whole or not at all (:class:`AtomicFile`)."""
     linked = any(getattr(p, "source1", None) is not None for p in pairs)
     n = 0
-    with open(out, "w", encoding="utf-8", newline="\n") as fh:
+    with AtomicFile(out, text=True) as fh:
         if not linked:
             fh.write("id1\tid2\tjaccard\tedit_distance\n")
         else:
@@ -614,7 +670,7 @@ def write_clusters(groups: Iterable[Any], out: str | Path) -> None:
     header: the record every member is paired with, the smallest similarity of a member to it,
     then the other members (:class:`neardup.cluster.Cluster`). Plain groups of ids (connected
     components) are written one a line, their ids separated by tabs."""
-    with open(out, "w", encoding="utf-8", newline="\n") as fh:
+    with AtomicFile(out, text=True) as fh:
         header = False
         for g in groups:
             if hasattr(g, "center"):
@@ -624,3 +680,105 @@ def write_clusters(groups: Iterable[Any], out: str | Path) -> None:
                 fh.write("\t".join([g.center, f"{g.least:.4f}", *g.members[1:]]) + "\n")
             else:
                 fh.write("\t".join(g) + "\n")
+
+
+# -- outputs: checked before the work starts, and written whole or not at all -------------------
+#
+# A run that indexes and reports for minutes must not fail at the end on a path it could have
+# checked at the start (check_output), and a run that fails or is interrupted must leave no
+# half-written or empty file (AtomicFile). What is replaced is only ever a regular file: a device
+# (/dev/null, /dev/full), a FIFO or a terminal is written through, and a symbolic link is followed
+# (the file it points at is replaced; the link stays a link).
+
+#: Write errors that are the output's, not the input's: said as such, without a traceback.
+WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE)
+
+
+def check_output(path: str | Path, what: str = "output", inputs: Iterable[Path] = ()) -> Path:
+    """``path`` if a file can be written there, else an :class:`InputError` that says why:
+    a directory, no such directory, no permission, or one of ``inputs`` (never overwritten)."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path}: the {what} is a directory")
+    real = path.resolve()
+    for source in inputs:
+        if source.exists() and real == Path(source).resolve():
+            raise InputError(f"{path}: the {what} would overwrite the input")
+    if path.exists():
+        if not os.access(real, os.W_OK):
+            raise InputError(f"{path}: the {what} cannot be written (permission denied)")
+        if not _regular(real):
+            return path  # written through: its directory need not be writable
+    parent = real.parent
+    if not parent.is_dir():
+        raise InputError(f"{path}: no such directory {str(path.parent)!r}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"{path}: the {what} cannot be written in {str(parent)!r}")
+    return path
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return True  # does not exist (yet): it will be a regular file
+
+
+class AtomicFile:
+    """A file written under a temporary name beside its target and renamed over it only when
+    complete (:meth:`done`); :meth:`fail` (or leaving the ``with`` block on an error) removes
+    the temporary file and leaves the target as it was. A target that exists and is not a
+    regular file is opened and written through instead; a symbolic link's target is the file
+    replaced."""
+
+    def __init__(self, target: str | Path, text: bool = False) -> None:
+        self.target = Path(target)
+        real = self.target.resolve()
+        self.tmp: Path | None = None
+        self.fh: IO[Any]
+        if self.target.exists() and not _regular(real):
+            path = real
+        else:
+            self.tmp = path = real.with_name(f".{real.name}.{os.getpid()}.tmp")
+            self.real = real
+        if text:
+            self.fh = open(path, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+        else:
+            self.fh = open(path, "wb")  # noqa: SIM115 - closed by done() or fail()
+
+    def done(self) -> None:
+        try:
+            self.fh.close()
+            if self.tmp is not None:
+                os.replace(self.tmp, self.real)
+        except OSError as exc:
+            self.fail()
+            raise self.error(exc) from None
+
+    def fail(self) -> None:
+        try:
+            self.fh.close()
+        except OSError:
+            pass  # the data that could not be flushed is being thrown away anyway
+        if self.tmp is not None:
+            self.tmp.unlink(missing_ok=True)
+
+    def error(self, exc: OSError) -> OutputError:
+        """What the user is told when this file cannot be written."""
+        return OutputError(f"{self.target}: cannot be written: {exc.strerror or exc}")
+
+    def __enter__(self) -> IO[Any]:
+        return self.fh
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self.done()
+            return
+        self.fail()
+        if isinstance(exc, OSError) and exc.errno in WRITE_ERRORS:
+            raise self.error(exc) from None

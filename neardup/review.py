@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import resources
-from .errors import InputError
-from .io import Record, read_records
+from .io import AtomicFile, Record, check_output, read_records
 from .results import Report
 from .text import id_key, normalize, ordered, word_edit_distance
 
@@ -211,8 +210,9 @@ def _payload(
     cut = [n for n, t in enumerate(shown) if t is not None and len(t) > MAX_TEXT]
     for n in cut:
         shown[n] = shown[n][:MAX_TEXT]  # type: ignore[index]
+    shown = [None if t is None else visible(t) for t in shown]
     return {
-        "ids": ids,
+        "ids": [visible(i) for i in ids],
         "texts": shown,
         "cut": cut,
         "pairs": pairs,
@@ -224,6 +224,17 @@ def _payload(
         "sort": sort,
         "bins": BINS,
     }
+
+
+#: Characters that change how the text around them is shown without being seen themselves:
+#: the bidirectional controls (an RLO makes "txt.exe" read "exe.txt"), zero-width characters
+#: and the byte-order mark. Two records that look alike on the page must be alike.
+_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
+def visible(text: str) -> str:
+    """``text`` with each invisible control shown as its code point, e.g. ``[U+202E]``."""
+    return _INVISIBLE.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
 
 
 def _script_json(data: Any) -> str:
@@ -262,8 +273,8 @@ def render(
     )
     template, css, script = (p.read_text(encoding="utf-8") for p in resources.review_page())
     slots = {
-        "title": html.escape(title),
-        "subtitle": html.escape(subtitle),
+        "title": html.escape(visible(title)),
+        "subtitle": html.escape(visible(subtitle)),
         "cards": _cards(summary),
         "histogram": histogram_svg(rows, labels, threshold),
         "legend": legend if len(labels) > 1 else "",
@@ -280,11 +291,10 @@ def render(
 
 
 def _write(out: str | Path, page: str, pairs: int, clusters: int) -> Page:
-    out = Path(out)
-    if not out.parent.is_dir():
-        raise InputError(f"{out}: no such directory {str(out.parent)!r}")
+    out = check_output(out, "review page")
     data = page.encode("utf-8")
-    out.write_bytes(data)
+    with AtomicFile(out) as fh:
+        fh.write(data)
     return Page(out, len(data), pairs, clusters)
 
 

@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from .backends.solr import RECORDS_FQ, SolrBackend
 from .errors import ArgumentError, InputError
+from .io import AtomicFile
 from .keys import record_id
 from .params import Params
 from .results import Pair
@@ -183,7 +184,8 @@ def seed_report(
     """
     pairs: list[Pair] = []
     sources = list(searcher.sources())
-    writer = open(out, "w", encoding="utf-8", newline="\n") if out else None
+    target = AtomicFile(out, text=True) if out else None
+    writer = target.fh if target else None
     say: Callable[[str], None] = (lambda s: print(s, file=console)) if console else (lambda s: None)
     proc = searcher.processor
     try:
@@ -207,7 +209,10 @@ def seed_report(
                     writer.write(f"{sid}\t{nb.id}\t{nb.edit_distance}\n")
                 say(f"{nb.id}: {nb.content} ({nb.edit_distance})")
             say("==")
-    finally:
-        if writer:
-            writer.close()
+    except BaseException:
+        if target:
+            target.fail()
+        raise
+    if target:
+        target.done()
     return pairs

@@ -175,3 +175,20 @@ def counted(solr: Solr) -> Iterator[list[str]]:
         yield paths
     finally:
         session.request = original  # type: ignore[method-assign]
+
+
+@contextmanager
+def node_of_its_own(home: Path) -> Iterator[LocalSolr]:
+    """A private local node in ``home`` (a test may kill, restart or break it), stopped
+    afterwards; fails in CI and skips elsewhere if it cannot start."""
+    node = LocalSolr(home)
+    try:
+        node.start()
+    except Exception as exc:
+        if IN_CI:
+            pytest.fail(f"CI=true and no local Solr node could start: {exc}", pytrace=False)
+        pytest.skip(f"no local Solr node: {exc}")
+    try:
+        yield node
+    finally:
+        node.stop()

@@ -30,7 +30,7 @@ from neardup.results import Report
 from neardup.solr import Solr, admin, connect
 from neardup.solr.local import LocalSolr
 
-from .conftest import IN_CI, REPO, run_cli
+from .conftest import REPO, node_of_its_own, run_cli
 from .faultproxy import Fault, FaultProxy
 
 RESTAURANTS = restaurants()[0]
@@ -99,17 +99,8 @@ def pair_lines(path: Path) -> list[str]:
 @pytest.fixture
 def own_node(tmp_path: Path) -> Iterator[LocalSolr]:
     """A private node of this test alone (it may be killed and restarted); stopped afterwards."""
-    node = LocalSolr(tmp_path / "home")
-    try:
-        node.start()
-    except SolrUnavailable as exc:
-        if IN_CI:
-            pytest.fail(f"CI=true and no local Solr node could start: {exc}", pytrace=False)
-        pytest.skip(f"no local Solr node: {exc}")
-    try:
+    with node_of_its_own(tmp_path / "home") as node:
         yield node
-    finally:
-        node.stop()
 
 
 @pytest.fixture
@@ -476,3 +467,60 @@ def test_a_users_pysolr_client_gets_the_policy_too(caplog: pytest.LogCaptureFixt
     assert f"cannot reach Solr at http://127.0.0.1:{port}/solr/c/select" in str(info.value)
     assert "gave up after 3 attempts" in str(info.value)
     assert len(retries_logged(caplog)) == 2
+
+
+# -- #26: Solr killed during report and during dedupe: no partial output, the rerun the same ----
+
+
+def _killed_midway(
+    node: LocalSolr, collection: str, args: list[str], out: Path
+) -> subprocess.CompletedProcess[str]:
+    """Run ``neardup <args> --solr-url <proxy>/<collection>``, whose first search is held by
+    a fault proxy, kill Solr (-9) while it is held, and return what the run did."""
+    state = node.state()
+    assert state is not None
+    fault = Fault("/select", action="sleep", sleep=30.0, times=1)
+    env = {"NEARDUP_SOLR_RETRY_BUDGET": "4", "NEARDUP_SOLR_TIMEOUT": "10"}
+    with FaultProxy(state.url, [fault]) as proxy:
+        proc = cli(*args, "--solr-url", f"{proxy.url}/{collection}", env=env)
+        try:
+            deadline = time.monotonic() + 60
+            while fault.injected == 0 and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert fault.injected == 1 and proc.poll() is None, "the run did not reach Solr"
+            os.kill(state.pid, 9)
+            stdout, stderr = proc.communicate(timeout=90)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert proc.returncode == 1, (stdout, stderr)
+    assert "Traceback" not in stderr and "cannot reach Solr" in stderr, stderr
+    assert not out.exists()
+    assert [p.name for p in out.parent.iterdir() if p.name.endswith(".tmp")] == []
+    return subprocess.CompletedProcess(args, proc.returncode, stdout, stderr)
+
+
+@pytest.mark.solr
+def test_solr_killed_during_report_and_dedupe_leaves_no_output_and_a_rerun_agrees(
+    own_node: LocalSolr, tmp_path: Path
+) -> None:
+    data = tmp_path / "records.txt"
+    write_records(data, 3_000)
+    url = own_node.state().url  # type: ignore[union-attr]
+    done = run_cli("index", str(data), "--solr-url", f"{url}/faults")
+    assert done.returncode == 0, done.stderr
+    runs = {
+        "report": ["report", "--clusters", str(tmp_path / "clusters.tsv")],
+        "dedupe": ["dedupe", str(data), "--no-index", "--rejects", str(tmp_path / "rej.txt")],
+    }
+    for verb, args in runs.items():
+        url = own_node.running().url  # type: ignore[union-attr]
+        want, got = tmp_path / f"{verb}-want.txt", tmp_path / f"{verb}.txt"
+        clean = run_cli(*args, "--out", str(want), "--solr-url", f"{url}/faults")
+        assert clean.returncode == 0, clean.stderr
+        _killed_midway(own_node, "faults", [*args, "--out", str(got)], got)
+        url = own_node.start().url  # same home: the same index
+        again = run_cli(*args, "--out", str(got), "--solr-url", f"{url}/faults")
+        assert again.returncode == 0, again.stderr
+        assert got.read_bytes() == want.read_bytes() and len(want.read_bytes()) > 1000

@@ -54,7 +54,10 @@ class Backend(Protocol):
         """The stored parameter set, or None for an index that has none yet."""
         ...
 
-    def store_params(self, stored: dict[str, Any]) -> None: ...
+    def store_params(self, stored: dict[str, Any]) -> dict[str, Any]:
+        """Store the parameter set of a new index, once: the set the index holds afterwards,
+        which is another writer's if one stored its own first (the caller uses or refuses it)."""
+        ...
 
     def add(self, docs: Sequence[Document]) -> None:
         """Add or replace documents by id (visible to readers after :meth:`commit`)."""

@@ -50,8 +50,10 @@ class MemoryBackend:
     def load_params(self) -> dict[str, Any] | None:
         return copy.deepcopy(self._params)
 
-    def store_params(self, stored: dict[str, Any]) -> None:
-        self._params = copy.deepcopy(stored)
+    def store_params(self, stored: dict[str, Any]) -> dict[str, Any]:
+        if self._params is None:
+            self._params = copy.deepcopy(stored)
+        return copy.deepcopy(self._params)
 
     def add(self, docs: Sequence[Document]) -> None:
         for doc in docs:

@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..banding import MAX_BANDS, band_field, key_field
+from ..errors import SolrRequestError
 from ..solr.client import Solr, any_term_params, terms_params
 from .base import Document, StoredRecord
 
@@ -152,11 +153,22 @@ class SolrBackend:
             return None
         return dict(json.loads(docs[0]["nd_params"]))
 
-    def store_params(self, stored: dict[str, Any]) -> None:
-        self.solr.add(
-            [{"id": META_ID, "nd_meta": "params", "nd_params": json.dumps(stored, sort_keys=True)}]
-        )
-        self.solr.commit()
+    def store_params(self, stored: dict[str, Any]) -> dict[str, Any]:
+        """Added only if no metadata document exists (Solr's optimistic concurrency:
+        ``_version_: -1``), so that of two first-time writers one stores its parameters and
+        the other gets an HTTP 409 and reads the winner's."""
+        doc = {"id": META_ID, "nd_meta": "params", "nd_params": json.dumps(stored, sort_keys=True)}
+        try:
+            self.solr.add([{**doc, "_version_": -1}])
+        except SolrRequestError as exc:
+            if "HTTP 409" not in str(exc):
+                raise
+        else:
+            self.solr.commit()
+        now = self.load_params()  # by real-time get: committed or not
+        if now is None:
+            raise SolrRequestError(f"the parameters could not be stored in {self.location}")
+        return now
 
     # -- writes ---------------------------------------------------------------------------
     def add(self, docs: Sequence[Document]) -> None:

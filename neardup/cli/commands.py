@@ -389,9 +389,13 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ..cluster import pair_clusters
+    from ..io import check_output
     from ..seed2014 import SeedSearcher, seed_report
     from .common import emit, rule_line
 
+    check_output(args.out, "report")  # before the work, not after it
+    if args.clusters:
+        check_output(args.clusters, "clusters file")
     index = open_index(args, create=False)
     if args.method != "lsh" and (args.new or args.since is not None):
         raise InputError("--new and --since report LSH pairs: use them with --method lsh")
@@ -460,8 +464,11 @@ def _matches(args: argparse.Namespace, matches: list[Any], title: str) -> None:
 
 
 def _k(args: argparse.Namespace) -> None:
+    """-k and --threshold of a lookup, checked before Solr is asked."""
     if args.k < 1:
         raise InputError(f"-k must be >= 1, got {args.k}")
+    if not 0.0 <= args.threshold <= 1.0:  # NaN too
+        raise InputError(f"--threshold must be in [0, 1], got {args.threshold}")
 
 
 def cmd_neighbors(args: argparse.Namespace) -> int:

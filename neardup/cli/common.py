@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -125,6 +126,14 @@ def _int_at_least(raw: str, least: int, expected: str) -> int:
     return value
 
 
+def port_number(raw: str) -> int:
+    """An argparse value: a TCP port, 1 to 65535."""
+    value = _int_at_least(raw, 1, "a port number from 1 to 65535")
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"a port number from 1 to 65535 expected, got {raw!r}")
+    return value
+
+
 def _positive_int(raw: str) -> int:
     return _int_at_least(raw, 1, "a number of bytes >= 1")
 
@@ -182,14 +191,24 @@ def local_node(heap: str | None = None) -> Any:
     return LocalSolr(home(), heap=heap, auth=env_auth())
 
 
-def open_solr(args: argparse.Namespace, create: bool = True) -> Any:
-    """The collection the flags and the environment name, as a :class:`neardup.solr.Solr`."""
+def open_solr(
+    args: argparse.Namespace, create: bool = True, server: bool = False, start: bool = True
+) -> Any:
+    """The collection the flags and the environment name, as a :class:`neardup.solr.Solr`
+    (with ``server``, a client of the server alone: no collection is looked for or made; the
+    local node is started for it only with ``start``)."""
     from ..errors import SolrUnavailable
     from ..solr.admin import connect
     from ..solr.client import Auth
 
     auth = None
     user = args.solr_user or os.environ.get("NEARDUP_SOLR_USER")
+    if args.solr_password is not None:
+        print(
+            "neardup: warning: --solr-password is visible to other users of this machine (ps, "
+            "/proc); prefer NEARDUP_SOLR_PASSWORD",
+            file=sys.stderr,
+        )
     if user:
         password = args.solr_password
         if password is None:
@@ -206,6 +225,19 @@ def open_solr(args: argparse.Namespace, create: bool = True) -> Any:
     }
     collection = getattr(args, "collection", None)
     try:
+        if server:
+            from ..solr.client import Solr
+
+            options.pop("create")
+            if url is None:
+                node = local_node()
+                state = node.running() or (node.start() if start else None)
+                if state is None:
+                    raise SolrUnavailable("neardup's local Solr node is not running")
+                url = state.url
+            client = Solr(url, **options)
+            client.system_info()  # fails fast, with the URL, if Solr is not there
+            return client
         if url is None:
             node = local_node(getattr(args, "solr_heap", None))
             state = node.running() or node.start()

@@ -11,12 +11,13 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 
 from ..errors import InputError, NeardupError
 from . import commands, takeaway
-from .common import emit, local_node, solr_options
+from .common import emit, local_node, port_number, solr_options
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -75,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solr", help="start, inspect or stop neardup's private Solr node")
     p.add_argument("action", choices=["start", "status", "stop"])
-    p.add_argument("--port", type=int, default=None, help="port (default: a free one)")
+    p.add_argument("--port", type=port_number, default=None, help="port (default: a free one)")
     p.add_argument(
         "--cloud",
         action="store_true",
@@ -113,16 +114,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="neardup: %(message)s",
     )
+    terminated = []
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        # SIGTERM cleans up as Ctrl-C does: temporary collections dropped, partial outputs
+        # removed (by the same handlers of KeyboardInterrupt), instead of dying on the spot.
+        terminated.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
         return int(args.func(args))
     except NeardupError as exc:  # InputError among them: its exit_code is 2
         print(f"neardup: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print("neardup: interrupted", file=sys.stderr)
-        return 130
+        print("neardup: terminated" if terminated else "neardup: interrupted", file=sys.stderr)
+        return 143 if terminated else 130
     except BrokenPipeError:
         return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -121,6 +121,56 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     solr_options(p)
     p.set_defaults(func=cmd_review)
 
+    p = sub.add_parser(
+        "clean",
+        help="remove the temporary collections of dedupe/review runs that were killed",
+        description="dedupe and review without --collection index into a temporary collection "
+        f"({TEMP_PREFIX}<pid>_<time>) and delete it at the end, also on Ctrl-C and SIGTERM; "
+        "a run killed outright (SIGKILL, a crash) leaves it behind. This lists those whose "
+        "process no longer runs on this machine and removes them.",
+    )
+    p.add_argument("--dry-run", action="store_true", help="only list them")
+    p.add_argument("--json", action="store_true")
+    solr_options(p, collection=False)
+    p.set_defaults(func=cmd_clean)
+
+
+#: Temporary collections are named ``neardup_tmp_<pid>_<seconds>``: the pid tells a leftover
+#: (its run is gone) from the collection of a run still going.
+TEMP_PREFIX = "neardup_tmp_"
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    """List, and unless ``--dry-run`` delete, the temporary collections that runs killed
+    before their clean-up (SIGKILL, a crash, a power cut) left on the server."""
+    import re
+
+    from ..solr import admin
+    from ..solr.local import _alive
+    from .common import emit, open_solr
+
+    server = open_solr(args, server=True)
+    leftover, running = [], []
+    for name in admin.collections(server):
+        m = re.fullmatch(re.escape(TEMP_PREFIX) + r"(\d+)_\d+", name)
+        if m is None:
+            continue
+        # a pid alive here may be another machine's run's, or a new process: left alone, the safe
+        # mistake
+        (running if _alive(int(m.group(1))) else leftover).append(name)
+    if not args.dry_run:
+        for name in leftover:
+            admin.delete_collection(_on(server, name))
+    verb = "would remove" if args.dry_run else "removed"
+    emit(
+        args,
+        {"removed": [] if args.dry_run else leftover, "leftover": leftover, "running": running},
+        f"{verb} {len(leftover)} temporary collection(s) at {server.base_url}"
+        + (f": {', '.join(leftover)}" if leftover else "")
+        + (f"; {len(running)} in use by a running neardup left alone" if running else ""),
+    )
+    return 0
+
 
 def _collection_named(args: argparse.Namespace) -> bool:
     """Whether the flags or the environment name a collection (else a temporary one is used)."""
@@ -145,20 +195,23 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
         if args.backend == "memory":
             raise InputError("--backend memory holds nothing: give the records to index")
         args.no_index = True
-    elif not args.input.is_file():
+    elif not args.input.is_file() and not (args.verb == "review" and args.input.exists()):
         raise InputError(f"{args.input}: no such file")
     if args.no_index and args.backend == "memory":
         raise InputError("--no-index needs a collection in Solr, not --backend memory")
     Params(**_given(args))  # bad flags are reported before Solr is started
     temporary = args.backend == "solr" and not args.no_index and not _collection_named(args)
-    if args.backend == "memory":
-        index = NearDupIndex(given=_given(args))
-    else:
-        if temporary:
-            args.collection = f"neardup_tmp_{os.getpid()}_{int(time.time())}"
-        report_flags = ("threshold",) if args.no_index else ()
-        index = open_index(args, not args.no_index, param_flags=True, report_flags=report_flags)
+    index: NearDupIndex | None = None
     try:
+        if args.backend == "memory":
+            index = NearDupIndex(given=_given(args))
+        else:
+            if temporary:
+                args.collection = f"{TEMP_PREFIX}{os.getpid()}_{int(time.time())}"
+            report_flags = ("threshold",) if args.no_index else ()
+            index = open_index(
+                args, not args.no_index, param_flags=True, report_flags=report_flags
+            )
         stats = None
         if not args.no_index:
             stats = add_records(index, read_input(args, args.input), progress=not args.json)
@@ -167,17 +220,35 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
         yield index, stats
     finally:
         if temporary:
-            _drop(index)
+            _drop(args, index)
 
 
-def _drop(index: NearDupIndex) -> None:
+def _drop(args: argparse.Namespace, index: NearDupIndex | None) -> None:
+    """Delete the temporary collection; also when the run stopped while opening it (the
+    collection made, its schema not yet checked), found then by its name."""
     from ..errors import NeardupError
     from ..solr import admin
+    from .common import open_solr
 
     try:
-        admin.delete_collection(index.backend.solr)  # type: ignore[attr-defined]
+        if index is not None:
+            solr = index.backend.solr  # type: ignore[attr-defined]
+        else:
+            solr = _on(open_solr(args, server=True, start=False), args.collection)
+            if not admin.collection_exists(solr):
+                return
+        admin.delete_collection(solr)
     except NeardupError as exc:
         print(f"neardup: could not delete the temporary collection: {exc}", file=sys.stderr)
+
+
+def _on(server: Any, name: str) -> Any:
+    """The client ``server`` (a :class:`neardup.solr.Solr`) for the collection ``name``."""
+    import copy
+
+    one = copy.copy(server)
+    one.collection = name
+    return one
 
 
 def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
@@ -190,12 +261,21 @@ def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
 def cmd_dedupe(args: argparse.Namespace) -> int:
     from ..cluster import pair_clusters
     from ..dedupe import dedupe, index_similarity
+    from ..io import check_output
     from ..review import review_index
     from .common import emit
 
     started = time.perf_counter()
-    if args.input.resolve() == args.out.resolve():
-        raise InputError(f"{args.out}: the output would overwrite the input")
+    if args.input.exists() and not args.input.is_file():
+        raise InputError(
+            f"{args.input}: not a regular file; dedupe reads its input twice (to index it, then "
+            "to write its records), so save it to a file first"
+        )
+    check_output(args.out, "output", [args.input])  # before the work, not after it
+    if args.rejects is not None:
+        check_output(args.rejects, "rejects file", [args.input])
+    if args.review is not None:
+        check_output(args.review, "review page", [args.input])
     with indexed(args) as (index, index_stats):
         report = _report(index, args)
         groups = [c.members for c in pair_clusters(report.pairs)]
@@ -249,9 +329,11 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
+    from ..io import check_output
     from ..review import review_index
     from .common import emit
 
+    check_output(args.out, "review page", [args.input] if args.input else [])
     with indexed(args) as (index, _stats):
         report = _report(index, args)
         source = str(args.input) if args.input is not None else index.backend.location

@@ -39,6 +39,15 @@ def is_cloud(solr: Solr) -> bool:
     return solr.system_info().get("mode") == "solrcloud"
 
 
+def collections(solr: Solr) -> list[str]:
+    """The names of the server's collections (SolrCloud) or cores (standalone)."""
+    if is_cloud(solr):
+        got = solr.request("GET", "admin/collections", params={"action": "LIST"}, core=False)
+        return sorted(got.get("collections", []))
+    status = solr.request("GET", "admin/cores", params={"action": "STATUS"}, core=False)
+    return sorted(status.get("status", {}))
+
+
 def collection_exists(solr: Solr) -> bool:
     if is_cloud(solr):
         names = solr.request(
@@ -48,6 +57,14 @@ def collection_exists(solr: Solr) -> bool:
     status = solr.request(
         "GET", "admin/cores", params={"action": "STATUS", "core": solr.collection}, core=False
     )
+    failed = status.get("initFailures", {}).get(solr.collection)
+    if failed:
+        # The core is there but Solr could not load it. Creating it again would fail, and
+        # Solr then deletes the core.properties of the core it could not create: the user's.
+        raise SolrRequestError(
+            f"the core '{solr.collection}' at {redact(solr.base_url)} exists but failed to load: "
+            f"{failed}; neardup leaves it as it is (fix or remove it, then run again)"
+        )
     return bool(status.get("status", {}).get(solr.collection))
 
 

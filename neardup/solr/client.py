@@ -167,15 +167,41 @@ def split_url(url: str) -> tuple[str, str | None]:
     return urlunsplit((parts.scheme, parts.netloc, base, "", "")), segments[-1]
 
 
+#: Solr's rule for collection and core names, as neardup enforces it: letters, digits, ``.``,
+#: ``_`` and ``-``, not starting with ``.`` or ``-``. A name is a path under the node's home
+#: and a segment of every URL: ``..`` or ``a/../b`` would reach outside the collection.
+_COLLECTION_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+
+
+def check_collection_name(name: str) -> str:
+    """``name`` if Solr's rule allows it as a collection's, else an :class:`InputError`."""
+    if not _COLLECTION_NAME.fullmatch(name):
+        raise InputError(
+            f"not a collection name: {name!r} (letters, digits, '.', '_' and '-', not starting "
+            "with '.' or '-')"
+        )
+    return name
+
+
+#: ``scheme://userinfo@rest``, the userinfo up to the last ``@`` before a host: a password
+#: holding ``/``, ``#``, ``?`` or ``@`` unencoded must not be read as a path, a fragment, a
+#: query or a host (and then shown in messages).
+_USERINFO = re.compile(r"(?is)([a-z][a-z0-9+.-]*://)(.*)@([^@/?#]*(?:[/?#][^@]*)?)")
+
+
+def credentials(url: str) -> tuple[str, Auth | None]:
+    """``url`` without its ``user:password@`` part, and those credentials (percent-escapes
+    decoded), if it has them."""
+    m = _USERINFO.fullmatch(url.strip())
+    if m is None:
+        return url, None
+    user, _, password = m.group(2).partition(":")
+    return m.group(1) + m.group(3), Auth(unquote(user), unquote(password))
+
+
 def redact(url: str) -> str:
     """The URL without any user:password part, for messages and logs."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host += f":{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    return credentials(url)[0]
 
 
 class RetryAdapter(HTTPAdapter):
@@ -350,13 +376,11 @@ class Solr:
     ) -> None:
         if isinstance(verify, str) and not Path(verify).exists():
             raise InputError(f"the CA bundle for Solr's TLS certificate does not exist: {verify}")
-        parts = urlsplit(url)
-        if parts.username or parts.password:
-            auth = auth or Auth(unquote(parts.username or ""), unquote(parts.password or ""))
-            url = redact(url)
+        url, in_url = credentials(url)
+        auth = auth or in_url
         base, from_url = split_url(url)
         self.base_url = base
-        self.collection = collection or from_url or DEFAULT_COLLECTION
+        self.collection = check_collection_name(collection or from_url or DEFAULT_COLLECTION)
         self._timeout = DEFAULT_TIMEOUT if timeout is None else timeout
         self.session = requests.Session()
         self.session.verify = verify

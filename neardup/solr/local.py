@@ -150,11 +150,24 @@ class LocalSolr:
         st = self.state()
         if st is None:
             return None
-        if not _alive(st.pid) or not _healthy(st.url):
-            if not _alive(st.pid):
-                self.state_file.unlink(missing_ok=True)
+        if not self._ours(st.pid):  # dead, or the pid now belongs to another process
+            self.state_file.unlink(missing_ok=True)
+            return None
+        if not _healthy(st.url):
             return None
         return st
+
+    def _ours(self, pid: int) -> bool:
+        """Whether ``pid`` is alive and is this home's Solr: node.json outlives a crash or a
+        reboot, and its pid may since have gone to any other process, which must never be
+        signalled. Told by the command line: neardup's launcher with this home."""
+        if not _alive(pid):
+            return False
+        args = _command_line(pid)
+        if "neardup.solr.Launcher" not in args:
+            return False
+        at = args.index("--home") if "--home" in args else -1
+        return 0 <= at < len(args) - 1 and Path(args[at + 1]).parent == self.home
 
     # -- start ------------------------------------------------------------------------------
     def start(
@@ -172,6 +185,9 @@ class LocalSolr:
         ``security.json`` in the node's Solr home; without ``auth`` that file is removed.
         """
         mode = "cloud" if cloud else "standalone"
+        if port is not None and (isinstance(port, bool) or not isinstance(port, int)
+                                 or not 0 <= port <= 65535):  # fmt: skip
+            raise InputError(f"port must be a number from 1 to 65535, got {port!r}")
         if auth is not None and not isinstance(auth, Auth):
             auth = Auth(*auth)
         if auth is not None:
@@ -195,7 +211,7 @@ class LocalSolr:
                 )
             return current
         stale = self.state()
-        if stale is not None and _alive(stale.pid):
+        if stale is not None and self._ours(stale.pid):
             # The process lives but does not answer: it is still starting or hung.
             _terminate(stale.pid)
         self.state_file.unlink(missing_ok=True)
@@ -220,7 +236,9 @@ class LocalSolr:
             "-Djava.awt.headless=true",
             "-Dsolr.log.dir=" + str(self.log_file.parent),
             "-Dsolr.install.dir=" + str(solr_home),
-            "-Dsolr.allowPaths=*",
+            # Cores may keep data only under this node's own home (not "*": any local user
+            # could otherwise have CoreAdmin write or read an index anywhere this user can).
+            f"-Dsolr.allowPaths={self.home}",
             f"@{self._argfile(classpath)}",
             "neardup.solr.Launcher",
             "--home",
@@ -241,9 +259,15 @@ class LocalSolr:
                 start_new_session=True,
                 cwd=str(self.home),
             )
-        urls, zk = self._wait_ready(proc, port)
-        if not cloud:
-            _wait_cores(urls[0], auth)
+        try:
+            urls, zk = self._wait_ready(proc, port)
+            if not cloud:
+                _wait_cores(urls[0], auth)
+        except BaseException:
+            # Ctrl-C (or any failure) before node.json is written: nothing could find this
+            # JVM afterwards, and it runs in a session of its own, so it is stopped here.
+            _terminate(proc.pid)
+            raise
         st = NodeState(
             pid=proc.pid,
             urls=urls,
@@ -393,10 +417,11 @@ class LocalSolr:
         st = self.state()
         if st is None:
             return None
-        if _alive(st.pid):
+        ours = self._ours(st.pid)
+        if ours:
             _terminate(st.pid)
         self.state_file.unlink(missing_ok=True)
-        return st
+        return st if ours else None
 
     def status(self) -> dict[str, object]:
         st = self.running()
@@ -490,6 +515,25 @@ def _alive(pid: int) -> bool:
         return done == 0
     except ChildProcessError:
         return True
+
+
+def _command_line(pid: int) -> list[str]:
+    """The arguments of process ``pid`` (empty if they cannot be read)."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+        return [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a]
+    except OSError:
+        pass
+    try:  # no /proc (macOS): ask ps
+        out = subprocess.run(
+            ["ps", "-ww", "-o", "args=", "-p", str(pid)],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return out.split()
 
 
 def _terminate(pid: int) -> None:

@@ -1,0 +1,647 @@
+"""Data safety under hostile input and misuse (issue 26): nothing lost, nothing replaced, no
+way out of a record or a collection. What neardup promises is written in docs/safety.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from neardup import NearDupIndex, Params
+from neardup.backends.solr import META_ID, SolrBackend
+from neardup.errors import (
+    ArgumentError,
+    InputError,
+    OutputError,
+    ParameterMismatch,
+    SolrRequestError,
+)
+from neardup.io import AtomicFile, Record, Rejection, read_pairs, read_records
+from neardup.resources import CONFIGSET_NAME
+from neardup.solr import admin
+from neardup.solr.client import Solr
+from neardup.solr.local import LocalSolr
+
+from .conftest import node_of_its_own, run_cli
+from .faultproxy import Fault, FaultProxy
+
+_names = itertools.count()
+
+
+def cli_index(solr_base: str, path: Path, *extra: str) -> tuple[int, dict, str, str]:
+    """``neardup index path --json`` into a fresh collection: exit code, counts, stderr, and
+    the collection's URL."""
+    url = f"{solr_base}/test_safety_{os.getpid()}_{next(_names)}"
+    proc = run_cli("index", str(path), "--json", *extra, env={"NEARDUP_SOLR_URL": url})
+    assert "Traceback" not in proc.stderr, proc.stderr
+    counts = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    return proc.returncode, counts, proc.stderr, url
+
+
+# -- 2: no record reaches the index's own metadata -------------------------------------------
+
+
+def test_the_metadata_id_is_reserved() -> None:
+    from neardup.io import RESERVED_PREFIX
+
+    assert META_ID.startswith(RESERVED_PREFIX)
+
+
+@pytest.mark.solr
+def test_a_record_with_the_metadata_id_is_refused_with_its_line(
+    solr_base: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "meta.jsonl"
+    rows = [
+        {"id": "a", "text": "one two three four"},
+        {"id": META_ID, "text": "five six seven eight"},
+        {"id": "b", "text": "one two three four five"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code, counts, stderr, url = cli_index(solr_base, path, "--threshold", "0.4")
+    assert code == 0, stderr
+    assert counts["indexed"] == 2 and counts["rejected"] == 1
+    assert counts["rejections"][0]["line"] == 2
+    assert f"{path}:2: " in stderr and "reserved" in stderr
+    from neardup.solr.admin import connect
+
+    solr = connect(url.rsplit("/", 1)[0], url.rsplit("/", 1)[1])
+    stored = SolrBackend(solr).load_params()
+    assert stored is not None and stored["threshold"] == 0.4
+
+
+@pytest.mark.parametrize("kind", ["memory", pytest.param("solr", marks=pytest.mark.solr)])
+def test_records_given_as_values_cannot_reach_the_metadata(
+    kind: str, request: pytest.FixtureRequest
+) -> None:
+    if kind == "memory":
+        idx = NearDupIndex(Params(threshold=0.4))
+    else:
+        factory: Callable[[str], Solr] = request.getfixturevalue("new_collection")
+        idx = NearDupIndex(Params(threshold=0.4), backend=SolrBackend(factory("meta")))
+    stats = idx.add_many(
+        [("a", "one two three"), (META_ID, "evil text here"), Record(META_ID, "more evil")]
+    )
+    assert (stats.indexed, stats.rejected) == (1, 2)
+    assert all("reserved" in r.reason for r in stats.rejections)
+    assert [r.line for r in stats.rejections] == [2, 0]
+    again = NearDupIndex(backend=idx.backend)
+    assert again.params.threshold == 0.4
+    assert len(again) == 1
+
+
+# -- 8: ids that would break outputs are refused --------------------------------------------
+
+
+def test_ids_with_control_characters_are_refused_with_their_line(tmp_path: Path) -> None:
+    path = tmp_path / "ids.csv"
+    path.write_text(
+        'id,text\n"a\tb",tab in the id\n"c\nd",newline in the id\nok id,fine text\n'
+        '"e\x1b[31m",escape in the id\n"f\u202eg",bidi override in the id\n',
+        encoding="utf-8",
+    )
+    items = list(read_records(path))
+    got = [(i.line, i.reason) for i in items if isinstance(i, Rejection)]
+    assert [line for line, _ in got] == [2, 3, 6, 7]
+    assert [r.split(" at ")[0] for _, r in got] == [
+        "id holds the control character U+0009",
+        "id holds the control character U+000A",
+        "id holds the control character U+001B",
+        "id holds the control character U+202E",
+    ]
+    assert [i.id for i in items if isinstance(i, Record)] == ["ok id"]
+    path = tmp_path / "ids.jsonl"
+    path.write_text('{"id": "x\\u2028y", "text": "line separator"}\n', encoding="utf-8")
+    (item,) = read_records(path)
+    assert isinstance(item, Rejection) and "U+2028" in item.reason
+    idx = NearDupIndex()
+    stats = idx.add_many([("p\rq", "carriage return"), ("fine", "a fine text")])
+    assert stats.rejected == 1 and "U+000D" in stats.rejections[0].reason
+
+
+def test_a_report_with_spaces_in_ids_reads_back(tmp_path: Path) -> None:
+    report = tmp_path / "pairs.tsv"
+    report.write_text(
+        "id1\tid2\tjaccard\tedit_distance\nacme inc\tacme  inc.\t0.9000\t1\n", encoding="utf-8"
+    )
+    (pair,) = read_pairs(report)
+    assert set(pair) == {"acme inc", "acme  inc."}
+    plain = tmp_path / "gold.txt"
+    plain.write_text("1 2\n3   4\n", encoding="utf-8")
+    assert read_pairs(plain) == {("1", "2"), ("3", "4")}
+
+
+# -- 3, 4: collection names, data paths, cores that fail to load ----------------------------
+
+
+@pytest.fixture(scope="module")
+def private_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSolr]:
+    """A node of its own, which these tests stop, restart and break."""
+    with node_of_its_own(tmp_path_factory.mktemp("safety") / "home") as node:
+        yield node
+
+
+@pytest.mark.parametrize("name", [".", "..", "victim/../victim", "-x", ".hidden", "a b", "a%2Fb"])
+def test_collection_names_follow_solrs_rule(name: str) -> None:
+    with pytest.raises(InputError, match="not a collection name"):
+        Solr("http://127.0.0.1:1/solr", name)
+    if "/" not in name and "%" not in name:
+        with pytest.raises(InputError, match="not a collection name"):
+            Solr(f"http://127.0.0.1:1/solr/{name}")
+    assert Solr("http://127.0.0.1:1/solr", "ok.name_1-2").collection == "ok.name_1-2"
+
+
+def test_a_bad_collection_name_is_a_usage_error(tmp_path: Path) -> None:
+    path = tmp_path / "r.txt"
+    path.write_text("1 some words here\n", encoding="utf-8")
+    proc = run_cli(
+        "index", str(path), "--solr-url", "http://127.0.0.1:1/solr", "--collection", ".."
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "not a collection name: '..'" in proc.stderr
+
+
+@pytest.mark.solr
+def test_the_local_node_keeps_data_only_under_its_home(
+    private_node: LocalSolr, tmp_path: Path
+) -> None:
+    url = private_node.running().url  # type: ignore[union-attr]
+    outside = tmp_path / "elsewhere"
+    solr = Solr(url, "evil")
+    with pytest.raises(SolrRequestError):
+        solr.request(
+            "GET",
+            "admin/cores",
+            params={
+                "action": "CREATE",
+                "name": "evil",
+                "configSet": CONFIGSET_NAME,
+                "dataDir": str(outside),
+            },
+            core=False,
+            idempotent=False,
+        )
+    assert not outside.exists()
+    assert not admin.collection_exists(solr)
+
+
+@pytest.mark.solr
+def test_a_core_that_fails_to_load_is_said_so_and_kept(private_node: LocalSolr) -> None:
+    url = private_node.running().url  # type: ignore[union-attr]
+    solr = admin.connect(url, "victim")
+    NearDupIndex(Params(threshold=0.5), backend=SolrBackend(solr)).add("1", "some words")
+    props = private_node.home / "standalone" / "victim" / "core.properties"
+    private_node.stop()
+    broken = props.read_text(encoding="utf-8") + "schema=no-such-schema.xml\n"
+    props.write_text(broken, encoding="utf-8")
+    url = private_node.start().url
+    with pytest.raises(SolrRequestError, match="'victim' .* failed to load: .*schema"):
+        admin.connect(url, "victim")
+    proc = run_cli("report", "--solr-url", f"{url}/victim", "--out", "/dev/null")
+    assert proc.returncode == 1 and "failed to load" in proc.stderr, proc.stderr
+    assert props.read_text(encoding="utf-8") == broken
+
+
+# -- 5: stop signals only the node neardup started ------------------------------------------
+
+
+def test_stop_with_a_stale_pid_signals_nothing(tmp_path: Path) -> None:
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        node = LocalSolr(tmp_path / "home")
+        node.home.mkdir(parents=True)
+        state = {"pid": other.pid, "urls": ["http://127.0.0.1:1/solr"], "version": "9",
+                 "mode": "standalone", "log": "x"}  # fmt: skip
+        node.state_file.write_text(json.dumps(state), encoding="utf-8")
+        assert node.running() is None and not node.state_file.exists()
+        node.state_file.write_text(json.dumps(state), encoding="utf-8")
+        assert node.stop() is None
+        node.state_file.write_text(json.dumps(state), encoding="utf-8")
+        proc = run_cli("solr", "stop", env={"NEARDUP_HOME": str(tmp_path / "home")})
+        assert proc.returncode == 0 and "no local Solr was running" in proc.stdout
+        assert other.poll() is None  # never signalled
+        assert not node.state_file.exists()
+    finally:
+        other.kill()
+        other.wait()
+
+
+# -- 6, 12: outputs checked first, written whole, never replacing what is not a file ---------
+
+RECORDS = (
+    "1 the quick brown fox jumps over the lazy dog\n"
+    "2 the quick brown fox jumps over the lazy cat\n"
+)
+
+
+def dedupe_memory(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    src = tmp_path / "in.txt"
+    src.write_text(RECORDS + "3 a record with nothing in common\n4\n", encoding="utf-8")
+    return run_cli("dedupe", str(src), "--backend", "memory", "--threshold", "0.5", *args)
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_dedupe_writes_through_a_fifo_and_never_replaces_it(tmp_path: Path) -> None:
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    proc = dedupe_memory(tmp_path, "--out", str(fifo))
+    reader.join(30)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)  # still a FIFO, not a regular file
+    assert got == [b"1 the quick brown fox jumps over the lazy dog\n"
+                   b"3 a record with nothing in common\n"]  # fmt: skip
+    assert leftovers(tmp_path) == []
+
+
+def test_dedupe_follows_a_symlink_and_keeps_it(tmp_path: Path) -> None:
+    real = tmp_path / "real.txt"
+    real.write_text("old\n", encoding="utf-8")
+    link, rejects = tmp_path / "link.txt", tmp_path / "rejects-link.txt"
+    link.symlink_to(real)
+    rejects.symlink_to(tmp_path / "rejects.txt")  # dangling: the file it names is made
+    proc = dedupe_memory(tmp_path, "--out", str(link), "--rejects", str(rejects))
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and rejects.is_symlink()
+    assert real.read_text(encoding="utf-8").startswith("1 the quick")
+    assert "in.txt:4: no text after the id" in (tmp_path / "rejects.txt").read_text()
+    assert leftovers(tmp_path) == []
+
+
+def test_a_write_that_fails_is_an_error_and_leaves_nothing() -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    before = os.stat("/dev/full")
+    with pytest.raises(OutputError, match="/dev/full: cannot be written"):
+        with AtomicFile("/dev/full") as fh:
+            fh.write(b"x" * 100_000)
+    after = os.stat("/dev/full")
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+
+
+@pytest.mark.parametrize("verb", ["dedupe", "report", "review"])
+def test_output_paths_are_checked_before_any_work(verb: str, tmp_path: Path) -> None:
+    src = tmp_path / "in.txt"
+    src.write_text(RECORDS, encoding="utf-8")
+    blocker = tmp_path / "file"
+    blocker.write_text("a file, not a folder\n", encoding="utf-8")
+    dead = ["--solr-url", "http://127.0.0.1:9/solr/x"]  # nothing answers: work would fail
+    cases = {
+        "dedupe": [
+            ["dedupe", str(src), "--out", str(tmp_path)],
+            ["dedupe", str(src), "--out", str(tmp_path / "ok.txt"), "--rejects",
+             str(blocker / "r.txt")],
+            ["dedupe", str(src), "--out", str(tmp_path / "ok.txt"), "--review",
+             str(tmp_path / "nodir" / "p.html")],
+        ],
+        "report": [
+            ["report", "--out", str(blocker / "pairs.tsv")],
+            ["report", "--out", str(tmp_path / "pairs.tsv"), "--clusters", str(tmp_path)],
+        ],
+        "review": [["review", str(src), "--out", str(tmp_path / "nodir" / "p.html")]],
+    }  # fmt: skip
+    for args in cases[verb]:
+        proc = run_cli(*args, *dead)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr and "127.0.0.1:9" not in proc.stderr, proc.stderr
+        assert "is a directory" in proc.stderr or "no such directory" in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "in.txt"]
+
+
+# -- 13: an unclosed quote is named with its line and what it took ----------------------------
+
+
+def test_an_unclosed_csv_quote_says_where_and_how_much(tmp_path: Path) -> None:
+    path = tmp_path / "q.csv"
+    path.write_text('id,text\n1,ok\n2,"open\n3,fine\n4,fine\n', encoding="utf-8")
+    items = list(read_records(path))
+    assert [i.id for i in items if isinstance(i, Record)] == ["1"]
+    (bad,) = [i for i in items if isinstance(i, Rejection)]
+    assert bad.line == 3 and "unclosed quote" in bad.reason and "lines 3-5 (3 lines)" in bad.reason
+    path.write_text('id,text\n1,"open\n2,fine\n3,"x" y\n4,z\n', encoding="utf-8")
+    items = list(read_records(path))
+    (bad,) = [i for i in items if isinstance(i, Rejection)]
+    assert bad.line == 2 and "a quoted field ran over lines 2-4, all rejected" in bad.reason
+    assert [i.id for i in items if isinstance(i, Record)] == ["4"]
+
+
+# -- 14: odd arguments and odd files ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [1.5, -0.1, float("nan"), "0.5", True])
+def test_neighbors_and_search_check_the_threshold(bad: object) -> None:
+    idx = NearDupIndex(Params(threshold=0.5))
+    idx.add_many([("1", "one two three four"), ("2", "one two three five")])
+    with pytest.raises(ArgumentError, match="threshold"):
+        idx.neighbors("1", threshold=bad)  # type: ignore[arg-type]
+    with pytest.raises(ArgumentError, match="threshold"):
+        idx.query("one two three", threshold=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.solr
+def test_the_cli_checks_the_threshold_of_neighbors_and_search(solr_base: str) -> None:
+    for args in (["neighbors", "1"], ["search", "some text"]):
+        proc = run_cli(*args, "--threshold", "7", "--solr-url", f"{solr_base}/no_such_coll_x")
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert "--threshold must be in [0, 1], got 7.0" in proc.stderr
+
+
+def test_a_5000_digit_id(tmp_path: Path) -> None:
+    big = "9" * 5000
+    path = tmp_path / "big.jsonl"
+    path.write_text(
+        f'{{"id": {big}, "text": "one two"}}\n{{"id": "1", "text": "three four"}}\n',
+        encoding="utf-8",
+    )
+    (bad, good) = read_records(path)
+    assert isinstance(bad, Rejection) and bad.line == 1 and "invalid JSON" in bad.reason
+    assert isinstance(good, Record)
+    idx = NearDupIndex(Params(threshold=0.5))
+    idx.add_many([(big, "one two three four"), (big[:-1] + "8", "one two three four")])
+    (pair,) = idx.pairs()
+    assert (pair.id1, pair.id2) == (big[:-1] + "8", big)
+
+
+def test_dedupe_of_a_pipe_says_why(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "neardup", "dedupe", "/dev/stdin", "--backend", "memory",
+         "--out", str(tmp_path / "out.txt")],
+        input="1 one two three\n2 one two three\n", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "not a regular file; dedupe reads its input twice" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cr_only_line_endings_are_refused_as_a_whole(tmp_path: Path) -> None:
+    path = tmp_path / "mac.txt"
+    path.write_bytes(b"1 one two three\r2 four five six\r")
+    with pytest.raises(InputError, match="carriage return alone"):
+        list(read_records(path))
+    path.write_bytes(b"1 one two three\r\n2 four five six\r\n")  # Windows: repaired
+    assert [i.id for i in read_records(path)] == ["1", "2"]  # type: ignore[union-attr]
+
+
+def test_a_byte_order_mark_inside_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "joined.txt"
+    path.write_bytes(b"\xef\xbb\xbf1 one two\n\xef\xbb\xbf2 three four\n5\xef\xbb\xbf six seven\n")
+    items = list(read_records(path))
+    assert [i.id for i in items if isinstance(i, Record)] == ["1", "2"]
+    (bad,) = [i for i in items if isinstance(i, Rejection)]
+    assert bad.line == 3 and "U+FEFF" in bad.reason
+
+
+def test_json_nan_is_not_a_text(tmp_path: Path) -> None:
+    path = tmp_path / "nan.jsonl"
+    path.write_text(
+        '{"id": "1", "text": NaN}\n{"id": "2", "text": Infinity}\n{"id": "3", "text": "ok"}\n',
+        encoding="utf-8",
+    )
+    items = list(read_records(path))
+    assert [(i.line, i.reason) for i in items if isinstance(i, Rejection)] == [
+        (1, "invalid JSON: NaN is not a JSON value"),
+        (2, "invalid JSON: Infinity is not a JSON value"),
+    ]
+
+
+# -- 15: what a record hides is shown on the review page -------------------------------------
+
+
+def test_bidi_controls_are_visible_on_the_review_page(tmp_path: Path) -> None:
+    from neardup.review import review_index
+
+    idx = NearDupIndex(Params(threshold=0.3))
+    spoof = "invoice for acme payment \u202eexe.txt\u202c due today"
+    idx.add_many([("1", "invoice for acme payment txt.exe due today"), ("2", spoof)])
+    page = review_index(idx, tmp_path / "review.html", title="run \u2067x\u2069")
+    text = page.path.read_text(encoding="utf-8")
+    assert page.pairs == 1
+    for hidden in "\u202e\u202c\u2067\u2069":
+        assert hidden not in text
+    assert "[U+202E]exe.txt[U+202C]" in text and "run [U+2067]x[U+2069]" in text
+
+
+# -- 10: the node and its secrets --------------------------------------------------------------
+
+
+def solr_processes(home: Path) -> list[int]:
+    """Pids of neardup launchers whose command line names ``home``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().decode("utf-8", "replace")
+        except OSError:
+            continue
+        if "neardup.solr.Launcher" in args and str(home) in args:
+            found.append(int(entry.name))
+    return found
+
+
+def wait_for(what: Callable[[], object], deadline: float = 180.0) -> object:
+    """``what()`` once it is true, polled; fails the test if it never is."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        got = what()
+        if got:
+            return got
+        time.sleep(0.2)
+    pytest.fail("waited in vain")
+
+
+@pytest.mark.solr
+def test_ctrl_c_during_solr_start_leaves_no_orphan(tmp_path: Path) -> None:
+    if not Path("/proc").is_dir():
+        pytest.skip("needs /proc to find the JVM")
+    home = tmp_path / "home"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "neardup", "solr", "start"],
+        env={**os.environ, "NEARDUP_HOME": str(home)},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: solr_processes(home.resolve()))  # the JVM runs; node.json not yet
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
+        assert solr_processes(home.resolve()) == []
+        assert LocalSolr(home).running() is None
+    finally:
+        for pid in solr_processes(home.resolve()):
+            os.kill(pid, signal.SIGKILL)
+        proc.kill()
+
+
+@pytest.mark.parametrize("password", ["p/w", "p#w", "p?w", "a/b#c?d@e:f"])
+def test_passwords_with_url_characters(password: str, tmp_path: Path) -> None:
+    url = f"http://alice:{password}@127.0.0.1:9/solr/coll"
+    solr = Solr(url)
+    assert (solr.base_url, solr.collection) == ("http://127.0.0.1:9/solr", "coll")
+    assert solr.session.auth == ("alice", password)
+    path = tmp_path / "r.txt"
+    path.write_text("1 one two three\n", encoding="utf-8")
+    proc = run_cli("index", str(path), env={"NEARDUP_SOLR_URL": url})
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "127.0.0.1:9" in proc.stderr
+    assert password not in proc.stderr and password.split("/")[-1] not in proc.stderr
+
+
+def test_a_password_flag_is_warned_about(tmp_path: Path) -> None:
+    path = tmp_path / "r.txt"
+    path.write_text("1 one two three\n", encoding="utf-8")
+    proc = run_cli("index", str(path), "--solr-url", "http://127.0.0.1:9/solr/c",
+                   "--solr-user", "alice", "--solr-password", "s3cret-pw")  # fmt: skip
+    assert proc.returncode == 1
+    assert "--solr-password is visible to other users" in proc.stderr
+    assert "s3cret-pw" not in proc.stderr
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "0", "http"])
+def test_a_bad_port_is_a_usage_error(port: str, tmp_path: Path) -> None:
+    proc = run_cli("solr", "start", "--port", port, env={"NEARDUP_HOME": str(tmp_path)})
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "a port number from 1 to 65535" in proc.stderr
+    with pytest.raises(InputError, match="port"):
+        LocalSolr(tmp_path).start(port=70000)
+
+
+# -- 11: temporary collections: removed on SIGTERM as on Ctrl-C, and a command for leftovers ----
+
+
+def temp_collections(solr_base: str, pid: int) -> list[str]:
+    server = Solr(solr_base)
+    return [c for c in admin.collections(server) if c.startswith(f"neardup_tmp_{pid}_")]
+
+
+def review_from_a_fifo(solr_base: str, tmp_path: Path) -> tuple[subprocess.Popen[str], Any]:
+    """``neardup review`` of a FIFO into a temporary collection, stopped while it reads (the
+    FIFO is held open): the process, and the writing end to close afterwards."""
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "neardup", "review", str(fifo), "--out",
+         str(tmp_path / "page.html")],
+        env={**os.environ, "NEARDUP_SOLR_URL": solr_base},
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        writer = open(fifo, "w", encoding="utf-8")  # noqa: SIM115 - once the reader opens
+        writer.write("1 one two three four\n")
+        writer.flush()
+        wait_for(lambda: temp_collections(solr_base, proc.pid))
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return proc, writer
+
+
+@pytest.mark.solr
+def test_sigterm_removes_the_temporary_collection(solr_base: str, tmp_path: Path) -> None:
+    proc, writer = review_from_a_fifo(solr_base, tmp_path)
+    try:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+        with contextlib.suppress(OSError):
+            writer.close()
+    assert proc.returncode == 143 and "terminated" in err and "Traceback" not in err, err
+    assert temp_collections(solr_base, proc.pid) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.fifo"]
+
+
+@pytest.mark.solr
+def test_clean_removes_what_a_killed_run_left(solr_base: str, tmp_path: Path) -> None:
+    proc, writer = review_from_a_fifo(solr_base, tmp_path)
+    try:
+        proc.kill()  # SIGKILL: no clean-up can run
+        proc.wait(60)
+    finally:
+        with contextlib.suppress(OSError):
+            writer.close()
+    (left,) = temp_collections(solr_base, proc.pid)
+    env = {"NEARDUP_SOLR_URL": solr_base}
+    dry = run_cli("clean", "--dry-run", "--json", env=env)
+    assert dry.returncode == 0, dry.stderr
+    assert left in json.loads(dry.stdout)["leftover"]
+    assert temp_collections(solr_base, proc.pid) == [left]
+    done = run_cli("clean", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    assert left in json.loads(done.stdout)["removed"]
+    assert temp_collections(solr_base, proc.pid) == []
+
+
+# -- 7: two first-time writers store one parameter set ------------------------------------------
+
+SHORT = [(f"s{i}", f"acme {i} main st") for i in range(30)]
+LONG = [(f"l{i}", " ".join(f"word{(i * 7 + k) % 97}" for k in range(120))) for i in range(30)]
+
+
+@pytest.mark.parametrize("kind", ["memory", pytest.param("solr", marks=pytest.mark.solr)])
+def test_two_first_writers_store_one_parameter_set(
+    kind: str, request: pytest.FixtureRequest
+) -> None:
+    if kind == "memory":
+        from neardup.backends.memory import MemoryBackend
+
+        one = two = MemoryBackend()
+    else:
+        factory: Callable[[str], Solr] = request.getfixturevalue("new_collection")
+        solr = factory("race")
+        one, two = SolrBackend(solr), SolrBackend(solr.clone())
+    first, second = NearDupIndex(backend=one), NearDupIndex(backend=two)  # both see none
+    first.add_many(SHORT)
+    second.add_many(LONG)  # its data would choose others: it uses the stored ones
+    assert first.params == second.params
+    assert Params.from_dict(one.load_params() or {}) == first.params
+    assert len(first) == 60
+    with pytest.raises(ParameterMismatch):
+        NearDupIndex(Params(threshold=0.91), backend=two)
+    assert two.store_params({"threshold": 0.1}) == one.load_params()  # never overwritten
+
+
+@pytest.mark.solr
+def test_sigterm_while_the_temporary_collection_is_opened(
+    solr_base: str, tmp_path: Path
+) -> None:
+    src = tmp_path / "in.txt"
+    src.write_text(RECORDS, encoding="utf-8")
+    fault = Fault("/schema", action="sleep", sleep=60.0, times=1)  # made, not yet checked
+    with FaultProxy(solr_base, [fault]) as proxy:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "neardup", "dedupe", str(src), "--out",
+             str(tmp_path / "out.txt"), "--solr-url", proxy.url],
+            stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            wait_for(lambda: fault.injected or proc.poll() is not None)
+            assert fault.injected == 1, proc.stderr
+            assert temp_collections(solr_base, proc.pid)
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=120)
+        finally:
+            proc.kill()
+    assert proc.returncode == 143 and "Traceback" not in err, err
+    assert temp_collections(solr_base, proc.pid) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]
