@@ -22,6 +22,12 @@ Rules, in the order the code applies them:
   have no columns, as TSV ``id, <cluster>, <similarity>, text`` (a tab inside a text becomes a
   space). The cluster id is the id of the record the cluster keeps; a record in no cluster is its
   own cluster (similarity 1.0).
+- **Identical rows** (a record with the id and the text of an earlier one:
+  :attr:`neardup.io.Record.copy_of`) are duplicates like any other: removed (counted in
+  ``removed`` and ``identical``), or with ``cluster_column``, written with their cluster's id
+  and similarity 1.0 to their first line.
+- **Records with an empty text** cannot be compared: they are written as they are (counted in
+  ``kept`` and ``empty``, the first 1,000 in ``empties``; their own cluster, similarity empty).
 - **Lines that are not records** (invalid UTF-8, a malformed row, no id, no text, an id seen
   before in the file, a record over ``max_record_bytes``: what the readers of :mod:`neardup.io`
   reject) are not written: each is counted in ``rejected``, kept in ``rejections`` (the first
@@ -50,8 +56,10 @@ from tqdm import tqdm
 
 from .errors import ArgumentError, InputError
 from .io import (
+    ARROW_FORMATS,
     MAX_RECORD_BYTES,
     Blank,
+    EmptyText,
     Record,
     Rejection,
     guess_format,
@@ -92,6 +100,11 @@ class DedupeStats:
     keep: str = "first"
     seconds: float = 0.0
     rejections: list[Rejection] = field(default_factory=list)
+    #: Records with an empty text (written as they are, never compared): a subset of ``kept``.
+    empty: int = 0
+    empties: list[EmptyText] = field(default_factory=list)
+    #: Identical rows (the id and text of an earlier record): a subset of ``removed``.
+    identical: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -107,6 +120,9 @@ class DedupeStats:
             "keep": self.keep,
             "seconds": round(self.seconds, 3),
             "rejections": [r.as_dict() for r in self.rejections],
+            "empty_texts": self.empty,
+            "empties": [r.as_dict() for r in self.empties],
+            "identical": self.identical,
         }
 
 
@@ -186,7 +202,7 @@ def _keepers(
     best: dict[int, _Keeper] = {}
     ordinal = 0
     for item in items:
-        if not isinstance(item, Record):
+        if not isinstance(item, Record) or item.copy_of:
             continue
         ordinal += 1
         number = clusters.of.get(item.id)
@@ -401,6 +417,12 @@ def dedupe(
         if cluster_column == similarity_column:
             raise ArgumentError(f"the cluster and similarity columns are both {cluster_column!r}")
     fmt = guess_format(path) if fmt == "auto" else fmt
+    if fmt in ARROW_FORMATS:
+        raise InputError(
+            f"{path}: dedupe writes its input again line by line, which a {fmt} file has not: "
+            "write the clusters with 'neardup report --clusters FILE --format parquet' (or "
+            "report(...).to_pandas()) and join them on the id"
+        )
     _check_paths(path, out, rejects)
     pairs = list(pairs)
     groups = _Clusters(clusters, pairs)
@@ -449,6 +471,7 @@ def _write(
     output = _Output(fh, job.fmt, job.column, job.sim_column, bom, job.id_field)
     cursor = 0  # lines consumed
     seen: set[int] = set()
+    copied: set[str] = set()  # ids of records in no cluster but with identical rows
 
     def take(n: int) -> list[bytes]:
         got = [line for _, line in zip(range(n), lines, strict=False)]
@@ -467,12 +490,18 @@ def _write(
                 continue
             stats.read += 1
             bar.update(1)
+            if isinstance(item, EmptyText):
+                _empty(job, output, chunk, item, stats)
+                continue
             if isinstance(item, Rejection):
                 stats.rejected += 1
                 if len(stats.rejections) < KEEP_REJECTIONS:
                     stats.rejections.append(item)
                 if side is not None:
                     side.write(f"{item}\n".encode())
+                continue
+            if item.copy_of:
+                _identical(job, output, chunk, item, stats, seen, copied)
                 continue
             number = job.groups.of.get(item.id)
             keeper = None if number is None else job.keepers.get(number)
@@ -494,9 +523,52 @@ def _write(
         rest = list(lines)
         output.header(rest, f"{job.path}:{cursor + 1}")  # a table with a header and no rows
         stats.lines = cursor + len(rest)
-        stats.clusters = len(seen)
+        stats.clusters = len(seen) + len(copied)
+        stats.clustered += len(copied)  # the first rows of the identical ones
     finally:
         bar.close()
+
+
+def _empty(
+    job: _Job, output: _Output, chunk: list[bytes], item: EmptyText, stats: DedupeStats
+) -> None:
+    """A record with an empty text: written as it is, its own cluster, counted apart."""
+    stats.kept += 1
+    stats.written += 1
+    stats.empty += 1
+    if len(stats.empties) < KEEP_REJECTIONS:
+        stats.empties.append(item)
+    record = Record(item.id or "", "", item.source, item.line)
+    output.record(chunk, record, record.id, "")
+
+
+def _identical(
+    job: _Job,
+    output: _Output,
+    chunk: list[bytes],
+    item: Record,
+    stats: DedupeStats,
+    seen: set[int],
+    copied: set[str],
+) -> None:
+    """A copy of an earlier record (same id and text): removed, in the cluster of its first
+    row, at similarity 1.0 to it."""
+    stats.removed += 1
+    stats.identical += 1
+    stats.clustered += 1
+    number = job.groups.of.get(item.id)
+    keeper = None if number is None else job.keepers.get(number)
+    if number is None:
+        copied.add(item.id)
+    else:
+        seen.add(number)
+    if not job.column:
+        return
+    stats.written += 1
+    if keeper is None or keeper.id == item.id:
+        output.record(chunk, item, item.id, SAME)
+    else:
+        output.record(chunk, item, keeper.id, job.similarity_to(item, keeper))
 
 
 def _lines(first: bytes | None, rest: Iterator[bytes]) -> Iterator[bytes]:

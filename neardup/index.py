@@ -613,9 +613,15 @@ class NearDupIndex:
         progress: bool = False,
         total: int | None = None,
     ) -> IndexStats:
-        """Add (or replace) records: ``(id, text)`` pairs, or what :func:`neardup.io.read_records`
-        yields. Returns the counts (read, indexed, rejected with where and why); the records
+        """Add (or replace) records: ``(id, text)`` pairs, what :func:`neardup.io.read_records`
+        yields, or a pandas or polars DataFrame (its columns as :meth:`add_frame` reads them by
+        default). Returns the counts (read, indexed, rejected with where and why); the records
         carry a new batch number (:attr:`batch_written`)."""
+        from .frames import frame_records, is_frame
+
+        if is_frame(records):
+            total = len(records) if total is None else total  # type: ignore[arg-type]
+            records = frame_records(records)
         self._new_batch()
         writer = Writer(
             self.backend,
@@ -626,6 +632,25 @@ class NearDupIndex:
             total=total,
         )
         return writer.write_all(_as_record(r, n) for n, r in enumerate(records, start=1))
+
+    def add_frame(
+        self,
+        frame: Any,
+        *,
+        id: str | None = None,  # noqa: A002 - reads as the column it names
+        text: str | Sequence[str] | None = None,
+        source: str | None = None,
+        **options: Any,
+    ) -> IndexStats:
+        """Add the rows of a pandas or polars DataFrame: ``id`` names the id column (default
+        ``id``, else the pandas index, else the row's position), ``text`` the text column or
+        columns (default ``text``, else every other column), ``source`` the column of each
+        row's source (link mode). Rows are checked like the lines of a file; ``options`` are
+        :meth:`add_many`'s."""
+        from .frames import frame_records
+
+        rows = frame_records(frame, id=id, text=text, source=source)
+        return self.add_many(rows, total=len(frame), **options)
 
     def _new_batch(self) -> None:
         """Microseconds since the epoch (no request to the backend: a write that must not
@@ -721,9 +746,11 @@ class NearDupIndex:
                 "full report (no since)"
             )
         with _gc_paused():
-            return self._report(
+            result = self._report(
                 threshold, prune, max_dist, progress, mode, since, max_bucket, complete
             )
+        result.index = self  # where to_pandas() reads the records' texts
+        return result
 
     def _report(
         self,

@@ -14,6 +14,7 @@ from .. import io
 from ..errors import InputError, ParameterMismatch
 from ..evaluate import bcubed, score
 from ..index import MODES, PRUNE_MODES, NearDupIndex
+from ..output import TABLE_FORMATS
 from ..params import Params
 from ..pipeline import IndexStats
 
@@ -164,7 +165,27 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         default=None,
         help="largest word edit distance (2014 methods: default 2; lsh: no limit)",
     )
-    p.add_argument("--out", type=Path, required=True, help="TSV file of pairs to write")
+    p.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="the pairs file to write ('-': standard output); ids only (id1 id2 jaccard "
+        "edit_distance, TSV) unless --format or a .csv, .jsonl or .parquet name asks for a table",
+    )
+    p.add_argument(
+        "--format",
+        choices=list(TABLE_FORMATS),
+        default=None,
+        help="pairs and clusters as a table: ids, similarity, edit distance, reason, and the "
+        "records' sources and texts (a file named .csv, .jsonl or .parquet is that table "
+        "whatever this says; without it, other files hold ids only)",
+    )
+    p.add_argument(
+        "--text-column",
+        default=None,
+        metavar="NAME",
+        help="with a table: the records' column NAME instead of their whole text",
+    )
     p.add_argument(
         "--mode",
         choices=list(MODES),
@@ -192,7 +213,8 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "--clusters",
         type=Path,
         default=None,
-        help="lsh: also write connected components, one cluster a line",
+        help="lsh: also write connected components, one cluster a line (ids separated by "
+        "tabs), or as a table (--format: one record a row with its cluster's number)",
     )
     new = p.add_mutually_exclusive_group()
     new.add_argument(
@@ -262,6 +284,11 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         help="the records file (any input format): B-cubed averages over every record (else "
         "over the records in some pair), and --html shows the pairs' texts",
     )
+    p.add_argument(
+        "--id-field",
+        default=None,
+        help="the records' id column/key (default: 'id' if there is one, else line numbers)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
 
@@ -291,12 +318,50 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     p.set_defaults(func=cmd_experiment, collection_default="restaurants")
 
 
-def print_stats(stats: IndexStats, out: Any = sys.stderr) -> None:
-    for r in stats.rejections:
+#: Rejections printed with ``--quiet``.
+QUIET_SHOWN = 5
+
+
+def print_stats(stats: IndexStats, out: Any = sys.stderr, quiet: bool = False) -> None:
+    """The lines rejected: each one, or with ``quiet``, the first few and the counts by
+    reason."""
+    shown = stats.rejections[:QUIET_SHOWN] if quiet else stats.rejections
+    for r in shown:
         print(f"neardup: rejected {r}", file=out)
-    hidden = stats.rejected - len(stats.rejections)
+    hidden = stats.rejected - len(shown)
     if hidden > 0:
         print(f"neardup: ... and {hidden} more rejected records not shown", file=out)
+    if quiet and hidden > 0:
+        counts = sorted(stats.reasons.items(), key=lambda kv: -kv[1])
+        print(
+            "neardup: rejected by reason: " + "; ".join(f"{k}: {n}" for k, n in counts),
+            file=out,
+        )
+    if stats.identical:
+        print(
+            f"neardup: {stats.identical} identical rows (the id and text of an earlier line) "
+            "indexed once",
+            file=out,
+        )
+
+
+def check_indexed(stats: IndexStats, path: Path) -> None:
+    """An error if nothing at all was indexed from ``path``: why, and which flags help."""
+    if stats.indexed or stats.identical:
+        return
+    if not stats.read:
+        raise InputError(f"{path}: nothing was indexed: the file holds no records")
+    top = max(stats.reasons.items(), key=lambda kv: kv[1])[0] if stats.reasons else "rejected"
+    hint = ""
+    if top.startswith(("no text in", "missing id field", "field ")):
+        hint = (
+            " (name the fields with --text-field and --id-field; a nested JSON key by its "
+            "path, e.g. --text-field item.title)"
+        )
+    raise InputError(
+        f"{path}: nothing was indexed: all {stats.read} records were rejected, most for "
+        f"{top!r}{hint}"
+    )
 
 
 def _large(result: Any) -> str:
@@ -324,7 +389,7 @@ def add_records(index: NearDupIndex, items: Any, **options: Any) -> IndexStats:
     try:
         return index.add_many(items, **options)
     except InputError as exc:
-        if "the header has no column" in str(exc):
+        if "has no column" in str(exc):
             raise InputError(f"{exc} (--id-field, --text-field)") from None
         raise
 
@@ -343,15 +408,16 @@ def print_choice(index: NearDupIndex, out: Any = sys.stderr) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from .common import emit, read_input
+    from .common import emit, progress, read_input
 
     items = read_input(args, args.file)
     if not 1 <= args.writers <= 64:
         raise InputError(f"--writers must be between 1 and 64, got {args.writers}")
     Params(**_given(args))  # bad flags are reported before Solr is started
     index = open_index(args, param_flags=True)
-    stats = add_records(index, items, writers=args.writers, progress=not args.json)
-    print_stats(stats)
+    stats = add_records(index, items, writers=args.writers, progress=progress(args))
+    print_stats(stats, quiet=args.quiet)
+    check_indexed(stats, args.file)
     print_choice(index)
     emit(
         args,
@@ -361,8 +427,10 @@ def cmd_index(args: argparse.Namespace) -> int:
             "chosen": _chosen(index),
             "batch": index.batch_written,
         },
-        f"{args.file}: read {stats.read}, indexed {stats.indexed}, rejected {stats.rejected}, "
-        f"blank lines {stats.blank} -> {index.backend.location} ({stats.seconds:.1f} s); "
+        f"{args.file}: read {stats.read}, indexed {stats.indexed}, rejected {stats.rejected}"
+        + (f" ({stats.empty} with an empty text)" if stats.empty else "")
+        + (f", identical rows {stats.identical}" if stats.identical else "")
+        + f", blank lines {stats.blank} -> {index.backend.location} ({stats.seconds:.1f} s); "
         f"batch {index.batch_written} (report --new: only its pairs)",
     )
     return 2 if args.strict and stats.rejected else 0
@@ -370,9 +438,12 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ..graph import clusters
+    from ..output import destination, is_stdout
     from ..seed2014 import SeedSearcher, seed_report
     from .common import emit, rule_line
 
+    if is_stdout(args.out) and is_stdout(args.clusters):
+        raise InputError("--out and --clusters cannot both be standard output ('-')")
     index = open_index(args, create=False)
     if args.method != "lsh" and (args.new or args.since is not None):
         raise InputError("--new and --since report LSH pairs: use them with --method lsh")
@@ -392,11 +463,11 @@ def cmd_report(args: argparse.Namespace) -> int:
             max_bucket=args.max_bucket,
             complete=args.complete,
         )
-        io.write_pairs(result.pairs, args.out)
+        _write_pairs(args, result, index)
         counts = result.counts()
         if args.clusters:
             groups = clusters((p.id1, p.id2) for p in result.pairs)
-            io.write_clusters(groups, args.clusters)
+            _write_clusters(args, groups, index)
             counts["clusters"] = len(groups)
         emit(
             args,
@@ -417,13 +488,38 @@ def cmd_report(args: argparse.Namespace) -> int:
         )
         return 0
     max_dist = 2 if args.max_dist is None else args.max_dist
-    console = None if args.quiet else sys.stdout
-    pairs = seed_report(SeedSearcher(index), args.method, max_dist, args.out, console)
+    console = None if args.quiet or is_stdout(args.out) else sys.stdout
+    with destination(args.out) as target:
+        pairs = seed_report(SeedSearcher(index), args.method, max_dist, target, console)
     print(
         f"{len(pairs)} pairs ({args.method}, max distance {max_dist}) -> {args.out}",
         file=sys.stderr,
     )
     return 0
+
+
+def _write_pairs(args: argparse.Namespace, result: Any, index: NearDupIndex) -> None:
+    """The pairs file: ids only, or a table with texts, sources and reasons (neardup.output)."""
+    from ..output import destination, pair_columns, table_format, write_table
+
+    fmt = table_format(args.out, args.format)
+    if fmt is None:
+        with destination(args.out) as target:
+            io.write_pairs(result.pairs, target)
+        return
+    write_table(pair_columns(result, index, args.text_column), args.out, fmt)
+
+
+def _write_clusters(args: argparse.Namespace, groups: list[list[str]], index: Any) -> None:
+    """The clusters file: one cluster a line, or a table of one record a row."""
+    from ..output import cluster_columns, destination, table_format, write_table
+
+    fmt = table_format(args.clusters, args.format)
+    if fmt is None:
+        with destination(args.clusters) as target:
+            io.write_clusters(groups, target)
+        return
+    write_table(cluster_columns(groups, index, args.text_column), args.clusters, fmt)
 
 
 def _matches(args: argparse.Namespace, matches: list[Any], title: str) -> None:
@@ -537,14 +633,17 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     gold = io.read_pairs(args.gold)
     s = score(found, gold)
     ids = None
+    records: list[io.Record] | None = None
     if args.records is not None:
-        ids = [r.id for r in io.read_records(args.records) if isinstance(r, io.Record)]
+        read = io.read_records(args.records, id_field=args.id_field)
+        records = [r for r in read if isinstance(r, io.Record)]
+        ids = [r.id for r in records]
     b3 = bcubed(found, gold, ids)
     if args.html is not None:
         from ..review import write_evaluation_page
 
         page = write_evaluation_page(
-            args.html, found, gold, args.records, scores=s, source=str(args.pairs)
+            args.html, found, gold, records, scores=s, source=str(args.pairs)
         )
         print(f"review page -> {page.path} ({page.pairs} pairs)", file=sys.stderr)
     emit(

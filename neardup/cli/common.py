@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -77,13 +78,19 @@ def input_options(p: argparse.ArgumentParser) -> None:
         choices=["auto", *FORMATS],
         help="input format (default: from the file's extension; 'lines' is 'ID TEXT')",
     )
-    p.add_argument("--id-field", default="id", help="id column/key for tsv, csv and jsonl")
+    p.add_argument(
+        "--id-field",
+        default=None,
+        help="id column/key (a nested JSON key by its path: item.id); @row numbers the records "
+        "by their line (row); default: 'id' if the file has one, else line numbers",
+    )
     p.add_argument(
         "--text-field",
         action="append",
         default=None,
-        help="text column/key (repeat to join several; default: 'text' if there is one, else "
-        "every column but the id and the source, each compared on its own too)",
+        help="text column/key, a nested JSON key by its path (item.title); repeat to join "
+        "several; default: 'text' if there is one, else every column but the id and the "
+        "source, each compared on its own too",
     )
     p.add_argument(
         "--source-field",
@@ -92,6 +99,12 @@ def input_options(p: argparse.ArgumentParser) -> None:
         "file holding several catalogues); default: the file a record is read from",
     )
     record_limit_option(p)
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="print the rejected lines as a summary (counts by reason, the first few) instead "
+        "of one line each, and no progress bars",
+    )
 
 
 def record_limit_option(p: argparse.ArgumentParser) -> None:
@@ -124,9 +137,11 @@ def _positive_int(raw: str) -> int:
 
 
 def read_input(args: argparse.Namespace, path: Path) -> Iterator[Item]:
-    """The records of ``path`` as the input options say to read them."""
+    """The records of ``path`` as the input options say to read them. Without ``--id-field``,
+    a file without an ``id`` column is numbered by its lines, and this says so."""
     from ..io import read_records
 
+    resolve_ids(args, path)
     return read_records(
         path,
         args.format,
@@ -135,6 +150,24 @@ def read_input(args: argparse.Namespace, path: Path) -> Iterator[Item]:
         max_record_bytes=args.max_record_bytes,
         source_field=args.source_field,
     )
+
+
+def resolve_ids(args: argparse.Namespace, path: Path) -> None:
+    """``args.id_field`` for ``path`` when no ``--id-field`` was given: ``id`` if the file has
+    one, else line numbers (``@row``), which this says."""
+    from ..io import ARROW_FORMATS, ROW_ID, _checked, resolve_id_field
+
+    if args.id_field is not None:
+        return
+    file, fmt = _checked(path, args.format)
+    args.id_field = resolve_id_field(file, fmt, None)
+    if args.id_field == ROW_ID:
+        what = "rows" if fmt in ARROW_FORMATS else "lines"
+        print(
+            f"neardup: {path} has no 'id' column: the records' ids are the numbers of their "
+            f"{what} (--id-field @row; name an id column with --id-field)",
+            file=sys.stderr,
+        )
 
 
 def env_seconds(name: str, positive: bool = False) -> float | None:
@@ -224,10 +257,26 @@ def open_solr(args: argparse.Namespace, create: bool = True) -> Any:
 
 
 def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
+    """The summary of a run: on stdout, or on stderr when stdout carries the data
+    (``--out -``)."""
+    out = sys.stderr if stdout_taken(args) else sys.stdout
     if getattr(args, "json", False):
-        print(json.dumps(payload, indent=2, sort_keys=False))
+        print(json.dumps(payload, indent=2, sort_keys=False), file=out)
     else:
-        print(text)
+        print(text, file=out)
+
+
+def stdout_taken(args: argparse.Namespace) -> bool:
+    """Whether an output of the command is standard output (``-``)."""
+    from ..output import is_stdout
+
+    names = ("out", "clusters", "rejects", "html", "review")
+    return any(is_stdout(getattr(args, name, None)) for name in names)
+
+
+def progress(args: argparse.Namespace) -> bool:
+    """Whether to draw progress bars: not for ``--json`` or ``--quiet``."""
+    return not (getattr(args, "json", False) or getattr(args, "quiet", False))
 
 
 def rule_line(rule: dict[str, Any] | None, completion: dict[str, Any] | None = None) -> str:

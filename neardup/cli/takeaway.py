@@ -9,7 +9,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +58,9 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "not records are left out and counted (--rejects lists them); blank lines are dropped.",
     )
     p.add_argument("input", type=Path, help="the records")
-    p.add_argument("--out", type=Path, required=True, help="where to write (same format)")
+    p.add_argument(
+        "--out", type=Path, required=True, help="where to write (same format; '-': stdout)"
+    )
     input_options(p)
     p.add_argument(
         "--keep",
@@ -113,7 +115,9 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     p.add_argument(
         "input", type=Path, nargs="?", default=None, help="records to index first (optional)"
     )
-    p.add_argument("--out", type=Path, required=True, help="the HTML page to write")
+    p.add_argument(
+        "--out", type=Path, required=True, help="the HTML page to write ('-': stdout)"
+    )
     p.add_argument("--title", default=None, help="the page's title")
     input_options(p)
     _run_options(p)
@@ -139,7 +143,8 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
     (kept afterwards; ``--no-index`` uses what it holds), else a temporary collection that is
     deleted at the end, whatever happens."""
     from ..params import Params
-    from .commands import _given, add_records, open_index, print_choice, print_stats
+    from .commands import _given, add_records, check_indexed, open_index, print_choice, print_stats
+    from .common import progress
 
     if args.input is None:  # review of a collection as it is
         if args.backend == "memory":
@@ -160,8 +165,9 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
     try:
         stats = None
         if not args.no_index:
-            stats = add_records(index, read_input(args, args.input), progress=not args.json)
-            print_stats(stats)
+            stats = add_records(index, read_input(args, args.input), progress=progress(args))
+            print_stats(stats, quiet=args.quiet)
+            check_indexed(stats, args.input)
             print_choice(index)
         yield index, stats
     finally:
@@ -180,7 +186,9 @@ def _drop(index: NearDupIndex) -> None:
 
 
 def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
-    options: dict[str, Any] = {"progress": not args.json, "max_bucket": args.max_bucket}
+    from .common import progress
+
+    options: dict[str, Any] = {"progress": progress(args), "max_bucket": args.max_bucket}
     if args.prune is not None:
         options["prune"] = args.prune
     return index.report(args.threshold, **options)
@@ -189,18 +197,28 @@ def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
 def cmd_dedupe(args: argparse.Namespace) -> int:
     from ..dedupe import dedupe, index_similarity
     from ..graph import clusters
+    from ..output import destination, is_stdout
     from ..review import review_index
-    from .common import emit
+    from .common import emit, progress, resolve_ids
 
     started = time.perf_counter()
-    if args.input.resolve() == args.out.resolve():
+    if not is_stdout(args.out) and args.input.resolve() == args.out.resolve():
         raise InputError(f"{args.out}: the output would overwrite the input")
-    with indexed(args) as (index, index_stats):
+    taken = [n for n in ("out", "rejects", "review") if is_stdout(getattr(args, n))]
+    if len(taken) > 1:
+        raise InputError(f"only one output can be standard output ('-'): {', '.join(taken)}")
+    if args.input.is_file():
+        resolve_ids(args, args.input)
+    with indexed(args) as (index, index_stats), ExitStack() as outputs:
         report = _report(index, args)
         groups = clusters((p.id1, p.id2) for p in report.pairs)
+        out = outputs.enter_context(destination(args.out))
+        rejects = (
+            outputs.enter_context(destination(args.rejects)) if args.rejects is not None else None
+        )
         stats = dedupe(
             args.input,
-            args.out,
+            out,
             groups,
             pairs=report.pairs,
             fmt=args.format,
@@ -210,14 +228,15 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             cluster_column=args.cluster_column,
             similarity_column=args.similarity_column,
             similarity=index_similarity(index),
-            rejects=args.rejects,
-            progress=not args.json,
+            rejects=rejects,
+            progress=progress(args),
             max_record_bytes=args.max_record_bytes,
             source_field=args.source_field,
         )
         page = None
         if args.review is not None:
-            page = review_index(index, args.review, report, source=str(args.input))
+            target = outputs.enter_context(destination(args.review))
+            page = review_index(index, target, report, source=str(args.input))
     if index_stats is None:  # nothing was indexed, so nothing was said about these lines yet
         for r in stats.rejections:
             print(f"neardup: rejected {r}", file=sys.stderr)
@@ -233,34 +252,39 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         if args.cluster_column
         else f"kept {stats.kept}, removed {stats.removed}"
     )
+    if stats.identical:
+        what += f" ({stats.identical} identical rows)"
+    if stats.empty:
+        what += f", empty texts {stats.empty} (written as they are, not compared)"
     emit(
         args,
         payload,
         f"{args.input}: read {stats.read}, {what} ({stats.clustered} records in "
         f"{stats.clusters} clusters, keep {args.keep}), rejected {stats.rejected}, blank lines "
         f"{stats.blank} -> {args.out}"
-        + (f"; review -> {page.path}" if page is not None else "")
+        + (f"; review -> {args.review}" if page is not None else "")
         + f" ({time.perf_counter() - started:.1f} s)"
         + rule_line(report.rule, report.completion),
     )
-    return 2 if args.strict and stats.rejected else 0
+    return 2 if args.strict and (stats.rejected or stats.empty) else 0
 
 
 def cmd_review(args: argparse.Namespace) -> int:
+    from ..output import destination
     from ..review import review_index
     from .common import emit
 
-    with indexed(args) as (index, _stats):
+    with indexed(args) as (index, _stats), destination(args.out) as out:
         report = _report(index, args)
         source = str(args.input) if args.input is not None else index.backend.location
         page = review_index(
-            index, args.out, report, title=args.title or "neardup review", source=source
+            index, out, report, title=args.title or "neardup review", source=source
         )
     emit(
         args,
         {**page.as_dict(), "report": report.counts()},
         f"{page.pairs} pairs in {page.clusters} clusters of {report.records} records -> "
-        f"{page.path} ({page.bytes / 1024:.0f} KB)"
+        f"{args.out} ({page.bytes / 1024:.0f} KB)"
         + rule_line(report.rule, report.completion),
     )
     return 0
