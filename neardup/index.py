@@ -531,18 +531,20 @@ class NearDupIndex:
         collection: str | None = None,
         create: bool = True,
         auth: Auth | tuple[str, str] | None = None,
-        verify: bool | str = True,
+        verify: bool | str | None = None,
         home: str | None = None,
     ) -> NearDupIndex:
         """An index kept in Solr.
 
         ``solr`` is a collection URL (``http://host:8983/solr/listings``), a base URL with
         ``collection``, a :class:`pysolr.Solr`, a :class:`neardup.solr.Solr`, or None for
-        neardup's own local node (started, or reused, in ``home``, default ``~/.neardup``). A
-        missing collection is created from neardup's configset where the server allows it.
+        ``$NEARDUP_SOLR_URL``, else neardup's own local node (started, or reused, in ``home``,
+        default ``$NEARDUP_HOME``, else ``~/.neardup``). ``auth`` and ``verify`` default to
+        the environment's too (:mod:`neardup.config`), so a notebook uses what the shell's
+        ``neardup`` uses. A missing collection is created from neardup's configset where the
+        server allows it.
         """
-        from pathlib import Path
-
+        from . import config
         from .backends.solr import SolrBackend
         from .solr.admin import connect, ensure_collection
         from .solr.client import Auth, Solr
@@ -552,13 +554,16 @@ class NearDupIndex:
         if isinstance(solr, Solr):
             client = ensure_collection(solr, create=create)
         elif solr is None or isinstance(solr, str):
+            settings = config.load(solr_url=solr, home=home)
             client = connect(
-                solr,
+                settings.solr_url,
                 collection,
-                auth=auth,
-                verify=verify,
+                auth=auth if auth is not None else settings.auth,
+                verify=verify if verify is not None else settings.verify,
                 create=create,
-                home=Path(home) if home else None,
+                home=settings.home,
+                timeout=settings.timeout,
+                retry_budget=settings.retry_budget,
             )
         elif hasattr(solr, "url") and hasattr(solr, "get_session"):  # a pysolr.Solr
             client = ensure_collection(Solr.from_pysolr(solr), create=create)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +32,13 @@ def solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
     g.add_argument("--solr-user", default=None, help="basic auth user ($NEARDUP_SOLR_USER)")
     g.add_argument(
         "--solr-password", default=None, help="basic auth password ($NEARDUP_SOLR_PASSWORD)"
+    )
+    g.add_argument(
+        "--solr-password-file",
+        default=None,
+        metavar="FILE",
+        help="a file whose first line is the password, kept out of the process list "
+        "($NEARDUP_SOLR_PASSWORD_FILE)",
     )
     g.add_argument(
         "--solr-heap",
@@ -170,82 +176,57 @@ def resolve_ids(args: argparse.Namespace, path: Path) -> None:
         )
 
 
-def env_seconds(name: str, positive: bool = False) -> float | None:
-    """A number of seconds from the environment (None when unset or empty)."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not (value > 0 if positive else value >= 0):  # also rejects nan and inf below
-        raise InputError(
-            f"{name} must be a number of seconds {'> 0' if positive else '>= 0'}, got {raw!r}"
-        )
-    return min(value, 86400.0)
+def config(args: argparse.Namespace | None = None) -> Any:
+    """The configuration (:mod:`neardup.config`): the Solr flags given, else the environment."""
+    from .. import config as cfg
+
+    def flag(name: str) -> Any:
+        return getattr(args, name, None) if args is not None else None
+
+    return cfg.load(
+        solr_url=flag("solr_url"),
+        user=flag("solr_user"),
+        password=flag("solr_password"),
+        password_file=flag("solr_password_file"),
+        ca=flag("solr_ca"),
+        heap=flag("solr_heap") or flag("heap"),
+    )
 
 
-def home() -> Path | None:
-    raw = os.environ.get("NEARDUP_HOME")
-    return Path(raw).expanduser() if raw else None
-
-
-def env_auth() -> Any:
-    from ..solr.client import Auth
-
-    user = os.environ.get("NEARDUP_SOLR_USER")
-    if not user:
-        return None
-    return Auth(user, os.environ.get("NEARDUP_SOLR_PASSWORD", ""))
-
-
-def local_node(heap: str | None = None) -> Any:
-    """neardup's own node; ``heap`` (a flag) wins over ``$NEARDUP_SOLR_HEAP``."""
+def local_node(args: argparse.Namespace | None = None) -> Any:
+    """neardup's own node, in ``$NEARDUP_HOME``; a heap flag wins over ``$NEARDUP_SOLR_HEAP``."""
     from ..solr.local import LocalSolr
 
-    heap = heap or os.environ.get("NEARDUP_SOLR_HEAP") or None
-    return LocalSolr(home(), heap=heap, auth=env_auth())
+    settings = config(args)
+    return LocalSolr(settings.home, heap=settings.heap, auth=settings.auth)
 
 
 def open_solr(args: argparse.Namespace, create: bool = True) -> Any:
     """The collection the flags and the environment name, as a :class:`neardup.solr.Solr`."""
     from ..errors import SolrUnavailable
-    from ..solr.admin import connect
-    from ..solr.client import Auth
+    from ..solr.admin import connect, local_state
 
-    auth = None
-    user = args.solr_user or os.environ.get("NEARDUP_SOLR_USER")
-    if user:
-        password = args.solr_password
-        if password is None:
-            password = os.environ.get("NEARDUP_SOLR_PASSWORD", "")
-        auth = Auth(user, password)
-    verify: bool | str = args.solr_ca or os.environ.get("NEARDUP_SOLR_CA") or True
-    url = args.solr_url or os.environ.get("NEARDUP_SOLR_URL") or None
+    settings = config(args)
     options: dict[str, Any] = {
-        "auth": auth,
-        "verify": verify,
+        "auth": settings.auth,
+        "verify": settings.verify,
         "create": create,
-        "timeout": env_seconds("NEARDUP_SOLR_TIMEOUT", positive=True),
-        "retry_budget": env_seconds("NEARDUP_SOLR_RETRY_BUDGET"),
+        "timeout": settings.timeout,
+        "retry_budget": settings.retry_budget,
     }
     collection = getattr(args, "collection", None)
     try:
-        if url is None:
-            node = local_node(getattr(args, "solr_heap", None))
-            state = node.running() or node.start()
-            if state.mode == "standalone":
-                node.refresh_configset()
+        if settings.solr_url is None:
+            state = local_state(local_node(args))
             return connect(
                 state.url, collection, shards=2 if state.mode == "cloud" else 1, **options
             )
-        return connect(url, collection, **options)
+        return connect(settings.solr_url, collection, **options)
     except SolrUnavailable as exc:
         if "HTTP 401" in str(exc):
             raise SolrUnavailable(
-                f"{exc}: give --solr-user and --solr-password "
-                "(or NEARDUP_SOLR_USER / NEARDUP_SOLR_PASSWORD)"
+                f"{exc}: give --solr-user and --solr-password or --solr-password-file "
+                "(or NEARDUP_SOLR_USER / NEARDUP_SOLR_PASSWORD / NEARDUP_SOLR_PASSWORD_FILE)"
             ) from None
         if "certificate could not be verified" in str(exc):
             raise SolrUnavailable(f"{exc} (--solr-ca or NEARDUP_SOLR_CA)") from None

@@ -132,7 +132,9 @@ def _collection_named(args: argparse.Namespace) -> bool:
 
     if args.collection:
         return True
-    url = args.solr_url or os.environ.get("NEARDUP_SOLR_URL")
+    from .common import config
+
+    url = config(args).solr_url
     return bool(url) and split_url(url)[1] is not None
 
 
