@@ -20,6 +20,7 @@ pairs/clusters.
 from __future__ import annotations
 
 import gc
+import logging
 import time
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -323,6 +324,12 @@ def verify_codes(
     )
     return [Pair(ids[a], ids[b], j, d) for a, b, j, d in zip(*columns, strict=True)]
 
+
+#: Queries of at most this many words are searched by containment (NearDupIndex.search).
+SHORT_QUERY = 8
+#: Indexes of at most this many records are scanned whole by a short search.
+SCAN_LIMIT = 200_000
+log = logging.getLogger("neardup")
 
 PRUNE_MODES = ("best", "mutual", "one-to-one", "none")
 MODES = ("dedup", "link")
@@ -930,6 +937,61 @@ class NearDupIndex:
         sig = self.processor.signatures_batch([text])
         keys = band_keys_batch(sig, self.params.bands, self.params.rows)[0]
         return self._rank(text, keys, k, threshold)
+
+    def search(self, text: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
+        """The ``k`` records that best answer a search: a query of at most
+        :data:`SHORT_QUERY` words is scored by containment (the share of its words' shingles a
+        record holds: a two-word query finds the records holding both words, which Jaccard
+        against a long record cannot), ties by Jaccard; a longer one is :meth:`query`.
+
+        Why a scan: LSH finds records *similar* to the query, and a short query is similar to
+        no long record, so a short query's candidates are every record of an index of up to
+        :data:`SCAN_LIMIT` records; above that, only the records that share a band with it
+        (said in a warning: some may be missed).
+        """
+        check_text(text, "the query text")
+        words = self.processor.words(text)
+        if not words:
+            raise InputError("the query text has no words after normalization")
+        if len(words) > SHORT_QUERY:
+            return self.query(text, k, threshold)
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ArgumentError(f"k must be an integer >= 1, got {k!r}")
+        by_word = self.params.shingle_kind == "word"
+
+        def pieces(value: str) -> frozenset[str]:
+            if by_word:
+                return frozenset(self.processor.words(value))
+            return frozenset().union(*(self.processor.shingle_set(w) for w in words))
+
+        mine, whole = pieces(text), self.processor.shingle_set(text)
+        keys = band_keys_batch(self.processor.signatures_batch([text]), self.params.bands,
+                               self.params.rows)[0]  # fmt: skip
+        if len(self) <= SCAN_LIMIT:
+            hits: Iterable[Any] = self.backend.records()
+        else:
+            log.warning(
+                "search: the index holds more than %d records, so only those sharing an LSH "
+                "band with the query were scored; a short query may miss some", SCAN_LIMIT
+            )
+            hits = self.backend.sharing(sorted(set(keys)))
+        keyset = set(keys)
+        scored: list[tuple[float, Match]] = []
+        for hit in hits:
+            theirs = self.processor.shingle_set(hit.text)
+            held = frozenset(self.processor.words(hit.text)) if by_word else theirs
+            share = len(mine & held) / len(mine) if mine else 0.0
+            if share <= 0.0 or share < threshold:
+                continue
+            jac = verified_jaccard(whole, theirs) or 0.0
+            match = Match(
+                hit.id, hit.text, round(jac, 6),
+                word_edit_distance(words, self.processor.words(hit.text)),
+                len(keyset.intersection(hit.keys)), round(share, 6),
+            )  # fmt: skip
+            scored.append((share, match))
+        scored.sort(key=lambda sm: (-sm[0], -sm[1].jaccard, sm[1].edit_distance, id_key(sm[1].id)))
+        return [m for _, m in scored[:k]]
 
     def neighbors(self, record_id: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
         """The ``k`` records most similar to one record of the index (itself left out)."""

@@ -34,6 +34,9 @@ class Match:
     jaccard: float
     edit_distance: int
     shared_bands: int
+    #: The share of a short query's shingles the record holds (NearDupIndex.search); None for
+    #: a query scored by Jaccard.
+    containment: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -13,7 +13,7 @@ from typing import Any
 from .. import io
 from ..errors import InputError, ParameterMismatch
 from ..evaluate import bcubed, score
-from ..index import MODES, PRUNE_MODES, NearDupIndex
+from ..index import MODES, PRUNE_MODES, SHORT_QUERY, NearDupIndex
 from ..output import TABLE_FORMATS
 from ..params import Params
 from ..pipeline import IndexStats
@@ -244,7 +244,13 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         p = sub.add_parser(verb, help=f"the records most similar to {what}")
         p.add_argument(arg)
         p.add_argument("-k", type=int, default=10, help="how many (default 10)")
-        p.add_argument("--threshold", type=float, default=0.0, help="smallest Jaccard (default 0)")
+        p.add_argument(
+            "--threshold",
+            type=float,
+            default=0.0,
+            help="smallest Jaccard (default 0); search: of a query of at most "
+            f"{SHORT_QUERY} words, the smallest share of it a record holds",
+        )
         p.add_argument("--json", action="store_true")
         solr_options(p)
         p.set_defaults(func=func)
@@ -526,7 +532,8 @@ def _matches(args: argparse.Namespace, matches: list[Any], title: str) -> None:
     from .common import emit
 
     lines = [title] + [
-        f"{m.jaccard:.3f}  {m.id}: {m.text}  (edit distance {m.edit_distance}, "
+        (f"{m.containment:.3f} of the query, " if m.containment is not None else "")
+        + f"{m.jaccard:.3f}  {m.id}: {m.text}  (edit distance {m.edit_distance}, "
         f"{m.shared_bands} shared bands)"
         for m in matches
     ]
@@ -559,8 +566,13 @@ def cmd_search(args: argparse.Namespace) -> int:
     _k(args)
     check_text(args.text, "the search text")  # before Solr: undecodable argv bytes end here
     index = open_index(args, create=False)
+    short = len(index.processor.words(args.text)) <= SHORT_QUERY
     _matches(
-        args, index.query(args.text, args.k, args.threshold), "records most similar to the text:"
+        args,
+        index.search(args.text, args.k, args.threshold),
+        "records holding most of the text (containment, then Jaccard):"
+        if short
+        else "records most similar to the text:",
     )
     return 0
 
