@@ -78,6 +78,14 @@ def _param_options(p: argparse.ArgumentParser) -> None:
         help="character shingles keep hyphens (bel-air and bel air differ)",
     )
     g.add_argument(
+        "--fix-text",
+        dest="fix_text",
+        action="store_true",
+        default=None,
+        help="repair mojibake (CafÃ© for Café) with ftfy before comparing "
+        "(pip install 'neardup[repair]')",
+    )
+    g.add_argument(
         "--fields-2014",
         dest="fields_2014",
         action="store_true",
