@@ -143,6 +143,13 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         help="exit with code 2 if any record was rejected (the rest is indexed)",
     )
     p.add_argument(
+        "--append",
+        action="store_true",
+        help="add the file to a collection that holds other files' records even though its "
+        "own data would get other parameters (without it, that is refused: a collection of "
+        "its own is better, --collection NAME)",
+    )
+    p.add_argument(
         "--writers",
         type=int,
         default=2,
@@ -262,6 +269,13 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         p.add_argument("--json", action="store_true")
         solr_options(p)
         p.set_defaults(func=func)
+
+    p = sub.add_parser(
+        "info", help="what a collection holds: records, sources, parameters, batches"
+    )
+    p.add_argument("--json", action="store_true")
+    solr_options(p)
+    p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("delete", help="remove records (and their band keys) from an index")
     p.add_argument("ids", nargs="*", help="ids to remove")
@@ -429,6 +443,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         raise InputError(f"--writers must be between 1 and 64, got {args.writers}")
     Params(**_given(args))  # bad flags are reported before Solr is started
     index = open_index(args, param_flags=True)
+    if not args.append and args.source_field is None and index.chosen is None:
+        _may_join(args, index)
     stats = add_records(index, items, writers=args.writers, progress=progress(args))
     print_stats(stats, quiet=args.quiet)
     check_indexed(stats, args.file)
@@ -448,6 +464,36 @@ def cmd_index(args: argparse.Namespace) -> int:
         f"batch {index.batch_written} (report --new: only its pairs)",
     )
     return 2 if args.strict and stats.rejected else 0
+
+
+def _may_join(args: argparse.Namespace, index: NearDupIndex) -> None:
+    """Refuse to add ``args.file`` to a collection of other files' records whose parameters
+    its own data would not get (neardup.collection.joining_problem), unless ``--append``."""
+    from itertools import islice
+
+    from ..backends.solr import SolrBackend
+    from ..choose import SAMPLE
+    from ..collection import joining_problem
+    from .common import read_input
+
+    if index.backend.load_params() is None or not isinstance(index.backend, SolrBackend):
+        return  # a new index: its parameters will be this file's own
+    sample = (r.text for r in read_input(args, args.file) if isinstance(r, io.Record))
+    problem = joining_problem(
+        index.backend, index.params, str(args.file), list(islice(sample, SAMPLE)), _given(args)
+    )
+    if problem:
+        raise InputError(problem)
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from ..backends.solr import SolrBackend
+    from ..collection import describe, format_info
+    from .common import emit, open_solr
+
+    info = describe(SolrBackend(open_solr(args, create=False)))
+    emit(args, info, format_info(info))
+    return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
