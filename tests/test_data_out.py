@@ -147,6 +147,10 @@ def test_evaluate_id_field(tmp_path: Path) -> None:
                    "--id-field", "key", "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["bcubed"]["records"] == 3
+    page = run_cli("evaluate", str(found), "--gold", str(gold), "--records", str(records),
+                   "--id-field", "key", "--html", "-")
+    assert page.returncode == 0, page.stderr
+    assert page.stdout.startswith("<!DOCTYPE html>") and "F1 1.000" in page.stderr
 
 
 def test_plot_without_matplotlib_names_the_extra(tmp_path: Path) -> None:

@@ -303,7 +303,8 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         type=Path,
         default=None,
         metavar="PAGE.html",
-        help="also write a review page: false positives and missed pairs side by side",
+        help="also write a review page: false positives and missed pairs side by side ('-': "
+        "stdout, the scores going to stderr)",
     )
     p.add_argument(
         "--records",
@@ -706,12 +707,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         ids = [r.id for r in records]
     b3 = bcubed(found, gold, ids)
     if args.html is not None:
+        from ..output import destination
         from ..review import write_evaluation_page
 
-        page = write_evaluation_page(
-            args.html, found, gold, records, scores=s, source=str(args.pairs)
-        )
-        print(f"review page -> {page.path} ({page.pairs} pairs)", file=sys.stderr)
+        with destination(args.html) as target:
+            page = write_evaluation_page(
+                target, found, gold, records, scores=s, source=str(args.pairs)
+            )
+        print(f"review page -> {args.html} ({page.pairs} pairs)", file=sys.stderr)
     emit(
         args,
         {**s.as_dict(), "bcubed": b3.as_dict()},
