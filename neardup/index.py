@@ -569,6 +569,7 @@ class NearDupIndex:
                 verify=verify if verify is not None else settings.verify,
                 create=create,
                 home=settings.home,
+                heap=settings.heap,
                 timeout=settings.timeout,
                 retry_budget=settings.retry_budget,
             )

@@ -85,3 +85,16 @@ def test_a_started_node_says_where_and_how_to_stop_it(tmp_path: Path) -> None:
     assert "http://127.0.0.1:38983/solr" in said and "port 38983" in said and "pid 4242" in said
     assert f"home {tmp_path}" in said
     assert f"'NEARDUP_HOME={tmp_path} neardup solr stop'" in said
+
+
+def test_library_open_passes_the_heap_of_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The local node's heap comes from NEARDUP_SOLR_HEAP in the library too: a bad one is
+    refused before any node is started (a good one would start one, which this does not)."""
+    monkeypatch.delenv("NEARDUP_SOLR_URL", raising=False)
+    monkeypatch.setenv("NEARDUP_HOME", str(tmp_path))
+    monkeypatch.setenv("NEARDUP_SOLR_HEAP", "lots")
+    with pytest.raises(InputError, match="Solr heap must be a size such as 512m or 4g, got 'lots'"):
+        NearDupIndex.open(None)
+    assert not (tmp_path / "solr" / "node.json").exists()

@@ -99,10 +99,12 @@ def test_quiet_prints_a_summary_of_the_rejections(tmp_path: Path) -> None:
         f"{n} record number {n}\n" for n in range(21, 31)) + "21 again\n")
     out = tmp_path / "o.txt"
     loud = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory")
-    assert loud.stderr.count("neardup: rejected ") == 21
+    assert loud.stderr.count("neardup: empty text, not indexed: ") == 20
+    assert loud.stderr.count("neardup: rejected ") == 1
     quiet = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory", "--quiet")
     assert quiet.returncode == 0, quiet.stderr
-    assert quiet.stderr.count("neardup: rejected ") == 6  # five, and the counts by reason
+    assert quiet.stderr.count("neardup: empty text, not indexed: ") == 5  # the first five
+    assert quiet.stderr.count("neardup: rejected ") == 1  # and the counts by reason
     assert "... and 16 more rejected records not shown" in quiet.stderr
     assert "rejected by reason: no text after the id: 20; duplicate id: 1" in quiet.stderr
 

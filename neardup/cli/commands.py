@@ -356,7 +356,8 @@ def print_stats(stats: IndexStats, out: Any = sys.stderr, quiet: bool = False) -
     reason."""
     shown = stats.rejections[:QUIET_SHOWN] if quiet else stats.rejections
     for r in shown:
-        print(f"neardup: rejected {r}", file=out)
+        what = "empty text, not indexed:" if isinstance(r, io.EmptyText) else "rejected"
+        print(f"neardup: {what} {r}", file=out)
     hidden = stats.rejected - len(shown)
     if hidden > 0:
         print(f"neardup: ... and {hidden} more rejected records not shown", file=out)

@@ -166,10 +166,12 @@ def connect(
     timeout: float | None = None,
     retry_budget: float | None = None,
     home: Path | None = None,
+    heap: str | None = None,
 ) -> Solr:
     """The collection to work on: at ``url``, else on neardup's own local node.
 
-    Without a URL the private node (in ``home``, default ``~/.neardup``) is started or reused.
+    Without a URL the private node (in ``home``, default ``~/.neardup``; ``heap``: its Java heap
+    when it is started) is started or reused.
     A missing collection is created from neardup's configset where the server allows it (the
     local node, any SolrCloud); otherwise the error says how to create it. Two processes that
     create the same collection at the same time both go on with it. The first request (system
@@ -185,7 +187,7 @@ def connect(
         "retry_budget": retry_budget,
     }
     if url is None:
-        node = local_state(LocalSolr(home))
+        node = local_state(LocalSolr(home, heap=heap))
         solr = Solr(node.url, collection, **options)
         cloud_default_shards = 2 if node.mode == "cloud" else 1
     else:
