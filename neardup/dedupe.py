@@ -311,6 +311,19 @@ def _split_ending(line: bytes) -> tuple[bytes, bytes]:
     return line, b""
 
 
+def writable_format(path: Path, fmt: str) -> str:
+    """The format of ``path``, if dedupe can write it again (it copies lines: not Parquet's or
+    Arrow's), else an error that says what to do instead."""
+    fmt = guess_format(path) if fmt == "auto" else fmt
+    if fmt in ARROW_FORMATS:
+        raise InputError(
+            f"{path}: dedupe writes its input again line by line, which a {fmt} file has not: "
+            "write the clusters with 'neardup report --clusters FILE --format parquet' (or "
+            "report(...).to_pandas()) and join them on the id"
+        )
+    return fmt
+
+
 def _check_paths(path: Path, out: Path, rejects: Path | None) -> None:
     if not path.is_file():
         raise InputError(f"{path}: no such file")
@@ -416,13 +429,7 @@ def dedupe(
             raise ArgumentError("the cluster and similarity columns need names")
         if cluster_column == similarity_column:
             raise ArgumentError(f"the cluster and similarity columns are both {cluster_column!r}")
-    fmt = guess_format(path) if fmt == "auto" else fmt
-    if fmt in ARROW_FORMATS:
-        raise InputError(
-            f"{path}: dedupe writes its input again line by line, which a {fmt} file has not: "
-            "write the clusters with 'neardup report --clusters FILE --format parquet' (or "
-            "report(...).to_pandas()) and join them on the id"
-        )
+    fmt = writable_format(path, fmt)
     _check_paths(path, out, rejects)
     pairs = list(pairs)
     groups = _Clusters(clusters, pairs)

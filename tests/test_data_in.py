@@ -158,15 +158,21 @@ def test_parquet_and_arrow_files(tmp_path: Path) -> None:
         list(read_records(broken))
 
 
-def test_cli_indexes_parquet(tmp_path: Path) -> None:
+def test_cli_reads_parquet_and_dedupe_says_what_to_do(tmp_path: Path) -> None:
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
     path = tmp_path / "r.parquet"
     pq.write_table(pa.table({"id": ["a", "b", "c"], "text": [DELI, DELI2, HOTEL]}), path)
+    page = tmp_path / "page.html"
+    proc = run_cli("review", str(path), "--out", str(page), "--backend", "memory",
+                   "--threshold", "0.3", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["report"]["records"] == 3 and page.is_file()
     out = tmp_path / "out.csv"
     proc = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory")
     assert proc.returncode == 2 and "--format parquet" in proc.stderr, proc.stderr
+    assert "parameters chosen" not in proc.stderr  # refused before anything was indexed
 
 
 # -- DataFrames ---------------------------------------------------------------------------------

@@ -197,7 +197,7 @@ def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
 
 
 def cmd_dedupe(args: argparse.Namespace) -> int:
-    from ..dedupe import dedupe, index_similarity
+    from ..dedupe import dedupe, index_similarity, writable_format
     from ..graph import clusters
     from ..output import destination, is_stdout
     from ..review import review_index
@@ -210,6 +210,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
     if len(taken) > 1:
         raise InputError(f"only one output can be standard output ('-'): {', '.join(taken)}")
     if args.input.is_file():
+        writable_format(args.input, args.format)  # before any indexing
         resolve_ids(args, args.input)
     with indexed(args) as (index, index_stats), ExitStack() as outputs:
         report = _report(index, args)
