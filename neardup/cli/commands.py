@@ -376,11 +376,18 @@ def print_stats(stats: IndexStats, out: Any = sys.stderr, quiet: bool = False) -
 
 
 def check_indexed(stats: IndexStats, path: Path) -> None:
-    """An error if nothing at all was indexed from ``path``: why, and which flags help."""
+    """An error if nothing at all was indexed from ``path`` (:func:`nothing_indexed`)."""
+    problem = nothing_indexed(stats, path)
+    if problem:
+        raise InputError(problem)
+
+
+def nothing_indexed(stats: IndexStats, path: Path) -> str | None:
+    """Why nothing at all was indexed from ``path``, and which flags help (None if some was)."""
     if stats.indexed or stats.identical:
-        return
+        return None
     if not stats.read:
-        raise InputError(f"{path}: nothing was indexed: the file holds no records")
+        return f"{path}: nothing was indexed: the file holds no records"
     top = max(stats.reasons.items(), key=lambda kv: kv[1])[0] if stats.reasons else "rejected"
     hint = ""
     if top.startswith(("no text in", "missing id field", "field ")):
@@ -388,7 +395,7 @@ def check_indexed(stats: IndexStats, path: Path) -> None:
             " (name the fields with --text-field and --id-field; a nested JSON key by its "
             "path, e.g. --text-field item.title)"
         )
-    raise InputError(
+    return (
         f"{path}: nothing was indexed: all {stats.read} records were rejected, most for "
         f"{top!r}{hint}"
     )
@@ -449,7 +456,6 @@ def cmd_index(args: argparse.Namespace) -> int:
         _may_join(args, index)
     stats = add_records(index, items, writers=args.writers, progress=progress(args))
     print_stats(stats, quiet=args.quiet)
-    check_indexed(stats, args.file)
     print_choice(index)
     emit(
         args,
@@ -465,6 +471,10 @@ def cmd_index(args: argparse.Namespace) -> int:
         + f", blank lines {stats.blank} -> {index.backend.location} ({stats.seconds:.1f} s); "
         f"batch {index.batch_written} (report --new: only its pairs)",
     )
+    problem = nothing_indexed(stats, args.file)
+    if problem:  # after the counts, which --json still prints
+        print(f"neardup: error: {problem}", file=sys.stderr)
+        return 2
     return 2 if args.strict and stats.rejected else 0
 
 
