@@ -273,8 +273,9 @@ def resolve_id_field(path: Path, fmt: str, id_field: str | None) -> str:
 
 
 def first_columns(path: Path, fmt: str) -> list[str]:
-    """The columns of a table's header, the keys of the first JSON object, or the columns of a
-    Parquet or Arrow file (empty when there are none, or the first line cannot be read)."""
+    """The columns of a table's header, the keys of the first JSON object (lines that are not
+    one are passed over), or the columns of a Parquet or Arrow file (empty when there are none,
+    or the header cannot be read)."""
     if fmt in ARROW_FORMATS:
         return arrow_columns(path, fmt)
     for _number, text, _problem in _decoded_lines(path, MAX_RECORD_BYTES):
@@ -284,8 +285,10 @@ def first_columns(path: Path, fmt: str) -> list[str]:
             try:
                 obj = json.loads(text)
             except json.JSONDecodeError:
-                return []
-            return list(obj) if isinstance(obj, dict) else []
+                continue
+            if isinstance(obj, dict):
+                return list(obj)
+            continue
         delimiter = "\t" if fmt == "tsv" else ","
         quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
         try:

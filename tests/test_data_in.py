@@ -102,6 +102,9 @@ def test_row_numbers_when_there_is_no_id_column(tmp_path: Path) -> None:
     with_ids = tmp_path / "b.csv"
     with_ids.write_text(f"id,name\nx,{DELI}\n")
     assert _records(read_records(with_ids, id_field=None)) == [("x", DELI)]
+    jsonl = tmp_path / "c.jsonl"
+    jsonl.write_text('not json\n[1]\n{"id": "k", "text": "x y"}\n')  # the first object decides
+    assert _records(read_records(jsonl, id_field=None)) == [("k", "x y")]
     lines = tmp_path / "plain.txt"
     lines.write_text(f"{DELI}\n{HOTEL}\n")
     assert _records(read_records(lines, id_field=ROW_ID)) == [("1", DELI), ("2", HOTEL)]
