@@ -161,21 +161,49 @@ def test_parquet_and_arrow_files(tmp_path: Path) -> None:
         list(read_records(broken))
 
 
-def test_cli_reads_parquet_and_dedupe_says_what_to_do(tmp_path: Path) -> None:
+def test_cli_reads_parquet_and_dedupe_writes_parquet(tmp_path: Path) -> None:
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
     path = tmp_path / "r.parquet"
-    pq.write_table(pa.table({"id": ["a", "b", "c"], "text": [DELI, DELI2, HOTEL]}), path)
+    pq.write_table(pa.table({"id": ["a", "b", "c"], "text": [DELI, DELI2, HOTEL],
+                             "price": [1, 2, 3]}), path)
     page = tmp_path / "page.html"
     proc = run_cli("review", str(path), "--out", str(page), "--backend", "memory",
                    "--threshold", "0.3", "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["report"]["records"] == 3 and page.is_file()
-    out = tmp_path / "out.csv"
-    proc = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory")
-    assert proc.returncode == 2 and "--format parquet" in proc.stderr, proc.stderr
-    assert "parameters chosen" not in proc.stderr  # refused before anything was indexed
+    out = tmp_path / "out.parquet"
+    args = ("dedupe", str(path), "--out", str(out), "--backend", "memory", "--threshold", "0.3",
+            "--text-field", "text")
+    proc = run_cli(*args)
+    assert proc.returncode == 0, proc.stderr
+    assert pq.read_table(out).to_pydict() == {"id": ["a", "c"], "text": [DELI, HOTEL],
+                                               "price": [1, 3]}
+    proc = run_cli(*args, "--cluster-column", "cluster")
+    assert proc.returncode == 0, proc.stderr
+    tagged = pq.read_table(out)
+    assert tagged.column_names == ["id", "text", "price", "cluster", "similarity"]
+    assert tagged.column("cluster").to_pylist() == ["a", "a", "c"]
+    sims = tagged.column("similarity").to_pylist()
+    assert sims[0] == sims[2] == 1.0 and 0.3 <= sims[1] < 1.0
+
+
+def test_dedupe_arrow_with_identical_rows_and_empty_texts(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.feather as feather
+
+    path = tmp_path / "r.arrow"
+    feather.write_feather(pa.table({"id": [1, 2, 1, 3, 4], "text": [DELI, HOTEL, DELI, None,
+                                                                    DELI2]}), path)
+    index = NearDupIndex(Params(threshold=0.3))
+    stats = index.add_many(read_records(path))
+    assert (stats.indexed, stats.identical, stats.empty) == (3, 1, 1)
+    report = index.report()
+    out = tmp_path / "out.arrow"
+    d = dedupe(path, out, clusters((p.id1, p.id2) for p in report.pairs), pairs=report.pairs)
+    assert feather.read_table(out).to_pydict() == {"id": [1, 2, 3], "text": [DELI, HOTEL, None]}
+    assert (d.read, d.kept, d.removed, d.identical, d.empty, d.lines) == (5, 3, 2, 1, 1, 5)
 
 
 # -- DataFrames ---------------------------------------------------------------------------------

@@ -53,7 +53,8 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "dedupe",
         help="the input without its near-duplicates (or with cluster ids), in its own format",
         description="Index the input, find its near-duplicate pairs and clusters, and write it "
-        "again in its own format (lines, TSV, CSV, JSONL) with every cluster but one record "
+        "again in its own format (lines, TSV, CSV, JSONL, Parquet, Arrow) with every cluster but "
+        "one record "
         "removed, or with --cluster-column, every record with its cluster id. Lines that are "
         "not records are left out and counted (--rejects lists them); blank lines are dropped.",
     )
@@ -197,7 +198,7 @@ def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
 
 
 def cmd_dedupe(args: argparse.Namespace) -> int:
-    from ..dedupe import dedupe, index_similarity, writable_format
+    from ..dedupe import dedupe, index_similarity
     from ..graph import clusters
     from ..output import destination, is_stdout
     from ..review import review_index
@@ -210,7 +211,6 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
     if len(taken) > 1:
         raise InputError(f"only one output can be standard output ('-'): {', '.join(taken)}")
     if args.input.is_file():
-        writable_format(args.input, args.format)  # before any indexing
         resolve_ids(args, args.input)
     with indexed(args) as (index, index_stats), ExitStack() as outputs:
         report = _report(index, args)
