@@ -34,7 +34,7 @@ check-tools:
 $(VENV)/.installed: pyproject.toml setup.py neardup/_kernel.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,plot,bench]'
+	$(BIN)/pip install -q -e '.[test,plot,bench,data,repair]'
 	touch $@
 
 bench: setup

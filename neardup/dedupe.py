@@ -22,6 +22,12 @@ Rules, in the order the code applies them:
   have no columns, as TSV ``id, <cluster>, <similarity>, text`` (a tab inside a text becomes a
   space). The cluster id is the id of the record the cluster keeps; a record in no cluster is its
   own cluster (similarity 1.0).
+- **Identical rows** (a record with the id and the text of an earlier one:
+  :attr:`neardup.io.Record.copy_of`) are duplicates like any other: removed (counted in
+  ``removed`` and ``identical``), or with ``cluster_column``, written with their cluster's id
+  and similarity 1.0 to their first line.
+- **Records with an empty text** cannot be compared: they are written as they are (counted in
+  ``kept`` and ``empty``, the first 1,000 in ``empties``; their own cluster, similarity empty).
 - **Lines that are not records** (invalid UTF-8, a malformed row, no id, no text, an id seen
   before in the file, a record over ``max_record_bytes``: what the readers of :mod:`neardup.io`
   reject) are not written: each is counted in ``rejected``, kept in ``rejections`` (the first
@@ -30,6 +36,10 @@ Rules, in the order the code applies them:
   normalization) duplicate nothing, so they are written.
   The counts add up: ``read == kept + removed + rejected`` and ``lines == read + blank`` (+ the
   header of a table).
+- **Parquet and Arrow** inputs are written again in their own format, schema and values as they
+  were: the rows kept, or with ``cluster_column`` every row with two columns added (the cluster
+  id as a string, the similarity as a float). Such a file is read whole to be written (columnar
+  files are written a table at a time), not streamed.
 - The output appears whole or not at all: it is written to a temporary file beside it and renamed
   at the end (:class:`neardup.io.AtomicFile`; a device or a FIFO is written through, never
   replaced).
@@ -51,9 +61,11 @@ from tqdm import tqdm
 
 from .errors import ArgumentError, InputError
 from .io import (
+    ARROW_FORMATS,
     MAX_RECORD_BYTES,
     AtomicFile,
     Blank,
+    EmptyText,
     Record,
     Rejection,
     check_output,
@@ -95,6 +107,11 @@ class DedupeStats:
     keep: str = "first"
     seconds: float = 0.0
     rejections: list[Rejection] = field(default_factory=list)
+    #: Records with an empty text (written as they are, never compared): a subset of ``kept``.
+    empty: int = 0
+    empties: list[EmptyText] = field(default_factory=list)
+    #: Identical rows (the id and text of an earlier record): a subset of ``removed``.
+    identical: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -110,6 +127,9 @@ class DedupeStats:
             "keep": self.keep,
             "seconds": round(self.seconds, 3),
             "rejections": [r.as_dict() for r in self.rejections],
+            "empty_texts": self.empty,
+            "empties": [r.as_dict() for r in self.empties],
+            "identical": self.identical,
         }
 
 
@@ -189,7 +209,7 @@ def _keepers(
     best: dict[int, _Keeper] = {}
     ordinal = 0
     for item in items:
-        if not isinstance(item, Record):
+        if not isinstance(item, Record) or item.copy_of:
             continue
         ordinal += 1
         number = clusters.of.get(item.id)
@@ -414,17 +434,90 @@ def dedupe(
     return stats
 
 
+@dataclass
+class _Placing:
+    """What the writing pass has seen of the clusters: their numbers, and the ids of records
+    in no cluster that have identical rows (each such record and its copies is a cluster)."""
+
+    seen: set[int] = field(default_factory=set)
+    copied: set[str] = field(default_factory=set)
+
+    def close(self, stats: DedupeStats) -> None:
+        stats.clusters = len(self.seen) + len(self.copied)
+        stats.clustered += len(self.copied)  # the first rows of the identical ones
+
+
+def _place(
+    job: _Job, item: Any, stats: DedupeStats, placing: _Placing, side: IO[bytes] | None
+) -> tuple[Record, str, str] | None:
+    """Count one item of the input and say what to write for it: the record, its cluster's id
+    and its similarity to the record kept; None when nothing is written (a blank line, a
+    rejection, a duplicate removed)."""
+    if isinstance(item, Blank):
+        stats.blank += 1
+        return None
+    stats.read += 1
+    if isinstance(item, EmptyText):  # written as it is, its own cluster, counted apart
+        stats.kept += 1
+        stats.written += 1
+        stats.empty += 1
+        if len(stats.empties) < KEEP_REJECTIONS:
+            stats.empties.append(item)
+        return Record(item.id or "", "", item.source, item.line), item.id or "", ""
+    if isinstance(item, Rejection):
+        stats.rejected += 1
+        if len(stats.rejections) < KEEP_REJECTIONS:
+            stats.rejections.append(item)
+        if side is not None:
+            side.write(f"{item}\n".encode())
+        return None
+    number = job.groups.of.get(item.id)
+    keeper = None if number is None else job.keepers.get(number)
+    if item.copy_of:  # a copy of an earlier record: in the cluster of its first row
+        stats.removed += 1
+        stats.identical += 1
+        stats.clustered += 1
+        if number is None:
+            placing.copied.add(item.id)
+        else:
+            placing.seen.add(number)
+        if not job.column:
+            return None
+        stats.written += 1
+        if keeper is None or keeper.id == item.id:
+            return item, item.id, SAME
+        return item, keeper.id, job.similarity_to(item, keeper)
+    if number is not None:
+        stats.clustered += 1
+        placing.seen.add(number)
+        if keeper is None:  # rule "first": the first member seen is the one kept
+            text = item.text if job.column and not job.groups.complete(number) else ""
+            keeper = job.keepers[number] = _Keeper(item.id, text)
+    if keeper is None or keeper.id == item.id:
+        stats.kept += 1
+        stats.written += 1
+        return item, item.id, SAME
+    stats.removed += 1
+    if not job.column:
+        return None
+    stats.written += 1
+    return item, keeper.id, job.similarity_to(item, keeper)
+
+
 def _write(
     job: _Job, fh: IO[bytes], side: IO[bytes] | None, stats: DedupeStats, progress: bool
 ) -> None:
     """The writing pass: every item of the input with its raw lines, in file order."""
+    if job.fmt in ARROW_FORMATS:
+        _write_columnar(job, fh, side, stats)
+        return
     raw = raw_lines(job.path)
     first = next(raw, None)
     bom = first is not None and first.startswith(BOM)
     lines = _lines(first[3:] if bom and first else first, raw)
     output = _Output(fh, job.fmt, job.column, job.sim_column, bom, job.id_field)
     cursor = 0  # lines consumed
-    seen: set[int] = set()
+    placing = _Placing()
 
     def take(n: int) -> list[bytes]:
         got = [line for _, line in zip(range(n), lines, strict=False)]
@@ -438,41 +531,73 @@ def _write(
             output.header(take(item.line - 1 - cursor), f"{job.path}:{cursor + 1}")
             chunk = take(last - item.line + 1)
             cursor = last
-            if isinstance(item, Blank):
-                stats.blank += 1
-                continue
-            stats.read += 1
-            bar.update(1)
-            if isinstance(item, Rejection):
-                stats.rejected += 1
-                if len(stats.rejections) < KEEP_REJECTIONS:
-                    stats.rejections.append(item)
-                if side is not None:
-                    side.write(f"{item}\n".encode())
-                continue
-            number = job.groups.of.get(item.id)
-            keeper = None if number is None else job.keepers.get(number)
-            if number is not None:
-                stats.clustered += 1
-                seen.add(number)
-                if keeper is None:  # rule "first": the first member seen is the one kept
-                    text = item.text if job.column and not job.groups.complete(number) else ""
-                    keeper = job.keepers[number] = _Keeper(item.id, text)
-            if keeper is None or keeper.id == item.id:
-                stats.kept += 1
-                stats.written += 1
-                output.record(chunk, item, item.id, SAME)
-                continue
-            stats.removed += 1
-            if job.column:
-                stats.written += 1
-                output.record(chunk, item, keeper.id, job.similarity_to(item, keeper))
+            placed = _place(job, item, stats, placing, side)
+            if not isinstance(item, Blank):
+                bar.update(1)
+            if placed is not None:
+                output.record(chunk, *placed)
         rest = list(lines)
         output.header(rest, f"{job.path}:{cursor + 1}")  # a table with a header and no rows
         stats.lines = cursor + len(rest)
-        stats.clusters = len(seen)
+        placing.close(stats)
     finally:
         bar.close()
+
+
+def _write_columnar(
+    job: _Job, fh: IO[bytes], side: IO[bytes] | None, stats: DedupeStats
+) -> None:
+    """A Parquet or Arrow input written again in its own format: the rows kept (or every row,
+    with the cluster columns added), its schema and its values as they were. The table is read
+    whole: columnar files are written a table at a time."""
+    import pyarrow as pa
+
+    rows: list[int] = []
+    clusters: list[str] = []
+    sims: list[float | None] = []
+    placing = _Placing()
+    for item, _last in job.spans():
+        placed = _place(job, item, stats, placing, side)
+        if placed is not None:
+            rows.append(item.line - 1)  # rows are numbered from 1
+            clusters.append(placed[1])
+            sims.append(float(placed[2]) if placed[2] else None)
+    placing.close(stats)
+    table = _read_table_whole(job.path, job.fmt)
+    stats.lines = table.num_rows
+    table = table.take(pa.array(rows, type=pa.int64()))
+    if job.column:
+        for name in (job.column, job.sim_column):
+            if name in table.column_names:
+                raise InputError(
+                    f"{job.path}: the input already has a column {name!r}: choose another name "
+                    "(--cluster-column, --similarity-column)"
+                )
+        table = table.append_column(job.column, pa.array(clusters, type=pa.string()))
+        table = table.append_column(job.sim_column, pa.array(sims, type=pa.float64()))
+    if job.fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, fh)
+    else:
+        with pa.ipc.new_file(fh, table.schema) as writer:
+            writer.write_table(table)
+
+
+def _read_table_whole(path: Path, fmt: str) -> Any:
+    """A Parquet or Arrow file as one pyarrow table."""
+    import pyarrow as pa
+
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        return pq.read_table(path)
+    with pa.memory_map(str(path)) as source:
+        try:
+            return pa.ipc.open_file(source).read_all()
+        except pa.ArrowInvalid:
+            source.seek(0)
+            return pa.ipc.open_stream(source).read_all()
 
 
 def _lines(first: bytes | None, rest: Iterator[bytes]) -> Iterator[bytes]:

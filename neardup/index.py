@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import logging
 import time
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -326,6 +327,12 @@ def verify_codes(
     return [Pair(ids[a], ids[b], j, d) for a, b, j, d in zip(*columns, strict=True)]
 
 
+#: Queries of at most this many words are searched by containment (NearDupIndex.search).
+SHORT_QUERY = 8
+#: Indexes of at most this many records are scanned whole by a short search.
+SCAN_LIMIT = 200_000
+log = logging.getLogger("neardup")
+
 PRUNE_MODES = ("best", "mutual", "one-to-one", "none")
 MODES = ("dedup", "link")
 #: What decides a pair (see :meth:`NearDupIndex.report`).
@@ -579,18 +586,20 @@ class NearDupIndex:
         collection: str | None = None,
         create: bool = True,
         auth: Auth | tuple[str, str] | None = None,
-        verify: bool | str = True,
+        verify: bool | str | None = None,
         home: str | None = None,
     ) -> NearDupIndex:
         """An index kept in Solr.
 
         ``solr`` is a collection URL (``http://host:8983/solr/listings``), a base URL with
         ``collection``, a :class:`pysolr.Solr`, a :class:`neardup.solr.Solr`, or None for
-        neardup's own local node (started, or reused, in ``home``, default ``~/.neardup``). A
-        missing collection is created from neardup's configset where the server allows it.
+        ``$NEARDUP_SOLR_URL``, else neardup's own local node (started, or reused, in ``home``,
+        default ``$NEARDUP_HOME``, else ``~/.neardup``). ``auth`` and ``verify`` default to
+        the environment's too (:mod:`neardup.config`), so a notebook uses what the shell's
+        ``neardup`` uses. A missing collection is created from neardup's configset where the
+        server allows it.
         """
-        from pathlib import Path
-
+        from . import config
         from .backends.solr import SolrBackend
         from .solr.admin import connect, ensure_collection
         from .solr.client import Auth, Solr
@@ -600,13 +609,17 @@ class NearDupIndex:
         if isinstance(solr, Solr):
             client = ensure_collection(solr, create=create)
         elif solr is None or isinstance(solr, str):
+            settings = config.load(solr_url=solr, home=home)
             client = connect(
-                solr,
+                settings.solr_url,
                 collection,
-                auth=auth,
-                verify=verify,
+                auth=auth if auth is not None else settings.auth,
+                verify=verify if verify is not None else settings.verify,
                 create=create,
-                home=Path(home) if home else None,
+                home=settings.home,
+                heap=settings.heap,
+                timeout=settings.timeout,
+                retry_budget=settings.retry_budget,
             )
         elif hasattr(solr, "url") and hasattr(solr, "get_session"):  # a pysolr.Solr
             client = ensure_collection(Solr.from_pysolr(solr), create=create)
@@ -679,9 +692,15 @@ class NearDupIndex:
         progress: bool = False,
         total: int | None = None,
     ) -> IndexStats:
-        """Add (or replace) records: ``(id, text)`` pairs, or what :func:`neardup.io.read_records`
-        yields. Returns the counts (read, indexed, rejected with where and why); the records
+        """Add (or replace) records: ``(id, text)`` pairs, what :func:`neardup.io.read_records`
+        yields, or a pandas or polars DataFrame (its columns as :meth:`add_frame` reads them by
+        default). Returns the counts (read, indexed, rejected with where and why); the records
         carry a new batch number (:attr:`batch_written`)."""
+        from .frames import frame_records, is_frame
+
+        if is_frame(records):
+            total = len(records) if total is None else total  # type: ignore[arg-type]
+            records = frame_records(records)
         self._new_batch()
         writer = Writer(
             self.backend,
@@ -692,6 +711,25 @@ class NearDupIndex:
             total=total,
         )
         return writer.write_all(_as_record(r, n) for n, r in enumerate(records, start=1))
+
+    def add_frame(
+        self,
+        frame: Any,
+        *,
+        id: str | None = None,  # noqa: A002 - reads as the column it names
+        text: str | Sequence[str] | None = None,
+        source: str | None = None,
+        **options: Any,
+    ) -> IndexStats:
+        """Add the rows of a pandas or polars DataFrame: ``id`` names the id column (default
+        ``id``, else the pandas index, else the row's position), ``text`` the text column or
+        columns (default ``text``, else every other column), ``source`` the column of each
+        row's source (link mode). Rows are checked like the lines of a file; ``options`` are
+        :meth:`add_many`'s."""
+        from .frames import frame_records
+
+        rows = frame_records(frame, id=id, text=text, source=source)
+        return self.add_many(rows, total=len(frame), **options)
 
     def _new_batch(self) -> None:
         """Microseconds since the epoch (no request to the backend: a write that must not
@@ -808,9 +846,11 @@ class NearDupIndex:
                 "full report (no since)"
             )
         with _gc_paused():
-            return self._report(
+            result = self._report(
                 threshold, prune, max_dist, progress, mode, since, max_bucket, complete
             )
+        result.index = self  # where to_pandas() reads the records' texts
+        return result
 
     def _report(
         self,
@@ -1037,6 +1077,61 @@ class NearDupIndex:
         sig = self.processor.signatures_batch([text])
         keys = band_keys_batch(sig, self.params.bands, self.params.rows)[0]
         return self._rank(text, keys, k, threshold)
+
+    def search(self, text: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
+        """The ``k`` records that best answer a search: a query of at most
+        :data:`SHORT_QUERY` words is scored by containment (the share of its words' shingles a
+        record holds: a two-word query finds the records holding both words, which Jaccard
+        against a long record cannot), ties by Jaccard; a longer one is :meth:`query`.
+
+        Why a scan: LSH finds records *similar* to the query, and a short query is similar to
+        no long record, so a short query's candidates are every record of an index of up to
+        :data:`SCAN_LIMIT` records; above that, only the records that share a band with it
+        (said in a warning: some may be missed).
+        """
+        check_text(text, "the query text")
+        words = self.processor.words(text)
+        if not words:
+            raise InputError("the query text has no words after normalization")
+        if len(words) > SHORT_QUERY:
+            return self.query(text, k, threshold)
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ArgumentError(f"k must be an integer >= 1, got {k!r}")
+        by_word = self.params.shingle_kind == "word"
+
+        def pieces(value: str) -> frozenset[str]:
+            if by_word:
+                return frozenset(self.processor.words(value))
+            return frozenset().union(*(self.processor.shingle_set(w) for w in words))
+
+        mine, whole = pieces(text), self.processor.shingle_set(text)
+        keys = band_keys_batch(self.processor.signatures_batch([text]), self.params.bands,
+                               self.params.rows)[0]  # fmt: skip
+        if len(self) <= SCAN_LIMIT:
+            hits: Iterable[Any] = self.backend.records()
+        else:
+            log.warning(
+                "search: the index holds more than %d records, so only those sharing an LSH "
+                "band with the query were scored; a short query may miss some", SCAN_LIMIT
+            )
+            hits = self.backend.sharing(sorted(set(keys)))
+        keyset = set(keys)
+        scored: list[tuple[float, Match]] = []
+        for hit in hits:
+            theirs = self.processor.shingle_set(hit.text)
+            held = frozenset(self.processor.words(hit.text)) if by_word else theirs
+            share = len(mine & held) / len(mine) if mine else 0.0
+            if share <= 0.0 or share < threshold:
+                continue
+            jac = verified_jaccard(whole, theirs) or 0.0
+            match = Match(
+                record_id(hit.id), hit.text, round(jac, 6),
+                word_edit_distance(words, self.processor.words(hit.text)),
+                len(keyset.intersection(hit.keys)), source_of_key(hit.id), round(share, 6),
+            )  # fmt: skip
+            scored.append((share, match))
+        scored.sort(key=lambda sm: (-sm[0], -sm[1].jaccard, sm[1].edit_distance, id_key(sm[1].id)))
+        return [m for _, m in scored[:k]]
 
     def neighbors(self, record_id: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
         """The ``k`` records most similar to one record of the index (itself left out)."""

@@ -14,10 +14,11 @@ from __future__ import annotations
 import csv
 import errno
 import json
+import math
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -26,7 +27,12 @@ from typing import IO, Any
 from .errors import ArgumentError, InputError, InvalidText, OutputError
 from .text import check_text, ordered
 
-FORMATS = ("lines", "tsv", "csv", "jsonl")
+FORMATS = ("lines", "tsv", "csv", "jsonl", "parquet", "arrow")
+#: Formats read with pyarrow (the ``data`` extra): a row number stands for a line number.
+ARROW_FORMATS = ("parquet", "arrow")
+#: The id "field" that numbers records by their line in the file (their row in Parquet and
+#: Arrow files, from 1): for data without an id column (``--id-field @row``).
+ROW_ID = "@row"
 MAX_ID_BYTES = 512
 NUL = b"\x00"
 #: The largest text of one record, in bytes of UTF-8 (``max_record_bytes`` of the readers,
@@ -73,6 +79,9 @@ class Record:
     fields: dict[str, str] = field(default_factory=dict, compare=False)
     #: The file, when ``source`` is a column's value (else empty: ``source`` is the file).
     file: str = field(default="", compare=False)
+    #: The line of an earlier record of the same file with the same id, text and source: this
+    #: one is a copy of it (an identical row), a duplicate like any other, not a new record.
+    copy_of: int = field(default=0, compare=False)
 
     @property
     def location(self) -> str:
@@ -95,6 +104,12 @@ class Rejection:
         return f"{where}: {self.reason}" + (f" (id {self.id!r})" if self.id is not None else "")
 
 
+@dataclass(frozen=True)
+class EmptyText(Rejection):
+    """A record whose text is empty: it cannot be compared, so it is never indexed, but it is
+    a row of the user's data, counted apart (``dedupe`` writes it as it is)."""
+
+
 @dataclass
 class Blank:
     """A blank or whitespace-only line: skipped, but counted."""
@@ -110,15 +125,17 @@ Lines = Iterator[tuple[int, str | None, str | None]]
 
 def guess_format(path: Path) -> str:
     suffix = path.suffix.lower()
-    return {".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}.get(
-        suffix, "lines"
-    )
+    return {
+        ".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",
+        ".parquet": "parquet", ".pq": "parquet",
+        ".arrow": "arrow", ".feather": "arrow", ".ipc": "arrow",
+    }.get(suffix, "lines")  # fmt: skip
 
 
 def read_records(
     path: str | Path,
     fmt: str = "auto",
-    id_field: str = "id",
+    id_field: str | None = "id",
     text_fields: Sequence[str] | None = None,
     *,
     max_record_bytes: int | None = MAX_RECORD_BYTES,
@@ -137,9 +154,14 @@ def read_records(
     (None: no limit); so is a line longer than that plus :data:`LINE_ROOM`, before it is decoded.
     ``delimiter`` separates a CSV file's columns (None: read off its header line,
     :func:`sniff_delimiter`).
+
+    A JSON key (or a field of a Parquet struct) may be named by its path, ``item.title``.
+    ``id_field`` :data:`ROW_ID` numbers the records by their line (row); None means ``id`` if
+    the file has one, else line numbers (:func:`resolve_id_field`).
     """
     path, fmt = _checked(path, fmt)
     limit = _checked_limit(max_record_bytes)
+    id_field = resolve_id_field(path, fmt, id_field, delimiter)
     spans = _iter_spans(path, fmt, id_field, text_fields, limit, source_field, delimiter)
     return (item for item, _last in spans)
 
@@ -147,7 +169,7 @@ def read_records(
 def read_spans(
     path: str | Path,
     fmt: str = "auto",
-    id_field: str = "id",
+    id_field: str | None = "id",
     text_fields: Sequence[str] | None = None,
     *,
     max_record_bytes: int | None = MAX_RECORD_BYTES,
@@ -164,6 +186,7 @@ def read_spans(
     """
     path, fmt = _checked(path, fmt)
     limit = _checked_limit(max_record_bytes)
+    id_field = resolve_id_field(path, fmt, id_field, delimiter)
     return _iter_spans(path, fmt, id_field, text_fields, limit, source_field, delimiter)
 
 
@@ -212,7 +235,6 @@ def _iter_spans(
     source_field: str | None = None,
     delimiter: str | None = None,
 ) -> Iterator[tuple[Item, int]]:
-    seen: dict[tuple[str, str], int] = {}
     source = str(path)
     spans: Iterator[tuple[Item, int]]
     lines = _decoded_lines(path, limit)
@@ -221,8 +243,11 @@ def _iter_spans(
             f"{source}: a source field names a column of a table or a key of JSON lines"
             + (f", not of the {fmt!r} format" if fmt == "lines" else "")
         )
-    if fmt == "lines":
-        spans = ((item, item.line) for item in _read_lines(lines, source))
+    if fmt in ARROW_FORMATS:
+        read = read_arrow(path, fmt, id_field, text_fields, source_field)
+        spans = ((item, item.line) for item in read)
+    elif fmt == "lines":
+        spans = ((item, item.line) for item in _read_lines(lines, source, id_field == ROW_ID))
     elif fmt == "jsonl":
         read = _read_jsonl(lines, source, id_field, text_fields, source_field)
         spans = ((item, item.line) for item in read)
@@ -234,6 +259,17 @@ def _iter_spans(
         elif len(delimiter) != 1 or delimiter in "\r\n\"":
             raise InputError(f"{source}: a delimiter is one character, got {delimiter!r}")
         spans = _read_table(lines, source, delimiter, id_field, text_fields, limit, source_field)
+    yield from checked_spans(spans, source, limit)
+
+
+def checked_spans(
+    spans: Iterable[tuple[Item, int]], source: str, limit: int | None = MAX_RECORD_BYTES
+) -> Iterator[tuple[Item, int]]:
+    """Records checked as every reader checks them: an id that is missing or too long, a text
+    too large, an id seen before (a copy when its record is the same: :attr:`Record.copy_of`;
+    else a rejection)."""
+    seen: dict[tuple[str, str], int] = {}
+    prints: dict[tuple[str, str], int] = {}  # (source, id) -> hash of the record's content
     for item, last in spans:
         if isinstance(item, Record):
             problem = check_id(item.id)
@@ -246,13 +282,70 @@ def _iter_spans(
                 continue
             # Records are keyed by source and id: one file may hold several sources
             # (source_field), and the same id in two of them is two records.
-            first = seen.get((item.source, item.id))
+            key = (item.source, item.id)
+            first = seen.get(key)
+            content = hash((item.text, item.source, tuple(item.fields.items())))
             if first is not None:
+                if prints.get(key) == content:  # an identical row: a duplicate to remove
+                    yield _copy(item, first), last
+                    continue
                 reason = f"duplicate id, first seen at line {first}"
                 yield Rejection(source, item.line, reason, item.id), last
                 continue
-            seen[(item.source, item.id)] = item.line
+            seen[key] = item.line
+            prints[key] = content
         yield item, last
+
+
+def _copy(record: Record, first: int) -> Record:
+    """``record`` marked as a copy of the record at line ``first``."""
+    return Record(
+        record.id, record.text, record.source, record.line, record.fields, record.file, first
+    )
+
+
+def resolve_id_field(
+    path: Path, fmt: str, id_field: str | None, delimiter: str | None = None
+) -> str:
+    """The id field to read ``path`` with: ``id_field``, or for None, ``id`` when the file
+    has such a column or key (the first row or object says), else :data:`ROW_ID`."""
+    if id_field is not None:
+        if not id_field.strip():
+            raise ArgumentError("the id field needs a name (or @row for line numbers)")
+        return id_field
+    if fmt == "lines":
+        return "id"
+    return "id" if "id" in first_columns(path, fmt, delimiter) else ROW_ID
+
+
+def first_columns(path: Path, fmt: str, delimiter: str | None = None) -> list[str]:
+    """The columns of a table's header, the keys of the first JSON object (lines that are not
+    one are passed over), or the columns of a Parquet or Arrow file (empty when there are none,
+    or the header cannot be read)."""
+    if fmt in ARROW_FORMATS:
+        return arrow_columns(path, fmt)
+    for _number, text, _problem in _decoded_lines(path, MAX_RECORD_BYTES):
+        if text is None or not text.strip():
+            continue
+        if fmt == "jsonl":
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(obj, dict):
+                return list(obj)
+            continue
+        if fmt == "tsv":
+            delimiter = "\t"
+        elif delimiter is None:
+            delimiter = sniff_delimiter(path)
+        quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
+        try:
+            row = next(csv.reader([text], delimiter=delimiter, quoting=quoting), [])
+        except csv.Error:
+            return []
+        return [cell.strip() for cell in row]
+    return []
 
 
 #: The delimiters a CSV file's header is tried with (the first is taken on a tie).
@@ -382,15 +475,19 @@ def _text_lines(lines: Lines, source: str) -> Iterator[Item | tuple[int, str]]:
             yield number, text
 
 
-def _read_lines(lines: Lines, source: str) -> Iterator[Item]:
+def _read_lines(lines: Lines, source: str, numbered: bool = False) -> Iterator[Item]:
+    """``ID TEXT`` lines; ``numbered``: each line is a text, its id its line number."""
     for item in _text_lines(lines, source):
         if not isinstance(item, tuple):
             yield item
             continue
         number, text = item
+        if numbered:
+            yield Record(str(number), text.strip(), source, number)
+            continue
         parts = text.strip().split(None, 1)
         if len(parts) < 2 or not parts[1].strip():
-            yield Rejection(source, number, "no text after the id", parts[0])
+            yield EmptyText(source, number, "no text after the id", parts[0])
             continue
         yield Record(parts[0], parts[1].strip(), source, number)
 
@@ -496,6 +593,7 @@ def _read_table(
             if text_fields is None:
                 text_fields = default_text_fields(header, id_field, source_field)
             wanted = (id_field, *text_fields, *([source_field] if source_field else []))
+            wanted = tuple(w for w in wanted if w != ROW_ID)
             missing = [f for f in wanted if f not in header]
             if missing:
                 raise InputError(
@@ -524,6 +622,21 @@ def default_text_fields(
     return ["text"] if "text" in names else [n for n in names if n not in (id_field, source_field)]
 
 
+def field_value(obj: Mapping[str, Any], name: str) -> Any:
+    """The value of key ``name`` of ``obj``, or, if it has no such key, of the nested key its
+    dotted path names (``item.title``: ``obj["item"]["title"]``); None if there is none."""
+    if name in obj:
+        return obj[name]
+    if "." not in name:
+        return None
+    value: Any = obj
+    for part in name.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
 def _scalar(value: object) -> bool:
     return isinstance(value, str | int | float) and not isinstance(value, bool)
 
@@ -536,14 +649,14 @@ def _record_from_mapping(
     text_fields: Sequence[str],
     source_field: str | None = None,
 ) -> Record | Rejection:
-    raw_id = obj.get(id_field)
+    raw_id = number if id_field == ROW_ID else field_value(obj, id_field)
     if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
         return Rejection(source, number, f"missing id field {id_field!r}")
     if not isinstance(raw_id, str | int) or isinstance(raw_id, bool):
         return Rejection(source, number, f"id field {id_field!r} is not a string or an integer")
     parts: dict[str, str] = {}
     for name in text_fields:
-        value = obj.get(name)
+        value = field_value(obj, name)
         if value is None:
             continue
         if not isinstance(value, str | int | float) or isinstance(value, bool):
@@ -558,10 +671,10 @@ def _record_from_mapping(
     text = " ".join(v.strip() for v in parts.values() if v.strip())
     if not text:
         names = ", ".join(map(repr, text_fields))
-        return Rejection(source, number, f"no text in {names}", str(raw_id).strip())
+        return EmptyText(source, number, f"no text in {names}", str(raw_id).strip())
     if source_field is None:
         return Record(str(raw_id).strip(), text, source, number, parts)
-    origin = obj.get(source_field)
+    origin = field_value(obj, source_field)
     if not _scalar(origin) or not str(origin).strip():
         reason = f"no source in field {source_field!r}"
         return Rejection(source, number, reason, str(raw_id).strip())
@@ -782,3 +895,113 @@ class AtomicFile:
         self.fail()
         if isinstance(exc, OSError) and exc.errno in WRITE_ERRORS:
             raise self.error(exc) from None
+
+
+# -- Parquet and Arrow files (pyarrow, imported only when one is read) ---------------------------
+
+#: Rows converted to Python objects at a time.
+ARROW_CHUNK = 10_000
+DATA_EXTRA = "pip install 'neardup[data]'"
+
+
+def _pyarrow(what: str) -> Any:
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise InputError(f"{what} needs pyarrow: {DATA_EXTRA}") from None
+    return pa
+
+
+def _open(path: Path, fmt: str) -> Any:
+    """A reader with ``schema`` and ``batches()``, for a Parquet or Arrow (IPC, Feather 2) file."""
+    pa = _pyarrow(f"reading {fmt} files ({path})")
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            return _Parquet(pq.ParquetFile(path))
+        source = pa.memory_map(str(path))
+        try:
+            return _Ipc(pa.ipc.open_file(source))
+        except pa.ArrowInvalid:
+            return _Ipc(pa.ipc.open_stream(pa.memory_map(str(path))))
+    except (OSError, ValueError) as exc:  # pyarrow's errors are both
+        raise InputError(f"{path}: not a readable {fmt} file: {exc}") from None
+
+
+class _Parquet:
+    def __init__(self, file: Any) -> None:
+        self.file = file
+        self.schema = file.schema_arrow
+
+    def batches(self, columns: list[str] | None) -> Iterator[Any]:
+        return iter(self.file.iter_batches(batch_size=ARROW_CHUNK, columns=columns))
+
+
+class _Ipc:
+    def __init__(self, reader: Any) -> None:
+        self.reader = reader
+        self.schema = reader.schema
+
+    def batches(self, columns: list[str] | None) -> Iterator[Any]:
+        if hasattr(self.reader, "num_record_batches"):
+            got = (self.reader.get_batch(i) for i in range(self.reader.num_record_batches))
+        else:
+            got = iter(self.reader)
+        for batch in got:
+            yield batch if columns is None else batch.select(columns)
+
+
+def arrow_columns(path: Path, fmt: str) -> list[str]:
+    """The top-level columns of a Parquet or Arrow file."""
+    return list(_open(path, fmt).schema.names)
+
+
+def _text_columns(schema: Any, id_field: str, source_field: str | None) -> list[str]:
+    """The default text of a columnar file: what :func:`default_text_fields` picks among its
+    columns of text and numbers (a struct or a list is not text: name its fields by path)."""
+    import pyarrow.types as t
+
+    names = [
+        f.name
+        for f in schema
+        if t.is_string(f.type) or t.is_large_string(f.type) or t.is_integer(f.type)
+        or t.is_floating(f.type) or t.is_decimal(f.type)
+    ]  # fmt: skip
+    return default_text_fields(names, id_field, source_field)
+
+
+def read_arrow(
+    path: Path,
+    fmt: str,
+    id_field: str,
+    text_fields: Sequence[str] | None,
+    source_field: str | None = None,
+) -> Iterator[Item]:
+    """The rows of a Parquet or Arrow file as records (numbered from 1), read a chunk at a
+    time and only the columns they need."""
+    reader = _open(path, fmt)
+    names = list(reader.schema.names)
+    fields = (
+        list(text_fields) if text_fields else _text_columns(reader.schema, id_field, source_field)
+    )
+    wanted = [f for f in (id_field, *fields, source_field) if f and f != ROW_ID]
+    missing = [f for f in wanted if f not in names and f.split(".")[0] not in names]
+    if missing:
+        raise InputError(
+            f"{path}: the file has no column {', '.join(map(repr, missing))} "
+            f"(columns: {', '.join(names)}): name the id and text columns it has"
+        )
+    columns = [n for n in names if n in wanted or n in {f.split(".")[0] for f in wanted}]
+    number = 0
+    for batch in reader.batches(columns):
+        for row in batch.to_pylist():
+            number += 1
+            yield _record_from_mapping(
+                _no_nan(row), str(path), number, id_field, fields, source_field
+            )
+
+
+def _no_nan(row: dict[str, Any]) -> dict[str, Any]:
+    """A row with its float NaNs (pandas' missing values) as None: missing, not the text nan."""
+    return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}

@@ -152,6 +152,7 @@ class ShingleProcessor:
         canonical: bool = True,
         fold_accents: bool = True,
         split_hyphens: bool = True,
+        fix_text: bool = False,
     ) -> None:
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise ArgumentError(f"shingle size must be an integer >= 1, got {size!r}")
@@ -173,6 +174,11 @@ class ShingleProcessor:
         self.seed = seed
         self.canonical = bool(canonical)
         self.fold_accents = bool(fold_accents)
+        #: Repair mojibake (``CafÃ©`` for ``Café``) with ftfy before normalizing: scraped text
+        #: decoded with the wrong codec is otherwise compared as it is. Off by default (ftfy
+        #: is an extra, and a text that is right must not be rewritten by a guess).
+        self.fix_text = bool(fix_text)
+        self._fixer: Any = _ftfy() if self.fix_text else None
 
     @classmethod
     def from_params(cls, params: Params) -> ShingleProcessor:
@@ -186,6 +192,7 @@ class ShingleProcessor:
             canonical=params.canonical,
             fold_accents=params.fold_accents,
             split_hyphens=params.split_hyphens,
+            fix_text=params.fix_text,
         )
 
     def __repr__(self) -> str:
@@ -204,8 +211,13 @@ class ShingleProcessor:
     # -- text ----------------------------------------------------------------------------------
 
     def normalize(self, text: str) -> str:
-        """See :func:`neardup.text.normalize`; accents folded if this processor folds them."""
-        return normalize(text, self.fold_accents)
+        """See :func:`neardup.text.normalize`; accents folded if this processor folds them,
+        mojibake repaired first if it repairs it."""
+        return normalize(self.repair(text), self.fold_accents)
+
+    def repair(self, text: str) -> str:
+        """The text with its mojibake repaired (ftfy), if this processor repairs it."""
+        return self._fixer(text) if self._fixer is not None and not text.isascii() else text
 
     def words(self, text: str) -> list[str]:
         """Words of the normalized text ([] for empty/blank text)."""
@@ -229,7 +241,7 @@ class ShingleProcessor:
         if self.canonical:
             from .canonical import canonicalize
 
-            text = canonicalize(text, self.fold_accents)
+            text = canonicalize(self.repair(text), self.fold_accents)
         else:
             text = self.normalize(text)
         if self.kind == "char" and self.split_hyphens and "-" in text:
@@ -337,7 +349,7 @@ class ShingleProcessor:
     def _kernel_texts(self, texts: list[str]) -> list[str]:
         """The texts as the kernel takes them: prepared (canonical forms, a character kind's
         hyphens as spaces), since it only normalizes."""
-        if self.canonical or (self.kind == "char" and self.split_hyphens):
+        if self.canonical or (self.kind == "char" and self.split_hyphens) or self.fix_text:
             for i, t in enumerate(texts):
                 if not isinstance(t, str):
                     raise TypeError(f"text {i} is {type(t).__name__}, not str")
@@ -462,7 +474,19 @@ class ShingleProcessor:
             "shingle_hash": f"mmh3_x86_32_seed{SHINGLE_HASH_SEED}",
             "perm_rng": "splitmix64",
             **({"hyphens": CHAR_HYPHENS} if self.kind == "char" and self.split_hyphens else {}),
+            **({"repair": "ftfy.fix_text"} if self.fix_text else {}),
         }
+
+
+def _ftfy() -> Any:
+    """ftfy's repair, or an error that names the extra to install."""
+    try:
+        from ftfy import fix_text
+    except ImportError:
+        raise ArgumentError(
+            "repairing mojibake (fix_text, --fix-text) needs ftfy: pip install 'neardup[repair]'"
+        ) from None
+    return fix_text
 
 
 def _check_n(n: int) -> int:

@@ -63,6 +63,8 @@ class Params:
     bands: int = 0
     rows: int = 0
     fields_2014: bool = False
+    #: Repair mojibake with ftfy before normalizing (the ``repair`` extra; off by default).
+    fix_text: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.threshold, bool) or not isinstance(self.threshold, int | float):

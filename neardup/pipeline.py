@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from .backends.base import Backend
 from .errors import ArgumentError, SolrRequestError
-from .io import Blank, Item, Record, Rejection
+from .io import Blank, EmptyText, Item, Record, Rejection
 
 #: A batch is sent once its records' text reaches this many bytes, whatever their number: a
 #: thousand records of 7 MB each (each under the reader's limit) would otherwise make one 7 GB
@@ -29,18 +29,24 @@ KEEP_REJECTIONS = 1000
 
 @dataclass
 class IndexStats:
-    """Counts that add up: ``read == indexed + rejected`` and ``lines == read + blank``."""
+    """Counts that add up: ``read == indexed + rejected + identical`` and
+    ``lines == read + blank``. ``empty`` counts the rejected records whose text is empty;
+    ``identical`` the copies of an earlier record (same id and text), indexed once."""
 
     read: int = 0
     indexed: int = 0
     rejected: int = 0
     blank: int = 0
+    empty: int = 0
+    identical: int = 0
     seconds: float = 0.0
     rejections: list[Rejection] = field(default_factory=list)
     reasons: dict[str, int] = field(default_factory=dict)
 
     def reject(self, rejection: Rejection) -> None:
         self.rejected += 1
+        if isinstance(rejection, EmptyText):
+            self.empty += 1
         key = rejection.reason.split(",")[0].split(" at ")[0]
         self.reasons[key] = self.reasons.get(key, 0) + 1
         if len(self.rejections) < KEEP_REJECTIONS:
@@ -52,6 +58,8 @@ class IndexStats:
             "indexed": self.indexed,
             "rejected": self.rejected,
             "blank_lines": self.blank,
+            "empty_texts": self.empty,
+            "identical": self.identical,
             "seconds": round(self.seconds, 3),
             "reasons": self.reasons,
             "rejections": [
@@ -120,6 +128,9 @@ class Writer:
         self.stats.read += 1
         if isinstance(item, Rejection):
             self._pipe.reject(item)
+            return
+        if item.copy_of:  # the same record again: it is in the batch of its first line
+            self.stats.identical += 1
             return
         self._batch.append(item)
         text = item.text

@@ -43,6 +43,9 @@ class Match:
     shared_bands: int
     #: The record's source where it is not the index's primary one (:mod:`neardup.keys`).
     source: str | None = None
+    #: The share of a short query's shingles the record holds (NearDupIndex.search); None for
+    #: a query scored by Jaccard.
+    containment: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -78,6 +81,24 @@ class Report:
     new_records: int = 0
     #: The clusters completed in dedup mode (:mod:`neardup.completion`); None if not made.
     completion: dict[str, Any] | None = None
+    #: The index the report was made from (set by :meth:`NearDupIndex.report`): where
+    #: :meth:`to_pandas` and :meth:`to_polars` read the records' texts and sources.
+    index: Any = field(default=None, repr=False, compare=False)
+
+    def to_pandas(self, text_column: str | None = None) -> Any:
+        """The pairs as a pandas DataFrame: ``id1``, ``id2``, ``similarity``,
+        ``edit_distance``, ``probability``, ``reason``, and from the index, ``source1``,
+        ``source2``, ``text1``, ``text2`` (or the values of ``text_column``). Needs pandas
+        (``pip install 'neardup[data]'``)."""
+        from .output import pair_columns, to_frame
+
+        return to_frame(pair_columns(self, self.index, text_column), "pandas")
+
+    def to_polars(self, text_column: str | None = None) -> Any:
+        """The pairs as a polars DataFrame (the columns of :meth:`to_pandas`)."""
+        from .output import pair_columns, to_frame
+
+        return to_frame(pair_columns(self, self.index, text_column), "polars")
 
     def counts(self) -> dict[str, Any]:
         return {

@@ -55,7 +55,7 @@ def index(
     assert proc.returncode in (0, 2), proc.stderr
     counts = json.loads(proc.stdout) if proc.stdout.strip() else {}
     if counts:
-        assert counts["read"] == counts["indexed"] + counts["rejected"]
+        assert counts["read"] == counts["indexed"] + counts["rejected"] + counts["identical"]
         assert len(counts["rejections"]) == counts["rejected"]
         for r in counts["rejections"]:
             assert r["source"] == str(path) and r["line"] >= 1 and r["reason"]
@@ -68,8 +68,9 @@ def reasons(counts: dict) -> list[tuple[int, str]]:
 
 
 def test_empty_file(solr_base: str, tmp_path: Path) -> None:
-    counts, _, solr = index(solr_base, tmp_path, b"")
+    counts, stderr, solr = index(solr_base, tmp_path, b"")
     assert (counts["read"], counts["indexed"], counts["blank_lines"]) == (0, 0, 0)
+    assert "nothing was indexed: the file holds no records" in stderr  # and exit code 2
     assert solr.count(fq=["-id:_neardup_meta_"]) == 0
 
 

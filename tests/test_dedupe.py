@@ -323,14 +323,17 @@ def test_bad_lines_are_counted_and_listed_with_file_and_line(tmp_path: Path) -> 
         b"7 ...\n"  # no words: cannot be a duplicate of anything, so it is kept
     )
     stats = dedupe(src, out, [], rejects=rejects)
-    assert out.read_bytes() == b"1 good record one\n5 good record five\n7 ...\n"
+    # an id without a text is a row of the data: written as it is, counted apart (issue 27)
+    assert out.read_bytes() == b"1 good record one\n3\n5 good record five\n7 ...\n"
     listed = rejects.read_text().splitlines()
-    assert [line.split(":")[1] for line in listed] == ["2", "3", "5", "7"]
+    assert [line.split(":")[1] for line in listed] == ["2", "5", "7"]
     assert listed[0] == f"{src}:2: invalid UTF-8 at byte 3"
-    assert "duplicate id, first seen at line 1" in listed[2]
-    assert [r.line for r in stats.rejections] == [2, 3, 5, 7]
+    assert "duplicate id, first seen at line 1" in listed[1]
+    assert [r.line for r in stats.rejections] == [2, 5, 7]
+    assert [(r.line, r.reason) for r in stats.empties] == [(3, "no text after the id")]
     assert (stats.read, stats.kept, stats.removed, stats.rejected, stats.blank, stats.lines) == (
-        7, 3, 0, 4, 1, 8)
+        7, 4, 0, 3, 1, 8)
+    assert stats.empty == 1
 
 
 def test_a_malformed_csv_row_does_not_shift_the_next_rows(tmp_path: Path) -> None:
@@ -449,7 +452,7 @@ def test_cli_exit_codes(tmp_path: Path) -> None:
         assert proc.returncode == 2, (args, proc.stderr)
         assert message in proc.stderr, (args, proc.stderr)
         assert "Traceback" not in proc.stderr
-    assert out.read_text() == "1 fine record\n"  # --strict: written, but exit 2
+    assert out.read_text() == "1 fine record\n2\n"  # --strict: all written, exit 2
     assert run_cli("dedupe", "--help").returncode == 0
 
 

@@ -130,7 +130,8 @@ def test_a_50_mb_record_is_rejected_before_solr(
     small = run_cli(
         "index", str(calm), "--json", "--max-record-bytes", "20", "--solr-url", other.url
     )
-    assert small.returncode == 0, small.stderr
+    assert small.returncode == 2, small.stderr  # nothing at all was indexed (issue 27)
+    assert "nothing was indexed: all 6 records were rejected" in small.stderr
     assert json.loads(small.stdout)["rejected"] == 6
     n1 = f"{calm}:1: record too large, {len(NORMAL['n1'])} bytes of text (the limit is 20)"
     assert f"neardup: rejected {n1} (id 'n1')" in small.stderr.splitlines()

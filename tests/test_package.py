@@ -23,7 +23,8 @@ from neardup import resources
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "neardup"
 #: The only layer that may read the environment (see neardup/cli/main.py).
-ENV_LAYER = ("neardup", "cli")
+#: The one module that reads the environment, for the library and the CLI alike (issue 27).
+ENV_LAYER = ("neardup", "config")
 #: Attributes of ``os`` that read (or write) the process environment.
 ENV_NAMES = {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"}
 
@@ -317,8 +318,9 @@ def test_environment_check_sees_reads(tmp_path: Path) -> None:
     ]
 
 
-def test_only_the_cli_reads_the_environment() -> None:
-    """The library takes arguments; the CLI turns environment variables into them."""
+def test_only_the_configuration_reads_the_environment() -> None:
+    """neardup.config reads the environment; the library and the CLI take what it read (the
+    CLI's flags winning), so that a notebook and a shell see the same settings."""
     offenders = {
         str(path.relative_to(REPO)): reads
         for name, path in _modules().items()

@@ -13,7 +13,8 @@ from typing import Any
 from .. import io
 from ..errors import InputError, ParameterMismatch
 from ..evaluate import bcubed, score
-from ..index import MODES, PRUNE_MODES, SIMILARITIES, NearDupIndex
+from ..index import MODES, PRUNE_MODES, SHORT_QUERY, SIMILARITIES, NearDupIndex
+from ..output import TABLE_FORMATS
 from ..params import Params
 from ..pipeline import IndexStats
 
@@ -75,6 +76,14 @@ def _param_options(p: argparse.ArgumentParser) -> None:
         action="store_false",
         default=None,
         help="character shingles keep hyphens (bel-air and bel air differ)",
+    )
+    g.add_argument(
+        "--fix-text",
+        dest="fix_text",
+        action="store_true",
+        default=None,
+        help="repair mojibake (CafÃ© for Café) with ftfy before comparing "
+        "(pip install 'neardup[repair]')",
     )
     g.add_argument(
         "--fields-2014",
@@ -140,6 +149,13 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         help="exit with code 2 if any record was rejected (the rest is indexed)",
     )
     p.add_argument(
+        "--append",
+        action="store_true",
+        help="add the file to a collection that holds other files' records even though its "
+        "own data would get other parameters (without it, that is refused: a collection of "
+        "its own is better, --collection NAME)",
+    )
+    p.add_argument(
         "--writers",
         type=int,
         default=2,
@@ -170,7 +186,27 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         default=None,
         help="largest word edit distance (2014 methods: default 2; lsh: no limit)",
     )
-    p.add_argument("--out", type=Path, required=True, help="TSV file of pairs to write")
+    p.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="the pairs file to write ('-': standard output); ids only (id1 id2 jaccard "
+        "edit_distance, TSV) unless --format or a .csv, .jsonl or .parquet name asks for a table",
+    )
+    p.add_argument(
+        "--format",
+        choices=list(TABLE_FORMATS),
+        default=None,
+        help="pairs and clusters as a table: ids, similarity, edit distance, reason, and the "
+        "records' sources and texts (a file named .csv, .jsonl or .parquet is that table "
+        "whatever this says; without it, other files hold ids only)",
+    )
+    p.add_argument(
+        "--text-column",
+        default=None,
+        metavar="NAME",
+        help="with a table: the records' column NAME instead of their whole text",
+    )
     p.add_argument(
         "--mode",
         choices=list(MODES),
@@ -209,7 +245,8 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         default=None,
         help="lsh: also write the clusters (center clustering: every member is a pair of its "
         "cluster's center, so clusters do not chain), one a line: center, the smallest "
-        "similarity of a member to it, the other members",
+        "similarity of a member to it, the other members; or as a table (--format: one record "
+        "a row with its cluster's number)",
     )
     new = p.add_mutually_exclusive_group()
     new.add_argument(
@@ -239,10 +276,23 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         p = sub.add_parser(verb, help=f"the records most similar to {what}")
         p.add_argument(arg)
         p.add_argument("-k", type=int, default=10, help="how many (default 10)")
-        p.add_argument("--threshold", type=float, default=0.0, help="smallest Jaccard (default 0)")
+        p.add_argument(
+            "--threshold",
+            type=float,
+            default=0.0,
+            help="smallest Jaccard (default 0); search: of a query of at most "
+            f"{SHORT_QUERY} words, the smallest share of it a record holds",
+        )
         p.add_argument("--json", action="store_true")
         solr_options(p)
         p.set_defaults(func=func)
+
+    p = sub.add_parser(
+        "info", help="what a collection holds: records, sources, parameters, batches"
+    )
+    p.add_argument("--json", action="store_true")
+    solr_options(p)
+    p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("delete", help="remove records (and their band keys) from an index")
     p.add_argument("ids", nargs="*", help="ids to remove")
@@ -270,7 +320,8 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         type=Path,
         default=None,
         metavar="PAGE.html",
-        help="also write a review page: false positives and missed pairs side by side",
+        help="also write a review page: false positives and missed pairs side by side ('-': "
+        "stdout, the scores going to stderr)",
     )
     p.add_argument(
         "--records",
@@ -278,6 +329,11 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         default=None,
         help="the records file (any input format): B-cubed averages over every record (else "
         "over the records in some pair), and --html shows the pairs' texts",
+    )
+    p.add_argument(
+        "--id-field",
+        default=None,
+        help="the records' id column/key (default: 'id' if there is one, else line numbers)",
     )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
@@ -308,12 +364,58 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     p.set_defaults(func=cmd_experiment, collection_default="restaurants")
 
 
-def print_stats(stats: IndexStats, out: Any = sys.stderr) -> None:
-    for r in stats.rejections:
-        print(f"neardup: rejected {r}", file=out)
-    hidden = stats.rejected - len(stats.rejections)
+#: Rejections printed with ``--quiet``.
+QUIET_SHOWN = 5
+
+
+def print_stats(stats: IndexStats, out: Any = sys.stderr, quiet: bool = False) -> None:
+    """The lines rejected: each one, or with ``quiet``, the first few and the counts by
+    reason."""
+    shown = stats.rejections[:QUIET_SHOWN] if quiet else stats.rejections
+    for r in shown:
+        what = "empty text, not indexed:" if isinstance(r, io.EmptyText) else "rejected"
+        print(f"neardup: {what} {r}", file=out)
+    hidden = stats.rejected - len(shown)
     if hidden > 0:
         print(f"neardup: ... and {hidden} more rejected records not shown", file=out)
+    if quiet and hidden > 0:
+        counts = sorted(stats.reasons.items(), key=lambda kv: -kv[1])
+        print(
+            "neardup: rejected by reason: " + "; ".join(f"{k}: {n}" for k, n in counts),
+            file=out,
+        )
+    if stats.identical:
+        print(
+            f"neardup: {stats.identical} identical rows (the id and text of an earlier line) "
+            "indexed once",
+            file=out,
+        )
+
+
+def check_indexed(stats: IndexStats, path: Path) -> None:
+    """An error if nothing at all was indexed from ``path`` (:func:`nothing_indexed`)."""
+    problem = nothing_indexed(stats, path)
+    if problem:
+        raise InputError(problem)
+
+
+def nothing_indexed(stats: IndexStats, path: Path) -> str | None:
+    """Why nothing at all was indexed from ``path``, and which flags help (None if some was)."""
+    if stats.indexed or stats.identical:
+        return None
+    if not stats.read:
+        return f"{path}: nothing was indexed: the file holds no records"
+    top = max(stats.reasons.items(), key=lambda kv: kv[1])[0] if stats.reasons else "rejected"
+    hint = ""
+    if top.startswith(("no text in", "missing id field", "field ")):
+        hint = (
+            " (name the fields with --text-field and --id-field; a nested JSON key by its "
+            "path, e.g. --text-field item.title)"
+        )
+    return (
+        f"{path}: nothing was indexed: all {stats.read} records were rejected, most for "
+        f"{top!r}{hint}"
+    )
 
 
 def _large(result: Any) -> str:
@@ -343,7 +445,7 @@ def add_records(index: NearDupIndex, items: Any, **options: Any) -> IndexStats:
     try:
         return index.add_many(items, **options)
     except InputError as exc:
-        if "the header has no column" in str(exc):
+        if "has no column" in str(exc):
             raise InputError(f"{exc} (--id-field, --text-field)") from None
         raise
 
@@ -362,15 +464,17 @@ def print_choice(index: NearDupIndex, out: Any = sys.stderr) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from .common import emit, read_input
+    from .common import emit, progress, read_input
 
     items = read_input(args, args.file)
     if not 1 <= args.writers <= 64:
         raise InputError(f"--writers must be between 1 and 64, got {args.writers}")
     Params(**_given(args))  # bad flags are reported before Solr is started
     index = open_index(args, param_flags=True)
-    stats = add_records(index, items, writers=args.writers, progress=not args.json)
-    print_stats(stats)
+    if not args.append and args.source_field is None and index.chosen is None:
+        _may_join(args, index)
+    stats = add_records(index, items, writers=args.writers, progress=progress(args))
+    print_stats(stats, quiet=args.quiet)
     print_choice(index)
     emit(
         args,
@@ -380,22 +484,61 @@ def cmd_index(args: argparse.Namespace) -> int:
             "chosen": _chosen(index),
             "batch": index.batch_written,
         },
-        f"{args.file}: read {stats.read}, indexed {stats.indexed}, rejected {stats.rejected}, "
-        f"blank lines {stats.blank} -> {index.backend.location} ({stats.seconds:.1f} s); "
+        f"{args.file}: read {stats.read}, indexed {stats.indexed}, rejected {stats.rejected}"
+        + (f" ({stats.empty} with an empty text)" if stats.empty else "")
+        + (f", identical rows {stats.identical}" if stats.identical else "")
+        + f", blank lines {stats.blank} -> {index.backend.location} ({stats.seconds:.1f} s); "
         f"batch {index.batch_written} (report --new: only its pairs)",
     )
+    problem = nothing_indexed(stats, args.file)
+    if problem:  # after the counts, which --json still prints
+        print(f"neardup: error: {problem}", file=sys.stderr)
+        return 2
     return 2 if args.strict and stats.rejected else 0
+
+
+def _may_join(args: argparse.Namespace, index: NearDupIndex) -> None:
+    """Refuse to add ``args.file`` to a collection of other files' records whose parameters
+    its own data would not get (neardup.collection.joining_problem), unless ``--append``."""
+    from itertools import islice
+
+    from ..backends.solr import SolrBackend
+    from ..choose import SAMPLE
+    from ..collection import joining_problem
+    from .common import read_input
+
+    if index.backend.load_params() is None or not isinstance(index.backend, SolrBackend):
+        return  # a new index: its parameters will be this file's own
+    sample = (r.text for r in read_input(args, args.file) if isinstance(r, io.Record))
+    problem = joining_problem(
+        index.backend, index.params, str(args.file), list(islice(sample, SAMPLE)), _given(args)
+    )
+    if problem:
+        raise InputError(problem)
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from ..backends.solr import SolrBackend
+    from ..collection import describe, format_info
+    from .common import emit, open_solr
+
+    info = describe(SolrBackend(open_solr(args, create=False)))
+    emit(args, info, format_info(info))
+    return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ..cluster import pair_clusters
     from ..io import check_output
+    from ..output import destination, is_stdout
     from ..seed2014 import SeedSearcher, seed_report
     from .common import emit, rule_line
 
-    check_output(args.out, "report")  # before the work, not after it
-    if args.clusters:
-        check_output(args.clusters, "clusters file")
+    if is_stdout(args.out) and is_stdout(args.clusters):
+        raise InputError("--out and --clusters cannot both be standard output ('-')")
+    for path, what in ((args.out, "report"), (args.clusters, "clusters file")):
+        if path is not None and not is_stdout(path):
+            check_output(path, what)  # before the work, not after it
     index = open_index(args, create=False)
     if args.method != "lsh" and (args.new or args.since is not None):
         raise InputError("--new and --since report LSH pairs: use them with --method lsh")
@@ -416,11 +559,11 @@ def cmd_report(args: argparse.Namespace) -> int:
             complete=args.complete,
             similarity=args.similarity,
         )
-        io.write_pairs(result.pairs, args.out)
+        _write_pairs(args, result, index)
         counts = result.counts()
         if args.clusters:
             groups = pair_clusters(result.pairs)
-            io.write_clusters(groups, args.clusters)
+            _write_clusters(args, groups, index)
             counts["clusters"] = len(groups)
         emit(
             args,
@@ -441,8 +584,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         )
         return 0
     max_dist = 2 if args.max_dist is None else args.max_dist
-    console = None if args.quiet else sys.stdout
-    pairs = seed_report(SeedSearcher(index), args.method, max_dist, args.out, console)
+    console = None if args.quiet or is_stdout(args.out) else sys.stdout
+    with destination(args.out) as target:
+        pairs = seed_report(SeedSearcher(index), args.method, max_dist, target, console)
     print(
         f"{len(pairs)} pairs ({args.method}, max distance {max_dist}) -> {args.out}",
         file=sys.stderr,
@@ -450,11 +594,37 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _write_pairs(args: argparse.Namespace, result: Any, index: NearDupIndex) -> None:
+    """The pairs file: ids only, or a table with texts, sources and reasons (neardup.output)."""
+    from ..output import destination, pair_columns, table_format, write_table
+
+    fmt = table_format(args.out, args.format)
+    if fmt is None:
+        with destination(args.out) as target:
+            io.write_pairs(result.pairs, target)
+        return
+    write_table(pair_columns(result, index, args.text_column), args.out, fmt)
+
+
+def _write_clusters(args: argparse.Namespace, groups: list[Any], index: Any) -> None:
+    """The clusters file: one center cluster a line, or a table of one record a row."""
+    from ..output import cluster_columns, destination, table_format, write_table
+
+    fmt = table_format(args.clusters, args.format)
+    if fmt is None:
+        with destination(args.clusters) as target:
+            io.write_clusters(groups, target)
+        return
+    members = [g.members for g in groups]
+    write_table(cluster_columns(members, index, args.text_column), args.clusters, fmt)
+
+
 def _matches(args: argparse.Namespace, matches: list[Any], title: str) -> None:
     from .common import emit
 
     lines = [title] + [
-        f"{m.jaccard:.3f}  {m.id}: {m.text}  (edit distance {m.edit_distance}, "
+        (f"{m.containment:.3f} of the query, " if m.containment is not None else "")
+        + f"{m.jaccard:.3f}  {m.id}: {m.text}  (edit distance {m.edit_distance}, "
         f"{m.shared_bands} shared bands)"
         for m in matches
     ]
@@ -490,8 +660,13 @@ def cmd_search(args: argparse.Namespace) -> int:
     _k(args)
     check_text(args.text, "the search text")  # before Solr: undecodable argv bytes end here
     index = open_index(args, create=False)
+    short = len(index.processor.words(args.text)) <= SHORT_QUERY
     _matches(
-        args, index.query(args.text, args.k, args.threshold), "records most similar to the text:"
+        args,
+        index.search(args.text, args.k, args.threshold),
+        "records holding most of the text (containment, then Jaccard):"
+        if short
+        else "records most similar to the text:",
     )
     return 0
 
@@ -564,21 +739,26 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     found = io.read_pairs(args.pairs, linked)
     gold = io.read_pairs(args.gold, linked)
     ids = None
+    records: list[io.Record] | None = None
     if linked:
         # A link's pairs go from the first source to the second, and the two may share ids
         # (each numbers its own records): a record is its id and its side.
         found, gold = ({(f"{a} (1)", f"{b} (2)") for a, b in x} for x in (found, gold))
     elif args.records is not None:
-        ids = [r.id for r in io.read_records(args.records) if isinstance(r, io.Record)]
+        read = io.read_records(args.records, id_field=args.id_field)
+        records = [r for r in read if isinstance(r, io.Record)]
+        ids = [r.id for r in records]
     s = score(found, gold)
     b3 = bcubed(found, gold, ids)
     if args.html is not None:
+        from ..output import destination
         from ..review import write_evaluation_page
 
-        page = write_evaluation_page(
-            args.html, found, gold, args.records, scores=s, source=str(args.pairs)
-        )
-        print(f"review page -> {page.path} ({page.pairs} pairs)", file=sys.stderr)
+        with destination(args.html) as target:
+            page = write_evaluation_page(
+                target, found, gold, records, scores=s, source=str(args.pairs)
+            )
+        print(f"review page -> {args.html} ({page.pairs} pairs)", file=sys.stderr)
     emit(
         args,
         {**s.as_dict(), "bcubed": b3.as_dict()},

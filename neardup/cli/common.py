@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +32,13 @@ def solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
     g.add_argument("--solr-user", default=None, help="basic auth user ($NEARDUP_SOLR_USER)")
     g.add_argument(
         "--solr-password", default=None, help="basic auth password ($NEARDUP_SOLR_PASSWORD)"
+    )
+    g.add_argument(
+        "--solr-password-file",
+        default=None,
+        metavar="FILE",
+        help="a file whose first line is the password, kept out of the process list "
+        "($NEARDUP_SOLR_PASSWORD_FILE)",
     )
     g.add_argument(
         "--solr-heap",
@@ -78,13 +84,19 @@ def input_options(p: argparse.ArgumentParser) -> None:
         choices=["auto", *FORMATS],
         help="input format (default: from the file's extension; 'lines' is 'ID TEXT')",
     )
-    p.add_argument("--id-field", default="id", help="id column/key for tsv, csv and jsonl")
+    p.add_argument(
+        "--id-field",
+        default=None,
+        help="id column/key (a nested JSON key by its path: item.id); @row numbers the records "
+        "by their line (row); default: 'id' if the file has one, else line numbers",
+    )
     p.add_argument(
         "--text-field",
         action="append",
         default=None,
-        help="text column/key (repeat to join several; default: 'text' if there is one, else "
-        "every column but the id and the source, each compared on its own too)",
+        help="text column/key, a nested JSON key by its path (item.title); repeat to join "
+        "several; default: 'text' if there is one, else every column but the id and the "
+        "source, each compared on its own too",
     )
     p.add_argument(
         "--source-field",
@@ -99,6 +111,12 @@ def input_options(p: argparse.ArgumentParser) -> None:
         "of , | ; and tab that splits it into the most columns)",
     )
     record_limit_option(p)
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="print the rejected lines as a summary (counts by reason, the first few) instead "
+        "of one line each, and no progress bars",
+    )
 
 
 def record_limit_option(p: argparse.ArgumentParser) -> None:
@@ -139,9 +157,11 @@ def _positive_int(raw: str) -> int:
 
 
 def read_input(args: argparse.Namespace, path: Path) -> Iterator[Item]:
-    """The records of ``path`` as the input options say to read them."""
+    """The records of ``path`` as the input options say to read them. Without ``--id-field``,
+    a file without an ``id`` column is numbered by its lines, and this says so."""
     from ..io import read_records
 
+    resolve_ids(args, path)
     return read_records(
         path,
         args.format,
@@ -153,42 +173,47 @@ def read_input(args: argparse.Namespace, path: Path) -> Iterator[Item]:
     )
 
 
-def env_seconds(name: str, positive: bool = False) -> float | None:
-    """A number of seconds from the environment (None when unset or empty)."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not (value > 0 if positive else value >= 0):  # also rejects nan and inf below
-        raise InputError(
-            f"{name} must be a number of seconds {'> 0' if positive else '>= 0'}, got {raw!r}"
+def resolve_ids(args: argparse.Namespace, path: Path) -> None:
+    """``args.id_field`` for ``path`` when no ``--id-field`` was given: ``id`` if the file has
+    one, else line numbers (``@row``), which this says."""
+    from ..io import ARROW_FORMATS, ROW_ID, _checked, resolve_id_field
+
+    if args.id_field is not None:
+        return
+    file, fmt = _checked(path, args.format)
+    args.id_field = resolve_id_field(file, fmt, None)
+    if args.id_field == ROW_ID:
+        what = "rows" if fmt in ARROW_FORMATS else "lines"
+        print(
+            f"neardup: {path} has no 'id' column: the records' ids are the numbers of their "
+            f"{what} (--id-field @row; name an id column with --id-field)",
+            file=sys.stderr,
         )
-    return min(value, 86400.0)
 
 
-def home() -> Path | None:
-    raw = os.environ.get("NEARDUP_HOME")
-    return Path(raw).expanduser() if raw else None
+def config(args: argparse.Namespace | None = None) -> Any:
+    """The configuration (:mod:`neardup.config`): the Solr flags given, else the environment."""
+    from .. import config as cfg
+
+    def flag(name: str) -> Any:
+        return getattr(args, name, None) if args is not None else None
+
+    return cfg.load(
+        solr_url=flag("solr_url"),
+        user=flag("solr_user"),
+        password=flag("solr_password"),
+        password_file=flag("solr_password_file"),
+        ca=flag("solr_ca"),
+        heap=flag("solr_heap") or flag("heap"),
+    )
 
 
-def env_auth() -> Any:
-    from ..solr.client import Auth
-
-    user = os.environ.get("NEARDUP_SOLR_USER")
-    if not user:
-        return None
-    return Auth(user, os.environ.get("NEARDUP_SOLR_PASSWORD", ""))
-
-
-def local_node(heap: str | None = None) -> Any:
-    """neardup's own node; ``heap`` (a flag) wins over ``$NEARDUP_SOLR_HEAP``."""
+def local_node(args: argparse.Namespace | None = None) -> Any:
+    """neardup's own node, in ``$NEARDUP_HOME``; a heap flag wins over ``$NEARDUP_SOLR_HEAP``."""
     from ..solr.local import LocalSolr
 
-    heap = heap or os.environ.get("NEARDUP_SOLR_HEAP") or None
-    return LocalSolr(home(), heap=heap, auth=env_auth())
+    settings = config(args)
+    return LocalSolr(settings.home, heap=settings.heap, auth=settings.auth)
 
 
 def open_solr(
@@ -198,30 +223,21 @@ def open_solr(
     (with ``server``, a client of the server alone: no collection is looked for or made; the
     local node is started for it only with ``start``)."""
     from ..errors import SolrUnavailable
-    from ..solr.admin import connect
-    from ..solr.client import Auth
+    from ..solr.admin import connect, local_state
 
-    auth = None
-    user = args.solr_user or os.environ.get("NEARDUP_SOLR_USER")
-    if args.solr_password is not None:
+    if getattr(args, "solr_password", None) is not None:
         print(
             "neardup: warning: --solr-password is visible to other users of this machine (ps, "
-            "/proc); prefer NEARDUP_SOLR_PASSWORD",
+            "/proc); prefer NEARDUP_SOLR_PASSWORD or --solr-password-file",
             file=sys.stderr,
         )
-    if user:
-        password = args.solr_password
-        if password is None:
-            password = os.environ.get("NEARDUP_SOLR_PASSWORD", "")
-        auth = Auth(user, password)
-    verify: bool | str = args.solr_ca or os.environ.get("NEARDUP_SOLR_CA") or True
-    url = args.solr_url or os.environ.get("NEARDUP_SOLR_URL") or None
+    settings = config(args)
     options: dict[str, Any] = {
-        "auth": auth,
-        "verify": verify,
+        "auth": settings.auth,
+        "verify": settings.verify,
         "create": create,
-        "timeout": env_seconds("NEARDUP_SOLR_TIMEOUT", positive=True),
-        "retry_budget": env_seconds("NEARDUP_SOLR_RETRY_BUDGET"),
+        "timeout": settings.timeout,
+        "retry_budget": settings.retry_budget,
     }
     collection = getattr(args, "collection", None)
     try:
@@ -229,29 +245,27 @@ def open_solr(
             from ..solr.client import Solr
 
             options.pop("create")
+            url = settings.solr_url
             if url is None:
-                node = local_node()
-                state = node.running() or (node.start() if start else None)
+                node = local_node(args)
+                state = node.running() or (local_state(node) if start else None)
                 if state is None:
                     raise SolrUnavailable("neardup's local Solr node is not running")
                 url = state.url
             client = Solr(url, **options)
             client.system_info()  # fails fast, with the URL, if Solr is not there
             return client
-        if url is None:
-            node = local_node(getattr(args, "solr_heap", None))
-            state = node.running() or node.start()
-            if state.mode == "standalone":
-                node.refresh_configset()
+        if settings.solr_url is None:
+            state = local_state(local_node(args))
             return connect(
                 state.url, collection, shards=2 if state.mode == "cloud" else 1, **options
             )
-        return connect(url, collection, **options)
+        return connect(settings.solr_url, collection, **options)
     except SolrUnavailable as exc:
         if "HTTP 401" in str(exc):
             raise SolrUnavailable(
-                f"{exc}: give --solr-user and --solr-password "
-                "(or NEARDUP_SOLR_USER / NEARDUP_SOLR_PASSWORD)"
+                f"{exc}: give --solr-user and --solr-password or --solr-password-file "
+                "(or NEARDUP_SOLR_USER / NEARDUP_SOLR_PASSWORD / NEARDUP_SOLR_PASSWORD_FILE)"
             ) from None
         if "certificate could not be verified" in str(exc):
             raise SolrUnavailable(f"{exc} (--solr-ca or NEARDUP_SOLR_CA)") from None
@@ -263,10 +277,26 @@ def open_solr(
 
 
 def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
+    """The summary of a run: on stdout, or on stderr when stdout carries the data
+    (``--out -``)."""
+    out = sys.stderr if stdout_taken(args) else sys.stdout
     if getattr(args, "json", False):
-        print(json.dumps(payload, indent=2, sort_keys=False))
+        print(json.dumps(payload, indent=2, sort_keys=False), file=out)
     else:
-        print(text)
+        print(text, file=out)
+
+
+def stdout_taken(args: argparse.Namespace) -> bool:
+    """Whether an output of the command is standard output (``-``)."""
+    from ..output import is_stdout
+
+    names = ("out", "clusters", "rejects", "html", "review")
+    return any(is_stdout(getattr(args, name, None)) for name in names)
+
+
+def progress(args: argparse.Namespace) -> bool:
+    """Whether to draw progress bars: not for ``--json`` or ``--quiet``."""
+    return not (getattr(args, "json", False) or getattr(args, "quiet", False))
 
 
 def rule_line(rule: dict[str, Any] | None, completion: dict[str, Any] | None = None) -> str:

@@ -1,16 +1,14 @@
 """The ``neardup`` command: one verb per job, ``--json`` for machines, exit codes 0/1/2.
 
-The only layer that reads flags and environment variables: it turns them into arguments of the
-library (``NEARDUP_SOLR_URL``, ``NEARDUP_SOLR_USER``/``NEARDUP_SOLR_PASSWORD``,
-``NEARDUP_SOLR_CA``, ``NEARDUP_SOLR_TIMEOUT``, ``NEARDUP_SOLR_RETRY_BUDGET``, ``NEARDUP_HOME``,
-``NEARDUP_SOLR_HEAP``, ``NEARDUP_KERNEL``).
+The only layer that reads flags: it turns them into arguments of the library. The environment
+(``NEARDUP_SOLR_URL``, ``NEARDUP_HOME``, credentials ...) is read by :mod:`neardup.config`, which
+the library reads too; a flag wins over it.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -30,7 +28,7 @@ class _Parser(argparse.ArgumentParser):
 
 # -- solr ---------------------------------------------------------------------------------------
 def cmd_solr(args: argparse.Namespace) -> int:
-    node = local_node(getattr(args, "heap", None))
+    node = local_node(args)
     if args.action == "start":
         st = node.start(port=args.port, cloud=args.cloud, nodes=args.nodes)
         info = node.status()
@@ -38,7 +36,8 @@ def cmd_solr(args: argparse.Namespace) -> int:
             args,
             info,
             f"Solr {info.get('solr_version')} ({st.mode}) running at "
-            f"{' '.join(st.urls)} (pid {st.pid}; log {st.log})",
+            f"{' '.join(st.urls)} (pid {st.pid}; log {st.log}); stop it with 'neardup solr "
+            "stop'",
         )
     elif args.action == "status":
         info = node.status()
@@ -100,7 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    kernel_choice = os.environ.get("NEARDUP_KERNEL", "").strip().lower()
+    from ..config import load
+
+    kernel_choice = load().kernel
     if kernel_choice:
         from .. import kernel
 

@@ -9,7 +9,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +53,15 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "dedupe",
         help="the input without its near-duplicates (or with cluster ids), in its own format",
         description="Index the input, find its near-duplicate pairs and clusters, and write it "
-        "again in its own format (lines, TSV, CSV, JSONL) with every cluster but one record "
+        "again in its own format (lines, TSV, CSV, JSONL, Parquet, Arrow) with every cluster but "
+        "one record "
         "removed, or with --cluster-column, every record with its cluster id. Lines that are "
         "not records are left out and counted (--rejects lists them); blank lines are dropped.",
     )
     p.add_argument("input", type=Path, help="the records")
-    p.add_argument("--out", type=Path, required=True, help="where to write (same format)")
+    p.add_argument(
+        "--out", type=Path, required=True, help="where to write (same format; '-': stdout)"
+    )
     input_options(p)
     p.add_argument(
         "--keep",
@@ -113,7 +116,9 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     p.add_argument(
         "input", type=Path, nargs="?", default=None, help="records to index first (optional)"
     )
-    p.add_argument("--out", type=Path, required=True, help="the HTML page to write")
+    p.add_argument(
+        "--out", type=Path, required=True, help="the HTML page to write ('-': stdout)"
+    )
     p.add_argument("--title", default=None, help="the page's title")
     input_options(p)
     _run_options(p)
@@ -178,7 +183,9 @@ def _collection_named(args: argparse.Namespace) -> bool:
 
     if args.collection:
         return True
-    url = args.solr_url or os.environ.get("NEARDUP_SOLR_URL")
+    from .common import config
+
+    url = config(args).solr_url
     return bool(url) and split_url(url)[1] is not None
 
 
@@ -189,7 +196,8 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
     (kept afterwards; ``--no-index`` uses what it holds), else a temporary collection that is
     deleted at the end, whatever happens."""
     from ..params import Params
-    from .commands import _given, add_records, open_index, print_choice, print_stats
+    from .commands import _given, add_records, check_indexed, open_index, print_choice, print_stats
+    from .common import progress
 
     if args.input is None:  # review of a collection as it is
         if args.backend == "memory":
@@ -214,8 +222,9 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
             )
         stats = None
         if not args.no_index:
-            stats = add_records(index, read_input(args, args.input), progress=not args.json)
-            print_stats(stats)
+            stats = add_records(index, read_input(args, args.input), progress=progress(args))
+            print_stats(stats, quiet=args.quiet)
+            check_indexed(stats, args.input)
             print_choice(index)
         yield index, stats
     finally:
@@ -252,7 +261,9 @@ def _on(server: Any, name: str) -> Any:
 
 
 def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
-    options: dict[str, Any] = {"progress": not args.json, "max_bucket": args.max_bucket}
+    from .common import progress
+
+    options: dict[str, Any] = {"progress": progress(args), "max_bucket": args.max_bucket}
     if args.prune is not None:
         options["prune"] = args.prune
     return index.report(args.threshold, **options)
@@ -262,8 +273,9 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
     from ..cluster import pair_clusters
     from ..dedupe import dedupe, index_similarity
     from ..io import check_output
+    from ..output import destination, is_stdout
     from ..review import review_index
-    from .common import emit
+    from .common import emit, progress, resolve_ids
 
     started = time.perf_counter()
     if args.input.exists() and not args.input.is_file():
@@ -271,17 +283,25 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             f"{args.input}: not a regular file; dedupe reads its input twice (to index it, then "
             "to write its records), so save it to a file first"
         )
-    check_output(args.out, "output", [args.input])  # before the work, not after it
-    if args.rejects is not None:
-        check_output(args.rejects, "rejects file", [args.input])
-    if args.review is not None:
-        check_output(args.review, "review page", [args.input])
-    with indexed(args) as (index, index_stats):
+    taken = [n for n in ("out", "rejects", "review") if is_stdout(getattr(args, n))]
+    if len(taken) > 1:
+        raise InputError(f"only one output can be standard output ('-'): {', '.join(taken)}")
+    for name, what in (("out", "output"), ("rejects", "rejects file"), ("review", "review page")):
+        path = getattr(args, name)
+        if path is not None and not is_stdout(path):
+            check_output(path, what, [args.input])  # before the work, not after it
+    if args.input.is_file():
+        resolve_ids(args, args.input)
+    with indexed(args) as (index, index_stats), ExitStack() as outputs:
         report = _report(index, args)
         groups = [c.members for c in pair_clusters(report.pairs)]
+        out = outputs.enter_context(destination(args.out))
+        rejects = (
+            outputs.enter_context(destination(args.rejects)) if args.rejects is not None else None
+        )
         stats = dedupe(
             args.input,
-            args.out,
+            out,
             groups,
             pairs=report.pairs,
             fmt=args.format,
@@ -291,15 +311,16 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             cluster_column=args.cluster_column,
             similarity_column=args.similarity_column,
             similarity=index_similarity(index),
-            rejects=args.rejects,
-            progress=not args.json,
+            rejects=rejects,
+            progress=progress(args),
             max_record_bytes=args.max_record_bytes,
             source_field=args.source_field,
             delimiter=args.delimiter,
         )
         page = None
         if args.review is not None:
-            page = review_index(index, args.review, report, source=str(args.input))
+            target = outputs.enter_context(destination(args.review))
+            page = review_index(index, target, report, source=str(args.input))
     if index_stats is None:  # nothing was indexed, so nothing was said about these lines yet
         for r in stats.rejections:
             print(f"neardup: rejected {r}", file=sys.stderr)
@@ -315,36 +336,42 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         if args.cluster_column
         else f"kept {stats.kept}, removed {stats.removed}"
     )
+    if stats.identical:
+        what += f" ({stats.identical} identical rows)"
+    if stats.empty:
+        what += f", empty texts {stats.empty} (written as they are, not compared)"
     emit(
         args,
         payload,
         f"{args.input}: read {stats.read}, {what} ({stats.clustered} records in "
         f"{stats.clusters} clusters, keep {args.keep}), rejected {stats.rejected}, blank lines "
         f"{stats.blank} -> {args.out}"
-        + (f"; review -> {page.path}" if page is not None else "")
+        + (f"; review -> {args.review}" if page is not None else "")
         + f" ({time.perf_counter() - started:.1f} s)"
         + rule_line(report.rule, report.completion),
     )
-    return 2 if args.strict and stats.rejected else 0
+    return 2 if args.strict and (stats.rejected or stats.empty) else 0
 
 
 def cmd_review(args: argparse.Namespace) -> int:
     from ..io import check_output
+    from ..output import destination, is_stdout
     from ..review import review_index
     from .common import emit
 
-    check_output(args.out, "review page", [args.input] if args.input else [])
-    with indexed(args) as (index, _stats):
+    if not is_stdout(args.out):
+        check_output(args.out, "review page", [args.input] if args.input else [])
+    with indexed(args) as (index, _stats), destination(args.out) as out:
         report = _report(index, args)
         source = str(args.input) if args.input is not None else index.backend.location
         page = review_index(
-            index, args.out, report, title=args.title or "neardup review", source=source
+            index, out, report, title=args.title or "neardup review", source=source
         )
     emit(
         args,
         {**page.as_dict(), "report": report.counts()},
         f"{page.pairs} pairs in {page.clusters} clusters of {report.records} records -> "
-        f"{page.path} ({page.bytes / 1024:.0f} KB)"
+        f"{args.out} ({page.bytes / 1024:.0f} KB)"
         + rule_line(report.rule, report.completion),
     )
     return 0

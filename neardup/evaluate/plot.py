@@ -51,8 +51,16 @@ DEFAULT_THRESHOLDS = tuple(round(0.2 + 0.05 * i, 2) for i in range(16))  # 0.2 .
 
 
 def _pyplot() -> Any:
-    """pyplot on the Agg backend, imported only when a figure is actually drawn."""
-    import matplotlib
+    """pyplot on the Agg backend, imported only when a figure is actually drawn; without
+    matplotlib, an error that names the extra to install."""
+    try:
+        import matplotlib
+    except ImportError:
+        from ..errors import NeardupError
+
+        raise NeardupError(
+            "plot draws with matplotlib, which is not installed: pip install 'neardup[plot]'"
+        ) from None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

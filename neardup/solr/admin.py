@@ -8,14 +8,21 @@ what a document transport such as pysolr does not cover.
 from __future__ import annotations
 
 import io
+import logging
 import time
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from ..errors import SolrRequestError
 from ..resources import CONFIGSET_NAME
 from .client import Auth, Solr, redact
+
+if TYPE_CHECKING:
+    from .local import LocalSolr, NodeState
+
+log = logging.getLogger("neardup")
 
 #: Fields a collection must have for neardup to work (seed 003's schema plus neardup's own).
 REQUIRED_FIELDS = (
@@ -176,10 +183,12 @@ def connect(
     timeout: float | None = None,
     retry_budget: float | None = None,
     home: Path | None = None,
+    heap: str | None = None,
 ) -> Solr:
     """The collection to work on: at ``url``, else on neardup's own local node.
 
-    Without a URL the private node (in ``home``, default ``~/.neardup``) is started or reused.
+    Without a URL the private node (in ``home``, default ``~/.neardup``; ``heap``: its Java heap
+    when it is started) is started or reused.
     A missing collection is created from neardup's configset where the server allows it (the
     local node, any SolrCloud); otherwise the error says how to create it. Two processes that
     create the same collection at the same time both go on with it. The first request (system
@@ -195,16 +204,39 @@ def connect(
         "retry_budget": retry_budget,
     }
     if url is None:
-        local = LocalSolr(home)
-        node = local.running() or local.start()  # a running node is reused, cloud or not
-        if node.mode == "standalone":
-            local.refresh_configset()  # for a node started by an older neardup
+        node = local_state(LocalSolr(home, heap=heap))
         solr = Solr(node.url, collection, **options)
         cloud_default_shards = 2 if node.mode == "cloud" else 1
     else:
         solr = Solr(url, collection, **options)
         cloud_default_shards = 1
     return ensure_collection(solr, create=create, shards=shards or cloud_default_shards)
+
+
+def local_state(local: LocalSolr) -> NodeState:
+    """neardup's own node, running: reused if it runs (cloud or not), else started, and then
+    said where, on which port and how to stop it (a node outlives the process that starts
+    it, so a user must know it is there)."""
+    node = local.running()
+    if node is None:
+        node = local.start()
+        log.warning(started_message(node, local.home.parent))
+    if node.mode == "standalone":
+        local.refresh_configset()  # for a node started by an older neardup
+    return node
+
+
+def started_message(node: NodeState, home: Path) -> str:
+    """What is said when neardup starts its own node."""
+    from .local import neardup_home
+
+    port = urlsplit(node.url).port
+    where = "" if home == neardup_home().resolve() else f"NEARDUP_HOME={home} "
+    return (
+        f"started a local Solr node at {node.url} (port {port}, pid {node.pid}, home {home}, "
+        f"log {node.log}); it keeps running for the next commands: stop it with "
+        f"'{where}neardup solr stop'"
+    )
 
 
 def ensure_collection(solr: Solr, *, create: bool = True, shards: int = 1) -> Solr:

@@ -1,0 +1,126 @@
+"""What a collection holds (``neardup info``), and whether a file may join it (``--append``).
+
+Why: the default collection ``neardup`` silently mixed unrelated files, and a second file
+inherited the parameters chosen for the first one's data. :func:`describe` answers "what is
+in there" (records, sources, parameters, batches) in two requests; :func:`joining_problem`
+says why a file should not be added to a collection that holds other files' records indexed
+with other parameters than this file's own data would get.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .backends.solr import BATCH_FIELD, RECORDS_FQ, SOURCE_FIELD, SolrBackend
+from .choose import choose
+from .params import Params
+
+#: Sources and batches listed at most (the counts of the rest are summed).
+LISTED = 50
+#: Parameters that decide what a record's shingles and pairs are (bands and rows follow them).
+DECIDING = ("shingle_kind", "shingle_size", "threshold", "rule", "canonical", "fold_accents",
+            "split_hyphens", "fix_text", "num_perm", "hash_family", "seed")  # fmt: skip
+
+
+def describe(backend: SolrBackend) -> dict[str, Any]:
+    """Records, sources (most records first), parameters and batches (newest first) of a
+    collection, each batch with its sources."""
+    stored = backend.load_params()
+    facet = {
+        "sources": {"type": "terms", "field": SOURCE_FIELD, "limit": LISTED, "numBuckets": True,
+                    "missing": True},
+        "batches": {"type": "terms", "field": BATCH_FIELD, "limit": LISTED, "sort": "index desc",
+                    "numBuckets": True,
+                    "facet": {"sources": {"type": "terms", "field": SOURCE_FIELD, "limit": 5}}},
+    }  # fmt: skip
+    res = backend.solr.select({"q": "*:*", "fq": RECORDS_FQ, "rows": 0, "json.facet": _json(facet)})
+    records = int(res["response"]["numFound"])
+    facets = res.get("facets", {})
+    by_source = facets.get("sources", {})
+    sources = [(str(b["val"]), int(b["count"])) for b in by_source.get("buckets", [])]
+    unnamed = int(by_source.get("missing", {}).get("count", 0))
+    batches = [
+        {
+            "batch": int(b["val"]),
+            "written": _when(int(b["val"])),
+            "records": int(b["count"]),
+            "sources": [str(s["val"]) for s in b.get("sources", {}).get("buckets", [])],
+        }
+        for b in facets.get("batches", {}).get("buckets", [])
+    ]
+    params = Params.from_dict(stored) if stored is not None else None
+    return {
+        "collection": backend.location,
+        "records": records,
+        "sources": dict(sources) | ({"(none)": unnamed} if unnamed else {}),
+        "source_count": int(by_source.get("numBuckets", len(sources))),
+        "params": params.to_dict() if params else None,
+        "described": params.describe() if params else None,
+        "batches": batches,
+        "batch_count": int(facets.get("batches", {}).get("numBuckets", len(batches))),
+    }
+
+
+def format_info(info: Mapping[str, Any]) -> str:
+    """:func:`describe`'s answer for a person."""
+    lines = [f"{info['collection']}: {info['records']} records"]
+    if info["described"] is None:
+        lines.append("  no neardup index yet (index a file first)")
+        return "\n".join(lines)
+    lines.append(f"  parameters: {info['described']}")
+    more = info["source_count"] - len(info["sources"])
+    lines.append(f"  sources ({info['source_count']}):")
+    lines += [f"    {name}: {count} records" for name, count in info["sources"].items()]
+    if more > 0:
+        lines.append(f"    ... and {more} more")
+    lines.append(f"  batches ({info['batch_count']}, newest first):")
+    for b in info["batches"]:
+        lines.append(
+            f"    {b['batch']} ({b['written']}): {b['records']} records from "
+            f"{', '.join(b['sources']) or '?'}"
+        )
+    return "\n".join(lines)
+
+
+def joining_problem(
+    backend: SolrBackend, params: Params, source: str, texts: Iterable[str],
+    given: Mapping[str, Any],
+) -> str | None:  # fmt: skip
+    """Why ``source`` should not be added to the collection (None if it may): the collection
+    holds other sources' records, and the parameters this file's own data would get (chosen
+    from ``texts``, its first records, with the ``given`` ones) are not the collection's."""
+    info = describe(backend)
+    others = {name: n for name, n in info["sources"].items() if name != source}
+    if not others:
+        return None
+    own = choose(texts, given).params
+    diffs = [
+        f"{name} {getattr(params, name)!r} (this file: {getattr(own, name)!r})"
+        for name in DECIDING
+        if getattr(params, name) != getattr(own, name)
+    ]
+    if not diffs:
+        return None
+    held = ", ".join(f"{name} ({n} records)" for name, n in list(others.items())[:3])
+    return (
+        f"{backend.location} holds the records of other files ({held}), indexed with "
+        f"parameters chosen for them: {'; '.join(diffs)}. Index this file into a collection of "
+        "its own (--collection NAME), or add it to this one with --append"
+    )
+
+
+def _when(batch: int) -> str:
+    """A batch number (microseconds since the epoch) as a UTC time."""
+    try:
+        moment = dt.datetime.fromtimestamp(batch / 1e6, tz=dt.timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return "?"
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value)

@@ -1,0 +1,132 @@
+"""neardup's configuration from the environment, read in one place by the library and the CLI.
+
+Why one module: a notebook and a shell must talk to the same Solr. Before, only the CLI read
+``NEARDUP_SOLR_URL`` and ``NEARDUP_HOME``, so ``NearDupIndex.open()`` in a notebook started or
+used another node than ``neardup index`` in the shell beside it. Explicit arguments (a flag, a
+keyword) always win over the environment; the environment wins over the defaults.
+
+================================  ==========================================================
+``NEARDUP_HOME``                  where neardup's own Solr node lives (default ``~/.neardup``)
+``NEARDUP_SOLR_URL``              an existing Solr (base or collection URL) instead of it
+``NEARDUP_SOLR_USER``             basic-auth user
+``NEARDUP_SOLR_PASSWORD``         its password, or
+``NEARDUP_SOLR_PASSWORD_FILE``    a file holding it (one line; kept out of the process list)
+``NEARDUP_SOLR_CA``               a CA bundle to verify Solr's TLS certificate
+``NEARDUP_SOLR_TIMEOUT``          seconds a request may take
+``NEARDUP_SOLR_RETRY_BUDGET``     seconds of retries a request may use
+``NEARDUP_SOLR_HEAP``             the Java heap of the local node (``4g``)
+``NEARDUP_KERNEL``                ``c`` or ``python``: which kernel shingles and hashes
+================================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import InputError
+
+if TYPE_CHECKING:
+    from .solr.client import Auth
+
+
+@dataclass(frozen=True)
+class Config:
+    """What neardup is configured with (None: not set, the default applies)."""
+
+    home: Path | None = None
+    solr_url: str | None = None
+    user: str | None = None
+    password: str | None = None
+    ca: str | None = None
+    timeout: float | None = None
+    retry_budget: float | None = None
+    heap: str | None = None
+    kernel: str | None = None
+
+    @property
+    def auth(self) -> Auth | None:
+        """Basic-auth credentials, if a user is set."""
+        from .solr.client import Auth
+
+        return Auth(self.user, self.password or "") if self.user else None
+
+    @property
+    def verify(self) -> bool | str:
+        """What TLS verification uses: the CA bundle, else the system's."""
+        return self.ca or True
+
+
+def load(
+    *,
+    home: str | Path | None = None,
+    solr_url: str | None = None,
+    user: str | None = None,
+    password: str | None = None,
+    password_file: str | Path | None = None,
+    ca: str | None = None,
+    heap: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Config:
+    """The configuration: each explicit argument, else its environment variable, else None.
+
+    A password comes from ``password``, else ``password_file``, else the environment's password,
+    else its password file."""
+    env = os.environ if environ is None else environ
+
+    def get(name: str) -> str | None:
+        value = env.get(name, "").strip()
+        return value or None
+
+    home_raw = home if home is not None else get("NEARDUP_HOME")
+    if password is None and password_file is not None:
+        password = read_password(password_file)
+    if password is None:
+        password = env.get("NEARDUP_SOLR_PASSWORD") or None
+    if password is None and get("NEARDUP_SOLR_PASSWORD_FILE"):
+        password = read_password(get("NEARDUP_SOLR_PASSWORD_FILE"), "NEARDUP_SOLR_PASSWORD_FILE")
+    return Config(
+        home=Path(home_raw).expanduser() if home_raw else None,
+        solr_url=solr_url or get("NEARDUP_SOLR_URL"),
+        user=user or get("NEARDUP_SOLR_USER"),
+        password=password,
+        ca=ca or get("NEARDUP_SOLR_CA"),
+        timeout=seconds("NEARDUP_SOLR_TIMEOUT", env, positive=True),
+        retry_budget=seconds("NEARDUP_SOLR_RETRY_BUDGET", env),
+        heap=heap or get("NEARDUP_SOLR_HEAP"),
+        kernel=(get("NEARDUP_KERNEL") or "").lower() or None,
+    )
+
+
+def read_password(path: str | Path | None, what: str = "the password file") -> str:
+    """The password a file holds: its first line, without the line ending."""
+    try:
+        text = Path(str(path)).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read {what}: {exc}") from None
+    lines = text.splitlines()
+    if not lines or not lines[0]:
+        raise InputError(f"{path}: {what} is empty")
+    return lines[0]
+
+
+def seconds(name: str, environ: Mapping[str, str] | None = None, positive: bool = False) -> (
+    float | None
+):
+    """A number of seconds from the environment (None when unset or empty), at most a day."""
+    env = os.environ if environ is None else environ
+    raw = env.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 if positive else value >= 0):  # also rejects nan and inf below
+        raise InputError(
+            f"{name} must be a number of seconds {'> 0' if positive else '>= 0'}, got {raw!r}"
+        )
+    return min(value, 86400.0)

@@ -1,0 +1,109 @@
+"""Records from pandas and polars DataFrames (``NearDupIndex.add_frame``).
+
+Why a module of its own: pandas and polars are optional (the ``data`` extra) and neither is
+imported here: a frame is recognised by its type's module and read column by column. Every row
+goes through the same checks as a row of a CSV file (:func:`neardup.io._record_from_mapping`,
+:func:`neardup.io.checked_spans`): the same rejections, identical rows, the same ``fields`` a
+report compares one by one. A record's ids come from ``id``, else from the pandas index (so
+that results join back with ``df.loc``), else from its position (from 0, polars).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .errors import ArgumentError
+from .io import ROW_ID, Item, _record_from_mapping, checked_spans, default_text_fields
+
+#: The key a DataFrame row's index label is read under (no column can have this name).
+INDEX = "\0index"
+
+
+# -- DataFrames ---------------------------------------------------------------------------------
+
+
+def is_frame(obj: object) -> bool:
+    """Whether ``obj`` is a pandas or polars DataFrame (by its type's module: neither is
+    imported to find out)."""
+    module = type(obj).__module__.split(".")[0]
+    return module in ("pandas", "polars") and hasattr(obj, "columns")
+
+
+def frame_records(
+    frame: Any,
+    id: str | None = None,  # noqa: A002 - the keyword the docs promise: add_frame(df, id=...)
+    text: str | Sequence[str] | None = None,
+    source: str | None = None,
+    name: str = "<frame>",
+) -> Iterator[Item]:
+    """The rows of a pandas or polars DataFrame as records, in order.
+
+    ``id`` names the id column; without one, a column ``id`` if there is one, else the
+    pandas index (its labels, so that results join back with ``df.loc``), else the row's
+    position from 0 (polars). ``text`` names the text column or columns (default: ``text``, or
+    every column but the id and the source, each compared on its own too). ``source`` names
+    the column of each record's source (link mode); a record's ``line`` is its position + 1.
+    """
+    if not is_frame(frame):
+        raise ArgumentError(f"expected a pandas or polars DataFrame, got {type(frame).__name__}")
+    columns = [str(c) for c in frame.columns]
+    if len(set(columns)) != len(columns):
+        raise ArgumentError(f"{name}: the DataFrame has two columns of the same name")
+    texts = [text] if isinstance(text, str) else list(text) if text is not None else None
+    id_column = id if id is not None else "id" if "id" in columns else None
+    if texts is None:
+        texts = default_text_fields(columns, id_column or ROW_ID, source)
+    wanted = [c for c in (id_column, *texts, source) if c is not None]
+    missing = [c for c in wanted if c not in columns]
+    if missing:
+        raise ArgumentError(
+            f"{name}: the DataFrame has no column {', '.join(map(repr, missing))} "
+            f"(columns: {', '.join(columns)})"
+        )
+    values = {c: _column(frame, c) for c in dict.fromkeys(wanted)}
+    rows = len(frame)
+    if id_column is None:  # the labels are read like a column of their own
+        labels = list(frame.index) if hasattr(frame, "index") else range(rows)
+        values[INDEX] = [_label(v) for v in labels]
+    key = id_column or INDEX
+    rows_read = (
+        _record_from_mapping({c: _cell(v[k]) for c, v in values.items()}, name, k + 1, key,
+                             texts, source)
+        for k in range(rows)
+    )  # fmt: skip
+    for item, _line in checked_spans(((r, r.line) for r in rows_read), name):
+        yield item
+
+
+def _column(frame: Any, name: str) -> list[Any]:
+    return list(frame[name].to_list())
+
+
+def _label(value: Any) -> Any:
+    """An index label as an id: integers and strings as they are, the rest as text."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int | str):
+        return value
+    if hasattr(value, "item"):  # a numpy scalar
+        value = value.item()
+    return value if isinstance(value, int | str) else str(value)
+
+
+def _cell(value: Any) -> Any:
+    """A cell as the readers take it: NaN and pandas' NA are missing (None); numpy scalars are
+    Python numbers."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return None
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        try:
+            value = value.item()
+        except (TypeError, ValueError):
+            return value
+        if isinstance(value, float) and math.isnan(value):
+            return None
+    return value

@@ -1,0 +1,202 @@
+"""A report's pairs and clusters as tables people use: TSV, CSV, JSON Lines, Parquet, pandas
+and polars, with the records' texts, their sources, the similarity and the reason.
+
+Why a module of its own: the report decides which pairs there are (:mod:`neardup.index`); this
+only lays them out. The ids alone (``id1 id2 jaccard edit_distance``, the pairs file
+:func:`neardup.io.write_pairs` writes and :func:`neardup.io.read_pairs` reads back) cannot be
+read by a person or joined without a second step. pandas, polars and pyarrow are optional and
+imported only here, when a table of theirs is asked for; ``-`` as a path is standard output.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import ArgumentError, InputError
+from .keys import key_of
+
+if TYPE_CHECKING:
+    from .index import NearDupIndex
+    from .results import Pair, Report
+
+TABLE_FORMATS = ("tsv", "csv", "jsonl", "parquet")
+#: The path that means standard output.
+STDOUT = "-"
+EXTRA = "pip install 'neardup[data]'"
+Columns = dict[str, list[Any]]
+
+
+def is_stdout(path: str | Path | None) -> bool:
+    return path is not None and str(path) == STDOUT
+
+
+@contextmanager
+def destination(path: str | Path) -> Iterator[Path]:
+    """Where to write ``path``: itself, or for ``-``, a temporary file whose bytes go to
+    standard output once the block is done (so every writer that takes a path can write to
+    stdout, and a failed run writes nothing there)."""
+    if not is_stdout(path):
+        yield Path(path)
+        return
+    with tempfile.TemporaryDirectory(prefix="neardup-out-") as tmp:
+        target = Path(tmp) / "out"
+        yield target
+        if target.exists():
+            sys.stdout.flush()
+            with open(target, "rb") as fh:
+                shutil.copyfileobj(fh, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+
+
+def table_format(path: str | Path, given: str | None) -> str | None:
+    """The table format to write ``path`` in: its extension's (``.csv``, ``.jsonl``,
+    ``.parquet``), else the one given; None for the plain ids formats (a ``.tsv`` file, or any
+    other, with no format given)."""
+    if given is not None and given not in TABLE_FORMATS:
+        raise ArgumentError(f"unknown format {given!r}: one of {', '.join(TABLE_FORMATS)}")
+    suffix = Path(str(path)).suffix.lower()
+    by_name = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
+    return by_name.get(suffix, given)
+
+
+def reason(report: Report, pair: Pair) -> str:
+    """Which rule kept ``pair``, in words."""
+    if pair.probability is not None:
+        return f"learned rule: match probability {pair.probability:.3f}"
+    rule = report.rule or {}
+    if rule.get("kind") == "weighted" and pair.similarity is not None:
+        return (
+            f"weighted similarity {pair.similarity:.3f}, one partner each, ahead of both "
+            f"records' runner-ups by {rule.get('margin', 0.1):.0%}"
+        )
+    if pair.jaccard + 1e-9 < report.threshold:
+        return "cluster completed: most pairs of its cluster verified"
+    how = ", valley read off the data" if rule.get("kind", "").startswith("valley") else ""
+    said = f"Jaccard {pair.jaccard:.3f} >= {report.threshold:g}{how}"
+    if rule.get("columns"):
+        said += "; columns checked"
+    return said
+
+
+def _lookup(index: NearDupIndex | None, ids: list[str], column: str | None) -> tuple[
+    dict[str, str], dict[str, str]
+]:
+    """The texts (or one column's values) and the sources of ``ids`` in ``index``."""
+    if index is None or not ids:
+        return {}, {}
+    backend = index.backend
+    if column is None:
+        texts = backend.texts(ids)
+    else:
+        rows = backend.columns(ids)
+        if rows and not any(column in r for r in rows.values()):
+            names = sorted({n for r in rows.values() for n in r})
+            raise InputError(f"no column {column!r} in the records (columns: {', '.join(names)})")
+        texts = {i: r.get(column, "") for i, r in rows.items()}
+    return texts, backend.sources(ids)
+
+
+def pair_columns(
+    report: Report, index: NearDupIndex | None = None, text_column: str | None = None
+) -> Columns:
+    """The report's pairs as columns: ids, similarity, edit distance, the learned rule's
+    probability, the reason and, given the index, both records' sources and texts (or their
+    ``text_column``)."""
+    pairs = report.pairs
+    # A pair names its records by their own ids and, where they matter, their sources; the
+    # index keys them by both (neardup.keys).
+    primary = index.primary_source if index is not None else None
+    key1 = [p.id1 if p.source1 is None else key_of(p.id1, p.source1, primary) for p in pairs]
+    key2 = [p.id2 if p.source2 is None else key_of(p.id2, p.source2, primary) for p in pairs]
+    ids = sorted(set(key1) | set(key2))
+    texts, sources = _lookup(index, ids, text_column)
+    cols: Columns = {
+        "id1": [p.id1 for p in pairs],
+        "id2": [p.id2 for p in pairs],
+        "similarity": [p.similarity if p.similarity is not None else p.jaccard for p in pairs],
+        "edit_distance": [p.edit_distance for p in pairs],
+        "probability": [p.probability for p in pairs],
+        "reason": [reason(report, p) for p in pairs],
+    }
+    if index is not None:
+        cols["source1"] = [sources.get(k) for k in key1]
+        cols["source2"] = [sources.get(k) for k in key2]
+        cols["text1"] = [texts.get(k) for k in key1]
+        cols["text2"] = [texts.get(k) for k in key2]
+    return cols
+
+
+def cluster_columns(
+    groups: Sequence[Sequence[str]],
+    index: NearDupIndex | None = None,
+    text_column: str | None = None,
+) -> Columns:
+    """Clusters as one row per record: the cluster's number (from 1, largest first), its size,
+    the record's id and, given the index, its source and text."""
+    ids = [i for g in groups for i in g]
+    texts, sources = _lookup(index, ids, text_column)
+    cols: Columns = {
+        "cluster": [n for n, g in enumerate(groups, start=1) for _ in g],
+        "size": [len(g) for g in groups for _ in g],
+        "id": ids,
+    }
+    if index is not None:
+        cols["source"] = [sources.get(i) for i in ids]
+        cols["text"] = [texts.get(i) for i in ids]
+    return cols
+
+
+def write_table(columns: Columns, path: str | Path, fmt: str) -> int:
+    """Write ``columns`` to ``path`` (``-``: standard output) as ``fmt``; how many rows."""
+    names = list(columns)
+    rows = len(next(iter(columns.values()), []))
+    with destination(path) as target:
+        if fmt == "parquet":
+            pa = _pyarrow()
+            import pyarrow.parquet as pq
+
+            pq.write_table(pa.table(columns), target)
+        elif fmt == "jsonl":
+            with open(target, "w", encoding="utf-8", newline="\n") as fh:
+                for k in range(rows):
+                    row = {n: columns[n][k] for n in names}
+                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        else:
+            with open(target, "w", encoding="utf-8", newline="") as fh:
+                writer = csv.writer(
+                    fh, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n"
+                )
+                writer.writerow(names)
+                for k in range(rows):
+                    writer.writerow(["" if columns[n][k] is None else columns[n][k] for n in names])
+    return rows
+
+
+def to_frame(columns: Columns, kind: str) -> Any:
+    """``columns`` as a pandas or a polars DataFrame."""
+    try:
+        if kind == "pandas":
+            import pandas as pd
+
+            return pd.DataFrame(columns)
+        import polars as pl
+
+        return pl.DataFrame(columns, strict=False)
+    except ImportError:
+        raise ImportError(f"a {kind} DataFrame needs {kind}: {EXTRA}") from None
+
+
+def _pyarrow() -> Any:
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise InputError(f"writing Parquet needs pyarrow: {EXTRA}") from None
+    return pa

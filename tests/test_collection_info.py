@@ -1,0 +1,57 @@
+"""Collections (issue 27): ``neardup info`` says what a collection holds, and a file is not
+added to a collection of other files' records whose parameters its own data would not get,
+unless ``--append``."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from neardup.resources import restaurants
+from neardup.solr import admin
+
+from .conftest import run_cli
+
+ADDRESSES, _ = restaurants()
+
+
+def test_info_and_append(solr_base: str, tmp_path: Path) -> None:
+    lines = ADDRESSES.read_text().splitlines()
+    a, c, docs = tmp_path / "a.txt", tmp_path / "c.txt", tmp_path / "docs.txt"
+    a.write_text("\n".join(lines[:500]) + "\n")
+    c.write_text("\n".join(lines[500:]) + "\n")
+    rng = random.Random(5)
+    vocab = [f"word{i}" for i in range(500)]
+    docs.write_text("".join(f"d{n} {' '.join(rng.choices(vocab, k=80))}\n" for n in range(30)))
+    name = f"test_info_{random.randrange(10**9)}"
+    env = {"NEARDUP_SOLR_URL": f"{solr_base}/{name}"}
+    try:
+        assert run_cli("index", str(a), env=env).returncode == 0
+        again = run_cli("index", str(a), env=env)  # the same file again: its own collection
+        assert again.returncode == 0, again.stderr
+        same = run_cli("index", str(c), env=env)  # records like a's get a's parameters
+        assert same.returncode == 0, same.stderr
+        refused = run_cli("index", str(docs), env=env)
+        assert refused.returncode == 2, refused.stderr
+        assert "holds the records of other files" in refused.stderr
+        assert "shingle_kind 'char' (this file: 'word')" in refused.stderr
+        assert "--append" in refused.stderr
+        info = json.loads(run_cli("info", "--json", env=env).stdout)
+        assert info["records"] == 864 and info["sources"] == {str(a): 500, str(c): 364}
+        appended = run_cli("index", str(docs), "--append", env=env)
+        assert appended.returncode == 0, appended.stderr
+        proc = run_cli("info", "--json", env=env)
+        assert proc.returncode == 0, proc.stderr
+        info = json.loads(proc.stdout)
+        assert info["records"] == 894 and info["source_count"] == 3
+        # four runs, three batches: a's second run replaced the records of its first
+        assert info["params"]["shingle_kind"] == "char" and info["batch_count"] == 3
+        assert [(b["records"], b["sources"]) for b in info["batches"]] == [
+            (30, [str(docs)]), (364, [str(c)]), (500, [str(a)])]
+        assert info["batches"][0]["written"].endswith("UTC")
+        text = run_cli("info", env=env).stdout
+        assert f"{name}: 894 records" in text and "parameters: character 3-grams" in text
+        assert f"{docs}: 30 records" in text and "batches (3, newest first)" in text
+    finally:
+        admin.delete_collection(admin.connect(solr_base, name))

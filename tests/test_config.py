@@ -1,0 +1,100 @@
+"""One configuration (issue 27): the library and the CLI read the environment through
+neardup.config, explicit arguments win, and a started node says where it is and how to stop it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from neardup import InputError, NearDupIndex
+from neardup.config import load
+from neardup.solr import admin
+from neardup.solr.admin import started_message
+from neardup.solr.local import LocalSolr, NodeState
+
+from .conftest import TEST_HOME, run_cli
+
+
+def test_environment_and_explicit_arguments(tmp_path: Path) -> None:
+    secret = tmp_path / "secret"
+    secret.write_text("s3cret\nignored\n")
+    env = {
+        "NEARDUP_HOME": str(tmp_path / "home"),
+        "NEARDUP_SOLR_URL": "http://env:8983/solr/c",
+        "NEARDUP_SOLR_USER": "env-user",
+        "NEARDUP_SOLR_PASSWORD_FILE": str(secret),
+        "NEARDUP_SOLR_TIMEOUT": "7",
+    }
+    got = load(environ=env)
+    assert got.home == tmp_path / "home" and got.solr_url == "http://env:8983/solr/c"
+    assert got.auth is not None and (got.auth.user, got.auth.password) == ("env-user", "s3cret")
+    assert got.timeout == 7.0 and got.verify is True
+    mine = load(home="/elsewhere", solr_url="http://flag:1/solr", user="me", password="pw",
+                environ=env)
+    assert (str(mine.home), mine.solr_url, mine.user, mine.password) == (
+        "/elsewhere", "http://flag:1/solr", "me", "pw")
+    assert load(environ={**env, "NEARDUP_SOLR_PASSWORD": "direct"}).password == "direct"
+    assert load(environ={}) == load(environ={"NEARDUP_HOME": " "})
+    with pytest.raises(InputError, match="cannot read NEARDUP_SOLR_PASSWORD_FILE"):
+        load(environ={"NEARDUP_SOLR_PASSWORD_FILE": str(tmp_path / "missing")})
+    with pytest.raises(InputError, match="NEARDUP_SOLR_TIMEOUT must be a number"):
+        load(environ={"NEARDUP_SOLR_TIMEOUT": "soon"})
+
+
+def test_library_open_honours_neardup_solr_url(
+    solr_base: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = "test_config_env_url"
+    monkeypatch.setenv("NEARDUP_SOLR_URL", f"{solr_base}/{name}")
+    index = NearDupIndex.open(None)
+    try:
+        assert index.backend.location.endswith(f"/{name}")
+        index.add("1", "a record in the collection the environment names")
+        assert len(NearDupIndex.open(f"{solr_base}/{name}")) == 1  # the same collection
+    finally:
+        admin.delete_collection(index.backend.solr)  # type: ignore[attr-defined]
+
+
+def test_library_open_honours_neardup_home(
+    solr_base: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    node = LocalSolr(TEST_HOME).running()
+    if node is None or node.url != solr_base:
+        pytest.skip("the tests' Solr is not the local node in .neardup/test")
+    monkeypatch.delenv("NEARDUP_SOLR_URL", raising=False)
+    monkeypatch.setenv("NEARDUP_HOME", str(TEST_HOME))
+    index = NearDupIndex.open(None, collection="test_config_env_home")
+    try:  # the node of $NEARDUP_HOME, not a new one in ~/.neardup
+        assert index.backend.location.startswith(solr_base)
+    finally:
+        admin.delete_collection(index.backend.solr)  # type: ignore[attr-defined]
+
+
+def test_cli_reads_the_password_file(tmp_path: Path) -> None:
+    (tmp_path / "x.txt").write_text("1 a record\n")
+    proc = run_cli("index", str(tmp_path / "x.txt"), "--solr-url", "http://127.0.0.1:9/solr/c",
+                   "--solr-user", "u", "--solr-password-file", str(tmp_path / "nope"))
+    assert proc.returncode == 2 and "cannot read the password file" in proc.stderr, proc.stderr
+
+
+def test_a_started_node_says_where_and_how_to_stop_it(tmp_path: Path) -> None:
+    node = NodeState(pid=4242, urls=["http://127.0.0.1:38983/solr"], version="9",
+                     mode="standalone", log=str(tmp_path / "solr.log"))
+    said = started_message(node, tmp_path)
+    assert "http://127.0.0.1:38983/solr" in said and "port 38983" in said and "pid 4242" in said
+    assert f"home {tmp_path}" in said
+    assert f"'NEARDUP_HOME={tmp_path} neardup solr stop'" in said
+
+
+def test_library_open_passes_the_heap_of_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The local node's heap comes from NEARDUP_SOLR_HEAP in the library too: a bad one is
+    refused before any node is started (a good one would start one, which this does not)."""
+    monkeypatch.delenv("NEARDUP_SOLR_URL", raising=False)
+    monkeypatch.setenv("NEARDUP_HOME", str(tmp_path))
+    monkeypatch.setenv("NEARDUP_SOLR_HEAP", "lots")
+    with pytest.raises(InputError, match="Solr heap must be a size such as 512m or 4g, got 'lots'"):
+        NearDupIndex.open(None)
+    assert not (tmp_path / "solr" / "node.json").exists()

@@ -1,0 +1,168 @@
+"""Real data out (issue 27): ``--out -`` is standard output, ``--quiet``, the report's pairs and
+clusters as TSV, CSV, JSON Lines and Parquet tables with texts, sources, similarity and reason,
+``Report.to_pandas()`` and ``.to_polars()``, ``evaluate --id-field``, and ``plot`` without
+matplotlib."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from neardup import NearDupIndex, Params
+from neardup.output import cluster_columns, pair_columns, table_format, write_table
+from neardup.resources import restaurants
+from neardup.solr import admin
+
+from .conftest import REPO, run_cli
+
+ADDRESSES, GOLD = restaurants()
+DELI = "Arts Deli 12224 Ventura Blvd Studio City"
+DELI2 = "Art's Deli 12224 Ventura Boulevard Studio City"
+HOTEL = "Hotel Bel-Air 701 Stone Canyon Rd Bel Air"
+HOTEL2 = "Hotel Bel Air 701 Stone Canyon Road Bel Air"
+
+
+def _index() -> NearDupIndex:
+    index = NearDupIndex(Params(threshold=0.4))
+    index.add_many([("1", DELI, "a.csv"), ("2", DELI2, "b.csv"), ("3", HOTEL, "a.csv"),
+                    ("4", HOTEL2, "b.csv"), ("5", "something else entirely", "a.csv")])
+    return index
+
+
+def test_pair_and_cluster_tables_in_every_format(tmp_path: Path) -> None:
+    index = _index()
+    report = index.report()
+    assert [(p.id1, p.id2) for p in report.pairs] == [("1", "2"), ("3", "4")]
+    cols = pair_columns(report, index)
+    assert cols["text1"] == [DELI, HOTEL] and cols["text2"] == [DELI2, HOTEL2]
+    assert cols["source1"] == ["a.csv", "a.csv"] and cols["source2"] == ["b.csv", "b.csv"]
+    assert cols["similarity"] == [p.jaccard for p in report.pairs]
+    assert all(r.startswith(f"Jaccard {p.jaccard:.3f} >= 0.4")
+               for r, p in zip(cols["reason"], report.pairs, strict=True))
+    for fmt in ("tsv", "csv", "jsonl"):
+        path = tmp_path / f"pairs.{fmt}"
+        assert write_table(cols, path, fmt) == 2
+        text = path.read_text()
+        if fmt == "jsonl":
+            rows = [json.loads(line) for line in text.splitlines()]
+        else:
+            rows = list(csv.DictReader(io.StringIO(text), delimiter="\t" if fmt == "tsv" else ","))
+        assert [(r["id1"], r["text2"], r["source2"]) for r in rows] == [
+            ("1", DELI2, "b.csv"), ("3", HOTEL2, "b.csv")]
+    pq = pytest.importorskip("pyarrow.parquet")
+    write_table(cols, tmp_path / "pairs.parquet", "parquet")
+    back = pq.read_table(tmp_path / "pairs.parquet").to_pydict()
+    assert back["text1"] == [DELI, HOTEL] and back["similarity"] == cols["similarity"]
+    groups = index.clusters()
+    table = cluster_columns(groups, index)
+    assert list(zip(table["cluster"], table["id"], table["text"], strict=True)) == [
+        (1, "1", DELI), (1, "2", DELI2), (2, "3", HOTEL), (2, "4", HOTEL2)]
+    assert table_format("x.parquet", None) == "parquet" and table_format("x.tsv", None) is None
+
+
+def test_report_to_pandas_and_polars() -> None:
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    report = _index().report()
+    frame = report.to_pandas()
+    assert isinstance(frame, pd.DataFrame)
+    assert frame[["id1", "id2", "text1", "text2"]].values.tolist() == [
+        ["1", "2", DELI, DELI2], ["3", "4", HOTEL, HOTEL2]]
+    polars = report.to_polars()
+    assert isinstance(polars, pl.DataFrame)
+    assert polars["similarity"].to_list() == [p.jaccard for p in report.pairs]
+
+
+def test_dedupe_and_review_write_to_stdout(tmp_path: Path) -> None:
+    proc = run_cli("dedupe", str(ADDRESSES), "--out", "-", "--backend", "memory", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert not (REPO / "-").exists()
+    counts = json.loads(proc.stderr[proc.stderr.index("{"):])  # the summary goes to stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) == counts["kept"] < 864 and lines[0] == ADDRESSES.read_text().splitlines()[0]
+    page = run_cli("review", str(ADDRESSES), "--out", "-", "--backend", "memory")
+    assert page.returncode == 0, page.stderr
+    assert page.stdout.startswith("<!DOCTYPE html>") and "pairs in" in page.stderr
+    both = run_cli("dedupe", str(ADDRESSES), "--out", "-", "--rejects", "-", "--backend", "memory")
+    assert both.returncode == 2 and "only one output can be standard output" in both.stderr
+
+
+def test_quiet_prints_a_summary_of_the_rejections(tmp_path: Path) -> None:
+    path = tmp_path / "r.txt"
+    path.write_text("".join(f"{n}\n" for n in range(1, 21)) + "".join(
+        f"{n} record number {n}\n" for n in range(21, 31)) + "21 again\n")
+    out = tmp_path / "o.txt"
+    loud = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory")
+    assert loud.stderr.count("neardup: empty text, not indexed: ") == 20
+    assert loud.stderr.count("neardup: rejected ") == 1
+    quiet = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory", "--quiet")
+    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.stderr.count("neardup: empty text, not indexed: ") == 5  # the first five
+    assert quiet.stderr.count("neardup: rejected ") == 1  # and the counts by reason
+    assert "... and 16 more rejected records not shown" in quiet.stderr
+    assert "rejected by reason: no text after the id: 20; duplicate id: 1" in quiet.stderr
+
+
+def test_cli_report_tables_and_stdout(solr_base: str, tmp_path: Path) -> None:
+    coll = "test_report_tables"
+    env = {"NEARDUP_SOLR_URL": f"{solr_base}/{coll}"}
+    admin.delete_collection(admin.connect(solr_base, coll))
+    try:
+        assert run_cli("index", str(ADDRESSES), env=env).returncode == 0
+        ids = run_cli("report", "--out", "-", env=env)
+        assert ids.returncode == 0, ids.stderr
+        assert ids.stdout.splitlines()[0] == "id1\tid2\tjaccard\tedit_distance"
+        assert "kept" in ids.stderr and "kept" not in ids.stdout
+        clusters = tmp_path / "clusters.jsonl"
+        table = run_cli("report", "--out", "-", "--format", "csv", "--clusters", str(clusters),
+                        env=env)
+        assert table.returncode == 0, table.stderr
+        rows = list(csv.DictReader(io.StringIO(table.stdout)))
+        assert len(rows) == len(ids.stdout.splitlines()) - 1 > 90
+        texts = dict(line.split(None, 1) for line in ADDRESSES.read_text().splitlines())
+        assert all(r["text1"] == texts[r["id1"]].strip() and r["text2"] == texts[r["id2"]].strip()
+                   for r in rows)
+        assert all(r["source1"] == str(ADDRESSES) and r["reason"] for r in rows)
+        members = [json.loads(line) for line in clusters.read_text().splitlines()]
+        assert {m["id"] for m in members} == {r[k] for r in rows for k in ("id1", "id2")}
+        assert all(m["text"] == texts[m["id"]].strip() for m in members)
+        pq = pytest.importorskip("pyarrow.parquet")
+        out = tmp_path / "pairs.parquet"
+        assert run_cli("report", "--out", str(out), env=env).returncode == 0
+        assert pq.read_table(out).column("id1").to_pylist() == [r["id1"] for r in rows]
+    finally:
+        admin.delete_collection(admin.connect(solr_base, coll))
+
+
+def test_evaluate_id_field(tmp_path: Path) -> None:
+    found, gold, records = tmp_path / "f.tsv", tmp_path / "g.tsv", tmp_path / "r.csv"
+    found.write_text("a\tb\n")
+    gold.write_text("a\tb\n")
+    records.write_text("key,text\na,x\nb,y\nc,z\n")
+    proc = run_cli("evaluate", str(found), "--gold", str(gold), "--records", str(records),
+                   "--id-field", "key", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["bcubed"]["records"] == 3
+    page = run_cli("evaluate", str(found), "--gold", str(gold), "--records", str(records),
+                   "--id-field", "key", "--html", "-")
+    assert page.returncode == 0, page.stderr
+    assert page.stdout.startswith("<!DOCTYPE html>") and "F1 1.000" in page.stderr
+
+
+def test_plot_without_matplotlib_names_the_extra(tmp_path: Path) -> None:
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "from neardup.cli import main\n"
+        f"sys.exit(main(['plot', 's-curve', '--out-dir', {str(tmp_path)!r}]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=str(REPO))
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert "pip install 'neardup[plot]'" in proc.stderr
