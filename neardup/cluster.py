@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .keys import key_of
 from .results import Pair
 from .text import id_key
 
@@ -73,9 +74,16 @@ def center_clusters(pairs: Iterable[tuple[str, str, float]]) -> list[Cluster]:
     return out
 
 
-def pair_clusters(pairs: Iterable[Pair]) -> list[Cluster]:
+def pair_clusters(pairs: Iterable[Pair], primary: str | None = None) -> list[Cluster]:
     """Center clusters of a report's pairs, each weighed by the similarity that decided it
-    (the weighted one where it did, else Jaccard)."""
+    (the weighted one where it did, else Jaccard). A record is its key (its id, and its source
+    where that is not the index's ``primary`` one: :mod:`neardup.keys`), so that two files'
+    records 7 are never one; :func:`neardup.keys.record_id` gives the ids back."""
     return center_clusters(
-        (p.id1, p.id2, p.similarity if p.similarity is not None else p.jaccard) for p in pairs
+        (
+            p.id1 if p.source1 is None else key_of(p.id1, p.source1, primary),
+            p.id2 if p.source2 is None else key_of(p.id2, p.source2, primary),
+            p.similarity if p.similarity is not None else p.jaccard,
+        )
+        for p in pairs
     )

@@ -50,7 +50,7 @@ from .errors import ArgumentError, InputError
 from .graph import clusters as clusters  # re-exported: connected components
 from .graph import component_labels
 from .io import Blank, Item, Record, Rejection, check_id
-from .keys import SEP, key_of, qualified, record_id, shown, source_of_key
+from .keys import SEP, key_of, qualified, record_id, source_of_key
 from .minhash import ShingleProcessor
 from .params import Params
 from .pipeline import IndexStats, Writer
@@ -489,6 +489,25 @@ def _as_record(item: Any, position: int) -> Item:
     return Record(str(record_id), text, source, position)
 
 
+def shown(
+    pairs: Iterable[Pair], sources: Mapping[str, str], primary: str | None, link: bool
+) -> list[Pair]:
+    """Pairs of storage keys as a user reads them: the records' own ids, with their sources
+    where they matter (``link``: every pair; else a pair with a record of a secondary source).
+    In link mode the record of the primary source comes first."""
+    out = []
+    for p in pairs:
+        if not link and not (qualified(p.id1) or qualified(p.id2)):
+            out.append(p)
+            continue
+        s1, s2 = sources.get(p.id1), sources.get(p.id2)
+        id1, id2 = record_id(p.id1), record_id(p.id2)
+        if link and s2 == primary and s1 != primary:
+            id1, id2, s1, s2 = id2, id1, s2, s1
+        out.append(dataclasses.replace(p, id1=id1, id2=id2, source1=s1, source2=s2))
+    return out
+
+
 class NearDupIndex:
     """Near-duplicate detection over one index with one frozen parameter set.
 
@@ -514,12 +533,16 @@ class NearDupIndex:
         self._given: dict[str, Any] | None = None
         #: The source of the first record written (:attr:`primary_source`), once known.
         self._primary: str | None = None
+        #: Whether the index was empty of parameters when opened: then its first record's
+        #: source is the primary one, with no request to find out.
+        self._fresh = False
         #: Whether the parameters were chosen from the data (no parameters given): then link
         #: mode decides by weighted similarity (:mod:`neardup.link`).
         self.from_data = False
         if params is not None and given:
             raise ArgumentError("give the parameters (params) or some of them (given), not both")
         stored = self.backend.load_params()
+        self._fresh = stored is None
         if stored is None:
             if params is None:
                 # Chosen from the first batch of records (documents()); until then, what the
@@ -649,7 +672,7 @@ class NearDupIndex:
                 f"record {bad[0].id!r} ({bad[0].location}:{bad[0].line}): an id may not hold "
                 "a control character"
             )
-        if records and self.primary_source is None:
+        if records and self._primary is None and (self._fresh or self.primary_source is None):
             self._primary = records[0].source
         if self._given is not None:
             self._choose(records)
@@ -1067,7 +1090,8 @@ class NearDupIndex:
         """Groups of records linked by verified pairs, largest first: center clusters
         (:mod:`neardup.cluster`), each its center first, so that groups do not chain."""
         pairs = self.pairs(threshold, mode=mode, prune=prune)
-        return [c.members for c in pair_clusters(pairs)]
+        found = pair_clusters(pairs, self.primary_source)
+        return [[record_id(m) for m in c.members] for c in found]
 
     def query(self, text: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
         """The ``k`` records most similar to any text, in the index or not (one lookup)."""

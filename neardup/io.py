@@ -25,6 +25,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from .errors import ArgumentError, InputError, InvalidText, OutputError
+from .keys import record_id
 from .text import check_text, ordered
 
 FORMATS = ("lines", "tsv", "csv", "jsonl", "parquet", "arrow")
@@ -790,7 +791,8 @@ def write_clusters(groups: Iterable[Any], out: str | Path) -> None:
                 if not header:
                     fh.write("center\tleast_similarity\tmembers\n")
                     header = True
-                fh.write("\t".join([g.center, f"{g.least:.4f}", *g.members[1:]]) + "\n")
+                ids = [record_id(m) for m in g.members]  # the records' own ids
+                fh.write("\t".join([ids[0], f"{g.least:.4f}", *ids[1:]]) + "\n")
             else:
                 fh.write("\t".join(g) + "\n")
 

@@ -20,11 +20,6 @@ never collides with another record's and :func:`record_id` always gives the id b
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable, Mapping
-
-from .results import Pair
-
 #: Between a record's id and its source in the key of a record of a secondary source.
 SEP = "\x1f"
 
@@ -52,21 +47,3 @@ def qualified(key: str) -> bool:
     """Whether a key is that of a record of a secondary source."""
     return SEP in key
 
-
-def shown(
-    pairs: Iterable[Pair], sources: Mapping[str, str], primary: str | None, link: bool
-) -> list[Pair]:
-    """Pairs of storage keys as a user reads them: the records' own ids, with their sources
-    where they matter (``link``: every pair; else a pair with a record of a secondary source).
-    In link mode the record of the primary source comes first."""
-    out = []
-    for p in pairs:
-        if not link and not (qualified(p.id1) or qualified(p.id2)):
-            out.append(p)
-            continue
-        s1, s2 = sources.get(p.id1), sources.get(p.id2)
-        id1, id2 = record_id(p.id1), record_id(p.id2)
-        if link and s2 == primary and s1 != primary:
-            id1, id2, s1, s2 = id2, id1, s2, s1
-        out.append(dataclasses.replace(p, id1=id1, id2=id2, source1=s1, source2=s2))
-    return out

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import ArgumentError, InputError
-from .keys import key_of
+from .keys import key_of, record_id
 
 if TYPE_CHECKING:
     from .index import NearDupIndex
@@ -141,12 +141,12 @@ def cluster_columns(
 ) -> Columns:
     """Clusters as one row per record: the cluster's number (from 1, largest first), its size,
     the record's id and, given the index, its source and text."""
-    ids = [i for g in groups for i in g]
+    ids = [i for g in groups for i in g]  # keys: ids, and sources where they matter
     texts, sources = _lookup(index, ids, text_column)
     cols: Columns = {
         "cluster": [n for n, g in enumerate(groups, start=1) for _ in g],
         "size": [len(g) for g in groups for _ in g],
-        "id": ids,
+        "id": [record_id(i) for i in ids],
     }
     if index is not None:
         cols["source"] = [sources.get(i) for i in ids]

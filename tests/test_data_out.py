@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from neardup import NearDupIndex, Params
+from neardup.cluster import pair_clusters
+from neardup.keys import record_id
 from neardup.output import cluster_columns, pair_columns, table_format, write_table
 from neardup.resources import restaurants
 from neardup.solr import admin
@@ -59,7 +61,9 @@ def test_pair_and_cluster_tables_in_every_format(tmp_path: Path) -> None:
     write_table(cols, tmp_path / "pairs.parquet", "parquet")
     back = pq.read_table(tmp_path / "pairs.parquet").to_pydict()
     assert back["text1"] == [DELI, HOTEL] and back["similarity"] == cols["similarity"]
-    groups = index.clusters()
+    # The CLI's clusters: members are keys (b.csv's records keyed by id and source), shown as ids.
+    groups = [c.members for c in pair_clusters(report.pairs, index.primary_source)]
+    assert [[record_id(m) for m in g] for g in groups] == index.clusters()
     table = cluster_columns(groups, index)
     assert list(zip(table["cluster"], table["id"], table["text"], strict=True)) == [
         (1, "1", DELI), (1, "2", DELI2), (2, "3", HOTEL), (2, "4", HOTEL2)]

@@ -122,7 +122,7 @@ def test_the_readme_transcripts(tmp_path: Path) -> None:
     run(csv_block, tmp_path)
     commands = transcripts(README)
     assert [c for c, _ in commands][:1] == [
-        "neardup dedupe people.csv --out deduped.csv --backend memory"
+        "neardup dedupe people.csv --out deduped.csv --review review.html --backend memory"
     ]
     bin_dir = Path(sys.executable).parent
     for command, want in commands:

@@ -249,7 +249,9 @@ RECORDS = (
 
 def dedupe_memory(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     src = tmp_path / "in.txt"
-    src.write_text(RECORDS + "3 a record with nothing in common\n4\n", encoding="utf-8")
+    # Line 4 is rejected (an id with a control character); an empty text would be written as
+    # it is (issue 27), so it would not show the rejects file.
+    src.write_text(RECORDS + "3 a record with nothing in common\nx\x01y text\n", encoding="utf-8")
     return run_cli("dedupe", str(src), "--backend", "memory", "--threshold", "0.5", *args)
 
 
@@ -282,7 +284,7 @@ def test_dedupe_follows_a_symlink_and_keeps_it(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert link.is_symlink() and rejects.is_symlink()
     assert real.read_text(encoding="utf-8").startswith("1 the quick")
-    assert "in.txt:4: no text after the id" in (tmp_path / "rejects.txt").read_text()
+    assert "in.txt:4: id holds the control character" in (tmp_path / "rejects.txt").read_text()
     assert leftovers(tmp_path) == []
 
 

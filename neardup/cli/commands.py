@@ -562,7 +562,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         _write_pairs(args, result, index)
         counts = result.counts()
         if args.clusters:
-            groups = pair_clusters(result.pairs)
+            groups = pair_clusters(result.pairs, index.primary_source)
             _write_clusters(args, groups, index)
             counts["clusters"] = len(groups)
         emit(

@@ -117,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     terminated = []
 
-    def on_sigterm(signum: int, frame: object) -> None:
+    def on_sigterm(signum: int, _frame: object) -> None:
         # SIGTERM cleans up as Ctrl-C does: temporary collections dropped, partial outputs
         # removed (by the same handlers of KeyboardInterrupt), instead of dying on the spot.
         terminated.append(signum)

@@ -294,7 +294,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         resolve_ids(args, args.input)
     with indexed(args) as (index, index_stats), ExitStack() as outputs:
         report = _report(index, args)
-        groups = [c.members for c in pair_clusters(report.pairs)]
+        groups = [c.members for c in pair_clusters(report.pairs, index.primary_source)]
         out = outputs.enter_context(destination(args.out))
         rejects = (
             outputs.enter_context(destination(args.rejects)) if args.rejects is not None else None
