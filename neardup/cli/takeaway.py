@@ -16,8 +16,9 @@ from typing import Any
 from ..dedupe import KEEP_RULES
 from ..errors import InputError
 from ..index import PRUNE_MODES, NearDupIndex
+from ..output import rule_line
 from ..pipeline import IndexStats
-from .common import input_options, max_bucket_option, read_input, rule_line
+from .common import input_options, max_bucket_option, read_input
 
 SolrOptions = Callable[..., None]
 BACKENDS = ("solr", "memory")
