@@ -157,9 +157,11 @@
     var e = E[pi], box = el("div", "evidence");
     function line(cls, label, items, none) {
       var row = el("div", cls);
-      row.appendChild(el("span", "elabel", label));
+      row.appendChild(el("span", "elabel", label + ": "));
       if (!items.length) row.appendChild(el("span", "enone", none));
-      items.forEach(function (w) { row.appendChild(el("code", null, w)); });
+      items.forEach(function (w) {
+        row.appendChild(el("code", null, w)); row.appendChild(document.createTextNode(" "));
+      });
       box.appendChild(row);
     }
     line("ev-ids", "shared identifiers and numbers", e[1], "none");
@@ -170,7 +172,7 @@
       if (e[5].length) line("ev-lacks", "fields only one record has", e[5], "none");
     }
     var why = el("div", "ev-reason");
-    why.appendChild(el("span", "elabel", "why"));
+    why.appendChild(el("span", "elabel", "why: "));
     why.appendChild(document.createTextNode(D.reasons[e[0]]));
     box.appendChild(why);
     return box;
