@@ -43,9 +43,10 @@ def chromium_paths() -> tuple[str | None, str | None]:
     return browser, driver
 
 
-def chromium(profile: Path) -> Any:
+def chromium(profile: Path, downloads: Path | None = None) -> Any:
     """A headless Chromium driven by selenium, with a fresh profile in ``profile``, started
-    from the system's binaries (selenium is never asked to download a browser or a driver)."""
+    from the system's binaries (selenium is never asked to download a browser or a driver);
+    what a page downloads goes to ``downloads`` without a prompt, when given."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -57,6 +58,11 @@ def chromium(profile: Path) -> Any:
     for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the page's console
+    if downloads is not None:
+        options.add_experimental_option("prefs", {
+            "download.default_directory": str(downloads),
+            "download.prompt_for_download": False,
+        })
     return webdriver.Chrome(service=Service(driver), options=options)
 
 

@@ -223,6 +223,20 @@ def _keepers(
     return best
 
 
+def kept_ids(
+    items: Iterable[Any],
+    clusters: Iterable[Sequence[str]],
+    pairs: Iterable[Pair] = (),
+    keep: str = "first",
+) -> set[str]:
+    """The ids of the records :func:`dedupe` keeps, one a cluster, by its rule ``keep`` over
+    ``items`` (the input as dedupe reads it): the review page marks them, by the same code."""
+    if keep not in KEEP_RULES:
+        raise ArgumentError(f"unknown rule {keep!r} for the record kept: one of {KEEP_RULES}")
+    pairs = list(pairs)
+    return {k.id for k in _keepers(iter(items), _Clusters(clusters, pairs), keep, False).values()}
+
+
 class _Output:
     """Writes records in the input's format: copied, or with the cluster columns added."""
 

@@ -67,6 +67,67 @@ def table_format(path: str | Path, given: str | None) -> str | None:
     return by_name.get(suffix, given)
 
 
+def decided(result: Report) -> str:
+    """How the report's threshold came about, in a few words (``report`` prints it; the review
+    page shows the same words)."""
+    if result.rule and result.rule.get("kind") == "weighted":
+        return f"weighted rule, kept from cosine {result.threshold:g}"
+    if result.rule and result.rule.get("kind", "").startswith("valley"):
+        how = "read off the data" if result.rule["found"] else "no valley: the fallback"
+        return f"Jaccard >= {result.threshold:g}, {how}"
+    if result.rule:
+        return f"learned rule from Jaccard {result.threshold:g}"
+    return f"Jaccard >= {result.threshold:g}"
+
+
+def rule_line(rule: dict[str, Any] | None, completion: dict[str, Any] | None = None) -> str:
+    """What a report's rule decided, for a person: the valley, the numbers and columns
+    checks, or the learned rule, and the clusters completed (a leading newline each)."""
+    done = f"\nclusters completed: {completion['reason']}" if completion else ""
+    return (_rule_line(rule) if rule else "") + done
+
+
+def _rule_line(rule: dict[str, Any]) -> str:
+    cols = rule.get("columns")
+    if rule.get("kind") == "weighted":
+        return (
+            f"\nweighted rule: {rule['similarity']}; candidates: {rule['candidates']}; "
+            f"{rule['assignment']} ({rule['mapped']} pairs); {rule['decision']} "
+            f"({rule['stood_out']} pairs); numbers check {rule['numbers_check']}"
+            + (
+                f", {rule['numbers_disagree']} pairs dropped whose records both hold numbers "
+                "and share none"
+                if rule["numbers_check"].startswith("made")
+                else ""
+            )
+            + f"\n{rule['columns']}"
+        )
+    if rule.get("kind", "").startswith("valley"):
+        return (
+            f"\nvalley rule: Jaccard >= {rule['threshold']:g}; {rule['reason']}; "
+            + (
+                f"{rule.get('numbers_disagree', 0)} pairs dropped whose records both hold "
+                "numbers and share none"
+                if rule.get("numbers_check", "made").startswith("made")
+                else f"numbers check {rule['numbers_check']}"
+            )
+            + (f"\ncolumns ({', '.join(cols['columns'])}): {cols['reason']}" if cols else "")
+        )
+    return (
+        f"\nlearned rule ({', '.join(rule['features'])}): accepts from Jaccard "
+        f"{rule['threshold']:.3f}, {rule['accepted']} of {rule['candidates']} candidates; "
+        f"estimated precision {rule['estimated_precision']:.3f}, "
+        f"recall {rule['estimated_recall']:.3f}"
+    )
+
+
+def rule_text(report: Report) -> list[str]:
+    """The threshold and the rule of a report, line by line, in the very words ``neardup
+    report`` prints (:func:`decided`, then :func:`rule_line`): the review page shows these."""
+    lines = [decided(report)] + rule_line(report.rule, report.completion).split("\n")
+    return [line for line in lines if line]
+
+
 def reason(report: Report, pair: Pair) -> str:
     """Which rule kept ``pair``, in words."""
     if pair.probability is not None:

@@ -17,7 +17,8 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from . import resources
 from .io import AtomicFile, Record, check_output, read_records
 from .results import Report
-from .text import id_key, normalize, ordered, word_edit_distance
+from .text import id_key, normalize, number_words, ordered, word_edit_distance
 
 if TYPE_CHECKING:
     from .evaluate.scores import Scores
@@ -150,12 +151,29 @@ def _table(rows: Iterable[tuple[str, Any]]) -> str:
     return f"<table class='kv'>{cells}</table>"
 
 
+#: What the page shows for a value that is not set (never a raw ``None`` or ``null``).
+UNSET = "not set"
+
+
 def _shown(value: Any) -> str:
+    if value is None:
+        return UNSET
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, dict | list):
-        return json.dumps(value, sort_keys=True)
+        return json.dumps(_set(value), sort_keys=True)
     return str(value)
+
+
+def _set(value: Any) -> Any:
+    """``value`` with every None inside it as :data:`UNSET`."""
+    if value is None:
+        return UNSET
+    if isinstance(value, dict):
+        return {k: _set(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_set(v) for v in value]
+    return value
 
 
 def _cards(summary: Sequence[tuple[str, str, Any]]) -> str:
@@ -180,8 +198,10 @@ def _payload(
     filters: Sequence[tuple[str, Sequence[str]]],
     threshold: float | None,
     sort: str,
+    kept: Collection[str] = (),
 ) -> dict[str, Any]:
-    """The data the page's script renders: each id and text once, pairs as indices."""
+    """The data the page's script renders: each id and text once, pairs as indices; ``kept``:
+    the records dedupe keeps (as indices too)."""
     number: dict[str, int] = {}
     ids: list[str] = []
 
@@ -216,6 +236,7 @@ def _payload(
         "texts": shown,
         "cut": cut,
         "pairs": pairs,
+        "kept": sorted(number[i] for i in kept if i in number),
         "clusters": [[at(i) for i in g] for g in groups],
         "labels": list(labels),
         "colors": [COLORS.get(label, "#888") for label in labels],
@@ -256,12 +277,18 @@ def render(
     filters: Sequence[tuple[str, Sequence[str]]],
     threshold: float | None,
     sort: str = "asc",
+    rule: str = "",
+    kept: Collection[str] = (),
+    extra: Mapping[str, Any] | None = None,
 ) -> tuple[str, int]:
-    """The page's HTML, and how many clusters it shows."""
+    """The page's HTML, and how many clusters it shows. ``rule``: a panel's HTML (the review
+    page's threshold and rule); ``extra``: more data for the script (the review page's
+    evidence, and that pairs can be marked)."""
     from . import __version__
 
     groups = _clusters_of(rows)
-    data = _payload(rows, texts, groups, labels, filters, threshold, sort)
+    data = {**_payload(rows, texts, groups, labels, filters, threshold, sort, kept),
+            **(extra or {})}
     side = "".join(
         f"<div class='panel'><h2>{html.escape(name)}</h2>{_table(items)}</div>"
         for name, items in tables
@@ -279,6 +306,7 @@ def render(
         "histogram": histogram_svg(rows, labels, threshold),
         "legend": legend if len(labels) > 1 else "",
         "tables": side,
+        "rule": rule,
         "details": _table(details),
         "version": html.escape(__version__),
         "css": css,
@@ -303,6 +331,63 @@ def _params_rows(params: Mapping[str, Any] | None) -> list[tuple[str, Any]]:
     return [(k, v) for k, v in (params or {}).items() if not isinstance(v, dict | list)]
 
 
+#: Shared words a pair's evidence lists, of each kind (identifiers, rare words).
+EVIDENCE_WORDS = 5
+
+
+def evidence(
+    report: Report,
+    texts: Mapping[str, str],
+    columns: Mapping[str, Mapping[str, str]] | None = None,
+) -> tuple[list[str], list[list[Any]]]:
+    """Why each pair of ``report`` is one, for a reviewer: the reasons (each once) and per
+    pair ``[reason, identifiers, rare words, fields that agree, that differ, that one record
+    lacks]``. Identifiers are the shared normalized words that hold a digit
+    (:func:`neardup.text.number_words`: house, phone, model numbers), rare words the other
+    shared words; both rarest first over the page's records (then longest), since a shared
+    ``the`` says nothing and a shared ``kdl-46v3000`` says much. Fields compare the records'
+    columns (``columns``: id -> column -> value) by their normalized values."""
+    from .output import reason
+
+    bag = {i: set(normalize(t).split()) for i, t in texts.items() if t}
+    df = Counter(w for ws in bag.values() for w in ws)
+    reasons: dict[str, int] = {}
+    rows: list[list[Any]] = []
+    for p in report.pairs:
+        shared = bag.get(p.id1, set()) & bag.get(p.id2, set())
+        numbers = number_words(shared)
+
+        def rarest(ws: Iterable[str]) -> list[str]:
+            return sorted(ws, key=lambda w: (df[w], -len(w), w))[:EVIDENCE_WORDS]
+
+        fields: tuple[list[str], list[str], list[str]] = ([], [], [])
+        a, b = (columns or {}).get(p.id1, {}), (columns or {}).get(p.id2, {})
+        for name in [*a, *(n for n in b if n not in a)]:
+            x, y = normalize(a.get(name) or ""), normalize(b.get(name) or "")
+            if x or y:
+                fields[0 if x == y else 1 if x and y else 2].append(name)
+        said = reason(report, p)
+        rows.append([reasons.setdefault(said, len(reasons)), rarest(numbers),
+                     rarest(shared - numbers), *fields])
+    return list(reasons), rows
+
+
+def _rule_panel(report: Report, kept: Collection[str] | None, keep: str) -> str:
+    """The threshold and rule in the words ``neardup report`` prints, and the record kept."""
+    from .output import rule_text
+
+    lines = "".join(f"<div>{html.escape(line)}</div>" for line in rule_text(report))
+    said = (
+        f"the record dedupe keeps in each cluster (keep {keep}) is marked kept"
+        if kept is not None
+        else "the record kept is not known here: give the input file (or use dedupe --review)"
+    )
+    return (
+        f"<div class='panel'><h2>Threshold and rule</h2><div id='nd-rule'>{lines}</div>"
+        f"<div id='nd-keep' class='rid'>{html.escape(said)}</div></div>"
+    )
+
+
 def write_review(
     out: str | Path,
     report: Report,
@@ -311,10 +396,15 @@ def write_review(
     params: Mapping[str, Any] | None = None,
     title: str = "neardup review",
     source: str = "",
+    kept: Collection[str] | None = None,
+    keep: str = "first",
+    columns: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Page:
     """The review page of a report: ``texts`` maps the ids of its pairs to their texts,
     ``params`` are the index's (``Params.to_dict()``). Values are read from the report, so a
-    threshold it learned or a mode it ran in shows as it is."""
+    threshold it learned or a mode it ran in shows as it is, in the words ``report`` prints.
+    ``kept``: the ids dedupe keeps by its rule ``keep`` (:func:`neardup.dedupe.kept_ids`);
+    ``columns``: the records' columns, compared in each pair's evidence (:func:`evidence`)."""
     # Pairs a completed cluster added (neardup.completion) sit below the rule's threshold,
     # which every pair the rule kept reaches: shown apart, so a reader sees which is which.
     added = bool(report.completion and report.completion.get("added"))
@@ -333,6 +423,7 @@ def write_review(
     counts = report.counts()
     run = {k: v for k, v in counts.items() if k not in VOLATILE}
     groups = _clusters_of(rows)
+    reasons, why = evidence(report, texts, columns)
     summary = [
         ("records", "records", report.records),
         ("pairs", "pairs", len(rows)),
@@ -344,7 +435,7 @@ def write_review(
         title=title,
         subtitle=source,
         summary=summary,
-        tables=[("Run", _params_rows(run)), ("Parameters", _params_rows(params))],
+        tables=[("Run", _params_rows(run)), ("Parameters", _params_rows(_floor(params)))],
         details=[(k, v) for k, v in run.items() if isinstance(v, dict)]
         + [(k, v) for k, v in (params or {}).items() if isinstance(v, dict)]
         + [(k, v) for k, v in counts.items() if k in VOLATILE],
@@ -353,8 +444,18 @@ def write_review(
         labels=labels,
         filters=filters,
         threshold=report.threshold,
+        rule=_rule_panel(report, kept, keep),
+        kept=kept or (),
+        extra={"reasons": reasons, "evidence": why, "marks": True},
     )
     return _write(out, page, len(rows), n_clusters)
+
+
+def _floor(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The index's parameters, its ``threshold`` named for what it is: what the bands were
+    made for (under the valley rule, a floor), not the report's threshold."""
+    return {("bands made for Jaccard" if k == "threshold" else k): v
+            for k, v in (params or {}).items()}
 
 
 def review_index(
@@ -364,14 +465,18 @@ def review_index(
     *,
     title: str = "neardup review",
     source: str = "",
+    kept: Collection[str] | None = None,
+    keep: str = "first",
 ) -> Page:
-    """The review page of an index's report (made with the defaults when not given)."""
+    """The review page of an index's report (made with the defaults when not given), with
+    the records' columns compared; ``kept`` and ``keep`` as :func:`write_review`'s."""
     report = report if report is not None else index.report()
     ids = sorted({i for p in report.pairs for i in (p.id1, p.id2)}, key=id_key)
     texts = index.backend.texts(ids)
     return write_review(
         out, report, texts, params=index.params.to_dict(), title=title,
-        source=source or index.backend.location,
+        source=source or index.backend.location, kept=kept, keep=keep,
+        columns=index.backend.columns(ids),
     )
 
 

@@ -328,3 +328,185 @@ def test_the_page_at_100k_pairs(browser: Any, tmp_path: Path) -> None:
     browser.find_element("css selector", '#nd-view [data-view="clusters"]').click()
     _wait_total(browser, len({cluster_of[p.id1] for p in report.pairs if hit(p)}))
     assert _console_errors(browser) == []
+
+
+# -- the page explains each match (#27 item 8) -------------------------------------------------
+
+#: What a page must never show a reader: a value that was not set, as the code spells it.
+RAW = re.compile(r"\b(None|null|undefined|NaN)\b")
+
+
+def _shown_text(driver: Any) -> str:
+    """What a reader sees on the page, the details opened."""
+    driver.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")
+    return str(driver.execute_script("return document.body.innerText"))
+
+
+def test_the_record_dedupe_keeps_is_marked_and_nothing_shows_none(
+    browser: Any, tmp_path: Path
+) -> None:
+    out, page = tmp_path / "deduped.txt", tmp_path / "review.html"
+    proc = run_cli("dedupe", str(ADDRESSES), "--out", str(out), "--review", str(page),
+                   "--backend", "memory", "--keep", "longest")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    written = {line.split(" ", 1)[0] for line in out.read_text(encoding="utf-8").splitlines()}
+    data = _embedded(page)
+    kept = {data["ids"][i] for i in data["kept"]}
+    assert kept and kept == written & set(data["ids"])  # of the records paired, those written
+    _open(browser, page)
+    assert "keep longest" in browser.find_element("id", "nd-keep").text
+    sides = browser.find_elements("css selector", "#nd-list .side .rid")
+    marked = [s.find_element("tag name", "b").text for s in sides
+              if s.find_elements("css selector", ".kept")]
+    assert marked and set(marked) <= written
+    assert all(s.find_element("tag name", "b").text not in written for s in sides
+               if not s.find_elements("css selector", ".kept"))
+    assert not RAW.search(_shown_text(browser))
+    browser.find_element("css selector", '#nd-view [data-view="clusters"]').click()
+    for section in browser.find_elements("css selector", "#nd-list .cluster"):
+        ids = [b.text for b in section.find_elements("css selector", "ol > li > b")]
+        chosen = [li.find_element("tag name", "b").text
+                  for li in section.find_elements("css selector", "ol > li.kept")]
+        assert chosen and chosen == [i for i in ids if i in written]
+    assert not RAW.search(_shown_text(browser))
+    assert _console_errors(browser) == []
+
+
+@pytest.mark.solr
+def test_the_threshold_and_rule_are_the_words_report_prints(
+    browser: Any, solr_base: str, tmp_path: Path
+) -> None:
+    import random
+
+    from neardup.solr import admin
+
+    env = {"NEARDUP_SOLR_URL": solr_base}
+    name = f"test_review_rule_{random.randrange(10**9)}"
+    page = tmp_path / "review.html"
+    try:
+        made = run_cli("index", str(ADDRESSES), "--collection", name, env=env)
+        assert made.returncode == 0, made.stderr
+        rep = run_cli("report", "--collection", name, "--out", str(tmp_path / "p.tsv"), env=env)
+        assert rep.returncode == 0, rep.stderr
+        rev = run_cli("review", "--collection", name, "--out", str(page), env=env)
+        assert rev.returncode == 0, rev.stderr
+    finally:
+        admin.delete_collection(admin.connect(solr_base, name))
+    said = rep.stdout.strip().splitlines()
+    threshold = re.search(r"Jaccard >= ([0-9.]+), ", said[0])
+    assert threshold is not None
+    _open(browser, page)
+    rule = [e.text for e in browser.find_elements("css selector", "#nd-rule div")]
+    assert len(rule) >= 2 and rule[0] in said[0] and rule[1:] == said[1:]
+    assert _card(browser, "threshold") == threshold.group(1)
+    # no other "threshold" on the page says another number (the index's floor is named so)
+    cells = browser.find_elements("css selector", "table.kv tr")
+    for row in cells:
+        if row.find_element("tag name", "th").text == "threshold":
+            assert row.find_element("tag name", "td").text == threshold.group(1)
+    assert "not known" in browser.find_element("id", "nd-keep").text  # no input file given
+
+
+SHOP = """id,title,brand,price
+a1,new Sony Bravia KDL-46V3000 46 inch LCD television,Sony,999
+a2,new Sony KDL-46V3000 Bravia 46in LCD TV,sony,1099
+b1,new Canon PowerShot SD1000 digital camera silver,Canon,199
+b2,new Canon Powershot SD1000 digital camera in silver,Canon,199
+c1,new Garmin nuvi 200 GPS navigator,Garmin,
+c2,new Garmin nuvi 200 portable GPS navigator,Garmin,150
+d1,new Apple iPod nano 8GB blue,Apple,149
+"""
+
+
+@pytest.fixture
+def shop_page(tmp_path: Path) -> tuple[Report, Path]:
+    from neardup.cluster import pair_clusters
+    from neardup.dedupe import kept_ids
+
+    shop = tmp_path / "shop.csv"
+    shop.write_text(SHOP, encoding="utf-8")
+    index = NearDupIndex(given={"threshold": 0.5})
+    index.add_many(read_records(shop))
+    report = index.report()
+    groups = [c.members for c in pair_clusters(report.pairs)]
+    kept = kept_ids(read_records(shop), groups, report.pairs)
+    page = review_index(index, tmp_path / "review.html", report, kept=kept)
+    return report, page.path
+
+
+def _pair_element(driver: Any, report: Report, a: str, b: str) -> Any:
+    for element in driver.find_elements("css selector", "#nd-list .pair"):
+        p = report.pairs[int(element.get_attribute("data-pair"))]
+        if {p.id1, p.id2} == {a, b}:
+            return element, p
+    raise AssertionError(f"no pair {a} {b} on the page")
+
+
+def _codes(element: Any, cls: str) -> list[str]:
+    return [c.text for c in element.find_elements("css selector", f".{cls} code")]
+
+
+def test_each_pair_shows_its_evidence(browser: Any, shop_page: tuple[Report, Path]) -> None:
+    from neardup.output import reason
+    from neardup.text import normalize
+
+    report, page = shop_page
+    _open(browser, page)
+    camera, pair = _pair_element(browser, report, "b1", "b2")
+    assert set(_codes(camera, "ev-ids")) == {"sd1000", "199"}  # the model and the price
+    rare = _codes(camera, "ev-rare")
+    assert "powershot" in rare and rare[0] != "new"  # "new" is in every record: least telling
+    assert all(w in normalize(SHOP.splitlines()[3]).split() for w in rare)
+    assert _codes(camera, "ev-agree") == ["brand", "price"]
+    assert _codes(camera, "ev-differ") == ["title"]
+    assert not camera.find_elements("css selector", ".ev-lacks")
+    why = camera.find_element("css selector", ".ev-reason").text
+    assert why == "why: " + reason(report, pair) and "Jaccard" in why
+    gps, _ = _pair_element(browser, report, "c1", "c2")
+    assert _codes(gps, "ev-ids") == ["200"] and _codes(gps, "ev-lacks") == ["price"]
+    assert _codes(gps, "ev-agree") == ["brand"]
+    assert not RAW.search(_shown_text(browser))
+    assert _console_errors(browser) == []
+
+
+def test_marks_download_as_a_gold_file_evaluate_reads(
+    restaurant_run: tuple[Report, dict[str, str], Path], tmp_path: Path
+) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    report, _texts, page = restaurant_run
+    if None in chromium_paths():
+        pytest.skip("the browser tests need chromium and chromedriver")
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    driver = chromium(tmp_path / "profile", downloads)
+    try:
+        _open(driver, page)
+        shown = driver.find_elements("css selector", "#nd-list .pair")[:4]
+        picked = [report.pairs[int(e.get_attribute("data-pair"))] for e in shown]
+        for element in shown[:3]:
+            element.find_element("css selector", ".mark-right").click()
+        shown[3].find_element("css selector", ".mark-wrong").click()
+        shown[2].find_element("css selector", ".mark-right").click()  # changed its mind
+        marks = driver.find_element("id", "nd-marks")
+        assert (marks.get_attribute("data-right"), marks.get_attribute("data-wrong")) == ("2", "1")
+        assert shown[0].find_element("css selector", ".mark-right").get_attribute(
+            "aria-pressed") == "true"
+        driver.find_element("id", "nd-download").click()
+        gold = downloads / "gold.tsv"
+        WebDriverWait(driver, 30).until(lambda d: gold.exists() and not list(
+            downloads.glob("*.crdownload")))
+        assert _console_errors(driver) == []
+    finally:
+        driver.quit()
+    lines = gold.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "id1\tid2"
+    right = sorted((p.id1, p.id2) for p in picked[:2])
+    assert sorted(tuple(line.split("\t")) for line in lines[1:]) == right
+    assert sorted(read_pairs(gold)) == right
+    pairs = tmp_path / "pairs.tsv"
+    write_pairs(report.pairs, pairs)
+    proc = run_cli("evaluate", str(pairs), "--gold", str(gold), "--json")
+    assert proc.returncode == 0, proc.stderr
+    scores = json.loads(proc.stdout)
+    assert scores["gold"] == 2 and scores["true_pairs"] == 2

@@ -428,18 +428,6 @@ def _large(result: Any) -> str:
     )
 
 
-def _decided(result: Any) -> str:
-    """How the report's threshold came about, in a few words."""
-    if result.rule and result.rule.get("kind") == "weighted":
-        return f"weighted rule, kept from cosine {result.threshold:g}"
-    if result.rule and result.rule.get("kind", "").startswith("valley"):
-        how = "read off the data" if result.rule["found"] else "no valley: the fallback"
-        return f"Jaccard >= {result.threshold:g}, {how}"
-    if result.rule:
-        return f"learned rule from Jaccard {result.threshold:g}"
-    return f"Jaccard >= {result.threshold:g}"
-
-
 def add_records(index: NearDupIndex, items: Any, **options: Any) -> IndexStats:
     """``index.add_many`` for a file the flags name: a missing column names the flags."""
     try:
@@ -530,9 +518,9 @@ def cmd_info(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from ..cluster import pair_clusters
     from ..io import check_output
-    from ..output import destination, is_stdout
+    from ..output import decided, destination, is_stdout, rule_line
     from ..seed2014 import SeedSearcher, seed_report
-    from .common import emit, rule_line
+    from .common import emit
 
     if is_stdout(args.out) and is_stdout(args.clusters):
         raise InputError("--out and --clusters cannot both be standard output ('-')")
@@ -577,7 +565,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             + f", {result.bands} bands: {result.buckets} shared buckets{_large(result)}, "
             f"{result.candidates} candidate pairs, {result.verified} verified, "
             f"{result.confirmed} kept ({result.mode}, pruning {result.prune}, "
-            f"{_decided(result)}) -> {args.out}"
+            f"{decided(result)}) -> {args.out}"
             + (f"; {counts['clusters']} clusters -> {args.clusters}" if args.clusters else "")
             + f" ({result.seconds:.1f} s)"
             + rule_line(result.rule, result.completion),

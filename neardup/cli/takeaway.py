@@ -16,8 +16,9 @@ from typing import Any
 from ..dedupe import KEEP_RULES
 from ..errors import InputError
 from ..index import PRUNE_MODES, NearDupIndex
+from ..output import rule_line
 from ..pipeline import IndexStats
-from .common import input_options, max_bucket_option, read_input, rule_line
+from .common import input_options, max_bucket_option, read_input
 
 SolrOptions = Callable[..., None]
 BACKENDS = ("solr", "memory")
@@ -63,13 +64,7 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "--out", type=Path, required=True, help="where to write (same format; '-': stdout)"
     )
     input_options(p)
-    p.add_argument(
-        "--keep",
-        choices=KEEP_RULES,
-        default="first",
-        help="the record a cluster keeps: first seen in the file (default), last, longest or "
-        "shortest text, central (highest summed similarity to the others); ties: first seen",
-    )
+    _keep_option(p)
     p.add_argument(
         "--cluster-column",
         metavar="NAME",
@@ -121,6 +116,7 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     )
     p.add_argument("--title", default=None, help="the page's title")
     input_options(p)
+    _keep_option(p)
     _run_options(p)
     p.add_argument("--json", action="store_true", help="print what was written as JSON")
     solr_options(p)
@@ -260,6 +256,28 @@ def _on(server: Any, name: str) -> Any:
     return one
 
 
+def _keep_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--keep",
+        choices=KEEP_RULES,
+        default="first",
+        help="the record a cluster keeps: first seen in the file (default), last, longest or "
+        "shortest text, central (highest summed similarity to the others); ties: first seen",
+    )
+
+
+def _kept(args: argparse.Namespace, report: Any, groups: list[list[str]] | None = None) -> Any:
+    """The ids dedupe keeps (by ``--keep``) for the review page; None without an input file."""
+    from ..cluster import pair_clusters
+    from ..dedupe import kept_ids
+
+    if args.input is None or not args.input.is_file():
+        return None
+    if groups is None:
+        groups = [c.members for c in pair_clusters(report.pairs)]
+    return kept_ids(read_input(args, args.input), groups, report.pairs, args.keep)
+
+
 def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
     from .common import progress
 
@@ -320,7 +338,8 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         page = None
         if args.review is not None:
             target = outputs.enter_context(destination(args.review))
-            page = review_index(index, target, report, source=str(args.input))
+            page = review_index(index, target, report, source=str(args.input),
+                                kept=_kept(args, report, groups), keep=args.keep)
     if index_stats is None:  # nothing was indexed, so nothing was said about these lines yet
         for r in stats.rejections:
             print(f"neardup: rejected {r}", file=sys.stderr)
@@ -365,7 +384,8 @@ def cmd_review(args: argparse.Namespace) -> int:
         report = _report(index, args)
         source = str(args.input) if args.input is not None else index.backend.location
         page = review_index(
-            index, out, report, title=args.title or "neardup review", source=source
+            index, out, report, title=args.title or "neardup review", source=source,
+            kept=_kept(args, report), keep=args.keep,
         )
     emit(
         args,

@@ -5,8 +5,12 @@
   var D = JSON.parse(document.getElementById("nd-data").textContent);
   var ids = D.ids, texts = D.texts, P = D.pairs, C = D.clusters;
   var PAGE = 50, CPAGE = 20, CPAIRS = 10;
-  var lower = [], cut = {};
+  var lower = [], cut = {}, kept = {}, E = D.evidence || null;
   (D.cut || []).forEach(function (i) { cut[i] = true; });
+  (D.kept || []).forEach(function (i) { kept[i] = true; });
+  // A reviewer's marks: pair index -> "right" | "wrong"; the pairs marked right are the gold
+  // file (id1<TAB>id2, the ids as in the pairs file) that neardup evaluate --gold reads.
+  var marks = {};
   var byCluster = C.map(function () { return []; });
   P.forEach(function (p, i) { if (p[5] >= 0) byCluster[p[5]].push(i); });
   var BINS = D.bins;
@@ -111,6 +115,7 @@
     var s = el("div", "side"), head = el("div", "rid");
     head.appendChild(document.createTextNode("id "));
     head.appendChild(el("b", null, ids[i]));
+    if (kept[i]) head.appendChild(el("span", "kept", "kept"));
     s.appendChild(head);
     if (texts[i] == null) s.appendChild(el("div", "txt none", "(no text)"));
     else s.appendChild(marked(toks, ws, flags, cls));
@@ -143,7 +148,77 @@
     sides.appendChild(side(p[0], ta, wa, d[0], "del"));
     sides.appendChild(side(p[1], tb, wb, d[1], "ins"));
     box.appendChild(sides);
+    if (E) box.appendChild(evidenceView(pi));
+    if (D.marks) box.appendChild(markView(pi));
     return box;
+  }
+  // Why the pair is one: shared identifiers and rare words, the fields, the rule's reason.
+  function evidenceView(pi) {
+    var e = E[pi], box = el("div", "evidence");
+    function line(cls, label, items, none) {
+      var row = el("div", cls);
+      row.appendChild(el("span", "elabel", label + ": "));
+      if (!items.length) row.appendChild(el("span", "enone", none));
+      items.forEach(function (w) {
+        row.appendChild(el("code", null, w)); row.appendChild(document.createTextNode(" "));
+      });
+      box.appendChild(row);
+    }
+    line("ev-ids", "shared identifiers and numbers", e[1], "none");
+    line("ev-rare", "shared rare words", e[2], "none");
+    if (e[3].length || e[4].length || e[5].length) {
+      line("ev-agree", "fields that agree", e[3], "none");
+      line("ev-differ", "fields that differ", e[4], "none");
+      if (e[5].length) line("ev-lacks", "fields only one record has", e[5], "none");
+    }
+    var why = el("div", "ev-reason");
+    why.appendChild(el("span", "elabel", "why: "));
+    why.appendChild(document.createTextNode(D.reasons[e[0]]));
+    box.appendChild(why);
+    return box;
+  }
+  function markView(pi) {
+    var box = el("div", "marking");
+    ["right", "wrong"].forEach(function (m) {
+      var b = el("button", "mark-" + m + (marks[pi] === m ? " on" : ""), m === "right"
+        ? "\u2713 right" : "\u2717 wrong");
+      b.type = "button";
+      b.setAttribute("aria-pressed", marks[pi] === m ? "true" : "false");
+      b.onclick = function () {
+        if (marks[pi] === m) delete marks[pi]; else marks[pi] = m;
+        var all = box.querySelectorAll("button");
+        for (var k = 0; k < all.length; k++) {
+          var on = marks[pi] === (k === 0 ? "right" : "wrong");
+          all[k].className = all[k].className.replace(/ on$/, "") + (on ? " on" : "");
+          all[k].setAttribute("aria-pressed", on ? "true" : "false");
+        }
+        tally();
+      };
+      box.appendChild(b);
+    });
+    return box;
+  }
+  function tally() {
+    var right = 0, wrong = 0;
+    for (var k in marks) if (marks[k] === "right") right++; else wrong++;
+    $("nd-marks").textContent = right + " marked right, " + wrong + " wrong";
+    $("nd-marks").setAttribute("data-right", right);
+    $("nd-marks").setAttribute("data-wrong", wrong);
+  }
+  function gold() {
+    var out = "id1\tid2\n", chosen = [];
+    for (var k in marks) if (marks[k] === "right") chosen.push(+k);
+    chosen.sort(function (a, b) { return a - b; });
+    chosen.forEach(function (k) { out += ids[P[k][0]] + "\t" + ids[P[k][1]] + "\n"; });
+    return out;
+  }
+  function download() {
+    var a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([gold()], {type: "text/tab-separated-values"}));
+    a.download = "gold.tsv";
+    document.body.appendChild(a);
+    a.click();
+    setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
   }
   function clusterView(c) {
     var box = el("section", "cluster"), m = byCluster[c], mine = [];
@@ -157,6 +232,7 @@
     C[c].slice(0, 100).forEach(function (i) {
       var li = el("li");
       li.appendChild(el("b", null, ids[i]));
+      if (kept[i]) { li.className = "kept"; li.appendChild(el("span", "kept", "kept")); }
       li.appendChild(document.createTextNode(" " + (texts[i] == null ? "" : texts[i])));
       ol.appendChild(li);
     });
@@ -211,6 +287,8 @@
   });
   if (D.filters.length < 2) $("nd-filter").style.display = "none";
   if (!C.length) $("nd-view").style.display = "none";
+  if (D.marks) { $("nd-download").onclick = download; tally(); }
+  else $("nd-marking").style.display = "none";
   $("nd-sort").value = state.sort;
   $("nd-filter").onchange = function () { state.filter = +this.value; update(); };
   $("nd-sort").onchange = function () { state.sort = this.value; update(); };
