@@ -185,9 +185,12 @@ def _cards(summary: Sequence[tuple[str, str, Any]]) -> str:
 
 
 def _clusters_of(rows: Sequence[_Row]) -> list[list[str]]:
-    from .graph import clusters
+    """The page's clusters as dedupe makes them (center clusters: :mod:`neardup.cluster`), so
+    that each cluster shows one kept record."""
+    from .cluster import center_clusters
 
-    return clusters((r.id1, r.id2) for r in rows)
+    found = center_clusters((r.id1, r.id2, r.jaccard or 0.0) for r in rows)
+    return [sorted(c.members, key=id_key) for c in found]
 
 
 def _payload(
