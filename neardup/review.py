@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import resources
 from .io import AtomicFile, Record, check_output, read_records
+from .keys import key_of
 from .results import Report
 from .text import id_key, normalize, number_words, ordered, word_edit_distance
 
@@ -474,12 +475,21 @@ def review_index(
     """The review page of an index's report (made with the defaults when not given), with
     the records' columns compared; ``kept`` and ``keep`` as :func:`write_review`'s."""
     report = report if report is not None else index.report()
-    ids = sorted({i for p in report.pairs for i in (p.id1, p.id2)}, key=id_key)
-    texts = index.backend.texts(ids)
+    # The page names records by their own ids; the index keys a secondary source's records by
+    # id and source (neardup.keys), so each id is looked up under its key.
+    primary = index.primary_source
+    key = {}
+    for p in report.pairs:
+        for rid, src in ((p.id1, p.source1), (p.id2, p.source2)):
+            key[rid] = rid if src is None else key_of(rid, src, primary)
+    ids = sorted(key, key=id_key)
+    stored = index.backend.texts([key[i] for i in ids])
+    texts = {i: stored[key[i]] for i in ids if key[i] in stored}
+    rows = index.backend.columns([key[i] for i in ids])
+    columns = {i: rows[key[i]] for i in ids if key[i] in rows}
     return write_review(
         out, report, texts, params=index.params.to_dict(), title=title,
-        source=source or index.backend.location, kept=kept, keep=keep,
-        columns=index.backend.columns(ids),
+        source=source or index.backend.location, kept=kept, keep=keep, columns=columns,
     )
 
 

@@ -256,3 +256,18 @@ def test_three_sources_each_pair_linked_once() -> None:
         (p.source2, p.id2, p.source1) for p in pairs
     ]
     assert len(partners) == len(set(partners))  # one partner in each other source
+
+
+def test_the_review_page_of_two_sources_shows_each_records_own_text(tmp_path: Path) -> None:
+    from neardup.review import review_index
+
+    index = NearDupIndex()
+    index.add_many([("0", "cafe roma 12 main street springfield", "a.csv"),
+                    ("1", "blue door books 4 high street leeds", "a.csv")])
+    index.add_many([("7", "caffe roma 12 main st springfield", "b.csv"),
+                    ("1", "harbour lights motel 9 quay road", "b.csv")])  # b's 1 is not a's 1
+    report = index.report(mode="link", similarity="weighted")
+    assert [(p.id1, p.id2) for p in report.pairs] == [("0", "7")]
+    page = review_index(index, tmp_path / "review.html", report)
+    html = (tmp_path / "review.html").read_text(encoding="utf-8")
+    assert page.pairs == 1 and "caffe roma 12 main st springfield" in html
