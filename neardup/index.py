@@ -998,7 +998,7 @@ class NearDupIndex:
         self, pairs: list[Pair], sources: Mapping[str, str] | None, link: bool
     ) -> list[Pair]:
         """Pairs with the records' own ids and, where they matter, sources
-        (:func:`neardup.keys.shown`)."""
+        (:func:`neardup.index.shown`)."""
         if not link and not any(qualified(p.id1) or qualified(p.id2) for p in pairs):
             return pairs
         if sources is None:
