@@ -166,6 +166,24 @@ class Corpus:
         return {m: base for base, members in self.families.items() for m in members}
 
 
+def _families(
+    n: int, dup_fraction: float, max_copies: int, rng: np.random.Generator
+) -> tuple[int, list[int], list[int]]:
+    """How many bases, each family's number of copies (1 + Geometric(1/2), capped, until the
+    copies are all assigned) and which bases have a family."""
+    n_copies = int(round(dup_fraction * n))
+    n_bases = n - n_copies
+    sizes: list[int] = []
+    left = n_copies
+    while left > 0:
+        s = min(int(rng.geometric(0.5)), max_copies, left)
+        sizes.append(s)
+        left -= s
+    if len(sizes) > n_bases:
+        raise ValueError("dup_fraction too large for the family sizes")
+    return n_bases, sizes, rng.choice(n_bases, size=len(sizes), replace=False).tolist()
+
+
 def _edit(
     words: list[str], rate: float, zipf: ZipfWords, rng: np.random.Generator
 ) -> tuple[list[str], int, int, int]:
@@ -224,18 +242,7 @@ def generate(
     rng = np.random.default_rng([seed, 0xD0C5])
     zipf = ZipfWords(vocabulary(vocab_size, seed), exponent, rng)
 
-    n_copies = int(round(dup_fraction * n))
-    n_bases = n - n_copies
-    # Family sizes: 1 + Geometric(1/2) copies, capped, until the copies are all assigned.
-    sizes: list[int] = []
-    left = n_copies
-    while left > 0:
-        s = min(int(rng.geometric(0.5)), max_copies, left)
-        sizes.append(s)
-        left -= s
-    if len(sizes) > n_bases:
-        raise ValueError("dup_fraction too large for the family sizes")
-    family_bases = rng.choice(n_bases, size=len(sizes), replace=False).tolist()
+    n_bases, sizes, family_bases = _families(n, dup_fraction, max_copies, rng)
 
     lengths = rng.integers(min_words, max_words + 1, size=n_bases)
     flat = zipf.indices(int(lengths.sum()))
@@ -360,6 +367,121 @@ def short_records(
         out.append(Record(str(i), " ".join(vocab[k] for k in flat[pos : pos + length])))
         pos += length
     return out
+
+
+#: The vocabularies of :func:`short_families`: real English words by frequency (the
+#: ``wordfreq`` package, 50,000 most frequent), the pseudo-words of :func:`vocabulary`, or
+#: the adversarial ``w0``..``w49999`` (short tokens sharing most character 3-grams).
+SHORT_VOCABULARIES = ("real", "pseudo", "tokens")
+
+
+def short_vocabulary(kind: str, size: int = 50_000, seed: int = 0) -> list[str]:
+    """The words of a short-record corpus, most frequent first (see :data:`SHORT_VOCABULARIES`)."""
+    if kind == "real":
+        from wordfreq import top_n_list
+
+        words = [w for w in top_n_list("en", size * 2) if w.isalpha() and _word_ok(w)]
+        return words[:size]
+    if kind == "pseudo":
+        return vocabulary(size, seed)
+    if kind == "tokens":
+        return [f"w{i}" for i in range(size)]
+    raise ValueError(f"vocabulary must be one of {SHORT_VOCABULARIES}, got {kind!r}")
+
+
+def _typo(word: str, rng: np.random.Generator) -> str:
+    """One keyboard-style slip: a letter replaced, dropped, doubled or two swapped."""
+    if len(word) < 2:
+        return word + "s"
+    i = int(rng.integers(0, len(word) - 1))
+    kind = int(rng.integers(0, 4))
+    letter = string.ascii_lowercase[int(rng.integers(0, 26))]
+    if kind == 0:
+        return word[:i] + letter + word[i + 1 :]
+    if kind == 1:
+        return word[:i] + word[i + 1 :]
+    if kind == 2:
+        return word[: i + 1] + word[i:]
+    return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+
+
+def short_families(
+    n: int,
+    *,
+    seed: int = 0,
+    words: str = "real",
+    dup_fraction: float = 0.1,
+    min_words: int = 8,
+    max_words: int = 15,
+    max_edits: int = 3,
+    max_copies: int = 5,
+    exponent: float = 1.0,
+) -> Corpus:
+    """``n`` short records (8-15 Zipf words) of which ``dup_fraction`` are planted near copies.
+
+    A copy of a base gets 1 to ``max_edits`` edits, each a typo in one word (half of them), a
+    word dropped or two neighbouring words swapped: the slips of a catalogue or a customer
+    list. Families of 1-5 copies, as :func:`generate`. The truth is every pair inside a family
+    (``jaccard`` 1.0 in the list: it is planted, not measured), so a method is scored on the
+    pairs a user wants found, whatever shingles it uses.
+    """
+    if n < 2:
+        raise ValueError(f"n must be >= 2, got {n}")
+    rng = np.random.default_rng([seed, 0x5407, SHORT_VOCABULARIES.index(words)])
+    zipf = ZipfWords(short_vocabulary(words, seed=seed), exponent, rng)
+    n_bases, sizes, family_bases = _families(n, dup_fraction, max_copies, rng)
+    lengths = rng.integers(min_words, max_words + 1, size=n_bases)
+    flat = zipf.indices(int(lengths.sum())).tolist()
+    vocab = zipf.words
+    base_words: list[list[str]] = []
+    pos = 0
+    for length in lengths.tolist():
+        base_words.append([vocab[k] for k in flat[pos : pos + length]])
+        pos += length
+    texts = [" ".join(ws) for ws in base_words]
+    ids = [str(i) for i in rng.permutation(n).tolist()]
+    families: dict[str, list[str]] = {}
+    copies: list[Copy] = []
+    slot = n_bases
+    for b, s in zip(family_bases, sizes, strict=True):
+        members = [ids[b]]
+        for _ in range(s):
+            ws = list(base_words[b])
+            edits = int(rng.integers(1, max_edits + 1))
+            subs = dels = 0
+            done = 0
+            while done < edits or ws == base_words[b]:  # a slip may change nothing ("ll")
+                done += 1
+                k = int(rng.integers(0, 4))
+                i = int(rng.integers(0, len(ws)))
+                if k <= 1:
+                    ws[i] = _typo(ws[i], rng)
+                    subs += 1
+                elif k == 2 and len(ws) > 2:
+                    del ws[i]
+                    dels += 1
+                elif i + 1 < len(ws):
+                    ws[i], ws[i + 1] = ws[i + 1], ws[i]
+                    subs += 1
+            texts.append(" ".join(ws))
+            copies.append(Copy(ids[slot], ids[b], done / len(base_words[b]),
+                               len(base_words[b]), 0, dels, subs))  # fmt: skip
+            members.append(ids[slot])
+            slot += 1
+        families[ids[b]] = members
+    records = [Record(ids[i], texts[i]) for i in range(n)]
+    records.sort(key=lambda r: id_key(r.id))
+    truth = sorted(
+        ((a, b) if id_key(a) <= id_key(b) else (b, a))
+        for members in families.values()
+        for a, b in combinations(members, 2)
+    )
+    params = {
+        "n": n, "seed": seed, "words": words, "dup_fraction": dup_fraction,
+        "min_words": min_words, "max_words": max_words, "max_edits": max_edits,
+        "exponent": exponent, "families": len(families), "copies": len(copies),
+    }  # fmt: skip
+    return Corpus(records, [(a, b, 1.0) for a, b in truth], families, copies, 0.0, params)
 
 
 def fingerprint(records: Iterable[Record]) -> str:

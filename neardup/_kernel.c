@@ -425,49 +425,27 @@ static int cmp_u32(const void *x, const void *y) {
     return (a > b) - (a < b);
 }
 
-PyDoc_STRVAR(pair_jaccard_doc,
-             "pair_jaccard(texts, normalize, kind, size, a, b, out)\n\n"
-             "The Jaccard similarity of the shingle hashes of texts[a[i]] and texts[b[i]] into\n"
-             "out[i] (float64), -1 where either text has no shingles. a, b: int64 buffers of\n"
-             "indexes into texts; kind and size as for signatures(). Each text's sorted unique\n"
-             "hashes are made once; a pair costs one merge of two sorted arrays.");
+PyDoc_STRVAR(shingle_hashes_doc,
+             "shingle_hashes(texts, normalize, kind, size, offsets) -> bytearray\n\n"
+             "Each text's distinct shingle hashes, sorted, one after the other as uint32; text d's\n"
+             "are items offsets[d]:offsets[d + 1] (offsets: writable int64 buffer of len(texts) + 1).\n"
+             "kind and size as for signatures(). Made once per text, so that the Jaccard of many\n"
+             "pairs (jaccard_hashed) costs one merge of two sorted arrays a pair.");
 
-static PyObject *k_pair_jaccard(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *texts, *normalize, *pa, *pb, *out;
+static PyObject *k_shingle_hashes(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *texts, *normalize, *poff;
     int kind;
     Py_ssize_t size;
-    if (!PyArg_ParseTuple(args, "O!OinOOO", &PyList_Type, &texts, &normalize, &kind, &size, &pa,
-                          &pb, &out))
+    if (!PyArg_ParseTuple(args, "O!OinO", &PyList_Type, &texts, &normalize, &kind, &size, &poff))
         return NULL;
     if ((kind != 0 && kind != 1) || size < 1) {
         PyErr_SetString(PyExc_ValueError, "bad kind or size");
         return NULL;
     }
     const Py_ssize_t ndocs = PyList_GET_SIZE(texts);
-    Py_buffer va, vb, vout;
-    if (PyObject_GetBuffer(pa, &va, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    const Py_ssize_t npairs = va.len / 8;
-    PyBuffer_Release(&va);
-    if (get_buffer(pa, &va, 8, npairs, 0, "a") < 0) return NULL;
-    if (get_buffer(pb, &vb, 8, npairs, 0, "b") < 0) {
-        PyBuffer_Release(&va);
-        return NULL;
-    }
-    if (get_buffer(out, &vout, 8, npairs, 1, "out") < 0) {
-        PyBuffer_Release(&va);
-        PyBuffer_Release(&vb);
-        return NULL;
-    }
-    const int64_t *ia = va.buf, *ib = vb.buf;
-    for (Py_ssize_t i = 0; i < npairs; i++) {
-        if (ia[i] < 0 || ia[i] >= ndocs || ib[i] < 0 || ib[i] >= ndocs) {
-            PyErr_Format(PyExc_IndexError, "pair %zd: index out of range of %zd texts", i, ndocs);
-            PyBuffer_Release(&va);
-            PyBuffer_Release(&vb);
-            PyBuffer_Release(&vout);
-            return NULL;
-        }
-    }
+    Py_buffer voff;
+    if (get_buffer(poff, &voff, 8, ndocs + 1, 1, "offsets") < 0) return NULL;
+    int64_t *offsets = voff.buf;
     PyObject *keep = PyList_New(0);
     PyObject *result = NULL;
     Py_ssize_t maxlen = 0, total = 0;
@@ -481,19 +459,16 @@ static PyObject *k_pair_jaccard(PyObject *Py_UNUSED(self), PyObject *args) {
     uint64_t *table = PyMem_RawMalloc(sizeof(uint64_t) * (size_t)cap);
     /* A text of n bytes has at most n + 1 shingles (one when shorter than a shingle). */
     uint32_t *values = PyMem_RawMalloc(sizeof(uint32_t) * (size_t)(total > 0 ? total : 1));
-    Py_ssize_t *offsets = PyMem_RawMalloc(sizeof(Py_ssize_t) * (size_t)(ndocs + 1));
-    if (!norm || !pos || !table || !values || !offsets) {
+    if (!norm || !pos || !table || !values) {
         PyMem_RawFree(norm);
         PyMem_RawFree(pos);
         PyMem_RawFree(table);
         PyMem_RawFree(values);
-        PyMem_RawFree(offsets);
         PyErr_NoMemory();
         goto done;
     }
-    double *res = vout.buf;
-    Py_BEGIN_ALLOW_THREADS
     Py_ssize_t at = 0;
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t d = 0; d < ndocs; d++) {
         offsets[d] = at;
         uint32_t *h = values + at;
@@ -502,6 +477,75 @@ static PyObject *k_pair_jaccard(PyObject *Py_UNUSED(self), PyObject *args) {
         at += m;
     }
     offsets[ndocs] = at;
+    Py_END_ALLOW_THREADS
+    result = PyByteArray_FromStringAndSize((const char *)values, (Py_ssize_t)sizeof(uint32_t) * at);
+    PyMem_RawFree(norm);
+    PyMem_RawFree(pos);
+    PyMem_RawFree(table);
+    PyMem_RawFree(values);
+done:
+    PyMem_Free(items);
+    Py_XDECREF(keep);
+    PyBuffer_Release(&voff);
+    return result;
+}
+
+PyDoc_STRVAR(jaccard_hashed_doc,
+             "jaccard_hashed(values, offsets, a, b, out)\n\n"
+             "The Jaccard similarity of the sorted hash runs a[i] and b[i] of shingle_hashes()\n"
+             "into out[i] (float64), -1 where either run is empty. values: uint32 buffer;\n"
+             "offsets: int64 buffer of runs + 1 items; a, b: int64 buffers of run numbers.");
+
+static PyObject *k_jaccard_hashed(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *pv, *poff, *pa, *pb, *out;
+    if (!PyArg_ParseTuple(args, "OOOOO", &pv, &poff, &pa, &pb, &out)) return NULL;
+    Py_buffer vv, voff, va, vb, vout;
+    if (PyObject_GetBuffer(pv, &vv, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    const Py_ssize_t nvalues = vv.len / 4;
+    PyBuffer_Release(&vv);
+    if (get_buffer(pv, &vv, 4, nvalues, 0, "values") < 0) return NULL;
+    if (PyObject_GetBuffer(poff, &voff, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&vv);
+        return NULL;
+    }
+    const Py_ssize_t nruns = voff.len / 8 - 1;
+    PyBuffer_Release(&voff);
+    if (nruns < 0 || get_buffer(poff, &voff, 8, nruns + 1, 0, "offsets") < 0) {
+        if (nruns < 0) PyErr_SetString(PyExc_ValueError, "offsets: empty");
+        PyBuffer_Release(&vv);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(pa, &va, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&vv);
+        PyBuffer_Release(&voff);
+        return NULL;
+    }
+    const Py_ssize_t npairs = va.len / 8;
+    PyBuffer_Release(&va);
+    PyObject *result = NULL;
+    int got_a = 0, got_b = 0, got_out = 0;
+    if (get_buffer(pa, &va, 8, npairs, 0, "a") < 0) goto done;
+    got_a = 1;
+    if (get_buffer(pb, &vb, 8, npairs, 0, "b") < 0) goto done;
+    got_b = 1;
+    if (get_buffer(out, &vout, 8, npairs, 1, "out") < 0) goto done;
+    got_out = 1;
+    const uint32_t *values = vv.buf;
+    const int64_t *offsets = voff.buf, *ia = va.buf, *ib = vb.buf;
+    for (Py_ssize_t r = 0; r < nruns; r++) {
+        if (offsets[r] < 0 || offsets[r] > offsets[r + 1] || offsets[r + 1] > nvalues) {
+            PyErr_Format(PyExc_ValueError, "offsets: run %zd out of order or range", r);
+            goto done;
+        }
+    }
+    for (Py_ssize_t i = 0; i < npairs; i++) {
+        if (ia[i] < 0 || ia[i] >= nruns || ib[i] < 0 || ib[i] >= nruns) {
+            PyErr_Format(PyExc_IndexError, "pair %zd: index out of range of %zd texts", i, nruns);
+            goto done;
+        }
+    }
+    double *res = vout.buf;
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < npairs; i++) {
         const uint32_t *x = values + offsets[ia[i]], *xe = values + offsets[ia[i] + 1];
         const uint32_t *y = values + offsets[ib[i]], *ye = values + offsets[ib[i] + 1];
@@ -520,18 +564,13 @@ static PyObject *k_pair_jaccard(PyObject *Py_UNUSED(self), PyObject *args) {
         res[i] = (double)inter / (double)(lx + ly - inter);
     }
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(norm);
-    PyMem_RawFree(pos);
-    PyMem_RawFree(table);
-    PyMem_RawFree(values);
-    PyMem_RawFree(offsets);
     result = Py_NewRef(Py_None);
 done:
-    PyMem_Free(items);
-    Py_XDECREF(keep);
-    PyBuffer_Release(&va);
-    PyBuffer_Release(&vb);
-    PyBuffer_Release(&vout);
+    PyBuffer_Release(&vv);
+    PyBuffer_Release(&voff);
+    if (got_a) PyBuffer_Release(&va);
+    if (got_b) PyBuffer_Release(&vb);
+    if (got_out) PyBuffer_Release(&vout);
     return result;
 }
 
@@ -693,7 +732,8 @@ static PyMethodDef methods[] = {
     {"signatures", k_signatures, METH_VARARGS, signatures_doc},
     {"normalize", k_normalize, METH_O, normalize_doc},
     {"band_keys", k_band_keys, METH_VARARGS, band_keys_doc},
-    {"pair_jaccard", k_pair_jaccard, METH_VARARGS, pair_jaccard_doc},
+    {"shingle_hashes", k_shingle_hashes, METH_VARARGS, shingle_hashes_doc},
+    {"jaccard_hashed", k_jaccard_hashed, METH_VARARGS, jaccard_hashed_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -356,6 +356,29 @@ class ShingleProcessor:
             texts = [self.prepare(check_text(t, f"text {i}")) for i, t in enumerate(texts)]
         return texts
 
+    def shingle_hashes(self, texts: list[str]) -> tuple[NDArray[np.uint32], NDArray[np.int64]]:
+        """Every text's sorted unique shingle hashes, end to end: text ``d``'s are
+        ``values[offsets[d]:offsets[d + 1]]``. Made once per text, so that many pairs
+        (:func:`hashed_jaccard`) cost a merge each instead of shingling the texts again.
+
+        >>> values, offsets = ShingleProcessor(3, kind="char").shingle_hashes(["abcd", ""])
+        >>> offsets.tolist()
+        [0, 2, 2]
+        """
+        offsets = np.empty(len(texts) + 1, dtype=np.int64)
+        if kernel.active() == "c":
+            c = kernel.get()
+            assert c is not None
+            prepared = self._kernel_texts(list(texts))
+            raw = c.shingle_hashes(prepared, self.normalize, KINDS.index(self.kind), self.size,
+                                   offsets)  # fmt: skip
+            return np.frombuffer(raw, dtype=np.uint32), offsets
+        runs = [self.hashes(t) for t in texts]
+        offsets[0] = 0
+        np.cumsum([r.size for r in runs], out=offsets[1:])
+        values = np.concatenate(runs) if runs else np.empty(0, dtype=np.uint32)
+        return values.astype(np.uint32, copy=False), offsets
+
     def pair_jaccard(
         self, texts: list[str], a: ArrayLike, b: ArrayLike
     ) -> NDArray[np.float64]:
@@ -364,30 +387,15 @@ class ShingleProcessor:
 
         A screen, not the verdict: two shingles whose hashes collide count as one, which moves
         a similarity by about 1/(shingles) in a pair in thousands, so callers keep a margin and
-        verify what passes exactly. With the C kernel a pair costs one merge of two sorted
-        arrays (tens of nanoseconds for records); without it, Python sets.
+        verify what passes exactly. Each text is shingled once (:meth:`shingle_hashes`); a pair
+        costs one merge of two sorted arrays (in C with the kernel).
 
         >>> p = ShingleProcessor(3, kind="char")
         >>> p.pair_jaccard(["abcd", "abce", ""], [0, 0], [1, 2]).round(3).tolist()
         [0.333, -1.0]
         """
-        ia = np.ascontiguousarray(a, dtype=np.int64)
-        ib = np.ascontiguousarray(b, dtype=np.int64)
-        if ia.shape != ib.shape or ia.ndim != 1:
-            raise ValueError(f"a and b must be 1-d and of one length: {ia.shape} {ib.shape}")
-        out = np.empty(len(ia), dtype=np.float64)
-        if kernel.active() == "c":
-            c = kernel.get()
-            assert c is not None
-            prepared = self._kernel_texts(list(texts))
-            kind = KINDS.index(self.kind)
-            c.pair_jaccard(prepared, self.normalize, kind, self.size, ia, ib, out)
-            return out
-        sets = [frozenset(self.hashes(t).tolist()) for t in texts]
-        for i, (x, y) in enumerate(zip(ia.tolist(), ib.tolist(), strict=True)):
-            sx, sy = sets[x], sets[y]
-            out[i] = len(sx & sy) / len(sx | sy) if sx and sy else -1.0
-        return out
+        values, offsets = self.shingle_hashes(list(texts))
+        return hashed_jaccard(values, offsets, a, b)
 
     def _kernel_signatures(self, n: int, texts: list[str]) -> NDArray[np.uint32]:
         texts = self._kernel_texts(texts)
@@ -516,3 +524,35 @@ def _permute(
     x = h.astype(np.uint64)[:, None]
     # No overflow: a < 2**31, x < 2**32, b < p (see UNIVERSAL_PRIME).
     return (x * a[None, :] + b[None, :]) % np.uint64(UNIVERSAL_PRIME)
+
+
+def hashed_jaccard(
+    values: NDArray[np.uint32], offsets: NDArray[np.int64], a: ArrayLike, b: ArrayLike
+) -> NDArray[np.float64]:
+    """The Jaccard similarity of the hash runs ``a[i]`` and ``b[i]`` of
+    :meth:`ShingleProcessor.shingle_hashes` (-1 where either is empty): one merge of two sorted
+    arrays a pair in the C kernel, Python sets without it."""
+    ia = np.ascontiguousarray(a, dtype=np.int64)
+    ib = np.ascontiguousarray(b, dtype=np.int64)
+    if ia.shape != ib.shape or ia.ndim != 1:
+        raise ValueError(f"a and b must be 1-d and of one length: {ia.shape} {ib.shape}")
+    runs = len(offsets) - 1
+    if ia.size and (min(ia.min(), ib.min()) < 0 or max(ia.max(), ib.max()) >= runs):
+        raise IndexError(f"a pair's index is out of range of {runs} texts")
+    out = np.empty(len(ia), dtype=np.float64)
+    c = kernel.get() if kernel.active() == "c" else None
+    if c is not None:
+        c.jaccard_hashed(np.ascontiguousarray(values, dtype=np.uint32),
+                         np.ascontiguousarray(offsets, dtype=np.int64), ia, ib, out)  # fmt: skip
+        return out
+    sets: dict[int, frozenset[int]] = {}
+
+    def run(k: int) -> frozenset[int]:
+        if k not in sets:
+            sets[k] = frozenset(values[offsets[k] : offsets[k + 1]].tolist())
+        return sets[k]
+
+    for i, (x, y) in enumerate(zip(ia.tolist(), ib.tolist(), strict=True)):
+        sx, sy = run(x), run(y)
+        out[i] = len(sx & sy) / len(sx | sy) if sx and sy else -1.0
+    return out

@@ -309,3 +309,24 @@ def test_results_md_is_what_render_makes_of_results_json() -> None:
     bench = Path(__file__).resolve().parents[1] / "benchmarks"
     data = json.loads((bench / "results.json").read_text(encoding="utf-8"))
     assert render(data) == (bench / "RESULTS.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("words", ["real", "pseudo", "tokens"])
+def test_short_families_plant_near_copies_and_say_which(words: str) -> None:
+    from itertools import combinations
+
+    from benchmarks.corpus import short_families
+
+    c = short_families(3_000, seed=2, words=words)
+    again = short_families(3_000, seed=2, words=words)
+    assert [r.text for r in c.records] == [r.text for r in again.records]
+    texts = c.texts()
+    assert len(texts) == 3_000 and all(8 - 3 <= len(t.split()) <= 15 for t in texts.values())
+    assert len(c.copies) == 300
+    planted = {tuple(sorted(p, key=int)) for m in c.families.values() for p in combinations(m, 2)}
+    assert {(a, b) for a, b, _ in c.truth} == planted
+    for copy in c.copies:  # a copy is near its base: edited, but most words kept
+        base, mine = texts[copy.base].split(), texts[copy.id].split()
+        assert mine != base and len(set(base) & set(mine)) >= len(set(base)) - 3
+    if words == "tokens":
+        assert all(w[0] == "w" for t in list(texts.values())[:50] for w in t.split())

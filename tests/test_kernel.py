@@ -203,20 +203,46 @@ def test_the_screen_keeps_every_pair_verification_keeps(monkeypatch: pytest.Monk
     from neardup import index as index_mod
 
     calls: list[int] = []
-    real = ShingleProcessor.pair_jaccard
+    real = ShingleProcessor.shingle_hashes
 
-    def spy(self: ShingleProcessor, texts: list[str], a: object, b: object) -> np.ndarray:
+    def spy(self: ShingleProcessor, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         calls.append(len(texts))
-        return real(self, texts, a, b)  # type: ignore[arg-type]
+        return real(self, texts)
 
-    monkeypatch.setattr(ShingleProcessor, "pair_jaccard", spy)
+    monkeypatch.setattr(ShingleProcessor, "shingle_hashes", spy)
     index = NearDupIndex()
     index.add_many(short_records(6_000, seed=4))
     screened = index.report()
-    assert calls, "the screen did not run"
+    # Every record in a candidate pair is shingled once for the screen, not once per chunk.
+    assert 0 < sum(calls) <= len(index)
+    calls.clear()
+    monkeypatch.setattr(index_mod, "SCREEN_HASH_BYTES", 0)  # over budget: chunks of pairs
+    monkeypatch.setattr(index_mod, "SCREEN_BYTES", 4096)
+    chunked = index.report()
+    assert len(calls) > 2, "the chunked screen did not run"
     calls.clear()
     monkeypatch.setattr(index_mod, "SCREEN_MIN", 10**12)  # every candidate verified in Python
     plain = index.report()
     assert not calls
     assert screened.candidates == plain.candidates > 10 * len(plain.pairs)
-    assert screened.pairs == plain.pairs and screened.verified == plain.verified > 0
+    assert screened.pairs == chunked.pairs == plain.pairs
+    assert screened.verified == chunked.verified == plain.verified > 0
+
+
+def test_hashed_jaccard_checks_its_runs() -> None:
+    from neardup.minhash import hashed_jaccard
+
+    p = ShingleProcessor(3, kind="char")
+    values, offsets = p.shingle_hashes(["abcd", "abce", ""])
+    for name in ("c", "numpy"):
+        kernel.use(name)
+        try:
+            got = hashed_jaccard(values, offsets, [0, 0, 1], [1, 2, 1])
+            assert got.round(3).tolist() == [0.333, -1.0, 1.0]
+            with pytest.raises(IndexError, match="out of range"):
+                hashed_jaccard(values, offsets, [0], [3])
+        finally:
+            kernel.use("c")
+    with pytest.raises(ValueError, match="out of order"):
+        kernel.get().jaccard_hashed(values, np.array([0, 5, 2, 4]), np.zeros(1, np.int64),
+                                    np.zeros(1, np.int64), np.empty(1))  # fmt: skip
