@@ -54,7 +54,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -159,7 +159,7 @@ def _memory(path: str, out: str, cfg: Any) -> dict[str, Any]:
     from neardup.io import write_pairs
 
     t0 = time.perf_counter()
-    index = NearDupIndex(cfg)
+    index = NearDupIndex() if cfg is None else NearDupIndex(cfg)
     stats = index.add_many(read_records(path, "lines"))
     t1 = time.perf_counter()
     rep = index.report()
@@ -172,6 +172,7 @@ def _memory(path: str, out: str, cfg: Any) -> dict[str, Any]:
         "candidates": rep.candidates,
         "bands": index.params.bands,
         "rows": index.params.rows,
+        "params": index.params.describe(),
         "phases": {"read_and_index": round(t1 - t0, 3), "report": round(t2 - t1, 3),
                    "write": round(t3 - t2, 3),
                    **{f"report.{k}": round(v, 3) for k, v in rep.timings.items()}},
@@ -188,6 +189,9 @@ def child_main(argv: list[str]) -> int:
     ap.add_argument("--threshold", type=float, required=True)
     ap.add_argument("--kind", dest="shingle_kind", required=True)
     ap.add_argument("--size", dest="shingle_size", type=int, required=True)
+    ap.add_argument("--defaults", action="store_true",
+                    help="neardup_memory: NearDupIndex() as a user makes it (parameters chosen "
+                         "from the data), not the parameters above")  # fmt: skip
     a = ap.parse_args(argv)
     import neardup.index  # noqa: F401  (every method verifies with it)
     from neardup.params import Params
@@ -200,7 +204,7 @@ def child_main(argv: list[str]) -> int:
     cfg = Params(threshold=a.threshold, shingle_kind=a.shingle_kind,
                  shingle_size=a.shingle_size, rule="threshold")  # fmt: skip
     if a.kind == "neardup_memory":
-        info = _memory(a.file, a.out, cfg)
+        info = _memory(a.file, a.out, None if a.defaults else cfg)
     else:
         info = _peer(a.kind, a.file, a.out, cfg)
     info["rss_after_imports_mb"] = None if imported is None else round(imported, 1)
@@ -319,13 +323,22 @@ def drop_collection(base: str, name: str) -> None:
 
 
 def run_neardup_solr(
-    path: Path, cfg: Any, base: str, collection: str, solr_pid: int | None, work: Path
+    path: Path,
+    cfg: Any,
+    base: str,
+    collection: str,
+    solr_pid: int | None,
+    work: Path,
+    flags: list[str] | None = None,
 ) -> tuple[dict[str, Any], Path]:
-    """``neardup index`` then ``neardup report``, each measured, into a new collection."""
+    """``neardup index`` then ``neardup report``, each measured, into a new collection;
+    ``flags`` are the index's parameter flags (default: those of ``cfg``; ``[]``: none, the
+    defaults a user gets)."""
     solr = SolrProcess(solr_pid)
     where = ["--solr-url", base, "--collection", collection]
     cli = neardup_command()
-    index_cmd = [*cli, "index", str(path), "--format", "lines", *where, *param_flags(cfg)]
+    flags = param_flags(cfg) if flags is None else flags
+    index_cmd = [*cli, "index", str(path), "--format", "lines", *where, *flags]
     out = work / "neardup_solr.tsv"
     report_cmd = [*cli, "report", *where, "--out", str(out)]
     drop_collection(base, collection)
@@ -342,14 +355,14 @@ def run_neardup_solr(
     idx, rep = steps["index"], steps["report"]
     res: dict[str, Any] = {
         "how": " ".join(["neardup index FILE --format lines", *where[:1], "URL", *where[2:],
-                         *param_flags(cfg)]) + "; neardup report --solr-url URL --collection "
+                         *flags]) + "; neardup report --solr-url URL --collection "
                f"{collection} --out pairs.tsv",
         "steps": steps,
         "wall_s": round(idx["wall_s"] + rep["wall_s"], 3),
         "cpu_s": round(idx["cpu_s"] + rep["cpu_s"], 3),
         "peak_rss_mb": max(idx["peak_rss_mb"], rep["peak_rss_mb"]),
         "candidates": int(cand.group(1)) if cand else None,
-        "bands": cfg.bands, "rows": cfg.rows,
+        "bands": cfg.bands if flags else None, "rows": cfg.rows if flags else None,
     }  # fmt: skip
     if solr_pid is not None:
         cpus = [idx.get("solr_cpu_s"), rep.get("solr_cpu_s")]
@@ -367,13 +380,16 @@ def cli_summary(log: Path) -> tuple[str, float | None]:
     return line, float(own.group(1)) if own else None
 
 
-def run_child(kind: str, path: Path, cfg: Any, work: Path) -> tuple[dict[str, Any], Path]:
-    """One of the in-process methods in its own process, measured."""
-    out = work / f"{kind}.tsv"
+def run_child(
+    kind: str, path: Path, cfg: Any, work: Path, extra: Sequence[str] = (), tag: str = ""
+) -> tuple[dict[str, Any], Path]:
+    """One of the in-process methods in its own process, measured (``extra``: more flags of
+    the child; ``tag`` tells apart two runs of one method)."""
+    out = work / f"{kind}{tag}.tsv"
     cmd = [sys.executable, "-m", "benchmarks.end_to_end", "peer", kind, str(path), str(out),
            "--threshold", str(cfg.threshold), "--kind", cfg.shingle_kind,
-           "--size", str(cfg.shingle_size)]  # fmt: skip
-    res = measure(cmd, work / f"{kind}.log")
+           "--size", str(cfg.shingle_size), *extra]  # fmt: skip
+    res = measure(cmd, work / f"{kind}{tag}.log")
     info = json.loads(Path(str(out) + ".json").read_text(encoding="utf-8"))
     res.update(info)
     own = sum(v for k, v in info["phases"].items() if "." not in k)

@@ -330,3 +330,30 @@ def test_short_families_plant_near_copies_and_say_which(words: str) -> None:
         assert mine != base and len(set(base) & set(mine)) >= len(set(base)) - 3
     if words == "tokens":
         assert all(w[0] == "w" for t in list(texts.values())[:50] for w in t.split())
+
+
+def test_defaults_benchmark_runs_neardup_without_flags_and_gives_peers_its_choice(
+    solr_base: str, tmp_path: Path
+) -> None:
+    """``python -m benchmarks.defaults``: neardup as a user runs it (no parameter flag), the
+    peers with neardup's choice and with their README's, all scored on the planted pairs."""
+    from types import SimpleNamespace
+
+    from benchmarks import defaults as D
+
+    node = SimpleNamespace(base=solr_base, pid=None)
+    res = D.run_corpus("short", 800, 3, node, ["neardup_solr", "neardup_memory", "datasketch",
+                                                "rensa"], tmp_path)  # type: ignore[arg-type]
+    m = res["methods"]
+    assert set(m) == {"neardup_solr", "neardup_memory", "datasketch_ours", "datasketch_readme",
+                      "rensa_ours", "rensa_readme"}  # fmt: skip
+    index_cmd = m["neardup_solr"]["how"].split(";")[0]
+    assert "--shingle" not in index_cmd and "--threshold" not in index_cmd
+    assert res["chosen"].startswith("character 3-grams, Jaccard >= 0.")
+    same = res["chosen"].split(", 128")[0]  # shingles and threshold; the bands are each one's
+    assert m["datasketch_ours"]["settings"].split(", 128")[0] == same
+    assert "word 1-grams, Jaccard >= 0.5" in m["rensa_readme"]["settings"]
+    for label in ("neardup_solr", "neardup_memory"):
+        assert m[label]["recall"] >= 0.95 and m[label]["precision"] >= 0.95, (label, m[label])
+    assert res["truth_pairs"] == m["neardup_solr"]["truth"] > 50
+    assert set(res["ratios"]) >= {"neardup_solr/datasketch_ours", "neardup_memory/rensa_readme"}

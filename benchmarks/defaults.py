@@ -1,0 +1,172 @@
+"""The whole job with the settings a user gets: text in, pairs out, no flags.
+
+    python -m benchmarks.defaults --corpus documents short --sizes 100000 [--out PATH]
+
+Issue #28's headline. A corpus is written to an ``ID TEXT`` file (outside the timed region):
+
+- ``documents``: 100-300 Zipf pseudo-words, 10% edited copies (``benchmarks/corpus.py``
+  ``generate``);
+- ``short``: 8-15 real English words by their real frequencies, 10% copies with 1-3 slips
+  each (a typo, a word dropped, two words swapped: ``short_families``);
+- ``tokens``: the same over the adversarial vocabulary ``w0``..``w49999``, whose character
+  3-grams most records share.
+
+The truth is every pair inside a planted family: what a user wants found, whatever shingles a
+method uses. Then, each in its own process(es), measured as ``benchmarks/end_to_end.py`` does:
+
+- ``neardup_solr``: ``neardup index FILE --format lines`` and ``neardup report --out
+  pairs.tsv`` into a new collection of the local node, without any parameter flag;
+- ``neardup_memory``: ``NearDupIndex()`` (parameters chosen from the data), ``add_many``,
+  ``report``;
+- ``datasketch`` and ``rensa`` "ours": the shingles neardup chose for the corpus and the
+  threshold its report decided by (printed in its log), 128 permutations, exact Jaccard
+  verification of their candidates;
+- ``datasketch`` and ``rensa`` "readme": their README's recipe, word sets at threshold 0.5.
+
+It prints wall time, CPU time and peak RSS of each, recall and precision against the planted
+pairs, and the ratios neardup / peer (issue #28's targets: at most 0.67x datasketch, at most
+1.5x rensa, recall and precision at least 0.95).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from benchmarks import corpus as C
+from benchmarks.end_to_end import run_child, run_neardup_solr, scored, warm_up, write_corpus
+from benchmarks.node import SolrNode, say
+from neardup.params import Params
+
+CORPORA = ("documents", "short", "tokens")
+#: The peers' README recipe: word sets (``set(text.split())``) at threshold 0.5.
+README = Params(shingle_kind="word", shingle_size=1, threshold=0.5, rule="threshold")
+TARGETS = {"datasketch": 0.67, "rensa": 1.5}
+
+
+def make_corpus(name: str, n: int, seed: int) -> C.Corpus:
+    if name == "documents":
+        return C.generate(n, seed=seed, truth="none")
+    words = "real" if name == "short" else "tokens"
+    return C.short_families(n, seed=seed, words=words)
+
+
+def planted(corp: C.Corpus) -> set[tuple[str, str]]:
+    """Every pair inside a family, smaller id first (as the pairs files are read)."""
+    from itertools import combinations
+
+    from neardup.text import id_key
+
+    out = set()
+    for members in corp.families.values():
+        for a, b in combinations(members, 2):
+            out.add((a, b) if id_key(a) <= id_key(b) else (b, a))
+    return out
+
+
+def chosen(work: Path) -> Params:
+    """The shingles neardup's index chose and the threshold its report decided by, read from
+    the two commands' logs: what the peers get as "ours"."""
+    index_log = (work / "neardup_index.log").read_text(encoding="utf-8")
+    report_log = (work / "neardup_report.log").read_text(encoding="utf-8")
+    m = re.search(r"chosen from the data: (word|character) (\d+)-grams", index_log)
+    t = re.findall(r"Jaccard >= ([0-9.]+)", report_log)
+    if not m or not t:
+        raise RuntimeError("could not read neardup's chosen parameters from its logs")
+    kind = "word" if m.group(1) == "word" else "char"
+    return Params(shingle_kind=kind, shingle_size=int(m.group(2)), threshold=float(t[0]),
+                  rule="threshold")  # fmt: skip
+
+
+def run_corpus(
+    name: str, n: int, seed: int, node: SolrNode | None, peers: list[str], work: Path
+) -> dict[str, Any]:
+    corp = make_corpus(name, n, seed)
+    truth = planted(corp)
+    path = work / f"{name}.txt"
+    write_corpus(corp.records, path)
+    del corp
+    res: dict[str, Any] = {"corpus": name, "records": n, "truth_pairs": len(truth), "methods": {}}
+    ours = None
+    if node is not None:
+        warm_up(path, README, node.base, work)
+        r, out = run_neardup_solr(path, README, node.base, f"bench_defaults_{name}_{n}",
+                                  node.pid, work, flags=[])  # fmt: skip
+        ours = chosen(work)
+        r.update(scored(out, truth))
+        res["methods"]["neardup_solr"] = r
+        res["chosen"] = ours.describe()
+    runs: list[tuple[str, str, Params, list[str]]] = [
+        ("neardup_memory", "neardup_memory", README, ["--defaults"])
+    ]
+    for peer in ("datasketch", "rensa"):
+        if ours is not None:
+            runs.append((peer, f"{peer}_ours", ours, []))
+        runs.append((peer, f"{peer}_readme", README, []))
+    for kind, label, cfg, extra in runs:
+        if kind not in peers:
+            continue
+        try:
+            r, out = run_child(kind, path, cfg, work, extra, tag=label.removeprefix(kind))
+        except RuntimeError as exc:
+            res.setdefault("failed", {})[label] = str(exc).splitlines()[0][-300:]
+            say(f"{name} {label}: did not finish")
+            continue
+        r.update(scored(out, truth))
+        r["settings"] = "neardup's defaults" if extra else cfg.describe()
+        res["methods"][label] = r
+    for label, r in res["methods"].items():
+        say(
+            f"{name} {n:,d} {label}: {r['wall_s']:.1f} s wall, {r['cpu_s']:.1f} s CPU, peak "
+            f"{r['peak_rss_mb']:.0f} MB; recall {r['recall']}, precision {r['precision']}"
+        )
+    res["ratios"] = ratios(res["methods"])
+    say(f"{name} {n:,d} ratios (wall, neardup / peer): {res['ratios']}")
+    return res
+
+
+def ratios(methods: dict[str, Any]) -> dict[str, float]:
+    """neardup (Solr and memory) / each peer run, by wall time."""
+    out: dict[str, float] = {}
+    for mine in ("neardup_solr", "neardup_memory"):
+        for label, r in methods.items():
+            if mine in methods and not label.startswith("neardup"):
+                out[f"{mine}/{label}"] = round(methods[mine]["wall_s"] / r["wall_s"], 3)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.defaults", description=__doc__)
+    ap.add_argument("--corpus", nargs="+", choices=CORPORA, default=["documents", "short"])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[100_000])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--peers", nargs="+", default=["neardup_solr", "neardup_memory",
+                                                   "datasketch", "rensa"])  # fmt: skip
+    ap.add_argument("--out", type=Path, help="write the results as JSON here")
+    args = ap.parse_args(argv)
+    url = os.environ.get("NEARDUP_SOLR_URL") or None
+    node = SolrNode(url, os.environ.get("NEARDUP_SOLR_HEAP") or "2g") if (
+        "neardup_solr" in args.peers) else None  # fmt: skip
+    results: list[dict[str, Any]] = []
+    try:
+        for n in args.sizes:
+            for name in args.corpus:
+                with tempfile.TemporaryDirectory(prefix="neardup-defaults-") as tmp:
+                    results.append(run_corpus(name, n, args.seed, node, args.peers, Path(tmp)))
+    finally:
+        if node is not None:
+            node.stop()
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        say(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
