@@ -107,8 +107,15 @@ def screen(
 
 
 def _used(cands: Candidates) -> NDArray[np.int64]:
-    """The codes of the records in some candidate pair, ascending (so in id order)."""
-    return np.unique(np.concatenate([cands.first, cands.second]))
+    """The codes of the records in some candidate pair, ascending (so in id order).
+
+    By a mask over the codes, not ``np.unique``: at 66M candidates (100k records of common
+    short tokens) numpy's hashing unique took 87 s, the mask under one.
+    """
+    seen = np.zeros(len(cands.ids), dtype=bool)
+    seen[cands.first] = True
+    seen[cands.second] = True
+    return np.flatnonzero(seen).astype(np.int64)
 
 
 class TextTable(Mapping[str, str]):
@@ -201,7 +208,9 @@ def screen_keep(
     used = _used(cands)
     hashed = _hashed(used, texts, processor)
     if hashed is not None:
-        sims = hashed_jaccard(*hashed, np.searchsorted(used, a), np.searchsorted(used, b))
+        where = np.empty(len(cands.ids), dtype=np.int64)  # code -> its run in `hashed`
+        where[used] = np.arange(used.size)
+        sims = hashed_jaccard(*hashed, where[a], where[b])
         return sims >= threshold - SCREEN_MARGIN
     per_pair = 2 * max(1.0, float(texts.sizes(used).mean()))
     step = max(1_000, int(SCREEN_BYTES / per_pair))
