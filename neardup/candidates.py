@@ -59,6 +59,9 @@ class Candidates:
     buckets: int = 0
     large: int = 0
     max_bucket: int | None = None
+    #: Candidates dropped by the per-record cap (:func:`cap_per_record`), and the cap.
+    capped: int = 0
+    cap: int | None = None
     ids: list[str] = field(default_factory=list)
     first: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     second: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
@@ -111,6 +114,147 @@ def _unique(keys: list[np.ndarray]) -> np.ndarray:
     many times slower on int64 keys)."""
     a = np.sort(np.concatenate(keys) if len(keys) > 1 else keys[0])
     return a[_runs(a)[0]]
+
+
+#: Bits of a packed candidate that count its shared bands (:func:`_unique_counted`).
+COUNT_BITS = 4
+COUNT_MAX = (1 << COUNT_BITS) - 1
+
+
+def _unique_counted(packed: list[np.ndarray]) -> np.ndarray:
+    """The distinct candidates of ``key << COUNT_BITS | bands`` arrays, each with its bands
+    summed (at most :data:`COUNT_MAX`): the evidence :func:`cap_per_record` ranks by.
+
+    Packed into the key so that merging is one ``np.sort`` of int64, as without counts; an
+    argsort with a separate count array took twice the memory and time. A key ``lo << 32 |
+    hi`` has four spare bits while the codes stay under 2**27 (134M records).
+    """
+    a = np.concatenate(packed) if len(packed) > 1 else packed[0].copy()
+    packed.clear()  # the caller's list: its arrays are freed as soon as they are merged
+    a.sort()
+    if not a.size:
+        return a
+    keys = a >> COUNT_BITS
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    a &= COUNT_MAX
+    summed = np.add.reduceat(a, starts)
+    del a
+    keys = keys[starts]
+    keys <<= COUNT_BITS
+    keys |= np.minimum(summed, COUNT_MAX)
+    return keys
+
+
+#: A record with more candidates than this keeps its this-many best (by shared bands) and
+#: whatever its partners keep of it (:func:`cap_per_record`).
+DEFAULT_CAP = 100
+#: Pairs whose shared bands say Jaccard of about this much or more are never capped: a
+#: record in a large cluster of near-copies keeps every partner.
+PROTECT_JACCARD = 0.6
+
+
+def protected_bands(bands: int, rows: int) -> int:
+    """The shared bands from which a pair is never capped: what a pair at
+    :data:`PROTECT_JACCARD` shares on average (``bands * J ** rows``), at least 2.
+
+    >>> protected_bands(40, 3), protected_bands(32, 4), protected_bands(21, 6)
+    (9, 5, 2)
+    """
+    return max(2, int(np.ceil(bands * PROTECT_JACCARD**rows)))
+
+
+def _uniform(keys: NDArray[np.int64]) -> NDArray[np.float32]:
+    """A number in [0, 1) per key, the same on every run (a multiplicative hash): the
+    tie-break among pairs of equal evidence (float32: 4 bytes a pair)."""
+    mixed = keys.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    mixed ^= mixed >> np.uint64(29)
+    mixed *= np.uint64(0xBF58476D1CE4E5B9)
+    return ((mixed >> np.uint64(40)).astype(np.float32) / np.float32(1 << 24)).astype(np.float32)
+
+
+def cap_per_record(
+    keys: NDArray[np.int64], shared: NDArray[np.uint16], n: int, cap: int, protect: int
+) -> NDArray[np.bool_]:
+    """Which candidates to keep so that each record's cost stays bounded.
+
+    Why: on adversarial vocabularies (100k records of short tokens ``w0``..``w49999`` that
+    share most character 3-grams) banding at a low floor gave 66M candidates, 660 a record,
+    and the report took minutes. A record whose candidates number more than ``cap`` keeps the
+    ``cap`` that share the most bands with it (ties broken by a fixed hash of the pair), plus
+    every pair sharing ``protect`` bands or more; a pair is kept if either record keeps it.
+    True near copies share many bands, strangers one or two, so the near copies survive
+    (the recall this costs is measured by ``benchmarks/defaults.py`` and printed by the
+    report as the candidates capped).
+
+    Six records all paired, one pair sharing 5 bands, the others 1; a cap of 2:
+
+    >>> from itertools import combinations
+    >>> pairs = list(combinations(range(6), 2))
+    >>> k = np.array([a << 32 | b for a, b in pairs])
+    >>> sh = np.array([5 if p == (0, 1) else 1 for p in pairs], np.uint16)
+    >>> keep = cap_per_record(k, sh, 6, cap=2, protect=9)
+    >>> bool(keep[0]), int(keep.sum()) < len(pairs)
+    (True, True)
+    >>> ends = k[keep] >> 32, k[keep] & 0xFFFFFFFF
+    >>> (np.bincount(np.concatenate(ends), minlength=6) >= 2).all()
+    np.True_
+    """
+    first = (keys >> 32).astype(np.int32)  # codes < 2**31: half the memory of int64
+    second = (keys & 0xFFFFFFFF).astype(np.int32)
+    keep = np.ones(keys.size, dtype=bool)
+    degree = np.bincount(first, minlength=n) + np.bincount(second, minlength=n)
+    heavy = degree > cap
+    weak = np.flatnonzero((heavy[first] | heavy[second]) & (shared < protect))
+    if not weak.size:
+        return keep
+    fa, fb, level = first[weak], second[weak], shared[weak]
+    del first, second
+    kept = degree - np.bincount(fa, minlength=n) - np.bincount(fb, minlength=n)
+    h = _uniform(keys[weak])
+    chosen = np.zeros(weak.size, dtype=bool)
+    for lvl in np.unique(level)[::-1].tolist():  # most shared bands first
+        at = np.flatnonzero(level == lvl)
+        a, b = fa[at], fb[at]
+        ties = np.bincount(a, minlength=n) + np.bincount(b, minlength=n)
+        room = np.maximum(cap - kept, 0)
+        share = np.minimum(room / np.maximum(ties, 1), 1.0)
+        took = (h[at] < share[a]) | (h[at] < share[b])
+        # The draws give a record about its room; one that drew less than it is owed at this
+        # level takes its next pairs by the hash, so each keeps min(cap, candidates) and
+        # never drops a pair sharing more bands than one it keeps.
+        got = np.bincount(a[took], minlength=n) + np.bincount(b[took], minlength=n)
+        owed = np.minimum(room, ties) - got
+        took |= _owed(at, a, b, took, owed, h)
+        chosen[at] = took
+        kept += np.bincount(a[took], minlength=n) + np.bincount(b[took], minlength=n)
+    keep[weak] = chosen
+    return keep
+
+
+def _owed(
+    at: NDArray[np.intp],
+    a: NDArray[np.int32],
+    b: NDArray[np.int32],
+    took: NDArray[np.bool_],
+    owed: NDArray[np.int64],
+    h: NDArray[np.float32],
+) -> NDArray[np.bool_]:
+    """The pairs of one level (``at``; records ``a``, ``b``) not yet taken that the records
+    still ``owed`` some take, each its next ones by the hash ``h``."""
+    out = np.zeros(at.size, dtype=bool)
+    left = np.flatnonzero(~took & ((owed[a] > 0) | (owed[b] > 0)))
+    if not left.size:
+        return out
+    ends = np.concatenate([a[left], b[left]])
+    pair = np.concatenate([left, left])
+    mine = owed[ends] > 0
+    ends, pair = ends[mine], pair[mine]
+    order = np.lexsort((h[at[pair]], ends))
+    ends, pair = ends[order], pair[order]
+    starts = np.flatnonzero(np.r_[True, ends[1:] != ends[:-1]])
+    rank = np.arange(ends.size) - np.repeat(starts, np.diff(np.r_[starts, ends.size]))
+    out[pair[rank < owed[ends]]] = True
+    return out
 
 
 def _group_pairs(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -204,13 +348,17 @@ def _filtered_pairs(members: np.ndarray, others: list[np.ndarray]) -> list[np.nd
 
 
 def all_candidates(
-    bands: Iterable[Iterable[list[str]]], max_bucket: int | None = DEFAULT_MAX_BUCKET
+    bands: Iterable[Iterable[list[str]]],
+    max_bucket: int | None = DEFAULT_MAX_BUCKET,
+    cap: int | None = None,
+    protect: int = 2,
 ) -> Candidates:
     """The candidates of every band's buckets (each band an iterable of member-id lists).
 
     Small buckets give all their pairs; large ones, the pairs that share another band
     (:func:`_large_bucket_pairs`). Memory is one code per membership (int32), and pairs are
-    int64 keys until the end, not objects.
+    int64 keys until the end, not objects. With ``cap``, a record keeps at most that many
+    candidates sharing fewer than ``protect`` bands (:func:`cap_per_record`).
     """
     max_bucket = check_max_bucket(max_bucket)
     # Each band's members become int32 codes as the band arrives (codes in first-seen order,
@@ -250,7 +398,10 @@ def all_candidates(
             where[flat_b] = np.repeat(np.arange(len(sizes_b), dtype=np.int32), sizes_b)
             bucket_of.append(where)
     keys: list[np.ndarray] = []
+    # With a cap, each pair carries the bands it was found in (packed: _unique_counted).
+    counted = cap is not None and n < 1 << (31 - COUNT_BITS)
     for b, (flat_b, sizes_b) in enumerate(zip(flats, band_sizes, strict=True)):
+        done = len(keys)
         big = sizes_b > max_bucket if max_bucket is not None else np.zeros(len(sizes_b), bool)
         in_big = np.repeat(big, sizes_b)
         labels = np.repeat(np.arange(len(sizes_b), dtype=np.int64), sizes_b)
@@ -262,11 +413,21 @@ def all_candidates(
             large = [flat_b[e - s : e] for s, e in zip(sizes_b[big], ends[big], strict=True)]
             keys.extend(_large_bucket_pairs(large, b, bucket_of))
         flats[b] = np.empty(0, dtype=np.int32)  # this band's members are done
+        if counted:
+            keys[done:] = [(k << COUNT_BITS) | 1 for k in keys[done:]]
         if len(keys) > 1 and sum(k.size for k in keys[1:]) > keys[0].size + 1_000_000:
-            keys = [_unique(keys)]  # bounded memory: duplicates do not pile up
+            # bounded memory: duplicates do not pile up
+            keys = [_unique_counted(keys) if counted else _unique(keys)]
     found.ids = ids
-    if keys:
+    if keys and not counted:
         found.set_keys(_unique(keys))
+    elif keys:
+        merged = _unique_counted(keys)  # empties `keys`
+        shared = (merged & COUNT_MAX).astype(np.uint16)
+        merged >>= COUNT_BITS
+        keep = cap_per_record(merged, shared, n, cap, min(protect, COUNT_MAX))  # type: ignore[arg-type]
+        found.cap, found.capped = cap, int(keep.size - keep.sum())
+        found.set_keys(merged[keep] if found.capped else merged)
     return found
 
 

@@ -37,12 +37,14 @@ from .backends.base import Backend, Document
 from .backends.memory import MemoryBackend
 from .banding import band_keys_batch
 from .candidates import (
+    DEFAULT_CAP,
     DEFAULT_MAX_BUCKET,
     Candidates,
     all_candidates,
     check_max_bucket,
     fresh_candidates,
     large_key_groups,
+    protected_bands,
 )
 from .choose import Choice, choose
 from .cluster import pair_clusters
@@ -814,10 +816,14 @@ class NearDupIndex:
     # -- reading ----------------------------------------------------------------------------
 
     def candidates(
-        self, progress: bool = False, max_bucket: int | None = DEFAULT_MAX_BUCKET
+        self,
+        progress: bool = False,
+        max_bucket: int | None = DEFAULT_MAX_BUCKET,
+        cap: int | None = DEFAULT_CAP,
     ) -> Candidates:
         """Candidate pairs (smaller id first) from every band: a shared bucket of at most
-        ``max_bucket`` records, or two shared buckets (:mod:`neardup.candidates`)."""
+        ``max_bucket`` records, or two shared buckets; a record with more than ``cap`` keeps
+        its ``cap`` best by shared bands (:mod:`neardup.candidates`; None: no cap)."""
         bands = (
             self.backend.buckets(band)
             for band in tqdm(
@@ -828,7 +834,8 @@ class NearDupIndex:
                 leave=False,
             )
         )
-        return all_candidates(bands, max_bucket)
+        protect = protected_bands(self.params.bands, self.params.rows)
+        return all_candidates(bands, max_bucket, cap, protect)
 
     def candidates_since(
         self, batch: int, max_bucket: int | None = DEFAULT_MAX_BUCKET
@@ -865,6 +872,7 @@ class NearDupIndex:
         max_bucket: int | None = DEFAULT_MAX_BUCKET,
         complete: bool | None = None,
         similarity: str = "auto",
+        cap: int | None = DEFAULT_CAP,
     ) -> Report:
         """All verified near-duplicate pairs, with the counts of how they were found.
 
@@ -878,7 +886,9 @@ class NearDupIndex:
         the pairs of the records written by that batch or later, at a cost that follows their
         number, not the index's. ``max_bucket`` bounds what common features cost: members of
         a larger bucket become candidates only where they share another band too
-        (:mod:`neardup.candidates`; None pairs every bucket in full). ``complete`` adds the
+        (:mod:`neardup.candidates`; None pairs every bucket in full), and ``cap`` what a
+        record costs: one with more candidates keeps its ``cap`` sharing the most bands
+        (:func:`~neardup.candidates.cap_per_record`; None: no cap). ``complete`` adds the
         missing pairs of clusters whose pairs are nearly all verified
         (:mod:`neardup.completion`); by default it does so where a rule read off the data
         decides (valley or learned, not a fixed threshold), in dedup mode without pruning,
@@ -910,6 +920,8 @@ class NearDupIndex:
         if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
             raise ArgumentError(f"since must be a batch number, got {since!r}")
         max_bucket = check_max_bucket(max_bucket)
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
+            raise ArgumentError(f"cap must be a positive integer or None, got {cap!r}")
         if complete and (mode != "dedup" or prune != "none" or since is not None):
             raise ArgumentError(
                 "complete adds the pairs of clusters: it needs mode dedup, prune none and the "
@@ -917,7 +929,7 @@ class NearDupIndex:
             )
         with _gc_paused():
             result = self._report(
-                threshold, prune, max_dist, progress, mode, since, max_bucket, complete
+                threshold, prune, max_dist, progress, mode, since, max_bucket, complete, cap
             )
         result.index = self  # where to_pandas() reads the records' texts
         return result
@@ -932,6 +944,7 @@ class NearDupIndex:
         since: int | None = None,
         max_bucket: int | None = DEFAULT_MAX_BUCKET,
         complete: bool | None = None,
+        cap: int | None = DEFAULT_CAP,
     ) -> Report:
         start = time.perf_counter()
         rule_name = self.params.rule if threshold is None else "threshold"
@@ -953,7 +966,7 @@ class NearDupIndex:
         t0 = time.perf_counter()
         fresh: set[str] | None = None
         if since is None:
-            cands = self.candidates(progress, max_bucket)
+            cands = self.candidates(progress, max_bucket, cap)
         else:
             cands, fresh = self.candidates_since(since, max_bucket)
         t1 = time.perf_counter()
@@ -1027,6 +1040,8 @@ class NearDupIndex:
             buckets=cands.buckets,
             large_buckets=cands.large,
             max_bucket=max_bucket,
+            capped=cands.capped,
+            cap=cands.cap,
             candidates=len(cands),
             verified=verified,
             confirmed=len(pairs),

@@ -63,6 +63,10 @@ class Report:
     #: where they share another band too (:mod:`neardup.candidates`).
     large_buckets: int = 0
     max_bucket: int | None = None
+    #: Candidates dropped by the per-record cap (records with more than ``cap`` candidates
+    #: keep their ``cap`` sharing the most bands: :func:`neardup.candidates.cap_per_record`).
+    capped: int = 0
+    cap: int | None = None
     candidates: int = 0
     verified: int = 0
     confirmed: int = 0
@@ -107,6 +111,8 @@ class Report:
             "buckets": self.buckets,
             "large_buckets": self.large_buckets,
             "max_bucket": self.max_bucket,
+            "capped": self.capped,
+            "cap": self.cap,
             "candidates": self.candidates,
             "verified": self.verified,
             "confirmed": self.confirmed,

@@ -7,6 +7,7 @@ import random
 from itertools import combinations
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from neardup import NearDupIndex, Params
@@ -122,8 +123,8 @@ def test_a_common_feature_no_longer_pairs_strangers() -> None:
         records.append((f"r{i}", f"springfield {words}"))
     records += [("copy1", "123 Main Street Springfield"), ("copy2", "123 Main Street, Springfield")]
     idx.add_many(records)
-    full = idx.report(max_bucket=None)
-    bounded = idx.report(max_bucket=4)
+    full = idx.report(max_bucket=None, cap=None)
+    bounded = idx.report(max_bucket=4, cap=None)
     assert bounded.large_buckets > 0
     assert bounded.candidates < full.candidates * 0.8, (bounded.candidates, full.candidates)
     assert ("copy1", "copy2") in {(p.id1, p.id2) for p in bounded.pairs}
@@ -165,3 +166,56 @@ def test_cli_max_bucket(tmp_path: Path) -> None:
         proc = run_cli("dedupe", str(addresses), "--out", str(tmp_path / "o.txt"),
                        "--backend", "memory", "--max-bucket", bad)
         assert proc.returncode == 2 and "--max-bucket" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_cap_keeps_each_record_its_best_and_never_a_protected_pair(seed: int) -> None:
+    from neardup.candidates import cap_per_record
+
+    rng = np.random.default_rng(seed)
+    n, cap, protect = 300, 8, 6
+    a = rng.integers(0, n, 6_000)
+    b = rng.integers(0, n, 6_000)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    keys = np.unique((lo[lo != hi] << 32) | hi[lo != hi])
+    shared = rng.integers(1, 9, keys.size).astype(np.uint16)
+    keep = cap_per_record(keys, shared, n, cap, protect)
+    assert (keep == cap_per_record(keys, shared, n, cap, protect)).all()  # the same each run
+    assert keep[shared >= protect].all()
+    assert not keep.all()  # records of about 40 candidates each: the cap bites
+    first, second = keys >> 32, keys & 0xFFFFFFFF
+    degree = np.bincount(first, minlength=n) + np.bincount(second, minlength=n)
+    kept = np.bincount(first[keep], minlength=n) + np.bincount(second[keep], minlength=n)
+    assert (kept >= np.minimum(cap, degree)).all()
+    # A dropped pair was dropped by both its records: each kept `cap` pairs sharing at least
+    # as many bands (its best), so no record drops a pair better than one it keeps.
+    for k in np.flatnonzero(~keep)[:200].tolist():
+        for r in (first[k], second[k]):
+            mine = ((first == r) | (second == r)) & keep & (shared >= shared[k])
+            assert mine.sum() >= cap, (k, r)
+
+
+def test_a_light_record_keeps_every_candidate() -> None:
+    from neardup.candidates import cap_per_record
+
+    keys = np.array([(0 << 32) | k for k in range(1, 30)])  # a hub and 29 records of one pair
+    keep = cap_per_record(keys, np.ones(29, np.uint16), 30, cap=5, protect=9)
+    assert keep.all()  # each partner has one candidate: it keeps it
+
+
+def test_the_cap_bounds_an_adversarial_vocabulary_and_keeps_the_planted_pairs() -> None:
+    from benchmarks.corpus import short_families
+
+    corp = short_families(3_000, seed=5, words="tokens")
+    idx = NearDupIndex()
+    idx.add_many([(r.id, r.text) for r in corp.records])
+    free = idx.report(cap=None)
+    capped = idx.report(cap=10)
+    assert capped.capped > 0 and capped.cap == 10
+    assert capped.candidates + capped.capped == free.candidates
+    assert capped.candidates < free.candidates * 0.7
+    truth = {(a, b) for a, b, _ in corp.truth}
+    found = {(p.id1, p.id2) for p in capped.pairs}
+    assert len(found & truth) >= 0.98 * len({(p.id1, p.id2) for p in free.pairs} & truth)
+    with pytest.raises(ArgumentError, match="cap"):
+        idx.report(cap=0)

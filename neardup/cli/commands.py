@@ -419,13 +419,19 @@ def nothing_indexed(stats: IndexStats, path: Path) -> str | None:
 
 
 def _large(result: Any) -> str:
-    """The buckets the bound applied to, if any."""
-    if not result.large_buckets:
-        return ""
-    return (
-        f" ({result.large_buckets} of more than {result.max_bucket} records paired only on "
-        "a second shared band)"
-    )
+    """The buckets the bound applied to, and the candidates the per-record cap dropped."""
+    out = ""
+    if result.large_buckets:
+        out = (
+            f" ({result.large_buckets} of more than {result.max_bucket} records paired only "
+            "on a second shared band)"
+        )
+    if result.capped:
+        out += (
+            f" ({result.capped} candidates over the cap of {result.cap} a record dropped: "
+            "each record kept those sharing the most bands)"
+        )
+    return out
 
 
 def add_records(index: NearDupIndex, items: Any, **options: Any) -> IndexStats:
