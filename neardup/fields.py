@@ -68,7 +68,7 @@ from numpy.typing import NDArray
 from .minhash import ShingleProcessor
 from .results import Pair
 from .rule import LEVELS, MISSING, SMOOTHING, levels, monotone
-from .text import jaccard
+from .text import char_grams, jaccard
 
 #: A kept pair whose columns give it less than this chance of being a match is dropped: a low
 #: bar, since the valley already kept it (0.1 and 0.05 gave the same F1 on the suite but for
@@ -118,12 +118,6 @@ class FieldCheck:
         }
 
 
-def _grams(text: str) -> frozenset[str]:
-    if len(text) <= GRAM:
-        return frozenset([text]) if text else frozenset()
-    return frozenset(text[i : i + GRAM] for i in range(len(text) - GRAM + 1))
-
-
 class _Columns:
     """Column values of records as sets of character grams, computed once per value."""
 
@@ -138,7 +132,7 @@ class _Columns:
         if key not in self.cache:
             value = self.rows.get(record, {}).get(column, "")
             norm = self.proc.normalize(value) if value.strip() else ""
-            self.cache[key] = _grams(norm) if norm else None
+            self.cache[key] = frozenset(char_grams(norm, GRAM)) if norm else None
         return self.cache[key]
 
     def similarities(self, pairs: Sequence[Pair]) -> NDArray[np.float64]:

@@ -26,7 +26,6 @@ pairs) and recall (their share of the summed posteriors of all candidates).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +35,7 @@ from numpy.typing import NDArray
 
 from .minhash import ShingleProcessor
 from .results import Pair
-from .text import jaccard
+from .text import jaccard, number_words
 
 #: Upper edges of the similarity levels: ten bins of width 0.1; a similarity of exactly 1.0
 #: (a copy) has a level of its own.
@@ -214,13 +213,6 @@ def summarize(rule: MatchRule, values: NDArray[np.float64], primary: NDArray[np.
     rule.threshold = float(primary[accept].min()) if accept.any() else 1.0
 
 
-_DIGITS = re.compile(r"\d")
-
-
-def _numbers(words: list[str]) -> frozenset[str]:
-    return frozenset(w for w in words if _DIGITS.search(w))
-
-
 def features(
     pairs: Sequence[Pair], texts: Mapping[str, str], processor: ShingleProcessor
 ) -> tuple[NDArray[np.float64], list[str]]:
@@ -249,7 +241,8 @@ def features(
     out = np.empty((len(pairs), len(names)), dtype=np.float64)
     for row, p in enumerate(pairs):
         out[row, 0] = p.jaccard
-        na, nb = _numbers(prep(p.id1).split()), _numbers(prep(p.id2).split())
+        na = number_words(prep(p.id1).split(), decimal=True)
+        nb = number_words(prep(p.id2).split(), decimal=True)
         out[row, 1] = jaccard(na, nb) if na and nb else MISSING
         tops = (p.jaccard >= best[p.id1] - 1e-9) + (p.jaccard >= best[p.id2] - 1e-9)
         out[row, 2] = tops / 2

@@ -53,6 +53,7 @@ from numpy.typing import NDArray
 
 from .minhash import ShingleProcessor
 from .results import Pair
+from .text import number_words
 
 WIDTH = 0.025
 GAP = 0.05
@@ -162,8 +163,8 @@ class _Numbers:
     def __call__(self, i: str) -> frozenset[str]:
         got = self.cache.get(i)
         if got is None:
-            words = self.processor.normalize(self.texts.get(i, "")).split()
-            got = self.cache[i] = frozenset(w for w in words if any(c.isdigit() for c in w))
+            got = number_words(self.processor.normalize(self.texts.get(i, "")).split())
+            self.cache[i] = got
         return got
 
 
