@@ -30,6 +30,7 @@ candidates tie (a city name listed alone in both catalogues a hundred times) is 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
@@ -55,6 +56,23 @@ def unique_mapping(pairs: Iterable[tuple[float, K, K]]) -> list[tuple[float, K, 
         taken_b.add(b)
         out.append((s, a, b))
     return out
+
+
+def best_of_each(pairs: Iterable[tuple[K, K, float]]) -> dict[K, float]:
+    """Every paired record's highest similarity over the pairs ``(a, b, similarity)``: the one
+    best-match-per-record behind the valley's histogram, the learned rule's "best" feature and
+    the columns' mutual best and margin.
+
+    >>> best_of_each([("a", "b", 0.9), ("a", "c", 0.4), ("c", "d", -2.0)])
+    {'a': 0.9, 'b': 0.9, 'c': 0.4, 'd': -2.0}
+    """
+    best: dict[K, float] = {}
+    for a, b, s in pairs:
+        if s > best.get(a, -math.inf):
+            best[a] = s
+        if s > best.get(b, -math.inf):
+            best[b] = s
+    return best
 
 
 def runner_up(pairs: Iterable[tuple[float, K, K]], keep: int = 2) -> dict[K, list[tuple[K, float]]]:

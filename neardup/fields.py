@@ -65,6 +65,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .assign import best_of_each
 from .minhash import ShingleProcessor
 from .results import Pair
 from .rule import LEVELS, MISSING, SMOOTHING, levels, monotone
@@ -170,11 +171,7 @@ def _counts(lv: NDArray[np.intp]) -> NDArray[np.float64]:
 def mutual_best(pairs: Sequence[Pair]) -> NDArray[np.bool_]:
     """Whether each pair is the best match (highest Jaccard, ties included) of both its
     records among ``pairs``: the pairs most likely matches, to learn ``m`` from."""
-    best: dict[str, float] = {}
-    for p in pairs:
-        for x in (p.id1, p.id2):
-            if p.jaccard > best.get(x, -1.0):
-                best[x] = p.jaccard
+    best = best_of_each((p.id1, p.id2, p.jaccard) for p in pairs)
     return np.array(
         [p.jaccard >= best[p.id1] and p.jaccard >= best[p.id2] for p in pairs], dtype=bool
     )
@@ -183,11 +180,7 @@ def mutual_best(pairs: Sequence[Pair]) -> NDArray[np.bool_]:
 def far_below_best(pairs: Sequence[Pair], weight: NDArray[np.float64]) -> NDArray[np.bool_]:
     """Whether each pair's ``weight`` is more than :data:`MARGIN` below the best weight of
     both its records: each record has a far better match than this one."""
-    best: dict[str, float] = {}
-    for p, w in zip(pairs, weight.tolist(), strict=True):
-        for x in (p.id1, p.id2):
-            if w > best.get(x, -np.inf):
-                best[x] = w
+    best = best_of_each((p.id1, p.id2, w) for p, w in zip(pairs, weight.tolist(), strict=True))
     return np.array(
         [w < best[p.id1] - MARGIN and w < best[p.id2] - MARGIN
          for p, w in zip(pairs, weight.tolist(), strict=True)],

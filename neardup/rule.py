@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .assign import best_of_each
 from .minhash import ShingleProcessor
 from .results import Pair
 from .text import jaccard, number_words
@@ -233,11 +234,7 @@ def features(
             got = prepared[i] = processor.prepare(texts.get(i, ""))
         return got
 
-    best: dict[str, float] = {}
-    for p in pairs:
-        for x in (p.id1, p.id2):
-            if p.jaccard > best.get(x, -1.0):
-                best[x] = p.jaccard
+    best = best_of_each((p.id1, p.id2, p.jaccard) for p in pairs)
     out = np.empty((len(pairs), len(names)), dtype=np.float64)
     for row, p in enumerate(pairs):
         out[row, 0] = p.jaccard

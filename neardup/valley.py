@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .assign import best_of_each
 from .minhash import ShingleProcessor
 from .results import Pair
 from .text import number_words
@@ -107,12 +108,7 @@ class Valley:
 
 def best_similarities(pairs: Iterable[Pair]) -> dict[str, float]:
     """Every paired record's highest Jaccard."""
-    best: dict[str, float] = {}
-    for p in pairs:
-        for i in (p.id1, p.id2):
-            if p.jaccard > best.get(i, -1.0):
-                best[i] = p.jaccard
-    return best
+    return best_of_each((p.id1, p.id2, p.jaccard) for p in pairs)
 
 
 def valley_threshold(
