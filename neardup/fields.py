@@ -68,7 +68,7 @@ from numpy.typing import NDArray
 from .assign import best_of_each
 from .minhash import ShingleProcessor
 from .results import Pair
-from .rule import LEVELS, MISSING, SMOOTHING, levels, monotone
+from .rule import LEVELS, MISSING, MatchRule, estimate, levels
 from .text import char_grams, jaccard
 
 #: A kept pair whose columns give it less than this chance of being a match is dropped: a low
@@ -222,19 +222,12 @@ def fields_disagree(
     cm = _counts(levels(learn_values if len(learn) <= SAMPLE else table.similarities(
         sample_pairs(learn))))  # fmt: skip
     cu = _counts(levels(table.similarities(sample_pairs(others))))
-    cm, cu = monotone(cm, cu)
-    m = cm + SMOOTHING
-    u = cu + SMOOTHING
-    m /= m.sum(axis=1, keepdims=True)
-    u /= u.sum(axis=1, keepdims=True)
-    m[:, 0] = u[:, 0] = (m[:, 0] + u[:, 0]) / 2  # a missing value weighs neither way
-    ratio = np.log2(m) - np.log2(u)
+    m, u = estimate(cm, cu)  # a missing value weighs neither way
+    rule = MatchRule(columns, m, u, len(kept) / (len(kept) + total))
+    ratio = rule.ratios()
     check.weights = {name: np.round(ratio[i], 3).tolist() for i, name in enumerate(columns)}
-    prior = len(kept) / (len(kept) + total)
-    cols = np.arange(len(columns))[None, :]
-    weight = ratio[cols, levels(kept_values)].sum(axis=1)
-    logit = weight + np.log2(prior / (1.0 - prior))
-    chance = 1.0 / (1.0 + np.exp2(-np.clip(logit, -60, 60)))
+    weight = rule.weights(kept_values)
+    chance = rule.chance(weight)
     far = far_below_best(kept, weight)
     unlike = chance < CUT
     out = [p for p, u, f in zip(kept, unlike, far, strict=True) if not (u or f)]

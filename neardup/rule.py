@@ -69,18 +69,25 @@ class MatchRule:
     candidates: int = 0
     notes: list[str] = field(default_factory=list)
 
+    def ratios(self) -> NDArray[np.float64]:
+        """Log2 m/u of every feature (rows) and level (columns): what each level weighs."""
+        return np.asarray(np.log2(self.m) - np.log2(self.u), dtype=np.float64)
+
     def weights(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
         """Log2 Bayes factor of every pair (rows of ``values``): the sum over its features."""
         lv = levels(values)
-        ratio = np.log2(self.m) - np.log2(self.u)
         cols = np.arange(len(self.features))
-        out = ratio[cols[None, :], lv].sum(axis=1)
+        out = self.ratios()[cols[None, :], lv].sum(axis=1)
         return np.asarray(out, dtype=np.float64)
+
+    def chance(self, weights: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The chance that a pair of these :meth:`weights` is a match, given the prior."""
+        w = weights + np.log2(self.prior / (1.0 - self.prior))
+        return np.asarray(1.0 / (1.0 + np.exp2(-np.clip(w, -60, 60))), dtype=np.float64)
 
     def posterior(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
         """The chance that each pair is a match."""
-        w = self.weights(values) + np.log2(self.prior / (1.0 - self.prior))
-        return np.asarray(1.0 / (1.0 + np.exp2(-np.clip(w, -60, 60))), dtype=np.float64)
+        return self.chance(self.weights(values))
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -144,14 +151,7 @@ def learn_rule(values: NDArray[np.float64], features: Sequence[str]) -> MatchRul
         it += 1
         cm = np.einsum("n,nkl->kl", post, onehot)
         cu = np.einsum("n,nkl->kl", 1.0 - post, onehot)
-        cm, cu = monotone(cm, cu)
-        m = cm + SMOOTHING
-        u = cu + SMOOTHING
-        m /= m.sum(axis=1, keepdims=True)
-        u /= u.sum(axis=1, keepdims=True)
-        # Missing says nothing about matching: its level weighs neither way.
-        both = (m[:, 0] + u[:, 0]) / 2
-        m[:, 0] = u[:, 0] = both
+        m, u = estimate(cm, cu)
         prior = float(np.clip(post.mean(), 1e-4, 1 - 1e-4))
         log_m = np.log(m)[np.arange(k)[None, :], lv].sum(axis=1) + np.log(prior)
         log_u = np.log(u)[np.arange(k)[None, :], lv].sum(axis=1) + np.log(1 - prior)
@@ -167,6 +167,29 @@ def learn_rule(values: NDArray[np.float64], features: Sequence[str]) -> MatchRul
     if (m[:, top - 2 :].sum() < u[:, top - 2 :].sum()) and n > 1:
         rule = MatchRule(list(features), u, m, 1.0 - prior, it, converged)
     return rule
+
+
+def estimate(
+    cm: NDArray[np.float64], cu: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``m`` and ``u`` (per feature, the chance of each level) from the expected counts of
+    matches ``cm`` and non-matches ``cu``: the share of matches made :func:`monotone`, every
+    level smoothed by :data:`SMOOTHING`, and the missing level (0) weighing neither way.
+    The M-step of :func:`learn_rule`, and the one estimate of :mod:`neardup.fields`.
+
+    >>> m, u = estimate(np.array([[2.0, 0.0, 8.0]]), np.array([[4.0, 8.0, 2.0]]))
+    >>> m.round(3).tolist(), u.round(3).tolist()
+    ([[0.254, 0.043, 0.739]], [[0.254, 0.548, 0.161]])
+    """
+    cm, cu = monotone(cm, cu)
+    m = cm + SMOOTHING
+    u = cu + SMOOTHING
+    m /= m.sum(axis=1, keepdims=True)
+    u /= u.sum(axis=1, keepdims=True)
+    # Missing says nothing about matching: its level weighs neither way.
+    both = (m[:, 0] + u[:, 0]) / 2
+    m[:, 0] = u[:, 0] = both
+    return m, u
 
 
 def monotone(
