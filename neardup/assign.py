@@ -11,7 +11,7 @@ a two-Gaussian mixture) missed by 0.05-0.25 F1 on half of them. What holds every
 relative: a true partner stands out from the record's other candidates, a false one is merely
 the least bad of several alike. So a mapped pair holds when its similarity is at least
 ``1 / (1 - margin)`` times the **runner-up** of both its records (each record's best candidate
-other than this partner): with :data:`MARGIN` = 0.1, ahead by a tenth.
+other than this partner): with ``DEFAULTS.link_margin`` = 0.1, ahead by a tenth.
 
 Measured on the six development tasks with everything else fixed (margin 0.05 / 0.1 / 0.15 /
 0.2, F1): D1 .593/.592/.597/.598, D5 .780/.785/.784/.778, D6 .603/.604/.601/.594,
@@ -34,11 +34,10 @@ import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
+from .defaults import DEFAULTS
+
 K = TypeVar("K", bound=Hashable)
 
-#: How far ahead of both records' runner-ups a mapped pair must be, as a share of its own
-#: similarity (see the module's measurements).
-MARGIN = 0.1
 
 
 def unique_mapping(pairs: Iterable[tuple[float, K, K]]) -> list[tuple[float, K, K]]:
@@ -107,7 +106,7 @@ def stands_out(
     a: K,
     b: K,
     runner: Mapping[K, Sequence[tuple[K, float]]],
-    margin: float = MARGIN,
+    margin: float = DEFAULTS.link_margin,
 ) -> bool:
     """Whether the pair ``a``-``b`` is ahead of both records' runner-ups by ``margin``."""
     return max(second(a, b, runner)[1], second(b, a, runner)[1]) <= similarity * (1.0 - margin)

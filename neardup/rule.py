@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .assign import best_of_each
+from .defaults import DEFAULTS
 from .minhash import ShingleProcessor
 from .results import Pair
 from .text import jaccard, number_words
@@ -45,10 +46,6 @@ LEVELS = len(EDGES) + 1
 #: A feature value below 0 means "missing" (one side has no value): a level of its own whose
 #: m and u are equal, so it weighs neither way.
 MISSING = -1.0
-#: Dirichlet smoothing of every level count: no level is ever impossible.
-SMOOTHING = 0.5
-ITERATIONS = 200
-TOLERANCE = 1e-7
 
 
 @dataclass
@@ -147,7 +144,7 @@ def learn_rule(values: NDArray[np.float64], features: Sequence[str]) -> MatchRul
     m = u = np.zeros((k, LEVELS))
     converged = False
     it = 0
-    while it < ITERATIONS:
+    while it < DEFAULTS.em_iterations:
         it += 1
         cm = np.einsum("n,nkl->kl", post, onehot)
         cu = np.einsum("n,nkl->kl", 1.0 - post, onehot)
@@ -158,7 +155,7 @@ def learn_rule(values: NDArray[np.float64], features: Sequence[str]) -> MatchRul
         new = 1.0 / (1.0 + np.exp(np.clip(log_u - log_m, -700, 700)))
         delta = float(np.abs(new - post).max())
         post = new
-        if delta < TOLERANCE:
+        if delta < DEFAULTS.em_tolerance:
             converged = True
             break
     rule = MatchRule(list(features), m, u, prior, it, converged)
@@ -174,7 +171,7 @@ def estimate(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``m`` and ``u`` (per feature, the chance of each level) from the expected counts of
     matches ``cm`` and non-matches ``cu``: the share of matches made :func:`monotone`, every
-    level smoothed by :data:`SMOOTHING`, and the missing level (0) weighing neither way.
+    level smoothed by ``DEFAULTS.em_smoothing``, and the missing level (0) weighing neither way.
     The M-step of :func:`learn_rule`, and the one estimate of :mod:`neardup.fields`.
 
     >>> m, u = estimate(np.array([[2.0, 0.0, 8.0]]), np.array([[4.0, 8.0, 2.0]]))
@@ -182,8 +179,8 @@ def estimate(
     ([[0.254, 0.043, 0.739]], [[0.254, 0.548, 0.161]])
     """
     cm, cu = monotone(cm, cu)
-    m = cm + SMOOTHING
-    u = cu + SMOOTHING
+    m = cm + DEFAULTS.em_smoothing
+    u = cu + DEFAULTS.em_smoothing
     m /= m.sum(axis=1, keepdims=True)
     u /= u.sum(axis=1, keepdims=True)
     # Missing says nothing about matching: its level weighs neither way.

@@ -48,5 +48,5 @@ def test_the_steps_read_one_best_per_record() -> None:
     assert values[:, names.index("best")].tolist() == [1.0, 0.5, 1.0, 0.0]
     assert mutual_best(pairs).tolist() == [True, False, True, False]
     weight = np.array([5.0, -20.0, 4.0, -1.0])
-    # 2-3 is more than MARGIN (10) bits below both 2's best (5) and 3's best (4)
+    # 2-3 is more than DEFAULTS.fields_margin_bits (10) below both 2's best (5) and 3's best (4)
     assert far_below_best(pairs, weight).tolist() == [False, True, False, False]

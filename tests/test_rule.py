@@ -7,9 +7,10 @@ import math
 import numpy as np
 import pytest
 
+from neardup.defaults import DEFAULTS
 from neardup.params import Params
 from neardup.results import Pair
-from neardup.rule import LEVELS, MISSING, SMOOTHING, MatchRule, estimate, features, levels
+from neardup.rule import LEVELS, MISSING, MatchRule, estimate, features, levels
 
 
 def test_features_are_the_jaccard_the_numbers_and_the_best_match() -> None:
@@ -31,8 +32,8 @@ def test_estimate_pools_smooths_and_makes_missing_neutral() -> None:
     cu = np.array([[4.0, 2.0, 9.0, 1.0]])  # low has a higher share of matches than mid
     m, u = estimate(cm, cu)
     # low and mid pooled: share of matches (6 + 1) / (8 + 10) = 7/18 for both
-    fm = np.array([2.0, 7 / 18 * 8, 7 / 18 * 10, 9.0]) + SMOOTHING
-    fu = np.array([4.0, 11 / 18 * 8, 11 / 18 * 10, 1.0]) + SMOOTHING
+    fm = np.array([2.0, 7 / 18 * 8, 7 / 18 * 10, 9.0]) + DEFAULTS.em_smoothing
+    fu = np.array([4.0, 11 / 18 * 8, 11 / 18 * 10, 1.0]) + DEFAULTS.em_smoothing
     fm, fu = fm / fm.sum(), fu / fu.sum()
     missing = (fm[0] + fu[0]) / 2
     assert m[0].tolist() == pytest.approx([missing, *fm[1:]])
