@@ -40,6 +40,7 @@ from numpy.typing import NDArray
 from .assign import runner_up, second, stands_out, unique_mapping
 from .defaults import DEFAULTS
 from .minhash import ShingleProcessor
+from .numbers import apart, differ
 from .results import Pair
 from .text import number_words, word_edit_distance
 from .topk import purged, top_k
@@ -110,18 +111,16 @@ def numbers_check(
     none. House numbers, phone numbers and years are shared by matches; prices, lengths and
     counts written in several forms are not, and then the check is not made."""
     waived, noisy = DEFAULTS.numbers_waived_cosine, DEFAULTS.numbers_noisy
-    both = [(m[1], m[2]) for m in mapped
-            if m[0] >= waived and numbers[m[1]] and numbers[m[2]]]  # fmt: skip
-    if len(both) < DEFAULTS.numbers_min_pairs:
+    both, differing = apart(((m[0], m[1], m[2]) for m in mapped), lambda i: numbers[i], waived)
+    if both < DEFAULTS.numbers_min_pairs:
         return False, (
-            f"not made: {len(both)} mapped pairs at cosine >= {waived} hold numbers on "
+            f"not made: {both} mapped pairs at cosine >= {waived} hold numbers on "
             "both sides, too few to tell whether numbers identify records here"
         )
-    apart = sum(1 for a, b in both if not numbers[a] & numbers[b])
-    share = apart / len(both)
+    share = differing / both
     verdict = "made" if share <= noisy else "not made"
     return share <= noisy, (
-        f"{verdict}: {apart} of {len(both)} mapped pairs at cosine >= {waived} share "
+        f"{verdict}: {differing} of {both} mapped pairs at cosine >= {waived} share "
         f"no number ({share:.0%}; the check is made at {noisy:.0%} or less)"
     )
 
@@ -233,10 +232,7 @@ def link(
         found = [
             (s, a, b)
             for s, a, b in found
-            if s >= DEFAULTS.numbers_waived_cosine
-            or not numbers[a]
-            or not numbers[b]
-            or numbers[a] & numbers[b]
+            if s >= DEFAULTS.numbers_waived_cosine or not differ(numbers[a], numbers[b])
         ]
         vetoed = before - len(found)
     explain = {

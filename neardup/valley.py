@@ -55,6 +55,7 @@ from numpy.typing import NDArray
 from .assign import best_of_each
 from .defaults import DEFAULTS
 from .minhash import ShingleProcessor
+from .numbers import apart, differ
 from .results import Pair
 from .text import number_words
 
@@ -160,20 +161,17 @@ def numbers_identify(
     """
     numbers = _Numbers(texts, processor)
     waived, noisy = DEFAULTS.numbers_waived_jaccard, DEFAULTS.numbers_noisy
-    both = [p for p in pairs if p.jaccard >= waived and numbers(p.id1) and numbers(p.id2)]
-    if len(both) < DEFAULTS.numbers_min_pairs:
-        return True, f"made ({len(both)} pairs alike enough to tell are too few to judge by)"
-    apart = sum(1 for p in both if not numbers(p.id1) & numbers(p.id2))
-    share = apart / len(both)
+    both, differing = apart(((p.jaccard, p.id1, p.id2) for p in pairs), numbers, waived)
+    if both < DEFAULTS.numbers_min_pairs:
+        return True, f"made ({both} pairs alike enough to tell are too few to judge by)"
+    share = differing / both
     if share > noisy:
         return False, (
-            f"not made: {apart} of {len(both)} pairs at Jaccard >= {waived} share no "
+            f"not made: {differing} of {both} pairs at Jaccard >= {waived} share no "
             f"number ({share:.0%}, more than {noisy:.0%}), so numbers here do not tell "
             "entities apart"
         )
-    return True, (
-        f"made: {apart} of {len(both)} pairs at Jaccard >= {waived} share no number"
-    )
+    return True, f"made: {differing} of {both} pairs at Jaccard >= {waived} share no number"
 
 
 def numbers_disagree(
@@ -192,12 +190,6 @@ def numbers_disagree(
     ([('a', 'b')], 1)
     """
     numbers = _Numbers(texts, processor)
-    kept = [
-        p
-        for p in pairs
-        if p.jaccard >= DEFAULTS.numbers_waived_jaccard
-        or not numbers(p.id1)
-        or not numbers(p.id2)
-        or numbers(p.id1) & numbers(p.id2)
-    ]
+    waived = DEFAULTS.numbers_waived_jaccard
+    kept = [p for p in pairs if p.jaccard >= waived or not differ(numbers(p.id1), numbers(p.id2))]
     return kept, len(pairs) - len(kept)
