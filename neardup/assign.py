@@ -39,7 +39,6 @@ from .defaults import DEFAULTS
 K = TypeVar("K", bound=Hashable)
 
 
-
 def unique_mapping(pairs: Iterable[tuple[float, K, K]]) -> list[tuple[float, K, K]]:
     """Pairs ``(similarity, a, b)`` best first (ties by ``a``, ``b``), each record at most once.
 

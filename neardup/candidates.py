@@ -127,7 +127,6 @@ def _group_pairs(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return np.concatenate(out) if out else np.empty(0, dtype=np.int64)
 
 
-
 #: Pairs filtered at a time (memory: 8 bytes and a few flags per pair).
 CHUNK = 1 << 21
 

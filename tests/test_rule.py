@@ -25,7 +25,6 @@ def test_features_are_the_jaccard_the_numbers_and_the_best_match() -> None:
     ]
 
 
-
 def test_estimate_pools_smooths_and_makes_missing_neutral() -> None:
     """The one Fellegi-Sunter estimate, EM's M-step and the columns check's only one."""
     cm = np.array([[2.0, 6.0, 1.0, 9.0]])  # missing, then low, mid, high similarity
