@@ -20,6 +20,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 
+from neardup.assign import best_of_each
 from neardup.bruteforce import all_pairs, jaccard
 from neardup.canonical import CANONICAL_VERSION, DIRECTIONALS, STREET_SUFFIXES, canonicalize
 from neardup.evaluate import Scores, score
@@ -55,10 +56,7 @@ def mutual_best(pairs: list[Pair], escape: float = MUTUAL_ESCAPE) -> list[Pair]:
     best partner is someone else is more likely a neighbour (same building, same chain) than a
     second copy. Works on any verified pair list, needs no corpus statistics.
     """
-    best: dict[str, float] = defaultdict(float)
-    for a, b, j in pairs:
-        best[a] = max(best[a], j)
-        best[b] = max(best[b], j)
+    best = best_of_each(pairs)
     return [(a, b, j) for a, b, j in pairs if j >= escape or (j >= best[a] and j >= best[b])]
 
 

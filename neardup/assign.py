@@ -11,7 +11,7 @@ a two-Gaussian mixture) missed by 0.05-0.25 F1 on half of them. What holds every
 relative: a true partner stands out from the record's other candidates, a false one is merely
 the least bad of several alike. So a mapped pair holds when its similarity is at least
 ``1 / (1 - margin)`` times the **runner-up** of both its records (each record's best candidate
-other than this partner): with :data:`MARGIN` = 0.1, ahead by a tenth.
+other than this partner): with ``DEFAULTS.link_margin`` = 0.1, ahead by a tenth.
 
 Measured on the six development tasks with everything else fixed (margin 0.05 / 0.1 / 0.15 /
 0.2, F1): D1 .593/.592/.597/.598, D5 .780/.785/.784/.778, D6 .603/.604/.601/.594,
@@ -30,14 +30,13 @@ candidates tie (a city name listed alone in both catalogues a hundred times) is 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
-K = TypeVar("K", bound=Hashable)
+from .defaults import DEFAULTS
 
-#: How far ahead of both records' runner-ups a mapped pair must be, as a share of its own
-#: similarity (see the module's measurements).
-MARGIN = 0.1
+K = TypeVar("K", bound=Hashable)
 
 
 def unique_mapping(pairs: Iterable[tuple[float, K, K]]) -> list[tuple[float, K, K]]:
@@ -55,6 +54,23 @@ def unique_mapping(pairs: Iterable[tuple[float, K, K]]) -> list[tuple[float, K, 
         taken_b.add(b)
         out.append((s, a, b))
     return out
+
+
+def best_of_each(pairs: Iterable[tuple[K, K, float]]) -> dict[K, float]:
+    """Every paired record's highest similarity over the pairs ``(a, b, similarity)``: the one
+    best-match-per-record behind the valley's histogram, the learned rule's "best" feature and
+    the columns' mutual best and margin.
+
+    >>> best_of_each([("a", "b", 0.9), ("a", "c", 0.4), ("c", "d", -2.0)])
+    {'a': 0.9, 'b': 0.9, 'c': 0.4, 'd': -2.0}
+    """
+    best: dict[K, float] = {}
+    for a, b, s in pairs:
+        if s > best.get(a, -math.inf):
+            best[a] = s
+        if s > best.get(b, -math.inf):
+            best[b] = s
+    return best
 
 
 def runner_up(pairs: Iterable[tuple[float, K, K]], keep: int = 2) -> dict[K, list[tuple[K, float]]]:
@@ -89,7 +105,7 @@ def stands_out(
     a: K,
     b: K,
     runner: Mapping[K, Sequence[tuple[K, float]]],
-    margin: float = MARGIN,
+    margin: float = DEFAULTS.link_margin,
 ) -> bool:
     """Whether the pair ``a``-``b`` is ahead of both records' runner-ups by ``margin``."""
     return max(second(a, b, runner)[1], second(b, a, runner)[1]) <= similarity * (1.0 - margin)

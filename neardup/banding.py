@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import kernel
+from .defaults import DEFAULTS
 from .errors import ArgumentError
 
 #: Seed of the 64-bit band hash used in :func:`band_keys`.
@@ -26,12 +27,11 @@ _UINT32_MAX = 0xFFFFFFFF
 
 #: Solr's default maxBooleanClauses: a neighbors query has one clause per band.
 MAX_BANDS = 1024
-#: The probability that a pair exactly at the threshold becomes a candidate; pairs above it are
-#: more likely still. Verification removes the false candidates that this generosity lets in.
-TARGET_RECALL = 0.99
 
 
-def choose_bands(num_perm: int, threshold: float, recall: float = TARGET_RECALL) -> tuple[int, int]:
+def choose_bands(
+    num_perm: int, threshold: float, recall: float = DEFAULTS.target_recall
+) -> tuple[int, int]:
     """(bands, rows) for a near-complete report: the longest bands whose S-curve still gives
     ``recall`` at ``threshold``.
 

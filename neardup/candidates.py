@@ -34,16 +34,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from .defaults import DEFAULTS
 from .errors import ArgumentError
 from .text import sort_ids
 
-#: Buckets of more records than this need a second shared band. Chosen on the development
-#: suite (benchmarks/accuracy): at 10 no development dataset's F1 moved by more than 0.002
-#: from the unbounded candidates' (at 4, FEBRL 2 and the documents lost recall); 20 keeps a
-#: margin of two. On random short records (benchmarks.corpus.short_records) the candidates per
-#: record went from 5.8, 11.6, 23.8, 47.8 at 10k, 20k, 40k, 80k (twice as many at each
-#: doubling) to 4.1, 6.3, 9.6, 13.7 and 18.5 at 160k.
-DEFAULT_MAX_BUCKET = 20
+# Tuned: the values and the reasons for them are in neardup.defaults.
+DEFAULT_MAX_BUCKET = DEFAULTS.max_bucket
 
 
 @dataclass
@@ -275,11 +271,6 @@ def _group_pairs(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return np.concatenate(out) if out else np.empty(0, dtype=np.int64)
 
 
-#: A large bucket whose members would pair again in more than this many times its own pairs
-#: when regrouped by each later band is a cluster of near-copies (they share most bands):
-#: its pairs are enumerated once and filtered instead.
-COHERENT = 2.0
-
 #: Pairs filtered at a time (memory: 8 bytes and a few flags per pair).
 CHUNK = 1 << 21
 
@@ -317,7 +308,7 @@ def _large_bucket_pairs(
         labels = np.sort(labels)
         starts, counts = _runs(labels)
         np.add.at(cost, labels[starts] // width, counts * (counts - 1) / 2)
-    coherent = cost > COHERENT * sizes * (sizes - 1) / 2
+    coherent = cost > DEFAULTS.coherent * sizes * (sizes - 1) / 2
     out: list[np.ndarray] = []
     if not coherent.all():
         mask = ~coherent[which]

@@ -6,7 +6,7 @@ A user does not know which shingles fit their data, and the development suite
 * **Records** (names, addresses, listings, person records: a few words each) carry typos,
   abbreviations and swapped fields. One changed letter changes a whole word but only a few
   character 3-grams, so records get character 3-grams, banded low (a floor of
-  :data:`RECORD_FLOOR`), and the threshold is read off the data at report time by the
+  ``DEFAULTS.record_floor``), and the threshold is read off the data at report time by the
   ``valley`` rule (:mod:`neardup.valley`). On the suite's person records this took F1 from 0.59
   (word 1-grams at 0.65) to 0.99.
 * **Documents** (articles, posts: many words each) differ by inserted, deleted and replaced
@@ -14,7 +14,7 @@ A user does not know which shingles fit their data, and the development suite
   long texts cost ten times more for nothing, so documents keep them.
 
 The line between the two is the median number of words of a sample of the first records
-(:data:`RECORD_WORDS`). What the user gives always wins: a given threshold means a fixed
+(``DEFAULTS.record_words``). What the user gives always wins: a given threshold means a fixed
 threshold, a given shingle kind gets that kind's usual floor.
 
 >>> c = choose(["Cafe Muller 12 Main St Springfield", "J. Smith, 1 High Street, Leeds"])
@@ -32,23 +32,12 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
+from .defaults import DEFAULTS
 from .errors import ArgumentError
 from .params import Params
 
-#: Records whose median length is at most this many words are records, not documents.
-RECORD_WORDS = 40
-#: How many of the first records are measured.
-SAMPLE = 1000
-#: The floor of the valley rule for character 3-grams: low enough that the valley between
-#: records without and with a duplicate lies above it on every dataset of the suite.
-RECORD_FLOOR = 0.3
-#: Bands x rows for the floor: 3-row bands keep the candidates bounded (a pair at Jaccard 0.2
-#: is a candidate with chance 0.27, at 0.1 with 0.04; 2-row bands, which banding alone would
-#: choose for 0.3, made 790 candidates per record on the suite's German person records) while
-#: a pair at 0.4 is found with chance 0.93, at 0.5 with 0.995.
-RECORD_BANDS = (40, 3)
-#: Documents: word 1-grams at this fixed threshold.
-DOCUMENT_THRESHOLD = 0.65
+# Tuned: the values and the reasons for them are in neardup.defaults.
+SAMPLE = DEFAULTS.choose_sample
 
 
 @dataclass
@@ -85,17 +74,17 @@ def choose(texts: Iterable[str], given: Mapping[str, Any] | None = None) -> Choi
     if not words:
         kind, size = "word", 1
         reasons.append("no records to measure: word 1-grams")
-    elif median <= RECORD_WORDS:
+    elif median <= DEFAULTS.record_words:
         kind, size = "char", 3
         reasons.append(
             f"records: median {median:g} words over the first {len(words)} records "
-            f"(<= {RECORD_WORDS}), so character 3-grams, which a typo barely changes"
+            f"(<= {DEFAULTS.record_words}), so character 3-grams, which a typo barely changes"
         )
     else:
         kind, size = "word", 1
         reasons.append(
             f"documents: median {median:g} words over the first {len(words)} records "
-            f"(> {RECORD_WORDS}), so word 1-grams"
+            f"(> {DEFAULTS.record_words}), so word 1-grams"
         )
     kind = given.get("shingle_kind", kind)
     if "shingle_kind" in given and "shingle_size" not in given:
@@ -105,16 +94,16 @@ def choose(texts: Iterable[str], given: Mapping[str, Any] | None = None) -> Choi
     if "threshold" in given:
         chosen["rule"] = given.get("rule", "threshold")
     elif kind == "char":
-        chosen["threshold"], chosen["rule"] = RECORD_FLOOR, "valley"
+        chosen["threshold"], chosen["rule"] = DEFAULTS.record_floor, "valley"
         if "num_perm" not in given:
-            chosen["bands"], chosen["rows"] = RECORD_BANDS
+            chosen["bands"], chosen["rows"] = DEFAULTS.record_bands
         reasons.append(
             f"threshold: read off the data at report time (the valley of nearest-neighbour "
-            f"similarities), banded from a floor of {RECORD_FLOOR}"
+            f"similarities), banded from a floor of {DEFAULTS.record_floor}"
         )
     else:
-        chosen["threshold"], chosen["rule"] = DOCUMENT_THRESHOLD, "threshold"
-        reasons.append(f"threshold: Jaccard >= {DOCUMENT_THRESHOLD}")
+        chosen["threshold"], chosen["rule"] = DEFAULTS.document_threshold, "threshold"
+        reasons.append(f"threshold: Jaccard >= {DEFAULTS.document_threshold}")
     chosen.update(given)
     if given:
         reasons.append("given: " + ", ".join(f"{k}={v!r}" for k, v in sorted(given.items())))

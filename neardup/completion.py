@@ -8,9 +8,10 @@ precision 0.99), while the cluster itself is right.
 
 Completing every connected component would chain: one wrong pair joins two entities, and
 their every pair follows. So only a component whose verified pairs already cover at least
-:data:`DENSITY` of its pairs is completed. A wrong bridge between two entities leaves their
-component sparse (two cliques of five joined by one pair: 21 of 45 pairs), and a chain of three
-records (relatives at one address: two of three pairs) is left as it is. The pairs added carry
+``DEFAULTS.complete_density`` (:mod:`neardup.defaults`) of its pairs is completed. A wrong
+bridge between two entities leaves their component sparse (two cliques of five joined by one
+pair: 21 of 45 pairs), and a chain of three records (relatives at one address: two of three
+pairs) is left as it is. The pairs added carry
 their exact Jaccard and edit distance, which are below the rule's bar: that is how a reader
 tells them from the verified ones.
 
@@ -35,19 +36,13 @@ from collections.abc import Iterable
 from itertools import combinations
 from typing import Any
 
+from .defaults import DEFAULTS
 from .graph import union_find
 from .text import id_key
 
-#: A component is completed when its pairs cover at least this share of its possible pairs
-#: (more than two thirds: a chain of three records is never completed).
-DENSITY = 0.7
-#: Components of fewer records are left alone (three records with all three pairs are
-#: complete already).
-MIN_RECORDS = 4
-
 
 def missing_pairs(
-    pairs: Iterable[tuple[str, str]], density: float = DENSITY
+    pairs: Iterable[tuple[str, str]], density: float = DEFAULTS.complete_density
 ) -> tuple[list[tuple[str, str]], dict[str, Any]]:
     """The pairs missing from the nearly complete components of ``pairs`` (see the module),
     each in id order, and what was found: components completed, pairs missing."""
@@ -63,7 +58,7 @@ def missing_pairs(
     for r, ids in members.items():
         n = len(ids)
         possible = n * (n - 1) // 2
-        if n >= MIN_RECORDS and density * possible <= edges[r] < possible:
+        if n >= DEFAULTS.complete_min_records and density * possible <= edges[r] < possible:
             chosen[r] = None
     # Only the chosen components' pairs are held in memory, not the report's.
     held = {
@@ -79,8 +74,9 @@ def missing_pairs(
         "clusters": completed,
         "added": len(missing),
         "reason": (
-            f"{_n(len(missing), 'pair')} added in {_n(completed, 'cluster')} of {MIN_RECORDS} or "
-            f"more records whose pairs were at least {density:.0%} verified"
+            f"{_n(len(missing), 'pair')} added in {_n(completed, 'cluster')} of "
+            f"{DEFAULTS.complete_min_records} or more records whose pairs were at least "
+            f"{density:.0%} verified"
         ),
     }
     return missing, info

@@ -12,8 +12,9 @@ the valley's own split does:
   same per column among them (``u``);
 * each kept pair's columns then weigh for or against it (Fellegi-Sunter: the sum of
   ``log m/u`` over its columns, plus the kept share as the prior). A kept pair whose chance of
-  being a match, so computed, is under :data:`CUT` is dropped: its columns agree the way the
-  dropped candidates' do, and not the way the kept pairs' do.
+  being a match, so computed, is under ``DEFAULTS.fields_cut`` (:mod:`neardup.defaults`) is
+  dropped: its columns agree the way the dropped candidates' do, and not the way the kept
+  pairs' do.
 
 Two refinements against hard negatives (relatives at one address, shops in one building),
 which the valley keeps and which are a quarter of its pairs on generated multilingual records:
@@ -21,11 +22,12 @@ which the valley keeps and which are a quarter of its pairs on generated multili
 * ``m`` is learned from the kept pairs that are the best match of both their records (mutual
   best): a relative is rarely both records' best match while a copy usually is, so ``m`` no
   longer learns that a birth date or given name may disagree;
-* a kept pair whose columns' weight is :data:`MARGIN` bits (1024 times) below the best weight of
-  each of its two records is dropped: both records have a far better match, and the one at hand
-  shares the household's columns, not the person's. The below-valley candidates cannot teach
-  this: they disagree on the address too, so agreeing on it weighs for a pair (the columns of a
-  household agree together, which Fellegi-Sunter's independence does not see).
+* a kept pair whose columns' weight is ``DEFAULTS.fields_margin_bits`` bits (1024 times) below
+  the best weight of each of its two records is dropped: both records have a far better
+  match, and the one at hand shares the household's columns, not the person's. The
+  below-valley candidates cannot teach this: they disagree on the address too, so agreeing on
+  it weighs for a pair (the columns of a household agree together, which Fellegi-Sunter's
+  independence does not see).
 
 One step from the valley's split, not EM run to convergence: EM from scratch moved its
 components onto the wrong groups on three of five development datasets; anchored to the valley
@@ -65,25 +67,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .assign import best_of_each
+from .defaults import DEFAULTS
 from .minhash import ShingleProcessor
 from .results import Pair
-from .rule import LEVELS, MISSING, SMOOTHING, levels, monotone
-from .text import jaccard
+from .rule import LEVELS, MISSING, MatchRule, estimate, levels
+from .text import char_grams, jaccard
 
-#: A kept pair whose columns give it less than this chance of being a match is dropped: a low
-#: bar, since the valley already kept it (0.1 and 0.05 gave the same F1 on the suite but for
-#: one restaurant pair; the lower one keeps it).
-CUT = 0.05
-#: Pairs each side is estimated from (a seeded sample beyond that): the estimate of a share
-#: per level needs thousands, not millions.
-SAMPLE = 20_000
-#: Fewer kept or dropped pairs than this, and there is nothing to learn the columns from.
-MIN_PAIRS = 20
-#: A kept pair is dropped when its columns' weight (log2 m/u) is this many bits below the best
-#: weight of each of its records: both have a match 2**MARGIN times likelier.
-MARGIN = 10.0
-#: Character k-grams each column is compared by.
-GRAM = 3
 SEED = 0
 
 
@@ -109,19 +99,13 @@ class FieldCheck:
             "dropped": self.dropped,
             "far_below_best": self.far,
             "mutual_best": self.mutual,
-            "margin_bits": MARGIN,
+            "margin_bits": DEFAULTS.fields_margin_bits,
             "kept_pairs": self.kept_pairs,
             "other_pairs": self.other_pairs,
-            "cut": CUT,
+            "cut": DEFAULTS.fields_cut,
             "reason": self.reason,
             "weights": self.weights,
         }
-
-
-def _grams(text: str) -> frozenset[str]:
-    if len(text) <= GRAM:
-        return frozenset([text]) if text else frozenset()
-    return frozenset(text[i : i + GRAM] for i in range(len(text) - GRAM + 1))
 
 
 class _Columns:
@@ -138,7 +122,7 @@ class _Columns:
         if key not in self.cache:
             value = self.rows.get(record, {}).get(column, "")
             norm = self.proc.normalize(value) if value.strip() else ""
-            self.cache[key] = _grams(norm) if norm else None
+            self.cache[key] = frozenset(char_grams(norm, DEFAULTS.fields_gram)) if norm else None
         return self.cache[key]
 
     def similarities(self, pairs: Sequence[Pair]) -> NDArray[np.float64]:
@@ -162,7 +146,7 @@ def compared_columns(rows: dict[str, dict[str, str]]) -> list[str]:
 
 def sample_pairs(pairs: list[Pair], n: int | None = None) -> list[Pair]:
     """At most ``n`` of ``pairs``, a seeded sample: the same pairs give the same answer."""
-    n = SAMPLE if n is None else n
+    n = DEFAULTS.fields_sample if n is None else n
     return pairs if len(pairs) <= n else random.Random(SEED).sample(pairs, n)
 
 
@@ -176,26 +160,19 @@ def _counts(lv: NDArray[np.intp]) -> NDArray[np.float64]:
 def mutual_best(pairs: Sequence[Pair]) -> NDArray[np.bool_]:
     """Whether each pair is the best match (highest Jaccard, ties included) of both its
     records among ``pairs``: the pairs most likely matches, to learn ``m`` from."""
-    best: dict[str, float] = {}
-    for p in pairs:
-        for x in (p.id1, p.id2):
-            if p.jaccard > best.get(x, -1.0):
-                best[x] = p.jaccard
+    best = best_of_each((p.id1, p.id2, p.jaccard) for p in pairs)
     return np.array(
         [p.jaccard >= best[p.id1] and p.jaccard >= best[p.id2] for p in pairs], dtype=bool
     )
 
 
 def far_below_best(pairs: Sequence[Pair], weight: NDArray[np.float64]) -> NDArray[np.bool_]:
-    """Whether each pair's ``weight`` is more than :data:`MARGIN` below the best weight of
-    both its records: each record has a far better match than this one."""
-    best: dict[str, float] = {}
-    for p, w in zip(pairs, weight.tolist(), strict=True):
-        for x in (p.id1, p.id2):
-            if w > best.get(x, -np.inf):
-                best[x] = w
+    """Whether each pair's ``weight`` is more than ``DEFAULTS.fields_margin_bits`` below the
+    best weight of both its records: each record has a far better match than this one."""
+    best = best_of_each((p.id1, p.id2, w) for p, w in zip(pairs, weight.tolist(), strict=True))
+    margin = DEFAULTS.fields_margin_bits
     return np.array(
-        [w < best[p.id1] - MARGIN and w < best[p.id2] - MARGIN
+        [w < best[p.id1] - margin and w < best[p.id2] - margin
          for p, w in zip(pairs, weight.tolist(), strict=True)],
         dtype=bool,
     )  # fmt: skip
@@ -217,9 +194,10 @@ def fields_disagree(
     if not columns:
         check.reason = "records without two or more columns: nothing to compare"
         return kept, check
-    if len(kept) < MIN_PAIRS or len(others) < MIN_PAIRS:
+    least = DEFAULTS.fields_min_pairs
+    if len(kept) < least or len(others) < least:
         check.reason = (
-            f"{len(kept)} kept and {len(others)} dropped candidates: fewer than {MIN_PAIRS} "
+            f"{len(kept)} kept and {len(others)} dropped candidates: fewer than {least} "
             "on a side to learn the columns from"
         )
         return kept, check
@@ -228,35 +206,29 @@ def fields_disagree(
     mutual = mutual_best(kept)
     check.mutual = int(mutual.sum())
     # m from the mutual best pairs (see the module); from all kept ones if they are too few.
-    if check.mutual < MIN_PAIRS:
+    if check.mutual < least:
         mutual[:] = True
     learn = [p for p, b in zip(kept, mutual, strict=True) if b]
     learn_values = kept_values[mutual]
-    cm = _counts(levels(learn_values if len(learn) <= SAMPLE else table.similarities(
-        sample_pairs(learn))))  # fmt: skip
+    if len(learn) > DEFAULTS.fields_sample:
+        learn_values = table.similarities(sample_pairs(learn))
+    cm = _counts(levels(learn_values))
     cu = _counts(levels(table.similarities(sample_pairs(others))))
-    cm, cu = monotone(cm, cu)
-    m = cm + SMOOTHING
-    u = cu + SMOOTHING
-    m /= m.sum(axis=1, keepdims=True)
-    u /= u.sum(axis=1, keepdims=True)
-    m[:, 0] = u[:, 0] = (m[:, 0] + u[:, 0]) / 2  # a missing value weighs neither way
-    ratio = np.log2(m) - np.log2(u)
+    m, u = estimate(cm, cu)  # a missing value weighs neither way
+    rule = MatchRule(columns, m, u, len(kept) / (len(kept) + total))
+    ratio = rule.ratios()
     check.weights = {name: np.round(ratio[i], 3).tolist() for i, name in enumerate(columns)}
-    prior = len(kept) / (len(kept) + total)
-    cols = np.arange(len(columns))[None, :]
-    weight = ratio[cols, levels(kept_values)].sum(axis=1)
-    logit = weight + np.log2(prior / (1.0 - prior))
-    chance = 1.0 / (1.0 + np.exp2(-np.clip(logit, -60, 60)))
+    weight = rule.weights(kept_values)
+    chance = rule.chance(weight)
     far = far_below_best(kept, weight)
-    unlike = chance < CUT
+    unlike = chance < DEFAULTS.fields_cut
     out = [p for p, u, f in zip(kept, unlike, far, strict=True) if not (u or f)]
     check.dropped = len(kept) - len(out)
     check.far = int((far & ~unlike).sum())
     check.reason = (
         f"{len(columns)} columns compared; {check.dropped} of {len(kept)} pairs dropped: "
         f"{check.dropped - check.far} whose columns agree the way the {total} candidates below "
-        f"the threshold do, {check.far} whose columns weigh {MARGIN:g} bits below both "
-        "records' best match"
+        f"the threshold do, {check.far} whose columns weigh {DEFAULTS.fields_margin_bits:g} bits "
+        "below both records' best match"
     )
     return out, check

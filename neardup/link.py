@@ -37,24 +37,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .assign import MARGIN, runner_up, second, stands_out, unique_mapping
+from .assign import runner_up, second, stands_out, unique_mapping
+from .defaults import DEFAULTS
 from .minhash import ShingleProcessor
+from .numbers import apart, differ
 from .results import Pair
 from .text import number_words, word_edit_distance
-from .topk import PURGE, TOP_K, purged, top_k
-from .weights import GRAM, TfidfSpace, cosine
-
-#: Pairs at least this similar keep their place whatever their numbers (cosine; the weighted
-#: counterpart of the valley rule's Jaccard 0.7 at which numbers are waived).
-NUMBERS_WAIVED = 0.7
-#: If more than this share of the pairs that alike share no number, numbers are not identifiers
-#: (the same reading of the data as :func:`neardup.valley.numbers_identify`).
-NUMBERS_NOISY = 0.05
-NUMBERS_MIN_PAIRS = 20
-#: Fewer pairs standing out than this, and the columns are not weighed (too few to read from).
-COLUMNS_MIN_PAIRS = 20
-#: The share of the joined text in a record's vector once its columns are weighed.
-JOINED_SHARE = 0.5
+from .topk import purged, top_k
+from .weights import TfidfSpace, cosine
 
 #: A candidate pass's mapped pairs: (similarity, row a, row b, a's runner-up, b's runner-up).
 Mapped = tuple[float, int, int, int | None, int | None]
@@ -120,19 +110,18 @@ def numbers_check(
     enough to waive the check: among those whose records both hold numbers, how many share
     none. House numbers, phone numbers and years are shared by matches; prices, lengths and
     counts written in several forms are not, and then the check is not made."""
-    both = [(m[1], m[2]) for m in mapped
-            if m[0] >= NUMBERS_WAIVED and numbers[m[1]] and numbers[m[2]]]  # fmt: skip
-    if len(both) < NUMBERS_MIN_PAIRS:
+    waived, noisy = DEFAULTS.numbers_waived_cosine, DEFAULTS.numbers_noisy
+    both, differing = apart(((m[0], m[1], m[2]) for m in mapped), lambda i: numbers[i], waived)
+    if both < DEFAULTS.numbers_min_pairs:
         return False, (
-            f"not made: {len(both)} mapped pairs at cosine >= {NUMBERS_WAIVED} hold numbers on "
+            f"not made: {both} mapped pairs at cosine >= {waived} hold numbers on "
             "both sides, too few to tell whether numbers identify records here"
         )
-    apart = sum(1 for a, b in both if not numbers[a] & numbers[b])
-    share = apart / len(both)
-    verdict = "made" if share <= NUMBERS_NOISY else "not made"
-    return share <= NUMBERS_NOISY, (
-        f"{verdict}: {apart} of {len(both)} mapped pairs at cosine >= {NUMBERS_WAIVED} share "
-        f"no number ({share:.0%}; the check is made at {NUMBERS_NOISY:.0%} or less)"
+    share = differing / both
+    verdict = "made" if share <= noisy else "not made"
+    return share <= noisy, (
+        f"{verdict}: {differing} of {both} mapped pairs at cosine >= {waived} share "
+        f"no number ({share:.0%}; the check is made at {noisy:.0%} or less)"
     )
 
 
@@ -200,8 +189,8 @@ def link(
     order: Sequence[str] | None = None,
     columns: Sequence[Mapping[str, str] | None] | None = None,
     *,
-    k: int = TOP_K,
-    margin: float = MARGIN,
+    k: int = DEFAULTS.link_top_k,
+    margin: float = DEFAULTS.link_margin,
 ) -> Linked:
     """Link the records (``keys[i]``, ``texts[i]`` as written, ``sources[i]``, ``columns[i]``
     or None) across sources.
@@ -226,12 +215,13 @@ def link(
     vectors = space.vectors(normalized)
     first = _pass(vectors, groups, k, margin)
     final, weights = first, {}
-    if columns is not None and len(first.stood_out) >= COLUMNS_MIN_PAIRS:
+    if columns is not None and len(first.stood_out) >= DEFAULTS.columns_min_pairs:
         weighed, weights = column_weights(
             space, vectors, columns, sources, processor, first.stood_out
         )
         if weighed is not None:
-            vectors = normalize((vectors * JOINED_SHARE + weighed * (1 - JOINED_SHARE)).tocsr())
+            share = DEFAULTS.joined_share
+            vectors = normalize((vectors * share + weighed * (1 - share)).tocsr())
             final = _pass(vectors, groups, k, margin)
     numbers = _numbers(normalized)
     identify, why = numbers_check(final.mapped, numbers)
@@ -242,17 +232,17 @@ def link(
         found = [
             (s, a, b)
             for s, a, b in found
-            if s >= NUMBERS_WAIVED or not numbers[a] or not numbers[b] or numbers[a] & numbers[b]
+            if s >= DEFAULTS.numbers_waived_cosine or not differ(numbers[a], numbers[b])
         ]
         vetoed = before - len(found)
     explain = {
         "kind": "weighted",
-        "similarity": f"TF-IDF cosine of character {GRAM}-grams ({space.grams()} grams, "
-        f"document frequencies over {len(keys)} records)",
+        "similarity": f"TF-IDF cosine of character {DEFAULTS.weighted_gram}-grams "
+        f"({space.grams()} grams, document frequencies over {len(keys)} records)",
         "columns": _columns_line(weights),
         "column_weights": weights,
         "candidates": f"each record's top {k} in every other source (grams held by more than "
-        f"{PURGE} records left out of the search)",
+        f"{DEFAULTS.link_purge} records left out of the search)",
         "assignment": "unique mapping: best pairs first, each record at most one partner in "
         "each other source",
         "decision": f"a mapped pair is kept when it is ahead of both records' runner-ups by "

@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import kernel
 from .errors import ArgumentError
-from .text import NORMALIZATION_VERSION, check_text, jaccard, normalize
+from .text import NORMALIZATION_VERSION, char_grams, check_text, jaccard, normalize
 
 if TYPE_CHECKING:
     from .params import Params
@@ -269,13 +269,7 @@ class ShingleProcessor:
             # zip of shifted views (it stops at the shortest): 2x faster than slice-and-join
             shifted = (words[i:] for i in range(self.size))
             return list(map(" ".join, zip(*shifted, strict=False)))
-        norm = text
-        if not norm:
-            return []
-        if len(norm) < self.size:
-            return [norm]
-        k = self.size
-        return [norm[i : i + k] for i in range(len(norm) - k + 1)]
+        return char_grams(text, self.size)
 
     def shingle_set(self, text: str, *, prepared: bool = False) -> frozenset[str]:
         """Distinct shingles: the set whose Jaccard similarity MinHash estimates."""

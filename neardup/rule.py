@@ -26,7 +26,6 @@ pairs) and recall (their share of the summed posteriors of all candidates).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,9 +33,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .assign import best_of_each
+from .defaults import DEFAULTS
 from .minhash import ShingleProcessor
 from .results import Pair
-from .text import jaccard
+from .text import jaccard, number_words
 
 #: Upper edges of the similarity levels: ten bins of width 0.1; a similarity of exactly 1.0
 #: (a copy) has a level of its own.
@@ -45,10 +46,6 @@ LEVELS = len(EDGES) + 1
 #: A feature value below 0 means "missing" (one side has no value): a level of its own whose
 #: m and u are equal, so it weighs neither way.
 MISSING = -1.0
-#: Dirichlet smoothing of every level count: no level is ever impossible.
-SMOOTHING = 0.5
-ITERATIONS = 200
-TOLERANCE = 1e-7
 
 
 @dataclass
@@ -69,18 +66,25 @@ class MatchRule:
     candidates: int = 0
     notes: list[str] = field(default_factory=list)
 
+    def ratios(self) -> NDArray[np.float64]:
+        """Log2 m/u of every feature (rows) and level (columns): what each level weighs."""
+        return np.asarray(np.log2(self.m) - np.log2(self.u), dtype=np.float64)
+
     def weights(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
         """Log2 Bayes factor of every pair (rows of ``values``): the sum over its features."""
         lv = levels(values)
-        ratio = np.log2(self.m) - np.log2(self.u)
         cols = np.arange(len(self.features))
-        out = ratio[cols[None, :], lv].sum(axis=1)
+        out = self.ratios()[cols[None, :], lv].sum(axis=1)
         return np.asarray(out, dtype=np.float64)
+
+    def chance(self, weights: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The chance that a pair of these :meth:`weights` is a match, given the prior."""
+        w = weights + np.log2(self.prior / (1.0 - self.prior))
+        return np.asarray(1.0 / (1.0 + np.exp2(-np.clip(w, -60, 60))), dtype=np.float64)
 
     def posterior(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
         """The chance that each pair is a match."""
-        w = self.weights(values) + np.log2(self.prior / (1.0 - self.prior))
-        return np.asarray(1.0 / (1.0 + np.exp2(-np.clip(w, -60, 60))), dtype=np.float64)
+        return self.chance(self.weights(values))
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -140,25 +144,18 @@ def learn_rule(values: NDArray[np.float64], features: Sequence[str]) -> MatchRul
     m = u = np.zeros((k, LEVELS))
     converged = False
     it = 0
-    while it < ITERATIONS:
+    while it < DEFAULTS.em_iterations:
         it += 1
         cm = np.einsum("n,nkl->kl", post, onehot)
         cu = np.einsum("n,nkl->kl", 1.0 - post, onehot)
-        cm, cu = monotone(cm, cu)
-        m = cm + SMOOTHING
-        u = cu + SMOOTHING
-        m /= m.sum(axis=1, keepdims=True)
-        u /= u.sum(axis=1, keepdims=True)
-        # Missing says nothing about matching: its level weighs neither way.
-        both = (m[:, 0] + u[:, 0]) / 2
-        m[:, 0] = u[:, 0] = both
+        m, u = estimate(cm, cu)
         prior = float(np.clip(post.mean(), 1e-4, 1 - 1e-4))
         log_m = np.log(m)[np.arange(k)[None, :], lv].sum(axis=1) + np.log(prior)
         log_u = np.log(u)[np.arange(k)[None, :], lv].sum(axis=1) + np.log(1 - prior)
         new = 1.0 / (1.0 + np.exp(np.clip(log_u - log_m, -700, 700)))
         delta = float(np.abs(new - post).max())
         post = new
-        if delta < TOLERANCE:
+        if delta < DEFAULTS.em_tolerance:
             converged = True
             break
     rule = MatchRule(list(features), m, u, prior, it, converged)
@@ -167,6 +164,29 @@ def learn_rule(values: NDArray[np.float64], features: Sequence[str]) -> MatchRul
     if (m[:, top - 2 :].sum() < u[:, top - 2 :].sum()) and n > 1:
         rule = MatchRule(list(features), u, m, 1.0 - prior, it, converged)
     return rule
+
+
+def estimate(
+    cm: NDArray[np.float64], cu: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``m`` and ``u`` (per feature, the chance of each level) from the expected counts of
+    matches ``cm`` and non-matches ``cu``: the share of matches made :func:`monotone`, every
+    level smoothed by ``DEFAULTS.em_smoothing``, and the missing level (0) weighing neither way.
+    The M-step of :func:`learn_rule`, and the one estimate of :mod:`neardup.fields`.
+
+    >>> m, u = estimate(np.array([[2.0, 0.0, 8.0]]), np.array([[4.0, 8.0, 2.0]]))
+    >>> m.round(3).tolist(), u.round(3).tolist()
+    ([[0.254, 0.043, 0.739]], [[0.254, 0.548, 0.161]])
+    """
+    cm, cu = monotone(cm, cu)
+    m = cm + DEFAULTS.em_smoothing
+    u = cu + DEFAULTS.em_smoothing
+    m /= m.sum(axis=1, keepdims=True)
+    u /= u.sum(axis=1, keepdims=True)
+    # Missing says nothing about matching: its level weighs neither way.
+    both = (m[:, 0] + u[:, 0]) / 2
+    m[:, 0] = u[:, 0] = both
+    return m, u
 
 
 def monotone(
@@ -214,13 +234,6 @@ def summarize(rule: MatchRule, values: NDArray[np.float64], primary: NDArray[np.
     rule.threshold = float(primary[accept].min()) if accept.any() else 1.0
 
 
-_DIGITS = re.compile(r"\d")
-
-
-def _numbers(words: list[str]) -> frozenset[str]:
-    return frozenset(w for w in words if _DIGITS.search(w))
-
-
 def features(
     pairs: Sequence[Pair], texts: Mapping[str, str], processor: ShingleProcessor
 ) -> tuple[NDArray[np.float64], list[str]]:
@@ -241,15 +254,12 @@ def features(
             got = prepared[i] = processor.prepare(texts.get(i, ""))
         return got
 
-    best: dict[str, float] = {}
-    for p in pairs:
-        for x in (p.id1, p.id2):
-            if p.jaccard > best.get(x, -1.0):
-                best[x] = p.jaccard
+    best = best_of_each((p.id1, p.id2, p.jaccard) for p in pairs)
     out = np.empty((len(pairs), len(names)), dtype=np.float64)
     for row, p in enumerate(pairs):
         out[row, 0] = p.jaccard
-        na, nb = _numbers(prep(p.id1).split()), _numbers(prep(p.id2).split())
+        na = number_words(prep(p.id1).split(), decimal=True)
+        nb = number_words(prep(p.id2).split(), decimal=True)
         out[row, 1] = jaccard(na, nb) if na and nb else MISSING
         tops = (p.jaccard >= best[p.id1] - 1e-9) + (p.jaccard >= best[p.id2] - 1e-9)
         out[row, 2] = tops / 2

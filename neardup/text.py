@@ -107,14 +107,40 @@ def words(text: str) -> list[str]:
     return normalize(text).split()
 
 
-def number_words(words: Iterable[str]) -> frozenset[str]:
+def number_words(words: Iterable[str], *, decimal: bool = False) -> frozenset[str]:
     """The words that hold a digit (house and phone numbers, years, model numbers): what the
     numbers checks compare. One definition for every check.
 
+    A digit is what ``str.isdigit`` says (``"²"`` too); with ``decimal``, only a decimal digit
+    (``str.isdecimal``, the regular expression ``\\d``), which the learned rule's numbers
+    feature has always used. After normalization (NFKC makes ``"²"`` a ``"2"``) the two
+    differ only on rare digits such as Kharosthi's.
+
     >>> sorted(number_words("sony kdl-46v3000 tv 2008".split()))
     ['2008', 'kdl-46v3000']
+    >>> number_words(["x²"]), number_words(["x²"], decimal=True)
+    (frozenset({'x²'}), frozenset())
     """
+    if decimal:
+        return frozenset(w for w in words if any(c.isdecimal() for c in w))
     return frozenset(w for w in words if any(c.isdigit() for c in w))
+
+
+def char_grams(text: str, k: int) -> list[str]:
+    """The character ``k``-grams of ``text`` in order, duplicates kept: the one definition
+    behind character shingles, the columns' grams and the accuracy oracle. A text shorter than
+    ``k`` is one gram (itself), so that short texts still compare; ``""`` has none.
+
+    >>> char_grams("bel air", 3)
+    ['bel', 'el ', 'l a', ' ai', 'air']
+    >>> char_grams("ab", 3), char_grams("", 3)
+    (['ab'], [])
+    """
+    if not text:
+        return []
+    if len(text) < k:
+        return [text]
+    return [text[i : i + k] for i in range(len(text) - k + 1)]
 
 
 def check_text(text: str, where: str = "text") -> str:

@@ -8,9 +8,10 @@ and every record of B its ``k`` best of A (the Sparkly/JedAI idea of top-k candi
 a sparse matrix product).
 
 The cost stays near linear by design (the block purging of token blocking): a gram held by
-more than :data:`PURGE` records names no record in particular, so it is left out of the search
-for candidates (it still counts in their similarity, :func:`neardup.weights.cosine`). A record
-then meets at most ``grams x PURGE`` others while its candidates are sought.
+more than ``DEFAULTS.link_purge`` records (:mod:`neardup.defaults`) names no record in
+particular, so it is left out of the search for candidates (it still counts in their similarity,
+:func:`neardup.weights.cosine`). A record then meets at most ``grams x DEFAULTS.link_purge``
+others while its candidates are sought.
 
 Why ``sparse_dot_topn``: it multiplies two sparse matrices keeping only each row's top-n, in
 C++ on several threads, without ever holding the dense product (50,000 x 50,000 records would
@@ -24,15 +25,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-#: Candidates each record keeps in the other source. The relative rule
-#: (:mod:`neardup.assign`) reads a record's runner-up from them, so at least 2; 5 found 98.7-100%
-#: of the findable links of the development tasks (the rest share nothing rare).
-TOP_K = 5
-#: A gram held by more records than this is left out of the search for candidates.
-PURGE = 1000
+from .defaults import DEFAULTS
 
 
-def purged(a: Any, b: Any, cap: int = PURGE) -> tuple[Any, Any]:
+def purged(a: Any, b: Any, cap: int = DEFAULTS.link_purge) -> tuple[Any, Any]:
     """``a`` and ``b`` without the columns (grams) that more than ``cap`` rows of both hold."""
     from scipy import sparse
 
@@ -44,7 +40,9 @@ def purged(a: Any, b: Any, cap: int = PURGE) -> tuple[Any, Any]:
     return (a @ keep).tocsr(), (b @ keep).tocsr()
 
 
-def top_k(a: Any, b: Any, k: int = TOP_K, threads: int = 2) -> tuple[NDArray[np.int64], ...]:
+def top_k(
+    a: Any, b: Any, k: int = DEFAULTS.link_top_k, threads: int = 2
+) -> tuple[NDArray[np.int64], ...]:
     """Each row of ``a``'s ``k`` best rows of ``b`` by dot product: ``(row, col, value)``
     arrays, best first within a row, rows with nothing in common left out."""
     from sparse_dot_topn import sp_matmul_topn

@@ -14,21 +14,22 @@ visible on data where a model of pairs (or EM over one similarity) cannot tell t
 How, on the verified pairs at the index's floor (the lowest similarity banding finds):
 
 * every record's best similarity; records with no pair at the floor are counted below it;
-* a histogram of bins :data:`WIDTH` wide from ``floor +`` :data:`GAP` (banding's recall is
-  still rising just above the floor), smoothed over three bins;
+* a histogram of bins ``DEFAULTS.valley_width`` wide from ``floor + DEFAULTS.valley_gap``
+  (banding's recall is still rising just above the floor), smoothed over three bins (the
+  tuned values and their reasons: :mod:`neardup.defaults`);
 * a valley at bin ``k`` is as deep as the lower of the highest bin on its left (or the records
   below the floor, spread over the bins there) and the highest on its right, divided by its
-  own height; the first valley at least :data:`DEPTH` deep is taken (the one nearest the
-  non-matches: a second dip among the matches, between near copies and exact ones, is not a
+  own height; the first valley at least ``DEFAULTS.valley_depth`` deep is taken (the one nearest
+  the non-matches: a second dip among the matches, between near copies and exact ones, is not a
   boundary between matches and non-matches);
 * the threshold is the lower edge of the valley's bin;
-* no valley that deep (one bump, or matches spread everywhere): :data:`FALLBACK`.
+* no valley that deep (one bump, or matches spread everywhere): ``DEFAULTS.valley_fallback``.
 
 A second check, for records: two records that both hold numbers (house numbers, dates, phone
 numbers, years) and share none are different entities unless they are alike overall (Jaccard
-:data:`NUMBERS_WAIVED` or more). Restaurants on one street, people of one name born on other
-days: similar words, other numbers. On the development suite this took the restaurants (link)
-from F1 0.938 to 0.963 and changed no other dataset by more than 0.002
+``DEFAULTS.numbers_waived_jaccard`` or more). Restaurants on one street, people of one name
+born on other days: similar words, other numbers. On the development suite this took the
+restaurants (link) from F1 0.938 to 0.963 and changed no other dataset by more than 0.002
 (:func:`numbers_disagree`). It is made only where the data's numbers are identifiers: where
 the pairs alike enough to waive it share no number often, the numbers are written in many forms
 and the check is left out (:func:`numbers_identify`).
@@ -51,29 +52,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .assign import best_of_each
+from .defaults import DEFAULTS
 from .minhash import ShingleProcessor
+from .numbers import apart, differ
 from .results import Pair
-
-WIDTH = 0.025
-GAP = 0.05
-DEPTH = 2.5
-#: Pairs at least this similar keep their place whatever their numbers.
-NUMBERS_WAIVED = 0.7
-#: If more than this share of the pairs that alike share no number, numbers are not identifiers.
-#: On the development suite: identifiers 0-2.2% (restaurants' 2 of 89 the most), numbers in
-#: several forms 9% (generated music: lengths, two-digit years), 20% (citations), 29%
-#: (affiliations). The bar sits nearer the identifiers because the two mistakes differ in cost:
-#: the check made on music's numbers cut F1 from 0.836 to 0.623, while the check left out on
-#: the restaurants costs 0.025.
-NUMBERS_NOISY = 0.05
-#: Fewer such pairs than this, and the numbers check is made as it is.
-NUMBERS_MIN_PAIRS = 20
-#: Without a valley: the threshold at which character 3-grams of records kept the most F1 on
-#: the development suite (benchmarks/accuracy) where no valley showed. Forced through the whole
-#: rule (checks and completion) at 0.4 / 0.45 / 0.5 / 0.55 / 0.6, F1: affiliations .333 / .362 /
-#: .377 / .364 / .336, patents .829 / .828 / .864 / .846 / .844, generated citations .932 /
-#: .922 / .943 / .808 / .650, generated music .796 / .842 / .836 / .777 / .643.
-FALLBACK = 0.5
+from .text import number_words
 
 
 @dataclass
@@ -106,12 +90,7 @@ class Valley:
 
 def best_similarities(pairs: Iterable[Pair]) -> dict[str, float]:
     """Every paired record's highest Jaccard."""
-    best: dict[str, float] = {}
-    for p in pairs:
-        for i in (p.id1, p.id2):
-            if p.jaccard > best.get(i, -1.0):
-                best[i] = p.jaccard
-    return best
+    return best_of_each((p.id1, p.id2, p.jaccard) for p in pairs)
 
 
 def valley_threshold(
@@ -120,29 +99,30 @@ def valley_threshold(
     """The threshold at the valley of the records' best similarities (see the module)."""
     values = np.asarray(list(best) if not isinstance(best, np.ndarray) else best, dtype=float)
     below = max(0, records - int(np.count_nonzero(values >= floor)))
-    lo = floor + GAP
-    edges = np.arange(lo, 1.0 + WIDTH / 2, WIDTH)
+    width, fallback, deep = DEFAULTS.valley_width, DEFAULTS.valley_fallback, DEFAULTS.valley_depth
+    lo = floor + DEFAULTS.valley_gap
+    edges = np.arange(lo, 1.0 + width / 2, width)
     if len(edges) < 3:
         return Valley(floor, False, 0.0, floor, records, below, [], [], "floor too high to look")
     edges[-1] = 1.0 + 1e-9
     counts = np.histogram(values[values >= lo], bins=edges)[0]
     smooth = np.convolve(np.pad(counts.astype(float), 1, mode="edge"), [1 / 3] * 3, "valid")
-    below_density = below * WIDTH / lo  # the records under the floor, spread over its width
+    below_density = below * width / lo  # the records under the floor, spread over its width
     found_k, depth, deepest = None, 0.0, 0.0
     for k in range(len(smooth) - 1):
         left = max([below_density, *smooth[:k].tolist()])
         right = float(smooth[k + 1 :].max())
         d = min(left, right) / max(float(smooth[k]), 0.5)
         deepest = max(deepest, d)
-        if d >= DEPTH:
+        if d >= deep:
             found_k, depth = k, d
             break
     shown_edges = [round(float(e), 4) for e in np.minimum(edges, 1.0)]
     if found_k is None:
         return Valley(
-            FALLBACK, False, deepest, floor, records, below, shown_edges, counts.tolist(),
-            f"no valley at least {DEPTH}x deep (deepest {deepest:.1f}x): the fallback "
-            f"{FALLBACK}",
+            fallback, False, deepest, floor, records, below, shown_edges, counts.tolist(),
+            f"no valley at least {deep}x deep (deepest {deepest:.1f}x): the fallback "
+            f"{fallback}",
         )  # fmt: skip
     threshold = round(float(edges[found_k]), 4)
     return Valley(
@@ -162,8 +142,8 @@ class _Numbers:
     def __call__(self, i: str) -> frozenset[str]:
         got = self.cache.get(i)
         if got is None:
-            words = self.processor.normalize(self.texts.get(i, "")).split()
-            got = self.cache[i] = frozenset(w for w in words if any(c.isdigit() for c in w))
+            got = number_words(self.processor.normalize(self.texts.get(i, "")).split())
+            self.cache[i] = got
         return got
 
 
@@ -171,36 +151,35 @@ def numbers_identify(
     pairs: list[Pair], texts: Mapping[str, str], processor: ShingleProcessor
 ) -> tuple[bool, str]:
     """Whether the numbers of these records tell entities apart, read off the pairs alike
-    enough that their numbers are waived (Jaccard :data:`NUMBERS_WAIVED` or more: nearly all
-    matches): among those whose records both hold numbers, how many share none.
+    enough that their numbers are waived (Jaccard ``DEFAULTS.numbers_waived_jaccard`` or more:
+    nearly all matches): among those whose records both hold numbers, how many share none.
 
     Where numbers are identifiers (house numbers, birth dates) matches share them: on the
     development suite at most 2.2% of such pairs shared none. Where they are written in several
     forms (a track's length as 4:32, 272 or 04m32s; prices; counts) matches often share none,
-    and the numbers check would drop them: above :data:`NUMBERS_NOISY` it is not made.
+    and the numbers check would drop them: above ``DEFAULTS.numbers_noisy`` it is not made.
     """
     numbers = _Numbers(texts, processor)
-    both = [p for p in pairs if p.jaccard >= NUMBERS_WAIVED and numbers(p.id1) and numbers(p.id2)]
-    if len(both) < NUMBERS_MIN_PAIRS:
-        return True, f"made ({len(both)} pairs alike enough to tell are too few to judge by)"
-    apart = sum(1 for p in both if not numbers(p.id1) & numbers(p.id2))
-    share = apart / len(both)
-    if share > NUMBERS_NOISY:
+    waived, noisy = DEFAULTS.numbers_waived_jaccard, DEFAULTS.numbers_noisy
+    both, differing = apart(((p.jaccard, p.id1, p.id2) for p in pairs), numbers, waived)
+    if both < DEFAULTS.numbers_min_pairs:
+        return True, f"made ({both} pairs alike enough to tell are too few to judge by)"
+    share = differing / both
+    if share > noisy:
         return False, (
-            f"not made: {apart} of {len(both)} pairs at Jaccard >= {NUMBERS_WAIVED} share no "
-            f"number ({share:.0%}, more than {NUMBERS_NOISY:.0%}), so numbers here do not tell "
+            f"not made: {differing} of {both} pairs at Jaccard >= {waived} share no "
+            f"number ({share:.0%}, more than {noisy:.0%}), so numbers here do not tell "
             "entities apart"
         )
-    return True, (
-        f"made: {apart} of {len(both)} pairs at Jaccard >= {NUMBERS_WAIVED} share no number"
-    )
+    return True, f"made: {differing} of {both} pairs at Jaccard >= {waived} share no number"
 
 
 def numbers_disagree(
     pairs: list[Pair], texts: Mapping[str, str], processor: ShingleProcessor
 ) -> tuple[list[Pair], int]:
-    """The pairs without those below :data:`NUMBERS_WAIVED` whose records both hold numbers
-    and share none (words with a digit, after normalization), and how many were dropped.
+    """The pairs without those below ``DEFAULTS.numbers_waived_jaccard`` whose records both
+    hold numbers and share none (words with a digit, after normalization), and how many were
+    dropped.
 
     >>> from neardup import Params
     >>> proc = Params().processor()
@@ -211,12 +190,6 @@ def numbers_disagree(
     ([('a', 'b')], 1)
     """
     numbers = _Numbers(texts, processor)
-    kept = [
-        p
-        for p in pairs
-        if p.jaccard >= NUMBERS_WAIVED
-        or not numbers(p.id1)
-        or not numbers(p.id2)
-        or numbers(p.id1) & numbers(p.id2)
-    ]
+    waived = DEFAULTS.numbers_waived_jaccard
+    kept = [p for p in pairs if p.jaccard >= waived or not differ(numbers(p.id1), numbers(p.id2))]
     return kept, len(pairs) - len(kept)

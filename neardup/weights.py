@@ -34,8 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-#: Characters per gram (within words, padded by a space at each end).
-GRAM = 4
+from .defaults import DEFAULTS
 
 
 @dataclass
@@ -51,7 +50,7 @@ class TfidfSpace:
 
         vec = TfidfVectorizer(
             analyzer="char_wb",
-            ngram_range=(GRAM, GRAM),
+            ngram_range=(DEFAULTS.weighted_gram, DEFAULTS.weighted_gram),
             lowercase=False,  # the processor has normalized the text
             sublinear_tf=True,
             dtype=np.float32,

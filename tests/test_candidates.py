@@ -135,7 +135,7 @@ def test_a_common_feature_no_longer_pairs_strangers() -> None:
 @pytest.mark.parametrize("seed", [4, 5])
 def test_a_cluster_of_near_copies_follows_the_rule_too(seed: int) -> None:
     """Near-copies share most bands: their large buckets take the enumerate-and-filter way
-    (neardup.candidates.COHERENT), strangers the regrouping one; both give the rule's pairs."""
+    (DEFAULTS.coherent), strangers the regrouping one; both give the rule's pairs."""
     keys = _random_keys(80, 8, 12, seed)
     rng = random.Random(seed)
     for c in range(25):  # 25 copies of one record, each differing in a band or two

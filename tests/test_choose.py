@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
@@ -15,9 +16,10 @@ import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.backends.memory import MemoryBackend
-from neardup.choose import DOCUMENT_THRESHOLD, RECORD_BANDS, RECORD_FLOOR, choose
+from neardup.choose import choose
+from neardup.defaults import DEFAULTS
 from neardup.errors import ArgumentError
-from neardup.valley import FALLBACK, valley_threshold
+from neardup.valley import valley_threshold
 
 from .test_modes import _typo
 
@@ -53,8 +55,8 @@ def _scores(found: set[tuple[str, str]], truth: set[tuple[str, str]]) -> tuple[f
 def test_records_get_character_shingles_and_the_valley() -> None:
     c = choose(["Cafe Muller 12 Main St Springfield"] * 10)
     assert (c.params.shingle_kind, c.params.shingle_size) == ("char", 3)
-    assert (c.params.rule, c.params.threshold) == ("valley", RECORD_FLOOR)
-    assert (c.params.bands, c.params.rows) == RECORD_BANDS
+    assert (c.params.rule, c.params.threshold) == ("valley", DEFAULTS.record_floor)
+    assert (c.params.bands, c.params.rows) == DEFAULTS.record_bands
     assert c.median_words == 6 and c.sampled == 10 and "records" in c.reasons[0]
 
 
@@ -62,7 +64,7 @@ def test_documents_get_word_shingles_at_a_fixed_threshold() -> None:
     text = " ".join(f"w{i}" for i in range(200))
     c = choose([text] * 3)
     assert (c.params.shingle_kind, c.params.shingle_size) == ("word", 1)
-    assert (c.params.rule, c.params.threshold) == ("threshold", DOCUMENT_THRESHOLD)
+    assert (c.params.rule, c.params.threshold) == ("threshold", DEFAULTS.document_threshold)
     assert "documents" in c.reasons[0]
 
 
@@ -103,7 +105,8 @@ def test_the_valley_finds_typo_copies_the_old_defaults_miss() -> None:
     index.add_many(records)
     report = index.report()
     assert report.rule is not None and report.rule["found"]
-    assert RECORD_FLOOR < report.threshold < 0.8 and report.threshold == report.rule["threshold"]
+    assert DEFAULTS.record_floor < report.threshold < 0.8
+    assert report.threshold == report.rule["threshold"]
     assert all(p.jaccard >= report.threshold for p in report.pairs)
     precision, recall = _scores({(p.id1, p.id2) for p in report.pairs}, truth)
     # recall: a copy with typos in both of its numbers and Jaccard < 0.7 is taken for another
@@ -136,7 +139,7 @@ def test_no_valley_falls_back() -> None:
     rng = np.random.default_rng(3)
     spread = rng.uniform(0.3, 1.0, 3000)  # matches everywhere: nothing to read
     v = valley_threshold(spread, records=3000, floor=0.3)
-    assert not v.found and v.threshold == FALLBACK and "no valley" in v.reason
+    assert not v.found and v.threshold == DEFAULTS.valley_fallback and "no valley" in v.reason
 
 
 def test_cli_prints_what_it_chose_and_why(tmp_path: Path) -> None:
@@ -196,7 +199,7 @@ def test_the_numbers_check_is_left_out_where_numbers_are_written_in_many_forms(
     # Made anyway, the check drops the copies that are not alike enough to be waived.
     import neardup.valley as valley
 
-    monkeypatch.setattr(valley, "NUMBERS_NOISY", 1.0)
+    monkeypatch.setattr(valley, "DEFAULTS", dataclasses.replace(DEFAULTS, numbers_noisy=1.0))
     forced = index.report()
     assert forced.rule is not None and forced.rule["numbers_disagree"] > 0
     _, forced_recall = _scores({(p.id1, p.id2) for p in forced.pairs}, truth)
@@ -204,9 +207,10 @@ def test_the_numbers_check_is_left_out_where_numbers_are_written_in_many_forms(
 
 
 def test_the_numbers_check_is_made_where_matches_share_their_numbers() -> None:
-    """Made where at most NUMBERS_NOISY of the alike pairs share no number, left out above."""
+    """Made where at most DEFAULTS.numbers_noisy of the alike pairs share no number, left out
+    above."""
     from neardup.results import Pair as ReportPair
-    from neardup.valley import NUMBERS_NOISY, numbers_identify
+    from neardup.valley import numbers_identify
 
     proc = Params().processor()
     texts: dict[str, str] = {}
@@ -222,7 +226,8 @@ def test_the_numbers_check_is_made_where_matches_share_their_numbers() -> None:
             )
         return pairs
 
-    below, above = int(NUMBERS_NOISY * 100) - 2, int(NUMBERS_NOISY * 100) + 2
+    noisy = DEFAULTS.numbers_noisy
+    below, above = int(noisy * 100) - 2, int(noisy * 100) + 2
     made, why = numbers_identify(apart(below), texts, proc)
     assert made and why.startswith(f"made: {below} of 100"), why
     made, why = numbers_identify(apart(above), texts, proc)

@@ -16,7 +16,8 @@ from benchmarks.accuracy import datasets as D
 from benchmarks.accuracy import metrics
 from benchmarks.accuracy.run_neardup import _items
 from neardup import NearDupIndex, Params
-from neardup.completion import DENSITY, missing_pairs
+from neardup.completion import missing_pairs
+from neardup.defaults import DEFAULTS
 from neardup.errors import ArgumentError
 from neardup.text import word_edit_distance
 
@@ -38,7 +39,7 @@ def test_a_nearly_complete_cluster_is_completed() -> None:
         assert info["clusters"] == 1 and info["added"] == len(gone)
     # 6 of 10 pairs: under the bar, left as it is.
     four_gone = [("0", "1"), ("2", "3"), ("3", "4"), ("1", "4")]
-    assert 6 / 10 < DENSITY
+    assert 6 / 10 < DEFAULTS.complete_density
     assert missing_pairs(p for p in pairs if p not in four_gone)[0] == []
 
 

@@ -4,6 +4,7 @@ the non-matches'."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import subprocess
@@ -16,6 +17,7 @@ import pytest
 from neardup import NearDupIndex, Params
 from neardup import fields as F
 from neardup.backends.solr import SolrBackend
+from neardup.defaults import DEFAULTS
 from neardup.errors import InputError
 from neardup.io import Record, read_records
 from neardup.results import Pair
@@ -147,7 +149,7 @@ def test_the_sample_is_seeded_and_the_prior_counts_every_pair(
     kept, others = _pairs(40, 0, 0.8), _pairs(400, 100, 0.4)
     rows = _rows(kept, lambda k: f"n{k}") | _rows(others, lambda k: f"other{k * 7}")
     rows["r1000"] = {"name": "other35", "city": "rome"}
-    monkeypatch.setattr(F, "SAMPLE", 50)
+    monkeypatch.setattr(F, "DEFAULTS", dataclasses.replace(DEFAULTS, fields_sample=50))
     assert F.sample_pairs(others) == F.sample_pairs(others) != others[:50]
     assert len(F.sample_pairs(others)) == 50
     _, small = F.fields_disagree(kept, F.sample_pairs(others), rows, proc)
@@ -298,6 +300,6 @@ def test_relatives_far_below_both_records_best_match_are_dropped(
     assert check.as_dict()["far_below_best"] == check.far > 0
     # Without the margin, m learned from the mutual best pairs alone drops none of them:
     # the household's street and phone weigh for them as much as the names weigh against.
-    monkeypatch.setattr(F, "MARGIN", 1e9)
+    monkeypatch.setattr(F, "DEFAULTS", dataclasses.replace(DEFAULTS, fields_margin_bits=1e9))
     out, check = F.fields_disagree(kept, others, rows, proc)
     assert check.far == 0 and out == kept

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
+from neardup.graph import union_find
+
 from .datasets import LINK, Dataset, Pair, pair
 
 
@@ -53,21 +55,13 @@ def counted(ds: Dataset, pairs: Iterable[Pair]) -> set[Pair]:
 
 
 def components(ids: Iterable[str], pairs: Iterable[Pair]) -> dict[str, str]:
-    """Record id -> its cluster's root id: connected components, singletons included."""
-    parent = {i: i for i in ids}
-
-    def root(x: str) -> str:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b in pairs:
-        ra, rb = root(a), root(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    return {i: root(i) for i in list(parent)}
+    """Record id -> its cluster's root id: connected components (neardup's own union-find),
+    singletons included."""
+    pairs = list(pairs)
+    root = union_find(pairs)
+    nodes = dict.fromkeys(ids)
+    nodes.update(dict.fromkeys(x for p in pairs for x in p))
+    return {i: root(i) for i in nodes}
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from neardup.text import char_grams
+
 from .datasets import LINK, Dataset, Pair, pair
 from .metrics import f1
 
@@ -58,10 +60,7 @@ def shingles(norm: str, function: str) -> frozenset[str]:
     """The shingle set of a normalized text for one Jaccard function."""
     if function == "word1":
         return frozenset(norm.split())
-    k = int(function[-1])
-    if len(norm) <= k:
-        return frozenset([norm]) if norm else frozenset()
-    return frozenset(norm[i : i + k] for i in range(len(norm) - k + 1))
+    return frozenset(char_grams(norm, int(function[-1])))
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:

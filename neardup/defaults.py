@@ -1,0 +1,147 @@
+"""The tuned constants of neardup's steps, in one place, each with why it has its value.
+
+``Params`` holds what a user chooses and what an index stores (shingles, MinHash, banding, the
+threshold and rule): its fingerprint decides whether stored signatures can be compared. The
+values here are different: the choices made once, by measurement on the development suite
+(``benchmarks/accuracy``), inside the steps that read the data (the valley, the checks, the
+weighted link, the choice of parameters). They are not stored with an index nor part of its
+fingerprint (changing one changes what a report decides, never what is stored), so an index
+built before they moved here opens as it did. The steps read them as ``DEFAULTS.<name>`` when
+they run (a test changes one by replacing a module's ``DEFAULTS`` with
+``dataclasses.replace(DEFAULTS, ...)``); two old names stay for the CLI and ``index.py``
+(``neardup.candidates.DEFAULT_MAX_BUCKET``, ``neardup.choose.SAMPLE``), read from here. More of
+the measurements behind the values are in the docstrings of the modules that use them.
+
+A leaf module: it imports nothing of neardup, so every step can read it without a cycle.
+
+>>> DEFAULTS.valley_fallback, DEFAULTS.link_top_k
+(0.5, 5)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """One field per tuned constant, grouped by the step that reads it."""
+
+    # -- candidates (neardup.banding, neardup.candidates) ----------------------------------------
+    #: The chance that a pair exactly at the threshold becomes a candidate; pairs above it are
+    #: more likely still, and verification removes the false candidates this lets in.
+    target_recall: float = 0.99
+    #: Buckets of more records than this need a second shared band. Chosen on the development
+    #: suite (benchmarks/accuracy): at 10 no development dataset's F1 moved by more than 0.002
+    #: from the unbounded candidates' (at 4, FEBRL 2 and the documents lost recall); 20 keeps a
+    #: margin of two. On random short records (benchmarks.corpus.short_records) the candidates
+    #: per record went from 5.8, 11.6, 23.8, 47.8 at 10k, 20k, 40k, 80k (twice as many at each
+    #: doubling) to 4.1, 6.3, 9.6, 13.7 and 18.5 at 160k.
+    max_bucket: int = 20
+    #: A large bucket whose members would pair again in more than this many times its own pairs
+    #: is a cluster of near-copies: its pairs are enumerated once and filtered instead.
+    coherent: float = 2.0
+
+    # -- the choice of parameters from the data (neardup.choose) ---------------------------------
+    #: Records whose median length is at most this many words are records, not documents.
+    record_words: int = 40
+    #: How many of the first records are measured to choose.
+    choose_sample: int = 1000
+    #: The floor of the valley rule for character 3-grams: low enough that the valley between
+    #: records without and with a duplicate lies above it on every dataset of the suite.
+    record_floor: float = 0.3
+    #: Bands x rows for the floor: 3-row bands keep the candidates bounded (a pair at Jaccard
+    #: 0.2 is a candidate with chance 0.27, at 0.1 with 0.04; 2-row bands, which banding alone
+    #: would choose for 0.3, made 790 candidates per record on the suite's German person
+    #: records) while a pair at 0.4 is found with chance 0.93, at 0.5 with 0.995.
+    record_bands: tuple[int, int] = (40, 3)
+    #: Documents: word 1-grams at this fixed threshold.
+    document_threshold: float = 0.65
+
+    # -- the valley rule (neardup.valley) --------------------------------------------------------
+    #: Width of the histogram's bins of records' best similarities.
+    valley_width: float = 0.025
+    #: The histogram starts this far above the floor, where banding's recall is still rising.
+    valley_gap: float = 0.05
+    #: How many times lower than both sides a bin must be to be the valley.
+    valley_depth: float = 2.5
+    #: Without a valley: the threshold at which character 3-grams of records kept the most F1
+    #: on the development suite where no valley showed. Forced through the whole rule (checks
+    #: and completion) at 0.4 / 0.45 / 0.5 / 0.55 / 0.6, F1: affiliations .333 / .362 / .377 /
+    #: .364 / .336, patents .829 / .828 / .864 / .846 / .844, generated citations .932 / .922 /
+    #: .943 / .808 / .650, generated music .796 / .842 / .836 / .777 / .643.
+    valley_fallback: float = 0.5
+
+    # -- the numbers check (neardup.valley, neardup.link) ---------------------------------------
+    #: Pairs at least this similar (Jaccard) keep their place whatever their numbers: nearly
+    #: all of them are matches.
+    numbers_waived_jaccard: float = 0.7
+    #: The same for the weighted link's cosine (its counterpart of the Jaccard bar).
+    numbers_waived_cosine: float = 0.7
+    #: If more than this share of the pairs that alike share no number, numbers are not
+    #: identifiers. On the development suite: identifiers 0-2.2% (restaurants' 2 of 89 the
+    #: most), numbers in several forms 9% (generated music: lengths, two-digit years), 20%
+    #: (citations), 29% (affiliations). The bar sits nearer the identifiers because the two
+    #: mistakes differ in cost: the check made on music's numbers cut F1 from 0.836 to 0.623,
+    #: while the check left out on the restaurants costs 0.025. The weighted link reads the
+    #: data the same way.
+    numbers_noisy: float = 0.05
+    #: Fewer alike pairs holding numbers on both sides than this are too few to judge by (the
+    #: valley rule then makes the check, the weighted link does not).
+    numbers_min_pairs: int = 20
+
+    # -- the columns check (neardup.fields) ------------------------------------------------------
+    #: A kept pair whose columns give it less than this chance of a match is dropped: a low
+    #: bar, since the valley kept it (0.1 and 0.05 differed by one restaurant pair).
+    fields_cut: float = 0.05
+    #: Pairs each side of the estimate is read from (a seeded sample beyond that): the
+    #: estimate of a share per level needs thousands, not millions.
+    fields_sample: int = 20_000
+    #: Fewer kept or dropped pairs than this, and there is nothing to learn the columns from.
+    fields_min_pairs: int = 20
+    #: A kept pair is dropped when its columns' weight (log2 m/u) is this many bits below the
+    #: best weight of each of its records (both have a match 2**10 times likelier): 9 to 12
+    #: bits gave multilingual F1 0.913 to 0.923, below 9 the citations (copies in other
+    #: styles) start to pay.
+    fields_margin_bits: float = 10.0
+    #: Character k-grams each column is compared by (those of the records' default shingles).
+    fields_gram: int = 3
+
+    # -- the learned rule (neardup.rule) ---------------------------------------------------------
+    #: Dirichlet smoothing of every level count: no level is ever impossible.
+    em_smoothing: float = 0.5
+    #: EM stops after this many iterations ...
+    em_iterations: int = 200
+    #: ... or when no pair's posterior moved more than this.
+    em_tolerance: float = 1e-7
+
+    # -- the weighted link (neardup.weights, neardup.topk, neardup.assign, neardup.link) --------
+    #: Character n-grams of TF-IDF: within words, they survive typos and re-ordered words, and
+    #: were the representation whose best threshold was highest on the development tasks.
+    weighted_gram: int = 4
+    #: Candidates each record keeps in the other source: at least 2 (the runner-up is read from
+    #: them); 5 found 98.7-100% of the findable links of the development tasks.
+    link_top_k: int = 5
+    #: A gram held by more records than this is left out of the search for candidates.
+    link_purge: int = 1000
+    #: How far ahead of both records' runner-ups a mapped pair must be, as a share of its own
+    #: similarity: 0.1 was the best of 0.05-0.2 on three of the six development tasks and at
+    #: most 0.024 F1 below the best on the others.
+    link_margin: float = 0.1
+    #: Fewer pairs standing out than this, and the columns are not weighed.
+    columns_min_pairs: int = 20
+    #: The joined text's share of a record's vector once its columns are weighed: columns
+    #: alone lost on model numbers written otherwise, the joined text alone on long abstracts.
+    joined_share: float = 0.5
+
+    # -- clusters (neardup.completion) -----------------------------------------------------------
+    #: A component is completed when its pairs cover at least this share of its possible pairs
+    #: (more than two thirds: a chain of three records is never completed).
+    complete_density: float = 0.7
+    #: Components of fewer records are left alone (three records with all three pairs are
+    #: complete already).
+    complete_min_records: int = 4
+
+
+#: The values every step reads.
+DEFAULTS = Defaults()

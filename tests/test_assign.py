@@ -1,0 +1,52 @@
+"""neardup.assign: the one best-match-per-record, and the steps that read it."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from neardup import Params
+from neardup.assign import best_of_each
+from neardup.fields import far_below_best, mutual_best
+from neardup.results import Pair
+from neardup.rule import features
+from neardup.valley import best_similarities
+
+
+def test_best_of_each_is_every_records_highest_similarity() -> None:
+    pairs = [("a", "b", 0.5), ("b", "c", 0.7), ("a", "c", 0.2), ("d", "e", 0.0)]
+    assert best_of_each(pairs) == {"a": 0.5, "b": 0.7, "c": 0.7, "d": 0.0, "e": 0.0}
+    assert best_of_each([]) == {}
+
+
+def test_best_of_each_takes_negative_weights() -> None:
+    """The columns' weights (log2 m/u) are below 0 for most non-matches: no floor at -1."""
+    assert best_of_each([("a", "b", -30.0), ("a", "c", -12.5)]) == {
+        "a": -12.5, "b": -30.0, "c": -12.5,
+    }  # fmt: skip
+
+
+def test_best_of_each_against_brute_force() -> None:
+    rng = random.Random(5)
+    ids = [str(i) for i in range(30)]
+    pairs = [(a, b, rng.uniform(-1, 1)) for a, b in (rng.sample(ids, 2) for _ in range(200))]
+    nodes = {x for p in pairs for x in p[:2]}
+    expected = {i: max(s for a, b, s in pairs if i in (a, b)) for i in nodes}
+    assert best_of_each(pairs) == expected
+
+
+def test_the_steps_read_one_best_per_record() -> None:
+    """The valley's best similarities, the learned rule's "best" feature and the columns'
+    mutual best and margin all agree with best_of_each."""
+    pairs = [Pair("1", "2", 0.9, 0), Pair("2", "3", 0.6, 1), Pair("3", "4", 0.6, 1),
+             Pair("1", "4", 0.3, 2)]  # fmt: skip
+    best = best_of_each((p.id1, p.id2, p.jaccard) for p in pairs)
+    assert best_similarities(pairs) == best == {"1": 0.9, "2": 0.9, "3": 0.6, "4": 0.6}
+    values, names = features(pairs, {}, Params().processor())
+    # best of both (1-2), of one (2-3: 3's best, not 2's), of both (3-4), of neither (1-4)
+    assert values[:, names.index("best")].tolist() == [1.0, 0.5, 1.0, 0.0]
+    assert mutual_best(pairs).tolist() == [True, False, True, False]
+    weight = np.array([5.0, -20.0, 4.0, -1.0])
+    # 2-3 is more than DEFAULTS.fields_margin_bits (10) below both 2's best (5) and 3's best (4)
+    assert far_below_best(pairs, weight).tolist() == [False, True, False, False]

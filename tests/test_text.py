@@ -1,0 +1,75 @@
+"""neardup.text: the shared building blocks every step uses (number words, character k-grams)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from benchmarks.accuracy import oracle
+from neardup import Params
+from neardup.fields import _Columns
+from neardup.minhash import ShingleProcessor
+from neardup.results import Pair
+from neardup.rule import MISSING, features
+from neardup.text import char_grams, number_words
+from neardup.valley import _Numbers
+
+
+def test_number_words_are_the_words_holding_a_digit() -> None:
+    words = "sony kdl-46v3000 tv 2008 no. n°5 ٣".split()
+    assert number_words(words) == {"kdl-46v3000", "2008", "n°5", "٣"}
+    assert number_words([]) == frozenset()
+    assert number_words(["tv", "black"]) == frozenset()
+
+
+def test_number_words_decimal_counts_only_decimal_digits_as_the_regex_does() -> None:
+    """The learned rule's feature used ``re.search(r"\\d")``: ``decimal=True`` keeps it."""
+    words = ["x²", "①", "a1", "٣", "𐩀"]  # superscript, circled, ASCII, Arabic-Indic, Kharosthi
+    assert number_words(words) == {"x²", "①", "a1", "٣", "𐩀"}
+    assert number_words(words, decimal=True) == {"a1", "٣"}
+    digit = re.compile(r"\d")
+    assert number_words(words, decimal=True) == {w for w in words if digit.search(w)}
+
+
+def test_every_numbers_check_uses_the_one_definition() -> None:
+    """The valley's check, the learned rule's feature and the link's check read numbers the
+    same way: a word with a digit, after the index's normalization."""
+    proc = Params().processor()
+    texts = {"a": "Roma 12 Main St", "b": "Rome 12b Main", "c": "Roma Main"}
+    numbers = _Numbers(texts, proc)
+    assert numbers("a") == number_words(proc.normalize(texts["a"]).split()) == {"12"}
+    assert numbers("b") == {"12b"} and numbers("c") == frozenset()
+    pairs = [Pair("a", "b", 0.5, 1), Pair("a", "c", 0.4, 2)]
+    values, names = features(pairs, texts, proc)
+    col = names.index("numbers")
+    assert values[0, col] == 0.0  # {"12"} and {"12b"} share none
+    assert values[1, col] == MISSING  # c holds no number
+
+
+@pytest.mark.parametrize(
+    ("text", "k", "grams"),
+    [
+        ("", 3, []),
+        ("a", 3, ["a"]),
+        ("abc", 3, ["abc"]),
+        ("abcd", 3, ["abc", "bcd"]),
+        ("aaaa", 2, ["aa", "aa", "aa"]),  # duplicates kept, in order
+        ("bel air", 4, ["bel ", "el a", "l ai", " air"]),
+        ("東京都", 2, ["東京", "京都"]),
+    ],
+)
+def test_char_grams(text: str, k: int, grams: list[str]) -> None:
+    assert char_grams(text, k) == grams
+
+
+def test_char_grams_is_what_shingles_columns_and_the_oracle_use() -> None:
+    """Character shingles, the columns' grams and the oracle's char3 are the same grams."""
+    text = "art s deli 12224 ventura"
+    proc = ShingleProcessor(3, kind="char", canonical=False)
+    assert proc.ngrams(text, prepared=True) == char_grams(text, 3)
+    assert oracle.shingles(text, "char3") == frozenset(char_grams(text, 3))
+    assert oracle.shingles("ab", "char3") == {"ab"}
+    columns = _Columns({"r": {"name": "Art's Deli"}}, ["name"], Params().processor())
+    assert columns.grams("r", "name") == frozenset(char_grams("art s deli", 3))
+    assert columns.grams("r", "city") is None
