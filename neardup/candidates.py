@@ -142,21 +142,20 @@ def _unique_counted(packed: list[np.ndarray]) -> np.ndarray:
 
 
 #: A record with more candidates than this keeps its this-many best (by shared bands) and
-#: whatever its partners keep of it (:func:`cap_per_record`).
-DEFAULT_CAP = 100
-#: Pairs whose shared bands say Jaccard of about this much or more are never capped: a
-#: record in a large cluster of near-copies keeps every partner.
-PROTECT_JACCARD = 0.6
+#: whatever its partners keep of it (:func:`cap_per_record`); the value is tuned in
+#: :mod:`neardup.defaults` (kept here for ``index.py``'s signatures).
+DEFAULT_CAP = DEFAULTS.candidate_cap
 
 
 def protected_bands(bands: int, rows: int) -> int:
     """The shared bands from which a pair is never capped: what a pair at
-    :data:`PROTECT_JACCARD` shares on average (``bands * J ** rows``), at least 2.
+    ``DEFAULTS.cap_protect_jaccard`` (0.6) shares on average (``bands * J ** rows``), at
+    least 2.
 
     >>> protected_bands(40, 3), protected_bands(32, 4), protected_bands(21, 6)
     (9, 5, 2)
     """
-    return max(2, int(np.ceil(bands * PROTECT_JACCARD**rows)))
+    return max(2, int(np.ceil(bands * DEFAULTS.cap_protect_jaccard**rows)))
 
 
 def _uniform(keys: NDArray[np.int64]) -> NDArray[np.float32]:

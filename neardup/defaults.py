@@ -41,6 +41,17 @@ class Defaults:
     #: A large bucket whose members would pair again in more than this many times its own pairs
     #: is a cluster of near-copies: its pairs are enumerated once and filtered instead.
     coherent: float = 2.0
+    #: A record with more candidates than this keeps the this-many sharing the most bands
+    #: (neardup.candidates.cap_per_record). On 100k records of short tokens (w0..w49999)
+    #: banding at the 0.3 floor gave 66M candidates, 660 a record; at 100 a record 7.5M, with
+    #: the same planted pairs found. Real-word records (4.0M candidates) lost 4% of them and
+    #: no true pair, 100k documents 460 of 1.0M; every dataset of the suite kept its F1
+    #: (affiliations +0.002). Large true clusters are not cut: see cap_protect_jaccard.
+    candidate_cap: int = 100
+    #: Pairs whose shared bands say about this Jaccard or more are never capped (a pair at it
+    #: shares bands * J ** rows bands on average): a record in a cluster of hundreds of near
+    #: copies (a much-cited paper) keeps every partner.
+    cap_protect_jaccard: float = 0.6
 
     # -- the choice of parameters from the data (neardup.choose) ---------------------------------
     #: Records whose median length is at most this many words are records, not documents.

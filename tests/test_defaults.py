@@ -15,7 +15,10 @@ from neardup.defaults import DEFAULTS, Defaults
 #: Each step, the names it gave its tuned values before they moved here, and their fields.
 MOVED = {
     "neardup.banding": {"TARGET_RECALL": "target_recall"},
-    "neardup.candidates": {"DEFAULT_MAX_BUCKET": "max_bucket", "COHERENT": "coherent"},
+    "neardup.candidates": {
+        "DEFAULT_MAX_BUCKET": "max_bucket", "COHERENT": "coherent", "DEFAULT_CAP": "candidate_cap",
+        "PROTECT_JACCARD": "cap_protect_jaccard",
+    },
     "neardup.choose": {
         "RECORD_WORDS": "record_words", "SAMPLE": "choose_sample", "RECORD_FLOOR": "record_floor",
         "RECORD_BANDS": "record_bands", "DOCUMENT_THRESHOLD": "document_threshold",
@@ -43,7 +46,10 @@ MOVED = {
     "neardup.completion": {"DENSITY": "complete_density", "MIN_RECORDS": "complete_min_records"},
 }  # fmt: skip
 #: The names kept, because the CLI and index.py read them: each only DEFAULTS' value.
-KEPT = {("neardup.candidates", "DEFAULT_MAX_BUCKET"), ("neardup.choose", "SAMPLE")}
+KEPT = {
+    ("neardup.candidates", "DEFAULT_MAX_BUCKET"), ("neardup.candidates", "DEFAULT_CAP"),
+    ("neardup.choose", "SAMPLE"),
+}  # fmt: skip
 
 
 def _source(module: str) -> str:
