@@ -141,6 +141,26 @@ def ratios(methods: dict[str, Any]) -> dict[str, float]:
     return out
 
 
+def table(results: list[dict[str, Any]]) -> list[str]:
+    """The results as a Markdown table: one row per corpus and method."""
+    out = [
+        "| corpus | records | method | settings | wall s | CPU s | Python peak MB | recall "
+        "| precision | neardup (Solr) / this |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for res in results:
+        mine = res["methods"].get("neardup_solr")
+        for label, r in res["methods"].items():
+            settings = r.get("settings") or ("no flags: " + res.get("chosen", "chosen from data"))
+            ratio = f"{mine['wall_s'] / r['wall_s']:.2f}x" if mine and mine is not r else ""
+            out.append(
+                f"| {res['corpus']} | {res['records']:,d} | {label} | {settings} | "
+                f"{r['wall_s']:.1f} | {r['cpu_s']:.1f} | {r['peak_rss_mb']:.0f} | {r['recall']} "
+                f"| {r['precision']} | {ratio} |"
+            )
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.defaults", description=__doc__)
     ap.add_argument("--corpus", nargs="+", choices=CORPORA, default=["documents", "short"])
@@ -162,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if node is not None:
             node.stop()
+    print("\n".join(table(results)))
     if args.out:
         args.out.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         say(f"wrote {args.out}")

@@ -357,3 +357,5 @@ def test_defaults_benchmark_runs_neardup_without_flags_and_gives_peers_its_choic
         assert m[label]["recall"] >= 0.95 and m[label]["precision"] >= 0.95, (label, m[label])
     assert res["truth_pairs"] == m["neardup_solr"]["truth"] > 50
     assert set(res["ratios"]) >= {"neardup_solr/datasketch_ours", "neardup_memory/rensa_readme"}
+    rows = D.table([res])
+    assert len(rows) == 2 + 6 and rows[2].startswith("| short | 800 | neardup_solr | no flags: ")
