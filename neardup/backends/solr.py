@@ -25,6 +25,8 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import numpy as np
+
 from ..banding import MAX_BANDS, band_field, key_field
 from ..errors import SolrRequestError
 from ..solr.client import Solr, any_term_params, terms_params
@@ -88,20 +90,26 @@ def _record(doc: dict[str, Any]) -> StoredRecord:
     return StoredRecord(doc["id"], str(text), list(doc.get("content_lsh", [])))
 
 
-def _member_pairs(solr: Solr, fld: str, values: Sequence[str], rows: int) -> list[tuple[str, str]]:
-    """``(value, id)`` of every record whose band field ``fld`` holds one of ``values``,
-    unsorted (a constant score: index order; sorting by id cost 40% more, and the order of a
-    bucket's members does not matter; ``_docid_`` fails on SolrCloud)."""
+def _member_pairs(
+    solr: Solr, fld: str, values: Sequence[str], rows: int
+) -> tuple[list[int], list[str]]:
+    """The band value and the id of every record whose band field ``fld`` holds one of
+    ``values``, as two lists, unsorted (a constant score: index order; sorting by id cost 40%
+    more, and the order of a bucket's members does not matter; ``_docid_`` fails on
+    SolrCloud)."""
     params = terms_params(fld, list(values))
     params.update({"fl": f"id,{fld}", "rows": rows})
-    out: list[tuple[str, str]] = []
+    held: list[int] = []
+    ids: list[str] = []
     got = 0
     while True:  # more members than counted only if records were added in between
         res = solr.select({**params, "start": got})["response"]
-        out.extend((str(d[fld]), d["id"]) for d in res["docs"] if fld in d)
+        docs = [d for d in res["docs"] if fld in d]
+        held.extend([d[fld] for d in docs])
+        ids.extend([d["id"] for d in docs])
         got += len(res["docs"])
         if not res["docs"] or got >= int(res["numFound"]):
-            return out
+            return held, ids
 
 
 class SolrBackend:
@@ -220,33 +228,45 @@ class SolrBackend:
 
     def buckets(self, band: int) -> Iterator[list[str]]:
         """Two steps, neither of them per bucket: the shared values of the band, then the
-        members of many buckets at once with their value, grouped here."""
+        members of many buckets at once with their value, grouped here by sorting the values
+        (a dict of lists cost 1 us a membership, 4 s for 100k short records)."""
         fld = band_field(band)
         shared = self._shared_values(fld)
-        groups = self._members(fld, [v for v, _ in shared], sum(c for _, c in shared))
-        for members in groups.values():
-            if len(members) > 1:
-                yield members
+        held, ids = self._members(fld, [v for v, _ in shared], sum(c for _, c in shared))
+        if not ids:
+            return
+        order = np.argsort(np.array(held, dtype=np.int64), kind="stable")
+        ranked = np.array(held, dtype=np.int64)[order]
+        starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]]).tolist()
+        ends = [*starts[1:], len(ids)]
+        ordered = [ids[k] for k in order.tolist()]
+        for lo, hi in zip(starts, ends, strict=True):
+            if hi - lo > 1:
+                yield ordered[lo:hi]
 
-    def _members(self, fld: str, values: Sequence[str], expected: int = 0) -> dict[str, list[str]]:
-        """``value -> member ids`` of one band field's values, :data:`MEMBERS_BATCH` a
-        request, :data:`MEMBER_THREADS` requests at a time: Solr answers one while the
-        client reads the last (10M records: a band's members in 5.7 s one at a time)."""
+    def _members(
+        self, fld: str, values: Sequence[str], expected: int = 0
+    ) -> tuple[list[int], list[str]]:
+        """The band values and ids of one band field's ``values``' members,
+        :data:`MEMBERS_BATCH` values a request, :data:`MEMBER_THREADS` requests at a time:
+        Solr answers one while the client reads the last (10M records: a band's members in
+        5.7 s one at a time)."""
         chunks = [values[lo : lo + MEMBERS_BATCH] for lo in range(0, len(values), MEMBERS_BATCH)]
         rows = expected if expected else CANDIDATE_ROWS
-        groups: dict[str, list[str]] = {}
+        held: list[int] = []
+        ids: list[str] = []
         local = threading.local()
 
-        def fetch(chunk: Sequence[str]) -> list[tuple[str, str]]:
+        def fetch(chunk: Sequence[str]) -> tuple[list[int], list[str]]:
             if not hasattr(local, "solr"):  # a session of its own per thread
                 local.solr = self.solr.clone()
             return _member_pairs(local.solr, fld, chunk, rows)
 
         with ThreadPoolExecutor(MEMBER_THREADS, thread_name_prefix="neardup-members") as pool:
-            for pairs in pool.map(fetch, chunks):  # in order: the same groups every time
-                for value, rid in pairs:
-                    groups.setdefault(value, []).append(rid)
-        return groups
+            for got_held, got_ids in pool.map(fetch, chunks):  # in order: the same every time
+                held.extend(got_held)
+                ids.extend(got_ids)
+        return held, ids
 
     def members(self, keys: Sequence[str]) -> dict[str, list[str]]:
         """One request for every band: a ``{!terms}`` query per band field (of many keys),
