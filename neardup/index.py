@@ -23,16 +23,13 @@ import dataclasses
 import gc
 import logging
 import time
-from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import NDArray
 from tqdm import tqdm
 
-from . import kernel
 from .backends.base import Backend, Document
 from .backends.memory import MemoryBackend
 from .banding import band_keys_batch
@@ -46,285 +43,26 @@ from .candidates import (
 )
 from .choose import Choice, choose
 from .cluster import pair_clusters
+from .documents import documents
 from .errors import ArgumentError, InputError
 from .graph import clusters as clusters  # re-exported: connected components
-from .graph import component_labels
-from .io import Blank, Item, Record, Rejection, check_id
+from .io import Blank, Item, Record, Rejection
 from .keys import SEP, key_of, qualified, record_id, source_of_key
 from .minhash import ShingleProcessor
 from .params import Params
 from .pipeline import IndexStats, Writer
+from .prune import DEFAULT_PRUNE, PRUNE_MODES, prune
 from .results import Match, Pair, Report
 from .text import (
-    WordCodes,
     check_text,
-    encoded_distance,
     id_key,
     word_edit_distance,
 )
+from .texts import TextTable
+from .verify import screen_keep, used_codes, verified_jaccard, verify, verify_codes
 
 if TYPE_CHECKING:
     from .solr.client import Auth, Solr
-
-
-# -- verification ------------------------------------------------------------------------------
-
-
-def verified_jaccard(a: frozenset[str], b: frozenset[str]) -> float | None:
-    """Exact Jaccard, or None for a record without shingles (it duplicates nothing)."""
-    if not a or not b:
-        return None
-    inter = len(a & b)
-    return inter / (len(a) + len(b) - inter)
-
-
-#: Candidates below this many are verified one by one without the screen.
-SCREEN_MIN = 5_000
-#: The screen passes pairs down to this much under the threshold: hash collisions move a
-#: similarity by about 1/(shingles of a record), and a pair that passes is verified exactly.
-SCREEN_MARGIN = 0.02
-#: Bytes of text hashed per kernel call (its hash arrays take four times as much): 64 MB of
-#: screen at a time, which kernel calls this size run as fast as larger ones.
-SCREEN_BYTES = 16 << 20
-
-
-def screen(
-    candidates: Iterable[tuple[str, str]],
-    texts: Mapping[str, str],
-    processor: ShingleProcessor,
-    threshold: float,
-) -> list[tuple[str, str]]:
-    """The candidate pairs that can reach ``threshold`` (see :func:`screen_codes`)."""
-    pairs = candidates if isinstance(candidates, list) else list(candidates)
-    if kernel.active() != "c" or len(pairs) < SCREEN_MIN:
-        return pairs
-    found = Candidates()
-    found.set_pairs(pairs)
-    return screen_codes(found, texts, processor, threshold)
-
-
-def _used(cands: Candidates) -> NDArray[np.int64]:
-    """The codes of the records in some candidate pair, ascending (so in id order)."""
-    return np.unique(np.concatenate([cands.first, cands.second]))
-
-
-class TextTable(Mapping[str, str]):
-    """The texts of the candidates' records by code (``ids`` sorted by
-    :func:`~neardup.text.id_key`), read from the backend :data:`TEXT_CHUNK` at a time and
-    held as UTF-8 in one buffer.
-
-    Why not a dict of id -> text: at ten million records a report's candidates hold millions
-    of records; a dict costs about 100 bytes an entry and a str object 50 more on top of the
-    text, and the strs kept out of each parsed response pin the memory of the rest. One
-    buffer costs the text's bytes and 16 bytes a record. Lookups by id (the rules read the
-    texts of their pairs) build the index of ids on first use.
-    """
-
-    def __init__(self, ids: list[str], texts: Iterable[str] | None = None) -> None:
-        self.ids = ids
-        self._buffer = bytearray()
-        self._start = np.zeros(len(ids), dtype=np.int64)
-        self._end = np.zeros(len(ids), dtype=np.int64)
-        self._view: memoryview | None = None
-        self._codes: dict[str, int] | None = None
-        if texts is not None:
-            self._put(range(len(ids)), texts)
-
-    def _put(self, codes: Iterable[int], texts: Iterable[str]) -> None:
-        buffer, start, end = self._buffer, self._start, self._end
-        for k, text in zip(codes, texts, strict=True):
-            start[k] = len(buffer)
-            buffer += text.encode("utf-8", "surrogatepass")
-            end[k] = len(buffer)
-
-    @classmethod
-    def read(cls, backend: Backend, ids: list[str], codes: NDArray[np.int64]) -> TextTable:
-        table = cls(ids)
-        wanted = codes.tolist()
-        for lo in range(0, len(wanted), TEXT_CHUNK):
-            chunk = wanted[lo : lo + TEXT_CHUNK]
-            got = backend.texts([ids[k] for k in chunk])
-            table._put(chunk, (got.get(ids[k], "") for k in chunk))
-        return table
-
-    def text(self, k: int) -> str:
-        """The text of code ``k`` ("" for a record without one)."""
-        if self._view is None:  # the buffer is complete once read: no more resizing
-            self._view = memoryview(self._buffer)
-        return str(self._view[self._start[k] : self._end[k]], "utf-8", "surrogatepass")
-
-    def sizes(self, codes: NDArray[np.int64]) -> NDArray[np.int64]:
-        """The UTF-8 bytes of each code's text."""
-        return self._end[codes] - self._start[codes]
-
-    def code(self, record_id: str) -> int | None:
-        if self._codes is None:  # only the rules look texts up by id: built on first use
-            self._codes = {i: k for k, i in enumerate(self.ids)}
-        return self._codes.get(record_id)
-
-    def __getitem__(self, record_id: str) -> str:
-        k = self.code(record_id)
-        if k is None:
-            raise KeyError(record_id)
-        return self.text(k)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.ids)
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-
-#: Texts read from the backend per call when a report fetches its candidates' records.
-TEXT_CHUNK = 50_000
-
-
-def screen_keep(
-    cands: Candidates, texts: TextTable, processor: ShingleProcessor, threshold: float
-) -> NDArray[np.bool_]:
-    """Which candidates can reach ``threshold``, by the Jaccard of their shingle hashes in
-    the C kernel (:meth:`ShingleProcessor.pair_jaccard`), in chunks of at most
-    :data:`SCREEN_BYTES` of text.
-
-    Why: at a low floor nearly every candidate is a stranger (on 100k random short records,
-    1,797 of 1.75M candidates reach 0.3), and one candidate costs 17 us in Python (two shingle
-    sets, their intersection, a union-find) but under 1 us here. Without the kernel, or for
-    a few candidates, they are all passed on.
-    """
-    a, b = cands.first, cands.second
-    keep = np.ones(a.size, dtype=bool)
-    if kernel.active() != "c" or a.size < SCREEN_MIN:
-        return keep
-    used = _used(cands)
-    per_pair = 2 * max(1.0, float(texts.sizes(used).mean()))
-    step = max(1_000, int(SCREEN_BYTES / per_pair))
-    for lo in range(0, a.size, step):
-        ca, cb = a[lo : lo + step], b[lo : lo + step]
-        chunk, inverse = np.unique(np.concatenate([ca, cb]), return_inverse=True)
-        chunk_texts = [texts.text(k) for k in chunk.tolist()]
-        sims = processor.pair_jaccard(chunk_texts, inverse[: ca.size], inverse[ca.size :])
-        keep[lo : lo + step] = sims >= threshold - SCREEN_MARGIN
-    return keep
-
-
-def screen_codes(
-    cands: Candidates, texts: Mapping[str, str], processor: ShingleProcessor, threshold: float
-) -> list[tuple[str, str]]:
-    """The candidates that can reach ``threshold`` (:func:`screen_keep`), as pairs of ids
-    (smaller first)."""
-    if not (isinstance(texts, TextTable) and texts.ids is cands.ids):
-        texts = TextTable(cands.ids, (texts.get(i, "") for i in cands.ids))
-    keep = screen_keep(cands, texts, processor, threshold)
-    ids = cands.ids
-    a, b = cands.first[keep].tolist(), cands.second[keep].tolist()
-    return [(ids[x], ids[y]) for x, y in zip(a, b, strict=True)]
-
-
-def verify(
-    candidates: Iterable[tuple[str, str]],
-    texts: Mapping[str, str],
-    processor: ShingleProcessor,
-    threshold: float,
-    progress: bool = False,
-    screened: bool = False,
-) -> list[Pair]:
-    """Keep the candidates whose exact shingle Jaccard is at least ``threshold`` (screened
-    first by :func:`screen`, unless ``screened`` says they were; the progress bar counts the
-    candidates that pass the screen). :func:`verify_codes` does the work.
-    """
-    if not screened:
-        candidates = screen(candidates, texts, processor, threshold)
-    found = Candidates()
-    found.set_pairs(candidates if isinstance(candidates, list) else list(candidates))
-    table = TextTable(found.ids, (texts.get(i, "") for i in found.ids))
-    return verify_codes(found.first, found.second, table, processor, threshold, progress)
-
-
-def verify_codes(
-    first: NDArray[np.int64],
-    second: NDArray[np.int64],
-    texts: TextTable,
-    processor: ShingleProcessor,
-    threshold: float,
-    progress: bool = False,
-) -> list[Pair]:
-    """The pairs of codes (into ``texts.ids``, ``first < second``) whose exact shingle Jaccard
-    is at least ``threshold``, with their word edit distance, sorted by id.
-
-    One connected component of candidates at a time: a record's shingle set is made once and
-    dropped once its component is done, so memory holds the largest component's sets, not
-    every candidate's (at 1M documents that is 30 MB instead of gigabytes, and each set is
-    looked up while it is still in the CPU's caches). Components and order are found on the
-    codes with numpy, so that millions of candidates hold no per-record Python objects but
-    their texts.
-    """
-    ids, text = texts.ids, texts.text
-    label = component_labels(first, second, len(ids))[first]
-    order = np.lexsort((second, first, label))
-    label, first, second = label[order], first[order], second[order]
-    ends = np.flatnonzero(np.r_[label[1:] != label[:-1], True]) + 1
-    codes = WordCodes()
-    shingles: dict[int, frozenset[str]] = {}
-    encoded: dict[int, tuple[int, str]] = {}  # code -> (generation of `codes`, encoded words)
-
-    def sh(i: int) -> frozenset[str]:
-        s = shingles.get(i)
-        if s is None:
-            s = shingles[i] = processor.shingle_set(text(i))
-        return s
-
-    def enc(i: int) -> str:
-        got = encoded.get(i)
-        if got is None or got[0] != codes.generation:
-            words = codes.encode(processor.normalize(text(i)).split())
-            got = encoded[i] = (codes.generation, words)
-        return got[1]
-
-    # The pairs kept, as arrays until the end (a tuple of four numbers costs 124 bytes).
-    kept_a, kept_b, kept_dist = array("q"), array("q"), array("q")
-    kept_jac = array("d")
-    bar = tqdm(
-        total=int(first.size),
-        desc="verifying",
-        unit="pair",
-        disable=None if progress else True,
-        leave=False,
-    )
-    try:
-        start = 0
-        for end in ends.tolist():
-            shingles.clear()
-            encoded.clear()
-            for a, b in zip(first[start:end].tolist(), second[start:end].tolist(), strict=True):
-                jac = verified_jaccard(sh(a), sh(b))
-                if jac is None or jac < threshold:
-                    continue
-                ea, eb = enc(a), enc(b)
-                if encoded[a][0] != codes.generation:  # encoding b filled the table: afresh
-                    codes.restart()
-                    ea, eb = enc(a), enc(b)
-                    if encoded[a][0] != codes.generation:
-                        raise InputError(
-                            f"records {ids[a]!r} and {ids[b]!r} are too long to compare word "
-                            "by word"
-                        )
-                kept_a.append(a)
-                kept_b.append(b)
-                kept_jac.append(round(jac, 6))
-                kept_dist.append(encoded_distance(ea, eb))
-            bar.update(end - start)
-            start = end
-    finally:
-        bar.close()
-    ka, kb = np.frombuffer(kept_a, dtype=np.int64), np.frombuffer(kept_b, dtype=np.int64)
-    order = np.lexsort((kb, ka))  # codes are in id order
-    columns = (
-        ka[order].tolist(),
-        kb[order].tolist(),
-        np.frombuffer(kept_jac)[order].tolist(),
-        np.frombuffer(kept_dist, dtype=np.int64)[order].tolist(),
-    )
-    return [Pair(ids[a], ids[b], j, d) for a, b, j, d in zip(*columns, strict=True)]
 
 
 #: Queries of at most this many words are searched by containment (NearDupIndex.search).
@@ -333,67 +71,9 @@ SHORT_QUERY = 8
 SCAN_LIMIT = 200_000
 log = logging.getLogger("neardup")
 
-PRUNE_MODES = ("best", "mutual", "one-to-one", "none")
 MODES = ("dedup", "link")
 #: What decides a pair (see :meth:`NearDupIndex.report`).
 SIMILARITIES = ("auto", "jaccard", "weighted")
-#: What each mode prunes by default: nothing in a cluster of duplicates; in linkage of sources
-#: that each list an entity once, every record keeps at most one partner.
-DEFAULT_PRUNE = {"dedup": "none", "link": "one-to-one"}
-#: Pairs this similar are kept whatever the pruning: they are copies, not rival matches.
-KEEP_ABOVE = 0.9
-
-
-def prune(
-    pairs: list[Pair],
-    mode: str = "best",
-    keep_above: float = KEEP_ABOVE,
-    sources: Mapping[str, str] | None = None,
-) -> list[Pair]:
-    """Drop the weaker rival links of records that have a better match.
-
-    Records that describe one thing are each other's most similar record; two listings that
-    merely share a street address and a city (``palm`` and ``palm too``) are less similar than
-    each is to its own twin. ``best`` keeps a pair when it is the best match of at least one of
-    its two records (so no record that has a match loses all of them, and clusters stay
-    connected); ``mutual`` only when it is the best match of both; ``one-to-one`` takes pairs
-    greedily, most probable and most similar first, while neither record has a partner (linkage
-    of sources that each list an entity once; with ``sources``, a partner *in the other's
-    source*, so that an entity listed by five sources keeps its ten pairs); ``none`` keeps
-    every verified pair. Except for
-    ``one-to-one``, pairs at ``keep_above`` or more are always kept, and ties for best are all
-    kept.
-    """
-    if mode not in PRUNE_MODES:
-        raise ArgumentError(f"unknown pruning {mode!r}: choose one of {', '.join(PRUNE_MODES)}")
-    if mode == "none":
-        return pairs
-    if mode == "one-to-one":
-        taken: set[tuple[str, str | None]] = set()
-        kept = []
-        order = sorted(
-            pairs,
-            key=lambda p: (-(p.probability or 0.0), -p.jaccard, p.edit_distance),
-        )
-        src = sources.get if sources is not None else (lambda _i: None)
-        for p in order:
-            one, two = (p.id1, src(p.id2)), (p.id2, src(p.id1))
-            if one not in taken and two not in taken:
-                taken.update((one, two))
-                kept.append(p)
-        kept.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
-        return kept
-    best: dict[str, float] = {}
-    for p in pairs:
-        for x in (p.id1, p.id2):
-            if p.jaccard > best.get(x, -1.0):
-                best[x] = p.jaccard
-
-    def top(x: str, p: Pair) -> bool:
-        return p.jaccard >= best[x] - 1e-9
-
-    keep = all if mode == "mutual" else any
-    return [p for p in pairs if p.jaccard >= keep_above or keep((top(p.id1, p), top(p.id2, p)))]
 
 
 @contextmanager
@@ -415,54 +95,6 @@ def _gc_paused() -> Iterator[None]:
 
 
 # -- the index ---------------------------------------------------------------------------------
-
-
-def documents(
-    params: Params, processor: ShingleProcessor, records: list[Record], batch: int = 0
-) -> list[Document | Rejection]:
-    """What an index with ``params`` stores for each record, or why a record cannot be stored
-    (no words after normalization; for the 2014 fields, a word or shingle too long for Solr).
-    Ids are checked here too (:func:`neardup.io.check_id`): records given as values, not read
-    from a file, must not reach the index's own metadata either."""
-    bad = [(r, check_id(r.id, None)) for r in records]
-    if any(problem for _, problem in bad):
-        kept = [r for r, problem in bad if not problem]
-        done = iter(documents(params, processor, kept, batch) if kept else [])
-        return [
-            Rejection(r.location, r.line, problem, r.id[:80]) if problem else next(done)
-            for r, problem in bad
-        ]
-    texts = [processor.normalize(r.text) for r in records]
-    keep = [i for i, t in enumerate(texts) if t]
-    keys: list[list[str]] = []
-    if keep:
-        sigs = processor.signatures_batch([records[i].text for i in keep])
-        keys = band_keys_batch(sigs, params.bands, params.rows)
-    extras: list[dict[str, Any] | str] = []
-    if params.fields_2014 and keep:
-        from .seed2014 import fields_2014
-
-        extras = fields_2014(params, [texts[i] for i in keep])
-    out: list[Document | Rejection] = []
-    row = -1
-    for record, text in zip(records, texts, strict=True):
-        if not text:
-            out.append(
-                Rejection(record.location, record.line, "no words after normalization", record.id)
-            )
-            continue
-        row += 1
-        extra = extras[row] if extras else {}
-        if isinstance(extra, str):
-            out.append(Rejection(record.location, record.line, extra, record.id))
-            continue
-        out.append(
-            Document(
-                record.id, record.text, text, keys[row], extra, record.source, batch,
-                dict(record.fields) if len(record.fields) >= 2 else {},
-            )  # fmt: skip
-        )
-    return out
 
 
 def _as_record(item: Any, position: int) -> Item:
@@ -912,13 +544,13 @@ class NearDupIndex:
         t1 = time.perf_counter()
         sources: dict[str, str] | None = None  # link mode: every candidate's source
         if mode == "link":
-            used = _used(cands)
+            used = used_codes(cands)
             sources = self.backend.sources([cands.ids[k] for k in used.tolist()])
             names: dict[str | None, int] = {None: -1}
             src = np.full(len(cands.ids), -1, dtype=np.int64)
             src[used] = [names.setdefault(sources.get(cands.ids[k]), len(names)) for k in used]
             cands.only(src[cands.first] != src[cands.second])
-        texts = TextTable.read(self.backend, cands.ids, _used(cands))
+        texts = TextTable.read(self.backend, cands.ids, used_codes(cands))
         t2 = time.perf_counter()
         keep = screen_keep(cands, texts, self.processor, threshold)
         pairs = verify_codes(

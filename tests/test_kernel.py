@@ -200,7 +200,7 @@ def test_pair_jaccard_equals_the_shingle_sets(kind: str, size: int) -> None:
 def test_the_screen_keeps_every_pair_verification_keeps(monkeypatch: pytest.MonkeyPatch) -> None:
     from benchmarks.corpus import short_records
     from neardup import NearDupIndex
-    from neardup import index as index_mod
+    from neardup import verify as verify_mod
 
     calls: list[int] = []
     real = ShingleProcessor.pair_jaccard
@@ -215,7 +215,7 @@ def test_the_screen_keeps_every_pair_verification_keeps(monkeypatch: pytest.Monk
     screened = index.report()
     assert calls, "the screen did not run"
     calls.clear()
-    monkeypatch.setattr(index_mod, "SCREEN_MIN", 10**12)  # every candidate verified in Python
+    monkeypatch.setattr(verify_mod, "SCREEN_MIN", 10**12)  # every candidate verified in Python
     plain = index.report()
     assert not calls
     assert screened.candidates == plain.candidates > 10 * len(plain.pairs)

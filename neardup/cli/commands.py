@@ -13,10 +13,11 @@ from typing import Any
 from .. import io
 from ..errors import InputError, ParameterMismatch
 from ..evaluate import bcubed, score
-from ..index import MODES, PRUNE_MODES, SHORT_QUERY, SIMILARITIES, NearDupIndex
+from ..index import MODES, SHORT_QUERY, SIMILARITIES, NearDupIndex
 from ..output import TABLE_FORMATS
 from ..params import Params
 from ..pipeline import IndexStats
+from ..prune import PRUNE_MODES
 
 SolrOptions = Callable[..., None]
 

@@ -15,9 +15,10 @@ from typing import Any
 
 from ..dedupe import KEEP_RULES
 from ..errors import InputError
-from ..index import PRUNE_MODES, NearDupIndex
+from ..index import NearDupIndex
 from ..output import rule_line
 from ..pipeline import IndexStats
+from ..prune import PRUNE_MODES
 from .common import input_options, max_bucket_option, read_input
 
 SolrOptions = Callable[..., None]
