@@ -43,6 +43,7 @@ from .candidates import (
 )
 from .choose import Choice, choose
 from .cluster import pair_clusters
+from .decide import Features, rule_for
 from .documents import documents
 from .errors import ArgumentError, InputError
 from .graph import clusters as clusters  # re-exported: connected components
@@ -52,7 +53,7 @@ from .minhash import ShingleProcessor
 from .params import Params
 from .pipeline import IndexStats, Writer
 from .prune import DEFAULT_PRUNE, PRUNE_MODES, prune
-from .results import Match, Pair, Report
+from .results import Decision, Match, Pair, Report
 from .text import (
     check_text,
     id_key,
@@ -557,40 +558,8 @@ class NearDupIndex:
             cands.first[keep], cands.second[keep], texts, self.processor, threshold, progress
         )
         verified = len(pairs)
-        rule = None
-        if rule_name == "learned":
-            from .rule import apply_rule
-
-            pairs, fitted = apply_rule(pairs, texts, self.processor)
-            rule = fitted.as_dict()
-        elif rule_name == "valley":
-            from .valley import (
-                best_similarities,
-                numbers_disagree,
-                numbers_identify,
-                valley_threshold,
-            )
-
-            best = best_similarities(pairs)
-            if fresh is not None:  # the new records' best matches: the old ones' may be older
-                best = {i: v for i, v in best.items() if i in fresh}
-            found = valley_threshold(
-                list(best.values()),
-                records if fresh is None else len(fresh),
-                self.params.threshold,
-            )
-            kept = [p for p in pairs if p.jaccard >= found.threshold]
-            identify, why = numbers_identify(kept, texts, self.processor)
-            vetoed = 0
-            if identify:
-                kept, vetoed = numbers_disagree(kept, texts, self.processor)
-            pairs, check = self._columns_check(kept, pairs)
-            rule = {
-                **found.as_dict(),
-                "numbers_check": why,
-                "numbers_disagree": vetoed,
-                "columns": check,
-            }
+        features = Features(pairs, texts, self.processor, records, fresh, self.backend.columns)
+        pairs, decision = rule_for(rule_name, threshold).decide(features)
         # In link mode the candidates' sources, read above, are every pair's.
         pairs = prune(pairs, prune_mode, sources=sources if prune_mode == "one-to-one" else None)
         completion = None
@@ -615,10 +584,10 @@ class NearDupIndex:
             candidates=len(cands),
             verified=verified,
             confirmed=len(pairs),
-            threshold=rule["threshold"] if rule else threshold,
+            threshold=decision.threshold,
             prune=prune_mode,
             mode=mode,
-            rule=rule,
+            rule=decision.explain,
             seconds=time.perf_counter() - start,
             timings={"buckets": t1 - t0, "fetch": t2 - t1, "verify": t3 - t2},
             since=since,
@@ -658,6 +627,7 @@ class NearDupIndex:
         if max_dist is not None:
             pairs = [p for p in pairs if p.edit_distance <= max_dist]
         t2 = time.perf_counter()
+        decision = Decision("weighted", linked.explain["threshold"], explain=linked.explain)
         return Report(
             pairs=pairs,
             records=len(keys),
@@ -665,30 +635,13 @@ class NearDupIndex:
             candidates=linked.candidates,
             verified=linked.mapped,
             confirmed=len(pairs),
-            threshold=linked.explain["threshold"],
+            threshold=decision.threshold,
             prune="one-to-one",
             mode="link",
-            rule=linked.explain,
+            rule=decision.explain,
             seconds=time.perf_counter() - start,
             timings={"fetch": t1 - start, "link": t2 - t1},
         )
-
-    def _columns_check(
-        self, kept: list[Pair], verified: list[Pair]
-    ) -> tuple[list[Pair], dict[str, Any] | None]:
-        """The valley's pairs after the records' columns had their say (:mod:`neardup.fields`);
-        the verified pairs the valley dropped are what non-matches look like."""
-        from .fields import fields_disagree, sample_pairs
-
-        held = {(p.id1, p.id2) for p in kept}
-        below = [p for p in verified if (p.id1, p.id2) not in held]
-        others = sample_pairs(below)
-        ids = sorted({i for p in (*kept, *others) for i in (p.id1, p.id2)}, key=id_key)
-        rows = self.backend.columns(ids)
-        if not rows:
-            return kept, None
-        out, check = fields_disagree(kept, others, rows, self.processor, len(below))
-        return out, check.as_dict()
 
     def pairs(
         self,

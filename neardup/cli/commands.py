@@ -569,7 +569,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             f"{decided(result)}) -> {args.out}"
             + (f"; {counts['clusters']} clusters -> {args.clusters}" if args.clusters else "")
             + f" ({result.seconds:.1f} s)"
-            + rule_line(result.rule, result.completion),
+            + rule_line(result.decision, result.completion),
         )
         return 0
     max_dist = 2 if args.max_dist is None else args.max_dist

@@ -368,7 +368,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         f"{stats.blank} -> {args.out}"
         + (f"; review -> {args.review}" if page is not None else "")
         + f" ({time.perf_counter() - started:.1f} s)"
-        + rule_line(report.rule, report.completion),
+        + rule_line(report.decision, report.completion),
     )
     return 2 if args.strict and (stats.rejected or stats.empty) else 0
 
@@ -393,6 +393,6 @@ def cmd_review(args: argparse.Namespace) -> int:
         {**page.as_dict(), "report": report.counts()},
         f"{page.pairs} pairs in {page.clusters} clusters of {report.records} records -> "
         f"{args.out} ({page.bytes / 1024:.0f} KB)"
-        + rule_line(report.rule, report.completion),
+        + rule_line(report.decision, report.completion),
     )
     return 0
