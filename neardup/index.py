@@ -37,7 +37,6 @@ from .candidates import (
     DEFAULT_MAX_BUCKET,
     Candidates,
     all_candidates,
-    check_max_bucket,
     fresh_candidates,
     large_key_groups,
 )
@@ -50,9 +49,10 @@ from .graph import clusters as clusters  # re-exported: connected components
 from .io import Blank, Item, Record, Rejection
 from .keys import SEP, key_of, qualified, record_id, source_of_key
 from .minhash import ShingleProcessor
+from .options import ReportOptions
 from .params import Params
 from .pipeline import IndexStats, Writer
-from .prune import DEFAULT_PRUNE, PRUNE_MODES, prune
+from .prune import prune
 from .results import Decision, Match, Pair, Report
 from .text import (
     check_text,
@@ -72,9 +72,6 @@ SHORT_QUERY = 8
 SCAN_LIMIT = 200_000
 log = logging.getLogger("neardup")
 
-MODES = ("dedup", "link")
-#: What decides a pair (see :meth:`NearDupIndex.report`).
-SIMILARITIES = ("auto", "jaccard", "weighted")
 
 
 @contextmanager
@@ -451,6 +448,7 @@ class NearDupIndex:
         max_bucket: int | None = DEFAULT_MAX_BUCKET,
         complete: bool | None = None,
         similarity: str = "auto",
+        options: ReportOptions | None = None,
     ) -> Report:
         """All verified near-duplicate pairs, with the counts of how they were found.
 
@@ -475,66 +473,30 @@ class NearDupIndex:
         candidates, one partner each and the relative rule of :mod:`neardup.link`; link mode
         only), or ``"auto"``: weighted for the full report in link mode of an index whose
         parameters were chosen from the data and without a ``threshold``, Jaccard otherwise.
+        ``options`` gives all of these as one :class:`~neardup.options.ReportOptions` (checked
+        when made) instead of the keywords; giving both is refused.
         """
-        if mode not in MODES:
-            raise ArgumentError(f"unknown mode {mode!r}: choose one of {', '.join(MODES)}")
-        if similarity not in SIMILARITIES:
-            raise ArgumentError(
-                f"unknown similarity {similarity!r}: choose one of {', '.join(SIMILARITIES)}"
-            )
-        if similarity == "weighted" and (mode != "link" or since is not None):
-            raise ArgumentError(
-                "the weighted similarity links sources: it needs mode link and the full "
-                "report (no since)"
-            )
-        if similarity == "weighted" or (
-            similarity == "auto" and mode == "link" and threshold is None and since is None
-            and self.from_data
-        ):  # fmt: skip
-            return self._report_weighted(max_dist)
-        prune = DEFAULT_PRUNE[mode] if prune is None else prune
-        if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
-            raise ArgumentError(f"since must be a batch number, got {since!r}")
-        max_bucket = check_max_bucket(max_bucket)
-        if complete and (mode != "dedup" or prune != "none" or since is not None):
-            raise ArgumentError(
-                "complete adds the pairs of clusters: it needs mode dedup, prune none and the "
-                "full report (no since)"
-            )
+        given = ReportOptions(
+            threshold, mode, prune, max_dist, progress, since, max_bucket, complete, similarity
+        )
+        if options is None:
+            options = given
+        elif given != ReportOptions():
+            raise ArgumentError("give the report's options or its keywords, not both")
+        if options.weighted(self.from_data):
+            return self._report_weighted(options.max_dist)
         with _gc_paused():
-            result = self._report(
-                threshold, prune, max_dist, progress, mode, since, max_bucket, complete
-            )
+            result = self._report(options)
         result.index = self  # where to_pandas() reads the records' texts
         return result
 
-    def _report(
-        self,
-        threshold: float | None,
-        prune_mode: str,
-        max_dist: int | None,
-        progress: bool,
-        mode: str,
-        since: int | None = None,
-        max_bucket: int | None = DEFAULT_MAX_BUCKET,
-        complete: bool | None = None,
-    ) -> Report:
+    def _report(self, options: ReportOptions) -> Report:
         start = time.perf_counter()
-        rule_name = self.params.rule if threshold is None else "threshold"
-        if complete is None:  # clusters are what a rule read off the data decides
-            complete = (
-                mode == "dedup" and prune_mode == "none" and since is None
-                and rule_name != "threshold"
-            )  # fmt: skip
-        threshold = self.params.threshold if threshold is None else threshold
-        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
-            raise ArgumentError(f"threshold must be a number in (0, 1], got {threshold!r}")
-        if not 0.0 < threshold <= 1.0:
-            raise ArgumentError(f"threshold must be in (0, 1], got {threshold}")
-        if prune_mode not in PRUNE_MODES:
-            raise ArgumentError(
-                f"unknown pruning {prune_mode!r}: choose one of {', '.join(PRUNE_MODES)}"
-            )
+        rule_name = self.params.rule if options.threshold is None else "threshold"
+        complete = options.completes(rule_name)
+        threshold = self.params.threshold if options.threshold is None else options.threshold
+        prune_mode, mode, since = options.pruning, options.mode, options.since
+        max_bucket, progress, max_dist = options.max_bucket, options.progress, options.max_dist
         records = self.backend.count()
         t0 = time.perf_counter()
         fresh: set[str] | None = None
@@ -655,6 +617,7 @@ class NearDupIndex:
         max_bucket: int | None = DEFAULT_MAX_BUCKET,
         complete: bool | None = None,
         similarity: str = "auto",
+        options: ReportOptions | None = None,
     ) -> list[Pair]:
         """All verified near-duplicate pairs (see :meth:`report` for the counts too)."""
         return self.report(
@@ -667,6 +630,7 @@ class NearDupIndex:
             max_bucket=max_bucket,
             complete=complete,
             similarity=similarity,
+            options=options,
         ).pairs
 
     def clusters(

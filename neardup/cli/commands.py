@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from .. import io
-from ..errors import InputError, ParameterMismatch
+from ..errors import InputError, MissingColumn, ParameterMismatch
 from ..evaluate import bcubed, score
-from ..index import MODES, SHORT_QUERY, SIMILARITIES, NearDupIndex
+from ..index import SHORT_QUERY, NearDupIndex
+from ..minhash import HASH_FAMILIES, KINDS
+from ..options import MODES, SIMILARITIES, ReportOptions
 from ..output import TABLE_FORMATS
-from ..params import Params
+from ..params import RULES, Params
 from ..pipeline import IndexStats
 from ..prune import PRUNE_MODES
 
@@ -38,10 +40,11 @@ PARAM_FLAGS: list[tuple[str, Any, str]] = [
     ("bands", int, "LSH bands (default: from the threshold)"),
     ("rows", int, "rows per band (default: from the threshold)"),
 ]
+#: The values a parameter flag takes: the parameters' own (not a copy that could drift).
 CHOICES = {
-    "shingle_kind": ["word", "char"],
-    "hash_family": ["universal", "xor"],
-    "rule": ["threshold", "valley", "learned"],
+    "shingle_kind": list(KINDS),
+    "hash_family": sorted(HASH_FAMILIES),  # universal (the default) first
+    "rule": list(RULES),
 }
 
 
@@ -433,10 +436,8 @@ def add_records(index: NearDupIndex, items: Any, **options: Any) -> IndexStats:
     """``index.add_many`` for a file the flags name: a missing column names the flags."""
     try:
         return index.add_many(items, **options)
-    except InputError as exc:
-        if "has no column" in str(exc):
-            raise InputError(f"{exc} (--id-field, --text-field)") from None
-        raise
+    except MissingColumn as exc:
+        raise InputError(f"{exc} (--id-field, --text-field)") from None
 
 
 def _chosen(index: NearDupIndex) -> dict[str, Any] | None:
@@ -537,7 +538,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             since = index.last_batch()
             if since is None:
                 raise InputError(f"{index.backend.location} holds no batch of records to report")
-        result = index.report(
+        options = ReportOptions(
             args.threshold,
             mode=args.mode,
             prune=args.prune,
@@ -548,6 +549,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             complete=args.complete,
             similarity=args.similarity,
         )
+        result = index.report(options=options)
         _write_pairs(args, result, index)
         counts = result.counts()
         if args.clusters:

@@ -280,12 +280,13 @@ def _kept(args: argparse.Namespace, report: Any, groups: list[list[str]] | None 
 
 
 def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
+    from ..options import ReportOptions
     from .common import progress
 
-    options: dict[str, Any] = {"progress": progress(args), "max_bucket": args.max_bucket}
-    if args.prune is not None:
-        options["prune"] = args.prune
-    return index.report(args.threshold, **options)
+    options = ReportOptions(
+        args.threshold, prune=args.prune, progress=progress(args), max_bucket=args.max_bucket
+    )
+    return index.report(options=options)
 
 
 def cmd_dedupe(args: argparse.Namespace) -> int:
