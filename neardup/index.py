@@ -15,6 +15,13 @@ and a candidate becomes a pair only if the exact Jaccard similarity of the two s
 recomputed from the stored text, reaches the threshold. The pipeline is the same on every
 backend: read -> normalize -> shingle -> sign -> band -> store -> candidates -> verify ->
 pairs/clusters.
+
+This module is the facade: it composes the steps and decides nothing itself. What is stored
+for a record is :mod:`neardup.documents`; candidates, :mod:`neardup.candidates`; their texts,
+:mod:`neardup.texts`; verification, :mod:`neardup.verify`; the decision (a threshold, the
+valley, the learned rule, and their checks), :mod:`neardup.decide`; pruning,
+:mod:`neardup.prune`; clusters, :mod:`neardup.completion` and :mod:`neardup.cluster`; what a
+report is asked for, :mod:`neardup.options`.
 """
 
 from __future__ import annotations
