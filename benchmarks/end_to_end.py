@@ -23,7 +23,7 @@ permutations, Jaccard threshold t (0.8 by default).
   (128 permutations, ``hashfunc`` = 32-bit MurmurHash3 from ``mmh3``, the fast hash its docs
   recommend instead of its SHA-1 default), ``MinHashLSH(threshold=t, num_perm=128)`` with its
   default bands, ``insert`` every MinHash, ``query`` every MinHash, verify the candidate pairs
-  with ``neardup.index.verify`` (exact Jaccard of the shingle sets: the function neardup's report
+  with ``neardup.verify.verify`` (exact Jaccard of the shingle sets: the function neardup's report
   and ``benchmarks/measure.py`` verify with), ``write_pairs``.
 - ``rensa``: the same with ``RMinHash.from_token_sets(sets, 128, seed=42)`` (rensa hashes the
   ``str`` shingles itself) and ``RMinHashLSH(threshold=t, num_perm=128, num_bands=16)``:
@@ -37,7 +37,7 @@ it with ``os.wait4``): wall time from start to exit (interpreter start and impor
 CPU time (user + system, all threads) and peak RSS (``ru_maxrss``). The launcher is what makes
 the peak the process's own: a child's ``ru_maxrss`` starts from the resident size of the process
 that spawned it (Linux carries it across ``exec``), about 10 MB for the launcher instead of the
-benchmark's corpus. The peer processes import ``neardup.index`` for the verification (about 26 MB
+benchmark's corpus. The peer processes import ``neardup.verify`` for the verification (about 26 MB
 of RSS, numpy included); each reports its RSS after its imports. For neardup in Solr, Solr's
 CPU time during each command (``utime + stime`` of the JVM from ``/proc/PID/stat``) and its peak
 RSS (``VmHWM``, reset before each command through ``/proc/PID/clear_refs``) are recorded too,
@@ -92,8 +92,8 @@ def read_lines(path: str) -> tuple[list[str], list[str]]:
 def _verify_and_write(
     cands: set[tuple[str, str]], ids: list[str], texts: list[str], cfg: Any, t: float, out: str
 ) -> int:
-    from neardup.index import verify
     from neardup.io import write_pairs
+    from neardup.verify import verify
 
     content = dict(zip(ids, texts, strict=True))
     pairs = verify(cands, content, cfg.processor(), t, progress=False)
@@ -193,7 +193,7 @@ def child_main(argv: list[str]) -> int:
                     help="neardup_memory: NearDupIndex() as a user makes it (parameters chosen "
                          "from the data), not the parameters above")  # fmt: skip
     a = ap.parse_args(argv)
-    import neardup.index  # noqa: F401  (every method verifies with it)
+    import neardup.verify  # noqa: F401  (every method verifies with it)
     from neardup.params import Params
 
     if a.kind == "datasketch":
@@ -403,10 +403,10 @@ HOW = {
     "shingle_size, threshold, rule='threshold')).add_many(...); .report(); write_pairs",
     "datasketch": "read lines; neardup's shingle sets; MinHash.bulk(num_perm=128, hashfunc=mmh3 "
     "32-bit); MinHashLSH(threshold=t, num_perm=128) default bands; insert all, query each; "
-    "neardup.index.verify; write_pairs",
+    "neardup.verify.verify; write_pairs",
     "rensa": "read lines; neardup's shingle sets; RMinHash.from_token_sets(num_perm=128, "
     f"seed=42); RMinHashLSH(t, 128, num_bands={RENSA_BANDS}); insert_pairs, query_all; "
-    "neardup.index.verify; write_pairs",
+    "neardup.verify.verify; write_pairs",
 }
 
 

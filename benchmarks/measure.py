@@ -22,7 +22,7 @@ from benchmarks.node import SolrNode, index_size_bytes, phase, rss_mb, say, solr
 from neardup import kernel
 from neardup.backends.solr import SolrBackend
 from neardup.banding import band_keys_batch
-from neardup.index import NearDupIndex, verify
+from neardup.index import NearDupIndex
 from neardup.io import Record
 from neardup.minhash import ShingleProcessor
 from neardup.params import Params
@@ -30,6 +30,7 @@ from neardup.seed2014 import SeedSearcher
 from neardup.solr.admin import delete_collection
 from neardup.solr.client import Solr
 from neardup.text import id_key, normalize
+from neardup.verify import verify
 
 NUM_PERM = 128
 #: ``max_dist`` for the seed loop: no edit-distance cut, every top-10 hit goes to verification.
@@ -168,7 +169,7 @@ def prepared_processor(cfg: Params) -> ShingleProcessor:
 
 
 def verify_content(records: list[Record]) -> dict[str, str]:
-    """What ``neardup.index.verify`` reads for each id (the text as written), as
+    """What ``neardup.verify.verify`` reads for each id (the text as written), as
     ``SolrBackend.texts`` returns it."""
     return {r.id: r.text for r in records}
 

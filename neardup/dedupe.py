@@ -136,7 +136,7 @@ class DedupeStats:
 def index_similarity(index: NearDupIndex) -> Similarity:
     """Exact Jaccard of two texts as ``index`` measures its pairs (its own shingles), for the
     members of a cluster that the report did not pair with the record kept."""
-    from .index import verified_jaccard
+    from .verify import verified_jaccard
 
     shingles = index.processor.shingle_set
 

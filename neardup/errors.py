@@ -19,6 +19,15 @@ class ArgumentError(InputError, ValueError):
     """A library call got an argument it cannot use (a threshold outside (0, 1], k < 1 ...)."""
 
 
+class MissingColumn(ArgumentError):
+    """A column named for the ids, texts or sources is not in the file or DataFrame (the CLI
+    adds which flags name them)."""
+
+
+class MissingCABundle(InputError):
+    """The CA bundle given to verify Solr's TLS certificate does not exist."""
+
+
 class InvalidText(InputError, ValueError):
     """A text that is not valid Unicode (a lone surrogate, e.g. from a JSON ``\\ud800`` escape or
     undecodable command-line bytes): it has no UTF-8 form to shingle and hash."""
@@ -38,3 +47,11 @@ class SolrRequestError(NeardupError):
 
 class ParameterMismatch(InputError):
     """The index was built with another parameter set than the one asked for."""
+
+
+class SolrUnauthorized(SolrUnavailable):
+    """Solr asked for credentials, or refused the ones sent (HTTP 401)."""
+
+
+class SolrCertificateUnverified(SolrUnavailable):
+    """Solr's TLS certificate could not be verified (a CA bundle is needed)."""

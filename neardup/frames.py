@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .errors import ArgumentError
+from .errors import ArgumentError, MissingColumn
 from .io import ROW_ID, Item, _record_from_mapping, checked_spans, default_text_fields
 
 #: The key a DataFrame row's index label is read under (no column can have this name).
@@ -58,7 +58,7 @@ def frame_records(
     wanted = [c for c in (id_column, *texts, source) if c is not None]
     missing = [c for c in wanted if c not in columns]
     if missing:
-        raise ArgumentError(
+        raise MissingColumn(
             f"{name}: the DataFrame has no column {', '.join(map(repr, missing))} "
             f"(columns: {', '.join(columns)})"
         )

@@ -15,6 +15,13 @@ and a candidate becomes a pair only if the exact Jaccard similarity of the two s
 recomputed from the stored text, reaches the threshold. The pipeline is the same on every
 backend: read -> normalize -> shingle -> sign -> band -> store -> candidates -> verify ->
 pairs/clusters.
+
+This module is the facade: it composes the steps and decides nothing itself. What is stored
+for a record is :mod:`neardup.documents`; candidates, :mod:`neardup.candidates`; their texts,
+:mod:`neardup.texts`; verification, :mod:`neardup.verify`; the decision (a threshold, the
+valley, the learned rule, and their checks), :mod:`neardup.decide`; pruning,
+:mod:`neardup.prune`; clusters, :mod:`neardup.completion` and :mod:`neardup.cluster`; what a
+report is asked for, :mod:`neardup.options`.
 """
 
 from __future__ import annotations
@@ -23,16 +30,13 @@ import dataclasses
 import gc
 import logging
 import time
-from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import NDArray
 from tqdm import tqdm
 
-from . import kernel
 from .backends.base import Backend, Document
 from .backends.memory import MemoryBackend
 from .banding import band_keys_batch
@@ -41,339 +45,34 @@ from .candidates import (
     DEFAULT_MAX_BUCKET,
     Candidates,
     all_candidates,
-    check_max_bucket,
     fresh_candidates,
     large_key_groups,
     protected_bands,
 )
 from .choose import Choice, choose
 from .cluster import pair_clusters
+from .decide import Features, rule_for
+from .documents import documents
 from .errors import ArgumentError, InputError
 from .graph import clusters as clusters  # re-exported: connected components
-from .graph import component_labels
-from .io import Blank, Item, Record, Rejection, check_id
+from .io import Blank, Item, Record, Rejection
 from .keys import SEP, key_of, qualified, record_id, source_of_key
-from .minhash import ShingleProcessor, hashed_jaccard
+from .minhash import ShingleProcessor
+from .options import ReportOptions
 from .params import Params
 from .pipeline import IndexStats, Writer
-from .results import Match, Pair, Report
+from .prune import prune
+from .results import Decision, Match, Pair, Report
 from .text import (
-    WordCodes,
     check_text,
-    encoded_distance,
     id_key,
     word_edit_distance,
 )
+from .texts import TextTable
+from .verify import screen_keep, used_codes, verified_jaccard, verify, verify_codes
 
 if TYPE_CHECKING:
     from .solr.client import Auth, Solr
-
-
-# -- verification ------------------------------------------------------------------------------
-
-
-def verified_jaccard(a: frozenset[str], b: frozenset[str]) -> float | None:
-    """Exact Jaccard, or None for a record without shingles (it duplicates nothing)."""
-    if not a or not b:
-        return None
-    inter = len(a & b)
-    return inter / (len(a) + len(b) - inter)
-
-
-#: Candidates below this many are verified one by one without the screen.
-SCREEN_MIN = 5_000
-#: The screen passes pairs down to this much under the threshold: hash collisions move a
-#: similarity by about 1/(shingles of a record), and a pair that passes is verified exactly.
-SCREEN_MARGIN = 0.02
-#: Bytes of text hashed per kernel call (its hash arrays take four times as much): 64 MB of
-#: screen at a time, which kernel calls this size run as fast as larger ones.
-SCREEN_BYTES = 16 << 20
-#: At most this many bytes of shingle hashes are held for the screen at once (see
-#: :func:`_hashed`): 100k documents of 200 words take about 80 MB.
-SCREEN_HASH_BYTES = 256 << 20
-
-
-def screen(
-    candidates: Iterable[tuple[str, str]],
-    texts: Mapping[str, str],
-    processor: ShingleProcessor,
-    threshold: float,
-) -> list[tuple[str, str]]:
-    """The candidate pairs that can reach ``threshold`` (see :func:`screen_codes`)."""
-    pairs = candidates if isinstance(candidates, list) else list(candidates)
-    if kernel.active() != "c" or len(pairs) < SCREEN_MIN:
-        return pairs
-    found = Candidates()
-    found.set_pairs(pairs)
-    return screen_codes(found, texts, processor, threshold)
-
-
-def _used(cands: Candidates) -> NDArray[np.int64]:
-    """The codes of the records in some candidate pair, ascending (so in id order).
-
-    By a mask over the codes, not ``np.unique``: at 66M candidates (100k records of common
-    short tokens) numpy's hashing unique took 87 s, the mask under one.
-    """
-    seen = np.zeros(len(cands.ids), dtype=bool)
-    seen[cands.first] = True
-    seen[cands.second] = True
-    return np.flatnonzero(seen).astype(np.int64)
-
-
-class TextTable(Mapping[str, str]):
-    """The texts of the candidates' records by code (``ids`` sorted by
-    :func:`~neardup.text.id_key`), read from the backend :data:`TEXT_CHUNK` at a time and
-    held as UTF-8 in one buffer.
-
-    Why not a dict of id -> text: at ten million records a report's candidates hold millions
-    of records; a dict costs about 100 bytes an entry and a str object 50 more on top of the
-    text, and the strs kept out of each parsed response pin the memory of the rest. One
-    buffer costs the text's bytes and 16 bytes a record. Lookups by id (the rules read the
-    texts of their pairs) build the index of ids on first use.
-    """
-
-    def __init__(self, ids: list[str], texts: Iterable[str] | None = None) -> None:
-        self.ids = ids
-        self._buffer = bytearray()
-        self._start = np.zeros(len(ids), dtype=np.int64)
-        self._end = np.zeros(len(ids), dtype=np.int64)
-        self._view: memoryview | None = None
-        self._codes: dict[str, int] | None = None
-        if texts is not None:
-            self._put(range(len(ids)), texts)
-
-    def _put(self, codes: Iterable[int], texts: Iterable[str]) -> None:
-        buffer, start, end = self._buffer, self._start, self._end
-        for k, text in zip(codes, texts, strict=True):
-            start[k] = len(buffer)
-            buffer += text.encode("utf-8", "surrogatepass")
-            end[k] = len(buffer)
-
-    @classmethod
-    def read(cls, backend: Backend, ids: list[str], codes: NDArray[np.int64]) -> TextTable:
-        table = cls(ids)
-        wanted = codes.tolist()
-        for lo in range(0, len(wanted), TEXT_CHUNK):
-            chunk = wanted[lo : lo + TEXT_CHUNK]
-            got = backend.texts([ids[k] for k in chunk])
-            table._put(chunk, (got.get(ids[k], "") for k in chunk))
-        return table
-
-    def text(self, k: int) -> str:
-        """The text of code ``k`` ("" for a record without one)."""
-        if self._view is None:  # the buffer is complete once read: no more resizing
-            self._view = memoryview(self._buffer)
-        return str(self._view[self._start[k] : self._end[k]], "utf-8", "surrogatepass")
-
-    def sizes(self, codes: NDArray[np.int64]) -> NDArray[np.int64]:
-        """The UTF-8 bytes of each code's text."""
-        return self._end[codes] - self._start[codes]
-
-    def code(self, record_id: str) -> int | None:
-        if self._codes is None:  # only the rules look texts up by id: built on first use
-            self._codes = {i: k for k, i in enumerate(self.ids)}
-        return self._codes.get(record_id)
-
-    def __getitem__(self, record_id: str) -> str:
-        k = self.code(record_id)
-        if k is None:
-            raise KeyError(record_id)
-        return self.text(k)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.ids)
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-
-#: Texts read from the backend per call when a report fetches its candidates' records.
-TEXT_CHUNK = 50_000
-
-
-def screen_keep(
-    cands: Candidates, texts: TextTable, processor: ShingleProcessor, threshold: float
-) -> NDArray[np.bool_]:
-    """Which candidates can reach ``threshold``, by the Jaccard of their shingle hashes in
-    the C kernel (:meth:`ShingleProcessor.pair_jaccard`), in chunks of at most
-    :data:`SCREEN_BYTES` of text.
-
-    Why: at a low floor nearly every candidate is a stranger (on 100k random short records,
-    1,797 of 1.75M candidates reach 0.3), and one candidate costs 17 us in Python (two shingle
-    sets, their intersection, a union-find) but under 1 us here. Without the kernel, or for
-    a few candidates, they are all passed on.
-    """
-    a, b = cands.first, cands.second
-    keep = np.ones(a.size, dtype=bool)
-    if kernel.active() != "c" or a.size < SCREEN_MIN:
-        return keep
-    used = _used(cands)
-    hashed = _hashed(used, texts, processor)
-    if hashed is not None:
-        where = np.empty(len(cands.ids), dtype=np.int64)  # code -> its run in `hashed`
-        where[used] = np.arange(used.size)
-        sims = hashed_jaccard(*hashed, where[a], where[b])
-        return sims >= threshold - SCREEN_MARGIN
-    per_pair = 2 * max(1.0, float(texts.sizes(used).mean()))
-    step = max(1_000, int(SCREEN_BYTES / per_pair))
-    for lo in range(0, a.size, step):
-        ca, cb = a[lo : lo + step], b[lo : lo + step]
-        chunk, inverse = np.unique(np.concatenate([ca, cb]), return_inverse=True)
-        chunk_texts = [texts.text(k) for k in chunk.tolist()]
-        sims = processor.pair_jaccard(chunk_texts, inverse[: ca.size], inverse[ca.size :])
-        keep[lo : lo + step] = sims >= threshold - SCREEN_MARGIN
-    return keep
-
-
-def _hashed(
-    used: NDArray[np.int64], texts: TextTable, processor: ShingleProcessor
-) -> tuple[NDArray[np.uint32], NDArray[np.int64]] | None:
-    """The shingle hashes of every record in ``used`` (in that order), made once each, or None
-    when they would take more than :data:`SCREEN_HASH_BYTES`.
-
-    Why: a record is in many candidate pairs (100k documents at the defaults: 1M candidates,
-    each record in about 20), and shingling it again for every chunk of pairs was 45 of the
-    report's 55 s. Held at once, the screen costs one merge a pair. Past the budget (millions
-    of short records), pairs are screened in chunks of text instead, as before.
-    """
-    runs: list[NDArray[np.uint32]] = []
-    offsets = [np.zeros(1, dtype=np.int64)]
-    held = at = lo = 0
-    codes = used.tolist()
-    ends = np.cumsum(texts.sizes(used))
-    while lo < len(codes):  # SCREEN_BYTES of text a kernel call
-        start = int(ends[lo - 1]) if lo else 0
-        hi = max(lo + 1, int(np.searchsorted(ends, start + SCREEN_BYTES, side="right")))
-        values, offs = processor.shingle_hashes([texts.text(k) for k in codes[lo:hi]])
-        held += values.nbytes + offs.nbytes
-        if held > SCREEN_HASH_BYTES:
-            return None
-        runs.append(values)
-        offsets.append(offs[1:] + at)
-        at += int(offs[-1])
-        lo = hi
-    values = np.concatenate(runs) if runs else np.empty(0, dtype=np.uint32)
-    return values, np.concatenate(offsets)
-
-
-def screen_codes(
-    cands: Candidates, texts: Mapping[str, str], processor: ShingleProcessor, threshold: float
-) -> list[tuple[str, str]]:
-    """The candidates that can reach ``threshold`` (:func:`screen_keep`), as pairs of ids
-    (smaller first)."""
-    if not (isinstance(texts, TextTable) and texts.ids is cands.ids):
-        texts = TextTable(cands.ids, (texts.get(i, "") for i in cands.ids))
-    keep = screen_keep(cands, texts, processor, threshold)
-    ids = cands.ids
-    a, b = cands.first[keep].tolist(), cands.second[keep].tolist()
-    return [(ids[x], ids[y]) for x, y in zip(a, b, strict=True)]
-
-
-def verify(
-    candidates: Iterable[tuple[str, str]],
-    texts: Mapping[str, str],
-    processor: ShingleProcessor,
-    threshold: float,
-    progress: bool = False,
-    screened: bool = False,
-) -> list[Pair]:
-    """Keep the candidates whose exact shingle Jaccard is at least ``threshold`` (screened
-    first by :func:`screen`, unless ``screened`` says they were; the progress bar counts the
-    candidates that pass the screen). :func:`verify_codes` does the work.
-    """
-    if not screened:
-        candidates = screen(candidates, texts, processor, threshold)
-    found = Candidates()
-    found.set_pairs(candidates if isinstance(candidates, list) else list(candidates))
-    table = TextTable(found.ids, (texts.get(i, "") for i in found.ids))
-    return verify_codes(found.first, found.second, table, processor, threshold, progress)
-
-
-def verify_codes(
-    first: NDArray[np.int64],
-    second: NDArray[np.int64],
-    texts: TextTable,
-    processor: ShingleProcessor,
-    threshold: float,
-    progress: bool = False,
-) -> list[Pair]:
-    """The pairs of codes (into ``texts.ids``, ``first < second``) whose exact shingle Jaccard
-    is at least ``threshold``, with their word edit distance, sorted by id.
-
-    One connected component of candidates at a time: a record's shingle set is made once and
-    dropped once its component is done, so memory holds the largest component's sets, not
-    every candidate's (at 1M documents that is 30 MB instead of gigabytes, and each set is
-    looked up while it is still in the CPU's caches). Components and order are found on the
-    codes with numpy, so that millions of candidates hold no per-record Python objects but
-    their texts.
-    """
-    ids, text = texts.ids, texts.text
-    label = component_labels(first, second, len(ids))[first]
-    order = np.lexsort((second, first, label))
-    label, first, second = label[order], first[order], second[order]
-    ends = np.flatnonzero(np.r_[label[1:] != label[:-1], True]) + 1
-    codes = WordCodes()
-    shingles: dict[int, frozenset[str]] = {}
-    encoded: dict[int, tuple[int, str]] = {}  # code -> (generation of `codes`, encoded words)
-
-    def sh(i: int) -> frozenset[str]:
-        s = shingles.get(i)
-        if s is None:
-            s = shingles[i] = processor.shingle_set(text(i))
-        return s
-
-    def enc(i: int) -> str:
-        got = encoded.get(i)
-        if got is None or got[0] != codes.generation:
-            words = codes.encode(processor.normalize(text(i)).split())
-            got = encoded[i] = (codes.generation, words)
-        return got[1]
-
-    # The pairs kept, as arrays until the end (a tuple of four numbers costs 124 bytes).
-    kept_a, kept_b, kept_dist = array("q"), array("q"), array("q")
-    kept_jac = array("d")
-    bar = tqdm(
-        total=int(first.size),
-        desc="verifying",
-        unit="pair",
-        disable=None if progress else True,
-        leave=False,
-    )
-    try:
-        start = 0
-        for end in ends.tolist():
-            shingles.clear()
-            encoded.clear()
-            for a, b in zip(first[start:end].tolist(), second[start:end].tolist(), strict=True):
-                jac = verified_jaccard(sh(a), sh(b))
-                if jac is None or jac < threshold:
-                    continue
-                ea, eb = enc(a), enc(b)
-                if encoded[a][0] != codes.generation:  # encoding b filled the table: afresh
-                    codes.restart()
-                    ea, eb = enc(a), enc(b)
-                    if encoded[a][0] != codes.generation:
-                        raise InputError(
-                            f"records {ids[a]!r} and {ids[b]!r} are too long to compare word "
-                            "by word"
-                        )
-                kept_a.append(a)
-                kept_b.append(b)
-                kept_jac.append(round(jac, 6))
-                kept_dist.append(encoded_distance(ea, eb))
-            bar.update(end - start)
-            start = end
-    finally:
-        bar.close()
-    ka, kb = np.frombuffer(kept_a, dtype=np.int64), np.frombuffer(kept_b, dtype=np.int64)
-    order = np.lexsort((kb, ka))  # codes are in id order
-    columns = (
-        ka[order].tolist(),
-        kb[order].tolist(),
-        np.frombuffer(kept_jac)[order].tolist(),
-        np.frombuffer(kept_dist, dtype=np.int64)[order].tolist(),
-    )
-    return [Pair(ids[a], ids[b], j, d) for a, b, j, d in zip(*columns, strict=True)]
 
 
 #: Queries of at most this many words are searched by containment (NearDupIndex.search).
@@ -382,67 +81,6 @@ SHORT_QUERY = 8
 SCAN_LIMIT = 200_000
 log = logging.getLogger("neardup")
 
-PRUNE_MODES = ("best", "mutual", "one-to-one", "none")
-MODES = ("dedup", "link")
-#: What decides a pair (see :meth:`NearDupIndex.report`).
-SIMILARITIES = ("auto", "jaccard", "weighted")
-#: What each mode prunes by default: nothing in a cluster of duplicates; in linkage of sources
-#: that each list an entity once, every record keeps at most one partner.
-DEFAULT_PRUNE = {"dedup": "none", "link": "one-to-one"}
-#: Pairs this similar are kept whatever the pruning: they are copies, not rival matches.
-KEEP_ABOVE = 0.9
-
-
-def prune(
-    pairs: list[Pair],
-    mode: str = "best",
-    keep_above: float = KEEP_ABOVE,
-    sources: Mapping[str, str] | None = None,
-) -> list[Pair]:
-    """Drop the weaker rival links of records that have a better match.
-
-    Records that describe one thing are each other's most similar record; two listings that
-    merely share a street address and a city (``palm`` and ``palm too``) are less similar than
-    each is to its own twin. ``best`` keeps a pair when it is the best match of at least one of
-    its two records (so no record that has a match loses all of them, and clusters stay
-    connected); ``mutual`` only when it is the best match of both; ``one-to-one`` takes pairs
-    greedily, most probable and most similar first, while neither record has a partner (linkage
-    of sources that each list an entity once; with ``sources``, a partner *in the other's
-    source*, so that an entity listed by five sources keeps its ten pairs); ``none`` keeps
-    every verified pair. Except for
-    ``one-to-one``, pairs at ``keep_above`` or more are always kept, and ties for best are all
-    kept.
-    """
-    if mode not in PRUNE_MODES:
-        raise ArgumentError(f"unknown pruning {mode!r}: choose one of {', '.join(PRUNE_MODES)}")
-    if mode == "none":
-        return pairs
-    if mode == "one-to-one":
-        taken: set[tuple[str, str | None]] = set()
-        kept = []
-        order = sorted(
-            pairs,
-            key=lambda p: (-(p.probability or 0.0), -p.jaccard, p.edit_distance),
-        )
-        src = sources.get if sources is not None else (lambda _i: None)
-        for p in order:
-            one, two = (p.id1, src(p.id2)), (p.id2, src(p.id1))
-            if one not in taken and two not in taken:
-                taken.update((one, two))
-                kept.append(p)
-        kept.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
-        return kept
-    best: dict[str, float] = {}
-    for p in pairs:
-        for x in (p.id1, p.id2):
-            if p.jaccard > best.get(x, -1.0):
-                best[x] = p.jaccard
-
-    def top(x: str, p: Pair) -> bool:
-        return p.jaccard >= best[x] - 1e-9
-
-    keep = all if mode == "mutual" else any
-    return [p for p in pairs if p.jaccard >= keep_above or keep((top(p.id1, p), top(p.id2, p)))]
 
 
 @contextmanager
@@ -464,54 +102,6 @@ def _gc_paused() -> Iterator[None]:
 
 
 # -- the index ---------------------------------------------------------------------------------
-
-
-def documents(
-    params: Params, processor: ShingleProcessor, records: list[Record], batch: int = 0
-) -> list[Document | Rejection]:
-    """What an index with ``params`` stores for each record, or why a record cannot be stored
-    (no words after normalization; for the 2014 fields, a word or shingle too long for Solr).
-    Ids are checked here too (:func:`neardup.io.check_id`): records given as values, not read
-    from a file, must not reach the index's own metadata either."""
-    bad = [(r, check_id(r.id, None)) for r in records]
-    if any(problem for _, problem in bad):
-        kept = [r for r, problem in bad if not problem]
-        done = iter(documents(params, processor, kept, batch) if kept else [])
-        return [
-            Rejection(r.location, r.line, problem, r.id[:80]) if problem else next(done)
-            for r, problem in bad
-        ]
-    texts = [processor.normalize(r.text) for r in records]
-    keep = [i for i, t in enumerate(texts) if t]
-    keys: list[list[str]] = []
-    if keep:
-        sigs = processor.signatures_batch([records[i].text for i in keep])
-        keys = band_keys_batch(sigs, params.bands, params.rows)
-    extras: list[dict[str, Any] | str] = []
-    if params.fields_2014 and keep:
-        from .seed2014 import fields_2014
-
-        extras = fields_2014(params, [texts[i] for i in keep])
-    out: list[Document | Rejection] = []
-    row = -1
-    for record, text in zip(records, texts, strict=True):
-        if not text:
-            out.append(
-                Rejection(record.location, record.line, "no words after normalization", record.id)
-            )
-            continue
-        row += 1
-        extra = extras[row] if extras else {}
-        if isinstance(extra, str):
-            out.append(Rejection(record.location, record.line, extra, record.id))
-            continue
-        out.append(
-            Document(
-                record.id, record.text, text, keys[row], extra, record.source, batch,
-                dict(record.fields) if len(record.fields) >= 2 else {},
-            )  # fmt: skip
-        )
-    return out
 
 
 def _as_record(item: Any, position: int) -> Item:
@@ -873,6 +463,7 @@ class NearDupIndex:
         complete: bool | None = None,
         similarity: str = "auto",
         cap: int | None = DEFAULT_CAP,
+        options: ReportOptions | None = None,
     ) -> Report:
         """All verified near-duplicate pairs, with the counts of how they were found.
 
@@ -899,126 +490,56 @@ class NearDupIndex:
         candidates, one partner each and the relative rule of :mod:`neardup.link`; link mode
         only), or ``"auto"``: weighted for the full report in link mode of an index whose
         parameters were chosen from the data and without a ``threshold``, Jaccard otherwise.
+        ``options`` gives all of these as one :class:`~neardup.options.ReportOptions` (checked
+        when made) instead of the keywords; giving both is refused.
         """
-        if mode not in MODES:
-            raise ArgumentError(f"unknown mode {mode!r}: choose one of {', '.join(MODES)}")
-        if similarity not in SIMILARITIES:
-            raise ArgumentError(
-                f"unknown similarity {similarity!r}: choose one of {', '.join(SIMILARITIES)}"
-            )
-        if similarity == "weighted" and (mode != "link" or since is not None):
-            raise ArgumentError(
-                "the weighted similarity links sources: it needs mode link and the full "
-                "report (no since)"
-            )
-        if similarity == "weighted" or (
-            similarity == "auto" and mode == "link" and threshold is None and since is None
-            and self.from_data
-        ):  # fmt: skip
-            return self._report_weighted(max_dist)
-        prune = DEFAULT_PRUNE[mode] if prune is None else prune
-        if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
-            raise ArgumentError(f"since must be a batch number, got {since!r}")
-        max_bucket = check_max_bucket(max_bucket)
-        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
-            raise ArgumentError(f"cap must be a positive integer or None, got {cap!r}")
-        if complete and (mode != "dedup" or prune != "none" or since is not None):
-            raise ArgumentError(
-                "complete adds the pairs of clusters: it needs mode dedup, prune none and the "
-                "full report (no since)"
-            )
+        given = ReportOptions(
+            threshold, mode, prune, max_dist, progress, since, max_bucket, complete, similarity,
+            cap,
+        )  # fmt: skip
+        if options is None:
+            options = given
+        elif given != ReportOptions():
+            raise ArgumentError("give the report's options or its keywords, not both")
+        if options.weighted(self.from_data):
+            return self._report_weighted(options.max_dist)
         with _gc_paused():
-            result = self._report(
-                threshold, prune, max_dist, progress, mode, since, max_bucket, complete, cap
-            )
+            result = self._report(options)
         result.index = self  # where to_pandas() reads the records' texts
         return result
 
-    def _report(
-        self,
-        threshold: float | None,
-        prune_mode: str,
-        max_dist: int | None,
-        progress: bool,
-        mode: str,
-        since: int | None = None,
-        max_bucket: int | None = DEFAULT_MAX_BUCKET,
-        complete: bool | None = None,
-        cap: int | None = DEFAULT_CAP,
-    ) -> Report:
+    def _report(self, options: ReportOptions) -> Report:
         start = time.perf_counter()
-        rule_name = self.params.rule if threshold is None else "threshold"
-        if complete is None:  # clusters are what a rule read off the data decides
-            complete = (
-                mode == "dedup" and prune_mode == "none" and since is None
-                and rule_name != "threshold"
-            )  # fmt: skip
-        threshold = self.params.threshold if threshold is None else threshold
-        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
-            raise ArgumentError(f"threshold must be a number in (0, 1], got {threshold!r}")
-        if not 0.0 < threshold <= 1.0:
-            raise ArgumentError(f"threshold must be in (0, 1], got {threshold}")
-        if prune_mode not in PRUNE_MODES:
-            raise ArgumentError(
-                f"unknown pruning {prune_mode!r}: choose one of {', '.join(PRUNE_MODES)}"
-            )
+        rule_name = self.params.rule if options.threshold is None else "threshold"
+        complete = options.completes(rule_name)
+        threshold = self.params.threshold if options.threshold is None else options.threshold
+        prune_mode, mode, since = options.pruning, options.mode, options.since
+        max_bucket, progress, max_dist = options.max_bucket, options.progress, options.max_dist
         records = self.backend.count()
         t0 = time.perf_counter()
         fresh: set[str] | None = None
         if since is None:
-            cands = self.candidates(progress, max_bucket, cap)
+            cands = self.candidates(progress, max_bucket, options.cap)
         else:
             cands, fresh = self.candidates_since(since, max_bucket)
         t1 = time.perf_counter()
         sources: dict[str, str] | None = None  # link mode: every candidate's source
         if mode == "link":
-            used = _used(cands)
+            used = used_codes(cands)
             sources = self.backend.sources([cands.ids[k] for k in used.tolist()])
             names: dict[str | None, int] = {None: -1}
             src = np.full(len(cands.ids), -1, dtype=np.int64)
             src[used] = [names.setdefault(sources.get(cands.ids[k]), len(names)) for k in used]
             cands.only(src[cands.first] != src[cands.second])
-        texts = TextTable.read(self.backend, cands.ids, _used(cands))
+        texts = TextTable.read(self.backend, cands.ids, used_codes(cands))
         t2 = time.perf_counter()
         keep = screen_keep(cands, texts, self.processor, threshold)
         pairs = verify_codes(
             cands.first[keep], cands.second[keep], texts, self.processor, threshold, progress
         )
         verified = len(pairs)
-        rule = None
-        if rule_name == "learned":
-            from .rule import apply_rule
-
-            pairs, fitted = apply_rule(pairs, texts, self.processor)
-            rule = fitted.as_dict()
-        elif rule_name == "valley":
-            from .valley import (
-                best_similarities,
-                numbers_disagree,
-                numbers_identify,
-                valley_threshold,
-            )
-
-            best = best_similarities(pairs)
-            if fresh is not None:  # the new records' best matches: the old ones' may be older
-                best = {i: v for i, v in best.items() if i in fresh}
-            found = valley_threshold(
-                list(best.values()),
-                records if fresh is None else len(fresh),
-                self.params.threshold,
-            )
-            kept = [p for p in pairs if p.jaccard >= found.threshold]
-            identify, why = numbers_identify(kept, texts, self.processor)
-            vetoed = 0
-            if identify:
-                kept, vetoed = numbers_disagree(kept, texts, self.processor)
-            pairs, check = self._columns_check(kept, pairs)
-            rule = {
-                **found.as_dict(),
-                "numbers_check": why,
-                "numbers_disagree": vetoed,
-                "columns": check,
-            }
+        features = Features(pairs, texts, self.processor, records, fresh, self.backend.columns)
+        pairs, decision = rule_for(rule_name, threshold).decide(features)
         # In link mode the candidates' sources, read above, are every pair's.
         pairs = prune(pairs, prune_mode, sources=sources if prune_mode == "one-to-one" else None)
         completion = None
@@ -1045,10 +566,10 @@ class NearDupIndex:
             candidates=len(cands),
             verified=verified,
             confirmed=len(pairs),
-            threshold=rule["threshold"] if rule else threshold,
+            threshold=decision.threshold,
             prune=prune_mode,
             mode=mode,
-            rule=rule,
+            rule=decision.explain,
             seconds=time.perf_counter() - start,
             timings={"buckets": t1 - t0, "fetch": t2 - t1, "verify": t3 - t2},
             since=since,
@@ -1088,6 +609,7 @@ class NearDupIndex:
         if max_dist is not None:
             pairs = [p for p in pairs if p.edit_distance <= max_dist]
         t2 = time.perf_counter()
+        decision = Decision("weighted", linked.explain["threshold"], explain=linked.explain)
         return Report(
             pairs=pairs,
             records=len(keys),
@@ -1095,30 +617,13 @@ class NearDupIndex:
             candidates=linked.candidates,
             verified=linked.mapped,
             confirmed=len(pairs),
-            threshold=linked.explain["threshold"],
+            threshold=decision.threshold,
             prune="one-to-one",
             mode="link",
-            rule=linked.explain,
+            rule=decision.explain,
             seconds=time.perf_counter() - start,
             timings={"fetch": t1 - start, "link": t2 - t1},
         )
-
-    def _columns_check(
-        self, kept: list[Pair], verified: list[Pair]
-    ) -> tuple[list[Pair], dict[str, Any] | None]:
-        """The valley's pairs after the records' columns had their say (:mod:`neardup.fields`);
-        the verified pairs the valley dropped are what non-matches look like."""
-        from .fields import fields_disagree, sample_pairs
-
-        held = {(p.id1, p.id2) for p in kept}
-        below = [p for p in verified if (p.id1, p.id2) not in held]
-        others = sample_pairs(below)
-        ids = sorted({i for p in (*kept, *others) for i in (p.id1, p.id2)}, key=id_key)
-        rows = self.backend.columns(ids)
-        if not rows:
-            return kept, None
-        out, check = fields_disagree(kept, others, rows, self.processor, len(below))
-        return out, check.as_dict()
 
     def pairs(
         self,
@@ -1132,6 +637,7 @@ class NearDupIndex:
         max_bucket: int | None = DEFAULT_MAX_BUCKET,
         complete: bool | None = None,
         similarity: str = "auto",
+        options: ReportOptions | None = None,
     ) -> list[Pair]:
         """All verified near-duplicate pairs (see :meth:`report` for the counts too)."""
         return self.report(
@@ -1144,6 +650,7 @@ class NearDupIndex:
             max_bucket=max_bucket,
             complete=complete,
             similarity=similarity,
+            options=options,
         ).pairs
 
     def clusters(

@@ -24,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from .errors import ArgumentError, InputError, InvalidText, OutputError
+from .errors import ArgumentError, InputError, InvalidText, MissingColumn, OutputError
 from .keys import record_id
 from .text import check_text, ordered
 
@@ -597,7 +597,7 @@ def _read_table(
             wanted = tuple(w for w in wanted if w != ROW_ID)
             missing = [f for f in wanted if f not in header]
             if missing:
-                raise InputError(
+                raise MissingColumn(
                     f"{source}:{first}: the header has no column {', '.join(map(repr, missing))}"
                     f" (columns: {', '.join(header)}): name the id and text columns it has"
                 )
@@ -990,7 +990,7 @@ def read_arrow(
     wanted = [f for f in (id_field, *fields, source_field) if f and f != ROW_ID]
     missing = [f for f in wanted if f not in names and f.split(".")[0] not in names]
     if missing:
-        raise InputError(
+        raise MissingColumn(
             f"{path}: the file has no column {', '.join(map(repr, missing))} "
             f"(columns: {', '.join(names)}): name the id and text columns it has"
         )

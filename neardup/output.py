@@ -25,7 +25,7 @@ from .keys import key_of, record_id
 
 if TYPE_CHECKING:
     from .index import NearDupIndex
-    from .results import Pair, Report
+    from .results import Decision, Pair, Report
 
 TABLE_FORMATS = ("tsv", "csv", "jsonl", "parquet")
 #: The path that means standard output.
@@ -70,26 +70,29 @@ def table_format(path: str | Path, given: str | None) -> str | None:
 def decided(result: Report) -> str:
     """How the report's threshold came about, in a few words (``report`` prints it; the review
     page shows the same words)."""
-    if result.rule and result.rule.get("kind") == "weighted":
-        return f"weighted rule, kept from cosine {result.threshold:g}"
-    if result.rule and result.rule.get("kind", "").startswith("valley"):
-        how = "read off the data" if result.rule["found"] else "no valley: the fallback"
-        return f"Jaccard >= {result.threshold:g}, {how}"
-    if result.rule:
-        return f"learned rule from Jaccard {result.threshold:g}"
-    return f"Jaccard >= {result.threshold:g}"
+    decision = result.decision
+    if decision.rule == "weighted":
+        return f"weighted rule, kept from cosine {decision.threshold:g}"
+    if decision.rule == "valley":
+        found = (decision.explain or {})["found"]
+        how = "read off the data" if found else "no valley: the fallback"
+        return f"Jaccard >= {decision.threshold:g}, {how}"
+    if decision.rule == "learned":
+        return f"learned rule from Jaccard {decision.threshold:g}"
+    return f"Jaccard >= {decision.threshold:g}"
 
 
-def rule_line(rule: dict[str, Any] | None, completion: dict[str, Any] | None = None) -> str:
+def rule_line(decision: Decision, completion: dict[str, Any] | None = None) -> str:
     """What a report's rule decided, for a person: the valley, the numbers and columns
     checks, or the learned rule, and the clusters completed (a leading newline each)."""
     done = f"\nclusters completed: {completion['reason']}" if completion else ""
-    return (_rule_line(rule) if rule else "") + done
+    return (_rule_line(decision) if decision.explain else "") + done
 
 
-def _rule_line(rule: dict[str, Any]) -> str:
+def _rule_line(decision: Decision) -> str:
+    rule: dict[str, Any] = decision.explain or {}
     cols = rule.get("columns")
-    if rule.get("kind") == "weighted":
+    if decision.rule == "weighted":
         return (
             f"\nweighted rule: {rule['similarity']}; candidates: {rule['candidates']}; "
             f"{rule['assignment']} ({rule['mapped']} pairs); {rule['decision']} "
@@ -102,29 +105,32 @@ def _rule_line(rule: dict[str, Any]) -> str:
             )
             + f"\n{rule['columns']}"
         )
-    if rule.get("kind", "").startswith("valley"):
-        return (
-            f"\nvalley rule: Jaccard >= {rule['threshold']:g}; {rule['reason']}; "
-            + (
-                f"{rule.get('numbers_disagree', 0)} pairs dropped whose records both hold "
-                "numbers and share none"
-                if rule.get("numbers_check", "made").startswith("made")
-                else f"numbers check {rule['numbers_check']}"
-            )
-            + (f"\ncolumns ({', '.join(cols['columns'])}): {cols['reason']}" if cols else "")
+    checks = (
+        (
+            f"{rule.get('numbers_disagree', 0)} pairs dropped whose records both hold "
+            "numbers and share none"
+            if rule.get("numbers_check", "made").startswith("made")
+            else f"numbers check {rule['numbers_check']}"
         )
-    return (
-        f"\nlearned rule ({', '.join(rule['features'])}): accepts from Jaccard "
-        f"{rule['threshold']:.3f}, {rule['accepted']} of {rule['candidates']} candidates; "
-        f"estimated precision {rule['estimated_precision']:.3f}, "
-        f"recall {rule['estimated_recall']:.3f}"
+        + (f"\ncolumns ({', '.join(cols['columns'])}): {cols['reason']}" if cols else "")
     )
+    if decision.rule == "valley":
+        return f"\nvalley rule: Jaccard >= {rule['threshold']:g}; {rule['reason']}; " + checks
+    checked = "numbers_check" in rule or "columns" in rule  # checks composed with the rule
+    if decision.rule == "learned":
+        return (
+            f"\nlearned rule ({', '.join(rule['features'])}): accepts from Jaccard "
+            f"{rule['threshold']:.3f}, {rule['accepted']} of {rule['candidates']} candidates; "
+            f"estimated precision {decision.precision:.3f}, recall {decision.recall:.3f}"
+            + (f"; {checks}" if checked else "")
+        )
+    return f"\nchecks: {checks}" if checked else ""  # a fixed threshold
 
 
 def rule_text(report: Report) -> list[str]:
     """The threshold and the rule of a report, line by line, in the very words ``neardup
     report`` prints (:func:`decided`, then :func:`rule_line`): the review page shows these."""
-    lines = [decided(report)] + rule_line(report.rule, report.completion).split("\n")
+    lines = [decided(report)] + rule_line(report.decision, report.completion).split("\n")
     return [line for line in lines if line]
 
 
@@ -132,15 +138,16 @@ def reason(report: Report, pair: Pair) -> str:
     """Which rule kept ``pair``, in words."""
     if pair.probability is not None:
         return f"learned rule: match probability {pair.probability:.3f}"
-    rule = report.rule or {}
-    if rule.get("kind") == "weighted" and pair.similarity is not None:
+    decision = report.decision
+    rule = decision.explain or {}
+    if decision.rule == "weighted" and pair.similarity is not None:
         return (
             f"weighted similarity {pair.similarity:.3f}, one partner each, ahead of both "
             f"records' runner-ups by {rule.get('margin', 0.1):.0%}"
         )
     if pair.jaccard + 1e-9 < report.threshold:
         return "cluster completed: most pairs of its cluster verified"
-    how = ", valley read off the data" if rule.get("kind", "").startswith("valley") else ""
+    how = ", valley read off the data" if decision.rule == "valley" else ""
     said = f"Jaccard {pair.jaccard:.3f} >= {report.threshold:g}{how}"
     if rule.get("columns"):
         said += "; columns checked"

@@ -51,6 +51,37 @@ class Match:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class Decision:
+    """How a report's pairs were decided, in one shape whatever the rule
+    (:class:`neardup.decide.Rule`): ``report``, the review page and ``--json`` all print this.
+
+    ``rule`` is ``threshold``, ``valley``, ``learned`` or ``weighted``; ``threshold`` the
+    similarity from which pairs are kept; ``precision`` and ``recall`` the rule's own estimates
+    where it makes them (the learned rule), else None; ``explain`` what the rule found, as
+    ``--json`` prints it under ``rule`` (None for a fixed threshold without checks).
+    """
+
+    rule: str
+    threshold: float
+    precision: float | None = None
+    recall: float | None = None
+    explain: dict[str, Any] | None = None
+
+    @classmethod
+    def read(cls, threshold: float, explain: dict[str, Any] | None) -> Decision:
+        """The decision a report's ``threshold`` and ``rule`` (``explain``) describe, which is
+        the one the rule returned: what lets a report made by hand print like any other."""
+        if not explain:
+            return cls("threshold", threshold)
+        kind = explain.get("kind", "")
+        if kind.startswith("learned"):
+            precision, recall = explain["estimated_precision"], explain["estimated_recall"]
+            return cls("learned", threshold, precision, recall, explain)
+        name = "valley" if kind.startswith("valley") else kind
+        return cls(name, threshold, explain=explain)
+
+
 @dataclass
 class Report:
     """The pairs of an index and how they were found (every count of the funnel)."""
@@ -75,7 +106,8 @@ class Report:
     mode: str = "dedup"
     #: How the threshold was decided from the data: the valley found
     #: (:meth:`neardup.valley.Valley.as_dict`) or the learned match rule
-    #: (:meth:`neardup.rule.MatchRule.as_dict`); None for a fixed threshold.
+    #: (:meth:`neardup.rule.MatchRule.as_dict`); None for a fixed threshold. :attr:`decision`
+    #: reads it, with ``threshold``, as the :class:`Decision` the rule returned.
     rule: dict[str, Any] | None = None
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)
@@ -88,6 +120,11 @@ class Report:
     #: The index the report was made from (set by :meth:`NearDupIndex.report`): where
     #: :meth:`to_pandas` and :meth:`to_polars` read the records' texts and sources.
     index: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def decision(self) -> Decision:
+        """How the pairs were decided (:class:`Decision`), read off ``threshold`` and ``rule``."""
+        return Decision.read(self.threshold, self.rule)
 
     def to_pandas(self, text_column: str | None = None) -> Any:
         """The pairs as a pandas DataFrame: ``id1``, ``id2``, ``similarity``,

@@ -530,8 +530,8 @@ def write_evaluation_page(
     ``threshold``, else ``params``'.
     """
     from .evaluate.scores import score
-    from .index import verified_jaccard
     from .params import Params
+    from .verify import verified_jaccard
 
     found_set = {ordered(a, b) for a, b in found if a != b}
     gold_set = {ordered(a, b) for a, b in gold if a != b}

@@ -153,11 +153,11 @@ def test_larger_skewed_input_agrees_with_naive() -> None:
 def test_verify_gives_the_same_pairs_when_the_word_table_restarts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # index.verify encodes each record's words once in a shared WordCodes table; when the
+    # verify.verify encodes each record's words once in a shared WordCodes table; when the
     # table is full it starts a new generation and stale encodings must not be compared.
-    from neardup.index import verify
     from neardup.params import Params
     from neardup.text import WordCodes, word_edit_distance
+    from neardup.verify import verify
 
     rng = random.Random(5)
     vocab = [f"w{i}" for i in range(40)]

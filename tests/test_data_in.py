@@ -11,6 +11,7 @@ import pytest
 
 from neardup import InputError, NearDupIndex, Params, Record, read_records
 from neardup.dedupe import dedupe
+from neardup.errors import MissingColumn
 from neardup.index import clusters
 from neardup.io import ROW_ID, Blank, EmptyText, Rejection
 
@@ -150,7 +151,7 @@ def test_parquet_and_arrow_files(tmp_path: Path) -> None:
         assert isinstance(items[2], EmptyText) and items[2].line == 3
         priced = list(read_records(tmp_path / name, text_fields=["price"]))
         assert _records(priced) == [("1", "1.5"), ("3", "2.0")]  # NaN is missing, not "nan"
-        with pytest.raises(InputError, match="has no column 'title'"):
+        with pytest.raises(MissingColumn, match="has no column 'title'"):
             list(read_records(tmp_path / name, text_fields=["title"]))
     no_ids = tmp_path / "n.parquet"
     pq.write_table(pa.table({"text": [DELI, HOTEL]}), no_ids)
@@ -288,3 +289,19 @@ def test_cli_dedupe_counts_identical_rows_and_empty_texts(tmp_path: Path) -> Non
     assert out.read_text() == f"1 {DELI}\n2\n3 {HOTEL}\n"
     proc = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory", "--strict")
     assert proc.returncode == 2, proc.stderr
+
+
+def test_a_missing_column_is_typed_and_the_cli_names_its_flags(tmp_path: Path) -> None:
+    """The CLI adds its flags to a MissingColumn by its type (not by matching its words)."""
+    src = tmp_path / "in.csv"
+    src.write_text("key,body\n1,ok\n")
+    with pytest.raises(MissingColumn, match=r"in.csv:1: the header has no column 'title'"):
+        list(read_records(src, id_field="key", text_fields=["title"]))
+    assert issubclass(MissingColumn, InputError)
+    out = tmp_path / "out.csv"
+    proc = run_cli("dedupe", str(src), "--out", str(out), "--backend", "memory",
+                   "--text-field", "title")  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "the header has no column 'title'" in proc.stderr
+    assert proc.stderr.rstrip().endswith("(--id-field, --text-field)")
+    assert not out.exists()

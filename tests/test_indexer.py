@@ -17,8 +17,8 @@ from neardup import NearDupIndex, Params
 from neardup.backends.base import Document
 from neardup.backends.solr import SolrBackend, key_value, solr_document
 from neardup.banding import band_keys_batch
+from neardup.documents import documents
 from neardup.errors import InputError, SolrUnavailable
-from neardup.index import documents
 from neardup.io import Blank, Item, Record, Rejection
 from neardup.seed2014 import MAX_TERM_BYTES
 from neardup.solr.client import Solr

@@ -200,7 +200,7 @@ def test_pair_jaccard_equals_the_shingle_sets(kind: str, size: int) -> None:
 def test_the_screen_keeps_every_pair_verification_keeps(monkeypatch: pytest.MonkeyPatch) -> None:
     from benchmarks.corpus import short_records
     from neardup import NearDupIndex
-    from neardup import index as index_mod
+    from neardup import verify as verify_mod
 
     calls: list[int] = []
     real = ShingleProcessor.shingle_hashes
@@ -216,12 +216,12 @@ def test_the_screen_keeps_every_pair_verification_keeps(monkeypatch: pytest.Monk
     # Every record in a candidate pair is shingled once for the screen, not once per chunk.
     assert 0 < sum(calls) <= len(index)
     calls.clear()
-    monkeypatch.setattr(index_mod, "SCREEN_HASH_BYTES", 0)  # over budget: chunks of pairs
-    monkeypatch.setattr(index_mod, "SCREEN_BYTES", 4096)
+    monkeypatch.setattr(verify_mod, "SCREEN_HASH_BYTES", 0)  # over budget: chunks of pairs
+    monkeypatch.setattr(verify_mod, "SCREEN_BYTES", 4096)
     chunked = index.report()
     assert len(calls) > 2, "the chunked screen did not run"
     calls.clear()
-    monkeypatch.setattr(index_mod, "SCREEN_MIN", 10**12)  # every candidate verified in Python
+    monkeypatch.setattr(verify_mod, "SCREEN_MIN", 10**12)  # every candidate verified in Python
     plain = index.report()
     assert not calls
     assert screened.candidates == plain.candidates > 10 * len(plain.pairs)

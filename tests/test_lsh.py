@@ -16,9 +16,10 @@ from neardup.banding import band_keys_batch, choose_bands, key_field, s_curve
 from neardup.bruteforce import all_pairs
 from neardup.errors import ArgumentError
 from neardup.graph import clusters
-from neardup.index import Pair, prune
 from neardup.io import Record
+from neardup.prune import prune
 from neardup.resources import restaurants
+from neardup.results import Pair
 from neardup.solr import admin
 from neardup.solr.client import Solr
 

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from neardup import NearDupIndex, Params
-from neardup.index import Pair, prune
 from neardup.io import read_pairs
+from neardup.prune import prune
 from neardup.resources import restaurants
+from neardup.results import Pair
 from neardup.rule import learn_rule, levels
 
 MakeIndex = Callable[..., NearDupIndex]

@@ -284,6 +284,51 @@ def test_no_import_cycles() -> None:
     )
 
 
+#: The steps of the decision layer: index.py composes them and defines none of their work.
+STEPS = ("verify", "texts", "prune", "documents", "decide", "valley", "rule", "fields", "link")
+#: What index.py may define outside NearDupIndex: input conversion, the ids shown, the GC pause.
+FACADE_FUNCTIONS = {"_as_record", "shown", "_gc_paused"}
+
+
+def _defined(path: Path) -> tuple[set[str], set[str]]:
+    """The names a module defines at its top level, and every function it defines anywhere."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    top = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            top.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            top |= {t.id for t in targets if isinstance(t, ast.Name)}
+    functions = {
+        n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    return top, functions
+
+
+def test_index_is_a_facade_over_the_steps() -> None:
+    """index.py composes the steps: it defines no similarity, verification, pruning or threshold
+    function (nor any name a step module defines), only what the facade itself needs."""
+    top, functions = _defined(PACKAGE / "index.py")
+    steps: set[str] = set()
+    for step in STEPS:
+        steps |= {n for n in _defined(PACKAGE / f"{step}.py")[0] if not n.startswith("__")}
+    assert not top & steps, f"index.py defines what a step does: {top & steps}"
+    loose = {n for n in top if n not in {"NearDupIndex", "_Batch"} and n[0].islower()}
+    loose -= {"log"}
+    assert loose <= FACADE_FUNCTIONS, f"index.py defines functions of its own: {loose}"
+    deciding = re.compile(r"jaccard|screen|verif|prune|threshold|valley|rule|numbers|columns")
+    assert not [f for f in functions if deciding.search(f)], "index.py decides something"
+
+
+def test_the_outputs_import_the_steps_not_the_index() -> None:
+    """dedupe and review measure pairs with the verification step, not through the facade."""
+    graph = _import_graph()
+    for name in ("neardup.dedupe", "neardup.review"):
+        assert "neardup.index" not in graph[name], f"{name} imports neardup.index"
+        assert "neardup.verify" in graph[name]
+
+
 def _environment_reads(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     os_names = {"os"}

@@ -20,7 +20,13 @@ import pytest
 import requests
 
 from neardup import NearDupIndex
-from neardup.errors import InputError, SolrUnavailable
+from neardup.errors import (
+    InputError,
+    MissingCABundle,
+    SolrCertificateUnverified,
+    SolrUnauthorized,
+    SolrUnavailable,
+)
 from neardup.resources import restaurants
 from neardup.solr import Auth, Solr, admin
 from neardup.solr.local import LocalSolr, NodeState, hash_password
@@ -220,6 +226,8 @@ def test_a_users_pysolr_client_with_credentials(auth_node: AuthNode) -> None:
     with pytest.raises(SolrUnavailable) as none:
         NearDupIndex.open(pysolr.Solr(url))
     assert "requires a user and password (HTTP 401)" in str(none.value)
+    # Typed, so the CLI adds its flags by the error's type, not by matching its words.
+    assert all(isinstance(e.value, SolrUnauthorized) for e in (wrong, in_url, none))
     assert_no_secret(str(wrong.value), str(in_url.value), repr(Solr(with_url)))
 
 
@@ -230,8 +238,45 @@ def test_tls_verification_is_on_by_default(tmp_path: Path) -> None:
     bundle = tmp_path / "ca.pem"
     bundle.write_text("not used\n")
     assert Solr("https://127.0.0.1:1/solr/x", verify=str(bundle)).session.verify == str(bundle)
-    with pytest.raises(InputError, match="does not exist"):
+    with pytest.raises(MissingCABundle, match="does not exist"):
         Solr("https://127.0.0.1:1/solr/x", verify=str(tmp_path / "missing.pem"))
+    assert issubclass(MissingCABundle, InputError)  # exit code 2 and the CLI's hint
+
+
+@pytest.fixture
+def untrusted_tls(tmp_path: Path) -> Iterator[str]:
+    """An HTTPS server on 127.0.0.1 with a self-signed certificate nobody trusts."""
+    import http.server
+    import ssl
+    import subprocess
+    import threading
+
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+         "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"https://127.0.0.1:{server.server_address[1]}/solr/x"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_unverified_certificate_is_a_typed_error_with_the_clis_hint(untrusted_tls: str) -> None:
+    with pytest.raises(SolrCertificateUnverified, match="certificate could not be verified"):
+        Solr(untrusted_tls, retries=0).system_info()
+    proc = run_cli("index", str(RESTAURANTS), "--solr-url", untrusted_tls, env=CLEAN)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "certificate could not be verified" in proc.stderr
+    assert "(--solr-ca or NEARDUP_SOLR_CA)" in proc.stderr
 
 
 def test_missing_ca_bundle_is_a_clear_error(tmp_path: Path) -> None:

@@ -10,8 +10,9 @@ import pytest
 
 from neardup import Params
 from neardup.graph import clusters, component_labels
-from neardup.index import TextTable, verify
 from neardup.text import id_key, sort_ids, word_edit_distance
+from neardup.texts import TextTable
+from neardup.verify import verify
 
 
 @pytest.mark.parametrize("seed", range(20))

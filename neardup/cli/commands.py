@@ -11,12 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from .. import io
-from ..errors import InputError, ParameterMismatch
+from ..errors import InputError, MissingColumn, ParameterMismatch
 from ..evaluate import bcubed, score
-from ..index import MODES, PRUNE_MODES, SHORT_QUERY, SIMILARITIES, NearDupIndex
+from ..index import SHORT_QUERY, NearDupIndex
+from ..minhash import HASH_FAMILIES, KINDS
+from ..options import MODES, SIMILARITIES, ReportOptions
 from ..output import TABLE_FORMATS
-from ..params import Params
+from ..params import RULES, Params
 from ..pipeline import IndexStats
+from ..prune import PRUNE_MODES
 
 SolrOptions = Callable[..., None]
 
@@ -37,10 +40,11 @@ PARAM_FLAGS: list[tuple[str, Any, str]] = [
     ("bands", int, "LSH bands (default: from the threshold)"),
     ("rows", int, "rows per band (default: from the threshold)"),
 ]
+#: The values a parameter flag takes: the parameters' own (not a copy that could drift).
 CHOICES = {
-    "shingle_kind": ["word", "char"],
-    "hash_family": ["universal", "xor"],
-    "rule": ["threshold", "valley", "learned"],
+    "shingle_kind": list(KINDS),
+    "hash_family": sorted(HASH_FAMILIES),  # universal (the default) first
+    "rule": list(RULES),
 }
 
 
@@ -438,10 +442,8 @@ def add_records(index: NearDupIndex, items: Any, **options: Any) -> IndexStats:
     """``index.add_many`` for a file the flags name: a missing column names the flags."""
     try:
         return index.add_many(items, **options)
-    except InputError as exc:
-        if "has no column" in str(exc):
-            raise InputError(f"{exc} (--id-field, --text-field)") from None
-        raise
+    except MissingColumn as exc:
+        raise InputError(f"{exc} (--id-field, --text-field)") from None
 
 
 def _chosen(index: NearDupIndex) -> dict[str, Any] | None:
@@ -542,7 +544,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             since = index.last_batch()
             if since is None:
                 raise InputError(f"{index.backend.location} holds no batch of records to report")
-        result = index.report(
+        options = ReportOptions(
             args.threshold,
             mode=args.mode,
             prune=args.prune,
@@ -553,6 +555,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             complete=args.complete,
             similarity=args.similarity,
         )
+        result = index.report(options=options)
         _write_pairs(args, result, index)
         counts = result.counts()
         if args.clusters:
@@ -574,7 +577,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             f"{decided(result)}) -> {args.out}"
             + (f"; {counts['clusters']} clusters -> {args.clusters}" if args.clusters else "")
             + f" ({result.seconds:.1f} s)"
-            + rule_line(result.rule, result.completion),
+            + rule_line(result.decision, result.completion),
         )
         return 0
     max_dist = 2 if args.max_dist is None else args.max_dist

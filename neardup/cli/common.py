@@ -222,7 +222,12 @@ def open_solr(
     """The collection the flags and the environment name, as a :class:`neardup.solr.Solr`
     (with ``server``, a client of the server alone: no collection is looked for or made; the
     local node is started for it only with ``start``)."""
-    from ..errors import SolrUnavailable
+    from ..errors import (
+        MissingCABundle,
+        SolrCertificateUnverified,
+        SolrUnauthorized,
+        SolrUnavailable,
+    )
     from ..solr.admin import connect, local_state
 
     if getattr(args, "solr_password", None) is not None:
@@ -261,19 +266,15 @@ def open_solr(
                 state.url, collection, shards=2 if state.mode == "cloud" else 1, **options
             )
         return connect(settings.solr_url, collection, **options)
-    except SolrUnavailable as exc:
-        if "HTTP 401" in str(exc):
-            raise SolrUnavailable(
-                f"{exc}: give --solr-user and --solr-password or --solr-password-file "
-                "(or NEARDUP_SOLR_USER / NEARDUP_SOLR_PASSWORD / NEARDUP_SOLR_PASSWORD_FILE)"
-            ) from None
-        if "certificate could not be verified" in str(exc):
-            raise SolrUnavailable(f"{exc} (--solr-ca or NEARDUP_SOLR_CA)") from None
-        raise
-    except InputError as exc:
-        if "CA bundle" in str(exc):
-            raise InputError(f"{exc} (check --solr-ca or NEARDUP_SOLR_CA)") from None
-        raise
+    except SolrUnauthorized as exc:
+        raise SolrUnavailable(
+            f"{exc}: give --solr-user and --solr-password or --solr-password-file "
+            "(or NEARDUP_SOLR_USER / NEARDUP_SOLR_PASSWORD / NEARDUP_SOLR_PASSWORD_FILE)"
+        ) from None
+    except SolrCertificateUnverified as exc:
+        raise SolrUnavailable(f"{exc} (--solr-ca or NEARDUP_SOLR_CA)") from None
+    except MissingCABundle as exc:
+        raise InputError(f"{exc} (check --solr-ca or NEARDUP_SOLR_CA)") from None
 
 
 def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:

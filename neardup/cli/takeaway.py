@@ -15,9 +15,10 @@ from typing import Any
 
 from ..dedupe import KEEP_RULES
 from ..errors import InputError
-from ..index import PRUNE_MODES, NearDupIndex
+from ..index import NearDupIndex
 from ..output import rule_line
 from ..pipeline import IndexStats
+from ..prune import PRUNE_MODES
 from .common import input_options, max_bucket_option, read_input
 
 SolrOptions = Callable[..., None]
@@ -279,12 +280,13 @@ def _kept(args: argparse.Namespace, report: Any, groups: list[list[str]] | None 
 
 
 def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
+    from ..options import ReportOptions
     from .common import progress
 
-    options: dict[str, Any] = {"progress": progress(args), "max_bucket": args.max_bucket}
-    if args.prune is not None:
-        options["prune"] = args.prune
-    return index.report(args.threshold, **options)
+    options = ReportOptions(
+        args.threshold, prune=args.prune, progress=progress(args), max_bucket=args.max_bucket
+    )
+    return index.report(options=options)
 
 
 def cmd_dedupe(args: argparse.Namespace) -> int:
@@ -367,7 +369,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         f"{stats.blank} -> {args.out}"
         + (f"; review -> {args.review}" if page is not None else "")
         + f" ({time.perf_counter() - started:.1f} s)"
-        + rule_line(report.rule, report.completion),
+        + rule_line(report.decision, report.completion),
     )
     return 2 if args.strict and (stats.rejected or stats.empty) else 0
 
@@ -392,6 +394,6 @@ def cmd_review(args: argparse.Namespace) -> int:
         {**page.as_dict(), "report": report.counts()},
         f"{page.pairs} pairs in {page.clusters} clusters of {report.records} records -> "
         f"{args.out} ({page.bytes / 1024:.0f} KB)"
-        + rule_line(report.rule, report.completion),
+        + rule_line(report.decision, report.completion),
     )
     return 0

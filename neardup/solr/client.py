@@ -62,7 +62,15 @@ import pysolr
 import requests
 from requests.adapters import HTTPAdapter
 
-from ..errors import InputError, NeardupError, SolrRequestError, SolrUnavailable
+from ..errors import (
+    InputError,
+    MissingCABundle,
+    NeardupError,
+    SolrCertificateUnverified,
+    SolrRequestError,
+    SolrUnauthorized,
+    SolrUnavailable,
+)
 
 log = logging.getLogger("neardup.solr")
 
@@ -244,7 +252,9 @@ class RetryAdapter(HTTPAdapter):
                 if not stream:
                     resp.content  # noqa: B018 - read here, so that a cut body is retried too
             except requests.exceptions.SSLError as exc:
-                raise SolrUnavailable(f"cannot reach Solr at {where}: {_reason(exc)}") from None
+                unverified = "CERTIFICATE_VERIFY_FAILED" in str(exc)
+                kind = SolrCertificateUnverified if unverified else SolrUnavailable
+                raise kind(f"cannot reach Solr at {where}: {_reason(exc)}") from None
             except requests.Timeout:
                 error: NeardupError = SolrUnavailable(
                     f"Solr at {where} did not answer within {read_timeout:g} s"
@@ -295,10 +305,10 @@ class RetryAdapter(HTTPAdapter):
         if code == 401:
             sent = request.headers.get("Authorization")
             if not sent:
-                return SolrUnavailable(f"Solr at {where} requires a user and password (HTTP 401)")
+                return SolrUnauthorized(f"Solr at {where} requires a user and password (HTTP 401)")
             user = _basic_user(sent)
             whose = f" of user '{user}'" if user is not None else ""
-            return SolrUnavailable(f"Solr at {where} refused the credentials{whose} (HTTP 401)")
+            return SolrUnauthorized(f"Solr at {where} refused the credentials{whose} (HTTP 401)")
         if code == 403:
             return SolrUnavailable(f"Solr at {where} forbids this request to this user (HTTP 403)")
         msg = ""
@@ -375,7 +385,9 @@ class Solr:
         retry_budget: float | None = None,
     ) -> None:
         if isinstance(verify, str) and not Path(verify).exists():
-            raise InputError(f"the CA bundle for Solr's TLS certificate does not exist: {verify}")
+            raise MissingCABundle(
+                f"the CA bundle for Solr's TLS certificate does not exist: {verify}"
+            )
         url, in_url = credentials(url)
         auth = auth or in_url
         base, from_url = split_url(url)

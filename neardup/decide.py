@@ -1,0 +1,183 @@
+"""The decision step: which verified candidates are matches.
+
+Every way of deciding is a :class:`Rule`: ``decide(features)`` takes the verified candidates
+(:class:`Features`) and returns the pairs it keeps with a :class:`~neardup.results.Decision`
+(the threshold, which rule chose it, the precision and recall it estimates where it knows them,
+and what it found). Three rules today:
+
+* :class:`FixedThreshold`: Jaccard at least a given bar;
+* :class:`ValleyRule`: the bar read off the records' best-match similarities
+  (:mod:`neardup.valley`);
+* :class:`LearnedRule`: a Fellegi-Sunter rule fitted by EM without labels (:mod:`neardup.rule`).
+
+A :class:`Check` (the numbers check, :class:`NumbersCheck`; the columns check,
+:class:`ColumnsCheck`) second-guesses the pairs a rule kept; :class:`Checked` composes any rule
+with any checks. Why one interface: a new way of deciding is one class here, and the report,
+the review page and ``--json`` print its :class:`~neardup.results.Decision` as they print the
+others'.
+
+>>> from neardup import Params
+>>> pairs = [Pair("1", "2", 0.9, 0), Pair("1", "3", 0.6, 2)]
+>>> rule = rule_for("threshold", 0.5)
+>>> kept, decision = rule.decide(Features(pairs, {}, Params().processor(), 3))
+>>> len(kept), decision.rule, decision.threshold
+(2, 'threshold', 0.5)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .minhash import ShingleProcessor
+from .results import Decision, Pair
+from .text import id_key
+
+#: The columns of records by id (:meth:`neardup.backends.base.Backend.columns`).
+ColumnReader = Callable[[list[str]], Mapping[str, Mapping[str, str]]]
+
+
+@dataclass
+class Features:
+    """What a rule decides from: the verified candidates and how to read their records."""
+
+    #: The verified candidates (each at the floor or more), sorted by id.
+    pairs: list[Pair]
+    #: The records' texts by id (:class:`neardup.texts.TextTable`).
+    texts: Mapping[str, str]
+    processor: ShingleProcessor
+    #: How many records the index holds (those without a candidate count too).
+    records: int
+    #: A report of new records only (``since``): their ids; None for the full report.
+    fresh: set[str] | None = None
+    #: The records' columns, for the columns check; None where there are none.
+    columns: ColumnReader | None = None
+
+
+class Rule(Protocol):
+    """A way of deciding which verified candidates are matches."""
+
+    def decide(self, features: Features) -> tuple[list[Pair], Decision]:
+        """The pairs kept, and how they were decided."""
+        ...
+
+
+class Check(Protocol):
+    """A second opinion on the pairs a rule kept: the pairs it lets stand, and what it found
+    (merged into the decision's ``explain``)."""
+
+    def check(self, kept: list[Pair], features: Features) -> tuple[list[Pair], dict[str, Any]]:
+        """The pairs of ``kept`` it lets stand, and what it found."""
+        ...
+
+
+@dataclass(frozen=True)
+class FixedThreshold:
+    """Jaccard at least ``threshold``: every candidate verified at it is kept (the
+    verification measured each one exactly, so nothing is left to decide)."""
+
+    threshold: float
+
+    def decide(self, features: Features) -> tuple[list[Pair], Decision]:
+        return features.pairs, Decision("threshold", self.threshold)
+
+
+@dataclass(frozen=True)
+class ValleyRule:
+    """The threshold at the valley of the records' best-match similarities, above ``floor``
+    (:func:`neardup.valley.valley_threshold`); in a report of new records, of theirs only."""
+
+    floor: float
+
+    def decide(self, features: Features) -> tuple[list[Pair], Decision]:
+        from .valley import best_similarities, valley_threshold
+
+        fresh = features.fresh
+        best = best_similarities(features.pairs)
+        if fresh is not None:  # the new records' best matches: the old ones' may be older
+            best = {i: v for i, v in best.items() if i in fresh}
+        found = valley_threshold(
+            list(best.values()), features.records if fresh is None else len(fresh), self.floor
+        )
+        kept = [p for p in features.pairs if p.jaccard >= found.threshold]
+        return kept, Decision("valley", found.threshold, explain=found.as_dict())
+
+
+@dataclass(frozen=True)
+class LearnedRule:
+    """The match rule fitted to the candidates without labels (:func:`neardup.rule.apply_rule`):
+    each pair kept carries its match probability."""
+
+    def decide(self, features: Features) -> tuple[list[Pair], Decision]:
+        from .rule import apply_rule
+
+        kept, fitted = apply_rule(features.pairs, features.texts, features.processor)
+        explain = fitted.as_dict()
+        return kept, Decision(
+            "learned", explain["threshold"], explain["estimated_precision"],
+            explain["estimated_recall"], explain,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class NumbersCheck:
+    """Pairs whose records both hold numbers and share none dropped, where numbers tell
+    entities apart here (:func:`neardup.valley.numbers_identify`)."""
+
+    def check(self, kept: list[Pair], features: Features) -> tuple[list[Pair], dict[str, Any]]:
+        from .valley import numbers_disagree, numbers_identify
+
+        identify, why = numbers_identify(kept, features.texts, features.processor)
+        vetoed = 0
+        if identify:
+            kept, vetoed = numbers_disagree(kept, features.texts, features.processor)
+        return kept, {"numbers_check": why, "numbers_disagree": vetoed}
+
+
+@dataclass(frozen=True)
+class ColumnsCheck:
+    """The kept pairs after the records' columns had their say (:mod:`neardup.fields`); the
+    verified pairs the rule dropped are what non-matches look like."""
+
+    def check(self, kept: list[Pair], features: Features) -> tuple[list[Pair], dict[str, Any]]:
+        from .fields import fields_disagree, sample_pairs
+
+        held = {(p.id1, p.id2) for p in kept}
+        below = [p for p in features.pairs if (p.id1, p.id2) not in held]
+        others = sample_pairs(below)
+        ids = sorted({i for p in (*kept, *others) for i in (p.id1, p.id2)}, key=id_key)
+        rows = features.columns(ids) if features.columns is not None else {}
+        if not rows:
+            return kept, {"columns": None}
+        out, check = fields_disagree(kept, others, rows, features.processor, len(below))
+        return out, {"columns": check.as_dict()}
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A rule whose kept pairs then go through ``checks``, in order; what each found is added
+    to the decision's ``explain``."""
+
+    rule: Rule
+    checks: Sequence[Check]
+
+    def decide(self, features: Features) -> tuple[list[Pair], Decision]:
+        kept, decision = self.rule.decide(features)
+        explain = dict(decision.explain or {"kind": decision.rule})
+        for check in self.checks:
+            kept, found = check.check(kept, features)
+            explain.update(found)
+        return kept, dataclasses.replace(decision, explain=explain)
+
+
+def rule_for(name: str, threshold: float) -> Rule:
+    """The rule an index's ``rule`` parameter names (:data:`neardup.params.RULES`):
+    ``threshold`` at ``threshold``; ``valley`` above it as a floor, with the numbers and
+    columns checks; ``learned``."""
+    if name == "learned":
+        return LearnedRule()
+    if name == "valley":
+        return Checked(ValleyRule(threshold), (NumbersCheck(), ColumnsCheck()))
+    return FixedThreshold(threshold)

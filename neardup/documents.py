@@ -1,0 +1,60 @@
+"""What an index stores for each record: the normalized text, its LSH band keys and, for the
+2014 design, its fields (:func:`documents`), or why a record cannot be stored."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .backends.base import Document
+from .banding import band_keys_batch
+from .io import Record, Rejection, check_id
+from .minhash import ShingleProcessor
+from .params import Params
+
+
+def documents(
+    params: Params, processor: ShingleProcessor, records: list[Record], batch: int = 0
+) -> list[Document | Rejection]:
+    """What an index with ``params`` stores for each record, or why a record cannot be stored
+    (no words after normalization; for the 2014 fields, a word or shingle too long for Solr).
+    Ids are checked here too (:func:`neardup.io.check_id`): records given as values, not read
+    from a file, must not reach the index's own metadata either."""
+    bad = [(r, check_id(r.id, None)) for r in records]
+    if any(problem for _, problem in bad):
+        kept = [r for r, problem in bad if not problem]
+        done = iter(documents(params, processor, kept, batch) if kept else [])
+        return [
+            Rejection(r.location, r.line, problem, r.id[:80]) if problem else next(done)
+            for r, problem in bad
+        ]
+    texts = [processor.normalize(r.text) for r in records]
+    keep = [i for i, t in enumerate(texts) if t]
+    keys: list[list[str]] = []
+    if keep:
+        sigs = processor.signatures_batch([records[i].text for i in keep])
+        keys = band_keys_batch(sigs, params.bands, params.rows)
+    extras: list[dict[str, Any] | str] = []
+    if params.fields_2014 and keep:
+        from .seed2014 import fields_2014
+
+        extras = fields_2014(params, [texts[i] for i in keep])
+    out: list[Document | Rejection] = []
+    row = -1
+    for record, text in zip(records, texts, strict=True):
+        if not text:
+            out.append(
+                Rejection(record.location, record.line, "no words after normalization", record.id)
+            )
+            continue
+        row += 1
+        extra = extras[row] if extras else {}
+        if isinstance(extra, str):
+            out.append(Rejection(record.location, record.line, extra, record.id))
+            continue
+        out.append(
+            Document(
+                record.id, record.text, text, keys[row], extra, record.source, batch,
+                dict(record.fields) if len(record.fields) >= 2 else {},
+            )  # fmt: skip
+        )
+    return out

@@ -1,0 +1,104 @@
+"""The options of a report as one object, checked in one place.
+
+Why: :meth:`NearDupIndex.report <neardup.index.NearDupIndex.report>` takes nine options
+(threshold, mode, pruning, ...) that the CLI, the dedupe and review commands and the library
+all pass; as one frozen :class:`ReportOptions` they are checked once, when it is made, and
+handed on whole instead of as long lists of positional arguments. ``None`` (and ``"auto"`` for
+the similarity) means the data or the index decides: :meth:`ReportOptions.weighted` and
+:meth:`ReportOptions.completes` say what it decides.
+
+>>> ReportOptions(mode="link").pruning
+'one-to-one'
+>>> ReportOptions(mode="other")
+Traceback (most recent call last):
+...
+neardup.errors.ArgumentError: unknown mode 'other': choose one of dedup, link
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .candidates import DEFAULT_CAP, DEFAULT_MAX_BUCKET, check_max_bucket
+from .errors import ArgumentError
+from .prune import DEFAULT_PRUNE, PRUNE_MODES
+
+MODES = ("dedup", "link")
+#: What decides a pair (see :meth:`NearDupIndex.report <neardup.index.NearDupIndex.report>`).
+SIMILARITIES = ("auto", "jaccard", "weighted")
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """What a report is asked for (the keywords of :meth:`NearDupIndex.report
+    <neardup.index.NearDupIndex.report>`, which says what each means); checked when made."""
+
+    threshold: float | None = None
+    mode: str = "dedup"
+    prune: str | None = None
+    max_dist: int | None = None
+    progress: bool = False
+    since: int | None = None
+    max_bucket: int | None = DEFAULT_MAX_BUCKET
+    complete: bool | None = None
+    similarity: str = "auto"
+    cap: int | None = DEFAULT_CAP
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ArgumentError(f"unknown mode {self.mode!r}: choose one of {', '.join(MODES)}")
+        if self.similarity not in SIMILARITIES:
+            raise ArgumentError(
+                f"unknown similarity {self.similarity!r}: choose one of {', '.join(SIMILARITIES)}"
+            )
+        if self.similarity == "weighted" and (self.mode != "link" or self.since is not None):
+            raise ArgumentError(
+                "the weighted similarity links sources: it needs mode link and the full "
+                "report (no since)"
+            )
+        since = self.since
+        if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
+            raise ArgumentError(f"since must be a batch number, got {since!r}")
+        object.__setattr__(self, "max_bucket", check_max_bucket(self.max_bucket))
+        cap = self.cap
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
+            raise ArgumentError(f"cap must be a positive integer or None, got {cap!r}")
+        if self.complete and (self.mode != "dedup" or self.pruning != "none" or since is not None):
+            raise ArgumentError(
+                "complete adds the pairs of clusters: it needs mode dedup, prune none and the "
+                "full report (no since)"
+            )
+        threshold = self.threshold
+        if threshold is not None:
+            if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+                raise ArgumentError(f"threshold must be a number in (0, 1], got {threshold!r}")
+            if not 0.0 < threshold <= 1.0:
+                raise ArgumentError(f"threshold must be in (0, 1], got {threshold}")
+        if self.pruning not in PRUNE_MODES:
+            raise ArgumentError(
+                f"unknown pruning {self.pruning!r}: choose one of {', '.join(PRUNE_MODES)}"
+            )
+
+    @property
+    def pruning(self) -> str:
+        """The pruning asked for, else the mode's (:data:`neardup.prune.DEFAULT_PRUNE`)."""
+        return DEFAULT_PRUNE[self.mode] if self.prune is None else self.prune
+
+    def weighted(self, from_data: bool) -> bool:
+        """Whether the weighted similarity decides: asked for, or ``auto`` for the full link
+        report of an index whose parameters were chosen from the data (``from_data``) and no
+        threshold given."""
+        return self.similarity == "weighted" or (
+            self.similarity == "auto" and self.mode == "link" and self.threshold is None
+            and self.since is None and from_data
+        )  # fmt: skip
+
+    def completes(self, rule: str) -> bool:
+        """Whether clusters are completed: as asked, else where a rule read off the data
+        (``rule`` is not ``threshold``) decides the full dedup report without pruning."""
+        if self.complete is not None:
+            return self.complete
+        return (
+            self.mode == "dedup" and self.pruning == "none" and self.since is None
+            and rule != "threshold"
+        )  # fmt: skip

@@ -1,0 +1,258 @@
+"""Verification: a candidate becomes a pair only if the exact Jaccard similarity of the two
+shingle sets, recomputed from the stored text, reaches the threshold.
+
+LSH band keys only propose candidates (records that share a band); the screen
+(:func:`screen_keep`, the C kernel's hashed Jaccard) drops the candidates that cannot reach the
+threshold, and :func:`verify_codes` measures the rest exactly, with their word edit distance.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+from numpy.typing import NDArray
+from tqdm import tqdm
+
+from . import kernel
+from .candidates import Candidates
+from .errors import InputError
+from .graph import component_labels
+from .minhash import ShingleProcessor, hashed_jaccard
+from .results import Pair
+from .text import WordCodes, encoded_distance
+from .texts import TextTable
+
+
+def verified_jaccard(a: frozenset[str], b: frozenset[str]) -> float | None:
+    """Exact Jaccard, or None for a record without shingles (it duplicates nothing)."""
+    if not a or not b:
+        return None
+    inter = len(a & b)
+    return inter / (len(a) + len(b) - inter)
+
+
+#: Candidates below this many are verified one by one without the screen.
+SCREEN_MIN = 5_000
+#: The screen passes pairs down to this much under the threshold: hash collisions move a
+#: similarity by about 1/(shingles of a record), and a pair that passes is verified exactly.
+SCREEN_MARGIN = 0.02
+#: Bytes of text hashed per kernel call (its hash arrays take four times as much): 64 MB of
+#: screen at a time, which kernel calls this size run as fast as larger ones.
+SCREEN_BYTES = 16 << 20
+#: At most this many bytes of shingle hashes are held for the screen at once (see
+#: :func:`_hashed`): 100k documents of 200 words take about 80 MB.
+SCREEN_HASH_BYTES = 256 << 20
+
+
+def screen(
+    candidates: Iterable[tuple[str, str]],
+    texts: Mapping[str, str],
+    processor: ShingleProcessor,
+    threshold: float,
+) -> list[tuple[str, str]]:
+    """The candidate pairs that can reach ``threshold`` (see :func:`screen_codes`)."""
+    pairs = candidates if isinstance(candidates, list) else list(candidates)
+    if kernel.active() != "c" or len(pairs) < SCREEN_MIN:
+        return pairs
+    found = Candidates()
+    found.set_pairs(pairs)
+    return screen_codes(found, texts, processor, threshold)
+
+
+def used_codes(cands: Candidates) -> NDArray[np.int64]:
+    """The codes of the records in some candidate pair, ascending (so in id order).
+
+    By a mask over the codes, not ``np.unique``: at 66M candidates (100k records of common
+    short tokens) numpy's hashing unique took 87 s, the mask under one.
+    """
+    seen = np.zeros(len(cands.ids), dtype=bool)
+    seen[cands.first] = True
+    seen[cands.second] = True
+    return np.flatnonzero(seen).astype(np.int64)
+
+
+def screen_keep(
+    cands: Candidates, texts: TextTable, processor: ShingleProcessor, threshold: float
+) -> NDArray[np.bool_]:
+    """Which candidates can reach ``threshold``, by the Jaccard of their shingle hashes in
+    the C kernel (:meth:`ShingleProcessor.pair_jaccard`), in chunks of at most
+    :data:`SCREEN_BYTES` of text.
+
+    Why: at a low floor nearly every candidate is a stranger (on 100k random short records,
+    1,797 of 1.75M candidates reach 0.3), and one candidate costs 17 us in Python (two shingle
+    sets, their intersection, a union-find) but under 1 us here. Without the kernel, or for
+    a few candidates, they are all passed on.
+    """
+    a, b = cands.first, cands.second
+    keep = np.ones(a.size, dtype=bool)
+    if kernel.active() != "c" or a.size < SCREEN_MIN:
+        return keep
+    used = used_codes(cands)
+    hashed = _hashed(used, texts, processor)
+    if hashed is not None:
+        where = np.empty(len(cands.ids), dtype=np.int64)  # code -> its run in `hashed`
+        where[used] = np.arange(used.size)
+        sims = hashed_jaccard(*hashed, where[a], where[b])
+        return sims >= threshold - SCREEN_MARGIN
+    per_pair = 2 * max(1.0, float(texts.sizes(used).mean()))
+    step = max(1_000, int(SCREEN_BYTES / per_pair))
+    for lo in range(0, a.size, step):
+        ca, cb = a[lo : lo + step], b[lo : lo + step]
+        chunk, inverse = np.unique(np.concatenate([ca, cb]), return_inverse=True)
+        chunk_texts = [texts.text(k) for k in chunk.tolist()]
+        sims = processor.pair_jaccard(chunk_texts, inverse[: ca.size], inverse[ca.size :])
+        keep[lo : lo + step] = sims >= threshold - SCREEN_MARGIN
+    return keep
+
+
+def _hashed(
+    used: NDArray[np.int64], texts: TextTable, processor: ShingleProcessor
+) -> tuple[NDArray[np.uint32], NDArray[np.int64]] | None:
+    """The shingle hashes of every record in ``used`` (in that order), made once each, or None
+    when they would take more than :data:`SCREEN_HASH_BYTES`.
+
+    Why: a record is in many candidate pairs (100k documents at the defaults: 1M candidates,
+    each record in about 20), and shingling it again for every chunk of pairs was 45 of the
+    report's 55 s. Held at once, the screen costs one merge a pair. Past the budget (millions
+    of short records), pairs are screened in chunks of text instead, as before.
+    """
+    runs: list[NDArray[np.uint32]] = []
+    offsets = [np.zeros(1, dtype=np.int64)]
+    held = at = lo = 0
+    codes = used.tolist()
+    ends = np.cumsum(texts.sizes(used))
+    while lo < len(codes):  # SCREEN_BYTES of text a kernel call
+        start = int(ends[lo - 1]) if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(ends, start + SCREEN_BYTES, side="right")))
+        values, offs = processor.shingle_hashes([texts.text(k) for k in codes[lo:hi]])
+        held += values.nbytes + offs.nbytes
+        if held > SCREEN_HASH_BYTES:
+            return None
+        runs.append(values)
+        offsets.append(offs[1:] + at)
+        at += int(offs[-1])
+        lo = hi
+    values = np.concatenate(runs) if runs else np.empty(0, dtype=np.uint32)
+    return values, np.concatenate(offsets)
+
+
+def screen_codes(
+    cands: Candidates, texts: Mapping[str, str], processor: ShingleProcessor, threshold: float
+) -> list[tuple[str, str]]:
+    """The candidates that can reach ``threshold`` (:func:`screen_keep`), as pairs of ids
+    (smaller first)."""
+    if not (isinstance(texts, TextTable) and texts.ids is cands.ids):
+        texts = TextTable(cands.ids, (texts.get(i, "") for i in cands.ids))
+    keep = screen_keep(cands, texts, processor, threshold)
+    ids = cands.ids
+    a, b = cands.first[keep].tolist(), cands.second[keep].tolist()
+    return [(ids[x], ids[y]) for x, y in zip(a, b, strict=True)]
+
+
+def verify(
+    candidates: Iterable[tuple[str, str]],
+    texts: Mapping[str, str],
+    processor: ShingleProcessor,
+    threshold: float,
+    progress: bool = False,
+    screened: bool = False,
+) -> list[Pair]:
+    """Keep the candidates whose exact shingle Jaccard is at least ``threshold`` (screened
+    first by :func:`screen`, unless ``screened`` says they were; the progress bar counts the
+    candidates that pass the screen). :func:`verify_codes` does the work.
+    """
+    if not screened:
+        candidates = screen(candidates, texts, processor, threshold)
+    found = Candidates()
+    found.set_pairs(candidates if isinstance(candidates, list) else list(candidates))
+    table = TextTable(found.ids, (texts.get(i, "") for i in found.ids))
+    return verify_codes(found.first, found.second, table, processor, threshold, progress)
+
+
+def verify_codes(
+    first: NDArray[np.int64],
+    second: NDArray[np.int64],
+    texts: TextTable,
+    processor: ShingleProcessor,
+    threshold: float,
+    progress: bool = False,
+) -> list[Pair]:
+    """The pairs of codes (into ``texts.ids``, ``first < second``) whose exact shingle Jaccard
+    is at least ``threshold``, with their word edit distance, sorted by id.
+
+    One connected component of candidates at a time: a record's shingle set is made once and
+    dropped once its component is done, so memory holds the largest component's sets, not
+    every candidate's (at 1M documents that is 30 MB instead of gigabytes, and each set is
+    looked up while it is still in the CPU's caches). Components and order are found on the
+    codes with numpy, so that millions of candidates hold no per-record Python objects but
+    their texts.
+    """
+    ids, text = texts.ids, texts.text
+    label = component_labels(first, second, len(ids))[first]
+    order = np.lexsort((second, first, label))
+    label, first, second = label[order], first[order], second[order]
+    ends = np.flatnonzero(np.r_[label[1:] != label[:-1], True]) + 1
+    codes = WordCodes()
+    shingles: dict[int, frozenset[str]] = {}
+    encoded: dict[int, tuple[int, str]] = {}  # code -> (generation of `codes`, encoded words)
+
+    def sh(i: int) -> frozenset[str]:
+        s = shingles.get(i)
+        if s is None:
+            s = shingles[i] = processor.shingle_set(text(i))
+        return s
+
+    def enc(i: int) -> str:
+        got = encoded.get(i)
+        if got is None or got[0] != codes.generation:
+            words = codes.encode(processor.normalize(text(i)).split())
+            got = encoded[i] = (codes.generation, words)
+        return got[1]
+
+    # The pairs kept, as arrays until the end (a tuple of four numbers costs 124 bytes).
+    kept_a, kept_b, kept_dist = array("q"), array("q"), array("q")
+    kept_jac = array("d")
+    bar = tqdm(
+        total=int(first.size),
+        desc="verifying",
+        unit="pair",
+        disable=None if progress else True,
+        leave=False,
+    )
+    try:
+        start = 0
+        for end in ends.tolist():
+            shingles.clear()
+            encoded.clear()
+            for a, b in zip(first[start:end].tolist(), second[start:end].tolist(), strict=True):
+                jac = verified_jaccard(sh(a), sh(b))
+                if jac is None or jac < threshold:
+                    continue
+                ea, eb = enc(a), enc(b)
+                if encoded[a][0] != codes.generation:  # encoding b filled the table: afresh
+                    codes.restart()
+                    ea, eb = enc(a), enc(b)
+                    if encoded[a][0] != codes.generation:
+                        raise InputError(
+                            f"records {ids[a]!r} and {ids[b]!r} are too long to compare word "
+                            "by word"
+                        )
+                kept_a.append(a)
+                kept_b.append(b)
+                kept_jac.append(round(jac, 6))
+                kept_dist.append(encoded_distance(ea, eb))
+            bar.update(end - start)
+            start = end
+    finally:
+        bar.close()
+    ka, kb = np.frombuffer(kept_a, dtype=np.int64), np.frombuffer(kept_b, dtype=np.int64)
+    order = np.lexsort((kb, ka))  # codes are in id order
+    columns = (
+        ka[order].tolist(),
+        kb[order].tolist(),
+        np.frombuffer(kept_jac)[order].tolist(),
+        np.frombuffer(kept_dist, dtype=np.int64)[order].tolist(),
+    )
+    return [Pair(ids[a], ids[b], j, d) for a, b, j, d in zip(*columns, strict=True)]

@@ -1,0 +1,70 @@
+"""A report's options as one object (neardup.options.ReportOptions), checked in one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from neardup import NearDupIndex, Params
+from neardup.errors import ArgumentError
+from neardup.io import read_records
+from neardup.options import ReportOptions
+from neardup.resources import restaurants
+
+
+def _index(**params: Any) -> NearDupIndex:
+    path, _ = restaurants()
+    index = NearDupIndex(Params(**params) if params else None)
+    index.add_many([(r.id, r.text, "f" if int(r.id) <= 533 else "z") for r in read_records(path)])
+    return index
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"mode": "both"}, "unknown mode 'both'"),
+        ({"similarity": "cosine"}, "unknown similarity 'cosine'"),
+        ({"similarity": "weighted"}, "needs mode link"),
+        ({"mode": "link", "similarity": "weighted", "since": 5}, "needs mode link"),
+        ({"since": "5"}, "since must be a batch number"),
+        ({"since": True}, "since must be a batch number"),
+        ({"max_bucket": 0}, "max_bucket"),
+        ({"complete": True, "mode": "link"}, "complete adds the pairs of clusters"),
+        ({"complete": True, "prune": "best"}, "complete adds the pairs of clusters"),
+        ({"threshold": 0}, r"threshold must be in \(0, 1\]"),
+        ({"threshold": 1.5}, r"threshold must be in \(0, 1\]"),
+        ({"threshold": "0.5"}, "threshold must be a number"),
+        ({"prune": "all"}, "unknown pruning 'all'"),
+    ],
+)
+def test_bad_options_are_refused_when_made(given: dict[str, Any], message: str) -> None:
+    with pytest.raises(ArgumentError, match=message):
+        ReportOptions(**given)
+
+
+def test_what_the_data_decides() -> None:
+    assert ReportOptions().pruning == "none" and ReportOptions(mode="link").pruning == "one-to-one"
+    assert ReportOptions(mode="link", prune="best").pruning == "best"
+    assert ReportOptions(mode="link").weighted(from_data=True)
+    assert not ReportOptions(mode="link").weighted(from_data=False)
+    assert not ReportOptions(0.5, mode="link").weighted(from_data=True)
+    assert ReportOptions(mode="link", similarity="weighted").weighted(from_data=False)
+    assert ReportOptions().completes("valley") and not ReportOptions().completes("threshold")
+    assert not ReportOptions(complete=False).completes("valley")
+    assert ReportOptions(complete=True).completes("threshold")
+    assert not ReportOptions(mode="link").completes("valley")
+
+
+def test_options_give_the_report_the_keywords_give() -> None:
+    index = _index(threshold=0.3, rule="valley", shingle_kind="char", shingle_size=3)
+    for keywords in ({}, {"mode": "link"}, {"threshold": 0.5, "prune": "best"}):
+        by_keywords = index.report(**keywords)
+        by_options = index.report(options=ReportOptions(**keywords))
+        assert by_options.pairs == by_keywords.pairs and by_options.pairs
+        assert by_options.rule == by_keywords.rule and by_options.prune == by_keywords.prune
+    assert index.pairs(options=ReportOptions(0.5)) == index.pairs(0.5)
+    with pytest.raises(ArgumentError, match="not both"):
+        index.report(0.5, options=ReportOptions(0.5))
+    auto = _index()  # parameters from the data: link mode is decided by weighted similarity
+    assert auto.report(options=ReportOptions(mode="link")).decision.rule == "weighted"
