@@ -4,7 +4,7 @@
 report (record-like texts of 6-14 words, clusters of 2-5 records, each cluster's pairs at
 Jaccard >= 0.5), opens it in headless Chromium and prints its size, the time until the first
 page of pairs is drawn, and the time of a similarity filter, a text search and a page turn. The
-browser test (``tests/test_review_browser.py``) runs the same measurement.
+browser test (``tests/test_review.py``) runs the same measurement.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The C kernel gives exactly the signatures of the numpy reference path.
 
-The numpy path is itself checked against a naive pure-Python MinHash in test_shingles.py; here
+The numpy path is itself checked against a naive pure-Python MinHash in test_minhash.py; here
 the two implementations are compared on random, adversarial and Unicode texts, for both hash
 families, both shingle kinds and several sizes, seeds and signature lengths.
 """

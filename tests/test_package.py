@@ -572,3 +572,35 @@ def test_no_private_pysolr_calls() -> None:
         for m in private.finditer(line)
     ]
     assert found == []
+
+
+#: Test files named after what they test that is not one module: behaviour across the
+#: package (each says which in its docstring), the documentation, and the benchmarks.
+CROSS_CUTTING = {
+    "accuracy_suite": "benchmarks/accuracy", "bad_input": "the bad-input catalogue",
+    "benchmarks": "benchmarks/", "cloud": "SolrCloud", "datasets": "readers and pair files",
+    "docs_data": "docs/data.md", "fix_text": "the fix_text parameter",
+    "incremental": "reports of new records", "modes": "dedup and link modes",
+    "neighbors": "neighbors and query", "oversize": "records too large", "package": "the package",
+    "parity": "memory and Solr backends agree", "readme": "README and docs examples",
+    "reliability": "faults against Solr", "safety": "hostile input",
+    "search": "search by containment", "security": "authentication and secrets",
+    "source_field": "a source column",
+}  # fmt: skip
+
+
+def _test_subjects(names: list[str]) -> list[str]:
+    """The test files whose name is neither a module of neardup nor a cross-cutting subject."""
+    modules = {p.stem for p in (REPO / "neardup").rglob("*.py")}
+    return [n for n in names if n not in modules and n not in CROSS_CUTTING]
+
+
+def test_subject_check_sees_a_misnamed_file() -> None:
+    assert _test_subjects(["verify", "shingles", "safety"]) == ["shingles"]
+
+
+def test_tests_are_named_after_what_they_test() -> None:
+    """``tests/test_<module>.py`` for a module's tests (#24 item 8); anything else is one of
+    the cross-cutting subjects above, so a new test file says where it belongs."""
+    names = [p.stem.removeprefix("test_") for p in (REPO / "tests").glob("test_*.py")]
+    assert _test_subjects(names) == []
