@@ -25,7 +25,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from .errors import ArgumentError, InputError, InvalidText, MissingColumn, OutputError
-from .keys import record_id
+from .keys import qualified, record_id, source_of_key
 from .text import check_text, ordered
 
 FORMATS = ("lines", "tsv", "csv", "jsonl", "parquet", "arrow")
@@ -779,20 +779,36 @@ def write_pairs(pairs: Sequence[Any], out: str | Path) -> int:
     return n
 
 
-def write_clusters(groups: Iterable[Any], out: str | Path) -> None:
+def write_clusters(groups: Iterable[Any], out: str | Path, primary: str | None = None) -> None:
     """Clusters as TSV: ``center least_similarity members...``, one cluster a line under a
     header: the record every member is paired with, the smallest similarity of a member to it,
-    then the other members (:class:`neardup.cluster.Cluster`). Plain groups of ids (connected
-    components) are written one a line, their ids separated by tabs."""
+    then the other members (:class:`neardup.cluster.Cluster`). Where a cluster holds records
+    of a source other than the index's ``primary`` one, each record is written as its id and
+    its source (``center center_source least_similarity member source ...``), so that two
+    files' records 7 are never read as one. Plain groups of ids (connected components) are
+    written one a line, their ids separated by tabs."""
+    groups = list(groups)
+    sourced = any(qualified(m) for g in groups if hasattr(g, "center") for m in g.members)
+
+    def cells(key: str) -> list[str]:
+        if not sourced:
+            return [record_id(key)]  # the record's own id
+        return [record_id(key), source_of_key(key) or primary or ""]
+
     with AtomicFile(out, text=True) as fh:
         header = False
         for g in groups:
             if hasattr(g, "center"):
                 if not header:
-                    fh.write("center\tleast_similarity\tmembers\n")
+                    fh.write(
+                        "center\tcenter_source\tleast_similarity\tmembers (id, source)\n"
+                        if sourced
+                        else "center\tleast_similarity\tmembers\n"
+                    )
                     header = True
-                ids = [record_id(m) for m in g.members]  # the records' own ids
-                fh.write("\t".join([ids[0], f"{g.least:.4f}", *ids[1:]]) + "\n")
+                first, *rest = g.members
+                row = [*cells(first), f"{g.least:.4f}", *(c for m in rest for c in cells(m))]
+                fh.write("\t".join(row) + "\n")
             else:
                 fh.write("\t".join(g) + "\n")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from neardup import NearDupIndex, Params
 from neardup.cluster import center_clusters, pair_clusters
 from neardup.graph import clusters
-from neardup.io import write_clusters
+from neardup.io import Record, write_clusters
 from neardup.results import Pair
 
 
@@ -72,3 +72,22 @@ def test_index_clusters_and_the_clusters_file(tmp_path: Path) -> None:
     assert lines[0] == "center\tleast_similarity\tmembers"
     rows = [line.split("\t") for line in lines[1:]]
     assert len(rows) == 2 and all(len(r) == 3 and 0.5 <= float(r[1]) <= 1 for r in rows)
+
+
+def test_the_clusters_file_says_each_records_source_where_sources_share_ids(
+    tmp_path: Path,
+) -> None:
+    """Two files whose records are both numbered 7: the clusters file tells them apart."""
+    index = NearDupIndex(Params(threshold=0.5))
+    index.add_many([Record("7", "cafe roma 12 main street", source="a.csv"),
+                    Record("8", "blue door books 4 high street", source="a.csv")])  # fmt: skip
+    index.add_many([Record("7", "caffe roma 12 main street", source="b.csv"),
+                    Record("9", "blue door books 4 high st", source="b.csv")])  # fmt: skip
+    out = tmp_path / "clusters.tsv"
+    report = index.report(mode="link")
+    write_clusters(pair_clusters(report.pairs, index.primary_source), out, index.primary_source)
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "center\tcenter_source\tleast_similarity\tmembers (id, source)"
+    rows = sorted(line.split("\t") for line in lines[1:])
+    assert [(r[0], r[1]) for r in rows] == [("7", "a.csv"), ("8", "a.csv")]
+    assert [r[3:] for r in rows] == [["7", "b.csv"], ["9", "b.csv"]]

@@ -610,7 +610,7 @@ def _write_clusters(args: argparse.Namespace, groups: list[Any], index: Any) -> 
     fmt = table_format(args.clusters, args.format)
     if fmt is None:
         with destination(args.clusters) as target:
-            io.write_clusters(groups, target)
+            io.write_clusters(groups, target, index.primary_source)
         return
     members = [g.members for g in groups]
     write_table(cluster_columns(members, index, args.text_column), args.clusters, fmt)
