@@ -625,33 +625,10 @@ class NearDupIndex:
             timings={"fetch": t1 - start, "link": t2 - t1},
         )
 
-    def pairs(
-        self,
-        threshold: float | None = None,
-        *,
-        mode: str = "dedup",
-        prune: str | None = None,
-        max_dist: int | None = None,
-        progress: bool = False,
-        since: int | None = None,
-        max_bucket: int | None = DEFAULT_MAX_BUCKET,
-        complete: bool | None = None,
-        similarity: str = "auto",
-        options: ReportOptions | None = None,
-    ) -> list[Pair]:
-        """All verified near-duplicate pairs (see :meth:`report` for the counts too)."""
-        return self.report(
-            threshold,
-            mode=mode,
-            prune=prune,
-            max_dist=max_dist,
-            progress=progress,
-            since=since,
-            max_bucket=max_bucket,
-            complete=complete,
-            similarity=similarity,
-            options=options,
-        ).pairs
+    def pairs(self, threshold: float | None = None, **options: Any) -> list[Pair]:
+        """All verified near-duplicate pairs: :meth:`report`'s pairs, with its keywords (see
+        it for the counts too)."""
+        return self.report(threshold, **options).pairs
 
     def clusters(
         self, threshold: float | None = None, *, mode: str = "dedup", prune: str | None = None

@@ -92,14 +92,14 @@ def _record(doc: dict[str, Any]) -> StoredRecord:
 
 def _member_pairs(
     solr: Solr, fld: str, values: Sequence[str], rows: int
-) -> tuple[list[int], list[str]]:
+) -> tuple[list[Any], list[str]]:
     """The band value and the id of every record whose band field ``fld`` holds one of
     ``values``, as two lists, unsorted (a constant score: index order; sorting by id cost 40%
     more, and the order of a bucket's members does not matter; ``_docid_`` fails on
     SolrCloud)."""
     params = terms_params(fld, list(values))
     params.update({"fl": f"id,{fld}", "rows": rows})
-    held: list[int] = []
+    held: list[Any] = []
     ids: list[str] = []
     got = 0
     while True:  # more members than counted only if records were added in between
@@ -235,8 +235,9 @@ class SolrBackend:
         held, ids = self._members(fld, [v for v, _ in shared], sum(c for _, c in shared))
         if not ids:
             return
-        order = np.argsort(np.array(held, dtype=np.int64), kind="stable")
-        ranked = np.array(held, dtype=np.int64)[order]
+        values = np.array(held)  # longs; strings in collections made before the longs
+        order = np.argsort(values, kind="stable")
+        ranked = values[order]
         starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]]).tolist()
         ends = [*starts[1:], len(ids)]
         ordered = [ids[k] for k in order.tolist()]
@@ -246,18 +247,18 @@ class SolrBackend:
 
     def _members(
         self, fld: str, values: Sequence[str], expected: int = 0
-    ) -> tuple[list[int], list[str]]:
+    ) -> tuple[list[Any], list[str]]:
         """The band values and ids of one band field's ``values``' members,
         :data:`MEMBERS_BATCH` values a request, :data:`MEMBER_THREADS` requests at a time:
         Solr answers one while the client reads the last (10M records: a band's members in
         5.7 s one at a time)."""
         chunks = [values[lo : lo + MEMBERS_BATCH] for lo in range(0, len(values), MEMBERS_BATCH)]
         rows = expected if expected else CANDIDATE_ROWS
-        held: list[int] = []
+        held: list[Any] = []
         ids: list[str] = []
         local = threading.local()
 
-        def fetch(chunk: Sequence[str]) -> tuple[list[int], list[str]]:
+        def fetch(chunk: Sequence[str]) -> tuple[list[Any], list[str]]:
             if not hasattr(local, "solr"):  # a session of its own per thread
                 local.solr = self.solr.clone()
             return _member_pairs(local.solr, fld, chunk, rows)
