@@ -243,8 +243,8 @@ def started_message(node: NodeState, home: Path) -> str:
     where = "" if home == neardup_home().resolve() else f"NEARDUP_HOME={home} "
     return (
         f"started a local Solr node at {node.url} (port {port}, pid {node.pid}, home {home}, "
-        f"log {node.log}); it keeps running for the next commands: stop it with "
-        f"'{where}neardup solr stop'"
+        f"log {node.log}; {node.auth_text()}); it keeps running for the next commands: stop it "
+        f"with '{where}neardup solr stop'"
     )
 
 
