@@ -4,6 +4,11 @@ Where the Solr comes from, in order: ``NEARDUP_SOLR_URL``; a testcontainers Solr
 engine answers; otherwise neardup's own local node, in a home of its own under ``.neardup/test``
 so that the tests never touch a user's node. With ``CI=true`` a Solr that cannot be had fails
 the run; elsewhere the tests that need Solr are skipped with the reason.
+
+neardup's own nodes have a password by default, so the URL ``solr_base`` gives for the tests'
+node carries its credentials (``http://neardup:...@127.0.0.1:port/solr``): every client a test
+makes from it (neardup's, pysolr's, requests') sends them. ``with_credentials`` does the same
+for the URL of a test's private node.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -67,7 +73,11 @@ def solr_base() -> Iterator[str]:
         yield from _testcontainers_solr()
         return
     node = LocalSolr(TEST_HOME)
-    was_running = node.running() is not None
+    running = node.running()
+    if running is not None and running.mode == "standalone" and not running.credentials:
+        node.stop()  # the test node of an older neardup, open: started again with a password
+        running = None
+    was_running = running is not None
     try:
         state = node.start()
     except Exception as exc:  # a Solr that cannot start: fail in CI, skip elsewhere
@@ -75,10 +85,33 @@ def solr_base() -> Iterator[str]:
             pytest.fail(f"CI=true and no Solr could be started: {exc}", pytrace=False)
         pytest.skip(f"no Solr: {exc}")
     try:
-        yield state.url
+        yield with_credentials(node, state.url)
     finally:
         if not was_running:
             node.stop()
+
+
+def credentials_env(node: LocalSolr) -> dict[str, str]:
+    """The environment that gives the CLI ``node``'s own credentials, for a URL that is not
+    the node's own (a fault proxy's): as a user gives credentials for a Solr of theirs."""
+    state = node.state()
+    auth = node.client_auth(state) if state is not None else None
+    if auth is None:
+        return {}
+    return {"NEARDUP_SOLR_USER": auth.user, "NEARDUP_SOLR_PASSWORD": auth.password}
+
+
+def with_credentials(node: LocalSolr, url: str | None = None) -> str:
+    """``url`` (default: the running node's) with ``user:password@`` of ``node``'s own
+    credentials, for the clients a test makes itself."""
+    state = node.running()
+    assert state is not None, "the node is not running"
+    url = url or state.url
+    auth = node.client_auth(state)
+    if auth is None:
+        return url
+    userinfo = f"{quote(auth.user, safe='')}:{quote(auth.password, safe='')}@"
+    return url.replace("://", f"://{userinfo}", 1)
 
 
 #: Fixtures that mean "this test talks to a real Solr": such tests get the ``solr`` marker, so

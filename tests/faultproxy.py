@@ -10,10 +10,15 @@ closes connections too, so a client behind it sees a connection error.
 
 The proxy is a context manager; it also shuts itself down after ``lifetime`` seconds, so a failed
 test never leaves it running. Nothing but 127.0.0.1 is involved.
+
+A target URL with ``user:password@`` (the tests' node, which has a password) gives the proxy
+those credentials: it sends them with each request that comes without any, so its own URL needs
+none, as a Solr's URL given to a client with its credentials would.
 """
 
 from __future__ import annotations
 
+import base64
 import http.client
 import socket
 import threading
@@ -132,6 +137,14 @@ class FaultProxy:
     # -- routing --------------------------------------------------------------------------------
     def retarget(self, target: str) -> None:
         """Forward to another Solr (for example the same node restarted on another port)."""
+        from neardup.solr.client import credentials
+
+        target, auth = credentials(target)
+        self._authorization = (
+            "Basic " + base64.b64encode(f"{auth.user}:{auth.password}".encode()).decode()
+            if auth is not None
+            else None
+        )
         parts = urlsplit(target.rstrip("/"))
         if parts.hostname != "127.0.0.1":
             raise ValueError("the fault proxy only forwards to 127.0.0.1")
@@ -195,6 +208,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._cut()
             return
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+        if proxy._authorization and not any(k.lower() == "authorization" for k in headers):
+            headers["Authorization"] = proxy._authorization
         host, port = proxy._upstream
         conn = http.client.HTTPConnection(host, port, timeout=600)
         try:
