@@ -7,8 +7,10 @@ the run; elsewhere the tests that need Solr are skipped with the reason.
 
 neardup's own nodes have a password by default, so the URL ``solr_base`` gives for the tests'
 node carries its credentials (``http://neardup:...@127.0.0.1:port/solr``): every client a test
-makes from it (neardup's, pysolr's, requests') sends them. ``with_credentials`` does the same
-for the URL of a test's private node.
+makes from it (neardup's, pysolr's, requests') sends them. ``NEARDUP_HOME`` is the tests' home
+meanwhile, so that neardup (a CLI run, ``NearDupIndex.open``) finds the password for the node's
+plain URL too, as it does for a user's node. ``with_credentials`` gives the URL of a test's
+private node its credentials.
 """
 
 from __future__ import annotations
@@ -84,9 +86,15 @@ def solr_base() -> Iterator[str]:
         if IN_CI:
             pytest.fail(f"CI=true and no Solr could be started: {exc}", pytrace=False)
         pytest.skip(f"no Solr: {exc}")
+    home = os.environ.get("NEARDUP_HOME")
+    os.environ["NEARDUP_HOME"] = str(TEST_HOME)
     try:
         yield with_credentials(node, state.url)
     finally:
+        if home is None:
+            os.environ.pop("NEARDUP_HOME", None)
+        else:
+            os.environ["NEARDUP_HOME"] = home
         if not was_running:
             node.stop()
 

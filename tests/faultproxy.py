@@ -11,9 +11,10 @@ closes connections too, so a client behind it sees a connection error.
 The proxy is a context manager; it also shuts itself down after ``lifetime`` seconds, so a failed
 test never leaves it running. Nothing but 127.0.0.1 is involved.
 
-A target URL with ``user:password@`` (the tests' node, which has a password) gives the proxy
-those credentials: it sends them with each request that comes without any, so its own URL needs
-none, as a Solr's URL given to a client with its credentials would.
+The proxy sends the target's credentials with each request that comes without any: those of
+its URL (``user:password@``), else those neardup finds for it (:func:`neardup.config.load`: the
+password of the local node of ``NEARDUP_HOME`` at that URL, as the tests' node). So its own URL
+needs none, as a Solr's URL given to a client with its credentials would.
 """
 
 from __future__ import annotations
@@ -137,9 +138,11 @@ class FaultProxy:
     # -- routing --------------------------------------------------------------------------------
     def retarget(self, target: str) -> None:
         """Forward to another Solr (for example the same node restarted on another port)."""
+        from neardup.config import load
         from neardup.solr.client import credentials
 
         target, auth = credentials(target)
+        auth = auth or load(solr_url=target).auth
         self._authorization = (
             "Basic " + base64.b64encode(f"{auth.user}:{auth.password}".encode()).decode()
             if auth is not None

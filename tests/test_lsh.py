@@ -20,7 +20,7 @@ from neardup.index import Pair, prune
 from neardup.io import Record
 from neardup.resources import restaurants
 from neardup.solr import admin
-from neardup.solr.client import Solr
+from neardup.solr.client import Auth, Solr
 
 from .conftest import counted, run_cli
 
@@ -117,7 +117,8 @@ def test_a_collection_with_string_band_fields_still_works(
     schema = (legacy / "conf" / "schema.xml").read_text(encoding="utf-8")
     assert 'name="lsh_b*" type="string"' in schema
     made = new_collection("num")
-    old = Solr(made.base_url, made.collection.replace("num", "str"))
+    auth = Auth(*made.session.auth) if made.session.auth else None  # the node's password
+    old = Solr(made.base_url, made.collection.replace("num", "str"), auth=auth)
     old.request(
         "GET", "admin/cores", core=False, idempotent=False,
         params={"action": "CREATE", "name": old.collection, "configSet": LEGACY_CONFIGSET},

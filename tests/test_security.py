@@ -480,6 +480,11 @@ def test_no_auth_on_request_and_an_open_node_of_an_older_neardup(tmp_path: Path)
         assert used.returncode == 0, used.stderr
         assert f"the local Solr node at {state.url} has no password" in used.stderr
         assert "'neardup solr stop'" in used.stderr
+        status = run_cli("solr", "status", env=env)
+        assert status.returncode == 0 and (
+            "no authentication (started by an older neardup): run 'neardup solr stop', then "
+            "'neardup solr start' to turn it on"
+        ) in status.stdout
         again = run_cli("solr", "start", env=env)
         assert again.returncode == 1 and "Traceback" not in again.stderr
         assert "no authentication (started by an older neardup)" in again.stderr

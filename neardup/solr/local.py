@@ -128,10 +128,7 @@ class NodeState:
             return "no authentication (started so on purpose)"
         if self.mode == "cloud":
             return "no authentication (the local SolrCloud has none)"
-        return (
-            "no authentication (started by an older neardup): run 'neardup solr stop', then "
-            "'neardup solr start' to turn it on"
-        )
+        return "no authentication (started by an older neardup)"
 
 
 def legacy_schema(schema: str) -> str:
@@ -524,6 +521,8 @@ class LocalSolr:
             "pinned_version": self.version,
         }
         info["auth"] = st.auth_text()
+        if st.open_from_old_version:
+            info["auth"] += ": run 'neardup solr stop', then 'neardup solr start' to turn it on"
         if st.auth_user:
             info["auth_user"] = st.auth_user
         if st.credentials:
