@@ -123,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     if "standalone" in setups:
         single = LocalSolr(home=BENCH_HOME)
         try:
-            solr = connect(single.start().url, name)
+            state = single.start()
+            solr = connect(state.url, name, auth=single.client_auth(state))
             result["standalone"] = measure(
                 NearDupIndex(backend=SolrBackend(solr)), records, "standalone"
             )

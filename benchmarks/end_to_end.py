@@ -264,8 +264,11 @@ class SolrProcess:
         return None if self.pid is None else status_mb("VmRSS", self.pid)
 
 
-def measure(cmd: list[str], log: Path, solr: SolrProcess | None = None) -> dict[str, Any]:
-    """Run ``cmd`` to its end under the launcher: wall s, CPU s, peak RSS MB (and Solr's)."""
+def measure(
+    cmd: list[str], log: Path, solr: SolrProcess | None = None, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Run ``cmd`` to its end under the launcher (with ``env``, else this process's
+    environment): wall s, CPU s, peak RSS MB (and Solr's)."""
     out: dict[str, Any] = {}
     if solr is not None and solr.pid is not None:
         out["solr_peak_is_per_command"] = solr.reset_peak()
@@ -273,7 +276,7 @@ def measure(cmd: list[str], log: Path, solr: SolrProcess | None = None) -> dict[
         cpu0 = solr.cpu_s()
     res = subprocess.run(
         [sys.executable, "-S", "-c", LAUNCHER, json.dumps(cmd), str(log)],
-        cwd=REPO, capture_output=True, text=True, check=False,
+        cwd=REPO, capture_output=True, text=True, check=False, env=env,
     )  # fmt: skip
     if res.returncode != 0:
         raise RuntimeError(f"launcher failed: {res.stderr.strip()}")
@@ -334,8 +337,14 @@ def run_neardup_solr(
     """``neardup index`` then ``neardup report``, each measured, into a new collection;
     ``flags`` are the index's parameter flags (default: those of ``cfg``; ``[]``: none, the
     defaults a user gets)."""
+    from neardup.solr.client import credentials
+
     solr = SolrProcess(solr_pid)
-    where = ["--solr-url", base, "--collection", collection]
+    plain, auth = credentials(base)  # given by the environment: a command line is public
+    env = None
+    if auth is not None:
+        env = {**os.environ, "NEARDUP_SOLR_USER": auth.user, "NEARDUP_SOLR_PASSWORD": auth.password}
+    where = ["--solr-url", plain, "--collection", collection]
     cli = neardup_command()
     flags = param_flags(cfg) if flags is None else flags
     index_cmd = [*cli, "index", str(path), "--format", "lines", *where, *flags]
@@ -344,8 +353,8 @@ def run_neardup_solr(
     drop_collection(base, collection)
     try:
         steps = {
-            "index": measure(index_cmd, work / "neardup_index.log", solr),
-            "report": measure(report_cmd, work / "neardup_report.log", solr),
+            "index": measure(index_cmd, work / "neardup_index.log", solr, env),
+            "report": measure(report_cmd, work / "neardup_report.log", solr, env),
         }
     finally:
         drop_collection(base, collection)

@@ -204,7 +204,9 @@ def bench_neardup_pairs(
 def diagnose_band_facets(solr: Solr, band: int = 0) -> dict[str, Any]:
     """Why the band requests are slow: one band as neardup asks for it, with a long timeout, and
     its two parts apart (the facet of shared keys; the members query)."""
-    slow = SolrBackend(Solr(solr.base_url, solr.collection, timeout=3600, retries=0))
+    client = solr.clone()  # its credentials too (the bench node has a password)
+    client.timeout, client.retries = 3600, 0
+    slow = SolrBackend(client)
     out: dict[str, Any] = {"band": band}
     t = time.perf_counter()
     keys = slow.shared_keys(band)

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 
@@ -158,12 +159,17 @@ class SolrNode:
         self.started = self.node.running() is None
         state = self.node.start()
         self.node.refresh_configset()  # a reused node may hold an older configset
-        self.base = state.url
         self.start_seconds = round(time.perf_counter() - t, 1)
         say(
-            f"Solr: {self.base} ({'started' if self.started else 'reused'} in "
+            f"Solr: {state.url} ({'started' if self.started else 'reused'} in "
             f"{self.start_seconds} s, home {BENCH_HOME})"
         )
+        # The node's own credentials in the URL every client of the benchmark is given (never
+        # printed: neardup's messages redact it, and run_neardup_solr hands them over by the
+        # environment, not the command line).
+        auth = self.node.client_auth(state)
+        userinfo = f"{auth.user}:{quote(auth.password, safe='')}@" if auth else ""
+        self.base = state.url.replace("://", f"://{userinfo}", 1)
         self._drop_stale()
 
     def _drop_stale(self) -> None:

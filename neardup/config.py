@@ -17,13 +17,17 @@ keyword) always win over the environment; the environment wins over the defaults
 ``NEARDUP_SOLR_HEAP``             the Java heap of the local node (``4g``)
 ``NEARDUP_KERNEL``                ``c`` or ``python``: which kernel shingles and hashes
 ================================  ==========================================================
+
+neardup's own node needs no credentials from anyone: its clients read the node's own password
+file (:mod:`neardup.solr.local`), also when its URL is given as ``NEARDUP_SOLR_URL`` or a flag
+without a user.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,7 +44,8 @@ class Config:
     home: Path | None = None
     solr_url: str | None = None
     user: str | None = None
-    password: str | None = None
+    #: Left out of the repr, so that printing a Config never shows it.
+    password: str | None = field(default=None, repr=False)
     ca: str | None = None
     timeout: float | None = None
     retry_budget: float | None = None
@@ -88,10 +93,19 @@ def load(
         password = env.get("NEARDUP_SOLR_PASSWORD") or None
     if password is None and get("NEARDUP_SOLR_PASSWORD_FILE"):
         password = read_password(get("NEARDUP_SOLR_PASSWORD_FILE"), "NEARDUP_SOLR_PASSWORD_FILE")
+    home_path = Path(home_raw).expanduser() if home_raw else None
+    solr_url = solr_url or get("NEARDUP_SOLR_URL")
+    user = user or get("NEARDUP_SOLR_USER")
+    if solr_url and user is None and password is None:
+        from .solr.local import url_auth
+
+        own = url_auth(solr_url, home_path)  # the URL of neardup's own node: its password
+        if own is not None:
+            user, password = own.user, own.password
     return Config(
-        home=Path(home_raw).expanduser() if home_raw else None,
-        solr_url=solr_url or get("NEARDUP_SOLR_URL"),
-        user=user or get("NEARDUP_SOLR_USER"),
+        home=home_path,
+        solr_url=solr_url,
+        user=user,
         password=password,
         ca=ca or get("NEARDUP_SOLR_CA"),
         timeout=seconds("NEARDUP_SOLR_TIMEOUT", env, positive=True),

@@ -4,6 +4,13 @@ Where the Solr comes from, in order: ``NEARDUP_SOLR_URL``; a testcontainers Solr
 engine answers; otherwise neardup's own local node, in a home of its own under ``.neardup/test``
 so that the tests never touch a user's node. With ``CI=true`` a Solr that cannot be had fails
 the run; elsewhere the tests that need Solr are skipped with the reason.
+
+neardup's own nodes have a password by default, so the URL ``solr_base`` gives for the tests'
+node carries its credentials (``http://neardup:...@127.0.0.1:port/solr``): every client a test
+makes from it (neardup's, pysolr's, requests') sends them. ``NEARDUP_HOME`` is the tests' home
+meanwhile, so that neardup (a CLI run, ``NearDupIndex.open``) finds the password for the node's
+plain URL too, as it does for a user's node. ``with_credentials`` gives the URL of a test's
+private node its credentials.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -67,18 +75,51 @@ def solr_base() -> Iterator[str]:
         yield from _testcontainers_solr()
         return
     node = LocalSolr(TEST_HOME)
-    was_running = node.running() is not None
+    running = node.running()
+    if running is not None and running.mode == "standalone" and not running.credentials:
+        node.stop()  # the test node of an older neardup, open: started again with a password
+        running = None
+    was_running = running is not None
     try:
         state = node.start()
     except Exception as exc:  # a Solr that cannot start: fail in CI, skip elsewhere
         if IN_CI:
             pytest.fail(f"CI=true and no Solr could be started: {exc}", pytrace=False)
         pytest.skip(f"no Solr: {exc}")
+    home = os.environ.get("NEARDUP_HOME")
+    os.environ["NEARDUP_HOME"] = str(TEST_HOME)
     try:
-        yield state.url
+        yield with_credentials(node, state.url)
     finally:
+        if home is None:
+            os.environ.pop("NEARDUP_HOME", None)
+        else:
+            os.environ["NEARDUP_HOME"] = home
         if not was_running:
             node.stop()
+
+
+def credentials_env(node: LocalSolr) -> dict[str, str]:
+    """The environment that gives the CLI ``node``'s own credentials, for a URL that is not
+    the node's own (a fault proxy's): as a user gives credentials for a Solr of theirs."""
+    state = node.state()
+    auth = node.client_auth(state) if state is not None else None
+    if auth is None:
+        return {}
+    return {"NEARDUP_SOLR_USER": auth.user, "NEARDUP_SOLR_PASSWORD": auth.password}
+
+
+def with_credentials(node: LocalSolr, url: str | None = None) -> str:
+    """``url`` (default: the running node's) with ``user:password@`` of ``node``'s own
+    credentials, for the clients a test makes itself."""
+    state = node.running()
+    assert state is not None, "the node is not running"
+    url = url or state.url
+    auth = node.client_auth(state)
+    if auth is None:
+        return url
+    userinfo = f"{quote(auth.user, safe='')}:{quote(auth.password, safe='')}@"
+    return url.replace("://", f"://{userinfo}", 1)
 
 
 #: Fixtures that mean "this test talks to a real Solr": such tests get the ``solr`` marker, so

@@ -10,10 +10,16 @@ closes connections too, so a client behind it sees a connection error.
 
 The proxy is a context manager; it also shuts itself down after ``lifetime`` seconds, so a failed
 test never leaves it running. Nothing but 127.0.0.1 is involved.
+
+The proxy sends the target's credentials with each request that comes without any: those of
+its URL (``user:password@``), else those neardup finds for it (:func:`neardup.config.load`: the
+password of the local node of ``NEARDUP_HOME`` at that URL, as the tests' node). So its own URL
+needs none, as a Solr's URL given to a client with its credentials would.
 """
 
 from __future__ import annotations
 
+import base64
 import http.client
 import socket
 import threading
@@ -132,6 +138,16 @@ class FaultProxy:
     # -- routing --------------------------------------------------------------------------------
     def retarget(self, target: str) -> None:
         """Forward to another Solr (for example the same node restarted on another port)."""
+        from neardup.config import load
+        from neardup.solr.client import credentials
+
+        target, auth = credentials(target)
+        auth = auth or load(solr_url=target).auth
+        self._authorization = (
+            "Basic " + base64.b64encode(f"{auth.user}:{auth.password}".encode()).decode()
+            if auth is not None
+            else None
+        )
         parts = urlsplit(target.rstrip("/"))
         if parts.hostname != "127.0.0.1":
             raise ValueError("the fault proxy only forwards to 127.0.0.1")
@@ -195,6 +211,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._cut()
             return
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+        if proxy._authorization and not any(k.lower() == "authorization" for k in headers):
+            headers["Authorization"] = proxy._authorization
         host, port = proxy._upstream
         conn = http.client.HTTPConnection(host, port, timeout=600)
         try:

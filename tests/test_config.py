@@ -11,6 +11,7 @@ from neardup import InputError, NearDupIndex
 from neardup.config import load
 from neardup.solr import admin
 from neardup.solr.admin import started_message
+from neardup.solr.client import redact
 from neardup.solr.local import LocalSolr, NodeState
 
 from .conftest import TEST_HOME, run_cli
@@ -60,13 +61,14 @@ def test_library_open_honours_neardup_home(
     solr_base: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     node = LocalSolr(TEST_HOME).running()
-    if node is None or node.url != solr_base:
+    base = redact(solr_base)  # the URL without the test node's credentials
+    if node is None or node.url != base:
         pytest.skip("the tests' Solr is not the local node in .neardup/test")
     monkeypatch.delenv("NEARDUP_SOLR_URL", raising=False)
     monkeypatch.setenv("NEARDUP_HOME", str(TEST_HOME))
     index = NearDupIndex.open(None, collection="test_config_env_home")
     try:  # the node of $NEARDUP_HOME, not a new one in ~/.neardup
-        assert index.backend.location.startswith(solr_base)
+        assert index.backend.location.startswith(base)
     finally:
         admin.delete_collection(index.backend.solr)  # type: ignore[attr-defined]
 
@@ -85,6 +87,11 @@ def test_a_started_node_says_where_and_how_to_stop_it(tmp_path: Path) -> None:
     assert "http://127.0.0.1:38983/solr" in said and "port 38983" in said and "pid 4242" in said
     assert f"home {tmp_path}" in said
     assert f"'NEARDUP_HOME={tmp_path} neardup solr stop'" in said
+    own = NodeState(pid=4242, urls=["http://127.0.0.1:38983/solr"], version="9",
+                    mode="standalone", log="solr.log", auth_user="neardup",
+                    credentials=str(tmp_path / "credentials"))
+    said = started_message(own, tmp_path)
+    assert f"basic authentication, user 'neardup', password in {tmp_path / 'credentials'}" in said
 
 
 def test_library_open_passes_the_heap_of_the_environment(

@@ -21,7 +21,7 @@ from neardup.prune import prune
 from neardup.resources import restaurants
 from neardup.results import Pair
 from neardup.solr import admin
-from neardup.solr.client import Solr
+from neardup.solr.client import Auth, Solr
 
 from .conftest import counted, run_cli
 
@@ -118,7 +118,8 @@ def test_a_collection_with_string_band_fields_still_works(
     schema = (legacy / "conf" / "schema.xml").read_text(encoding="utf-8")
     assert 'name="lsh_b*" type="string"' in schema
     made = new_collection("num")
-    old = Solr(made.base_url, made.collection.replace("num", "str"))
+    auth = Auth(*made.session.auth) if made.session.auth else None  # the node's password
+    old = Solr(made.base_url, made.collection.replace("num", "str"), auth=auth)
     old.request(
         "GET", "admin/cores", core=False, idempotent=False,
         params={"action": "CREATE", "name": old.collection, "configSet": LEGACY_CONFIGSET},

@@ -30,7 +30,7 @@ from neardup.results import Report
 from neardup.solr import Solr, admin, connect
 from neardup.solr.local import LocalSolr
 
-from .conftest import REPO, node_of_its_own, run_cli
+from .conftest import REPO, credentials_env, node_of_its_own, run_cli, with_credentials
 from .faultproxy import Fault, FaultProxy
 
 RESTAURANTS = restaurants()[0]
@@ -143,10 +143,10 @@ def test_kill_during_indexing_then_rerun_holds_exactly_the_input(
     assert state is not None
     url = f"{state.url}/killed"
     # A short retry budget (NEARDUP_SOLR_RETRY_BUDGET) keeps the test fast; the default is 30 s.
-    env = {"NEARDUP_SOLR_RETRY_BUDGET": "4"}
+    env = {"NEARDUP_SOLR_RETRY_BUDGET": "4", **credentials_env(own_node)}
     proc = cli("index", str(data), "--solr-url", url, env=env)
     try:
-        probe = Solr(url, retries=0)
+        probe = Solr(with_credentials(own_node, url), retries=0)
         deadline = time.monotonic() + 40
         while time.monotonic() < deadline and proc.poll() is None:
             try:
@@ -172,7 +172,7 @@ def test_kill_during_indexing_then_rerun_holds_exactly_the_input(
     again = run_cli("index", str(data), "--solr-url", url, env=env, timeout=50)
     assert again.returncode == 0, again.stderr
     assert "read 30000, indexed 30000, rejected 0" in again.stdout
-    solr = Solr(url)
+    solr = Solr(with_credentials(own_node, url))
     assert record_count(solr) == len(ids)
     got = record_ids(solr)
     assert len(got) == len(set(got)) == len(ids)
@@ -291,8 +291,10 @@ def test_idempotent_requests_ride_through_a_real_restart(
     state = own_node.state()
     assert state is not None
     url = f"{state.url}/restart"
-    assert run_cli("index", str(RESTAURANTS), "--solr-url", url, timeout=50).returncode == 0
-    solr = Solr(url)
+    env = credentials_env(own_node)
+    indexed = run_cli("index", str(RESTAURANTS), "--solr-url", url, env=env, timeout=50)
+    assert indexed.returncode == 0, indexed.stderr
+    solr = Solr(with_credentials(own_node, url))
     before = lsh_report(solr)
     assert before.pairs
     port = int(state.url.split(":")[2].split("/")[0])
@@ -481,6 +483,7 @@ def _killed_midway(
     assert state is not None
     fault = Fault("/select", action="sleep", sleep=30.0, times=1)
     env = {"NEARDUP_SOLR_RETRY_BUDGET": "4", "NEARDUP_SOLR_TIMEOUT": "10"}
+    env.update(credentials_env(node))
     with FaultProxy(state.url, [fault]) as proxy:
         proc = cli(*args, "--solr-url", f"{proxy.url}/{collection}", env=env)
         try:
@@ -508,7 +511,8 @@ def test_solr_killed_during_report_and_dedupe_leaves_no_output_and_a_rerun_agree
     data = tmp_path / "records.txt"
     write_records(data, 3_000)
     url = own_node.state().url  # type: ignore[union-attr]
-    done = run_cli("index", str(data), "--solr-url", f"{url}/faults")
+    env = credentials_env(own_node)
+    done = run_cli("index", str(data), "--solr-url", f"{url}/faults", env=env)
     assert done.returncode == 0, done.stderr
     runs = {
         "report": ["report", "--clusters", str(tmp_path / "clusters.tsv")],
@@ -517,10 +521,10 @@ def test_solr_killed_during_report_and_dedupe_leaves_no_output_and_a_rerun_agree
     for verb, args in runs.items():
         url = own_node.running().url  # type: ignore[union-attr]
         want, got = tmp_path / f"{verb}-want.txt", tmp_path / f"{verb}.txt"
-        clean = run_cli(*args, "--out", str(want), "--solr-url", f"{url}/faults")
+        clean = run_cli(*args, "--out", str(want), "--solr-url", f"{url}/faults", env=env)
         assert clean.returncode == 0, clean.stderr
         _killed_midway(own_node, "faults", [*args, "--out", str(got)], got)
         url = own_node.start().url  # same home: the same index
-        again = run_cli(*args, "--out", str(got), "--solr-url", f"{url}/faults")
+        again = run_cli(*args, "--out", str(got), "--solr-url", f"{url}/faults", env=env)
         assert again.returncode == 0, again.stderr
         assert got.read_bytes() == want.read_bytes() and len(want.read_bytes()) > 1000

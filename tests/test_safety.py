@@ -35,7 +35,7 @@ from neardup.solr import admin
 from neardup.solr.client import Solr
 from neardup.solr.local import LocalSolr
 
-from .conftest import node_of_its_own, run_cli
+from .conftest import node_of_its_own, run_cli, with_credentials
 from .faultproxy import Fault, FaultProxy
 
 _names = itertools.count()
@@ -178,7 +178,7 @@ def test_a_bad_collection_name_is_a_usage_error(tmp_path: Path) -> None:
 def test_the_local_node_keeps_data_only_under_its_home(
     private_node: LocalSolr, tmp_path: Path
 ) -> None:
-    url = private_node.running().url  # type: ignore[union-attr]
+    url = with_credentials(private_node)  # past the password: Solr's own check of paths
     outside = tmp_path / "elsewhere"
     solr = Solr(url, "evil")
     with pytest.raises(SolrRequestError):
@@ -200,8 +200,7 @@ def test_the_local_node_keeps_data_only_under_its_home(
 
 @pytest.mark.solr
 def test_a_core_that_fails_to_load_is_said_so_and_kept(private_node: LocalSolr) -> None:
-    url = private_node.running().url  # type: ignore[union-attr]
-    solr = admin.connect(url, "victim")
+    solr = admin.connect(with_credentials(private_node), "victim")
     NearDupIndex(Params(threshold=0.5), backend=SolrBackend(solr)).add("1", "some words")
     props = private_node.home / "standalone" / "victim" / "core.properties"
     private_node.stop()
@@ -209,8 +208,10 @@ def test_a_core_that_fails_to_load_is_said_so_and_kept(private_node: LocalSolr) 
     props.write_text(broken, encoding="utf-8")
     url = private_node.start().url
     with pytest.raises(SolrRequestError, match="'victim' .* failed to load: .*schema"):
-        admin.connect(url, "victim")
-    proc = run_cli("report", "--solr-url", f"{url}/victim", "--out", "/dev/null")
+        admin.connect(with_credentials(private_node, url), "victim")
+    # The node's URL without a user: neardup finds the password of the node of NEARDUP_HOME.
+    home = {"NEARDUP_HOME": str(private_node.home.parent)}
+    proc = run_cli("report", "--solr-url", f"{url}/victim", "--out", "/dev/null", env=home)
     assert proc.returncode == 1 and "failed to load" in proc.stderr, proc.stderr
     assert props.read_text(encoding="utf-8") == broken
 

@@ -1,7 +1,7 @@
 """Security against a real Solr: basic authentication, secrets kept out of output, TLS, binding.
 
-The tests that need authentication run a node of their own (``LocalSolr.start(auth=...)``) in a
-temporary home, so the shared test node stays open.
+The tests that need a user of their own run a node of their own (``LocalSolr.start(auth=...)``)
+in a temporary home; the tests of the node's own password (on by default) run another one.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import json
 import os
 import socket
 import stat
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -31,7 +33,7 @@ from neardup.resources import restaurants
 from neardup.solr import Auth, Solr, admin
 from neardup.solr.local import LocalSolr, NodeState, hash_password
 
-from .conftest import IN_CI, run_cli
+from .conftest import IN_CI, node_of_its_own, run_cli
 from .faultproxy import Fault, FaultProxy
 
 RESTAURANTS = restaurants()[0]
@@ -114,8 +116,8 @@ def test_security_json_only_with_auth(tmp_path: Path) -> None:
         with pytest.raises(SolrUnavailable, match="already running"):
             node.start()  # a node of another kind is not silently reused
         node.stop()
-        st = node.start()  # a plain start is open again
-        assert not security.exists()
+        st = node.start(auth=False)  # open only when asked
+        assert not security.exists() and st.no_auth and not st.auth_user
         assert requests.get(f"{st.url}/admin/info/system", timeout=10).status_code == 200
     finally:
         node.stop()
@@ -343,3 +345,204 @@ def test_no_shell_and_no_eval_of_input() -> None:
     ]
     assert offenders == []
     assert (package / "solr" / "client.py").exists()  # the walk does reach the subpackages
+
+
+# -- the local node's own password (issue #26 item 9) ---------------------------------------------
+def code_of(url: str) -> int:
+    """The HTTP status of a plain GET with no credentials (urllib: nothing of neardup's)."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+
+
+@pytest.fixture(scope="module")
+def own_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSolr]:
+    """A node started as neardup starts it by default: with its own password."""
+    with node_of_its_own(tmp_path_factory.mktemp("own") / "home") as node:
+        yield node
+
+
+def own_password(node: LocalSolr) -> str:
+    text = node.credentials_file.read_text(encoding="utf-8")
+    fields = text.split()
+    assert fields[:4] == ["machine", "127.0.0.1", "login", "neardup"] and fields[4] == "password"
+    return fields[5]
+
+
+@pytest.mark.solr
+def test_the_local_node_refuses_requests_without_its_password(
+    own_node: LocalSolr, tmp_path: Path
+) -> None:
+    state = own_node.running()
+    assert state is not None and state.auth_user == "neardup"
+    file = own_node.credentials_file
+    assert stat.S_IMODE(file.stat().st_mode) == 0o600 and file.stat().st_uid == os.geteuid()
+    password = own_password(own_node)
+    assert len(password) >= 24
+    outside = tmp_path / "elsewhere"
+    create = (
+        f"{state.url}/admin/cores?action=CREATE&name=evil&instanceDir=evil&configSet=neardup_v2"
+        f"&dataDir={quote(str(outside), safe='')}"
+    )
+    assert code_of(f"{state.url}/admin/cores?action=STATUS") == 401
+    assert code_of(create) == 401
+    assert not outside.exists() and not (own_node.home / "standalone" / "evil").exists()
+    allowed = requests.get(
+        f"{state.url}/admin/cores", params={"action": "STATUS"}, auth=("neardup", password),
+        timeout=30,
+    )  # fmt: skip
+    assert allowed.status_code == 200  # the file's password is the node's
+    # The password is nowhere but in its file: not in Solr's files, the JVM's arguments, the log.
+    cmdline = Path(f"/proc/{state.pid}/cmdline")
+    places = [own_node.home / "standalone" / "security.json", own_node.state_file,
+              own_node.home / "classpath.args", own_node.log_file]  # fmt: skip
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in places]
+    if cmdline.exists():
+        texts.append(cmdline.read_bytes().decode("utf-8", "replace"))
+    assert "neardup" in texts[0]  # the user, with the hash of the password
+    for text in texts:
+        assert password not in text
+    assert password not in repr(own_node.client_auth(state))
+
+
+@pytest.mark.solr
+def test_neardup_uses_the_local_node_without_credentials_from_the_user(
+    own_node: LocalSolr, tmp_path: Path
+) -> None:
+    state = own_node.running()
+    assert state is not None
+    password = own_password(own_node)
+    env = {**CLEAN, "NEARDUP_HOME": str(own_node.home.parent), "NEARDUP_SOLR_URL": ""}
+    out = tmp_path / "pairs.tsv"
+    runs = [
+        run_cli("index", str(RESTAURANTS), "--collection", "own_cli", env=env),
+        run_cli("report", "--collection", "own_cli", "--out", str(out), env=env),
+        # its URL as 'neardup solr status' prints it, given without a user
+        run_cli("info", "--solr-url", f"{state.url}/own_cli", env=env),
+        run_cli("solr", "status", env=env),
+    ]
+    for proc in runs:
+        assert proc.returncode == 0, proc.stderr
+        assert password not in proc.stdout + proc.stderr
+        assert "Traceback" not in proc.stderr
+    assert "read 864, indexed 864" in runs[0].stdout
+    assert len(out.read_text(encoding="utf-8").splitlines()) > 10
+    assert "864" in runs[2].stdout
+    assert f"password in {own_node.credentials_file}" in runs[3].stdout
+    index = NearDupIndex.open(None, collection="own_lib", home=str(own_node.home.parent))
+    try:
+        index.add("1", "a record of the library's, with no credential given")
+        assert len(index) == 1
+        assert password not in repr(index) + repr(index.backend)
+    finally:
+        admin.delete_collection(index.backend.solr)  # type: ignore[attr-defined]
+
+
+@pytest.mark.solr
+def test_a_credentials_file_others_may_read_is_refused(own_node: LocalSolr) -> None:
+    file = own_node.credentials_file
+    env = {**CLEAN, "NEARDUP_HOME": str(own_node.home.parent), "NEARDUP_SOLR_URL": ""}
+    password = own_password(own_node)
+    try:
+        for mode in (0o644, 0o640, 0o604):
+            file.chmod(mode)
+            proc = run_cli("index", str(RESTAURANTS), "--collection", "own_bad", env=env)
+            assert proc.returncode == 2, proc.stderr
+            assert f"{file}: the local Solr node's credentials file may be read by others" in (
+                proc.stderr
+            )
+            assert f"(mode {mode:04o})" in proc.stderr and f"chmod 600 {file}" in proc.stderr
+            assert "Traceback" not in proc.stderr and password not in proc.stderr + proc.stdout
+        with pytest.raises(InputError, match="may be read by others"):
+            NearDupIndex.open(None, collection="own_bad", home=str(own_node.home.parent))
+    finally:
+        file.chmod(0o600)
+    assert run_cli("solr", "status", env=env).returncode == 0  # usable again once private
+
+
+def test_the_credentials_file_is_private_from_its_creation(tmp_path: Path) -> None:
+    node = LocalSolr(tmp_path / "home")
+    previous = os.umask(0)  # even a umask that lets everyone read does not open it
+    try:
+        made = node.own_credentials()
+    finally:
+        os.umask(previous)
+    info = node.credentials_file.stat()
+    assert stat.S_IMODE(info.st_mode) == 0o600
+    assert made.user == "neardup" and made.password == own_password(node)
+    assert node.own_credentials() == made  # later starts reuse it
+    assert LocalSolr(tmp_path / "other").own_credentials() != made  # random, per home
+    assert made.password not in repr(made)
+
+
+def test_a_credentials_file_not_ours_is_refused(tmp_path: Path) -> None:
+    node = LocalSolr(tmp_path / "home")
+    node.own_credentials()
+    file = node.credentials_file
+    real = tmp_path / "real"
+    file.rename(real)
+    file.symlink_to(real)
+    with pytest.raises(InputError, match="it is a symbolic link"):
+        node.own_credentials()
+    file.unlink()
+    real.rename(file)
+    if os.geteuid() == 0:  # only root can give a file to another user
+        os.chown(file, 65534, 65534)
+        with pytest.raises(InputError, match=r"belongs to another user \(uid 65534\)"):
+            node.own_credentials()
+        os.chown(file, 0, 0)
+    file.write_text("not a credentials file\n")
+    file.chmod(0o600)
+    with pytest.raises(InputError, match="not a credentials file of the local Solr node"):
+        node.own_credentials()
+
+
+@pytest.mark.solr
+def test_no_auth_on_request_and_an_open_node_of_an_older_neardup(tmp_path: Path) -> None:
+    """``--no-auth`` runs the node open and says so. A node an older neardup started (open,
+    with no such choice in node.json) is used with a warning and never silently kept by
+    ``solr start``; stopped and started again, it has a password."""
+    home = tmp_path / "home"
+    env = {**CLEAN, "NEARDUP_HOME": str(home), "NEARDUP_SOLR_URL": ""}
+    node = LocalSolr(home)
+    try:
+        started = run_cli("solr", "start", "--no-auth", env=env)
+        if started.returncode != 0 and not IN_CI and "could not start" in started.stderr:
+            pytest.skip(f"no local Solr node: {started.stderr}")
+        assert started.returncode == 0, started.stderr
+        assert "no authentication (started so on purpose)" in started.stdout
+        state = node.running()
+        assert state is not None and state.no_auth and not state.auth_user
+        assert code_of(f"{state.url}/admin/cores?action=STATUS") == 200
+        assert not (node.home / "standalone" / "security.json").exists()
+        # What an older neardup left in node.json: no credentials, no choice of running open.
+        old = json.loads(node.state_file.read_text(encoding="utf-8"))
+        del old["no_auth"], old["credentials"]
+        node.state_file.write_text(json.dumps(old), encoding="utf-8")
+        used = run_cli("index", str(RESTAURANTS), "--collection", "old", env=env)
+        assert used.returncode == 0, used.stderr
+        assert f"the local Solr node at {state.url} has no password" in used.stderr
+        assert "'neardup solr stop'" in used.stderr
+        status = run_cli("solr", "status", env=env)
+        assert status.returncode == 0 and (
+            "no authentication (started by an older neardup): run 'neardup solr stop', then "
+            "'neardup solr start' to turn it on"
+        ) in status.stdout
+        again = run_cli("solr", "start", env=env)
+        assert again.returncode == 1 and "Traceback" not in again.stderr
+        assert "no authentication (started by an older neardup)" in again.stderr
+        assert "run 'neardup solr stop' first" in again.stderr
+        assert run_cli("solr", "stop", env=env).returncode == 0
+        restarted = run_cli("solr", "start", env=env)
+        assert restarted.returncode == 0, restarted.stderr
+        assert f"password in {node.credentials_file}" in restarted.stdout
+        state = node.running()
+        assert state is not None
+        assert code_of(f"{state.url}/admin/cores?action=STATUS") == 401
+        info = run_cli("info", "--collection", "old", env=env)  # the old data, now behind it
+        assert info.returncode == 0, info.stderr
+        assert "864" in info.stdout
+    finally:
+        node.stop()

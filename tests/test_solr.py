@@ -342,7 +342,7 @@ def test_an_invalid_configset_is_reported(tmp_path: Path, monkeypatch: pytest.Mo
     try:
         st = node.start()
         with pytest.raises(SolrRequestError) as info:
-            connect(st.url, "bad")
+            connect(st.url, "bad", auth=node.client_auth(st))
         assert "cannot create the collection 'bad'" in str(info.value)
         assert "no_such_type" in str(info.value)
     finally:

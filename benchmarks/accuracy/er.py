@@ -73,11 +73,15 @@ def _cli(*args: str) -> dict[str, Any]:
 
 
 def _delete(collection: str) -> None:
+    from neardup import config
     from neardup.solr import admin
     from neardup.solr.admin import connect
 
     try:
-        admin.delete_collection(connect(os.environ.get("NEARDUP_SOLR_URL"), collection))
+        settings = config.load()  # the local node's own password, for its URL
+        admin.delete_collection(
+            connect(settings.solr_url, collection, auth=settings.auth, home=settings.home)
+        )
     except Exception as exc:  # a leftover collection is named, not fatal
         print(f"accuracy: could not delete collection {collection}: {exc}", file=sys.stderr)
 

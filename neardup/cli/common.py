@@ -253,19 +253,17 @@ def open_solr(
             url = settings.solr_url
             if url is None:
                 node = local_node(args)
-                state = node.running() or (local_state(node) if start else None)
-                if state is None:
+                if not start and node.running() is None:
                     raise SolrUnavailable("neardup's local Solr node is not running")
+                state = local_state(node)
                 url = state.url
+                options["auth"] = node.client_auth(state, settings.auth)
             client = Solr(url, **options)
             client.system_info()  # fails fast, with the URL, if Solr is not there
             return client
-        if settings.solr_url is None:
-            state = local_state(local_node(args))
-            return connect(
-                state.url, collection, shards=2 if state.mode == "cloud" else 1, **options
-            )
-        return connect(settings.solr_url, collection, **options)
+        return connect(
+            settings.solr_url, collection, home=settings.home, heap=settings.heap, **options
+        )
     except SolrUnauthorized as exc:
         raise SolrUnavailable(
             f"{exc}: give --solr-user and --solr-password or --solr-password-file "

@@ -30,14 +30,15 @@ class _Parser(argparse.ArgumentParser):
 def cmd_solr(args: argparse.Namespace) -> int:
     node = local_node(args)
     if args.action == "start":
-        st = node.start(port=args.port, cloud=args.cloud, nodes=args.nodes)
+        auth = False if args.no_auth else None
+        st = node.start(port=args.port, cloud=args.cloud, nodes=args.nodes, auth=auth)
         info = node.status()
         emit(
             args,
             info,
             f"Solr {info.get('solr_version')} ({st.mode}) running at "
-            f"{' '.join(st.urls)} (pid {st.pid}; log {st.log}); stop it with 'neardup solr "
-            "stop'",
+            f"{' '.join(st.urls)} (pid {st.pid}; log {st.log}); {info['auth']}; stop it with "
+            "'neardup solr stop'",
         )
     elif args.action == "status":
         info = node.status()
@@ -46,7 +47,7 @@ def cmd_solr(args: argparse.Namespace) -> int:
                 args,
                 info,
                 f"running: {info['url']}  Solr {info.get('solr_version')}  "
-                f"({info['mode']}, pid {info['pid']}, log {info['log']})",
+                f"({info['mode']}, pid {info['pid']}, log {info['log']})\n{info['auth']}",
             )
         else:
             emit(
@@ -82,6 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="a SolrCloud with an embedded ZooKeeper instead of one standalone node",
     )
     p.add_argument("--nodes", type=int, default=2, help="SolrCloud nodes (with --cloud)")
+    p.add_argument(
+        "--no-auth",
+        action="store_true",
+        help="start the node without a password: any user of this machine can then read, "
+        "change or delete its indexes (default: basic authentication with the node's own "
+        "password, kept in $NEARDUP_HOME/solr/credentials)",
+    )
     p.add_argument(
         "--heap",
         default=None,

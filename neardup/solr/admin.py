@@ -188,7 +188,8 @@ def connect(
     """The collection to work on: at ``url``, else on neardup's own local node.
 
     Without a URL the private node (in ``home``, default ``~/.neardup``; ``heap``: its Java heap
-    when it is started) is started or reused.
+    when it is started) is started or reused, and its own credentials are used (``auth`` only
+    for a node started with a user of the caller's).
     A missing collection is created from neardup's configset where the server allows it (the
     local node, any SolrCloud); otherwise the error says how to create it. Two processes that
     create the same collection at the same time both go on with it. The first request (system
@@ -204,7 +205,9 @@ def connect(
         "retry_budget": retry_budget,
     }
     if url is None:
-        node = local_state(LocalSolr(home, heap=heap))
+        local = LocalSolr(home, heap=heap)
+        node = local_state(local)
+        options["auth"] = local.client_auth(node, auth)
         solr = Solr(node.url, collection, **options)
         cloud_default_shards = 2 if node.mode == "cloud" else 1
     else:
@@ -221,6 +224,12 @@ def local_state(local: LocalSolr) -> NodeState:
     if node is None:
         node = local.start()
         log.warning(started_message(node, local.home.parent))
+    elif node.open_from_old_version:
+        log.warning(
+            f"the local Solr node at {node.url} has no password: any user of this machine can "
+            "read, change or delete its indexes; run 'neardup solr stop' (and 'neardup solr "
+            "start') to restart it with one"
+        )
     if node.mode == "standalone":
         local.refresh_configset()  # for a node started by an older neardup
     return node
@@ -234,8 +243,8 @@ def started_message(node: NodeState, home: Path) -> str:
     where = "" if home == neardup_home().resolve() else f"NEARDUP_HOME={home} "
     return (
         f"started a local Solr node at {node.url} (port {port}, pid {node.pid}, home {home}, "
-        f"log {node.log}); it keeps running for the next commands: stop it with "
-        f"'{where}neardup solr stop'"
+        f"log {node.log}; {node.auth_text()}); it keeps running for the next commands: stop it "
+        f"with '{where}neardup solr stop'"
     )
 
 

@@ -53,7 +53,7 @@ import logging
 import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -159,7 +159,8 @@ def _separator(values: Sequence[str]) -> str:
 @dataclass(frozen=True)
 class Auth:
     user: str
-    password: str
+    #: Left out of the repr: an Auth in a message, a log or a traceback never shows it.
+    password: str = field(repr=False)
 
 
 def split_url(url: str) -> tuple[str, str | None]:

@@ -7,33 +7,42 @@ Solr's own ``JettySolrRunner`` (from ``solr-test-framework``) started by a tiny 
 ``$NEARDUP_HOME`` (default ``~/.neardup``) so that a second ``start`` reuses the running node and
 ``stop`` can find it from another process.
 
-The node listens on 127.0.0.1 only. ``start(auth=(user, password))`` turns on Solr's
-BasicAuthPlugin (every request needs the user's credentials) with a ``security.json`` in the
-node's Solr home; a start without ``auth`` removes that file, so the node is open again.
+The node listens on 127.0.0.1 only, and a standalone node needs a password: any local user can
+reach 127.0.0.1, and an open CoreAdmin would let them read, change or delete every index. On its
+first start the node gets a random password, kept in ``<home>/solr/credentials`` (mode 0600,
+netrc format, so ``curl --netrc-file`` reads it too); every later start reuses it, and neardup's
+clients of the node read it from there (:meth:`LocalSolr.client_auth`). Solr's BasicAuthPlugin
+gets only a salted hash, in ``security.json``. ``start(auth=(user, password))`` uses those
+credentials instead, ``start(auth=False)`` runs the node open. The SolrCloud node (``cloud``)
+has no authentication.
 """
 
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import requests
 
 from .. import resources
 from ..errors import InputError, SolrUnavailable
 from ..resources import CONFIGSET_NAME, LEGACY_CONFIGSET
-from .client import Auth
+from .client import Auth, credentials, split_url
 
 CONFIGSET = resources.configset_dir()
 #: The local node's heap is this share of the machine's memory, within the bounds below,
@@ -70,6 +79,12 @@ def solr_version() -> str:
     return resources.solr_version()
 
 
+#: The user of the node's own credentials.
+LOCAL_USER = "neardup"
+#: The node's own credentials, in its home (``~/.neardup/solr/credentials``).
+CREDENTIALS_FILE = "credentials"
+
+
 def neardup_home() -> Path:
     """Where the local node lives unless told otherwise: ``~/.neardup``."""
     return Path.home() / ".neardup"
@@ -88,10 +103,32 @@ class NodeState:
     started: float = field(default_factory=time.time)
     #: The user of Solr's basic authentication, if the node was started with it (no password).
     auth_user: str | None = None
+    #: The file of the node's own credentials, if it was started with them (the default).
+    credentials: str | None = None
+    #: Whether the node was asked to run without authentication (``auth=False``); a node
+    #: without either was started by a neardup older than its own credentials.
+    no_auth: bool = False
 
     @property
     def url(self) -> str:
         return self.urls[0]
+
+    @property
+    def open_from_old_version(self) -> bool:
+        """Whether this standalone node runs open only because an older neardup started it."""
+        return self.mode == "standalone" and not (self.auth_user or self.no_auth)
+
+    def auth_text(self) -> str:
+        """How the node is secured, in words for a user (never the password)."""
+        if self.credentials:
+            return f"basic authentication, user '{self.auth_user}', password in {self.credentials}"
+        if self.auth_user:
+            return f"basic authentication, user '{self.auth_user}'"
+        if self.no_auth:
+            return "no authentication (started so on purpose)"
+        if self.mode == "cloud":
+            return "no authentication (the local SolrCloud has none)"
+        return "no authentication (started by an older neardup)"
 
 
 def legacy_schema(schema: str) -> str:
@@ -131,10 +168,11 @@ class LocalSolr:
         self.heap = (heap or DEFAULT_HEAP).strip()
         if not re.fullmatch(r"[1-9][0-9]*[kKmMgG]?", self.heap):
             raise InputError(f"Solr heap must be a size such as 512m or 4g, got {heap!r}")
-        #: Credentials for the status check of a node started with authentication.
+        #: Credentials for a node started with a user of the caller's (not its own).
         self.auth = auth
         self.version = solr_version()
         self.state_file = self.home / "node.json"
+        self.credentials_file = self.home / CREDENTIALS_FILE
         self.log_file = self.home / "logs" / "solr.log"
 
     # -- state ------------------------------------------------------------------------------
@@ -175,21 +213,28 @@ class LocalSolr:
         port: int | None = None,
         cloud: bool = False,
         nodes: int = 2,
-        auth: Auth | tuple[str, str] | None = None,
+        auth: Auth | tuple[str, str] | bool | None = None,
     ) -> NodeState:
         """Start a node, or return the running one if it is of the same kind.
 
-        With ``auth=(user, password)`` (standalone only) every request to the node needs that
-        user's credentials (Solr's BasicAuthPlugin with ``blockUnknown``; the user has the role
-        ``admin`` with the permission ``all``). Only a salted hash of the password is written, to
-        ``security.json`` in the node's Solr home; without ``auth`` that file is removed.
+        A standalone node needs basic authentication (Solr's BasicAuthPlugin with
+        ``blockUnknown``; the user has the role ``admin`` with the permission ``all``): by
+        default with the node's own credentials, made on its first start and kept in
+        :attr:`credentials_file`; with ``auth=(user, password)`` with those; ``auth=False``
+        runs it open. Only a salted hash of the password is written, to ``security.json`` in
+        the node's Solr home. The local SolrCloud (``cloud``) runs open.
         """
         mode = "cloud" if cloud else "standalone"
         if port is not None and (isinstance(port, bool) or not isinstance(port, int)
                                  or not 0 <= port <= 65535):  # fmt: skip
             raise InputError(f"port must be a number from 1 to 65535, got {port!r}")
-        if auth is not None and not isinstance(auth, Auth):
-            auth = Auth(*auth)
+        if auth is True:
+            auth = None
+        own = auth is None and not cloud
+        if auth is False or auth is None:
+            auth = None
+        elif not isinstance(auth, Auth):
+            auth = Auth(*auth)  # type: ignore[misc]
         if auth is not None:
             if cloud:
                 raise InputError("authentication is only available on the standalone local node")
@@ -202,14 +247,17 @@ class LocalSolr:
                     f"a {current.mode} node is already running at {current.url}; "
                     "run 'neardup solr stop' first"
                 )
-            wanted = auth.user if auth is not None else None
-            if current.auth_user != wanted:
-                now = f"user '{current.auth_user}'" if current.auth_user else "no authentication"
+            wanted = LOCAL_USER if own else auth.user if auth is not None else None
+            if current.auth_user != wanted or bool(current.credentials) != own:
                 raise SolrUnavailable(
-                    f"a node with {now} is already running at {current.url}; "
+                    f"a node with {current.auth_text()} is already running at {current.url}; "
                     "run 'neardup solr stop' first"
                 )
+            if own:
+                self.client_auth(current)  # its credentials file must be fit to use
             return current
+        if own:
+            auth = self.own_credentials()
         stale = self.state()
         if stale is not None and self._ours(stale.pid):
             # The process lives but does not answer: it is still starting or hung.
@@ -276,9 +324,45 @@ class LocalSolr:
             log=str(self.log_file),
             zk=zk,
             auth_user=auth.user if auth is not None else None,
+            credentials=str(self.credentials_file) if own else None,
+            no_auth=auth is None and not cloud,
         )
         self.state_file.write_text(json.dumps(asdict(st), indent=2), encoding="utf-8")
         return st
+
+    def own_credentials(self) -> Auth:
+        """The node's own credentials: read from :attr:`credentials_file`, or, the first time,
+        a new random password written there (0600 from the moment the file exists)."""
+        try:
+            return read_credentials(self.credentials_file)
+        except FileNotFoundError:
+            pass
+        self.home.mkdir(parents=True, exist_ok=True)
+        auth = Auth(LOCAL_USER, secrets.token_urlsafe(24))
+        try:
+            fd = os.open(
+                self.credentials_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600
+            )
+        except FileExistsError:  # another process made it meanwhile: theirs
+            return read_credentials(self.credentials_file)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(f"machine 127.0.0.1 login {auth.user} password {auth.password}\n")
+            out.flush()
+            os.fsync(out.fileno())
+        return auth
+
+    def client_auth(self, state: NodeState, given: Auth | None = None) -> Auth | None:
+        """The credentials a client of this running node sends: the node's own when it was
+        started with them (from its credentials file, checked), else ``given``."""
+        if not state.credentials:
+            return given
+        try:
+            return read_credentials(Path(state.credentials))
+        except FileNotFoundError:
+            raise SolrUnavailable(
+                f"{state.credentials} is missing: the local Solr node at {state.url} keeps its "
+                "password there; run 'neardup solr stop' and start it again (it gets a new one)"
+            ) from None
 
     def _argfile(self, classpath: str) -> Path:
         """The classpath in a Java argument file, so that ``ps`` shows a readable command."""
@@ -436,9 +520,14 @@ class LocalSolr:
             "log": st.log,
             "pinned_version": self.version,
         }
+        info["auth"] = st.auth_text()
+        if st.open_from_old_version:
+            info["auth"] += ": run 'neardup solr stop', then 'neardup solr start' to turn it on"
         if st.auth_user:
             info["auth_user"] = st.auth_user
-        auth = self.auth if st.auth_user else None
+        if st.credentials:
+            info["credentials"] = st.credentials
+        auth = self.client_auth(st, self.auth) if st.auth_user else None
         try:
             r = requests.get(
                 f"{st.url}/admin/info/system",
@@ -452,6 +541,65 @@ class LocalSolr:
         if st.zk:
             info["zk"] = st.zk
         return info
+
+
+def url_auth(url: str, home: Path | None = None) -> Auth | None:
+    """The own credentials of the node of ``home`` if ``url`` (holding none) is that node's
+    running node's: its URL, as ``neardup solr status`` prints it, works without a password."""
+    plain, given = credentials(url)
+    if given is not None or urlsplit(plain).hostname != "127.0.0.1":
+        return None
+    try:
+        base = split_url(plain)[0]
+    except InputError:
+        return None
+    local = LocalSolr(home)
+    state = local.state()
+    if state is None or not state.credentials or base not in state.urls:
+        return None
+    return local.client_auth(state)
+
+
+def read_credentials(path: Path) -> Auth:
+    """The user and password a credentials file of the local node holds (netrc format).
+
+    The file must be a regular file of this user's that no one else may read: a password
+    others could have read is no secret, and a file planted by someone else would make
+    neardup send them nothing of value but trust their node. FileNotFoundError if missing.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror
+        raise InputError(
+            f"{path}: cannot use the local Solr node's credentials file: {why}"
+        ) from None
+    with os.fdopen(fd, "r", encoding="utf-8", errors="replace") as file:
+        info = os.fstat(file.fileno())
+        mode = stat.S_IMODE(info.st_mode)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{path}: the local Solr node's credentials file is not a file")
+        if info.st_uid != os.geteuid():
+            raise InputError(
+                f"{path}: the local Solr node's credentials file belongs to another user (uid "
+                f"{info.st_uid}); neardup uses only a file of its own user's"
+            )
+        if mode & 0o077:
+            raise InputError(
+                f"{path}: the local Solr node's credentials file may be read by others (mode "
+                f"{mode:04o}); neardup uses it only when private: 'chmod 600 {path}' (or, for "
+                "a new password, stop the node, delete the file and start the node again)"
+            )
+        words = file.read().split()
+    fields = dict(zip(words[0::2], words[1::2], strict=False))
+    if "login" not in fields or "password" not in fields:
+        raise InputError(
+            f"{path}: not a credentials file of the local Solr node (expected one line "
+            "'machine 127.0.0.1 login USER password PASSWORD')"
+        )
+    return Auth(fields["login"], fields["password"])
 
 
 def hash_password(password: str, salt: bytes | None = None) -> str:
