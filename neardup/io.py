@@ -606,11 +606,49 @@ def _read_table(
             reason = f"expected {len(header)} columns, found {len(row)}"
             yield Rejection(source, first, reason), last
             continue
+        swallowed = 0
+        if last > first and id_field in header:
+            own = row[header.index(id_field)]
+            swallowed = _rows_inside(row, own, len(header), delimiter, quoting)
+        if swallowed:
+            reason = (
+                f"a quoted field ran over lines {first}-{last} and holds {swallowed} lines that "
+                "read as rows of their own (a quote opened by mistake and closed by a later "
+                "one?): all rejected"
+            )
+            yield Rejection(source, first, reason), last
+            continue
         record = _record_from_mapping(
             dict(zip(header, row, strict=True)), source, first, id_field, text_fields,
             source_field,
         )  # fmt: skip
         yield record, last
+
+
+def _rows_inside(row: list[str], own: str, columns: int, delimiter: str, quoting: int) -> int:
+    """How many of the line breaks inside the row's quoted fields start a line that reads as a
+    whole row: ``columns`` cells, the first one an id shaped like the row's own ``own`` (one
+    word; digits if it is digits). A quote opened by mistake and closed by a stray quote lines
+    later takes such rows into one field, which would otherwise pass unseen; a quoted address
+    or paragraph over several lines ("12 Main St" / "Springfield, IL") has none."""
+    found = 0
+    for cell in row:
+        for piece in cell.split("\n")[1:]:
+            if delimiter not in piece:
+                continue
+            try:
+                cells = next(csv.reader([piece], delimiter=delimiter, quoting=quoting))
+            except (csv.Error, StopIteration):
+                continue
+            first = cells[0] if cells else ""
+            found += (
+                len(cells) == columns
+                and bool(first)
+                and len(first.split()) == 1
+                and first.strip() == first
+                and first.isdigit() == own.isdigit()
+            )
+    return found
 
 
 def default_text_fields(

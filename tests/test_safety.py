@@ -346,6 +346,23 @@ def test_an_unclosed_csv_quote_says_where_and_how_much(tmp_path: Path) -> None:
     assert [i.id for i in items if isinstance(i, Record)] == ["4"]
 
 
+def test_a_quote_closed_by_a_later_stray_quote_does_not_swallow_rows_unseen(
+    tmp_path: Path,
+) -> None:
+    """The quote opened on line 3 is closed by the stray one on line 5: the csv module reads
+    lines 3-5 as one row of two cells, the rows 3 and 4 inside its text."""
+    path = tmp_path / "q.csv"
+    path.write_text('id,text\n1,ok\n2,"open\n3,fine\n4,fine"\n5,last\n', encoding="utf-8")
+    items = list(read_records(path))
+    assert [i.id for i in items if isinstance(i, Record)] == ["1", "5"]
+    (bad,) = [i for i in items if isinstance(i, Rejection)]
+    assert bad.line == 3 and "lines 3-5" in bad.reason and "2 lines that read as rows" in bad.reason
+    # A quoted field over several lines that are not rows (an address) is a record as before.
+    path.write_text('id,text\n1,"12 Main St\nSpringfield, IL"\n2,"a, b\nc"\n', encoding="utf-8")
+    got = [(i.id, i.text) for i in read_records(path) if isinstance(i, Record)]
+    assert got == [("1", "12 Main St\nSpringfield, IL"), ("2", "a, b\nc")]
+
+
 # -- 14: odd arguments and odd files ---------------------------------------------------------
 
 
