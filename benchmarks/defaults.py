@@ -84,6 +84,26 @@ def chosen(work: Path) -> Params:
                   rule="threshold")  # fmt: skip
 
 
+def chosen_text(work: Path) -> str:
+    """What neardup's index said it chose, and the threshold its report decided by."""
+    index_log = (work / "neardup_index.log").read_text(encoding="utf-8")
+    report_log = (work / "neardup_report.log").read_text(encoding="utf-8")
+    m = re.search(r"chosen from the data: ([^\n]+)", index_log)
+    t = re.findall(r"Jaccard >= ([0-9.]+)", report_log)
+    return f"{m.group(1) if m else '?'}; the report decided Jaccard >= {t[0] if t else '?'}"
+
+
+def settings(label: str, r: dict[str, Any], res: dict[str, Any]) -> str:
+    """How a method ran, as the table says it: neardup's choice, or a peer's shingles and
+    threshold with the bands it chose itself."""
+    if label == "neardup_solr":
+        return "no flags: " + res.get("chosen", "chosen from the data")
+    if label == "neardup_memory":
+        return "NearDupIndex(): chosen from the data"
+    given = str(r.get("settings", "")).split(", 128")[0]
+    return f"{given}, its own {r.get('bands')} bands x {r.get('rows')} rows"
+
+
 def run_corpus(
     name: str, n: int, seed: int, node: SolrNode | None, peers: list[str], work: Path
 ) -> dict[str, Any]:
@@ -101,7 +121,7 @@ def run_corpus(
         ours = chosen(work)
         r.update(scored(out, truth))
         res["methods"]["neardup_solr"] = r
-        res["chosen"] = ours.describe()
+        res["chosen"] = chosen_text(work)
     runs: list[tuple[str, str, Params, list[str]]] = [
         ("neardup_memory", "neardup_memory", README, ["--defaults"])
     ]
@@ -151,10 +171,10 @@ def table(results: list[dict[str, Any]]) -> list[str]:
     for res in results:
         mine = res["methods"].get("neardup_solr")
         for label, r in res["methods"].items():
-            settings = r.get("settings") or ("no flags: " + res.get("chosen", "chosen from data"))
+            how = settings(label, r, res)
             ratio = f"{mine['wall_s'] / r['wall_s']:.2f}x" if mine and mine is not r else ""
             out.append(
-                f"| {res['corpus']} | {res['records']:,d} | {label} | {settings} | "
+                f"| {res['corpus']} | {res['records']:,d} | {label} | {how} | "
                 f"{r['wall_s']:.1f} | {r['cpu_s']:.1f} | {r['peak_rss_mb']:.0f} | {r['recall']} "
                 f"| {r['precision']} | {ratio} |"
             )
@@ -169,7 +189,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--peers", nargs="+", default=["neardup_solr", "neardup_memory",
                                                    "datasketch", "rensa"])  # fmt: skip
     ap.add_argument("--out", type=Path, help="write the results as JSON here")
+    ap.add_argument("--render", type=Path, help="only print the table of a results JSON")
     args = ap.parse_args(argv)
+    if args.render:
+        print("\n".join(table(json.loads(args.render.read_text(encoding="utf-8")))))
+        return 0
     url = os.environ.get("NEARDUP_SOLR_URL") or None
     node = SolrNode(url, os.environ.get("NEARDUP_SOLR_HEAP") or "2g") if (
         "neardup_solr" in args.peers) else None  # fmt: skip

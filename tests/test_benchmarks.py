@@ -349,9 +349,9 @@ def test_defaults_benchmark_runs_neardup_without_flags_and_gives_peers_its_choic
                       "rensa_ours", "rensa_readme"}  # fmt: skip
     index_cmd = m["neardup_solr"]["how"].split(";")[0]
     assert "--shingle" not in index_cmd and "--threshold" not in index_cmd
-    assert res["chosen"].startswith("character 3-grams, Jaccard >= 0.")
-    same = res["chosen"].split(", 128")[0]  # shingles and threshold; the bands are each one's
-    assert m["datasketch_ours"]["settings"].split(", 128")[0] == same
+    assert res["chosen"].startswith("character 3-grams, valley rule above a floor of 0.3")
+    decided = res["chosen"].rsplit("Jaccard >= ", 1)[1]
+    assert m["datasketch_ours"]["settings"].startswith(f"character 3-grams, Jaccard >= {decided}")
     assert "word 1-grams, Jaccard >= 0.5" in m["rensa_readme"]["settings"]
     for label in ("neardup_solr", "neardup_memory"):
         assert m[label]["recall"] >= 0.95 and m[label]["precision"] >= 0.95, (label, m[label])
@@ -359,3 +359,4 @@ def test_defaults_benchmark_runs_neardup_without_flags_and_gives_peers_its_choic
     assert set(res["ratios"]) >= {"neardup_solr/datasketch_ours", "neardup_memory/rensa_readme"}
     rows = D.table([res])
     assert len(rows) == 2 + 6 and rows[2].startswith("| short | 800 | neardup_solr | no flags: ")
+    assert "its own" in rows[4] and "bands x" in rows[4]  # a peer's own banding, said as such
