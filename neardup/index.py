@@ -48,10 +48,12 @@ from .candidates import (
     fresh_candidates,
     large_key_groups,
     protected_bands,
+    signature_candidates,
 )
 from .choose import Choice, choose
 from .cluster import pair_clusters
 from .decide import Features, rule_for
+from .defaults import DEFAULTS
 from .documents import documents
 from .errors import ArgumentError, InputError
 from .graph import clusters as clusters  # re-exported: connected components
@@ -66,6 +68,7 @@ from .results import Decision, Match, Pair, Report
 from .text import (
     check_text,
     id_key,
+    sort_ids,
     word_edit_distance,
 )
 from .texts import TextTable
@@ -425,7 +428,25 @@ class NearDupIndex:
             )
         )
         protect = protected_bands(self.params.bands, self.params.rows)
+        if self.params.shingle_kind == "char" and self.backend.count() <= DEFAULTS.scan_records:
+            return self._signed_candidates(max_bucket, cap, protect)
         return all_candidates(bands, max_bucket, cap, protect)
+
+    def _signed_candidates(
+        self, max_bucket: int | None, cap: int | None, protect: int
+    ) -> Candidates:
+        """The candidates of every record, signed again from its text (what it was signed from
+        when written) and banded in numpy (:func:`~neardup.candidates.signature_candidates`);
+        the texts stay with the candidates, so the report does not read them twice."""
+        held = dict(self.backend.all_texts())
+        ids = sort_ids(held)
+        texts = [held[i] for i in ids]
+        sigs = self.processor.signatures_batch(texts) if texts else np.zeros((0, 0), np.uint32)
+        found = signature_candidates(
+            ids, sigs, self.params.bands, self.params.rows, max_bucket, cap, protect
+        )
+        found.texts = TextTable(found.ids, (held[i] for i in found.ids))
+        return found
 
     def candidates_since(
         self, batch: int, max_bucket: int | None = DEFAULT_MAX_BUCKET
@@ -531,7 +552,9 @@ class NearDupIndex:
             src = np.full(len(cands.ids), -1, dtype=np.int64)
             src[used] = [names.setdefault(sources.get(cands.ids[k]), len(names)) for k in used]
             cands.only(src[cands.first] != src[cands.second])
-        texts = TextTable.read(self.backend, cands.ids, used_codes(cands))
+        texts = cands.texts
+        if texts is None:
+            texts = TextTable.read(self.backend, cands.ids, used_codes(cands))
         t2 = time.perf_counter()
         keep = screen_keep(cands, texts, self.processor, threshold)
         pairs = verify_codes(

@@ -219,3 +219,36 @@ def test_the_cap_bounds_an_adversarial_vocabulary_and_keeps_the_planted_pairs() 
     assert len(found & truth) >= 0.98 * len({(p.id1, p.id2) for p in free.pairs} & truth)
     with pytest.raises(ArgumentError, match="cap"):
         idx.report(cap=0)
+
+
+@pytest.mark.parametrize("backend", ["memory", "solr"])
+def test_signing_again_finds_the_candidates_the_index_holds(
+    backend: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report of a small index signs its records again and bands them in numpy; the
+    candidates are those of the index's own buckets (read band by band), pair for pair."""
+    import dataclasses
+
+    from benchmarks.corpus import short_families
+    from neardup import index as index_mod
+    from neardup.backends.solr import SolrBackend
+    from neardup.defaults import DEFAULTS
+
+    corp = short_families(2_500, seed=9, words="real")
+    if backend == "solr":
+        solr = request.getfixturevalue("new_collection")("signed")
+        idx = NearDupIndex(backend=SolrBackend(solr))
+    else:
+        idx = NearDupIndex()
+    idx.add_many([(r.id, r.text) for r in corp.records])
+    signed = idx.candidates()
+    assert signed.texts is not None  # read once, kept for the report
+    monkeypatch.setattr(index_mod, "DEFAULTS", dataclasses.replace(DEFAULTS, scan_records=0))
+    held = idx.candidates()
+    assert held.texts is None
+    assert signed.pairs == held.pairs and len(signed) > 1_000
+    assert (signed.buckets, signed.large, signed.capped) == (held.buckets, held.large, held.capped)
+    assert signed.ids == held.ids
+    a = idx.report()
+    monkeypatch.setattr(index_mod, "DEFAULTS", DEFAULTS)
+    assert idx.report().pairs == a.pairs

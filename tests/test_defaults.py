@@ -44,6 +44,7 @@ MOVED = {
     "neardup.topk": {"TOP_K": "link_top_k", "PURGE": "link_purge"},
     "neardup.assign": {"MARGIN": "link_margin"},
     "neardup.completion": {"DENSITY": "complete_density", "MIN_RECORDS": "complete_min_records"},
+    "neardup.index": {"SCAN_RECORDS": "scan_records"},
 }  # fmt: skip
 #: The names kept, because the CLI and index.py read them: each only DEFAULTS' value.
 KEPT = {

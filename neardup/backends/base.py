@@ -95,6 +95,10 @@ class Backend(Protocol):
         """Every record that has at least one of ``keys``."""
         ...
 
+    def all_texts(self) -> Iterator[tuple[str, str]]:
+        """Every record's id and text, in any order (a report signs them again)."""
+        ...
+
     def records(self) -> Iterator[StoredRecord]:
         """Every record, in id order."""
         ...

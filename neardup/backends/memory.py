@@ -120,6 +120,10 @@ class MemoryBackend:
         for record_id in sorted(found, key=id_key):
             yield StoredRecord(record_id, self._texts[record_id], list(self._keys[record_id]))
 
+    def all_texts(self) -> Iterator[tuple[str, str]]:
+        """Every record's id and text."""
+        yield from self._texts.items()
+
     def records(self) -> Iterator[StoredRecord]:
         for record_id in sorted(self._texts, key=id_key):
             yield StoredRecord(record_id, self._texts[record_id], list(self._keys[record_id]))

@@ -408,3 +408,8 @@ class SolrBackend:
     def records(self) -> Iterator[StoredRecord]:
         for doc in self.solr.iter_docs(RECORD_FIELDS, fq=[RECORDS_FQ]):
             yield _record(doc)
+
+    def all_texts(self) -> Iterator[tuple[str, str]]:
+        """Every record's id and text, by cursor (pages of :data:`CANDIDATE_ROWS`)."""
+        for doc in self.solr.iter_docs("id,raw,content", fq=[RECORDS_FQ], rows=CANDIDATE_ROWS):
+            yield doc["id"], _record(doc).text
