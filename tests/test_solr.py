@@ -169,6 +169,22 @@ def test_a_query_of_5000_terms(collection: Solr) -> None:
     assert sorted(d["id"] for d in small["response"]["docs"]) == ["x", "y"]
 
 
+@pytest.mark.solr
+def test_a_node_on_this_machine_answers_uncompressed(collection: Solr) -> None:
+    """Gzip on a loopback socket spends the CPU that Solr shares with the report."""
+    collection.add([{"id": f"r{i}", "raw": "words " * 200} for i in range(50)])
+    collection.commit()
+    url = f"{collection.base_url}/{collection.collection}/select"
+    params = {"q": "*:*", "fl": "id,raw", "rows": 50}
+    asked = collection.session.get(url, params=params, headers={"Accept-Encoding": "gzip"})
+    assert asked.headers.get("Content-Encoding") == "gzip"  # Solr compresses when asked
+    ours = collection.session.get(url, params=params)
+    assert ours.headers.get("Content-Encoding") is None
+    assert len(ours.json()["response"]["docs"]) == 50
+    remote = Solr("https://solr.example:8983/solr", "c")
+    assert remote.session.headers.get("Accept-Encoding") != "identity"
+
+
 def test_split_url() -> None:
     assert split_url("http://h:1/solr/") == ("http://h:1/solr", None)
     assert split_url("http://h:1/solr/abc") == ("http://h:1/solr", "abc")

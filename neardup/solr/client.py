@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import ipaddress
 import json
 import logging
 import re
@@ -400,6 +401,11 @@ class Solr:
         if auth is not None:
             self.session.auth = (auth.user, auth.password)
         self.session.headers["User-Agent"] = "neardup"
+        if is_loopback(base):
+            # Compressing for a socket on this machine spends Solr's CPU, which the report
+            # shares with it, to save bytes that never cross a network: 0.3-0.5 s of the
+            # 1.6 s that 100k short records' texts take to read.
+            self.session.headers["Accept-Encoding"] = "identity"
         self._mount(
             RetryAdapter(
                 self.collection, retries, RETRY_BUDGET if retry_budget is None else retry_budget
@@ -672,6 +678,23 @@ class Solr:
             if nxt == cursor or len(docs) < rows:
                 return
             cursor = nxt
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url``'s host is this machine (``localhost``, 127.0.0.0/8, ``::1``).
+
+    >>> is_loopback("http://127.0.0.1:8983/solr"), is_loopback("https://solr.example:8983/solr")
+    (True, False)
+    >>> is_loopback("http://[::1]:8983/solr"), is_loopback("http://localhost:8983/solr")
+    (True, True)
+    """
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _reason(exc: Exception) -> str:
