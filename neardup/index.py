@@ -428,7 +428,7 @@ class NearDupIndex:
             )
         )
         protect = protected_bands(self.params.bands, self.params.rows)
-        if self.params.shingle_kind == "char" and self.backend.count() <= DEFAULTS.scan_records:
+        if self.backend.count() <= DEFAULTS.scan_records:  # why: neardup.defaults
             return self._signed_candidates(max_bucket, cap, protect)
         return all_candidates(bands, max_bucket, cap, protect)
 

@@ -221,12 +221,14 @@ def test_the_cap_bounds_an_adversarial_vocabulary_and_keeps_the_planted_pairs() 
         idx.report(cap=0)
 
 
+@pytest.mark.parametrize("kind", ["char", "word"])
 @pytest.mark.parametrize("backend", ["memory", "solr"])
 def test_signing_again_finds_the_candidates_the_index_holds(
-    backend: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+    backend: str, kind: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A report of a small index signs its records again and bands them in numpy; the
-    candidates are those of the index's own buckets (read band by band), pair for pair."""
+    candidates are those of the index's own buckets (read band by band), pair for pair:
+    records (character shingles) and documents (word shingles) alike."""
     import dataclasses
 
     from benchmarks.corpus import short_families
@@ -237,10 +239,11 @@ def test_signing_again_finds_the_candidates_the_index_holds(
     corp = short_families(2_500, seed=9, words="real")
     if backend == "solr":
         solr = request.getfixturevalue("new_collection")("signed")
-        idx = NearDupIndex(backend=SolrBackend(solr))
+        idx = NearDupIndex(backend=SolrBackend(solr), given={"shingle_kind": kind})
     else:
-        idx = NearDupIndex()
+        idx = NearDupIndex(given={"shingle_kind": kind})
     idx.add_many([(r.id, r.text) for r in corp.records])
+    assert idx.params.shingle_kind == kind
     signed = idx.candidates()
     assert signed.texts is not None  # read once, kept for the report
     monkeypatch.setattr(index_mod, "DEFAULTS", dataclasses.replace(DEFAULTS, scan_records=0))

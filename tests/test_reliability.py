@@ -253,7 +253,7 @@ def test_a_timeout_is_retried(proxied: tuple[str, list[Solr]], tmp_path: Path) -
     [
         ("close", [], "cursorMark"),  # records: read by cursor and signed again
         ("503", [], "cursorMark"),
-        ("503", ["--shingle-kind", "word"], "facet.field"),  # documents: band by band
+        ("503", ["--shingle-kind", "word"], "cursorMark"),  # documents, the same way
     ],
 )
 def test_report_rides_through_five_seconds_of_faults(
@@ -268,8 +268,9 @@ def test_report_rides_through_five_seconds_of_faults(
     calm = tmp_path / "calm.tsv"
     ran = run_cli("report", "--method", "lsh", "--out", str(calm), "--solr-url", url, timeout=50)
     assert ran.returncode == 0, ran.stderr
-    # The report's reads: a small index of records is read by cursor and signed again (see
-    # NearDupIndex.candidates); documents, band by band with facets.
+    # The report's reads: an index of up to DEFAULTS.scan_records records is read by cursor
+    # and signed again (see NearDupIndex.candidates); a larger one band by band with facets
+    # (the next test).
     fault = Fault("/select", action, seconds=5.0, contains=reads)
     stormy = tmp_path / "stormy.tsv"
     with FaultProxy(base, [fault]) as proxy:
@@ -292,6 +293,36 @@ def test_report_rides_through_five_seconds_of_faults(
     assert elapsed < 40
     assert pair_lines(stormy) == pair_lines(calm)
     assert pair_lines(calm)
+
+
+@pytest.mark.solr
+def test_a_report_read_band_by_band_rides_through_five_seconds_of_faults(
+    proxied: tuple[str, list[Solr]], monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:  # fmt: skip
+    """An index larger than ``DEFAULTS.scan_records`` is not read whole: its buckets come
+    from facets, band by band (the path of millions of records). Made to take that path here
+    by a bound of 0, as the CLI cannot be."""
+    import dataclasses
+
+    from neardup import index as index_mod
+    from neardup.defaults import DEFAULTS
+
+    base, made = proxied
+    name = unique("facets")
+    made.append(Solr(base, name))
+    indexed = run_cli("index", str(RESTAURANTS), "--solr-url", f"{base}/{name}", timeout=50)
+    assert indexed.returncode == 0, indexed.stderr
+    monkeypatch.setattr(index_mod, "DEFAULTS", dataclasses.replace(DEFAULTS, scan_records=0))
+    calm = lsh_report(Solr(base, name))
+    fault = Fault("/select", "503", seconds=5.0, contains="facet.field")
+    with FaultProxy(base, [fault]) as proxy:
+        with caplog.at_level(logging.INFO, logger="neardup.solr"):
+            stormy = lsh_report(Solr(proxy.url, name))
+    assert fault.injected >= 3  # each wait doubles: 0.5 + 1 + 2 + 4 s covers the 5 s
+    retries = [r.getMessage() for r in caplog.records if r.getMessage().startswith("retry ")]
+    assert len(retries) == fault.injected
+    assert stormy.pairs == calm.pairs and calm.pairs
 
 
 @pytest.mark.solr
