@@ -23,7 +23,14 @@ from .minhash import HASH_FAMILIES, KINDS, ShingleProcessor
 
 #: Version of the stored form (and of the band-key layout in a Solr index). An index written
 #: in another form is refused with "re-index", never read as if it had no shared buckets.
-FORMAT = 2
+#: 3: a Solr record's band keys live in its band fields alone (numeric docValues, read back by
+#: ``fl=lsh_b*``), no longer also as 40 stored strings (``content_lsh``), which cost Solr 43%
+#: of its CPU indexing short records. An older neardup refuses a format-3 index instead of
+#: reading records with no keys.
+FORMAT = 3
+#: The formats this version reads: 2 (keys also stored as strings; it keeps writing them
+#: there, so that the neardup that made it can still read it) and 3.
+READS = (2, 3)
 #: How a report decides: pairs at ``threshold`` or more; the threshold at the valley of the
 #: records' nearest-neighbour similarities (:mod:`neardup.valley`); or a rule learned from the
 #: candidates (:mod:`neardup.rule`). For the last two, ``threshold`` is the floor banding finds.
@@ -143,10 +150,11 @@ class Params:
     def from_dict(cls, stored: dict[str, Any]) -> Params:
         """The parameters an index was built with; an index of another format or another
         version of the fixed choices is refused with what to do."""
-        if stored.get("format") != FORMAT:
+        if stored.get("format") not in READS:
             raise ParameterMismatch(
                 "this index was written by another version of neardup (stored format "
-                f"{stored.get('format', 'none')!r}, this version reads {FORMAT}): re-index it "
+                f"{stored.get('format', 'none')!r}, this version reads "
+                f"{' or '.join(map(str, READS))}): re-index it "
                 "into a new collection"
             )
         names = {f.name for f in fields(cls)}

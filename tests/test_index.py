@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 
 from neardup import NearDupIndex, ParameterMismatch, Params
-from neardup.backends.solr import SolrBackend, key_value, value_key
+from neardup.backends.memory import MemoryBackend
+from neardup.backends.solr import SolrBackend, key_value, keys_of, value_key
 from neardup.banding import band_keys_batch, choose_bands, key_field, s_curve
 from neardup.bruteforce import all_pairs
 from neardup.errors import ArgumentError
 from neardup.graph import clusters
-from neardup.io import Record
+from neardup.io import Record, Rejection
 from neardup.prune import prune
 from neardup.resources import restaurants
 from neardup.results import Pair
@@ -64,7 +65,8 @@ def test_band_keys_are_stored_and_follow_the_s_curve(collection: Solr) -> None:
     assert (p.bands, p.rows) == (b, r)
     assert s_curve(p.threshold, b, r) >= 0.99
     doc = collection.get(["1"])[0]
-    keys = doc["content_lsh"]
+    assert "content_lsh" not in doc  # format 3: the keys live in the band fields alone
+    keys = keys_of(doc)
     assert len(keys) == p.bands
     assert [k.split("_")[0] for k in keys] == [f"b{i:02d}" for i in range(p.bands)]
     assert keys == _keys(p, doc["raw"])
@@ -151,13 +153,62 @@ def test_a_collection_with_string_band_fields_still_works(
 
 def test_an_index_of_another_format_is_refused_with_what_to_do() -> None:
     stored = Params().to_dict()
+    assert stored["format"] == 3
     assert Params.from_dict(stored) == Params()
+    assert Params.from_dict({**stored, "format": 2}) == Params()  # read as it is
     old = {k: v for k, v in stored.items() if k != "format"}  # written by neardup 0.1
     with pytest.raises(ParameterMismatch, match="another version of neardup.*re-index"):
         Params.from_dict(old)
+    with pytest.raises(ParameterMismatch, match="format 4, this version reads 2 or 3"):
+        Params.from_dict({**stored, "format": 4})
     stale = {**stored, "processor": {**stored["processor"], "normalization": "v0"}}
     with pytest.raises(ParameterMismatch, match="processor.normalization.*re-index"):
         Params.from_dict(stale)
+
+
+@pytest.mark.solr
+def test_an_index_of_format_2_keeps_its_key_strings_and_reads_both(collection: Solr) -> None:
+    """An index written by the neardup before format 3 stores every record's keys as strings
+    too; records added to it now are written the same way, so that neardup can still read it,
+    and this one reads its records either way."""
+    stored = {**Params(threshold=0.5).to_dict(), "format": 2, "chosen_from_data": False}
+    backend = SolrBackend(collection)
+    backend.store_params(stored)
+    index = NearDupIndex(backend=backend)
+    assert backend.strings
+    index.add_many(_corpus(10, 2))
+    doc = collection.get(["1"])[0]
+    assert doc["content_lsh"] == keys_of({k: v for k, v in doc.items() if k != "content_lsh"})
+    fresh = NearDupIndex(Params(threshold=0.5), backend=MemoryBackend())
+    fresh.add_many(_corpus(10, 2))
+    assert index.report().pairs == fresh.report().pairs
+    assert backend.get("1") is not None and backend.get("1").keys == fresh.backend.get("1").keys
+    assert [m.id for m in index.neighbors("1")] == [m.id for m in fresh.neighbors("1")]
+
+
+@pytest.mark.solr
+def test_keys_read_back_from_the_band_fields_alone(collection: Solr) -> None:
+    """Format 3: no key strings are stored; every read of a record's keys (real-time get of
+    an uncommitted record, a cursor over records, an incremental report) finds them in the
+    band fields' docValues, the same keys as the memory backend holds."""
+    backend = SolrBackend(collection)
+    index = NearDupIndex(Params(threshold=0.5), backend=backend)
+    memory = NearDupIndex(Params(threshold=0.5))
+    assert not backend.strings
+    corpus = _corpus(10, 2)
+    backend.add([d for d in index.documents(corpus[:5]) if not isinstance(d, Rejection)])
+    got = backend.get(corpus[0].id)  # added, not committed
+    assert got is not None and got.keys == _keys(index.params, corpus[0].text)
+    backend.commit()
+    memory.add_many(corpus[:5])
+    index.add_many(corpus[5:])
+    memory.add_many(corpus[5:])
+    assert "content_lsh" not in collection.get([corpus[0].id])[0]
+    assert {r.id: r.keys for r in backend.records()} == {
+        r.id: r.keys for r in memory.backend.records()
+    }
+    since = index.report(since=index.batch_written).pairs
+    assert since == memory.report(since=memory.batch_written).pairs and since
 
 
 def test_index_parameters_are_stored_and_checked(make_index: MakeIndex) -> None:

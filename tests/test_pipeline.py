@@ -72,7 +72,8 @@ def expected_documents(params: Params, records: list[Record]) -> list[dict[str, 
         doc: dict[str, Any] = {"id": r.id, "raw": r.text}
         if params.fields_2014:  # the text is stored once: normalized only for the 2014 searcher
             doc["content"] = text
-        doc["content_lsh"] = keys
+        if params.fields_2014:  # format 3 keeps key strings for the 2014 design alone
+            doc["content_lsh"] = keys
         if params.fields_2014:
             old = params.processor_2014()
             shingles = old.ngrams(text)
@@ -102,7 +103,9 @@ def expected_documents(params: Params, records: list[Record]) -> list[dict[str, 
 
 def sent(params: Params, records: list[Record]) -> list[dict[str, Any] | Rejection]:
     got = documents(params, params.processor(), records)
-    return [solr_document(d) if isinstance(d, Document) else d for d in got]
+    # The strings as SolrBackend.strings decides them for an index of these parameters.
+    strings = params.fields_2014
+    return [solr_document(d, strings=strings) if isinstance(d, Document) else d for d in got]
 
 
 def as_sent(items: list[dict[str, Any] | Rejection]) -> list[str]:

@@ -1,8 +1,13 @@
 """Records and band keys in a Solr collection (standalone core or SolrCloud).
 
-Each record is one Solr document: ``id``, ``raw`` (the text as written), ``content`` (its
-normalized form), ``content_lsh`` (its band keys, stored) and one single-valued field per band
-(``lsh_b00``, ``lsh_b01``, ...: indexed with docValues) that the all-pairs report facets on.
+Each record is one Solr document: ``id``, ``raw`` (the text as written), and one
+single-valued field per band (``lsh_b00``, ``lsh_b01``, ...: indexed with docValues) that
+searches and the report of a large index facet on; a record's keys are read back from the same
+fields' docValues (``fl=lsh_b*``). Indexes of format 2 (:data:`neardup.params.READS`), the 2014
+design's and those with string band fields also store the keys as strings (``content_lsh``):
+40 stored strings a record took 3.6 of the 8.4 s of Solr CPU that indexing 100k short records
+cost, and reading them back was no faster (10,000 records: 0.23-0.28 s, against 0.15 s for
+their docValues).
 A band field holds its key's 64 bits as a signed long (``plong``: points and numeric
 docValues), not the key's text: Lucene indexes a long per band about twice as fast as a unique
 string term with sorted docValues (measured: 40 bands, 60,000 records, 13,700 against 7,300 a
@@ -53,7 +58,9 @@ MEMBER_THREADS = 2
 TWO_GROUPS = 20
 #: Candidates of one neighbours/query lookup read per request: fewer take a single request.
 CANDIDATE_ROWS = 1000
-RECORD_FIELDS = "id,raw,content,content_lsh"
+#: A record's keys: its stored strings where it has them, else its band fields' docValues.
+KEY_FIELDS = "content_lsh,lsh_b*"
+RECORD_FIELDS = f"id,raw,content,{KEY_FIELDS}"
 #: Records read per request when every text is read (:meth:`SolrBackend.all_texts`): each
 #: request of a cursor sorts the whole index again, so 100k short texts took 3.2 s in pages
 #: of 1,000 and 2.4 s in pages of 10,000 (about 15 MB of documents a page).
@@ -72,11 +79,13 @@ def value_key(band: int, value: Any) -> str:
     return f"b{band:02d}_{int(value) & 0xFFFF_FFFF_FFFF_FFFF:016x}"
 
 
-def solr_document(doc: Document, numeric: bool = True) -> dict[str, Any]:
+def solr_document(doc: Document, numeric: bool = True, strings: bool = False) -> dict[str, Any]:
+    """What Solr is sent for ``doc``; ``strings``: its keys also as stored strings."""
     out: dict[str, Any] = {"id": doc.id, "raw": doc.text}
     if doc.extra:  # the 2014 searcher reads the normalized text; LSH normalizes ``raw`` again
         out["content"] = doc.content
-    out["content_lsh"] = doc.keys
+    if strings or not numeric:
+        out["content_lsh"] = doc.keys
     out.update(doc.extra)
     if doc.source:
         out[SOURCE_FIELD] = doc.source
@@ -89,9 +98,18 @@ def solr_document(doc: Document, numeric: bool = True) -> dict[str, Any]:
     return out
 
 
+def keys_of(doc: dict[str, Any]) -> list[str]:
+    """A record's band keys, in band order: its stored strings (format 2), else its band
+    fields' values (read as ``fl=lsh_b*``)."""
+    if "content_lsh" in doc:
+        return list(doc["content_lsh"])
+    bands = sorted((int(f[5:]), v) for f, v in doc.items() if f.startswith("lsh_b"))
+    return [value_key(b, v) for b, v in bands]
+
+
 def _record(doc: dict[str, Any]) -> StoredRecord:
     text = doc.get("raw") or doc.get("content") or ""
-    return StoredRecord(doc["id"], str(text), list(doc.get("content_lsh", [])))
+    return StoredRecord(doc["id"], str(text), keys_of(doc))
 
 
 def _member_pairs(
@@ -133,6 +151,23 @@ class SolrBackend:
         #: Candidates of one neighbours/query lookup read per request.
         self.candidate_rows = candidate_rows
         self._numeric: bool | None = None
+        self._strings: bool | None = None
+
+    @property
+    def strings(self) -> bool:
+        """Whether records are written with their keys also as stored strings: in an index of
+        format 2 (the neardup that made it reads them), of the 2014 design, or with string
+        band fields; asked of the stored parameters once they exist."""
+        if self._strings is None:
+            stored = self.load_params()
+            if stored is None:  # no parameters yet: written as every reader can read them
+                return True
+            self._strings = (
+                not self.numeric
+                or int(stored.get("format", 0)) < 3
+                or bool(stored.get("fields_2014"))
+            )
+        return self._strings
 
     @property
     def numeric(self) -> bool:
@@ -177,6 +212,7 @@ class SolrBackend:
                 raise
         else:
             self.solr.commit()
+        self._strings = None  # the layout follows the stored parameters
         now = self.load_params()  # by real-time get: committed or not
         if now is None:
             raise SolrRequestError(f"the parameters could not be stored in {self.location}")
@@ -184,8 +220,8 @@ class SolrBackend:
 
     # -- writes ---------------------------------------------------------------------------
     def add(self, docs: Sequence[Document]) -> None:
-        numeric = self.numeric
-        self.solr.add([solr_document(d, numeric) for d in docs])
+        numeric, strings = self.numeric, self.strings
+        self.solr.add([solr_document(d, numeric, strings) for d in docs])
 
     def remove(self, ids: Sequence[str]) -> None:
         wanted = [i for i in ids if i != META_ID]
@@ -197,7 +233,7 @@ class SolrBackend:
 
     def clone(self) -> SolrBackend:
         other = SolrBackend(self.solr.clone(), self.candidate_rows)
-        other._numeric = self._numeric
+        other._numeric, other._strings = self._numeric, self._strings
         return other
 
     # -- reads ----------------------------------------------------------------------------
@@ -289,16 +325,15 @@ class SolrBackend:
         params["q"] = f"{{!bool {' '.join(clauses)}}}"
         wanted = {k for w in by_field.values() for k in w}
         out: dict[str, list[str]] = {}
-        # Each record's keys from its one stored field, not 40 docValues fields; the first page
-        # says how many match and the second takes the rest (a cursor would run the query of
-        # thousands of terms again for every page of 1,000).
-        query = {**params, "fl": "id,content_lsh", "sort": "id asc"}
+        # The first page says how many match and the second takes the rest (a cursor would run
+        # the query of thousands of terms again for every page of 1,000).
+        query = {**params, "fl": f"id,{KEY_FIELDS}", "sort": "id asc"}
         got, total = 0, None
         while total is None or got < total:
             rows = CANDIDATE_ROWS if total is None else total - got
             res = self.solr.select({**query, "rows": rows, "start": got})["response"]
             for doc in res["docs"]:
-                for key in doc.get("content_lsh", ()):
+                for key in keys_of(doc):
                     if key in wanted:
                         out.setdefault(key, []).append(doc["id"])
             got += len(res["docs"])
@@ -359,8 +394,8 @@ class SolrBackend:
                 params[f"g{g}"] = f"{{!bool mm=2 {' '.join(inner)}}}"
                 outer.append(f"should=$g{g}")
             params["q"] = f"{{!bool {' '.join(outer)}}}"
-            for doc in self.solr.iter_docs("id,content_lsh", rows=CANDIDATE_ROWS, params=params):
-                out[doc["id"]] = list(doc.get("content_lsh", []))
+            for doc in self.solr.iter_docs(f"id,{KEY_FIELDS}", rows=CANDIDATE_ROWS, params=params):
+                out[doc["id"]] = keys_of(doc)
         return out
 
     def records_since(self, batch: int) -> Iterator[StoredRecord]:
