@@ -62,6 +62,9 @@ class Candidates:
     #: The texts of :attr:`ids` where they were read to find the candidates (a
     #: :class:`~neardup.texts.TextTable`; None: read them from the index).
     texts: Any = None
+    #: The shingle hashes ``(values, offsets)`` of every code of :attr:`ids`, where they were
+    #: made while the texts were at hand (:func:`neardup.verify.held_hashes`); else None.
+    hashes: Any = None
     ids: list[str] = field(default_factory=list)
     first: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     second: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))

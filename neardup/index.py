@@ -72,7 +72,15 @@ from .text import (
     word_edit_distance,
 )
 from .texts import TextTable
-from .verify import screen_keep, used_codes, verified_jaccard, verify, verify_codes
+from .verify import (
+    runs_of,
+    screen_keep,
+    signed_for_screen,
+    used_codes,
+    verified_jaccard,
+    verify,
+    verify_codes,
+)
 
 if TYPE_CHECKING:
     from .solr.client import Auth, Solr
@@ -441,11 +449,15 @@ class NearDupIndex:
         held = dict(self.backend.all_texts())
         ids = sort_ids(held)
         texts = [held[i] for i in ids]
-        sigs = self.processor.signatures_batch(texts) if texts else np.zeros((0, 0), np.uint32)
+        # Each text is prepared once for its signature and its shingle hashes (the screen's).
+        sigs, hashes = signed_for_screen(texts, self.processor)
         found = signature_candidates(
             ids, sigs, self.params.bands, self.params.rows, max_bucket, cap, protect
         )
         found.texts = TextTable(found.ids, (held[i] for i in found.ids))
+        if hashes is not None:
+            row = {i: n for n, i in enumerate(ids)}
+            found.hashes = runs_of(*hashes, [row[i] for i in found.ids])
         return found
 
     def candidates_since(

@@ -330,15 +330,62 @@ class ShingleProcessor:
         """The ``num_perm``-long signature stored in the index."""
         return self.signatures(self.num_perm, text)
 
-    def signatures_batch(self, texts: Iterable[str]) -> NDArray[np.uint32]:
+    def signatures_batch(self, texts: Iterable[str], *, ready: bool = False) -> NDArray[np.uint32]:
         """Signatures of many texts, shape (len(texts), num_perm); equal to ``signature`` each.
 
         With the C kernel (see :mod:`neardup.kernel`) the texts never become shingle strings: it
         shingles, hashes and permutes the normalized bytes in one call, without the GIL.
+        ``ready``: the texts are :meth:`kernel_ready`'s already (kernel only), so that a caller
+        that also wants their :meth:`shingle_hashes` prepares them once.
         """
         if kernel.active() == "c":
-            return self._kernel_signatures(self.num_perm, list(texts))
+            return self._kernel_signatures(self.num_perm, list(texts), ready)
+        if ready:
+            raise ArgumentError("ready texts are the C kernel's: it is not active")
         return self.signatures_batch_numpy(texts)
+
+    def signed_and_hashed(
+        self, texts: list[str], budget: int, chunk: int = 10_000
+    ) -> tuple[NDArray[np.uint32], tuple[NDArray[np.uint32], NDArray[np.int64]] | None]:
+        """The signatures of ``texts`` (as :meth:`signatures_batch`) and their shingle hashes
+        (as :meth:`shingle_hashes`; None past ``budget`` bytes, or without the C kernel), each
+        text prepared once, ``chunk`` texts at a time: preparing 100k documents twice cost
+        1.7 s of a 12 s report, and one chunk's prepared texts are all that is held.
+
+        >>> p = ShingleProcessor(3, kind="char")
+        >>> sigs, (values, offsets) = p.signed_and_hashed(["abcd", "abce"], budget=1 << 20)
+        >>> bool((sigs == p.signatures_batch(["abcd", "abce"])).all()), offsets.tolist()
+        (True, [0, 2, 4])
+        """
+        sigs = np.empty((len(texts), self.num_perm), dtype=np.uint32)
+        if kernel.active() != "c":
+            return (self.signatures_batch(texts) if texts else sigs), None
+        runs: list[NDArray[np.uint32]] | None = []
+        ends = [np.zeros(1, dtype=np.int64)]
+        held = at = 0
+        for lo in range(0, len(texts), chunk):
+            ready = self._kernel_texts(texts[lo : lo + chunk])
+            sigs[lo : lo + len(ready)] = self._kernel_signatures(self.num_perm, ready, True)
+            if runs is None:
+                continue
+            values, offsets = self.shingle_hashes(ready, ready=True)
+            held += values.nbytes + offsets.nbytes
+            if held > budget:
+                runs = None
+                continue
+            runs.append(values)
+            ends.append(offsets[1:] + at)
+            at += int(offsets[-1])
+        if runs is None:
+            return sigs, None
+        values = np.concatenate(runs) if runs else np.empty(0, dtype=np.uint32)
+        return sigs, (values, np.concatenate(ends))
+
+    def kernel_ready(self, texts: Iterable[str]) -> list[str]:
+        """The texts as the C kernel shingles them (:meth:`prepare`d where this processor
+        prepares them): prepared once, for both :meth:`signatures_batch` and
+        :meth:`shingle_hashes` with ``ready=True``. Preparing 100k documents costs 1.7 s."""
+        return self._kernel_texts(list(texts))
 
     def _kernel_texts(self, texts: list[str]) -> list[str]:
         """The texts as the kernel takes them: prepared (canonical forms, a character kind's
@@ -350,7 +397,9 @@ class ShingleProcessor:
             texts = [self.prepare(check_text(t, f"text {i}")) for i, t in enumerate(texts)]
         return texts
 
-    def shingle_hashes(self, texts: list[str]) -> tuple[NDArray[np.uint32], NDArray[np.int64]]:
+    def shingle_hashes(
+        self, texts: list[str], *, ready: bool = False
+    ) -> tuple[NDArray[np.uint32], NDArray[np.int64]]:
         """Every text's sorted unique shingle hashes, end to end: text ``d``'s are
         ``values[offsets[d]:offsets[d + 1]]``. Made once per text, so that many pairs
         (:func:`hashed_jaccard`) cost a merge each instead of shingling the texts again.
@@ -363,10 +412,12 @@ class ShingleProcessor:
         if kernel.active() == "c":
             c = kernel.get()
             assert c is not None
-            prepared = self._kernel_texts(list(texts))
+            prepared = list(texts) if ready else self._kernel_texts(list(texts))
             raw = c.shingle_hashes(prepared, self.normalize, KINDS.index(self.kind), self.size,
                                    offsets)  # fmt: skip
             return np.frombuffer(raw, dtype=np.uint32), offsets
+        if ready:
+            raise ArgumentError("ready texts are the C kernel's: it is not active")
         runs = [self.hashes(t) for t in texts]
         offsets[0] = 0
         np.cumsum([r.size for r in runs], out=offsets[1:])
@@ -391,8 +442,10 @@ class ShingleProcessor:
         values, offsets = self.shingle_hashes(list(texts))
         return hashed_jaccard(values, offsets, a, b)
 
-    def _kernel_signatures(self, n: int, texts: list[str]) -> NDArray[np.uint32]:
-        texts = self._kernel_texts(texts)
+    def _kernel_signatures(
+        self, n: int, texts: list[str], ready: bool = False
+    ) -> NDArray[np.uint32]:
+        texts = texts if ready else self._kernel_texts(texts)
         out = np.empty((len(texts), n), dtype=np.uint32)
         params = _perm_params(self.hash_family, self.seed, n)
         kind = KINDS.index(self.kind)

@@ -9,7 +9,7 @@ threshold, and :func:`verify_codes` measures the rest exactly, with their word e
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 from numpy.typing import NDArray
@@ -89,6 +89,9 @@ def screen_keep(
     keep = np.ones(a.size, dtype=bool)
     if kernel.active() != "c" or a.size < SCREEN_MIN:
         return keep
+    if cands.hashes is not None:  # made from the texts as they were signed, code by code
+        sims = hashed_jaccard(*cands.hashes, a, b)
+        return sims >= threshold - SCREEN_MARGIN
     used = used_codes(cands)
     hashed = _hashed(used, texts, processor)
     if hashed is not None:
@@ -118,15 +121,23 @@ def _hashed(
     report's 55 s. Held at once, the screen costs one merge a pair. Past the budget (millions
     of short records), pairs are screened in chunks of text instead, as before.
     """
+    codes = used.tolist()
+    return held_hashes(lambda j: texts.text(codes[j]), texts.sizes(used), processor)
+
+
+def held_hashes(
+    text: Callable[[int], str], sizes: NDArray[np.int64], processor: ShingleProcessor
+) -> tuple[NDArray[np.uint32], NDArray[np.int64]] | None:
+    """The shingle hashes of texts ``text(0)``, ``text(1)``, ... (``sizes`` long), in kernel
+    calls of :data:`SCREEN_BYTES` of text, or None past :data:`SCREEN_HASH_BYTES`."""
     runs: list[NDArray[np.uint32]] = []
     offsets = [np.zeros(1, dtype=np.int64)]
     held = at = lo = 0
-    codes = used.tolist()
-    ends = np.cumsum(texts.sizes(used))
-    while lo < len(codes):  # SCREEN_BYTES of text a kernel call
+    ends = np.cumsum(sizes)
+    while lo < len(sizes):  # SCREEN_BYTES of text a kernel call
         start = int(ends[lo - 1]) if lo else 0
         hi = max(lo + 1, int(np.searchsorted(ends, start + SCREEN_BYTES, side="right")))
-        values, offs = processor.shingle_hashes([texts.text(k) for k in codes[lo:hi]])
+        values, offs = processor.shingle_hashes([text(j) for j in range(lo, hi)])
         held += values.nbytes + offs.nbytes
         if held > SCREEN_HASH_BYTES:
             return None
@@ -136,6 +147,35 @@ def _hashed(
         lo = hi
     values = np.concatenate(runs) if runs else np.empty(0, dtype=np.uint32)
     return values, np.concatenate(offsets)
+
+
+def signed_for_screen(
+    texts: list[str], processor: ShingleProcessor
+) -> tuple[NDArray[np.uint32], tuple[NDArray[np.uint32], NDArray[np.int64]] | None]:
+    """The signatures of ``texts`` and, within :data:`SCREEN_HASH_BYTES`, the shingle hashes
+    the screen compares (:meth:`~neardup.minhash.ShingleProcessor.signed_and_hashed`)."""
+    return processor.signed_and_hashed(texts, SCREEN_HASH_BYTES)
+
+
+def runs_of(
+    values: NDArray[np.uint32], offsets: NDArray[np.int64], rows: list[int]
+) -> tuple[NDArray[np.uint32], NDArray[np.int64]]:
+    """The runs ``rows`` of ``values`` (run ``r`` is ``values[offsets[r]:offsets[r + 1]]``),
+    in that order, as values and offsets of their own.
+
+    >>> v, o = runs_of(np.array([1, 2, 3, 4, 5], np.uint32), np.array([0, 2, 3, 5]), [2, 0])
+    >>> v.tolist(), o.tolist()
+    ([4, 5, 1, 2], [0, 2, 4])
+    """
+    at = np.asarray(rows, dtype=np.int64)
+    if at.size == offsets.size - 1 and bool((at == np.arange(at.size)).all()):
+        return values, offsets  # every run, in order: nothing to copy
+    out = np.zeros(at.size + 1, dtype=np.int64)
+    np.cumsum(offsets[at + 1] - offsets[at], out=out[1:])
+    # Slices, not an index array: gathering by indices would hold 8 bytes a value more.
+    starts, ends = offsets[at].tolist(), offsets[at + 1].tolist()
+    parts = [values[s:e] for s, e in zip(starts, ends, strict=True)]
+    return (np.concatenate(parts) if parts else values[:0]), out
 
 
 def screen_codes(

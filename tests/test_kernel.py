@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -205,25 +206,34 @@ def test_the_screen_keeps_every_pair_verification_keeps(monkeypatch: pytest.Monk
     calls: list[int] = []
     real = ShingleProcessor.shingle_hashes
 
-    def spy(self: ShingleProcessor, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    def spy(
+        self: ShingleProcessor, texts: list[str], **kw: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
         calls.append(len(texts))
-        return real(self, texts)
+        return real(self, texts, **kw)
 
     monkeypatch.setattr(ShingleProcessor, "shingle_hashes", spy)
     index = NearDupIndex()
     index.add_many(short_records(6_000, seed=4))
     screened = index.report()
-    # Every record in a candidate pair is shingled once for the screen, not once per chunk.
+    # Every record is shingled once for the screen (while it is signed), not once per chunk.
     assert 0 < sum(calls) <= len(index)
     calls.clear()
     monkeypatch.setattr(verify_mod, "SCREEN_HASH_BYTES", 0)  # over budget: chunks of pairs
     monkeypatch.setattr(verify_mod, "SCREEN_BYTES", 4096)
     chunked = index.report()
     assert len(calls) > 2, "the chunked screen did not run"
-    calls.clear()
+    screens: list[int] = []
+    real_screen = verify_mod.hashed_jaccard
+
+    def screen_spy(*args: Any) -> np.ndarray:
+        screens.append(1)
+        return real_screen(*args)
+
+    monkeypatch.setattr(verify_mod, "hashed_jaccard", screen_spy)
     monkeypatch.setattr(verify_mod, "SCREEN_MIN", 10**12)  # every candidate verified in Python
     plain = index.report()
-    assert not calls
+    assert not screens
     assert screened.candidates == plain.candidates > 10 * len(plain.pairs)
     assert screened.pairs == chunked.pairs == plain.pairs
     assert screened.verified == chunked.verified == plain.verified > 0
