@@ -112,7 +112,9 @@ class Backend(Protocol):
         ...
 
     def holding_two(self, groups: Sequence[Sequence[str]]) -> dict[str, list[str]]:
-        """``id -> band keys`` of every record that holds two or more keys of one group."""
+        """Every record that holds two or more keys of one group, with the keys it holds of
+        each such group (sorted): what :func:`~neardup.candidates.fresh_candidates` counts.
+        Not all of its keys: 40 keys a record were most of what the answer cost."""
         ...
 
     def records_since(self, batch: int) -> Iterator[StoredRecord]:

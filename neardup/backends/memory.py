@@ -151,9 +151,11 @@ class MemoryBackend:
             for key in group:
                 for rid in self._bands.get(band_of(key), {}).get(key, ()):
                     seen[rid] = seen.get(rid, 0) + 1
+            mine = set(group)
             for rid, n in seen.items():
                 if n >= 2:
-                    out[rid] = list(self._keys[rid])
+                    held = set(out.get(rid, ())) | {k for k in self._keys[rid] if k in mine}
+                    out[rid] = sorted(held)
         return out
 
     def records_since(self, batch: int) -> Iterator[StoredRecord]:
