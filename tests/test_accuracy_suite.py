@@ -12,6 +12,7 @@ import os
 import re
 from collections import Counter
 from itertools import combinations, product
+from pathlib import Path
 
 import pytest
 
@@ -361,3 +362,27 @@ def test_the_learned_rule_estimates_stand_beside_the_labels() -> None:
     # Without it (the quick run), no second table.
     [plain] = suite.run([ds], oracle.JACCARD, echo=False)
     assert "learned" not in plain and "est. P" not in suite.format_table([plain])
+
+
+def test_er_bounds_count_the_links_whose_records_share_nothing(tmp_path: Path) -> None:
+    """The bound behind issue #25's D10: links whose records share no word cannot be found
+    by comparing content, and they cap the recall, so the F1."""
+    from benchmarks.accuracy.er import Task
+    from benchmarks.accuracy.er_bounds import bounds
+
+    (tmp_path / "a.csv").write_text(
+        "id|title|starring\n0|The Killers|Burt Lancaster\n1||Jason Biggs\n2|Big|Tom Hanks\n"
+        "3|Other|Nobody\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "b.csv").write_text(
+        "id|title|director\n0|Killers, The (1946)|Siodmak, Robert\n"
+        "1|Saving Silverman (2001)|Dugan, Dennis\n2|Big (1988)|Marshall, Penny\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "gt.csv").write_text("D1|D2\n0|0\n1|1\n2|2\n9|0\n", encoding="utf-8")
+    got = bounds(Task("T", "a.csv", "b.csv", "movies", 0.9, 0.9, 0.9), tmp_path)
+    # link 9 names no record: not counted; "big" is a word of three letters, shared
+    assert (got["links"], got["no_shared_word"]) == (3, 1)
+    assert got["f1_bound_word"] == 0.8  # recall at most 2/3
+    assert got["no_shared_4gram"] == 1 and got["f1_bound_4gram"] == 0.8
