@@ -93,7 +93,6 @@ SCAN_LIMIT = 200_000
 log = logging.getLogger("neardup")
 
 
-
 @contextmanager
 def _gc_paused() -> Iterator[None]:
     """Python's cycle collector off while millions of acyclic objects are made.
@@ -334,9 +333,7 @@ class NearDupIndex:
             for d in docs
         ]  # fmt: skip
 
-    def batch(
-        self, *, batch_size: int = 1000, writers: int = 2, progress: bool = False
-    ) -> _Batch:
+    def batch(self, *, batch_size: int = 1000, writers: int = 2, progress: bool = False) -> _Batch:
         """A context for many writes: records go in batches, sent while the next is computed,
         and are committed once at the end.
 
@@ -348,9 +345,16 @@ class NearDupIndex:
         2
         """
         self._new_batch()
-        return _Batch(self, Writer(
-            self.backend, self.documents, batch_size=batch_size, writers=writers, progress=progress
-        ))
+        return _Batch(
+            self,
+            Writer(
+                self.backend,
+                self.documents,
+                batch_size=batch_size,
+                writers=writers,
+                progress=progress,
+            ),
+        )
 
     def add(self, record_id: str, text: str) -> IndexStats:
         """Add (or replace) one record; for many, :meth:`add_many` or :meth:`batch` are faster."""
@@ -436,27 +440,38 @@ class NearDupIndex:
             )
         )
         protect = protected_bands(self.params.bands, self.params.rows)
-        if self.backend.count() <= DEFAULTS.scan_records:  # why: neardup.defaults
-            return self._signed_candidates(max_bucket, cap, protect)
+        total = self.backend.count()
+        if total <= DEFAULTS.scan_records:  # why: neardup.defaults
+            return self._signed_candidates(max_bucket, cap, protect, total)
         return all_candidates(bands, max_bucket, cap, protect)
 
     def _signed_candidates(
-        self, max_bucket: int | None, cap: int | None, protect: int
+        self, max_bucket: int | None, cap: int | None, protect: int, total: int = 0
     ) -> Candidates:
         """The candidates of every record, signed again from its text (what it was signed from
         when written) and banded in numpy (:func:`~neardup.candidates.signature_candidates`);
         the texts stay with the candidates, so the report does not read them twice."""
-        held = dict(self.backend.all_texts())
+        held: dict[str, str] = {}
+
+        def arriving() -> Iterator[str]:
+            for i, text in self.backend.all_texts():
+                if i not in held:  # a backend gives each record once; if not, the first
+                    held[i] = text
+                    yield text
+
+        # Signed as they arrive (the backend reads ahead meanwhile), each text prepared once
+        # for its signature and its shingle hashes (the screen's); then put in id order.
+        sigs, hashes = signed_for_screen(arriving(), self.processor, total)
+        row = {i: n for n, i in enumerate(held)}
         ids = sort_ids(held)
-        texts = [held[i] for i in ids]
-        # Each text is prepared once for its signature and its shingle hashes (the screen's).
-        sigs, hashes = signed_for_screen(texts, self.processor)
+        order = np.fromiter((row[i] for i in ids), dtype=np.int64, count=len(ids))
+        if not bool((order == np.arange(len(ids))).all()):
+            sigs = sigs[order]
         found = signature_candidates(
             ids, sigs, self.params.bands, self.params.rows, max_bucket, cap, protect
         )
         found.texts = TextTable(found.ids, (held[i] for i in found.ids))
         if hashes is not None:
-            row = {i: n for n, i in enumerate(ids)}
             found.hashes = runs_of(*hashes, [row[i] for i in found.ids])
         return found
 
@@ -717,7 +732,8 @@ class NearDupIndex:
         else:
             log.warning(
                 "search: the index holds more than %d records, so only those sharing an LSH "
-                "band with the query were scored; a short query may miss some", SCAN_LIMIT
+                "band with the query were scored; a short query may miss some",
+                SCAN_LIMIT,
             )
             hits = self.backend.sharing(sorted(set(keys)))
         keyset = set(keys)

@@ -150,11 +150,12 @@ def held_hashes(
 
 
 def signed_for_screen(
-    texts: list[str], processor: ShingleProcessor
+    texts: Iterable[str], processor: ShingleProcessor, total: int = 0
 ) -> tuple[NDArray[np.uint32], tuple[NDArray[np.uint32], NDArray[np.int64]] | None]:
-    """The signatures of ``texts`` and, within :data:`SCREEN_HASH_BYTES`, the shingle hashes
-    the screen compares (:meth:`~neardup.minhash.ShingleProcessor.signed_and_hashed`)."""
-    return processor.signed_and_hashed(texts, SCREEN_HASH_BYTES)
+    """The signatures of ``texts`` (``total`` of them expected) and, within
+    :data:`SCREEN_HASH_BYTES`, the shingle hashes the screen compares
+    (:meth:`~neardup.minhash.ShingleProcessor.signed_and_hashed`)."""
+    return processor.signed_and_hashed(texts, SCREEN_HASH_BYTES, total=total)
 
 
 def runs_of(

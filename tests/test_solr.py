@@ -8,7 +8,9 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pysolr
@@ -21,7 +23,7 @@ from neardup.resources import restaurants
 from neardup.solr import admin, connect
 from neardup.solr import client as client_module
 from neardup.solr import local as local_solr
-from neardup.solr.client import Solr, or_query, split_url, terms_params
+from neardup.solr.client import Solr, or_query, read_ahead, split_url, terms_params
 from neardup.solr.local import LocalSolr, solr_version
 
 from .conftest import run_cli
@@ -183,6 +185,49 @@ def test_a_node_on_this_machine_answers_uncompressed(collection: Solr) -> None:
     assert len(ours.json()["response"]["docs"]) == 50
     remote = Solr("https://solr.example:8983/solr", "c")
     assert remote.session.headers.get("Accept-Encoding") != "identity"
+
+
+@pytest.mark.solr
+def test_a_cursor_read_ahead_gives_every_document_once_in_order(collection: Solr) -> None:
+    """The next page is read on a thread of its own; the documents and their order are those of
+    the cursor read in the caller's thread, and a caller that stops early stops the thread."""
+    collection.add([{"id": f"r{i:03d}", "raw": f"text {i}"} for i in range(257)])
+    collection.commit()
+    plain = [d["id"] for d in collection.iter_docs("id", rows=10)]
+    ahead = [d["id"] for d in collection.iter_docs("id", rows=10, ahead=True)]
+    assert ahead == plain == [f"r{i:03d}" for i in range(257)]
+    early = collection.iter_docs("id", rows=10, ahead=True)
+    assert [next(early)["id"] for _ in range(15)] == plain[:15]
+    early.close()
+    assert not [t for t in threading.enumerate() if t.name == "neardup-read-ahead"]
+
+
+def test_read_ahead_keeps_order_raises_where_the_error_was_and_stops_when_closed() -> None:
+    assert list(read_ahead(iter(range(100)), depth=3)) == list(range(100))
+    assert list(read_ahead(iter([]))) == []
+
+    def failing() -> Iterator[int]:
+        yield 1
+        yield 2
+        raise SolrRequestError("page 3 failed")
+
+    got: list[int] = []
+    with pytest.raises(SolrRequestError, match="page 3"):
+        for item in read_ahead(failing()):
+            got.append(item)
+    assert got == [1, 2]
+    made: list[int] = []
+
+    def counted() -> Iterator[int]:
+        for i in range(10_000):
+            made.append(i)
+            yield i
+
+    reader = read_ahead(counted(), depth=1)
+    assert next(reader) == 0
+    reader.close()
+    assert len(made) <= 4  # the thread stopped a page or two ahead, not at the end
+    assert not [t for t in threading.enumerate() if t.name == "neardup-read-ahead"]
 
 
 def test_split_url() -> None:

@@ -505,6 +505,8 @@ class SolrBackend:
             yield _record(doc)
 
     def all_texts(self) -> Iterator[tuple[str, str]]:
-        """Every record's id and text, by cursor (pages of :data:`TEXT_ROWS`)."""
-        for doc in self.solr.iter_docs("id,raw,content", fq=[RECORDS_FQ], rows=TEXT_ROWS):
+        """Every record's id and text, by cursor (pages of :data:`TEXT_ROWS`), the next page
+        read while the caller works on this one."""
+        pages = self.solr.iter_docs("id,raw,content", fq=[RECORDS_FQ], rows=TEXT_ROWS, ahead=True)
+        for doc in pages:
             yield doc["id"], _record(doc).text

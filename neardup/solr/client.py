@@ -51,12 +51,14 @@ import copy
 import ipaddress
 import json
 import logging
+import queue
 import re
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 import pysolr
@@ -74,6 +76,7 @@ from ..errors import (
 )
 
 log = logging.getLogger("neardup.solr")
+T = TypeVar("T")
 
 DEFAULT_COLLECTION = "neardup"
 CONNECT_TIMEOUT = 5.0
@@ -652,13 +655,31 @@ class Solr:
         fq: Sequence[str] = (),
         rows: int = 1000,
         params: dict[str, Any] | None = None,
+        ahead: bool = False,
     ) -> Iterator[dict[str, Any]]:
         """Every matching document, in id order, by cursor: constant memory, no deep paging.
 
         ``params`` may carry a whole query (for example from :func:`terms_params`). A page
         shorter than ``rows`` is the last one, so fewer than ``rows`` matches take one request
-        (no second request only to learn that the cursor has not moved).
+        (no second request only to learn that the cursor has not moved). ``ahead``: the next
+        page is asked for while the caller works on this one (:func:`read_ahead`), on a
+        client of its own.
         """
+        pages = self._pages(fields, query, fq, rows, params)
+        if ahead:
+            pages = read_ahead(self.clone()._pages(fields, query, fq, rows, params))
+        for page in pages:
+            yield from page
+
+    def _pages(
+        self,
+        fields: str,
+        query: str,
+        fq: Sequence[str],
+        rows: int,
+        params: dict[str, Any] | None,
+    ) -> Iterator[list[dict[str, Any]]]:
+        """The pages of :meth:`iter_docs`."""
         cursor = "*"
         while True:
             res = self.select(
@@ -673,11 +694,53 @@ class Solr:
                 }
             )
             docs = res["response"]["docs"]
-            yield from docs
+            yield docs
             nxt = res.get("nextCursorMark", cursor)
             if nxt == cursor or len(docs) < rows:
                 return
             cursor = nxt
+
+
+def read_ahead(items: Iterator[T], depth: int = 1) -> Iterator[T]:
+    """The items of ``items``, made on a thread of their own up to ``depth`` ahead of the
+    caller; its errors are raised where the item would have come. Why: while Solr writes the
+    next page of a cursor (its CPU, the socket), the caller works on this one (a report signs
+    100k texts as they come: 1.9 s of a 10 s report was waiting for the pages)."""
+    done = object()
+    box: queue.Queue[Any] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def put(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                box.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def work() -> None:
+        try:
+            for item in items:
+                if not put((item, None)):
+                    return
+            put((done, None))
+        except BaseException as exc:  # noqa: BLE001  (raised again in the caller's thread)
+            put((done, exc))
+
+    thread = threading.Thread(target=work, name="neardup-read-ahead", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item, exc = box.get()
+            if exc is not None:
+                raise exc
+            if item is done:
+                return
+            yield item
+    finally:
+        stop.set()
+        thread.join()
 
 
 def is_loopback(url: str) -> bool:
