@@ -695,6 +695,38 @@ fail:
     return NULL;
 }
 
+PyDoc_STRVAR(band_hashes_doc,
+             "band_hashes(sigs, docs, bands, rows, seed, out)\n\n"
+             "The 64-bit hashes that band_keys writes as hex: out[d * bands + i] =\n"
+             "murmur3_x64_128_h1(band i bytes of document d); out: writable uint64 buffer.");
+
+static PyObject *k_band_hashes(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *sigs, *out;
+    Py_ssize_t docs, bands, rows;
+    unsigned int seed;
+    if (!PyArg_ParseTuple(args, "OnnnIO", &sigs, &docs, &bands, &rows, &seed, &out)) return NULL;
+    if (docs < 0 || bands < 1 || rows < 1) {
+        PyErr_SetString(PyExc_ValueError, "bad docs, bands or rows");
+        return NULL;
+    }
+    Py_buffer view, dest;
+    if (get_buffer(sigs, &view, 4, docs * bands * rows, 0, "sigs") < 0) return NULL;
+    if (get_buffer(out, &dest, 8, docs * bands, 1, "out") < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    const unsigned char *base = view.buf;
+    uint64_t *hashes = dest.buf;
+    const Py_ssize_t width = rows * 4;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t k = 0; k < docs * bands; k++)
+        hashes[k] = murmur3_x64_128_h1(base + k * width, width, seed);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&dest);
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(normalize_doc, "normalize(text) -> str, or None when text is not ASCII.");
 
 static PyObject *k_normalize(PyObject *Py_UNUSED(self), PyObject *text) {
@@ -732,6 +764,7 @@ static PyMethodDef methods[] = {
     {"signatures", k_signatures, METH_VARARGS, signatures_doc},
     {"normalize", k_normalize, METH_O, normalize_doc},
     {"band_keys", k_band_keys, METH_VARARGS, band_keys_doc},
+    {"band_hashes", k_band_hashes, METH_VARARGS, band_hashes_doc},
     {"shingle_hashes", k_shingle_hashes, METH_VARARGS, shingle_hashes_doc},
     {"jaccard_hashed", k_jaccard_hashed, METH_VARARGS, jaccard_hashed_doc},
     {NULL, NULL, 0, NULL},

@@ -119,7 +119,12 @@ def _band_matrix(signatures: ArrayLike, bands: int, rows: int) -> NDArray[np.uin
         raise ArgumentError(f"expected a 2-D array of signatures, got shape {arr.shape}")
     if arr.shape[1] < bands * rows:
         raise ArgumentError(f"signature length {arr.shape[1]} < bands*rows = {bands * rows}")
-    if arr.size and (arr.dtype.kind not in "iu" or arr.min() < 0 or arr.max() > _UINT32_MAX):
+    fits = arr.dtype.kind == "u" and arr.dtype.itemsize <= 4  # as signatures are: no scan
+    if (
+        arr.size
+        and not fits
+        and (arr.dtype.kind not in "iu" or arr.min() < 0 or arr.max() > _UINT32_MAX)
+    ):
         raise ArgumentError("signature values must be integers in [0, 2**32)")
     return np.ascontiguousarray(arr[:, : bands * rows], dtype="<u4")
 
@@ -149,6 +154,31 @@ def band_keys_batch(signatures_2d: ArrayLike, bands: int, rows: int) -> list[lis
     if c is not None:  # same keys (tested), 8x faster
         return c.band_keys(mat, mat.shape[0], bands, rows, BAND_HASH_SEED)
     return band_keys_batch_python(mat, bands, rows)
+
+
+def band_hashes_batch(signatures_2d: ArrayLike, bands: int, rows: int) -> NDArray[np.uint64]:
+    """The 64-bit hashes that :func:`band_keys_batch` writes in hex, as a (docs, bands) matrix:
+    what a Solr index's band fields hold (as signed longs), made without a string a key.
+
+    >>> import numpy as np
+    >>> sig = np.arange(12, dtype=np.uint32)
+    >>> [f"b{i:02d}_{h:016x}" for i, h in enumerate(band_hashes_batch(sig[None], 4, 3)[0])] == (
+    ...     band_keys(sig, 4, 3))
+    True
+    """
+    mat = _band_matrix(signatures_2d, bands, rows)
+    out = np.empty((mat.shape[0], bands), dtype=np.uint64)
+    c = kernel.get()
+    if c is not None and hasattr(c, "band_hashes"):
+        c.band_hashes(mat, mat.shape[0], bands, rows, BAND_HASH_SEED, out)
+        return out
+    width = rows * 4
+    buf = mat.tobytes()
+    for d in range(mat.shape[0]):
+        for i in range(bands):
+            start = (d * bands + i) * width
+            out[d, i] = mmh3.hash64(buf[start : start + width], BAND_HASH_SEED, signed=False)[0]
+    return out
 
 
 def band_keys_batch_python(mat: NDArray[np.uint32], bands: int, rows: int) -> list[list[str]]:

@@ -5,24 +5,31 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .backends.base import Document
-from .banding import band_keys_batch
+from .banding import band_hashes_batch, band_keys_batch
 from .io import Record, Rejection, check_id
 from .minhash import ShingleProcessor
 from .params import Params
 
 
 def documents(
-    params: Params, processor: ShingleProcessor, records: list[Record], batch: int = 0
+    params: Params,
+    processor: ShingleProcessor,
+    records: list[Record],
+    batch: int = 0,
+    strings: bool = True,
 ) -> list[Document | Rejection]:
     """What an index with ``params`` stores for each record, or why a record cannot be stored
     (no words after normalization; for the 2014 fields, a word or shingle too long for Solr).
     Ids are checked here too (:func:`neardup.io.check_id`): records given as values, not read
-    from a file, must not reach the index's own metadata either."""
+    from a file, must not reach the index's own metadata either. ``strings``: the band keys as
+    strings (``Document.keys``), else as the band fields' values (``Document.values``)."""
     bad = [(r, check_id(r.id, None)) for r in records]
     if any(problem for _, problem in bad):
         kept = [r for r, problem in bad if not problem]
-        done = iter(documents(params, processor, kept, batch) if kept else [])
+        done = iter(documents(params, processor, kept, batch, strings) if kept else [])
         return [
             Rejection(r.location, r.line, problem, r.id[:80]) if problem else next(done)
             for r, problem in bad
@@ -30,9 +37,13 @@ def documents(
     texts = [processor.normalize(r.text) for r in records]
     keep = [i for i, t in enumerate(texts) if t]
     keys: list[list[str]] = []
+    values: list[list[int]] = []
     if keep:
         sigs = processor.signatures_batch([records[i].text for i in keep])
-        keys = band_keys_batch(sigs, params.bands, params.rows)
+        if strings:
+            keys = band_keys_batch(sigs, params.bands, params.rows)
+        else:
+            values = band_hashes_batch(sigs, params.bands, params.rows).view(np.int64).tolist()
     extras: list[dict[str, Any] | str] = []
     if params.fields_2014 and keep:
         from .seed2014 import fields_2014
@@ -53,8 +64,9 @@ def documents(
             continue
         out.append(
             Document(
-                record.id, record.text, text, keys[row], extra, record.source, batch,
-                dict(record.fields) if len(record.fields) >= 2 else {},
+                record.id, record.text, text, keys[row] if strings else [], extra,
+                record.source, batch, dict(record.fields) if len(record.fields) >= 2 else {},
+                [] if strings else values[row],
             )  # fmt: skip
         )
     return out

@@ -325,7 +325,9 @@ class NearDupIndex:
             self._primary = records[0].source
         if self._given is not None:
             self._choose(records)
-        docs = documents(self.params, self.processor, records, self.batch_written)
+        docs = documents(
+            self.params, self.processor, records, self.batch_written, self.backend.key_strings
+        )
         primary = self.primary_source
         return [
             d if isinstance(d, Rejection) or d.source == primary

@@ -47,16 +47,17 @@ def test_kernel_is_built_in_ci() -> None:
 def test_kernel_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
     compiled = kernel.compiled()
     calls = []
-    for name in ("signatures", "normalize", "band_keys"):
+    for name in ("signatures", "normalize", "band_keys", "band_hashes"):
         monkeypatch.setattr(compiled, name, lambda *a, _n=name: calls.append(_n))
     kernel.use("numpy")
     try:
         assert kernel.active() == "numpy"
-        from neardup.banding import band_keys_batch
+        from neardup.banding import band_hashes_batch, band_keys_batch
         from neardup.text import normalize
 
         sig = ShingleProcessor().signatures_batch(["a b c d"])
         band_keys_batch(sig, 32, 4)
+        band_hashes_batch(sig, 32, 4)
         normalize("Some ASCII text")
     finally:
         kernel.use("c")
@@ -161,6 +162,15 @@ def test_c_band_keys_equal_the_mmh3_reference(bands: int, rows: int) -> None:
     fast = banding.band_keys_batch(sigs, bands, rows)
     assert fast == banding.band_keys_batch_python(sigs, bands, rows)
     assert fast[2][bands - 1].startswith(f"b{bands - 1:02d}_") and len(fast[2][0]) in (20, 21)
+    # The values written to a Solr index's band fields are those keys' hashes, in C and Python.
+    hashes = banding.band_hashes_batch(sigs, bands, rows)
+    assert hashes.shape == (300, bands) and hashes.dtype == np.uint64
+    assert [[f"b{i:02d}_{h:016x}" for i, h in enumerate(row)] for row in hashes.tolist()] == fast
+    kernel.use("numpy")
+    try:
+        assert (banding.band_hashes_batch(sigs[:20], bands, rows) == hashes[:20]).all()
+    finally:
+        kernel.use("c")
 
 
 def _exact(p: ShingleProcessor, texts: list[str], a: list[int], b: list[int]) -> np.ndarray:

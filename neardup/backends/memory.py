@@ -30,6 +30,8 @@ class MemoryBackend:
 
     kind = "memory"
     max_writers = 1
+    #: Records' keys are held as strings.
+    key_strings = True
 
     def __init__(self) -> None:
         self._params: dict[str, Any] | None = None

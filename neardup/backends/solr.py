@@ -93,7 +93,7 @@ def solr_document(doc: Document, numeric: bool = True, strings: bool = False) ->
         out[BATCH_FIELD] = doc.batch
     if doc.fields:
         out[COLUMNS_FIELD] = json.dumps(doc.fields, ensure_ascii=False)
-    values = [key_value(k) for k in doc.keys] if numeric else doc.keys
+    values = (doc.values or [key_value(k) for k in doc.keys]) if numeric else doc.keys
     out.update(zip(_BAND_FIELDS, values, strict=False))  # the keys are the shorter
     return out
 
@@ -196,6 +196,12 @@ class SolrBackend:
                 or bool(stored.get("fields_2014"))
             )
         return self._strings
+
+    @property
+    def key_strings(self) -> bool:
+        """Whether documents are written with their keys as strings (stored ones, or string
+        band fields): else the band fields' values are all that is read of them."""
+        return self.strings or not self.numeric
 
     @property
     def numeric(self) -> bool:
