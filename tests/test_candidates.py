@@ -255,3 +255,31 @@ def test_signing_again_finds_the_candidates_the_index_holds(
     a = idx.report()
     monkeypatch.setattr(index_mod, "DEFAULTS", DEFAULTS)
     assert idx.report().pairs == a.pairs
+
+
+def test_the_memory_buckets_filled_when_asked_follow_every_write() -> None:
+    """The memory backend fills its buckets at the first lookup after a write: records replaced,
+    removed or added before, between and after lookups are in exactly the buckets of the
+    records it holds."""
+    keys = _random_keys(60, 4, 6, seed=3)
+    backend = MemoryBackend()
+    backend.add([Document(i, "", "", ks) for i, ks in list(keys.items())[:40]])
+    backend.add([Document("3", "", "", keys["50"])])  # replaced before any lookup
+    backend.remove(["7"])  # removed before any lookup
+    held = {i: ks for i, ks in list(keys.items())[:40] if i != "7"}
+    held["3"] = keys["50"]
+
+    def expected() -> list[list[str]]:
+        return sorted(sorted(m, key=id_key) for band in _buckets(held, 4) for m in band)
+
+    def stored() -> list[list[str]]:
+        return sorted(sorted(m, key=id_key) for b in range(4) for m in backend.buckets(b))
+
+    assert stored() == expected() and expected()
+    backend.add([Document(i, "", "", ks) for i, ks in list(keys.items())[40:]])  # after one
+    backend.add([Document("12", "", "", keys["0"])])
+    held.update(dict(list(keys.items())[40:]))
+    held["12"] = keys["0"]
+    assert stored() == expected()
+    counts = {k: sum(k in ks for ks in held.values()) for k in keys["0"]}
+    assert backend.key_counts(keys["0"]) == {k: n for k, n in counts.items() if n > 1}
