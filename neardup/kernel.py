@@ -11,6 +11,7 @@ True
 
 from __future__ import annotations
 
+import os
 from types import ModuleType
 
 try:  # built by setup.py; optional
@@ -44,3 +45,13 @@ def compiled() -> ModuleType | None:
 def get() -> ModuleType | None:
     """The compiled module when it is the active implementation, else None."""
     return _compiled if _wanted == "c" else None
+
+
+def threads() -> int:
+    """How many threads a kernel call that lets go of the GIL may split its work over: the
+    cores this process may run on, at most 4."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores))

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup import banding, kernel
+from neardup import minhash as minhash_module
 from neardup import text as textmod
 from neardup.errors import InvalidText
 from neardup.minhash import EMPTY_SIGNATURE_VALUE, ShingleProcessor
@@ -193,6 +194,10 @@ def test_pair_jaccard_equals_the_shingle_sets(kind: str, size: int) -> None:
     p = ShingleProcessor(size, kind=kind)
     fast = p.pair_jaccard(texts, a, b)
     exact = _exact(p, texts, a, b)
+    with pytest.MonkeyPatch.context() as m:  # the pairs cut in slices, one a thread
+        m.setattr(minhash_module, "PAIRS_A_THREAD", 700)
+        m.setattr(kernel, "threads", lambda: 4)
+        np.testing.assert_array_equal(p.pair_jaccard(texts, a, b), fast)
     # 32-bit hashes of distinct shingles may collide: none do here, and where one did it would
     # move a similarity by one shingle in hundreds.
     np.testing.assert_allclose(fast, exact, atol=1e-12)
