@@ -514,5 +514,5 @@ class SolrBackend:
         """Every record's id and text, by cursor (pages of :data:`TEXT_ROWS`), the next page
         read while the caller works on this one."""
         pages = self.solr.iter_docs("id,raw,content", fq=[RECORDS_FQ], rows=TEXT_ROWS, ahead=True)
-        for doc in pages:
-            yield doc["id"], _record(doc).text
+        for doc in pages:  # the text as _record reads it, without the keys it has none of
+            yield doc["id"], str(doc.get("raw") or doc.get("content") or "")
