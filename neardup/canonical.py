@@ -185,9 +185,10 @@ _TRIGGERS = frozenset(_WORD_MAP) | _SUFFIX_FORMS | _CROSS | {"city", "between"}
 
 def canonicalize(text: str, fold_accents: bool = True) -> str:
     """Canonical, normalized form of ``text`` (see the module docstring for the rules)."""
-    words = normalize(text.replace("&", " and "), fold_accents).split()
+    normal = normalize(text.replace("&", " and ") if "&" in text else text, fold_accents)
+    words = normal.split()
     if _TRIGGERS.isdisjoint(words):
-        return " ".join(words)
+        return normal  # normalized text is its words joined by one space
     return _canonical_words(words)
 
 
