@@ -230,6 +230,23 @@ def test_read_ahead_keeps_order_raises_where_the_error_was_and_stops_when_closed
     assert not [t for t in threading.enumerate() if t.name == "neardup-read-ahead"]
 
 
+def test_a_clone_keeps_the_sessions_settings_and_hooks() -> None:
+    """A report reads pages on a clone's thread: a caller's hook (the cloud benchmark counts
+    bytes with one) and proxies must follow it there."""
+    solr = Solr("http://127.0.0.1:9/solr", "c")
+    seen: list[object] = []
+    solr.session.hooks["response"].append(lambda r, *a, **k: seen.append(r))
+    solr.session.proxies["http"] = "http://proxy.example:3128"
+    solr.session.headers["X-Mine"] = "1"
+    other = solr.clone()
+    assert other.session is not solr.session
+    assert other.session.hooks["response"] == solr.session.hooks["response"]
+    assert other.session.hooks["response"] is not solr.session.hooks["response"]
+    assert other.session.proxies["http"] == "http://proxy.example:3128"
+    assert other.session.headers["X-Mine"] == "1"
+    assert other.session.auth == solr.session.auth
+
+
 def test_split_url() -> None:
     assert split_url("http://h:1/solr/") == ("http://h:1/solr", None)
     assert split_url("http://h:1/solr/abc") == ("http://h:1/solr", "abc")

@@ -509,6 +509,9 @@ class Solr:
         other.session.auth = self.session.auth
         other.session.cert = self.session.cert
         other.session.headers.update(self.session.headers)
+        other.session.proxies.update(self.session.proxies)
+        # A caller's hooks (metrics, logging) see every request, those of a clone's thread too.
+        other.session.hooks = {event: list(hooks) for event, hooks in self.session.hooks.items()}
         mine = self._adapter
         adapter = RetryAdapter(mine.collection, mine.retries, mine.retry_budget)
         adapter.answered = mine.answered
