@@ -60,8 +60,16 @@ class Choice:
         }
 
 
-def choose(texts: Iterable[str], given: Mapping[str, Any] | None = None) -> Choice:
-    """Parameters for records like ``texts`` (a sample is enough); ``given`` ones win."""
+def choose(
+    texts: Iterable[str], given: Mapping[str, Any] | None = None, expected: int | None = None
+) -> Choice:
+    """Parameters for records like ``texts`` (a sample is enough); ``given`` ones win.
+    ``expected``: how many records the collection is about to receive, when known; past
+    ``DEFAULTS.large_records`` short records are banded from a higher floor.
+
+    >>> choose(["Cafe Muller 12 Main St"], expected=2_000_000).params.threshold
+    0.4
+    """
     given = dict(given or {})
     names = set(Params.__dataclass_fields__)
     unknown = sorted(set(given) - names)
@@ -94,13 +102,24 @@ def choose(texts: Iterable[str], given: Mapping[str, Any] | None = None) -> Choi
     if "threshold" in given:
         chosen["rule"] = given.get("rule", "threshold")
     elif kind == "char":
-        chosen["threshold"], chosen["rule"] = DEFAULTS.record_floor, "valley"
+        large = expected is not None and expected > DEFAULTS.large_records
+        floor = DEFAULTS.large_record_floor if large else DEFAULTS.record_floor
+        chosen["threshold"], chosen["rule"] = floor, "valley"
         if "num_perm" not in given:
-            chosen["bands"], chosen["rows"] = DEFAULTS.record_bands
+            chosen["bands"], chosen["rows"] = (
+                DEFAULTS.large_record_bands if large else DEFAULTS.record_bands
+            )
         reasons.append(
             f"threshold: read off the data at report time (the valley of nearest-neighbour "
-            f"similarities), banded from a floor of {DEFAULTS.record_floor}"
+            f"similarities), banded from a floor of {floor}"
         )
+        if large:
+            reasons.append(
+                f"size: {expected:,d} records expected (> {DEFAULTS.large_records:,d}), so the "
+                f"floor is {floor} instead of {DEFAULTS.record_floor}: unrelated short records "
+                "alike at 0.15-0.3 would otherwise make candidates grow with the square of "
+                "the records"
+            )
     else:
         chosen["threshold"], chosen["rule"] = DEFAULTS.document_threshold, "threshold"
         reasons.append(f"threshold: Jaccard >= {DEFAULTS.document_threshold}")

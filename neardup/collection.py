@@ -95,7 +95,8 @@ def joining_problem(
     others = {name: n for name, n in info["sources"].items() if name != source}
     if not others:
         return None
-    own = choose(texts, given).params
+    # Chosen for the collection's size, not this file's: a size picks the floor, not the data.
+    own = choose(texts, given, expected=info["records"]).params
     diffs = [
         f"{name} {getattr(params, name)!r} (this file: {getattr(own, name)!r})"
         for name in DECIDING

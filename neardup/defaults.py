@@ -75,6 +75,18 @@ class Defaults:
     #: would choose for 0.3, made 790 candidates per record on the suite's German person
     #: records) while a pair at 0.4 is found with chance 0.93, at 0.5 with 0.995.
     record_bands: tuple[int, int] = (40, 3)
+    #: A collection whose first write brings more records than this (a file's lines, a list's
+    #: length: ``add_many(total=...)``) is banded from :attr:`large_record_floor` instead. Why:
+    #: character 3-grams of English words make unrelated short records alike at Jaccard
+    #: 0.15-0.3, and such pairs grow with the square of the records: at 1M short records the
+    #: 40 x 3 bands gave 121M candidates (60M after the cap), a 385 s report and an 8.4 GB
+    #: peak, 27x the time of 100k. The suite's datasets are far below this bound.
+    large_records: int = 300_000
+    #: The floor and bands x rows of such a collection: 4-row bands find a pair at Jaccard 0.2
+    #: with chance 0.05 (0.27 with 3 rows) and at 0.1 with 0.003 (0.04), a pair at 0.5 with
+    #: 0.87, at 0.6 with 0.985; the valley is then looked for above 0.4.
+    large_record_floor: float = 0.4
+    large_record_bands: tuple[int, int] = (32, 4)
     #: Documents: word 1-grams at this fixed threshold.
     document_threshold: float = 0.65
 

@@ -30,7 +30,7 @@ import dataclasses
 import gc
 import logging
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -180,6 +180,8 @@ class NearDupIndex:
         #: The batch number of the latest write through this object (``report(since=...)``).
         self.batch_written = 0
         self._given: dict[str, Any] | None = None
+        #: How many records the write that chooses the parameters brings, when known.
+        self._expected: int | None = None
         #: The source of the first record written (:attr:`primary_source`), once known.
         self._primary: str | None = None
         #: Whether the index was empty of parameters when opened: then its first record's
@@ -242,7 +244,7 @@ class NearDupIndex:
     def _choose(self, records: Sequence[Record]) -> None:
         """Fix the parameters from the first batch (see :mod:`neardup.choose`)."""
         assert self._given is not None
-        self.chosen = choose([r.text for r in records], self._given)
+        self.chosen = choose([r.text for r in records], self._given, self._expected)
         self.params = self.chosen.params
         self.processor = self.params.processor()
         self.from_data = not self._given
@@ -374,12 +376,18 @@ class NearDupIndex:
         """Add (or replace) records: ``(id, text)`` pairs, what :func:`neardup.io.read_records`
         yields, or a pandas or polars DataFrame (its columns as :meth:`add_frame` reads them by
         default). Returns the counts (read, indexed, rejected with where and why); the records
-        carry a new batch number (:attr:`batch_written`)."""
+        carry a new batch number (:attr:`batch_written`). ``total``: how many records come,
+        where ``records`` has no length: the progress bar's end and, in a new index whose
+        parameters are chosen from the data, the size they are chosen for
+        (:func:`neardup.choose.choose`)."""
         from .frames import frame_records, is_frame
 
         if is_frame(records):
             total = len(records) if total is None else total  # type: ignore[arg-type]
             records = frame_records(records)
+        if total is None and isinstance(records, Sized):
+            total = len(records)
+        self._expected = total  # what the parameters are chosen for, if this write chooses
         self._new_batch()
         writer = Writer(
             self.backend,

@@ -217,6 +217,32 @@ def _checked(path: str | Path, fmt: str) -> tuple[Path, str]:
     return path, fmt
 
 
+def expected_records(path: str | Path, fmt: str = "auto") -> int | None:
+    r"""About how many records a file holds, read off its lines (a header and quoted line
+    breaks make it a little more than the records), or None for a pipe and for Parquet and
+    Arrow files. A size hint only: a new index chooses its parameters for it
+    (:func:`neardup.choose.choose`) and the progress bar ends there.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("wb", suffix=".txt", delete=False) as fh:
+    ...     _ = fh.write(b"1 a\n2 b\n3 c")
+    >>> expected_records(fh.name), os.unlink(fh.name)
+    (3, None)
+    """
+    file, fmt = _checked(path, fmt)
+    if fmt in ARROW_FORMATS or not file.is_file():
+        return None
+    lines, last = 0, b"\n"
+    try:
+        with open(file, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                lines += chunk.count(b"\n")
+                last = chunk[-1:]
+    except OSError:
+        return None
+    return lines + (last != b"\n")
+
+
 def _checked_limit(max_record_bytes: int | None) -> int | None:
     if max_record_bytes is None:
         return None

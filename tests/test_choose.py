@@ -232,3 +232,55 @@ def test_the_numbers_check_is_made_where_matches_share_their_numbers() -> None:
     assert made and why.startswith(f"made: {below} of 100"), why
     made, why = numbers_identify(apart(above), texts, proc)
     assert not made and why.startswith(f"not made: {above} of 100"), why
+
+
+def test_a_large_collection_of_short_records_is_banded_from_a_higher_floor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past ``DEFAULTS.large_records`` expected records, short records get 4-row bands and the
+    valley is looked for above 0.4: the number of the chance pairs just under the 0.3 floor
+    grows with the square of the records. What is given, documents, and a write of unknown
+    size keep the usual choice."""
+    texts = ["cafe muller 12 main st springfield", "j smith 1 high street leeds"]
+    big = DEFAULTS.large_records + 1
+    large = choose(texts, expected=big)
+    assert (large.params.bands, large.params.rows) == DEFAULTS.large_record_bands == (32, 4)
+    assert large.params.threshold == DEFAULTS.large_record_floor == 0.4
+    assert large.params.rule == "valley"
+    assert any(r.startswith(f"size: {big:,d} records expected") for r in large.reasons)
+    for expected in (None, DEFAULTS.large_records):
+        usual = choose(texts, expected=expected).params
+        assert (usual.bands, usual.rows, usual.threshold) == (40, 3, DEFAULTS.record_floor)
+    assert choose(texts, {"threshold": 0.5}, expected=big).params.threshold == 0.5
+    assert choose(["word " * 300], expected=big).params.rows == Params(
+        threshold=DEFAULTS.document_threshold
+    ).rows  # documents: their fixed threshold's banding
+    # The library passes a list's length (or total=) to the choice; a generator has none.
+    import neardup.choose as choose_module
+
+    monkeypatch.setattr(
+        choose_module, "DEFAULTS", dataclasses.replace(DEFAULTS, large_records=5)
+    )
+    records = [(str(i), f"{t} {i}") for i in range(4) for t in texts]
+    listed = NearDupIndex()
+    listed.add_many(records)
+    assert (listed.params.rows, listed.params.threshold) == (4, 0.4)
+    streamed = NearDupIndex()
+    streamed.add_many(r for r in records)
+    assert (streamed.params.rows, streamed.params.threshold) == (3, 0.3)
+    told = NearDupIndex()
+    told.add_many((r for r in records), total=len(records))
+    assert told.params.rows == 4
+
+
+def test_the_records_a_file_holds_are_counted_off_its_lines(tmp_path: Path) -> None:
+    from neardup.io import expected_records
+
+    (tmp_path / "a.txt").write_bytes(b"1 a\n2 b\n3 c\n")
+    (tmp_path / "b.txt").write_bytes(b"1 a\r\n2 b")
+    (tmp_path / "e.txt").write_bytes(b"")
+    assert expected_records(tmp_path / "a.txt") == 3
+    assert expected_records(tmp_path / "b.txt") == 2
+    assert expected_records(tmp_path / "e.txt") == 0
+    (tmp_path / "r.csv").write_text("id,name\n1,a\n2,b\n", encoding="utf-8")
+    assert expected_records(tmp_path / "r.csv") == 3  # the header too: a size hint

@@ -8,6 +8,8 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+
 from neardup.resources import restaurants
 from neardup.solr import admin
 
@@ -53,5 +55,34 @@ def test_info_and_append(solr_base: str, tmp_path: Path) -> None:
         text = run_cli("info", env=env).stdout
         assert f"{name}: 894 records" in text and "parameters: character 3-grams" in text
         assert f"{docs}: 30 records" in text and "batches (3, newest first)" in text
+    finally:
+        admin.delete_collection(admin.connect(solr_base, name))
+
+
+def test_a_file_joins_a_collection_banded_for_its_size(
+    solr_base: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A collection of many records is banded from a higher floor (neardup.choose): another
+    file of records like them joins it, whatever its own size; records of another kind do not."""
+    import dataclasses
+
+    import neardup.choose as choose_module
+    from neardup import NearDupIndex
+    from neardup.collection import joining_problem
+    from neardup.defaults import DEFAULTS
+    from neardup.io import read_records
+
+    monkeypatch.setattr(choose_module, "DEFAULTS", dataclasses.replace(DEFAULTS, large_records=400))
+    records = list(read_records(ADDRESSES, "lines"))
+    name = f"test_join_{random.randrange(10**9)}"
+    try:
+        index = NearDupIndex.open(solr_base, collection=name)
+        index.add_many(records[:500])  # 500 > 400: the large banding
+        assert (index.params.threshold, index.params.rows) == (0.4, 4)
+        small = [r.text for r in records[500:600]]
+        assert joining_problem(index.backend, index.params, "c.txt", small, {}) is None
+        words = ["word " * 80 + str(i) for i in range(30)]
+        refused = joining_problem(index.backend, index.params, "d", words, {})
+        assert refused is not None and "shingle_kind" in refused
     finally:
         admin.delete_collection(admin.connect(solr_base, name))

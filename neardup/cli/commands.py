@@ -460,6 +460,7 @@ def print_choice(index: NearDupIndex, out: Any = sys.stderr) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from ..io import expected_records
     from .common import emit, progress, read_input
 
     items = read_input(args, args.file)
@@ -469,7 +470,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     index = open_index(args, param_flags=True)
     if not args.append and args.source_field is None and index.chosen is None:
         _may_join(args, index)
-    stats = add_records(index, items, writers=args.writers, progress=progress(args))
+    total = expected_records(args.file, args.format)  # a new index chooses for it; the bar
+    stats = add_records(index, items, writers=args.writers, progress=progress(args), total=total)
     print_stats(stats, quiet=args.quiet)
     print_choice(index)
     emit(
