@@ -192,6 +192,7 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
     nothing was indexed). Memory: a new index in this process. Solr: the collection named
     (kept afterwards; ``--no-index`` uses what it holds), else a temporary collection that is
     deleted at the end, whatever happens."""
+    from ..io import expected_records
     from ..params import Params
     from .commands import _given, add_records, check_indexed, open_index, print_choice, print_stats
     from .common import progress
@@ -219,7 +220,9 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
             )
         stats = None
         if not args.no_index:
-            stats = add_records(index, read_input(args, args.input), progress=progress(args))
+            total = expected_records(args.input, args.format)  # chosen for its size too
+            items = read_input(args, args.input)
+            stats = add_records(index, items, progress=progress(args), total=total)
             print_stats(stats, quiet=args.quiet)
             check_indexed(stats, args.input)
             print_choice(index)
