@@ -115,9 +115,14 @@ def keys_of(doc: dict[str, Any]) -> list[str]:
     return [f"b{b:02d}_{int(v) & 0xFFFF_FFFF_FFFF_FFFF:016x}" for b, v in bands]
 
 
+def _text(doc: dict[str, Any]) -> str:
+    """A record's text as written (``raw``), else its normalized text (``content``) where a
+    record holds only that."""
+    return str(doc.get("raw") or doc.get("content") or "")
+
+
 def _record(doc: dict[str, Any]) -> StoredRecord:
-    text = doc.get("raw") or doc.get("content") or ""
-    return StoredRecord(doc["id"], str(text), keys_of(doc))
+    return StoredRecord(doc["id"], _text(doc), keys_of(doc))
 
 
 def _member_pairs(
@@ -514,5 +519,5 @@ class SolrBackend:
         """Every record's id and text, by cursor (pages of :data:`TEXT_ROWS`), the next page
         read while the caller works on this one."""
         pages = self.solr.iter_docs("id,raw,content", fq=[RECORDS_FQ], rows=TEXT_ROWS, ahead=True)
-        for doc in pages:  # the text as _record reads it, without the keys it has none of
-            yield doc["id"], str(doc.get("raw") or doc.get("content") or "")
+        for doc in pages:  # without _record's keys: the page holds none
+            yield doc["id"], _text(doc)
