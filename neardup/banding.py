@@ -167,13 +167,19 @@ def band_hashes_batch(signatures_2d: ArrayLike, bands: int, rows: int) -> NDArra
     True
     """
     mat = _band_matrix(signatures_2d, bands, rows)
-    out = np.empty((mat.shape[0], bands), dtype=np.uint64)
     c = kernel.get()
-    if c is not None and hasattr(c, "band_hashes"):
-        c.band_hashes(mat, mat.shape[0], bands, rows, BAND_HASH_SEED, out)
-        return out
+    if c is None:
+        return _band_hashes_python(mat, bands, rows)
+    out = np.empty((mat.shape[0], bands), dtype=np.uint64)
+    c.band_hashes(mat, mat.shape[0], bands, rows, BAND_HASH_SEED, out)
+    return out
+
+
+def _band_hashes_python(mat: NDArray[np.uint32], bands: int, rows: int) -> NDArray[np.uint64]:
+    """The reference band hash: ``mmh3.hash64`` of each band's little-endian bytes."""
     width = rows * 4
     buf = mat.tobytes()
+    out = np.empty((mat.shape[0], bands), dtype=np.uint64)
     for d in range(mat.shape[0]):
         for i in range(bands):
             start = (d * bands + i) * width
@@ -183,18 +189,5 @@ def band_hashes_batch(signatures_2d: ArrayLike, bands: int, rows: int) -> NDArra
 
 def band_keys_batch_python(mat: NDArray[np.uint32], bands: int, rows: int) -> list[list[str]]:
     """The reference implementation of :func:`band_keys_batch` (``mmh3.hash64`` per band)."""
-    mat = _band_matrix(mat, bands, rows)
-    width = rows * 4
-    hash64 = mmh3.hash64
-    seed = BAND_HASH_SEED
-    buf = mat.tobytes()
-    row_bytes = bands * width
-    out: list[list[str]] = []
-    for d in range(mat.shape[0]):
-        keys = []
-        for i in range(bands):
-            start = d * row_bytes + i * width
-            h = hash64(buf[start : start + width], seed, signed=False)[0]
-            keys.append(f"b{i:02d}_{h:016x}")
-        out.append(keys)
-    return out
+    hashes = _band_hashes_python(_band_matrix(mat, bands, rows), bands, rows).tolist()
+    return [[f"b{i:02d}_{h:016x}" for i, h in enumerate(row)] for row in hashes]
