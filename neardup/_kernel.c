@@ -760,6 +760,125 @@ static PyObject *k_normalize(PyObject *Py_UNUSED(self), PyObject *text) {
     return out;
 }
 
+/* A set of short ASCII words as a bytes table that any_word probes without making a Python
+   string for each word of a text: 4 bytes of slot mask, then slots of WORD_SLOT bytes (length,
+   then the word; length 0 is an empty slot), open addressing by FNV-1a. */
+#define WORD_SLOT 16
+
+static uint32_t fnv1a(const unsigned char *s, Py_ssize_t n) {
+    uint32_t h = 2166136261u;
+    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ s[i]) * 16777619u;
+    return h;
+}
+
+PyDoc_STRVAR(word_table_doc,
+             "word_table(words) -> bytes: the table any_word looks words up in; words: a "
+             "sequence of non-empty ASCII str of at most 15 characters without whitespace.");
+
+static PyObject *k_word_table(PyObject *Py_UNUSED(self), PyObject *words) {
+    PyObject *seq = PySequence_Fast(words, "word_table() needs a sequence of str");
+    if (!seq) return NULL;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    uint32_t slots = 8;
+    while (slots < 4 * (uint64_t)n) slots <<= 1;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, 4 + (Py_ssize_t)slots * WORD_SLOT);
+    if (!out) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    unsigned char *table = (unsigned char *)PyBytes_AS_STRING(out);
+    memset(table, 0, 4 + (size_t)slots * WORD_SLOT);
+    const uint32_t mask = slots - 1;
+    memcpy(table, &mask, 4);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *w = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyUnicode_Check(w) || !PyUnicode_IS_ASCII(w) || PyUnicode_GET_LENGTH(w) < 1 ||
+            PyUnicode_GET_LENGTH(w) >= WORD_SLOT) {
+            PyErr_SetString(PyExc_ValueError, "words must be ASCII str of 1 to 15 characters");
+            Py_DECREF(seq);
+            Py_DECREF(out);
+            return NULL;
+        }
+        const unsigned char *s = PyUnicode_1BYTE_DATA(w);
+        const Py_ssize_t len = PyUnicode_GET_LENGTH(w);
+        for (Py_ssize_t k = 0; k < len; k++)
+            if (s[k] <= ' ' || (s[k] >= 28 && s[k] <= 31)) {
+                PyErr_SetString(PyExc_ValueError, "words must not hold whitespace");
+                Py_DECREF(seq);
+                Py_DECREF(out);
+                return NULL;
+            }
+        uint32_t at = fnv1a(s, len) & mask;
+        for (;;) {
+            unsigned char *slot = table + 4 + (size_t)at * WORD_SLOT;
+            if (slot[0] == 0) {
+                slot[0] = (unsigned char)len;
+                memcpy(slot + 1, s, (size_t)len);
+                break;
+            }
+            if (slot[0] == len && memcmp(slot + 1, s, (size_t)len) == 0) break; /* repeated */
+            at = (at + 1) & mask;
+        }
+    }
+    Py_DECREF(seq);
+    return out;
+}
+
+/* Whitespace as str.split() sees it in ASCII text. */
+static inline int is_split_space(unsigned char c) {
+    return c == ' ' || (c >= 9 && c <= 13) || (c >= 28 && c <= 31);
+}
+
+PyDoc_STRVAR(any_word_doc,
+             "any_word(text, table) -> bool, or None when text is not ASCII: whether a word of "
+             "text.split() is in the word_table; no word becomes a Python string.");
+
+static PyObject *k_any_word(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text;
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "Uy*", &text, &view)) return NULL;
+    if (!PyUnicode_IS_ASCII(text)) {
+        PyBuffer_Release(&view);
+        Py_RETURN_NONE;
+    }
+    if (view.len < 4 + WORD_SLOT) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "not a word_table");
+        return NULL;
+    }
+    const unsigned char *table = view.buf;
+    uint32_t mask;
+    memcpy(&mask, table, 4);
+    if ((Py_ssize_t)(4 + ((size_t)mask + 1) * WORD_SLOT) != view.len) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "not a word_table");
+        return NULL;
+    }
+    const unsigned char *s = PyUnicode_1BYTE_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int found = 0;
+    Py_ssize_t i = 0;
+    while (i < n && !found) {
+        while (i < n && is_split_space(s[i])) i++;
+        const Py_ssize_t start = i;
+        while (i < n && !is_split_space(s[i])) i++;
+        const Py_ssize_t len = i - start;
+        if (len == 0 || len >= WORD_SLOT) continue;
+        uint32_t at = fnv1a(s + start, len) & mask;
+        for (uint32_t probes = 0; probes <= mask; probes++) { /* a full table ends too */
+            const unsigned char *slot = table + 4 + (size_t)at * WORD_SLOT;
+            if (slot[0] == 0) break;
+            if (slot[0] == len && memcmp(slot + 1, s + start, (size_t)len) == 0) {
+                found = 1;
+                break;
+            }
+            at = (at + 1) & mask;
+        }
+    }
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(found);
+}
+
 static PyMethodDef methods[] = {
     {"signatures", k_signatures, METH_VARARGS, signatures_doc},
     {"normalize", k_normalize, METH_O, normalize_doc},
@@ -767,6 +886,8 @@ static PyMethodDef methods[] = {
     {"band_hashes", k_band_hashes, METH_VARARGS, band_hashes_doc},
     {"shingle_hashes", k_shingle_hashes, METH_VARARGS, shingle_hashes_doc},
     {"jaccard_hashed", k_jaccard_hashed, METH_VARARGS, jaccard_hashed_doc},
+    {"word_table", k_word_table, METH_O, word_table_doc},
+    {"any_word", k_any_word, METH_VARARGS, any_word_doc},
     {NULL, NULL, 0, NULL},
 };
 

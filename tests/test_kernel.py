@@ -48,7 +48,7 @@ def test_kernel_is_built_in_ci() -> None:
 def test_kernel_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
     compiled = kernel.compiled()
     calls = []
-    for name in ("signatures", "normalize", "band_keys", "band_hashes"):
+    for name in ("signatures", "normalize", "band_keys", "band_hashes", "any_word"):
         monkeypatch.setattr(compiled, name, lambda *a, _n=name: calls.append(_n))
     kernel.use("numpy")
     try:
@@ -60,6 +60,9 @@ def test_kernel_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
         band_keys_batch(sig, 32, 4)
         band_hashes_batch(sig, 32, 4)
         normalize("Some ASCII text")
+        from neardup.canonical import canonicalize
+
+        assert canonicalize("854 Seventh Avenue") == "854 7th ave"
     finally:
         kernel.use("c")
     assert calls == []  # one switch for every call into the kernel
@@ -151,6 +154,39 @@ def test_c_normalize_leaves_non_ascii_to_python() -> None:
     assert textmod.normalize("  CAFÉ\u3000Bar ") == "cafe bar"  # \u3000 is whitespace
     with pytest.raises(TypeError, match="needs str"):
         kernel.compiled().normalize(b"bytes")
+
+
+_WORDS = ["st", "ave", "between", "a", "fifteen-char-wd", "x1"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(_WORDS + ["sts", "s", "ave1", "é", "st\u00a0", "sixteen-char-wd1"]),
+            st.text(alphabet="ast \t\n\x1c\x1f\x0b\x85é", max_size=6),
+        ),
+        max_size=30,
+    ).map("".join)
+)
+def test_c_word_lookup_equals_split_and_set(text: str) -> None:
+    c = kernel.compiled()
+    found = c.any_word(text, c.word_table(_WORDS))
+    if text.isascii():
+        assert found == (not set(_WORDS).isdisjoint(text.split()))
+    else:
+        assert found is None  # left to Python, whose split knows Unicode whitespace
+
+
+def test_c_word_table_refuses_what_it_cannot_hold() -> None:
+    c = kernel.compiled()
+    for bad in (["sixteen-char-wd1"], [""], ["café"], ["a b"], [3]):
+        with pytest.raises(ValueError):
+            c.word_table(bad)
+    with pytest.raises(ValueError, match="word_table"):
+        c.any_word("st", b"short")
+    table = c.word_table(["st", "st", "ave"])  # repeats are one word
+    assert c.any_word("main st", table) and not c.any_word("main", table)
 
 
 @pytest.mark.parametrize(("bands", "rows"), [(1, 1), (21, 6), (32, 4), (3, 5), (120, 1), (2, 9)])
