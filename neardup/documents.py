@@ -20,16 +20,19 @@ def documents(
     records: list[Record],
     batch: int = 0,
     strings: bool = True,
+    signatures: bool = False,
 ) -> list[Document | Rejection]:
     """What an index with ``params`` stores for each record, or why a record cannot be stored
     (no words after normalization; for the 2014 fields, a word or shingle too long for Solr).
     Ids are checked here too (:func:`neardup.io.check_id`): records given as values, not read
     from a file, must not reach the index's own metadata either. ``strings``: the band keys as
-    strings (``Document.keys``), else as the band fields' values (``Document.values``)."""
+    strings (``Document.keys``), else as the band fields' values (``Document.values``);
+    ``signatures``: neither, but the signature (``Document.signature``), for a backend that
+    keeps it and makes the keys itself (:attr:`~neardup.backends.base.Backend.keeps_signatures`)."""
     bad = [(r, check_id(r.id, None)) for r in records]
     if any(problem for _, problem in bad):
         kept = [r for r, problem in bad if not problem]
-        done = iter(documents(params, processor, kept, batch, strings) if kept else [])
+        done = iter(documents(params, processor, kept, batch, strings, signatures) if kept else [])
         return [
             Rejection(r.location, r.line, problem, r.id[:80]) if problem else next(done)
             for r, problem in bad
@@ -40,7 +43,9 @@ def documents(
     values: list[list[int]] = []
     if keep:
         sigs = processor.signatures_batch([records[i].text for i in keep])
-        if strings:
+        if signatures:  # the backend makes the keys when it needs them
+            sigs.setflags(write=False)
+        elif strings:
             keys = band_keys_batch(sigs, params.bands, params.rows)
         else:
             values = band_hashes_batch(sigs, params.bands, params.rows).view(np.int64).tolist()
@@ -64,9 +69,9 @@ def documents(
             continue
         out.append(
             Document(
-                record.id, record.text, text, keys[row] if strings else [], extra,
+                record.id, record.text, text, keys[row] if keys else [], extra,
                 record.source, batch, dict(record.fields) if len(record.fields) >= 2 else {},
-                [] if strings else values[row],
+                values[row] if values else [], sigs[row] if signatures else None,
             )  # fmt: skip
         )
     return out

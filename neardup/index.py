@@ -73,6 +73,7 @@ from .text import (
 )
 from .texts import TextTable
 from .verify import (
+    held_hashes,
     runs_of,
     screen_keep,
     signed_for_screen,
@@ -328,8 +329,9 @@ class NearDupIndex:
         if self._given is not None:
             self._choose(records)
         docs = documents(
-            self.params, self.processor, records, self.batch_written, self.backend.key_strings
-        )
+            self.params, self.processor, records, self.batch_written, self.backend.key_strings,
+            self.backend.keeps_signatures and not self.params.fields_2014,
+        )  # fmt: skip
         primary = self.primary_source
         return [
             d if isinstance(d, Rejection) or d.source == primary
@@ -458,21 +460,31 @@ class NearDupIndex:
     def _signed_candidates(
         self, max_bucket: int | None, cap: int | None, protect: int, total: int = 0
     ) -> Candidates:
-        """The candidates of every record, signed again from its text (what it was signed from
-        when written) and banded in numpy (:func:`~neardup.candidates.signature_candidates`);
+        """The candidates of every record, banded in numpy
+        (:func:`~neardup.candidates.signature_candidates`) from the signatures the backend
+        kept, or else signed again from the texts (what they were signed from when written);
         the texts stay with the candidates, so the report does not read them twice."""
         held: dict[str, str] = {}
+        stored = self.backend.signatures()
+        if stored is not None:  # only the screen's shingle hashes are to be made
+            kept, sigs = stored
+            held.update(self.backend.all_texts())
+            sizes = np.fromiter((len(held[i]) for i in kept), dtype=np.int64, count=len(kept))
+            hashes = held_hashes(lambda j: held[kept[j]], sizes, self.processor)
+            row = {i: n for n, i in enumerate(kept)}
+        else:
 
-        def arriving() -> Iterator[str]:
-            for i, text in self.backend.all_texts():
-                if i not in held:  # a backend gives each record once; if not, the first
-                    held[i] = text
-                    yield text
+            def arriving() -> Iterator[str]:
+                for i, text in self.backend.all_texts():
+                    if i not in held:  # a backend gives each record once; if not, the first
+                        held[i] = text
+                        yield text
 
-        # Signed as they arrive (the backend reads ahead meanwhile), each text prepared once
-        # for its signature and its shingle hashes (the screen's); then put in id order.
-        sigs, hashes = signed_for_screen(arriving(), self.processor, total)
-        row = {i: n for n, i in enumerate(held)}
+            # Signed as they arrive (the backend reads ahead meanwhile), each text prepared
+            # once for its signature and its shingle hashes (the screen's).
+            sigs, hashes = signed_for_screen(arriving(), self.processor, total)
+            row = {i: n for n, i in enumerate(held)}
+        # then put in id order
         ids = sort_ids(held)
         order = np.fromiter((row[i] for i in ids), dtype=np.int64, count=len(ids))
         if not bool((order == np.arange(len(ids))).all()):

@@ -13,6 +13,7 @@ import pytest
 from neardup import NearDupIndex, Params
 from neardup.backends.base import Document
 from neardup.backends.memory import MemoryBackend
+from neardup.banding import band_keys_batch
 from neardup.candidates import (
     all_candidates,
     check_max_bucket,
@@ -246,6 +247,14 @@ def test_signing_again_finds_the_candidates_the_index_holds(
     assert idx.params.shingle_kind == kind
     signed = idx.candidates()
     assert signed.texts is not None  # read once, kept for the report
+    if backend == "memory":  # banded from the signatures it kept: the same as signed again
+        assert idx.backend.signatures() is not None
+        with monkeypatch.context() as m:
+            m.setattr(idx.backend, "signatures", lambda: None)
+            again = idx.candidates()
+        assert again.pairs == signed.pairs and again.ids == signed.ids
+        assert again.hashes is not None and signed.hashes is not None
+        assert all((x == y).all() for x, y in zip(again.hashes, signed.hashes, strict=True))
     monkeypatch.setattr(index_mod, "DEFAULTS", dataclasses.replace(DEFAULTS, scan_records=0))
     held = idx.candidates()
     assert held.texts is None
@@ -283,3 +292,41 @@ def test_the_memory_buckets_filled_when_asked_follow_every_write() -> None:
     assert stored() == expected()
     counts = {k: sum(k in ks for ks in held.values()) for k in keys["0"]}
     assert backend.key_counts(keys["0"]) == {k: n for k, n in counts.items() if n > 1}
+
+
+def test_the_memory_backend_makes_keys_from_the_signatures_it_keeps() -> None:
+    """Records stored with a signature get their keys when first needed, the keys of that
+    signature, whatever was replaced or removed before; records stored with keys mix in, and
+    then the backend has no signature for every record to give."""
+    rng = np.random.default_rng(5)
+    sigs = rng.integers(0, 3, size=(60, 8), dtype=np.uint32)  # few values: shared buckets
+    keys = {str(i): ks for i, ks in enumerate(band_keys_batch(sigs, 4, 2))}
+    backend = MemoryBackend()
+    backend.store_params({"bands": 4, "rows": 2})
+    backend.add([Document(str(i), str(i), "", [], signature=sigs[i]) for i in range(40)])
+    backend.add([Document("3", "x", "", [], signature=sigs[50])])  # replaced, keys not made
+    backend.remove(["7"])  # removed before its keys were made
+    held = {str(i): keys[str(i)] for i in range(40) if i != 7}
+    held["3"] = keys["50"]
+    ids, kept = backend.signatures() or ([], None)
+    assert ids == [i for i, _ in backend.all_texts()] and kept is not None
+    assert all((kept[n] == sigs[50 if i == "3" else int(i)]).all() for n, i in enumerate(ids))
+
+    def expected() -> list[list[str]]:
+        return sorted(sorted(m, key=id_key) for band in _buckets(held, 4) for m in band)
+
+    def stored() -> list[list[str]]:
+        return sorted(sorted(m, key=id_key) for b in range(4) for m in backend.buckets(b))
+
+    assert stored() == expected() and expected()
+    got = backend.get("3")
+    assert got is not None and got.keys == keys["50"]
+    backend.add([Document(str(i), "", "", keys[str(i)]) for i in range(40, 60)])  # keys given
+    backend.add([Document("12", "", "", [], signature=sigs[0])])  # replaced after its keys
+    backend.remove(["20"])  # removed after its keys were made
+    held.update({str(i): keys[str(i)] for i in range(40, 60)})
+    held["12"] = keys["0"]
+    del held["20"]
+    assert stored() == expected()
+    assert {r.id: r.keys for r in backend.records()} == held
+    assert backend.signatures() is None  # 20 records were stored with keys only

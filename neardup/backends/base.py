@@ -30,6 +30,9 @@ class Document:
     #: instead of ``keys`` for a backend that does not read strings (:attr:`Backend.key_strings`):
     #: 40 strings a record made and parsed again were a third of indexing's Python time.
     values: list[int] = field(default_factory=list)
+    #: The record's MinHash signature, given instead of keys and values to a backend that keeps
+    #: signatures (:attr:`Backend.keeps_signatures`) and makes the keys from it when asked.
+    signature: Any = None
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,13 @@ class Backend(Protocol):
     def key_strings(self) -> bool:
         """Whether :meth:`add` reads a document's band keys as strings (``Document.keys``);
         if not, only their values (``Document.values``) are made."""
+        ...
+
+    @property
+    def keeps_signatures(self) -> bool:
+        """Whether :meth:`add` takes a document's signature (``Document.signature``) in place
+        of its keys, and :meth:`signatures` gives them back, so that a report need not sign
+        every text again."""
         ...
 
     @property
@@ -107,6 +117,11 @@ class Backend(Protocol):
 
     def all_texts(self) -> Iterator[tuple[str, str]]:
         """Every record's id and text, in any order (a report signs them again)."""
+        ...
+
+    def signatures(self) -> tuple[list[str], Any] | None:
+        """Every record's id, in :meth:`all_texts` order, and its signature (one row each), if
+        the backend keeps them for every record; None if it does not."""
         ...
 
     def records(self) -> Iterator[StoredRecord]:

@@ -10,6 +10,10 @@ import copy
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
+from ..banding import band_keys_batch
 from ..text import id_key
 from .base import Document, StoredRecord
 
@@ -32,6 +36,10 @@ class MemoryBackend:
     max_writers = 1
     #: Records' keys are held as strings.
     key_strings = True
+    #: A record's signature is kept and its keys made from it when first needed: a report of
+    #: every pair bands the signatures in numpy and never needs the keys (making them was a
+    #: quarter of adding 100k short records), and it need not sign the texts again.
+    keeps_signatures = True
 
     def __init__(self) -> None:
         self._params: dict[str, Any] | None = None
@@ -43,6 +51,10 @@ class MemoryBackend:
         self._bands: dict[int, dict[str, set[str]]] = {}
         #: Records written since the buckets were last brought up to date (:meth:`_buckets`).
         self._pending: list[tuple[str, list[str]]] = []
+        #: The signatures of records stored with one (:attr:`keeps_signatures`), and of those
+        #: whose keys are not made yet (:meth:`_keyed`).
+        self._sigs: dict[str, NDArray[np.uint32]] = {}
+        self._unkeyed: dict[str, NDArray[np.uint32]] = {}
 
     @property
     def location(self) -> str:
@@ -68,17 +80,46 @@ class MemoryBackend:
                 self._unlink(doc.id)
             self._texts[doc.id] = doc.text
             self._sources[doc.id] = doc.source
-            keys = list(doc.keys)
-            self._keys[doc.id] = keys
-            self._pending.append((doc.id, keys))
+            if doc.signature is not None:
+                self._sigs[doc.id] = self._unkeyed[doc.id] = doc.signature
+                self._keys.pop(doc.id, None)
+            else:
+                self._sigs.pop(doc.id, None)
+                keys = list(doc.keys)
+                self._keys[doc.id] = keys
+                self._pending.append((doc.id, keys))
             self._batch[doc.id] = doc.batch
             if doc.fields:
                 self._columns[doc.id] = dict(doc.fields)
             else:
                 self._columns.pop(doc.id, None)
 
+    def _keyed(self) -> dict[str, list[str]]:
+        """Every record's keys, made for the records stored with a signature since the last
+        call (in one :func:`~neardup.banding.band_keys_batch`)."""
+        if self._unkeyed:
+            if self._params is None:
+                raise RuntimeError("records were stored before the index's parameters")
+            ids = list(self._unkeyed)
+            sigs = np.stack(list(self._unkeyed.values()))
+            made = band_keys_batch(sigs, int(self._params["bands"]), int(self._params["rows"]))
+            for record_id, keys in zip(ids, made, strict=True):
+                self._keys[record_id] = keys
+                self._pending.append((record_id, keys))
+            self._unkeyed = {}
+        return self._keys
+
+    def signatures(self) -> tuple[list[str], NDArray[np.uint32]] | None:
+        """Every record's id (in :meth:`all_texts` order) and signature, if each was stored
+        with one."""
+        if not self._texts or len(self._sigs) != len(self._texts):
+            return None
+        ids = list(self._texts)
+        return ids, np.stack([self._sigs[i] for i in ids])
+
     def _buckets(self) -> dict[int, dict[str, set[str]]]:
         """Each band's buckets (key -> ids), with the records written since the last call."""
+        self._keyed()
         if self._pending:
             bands = self._bands
             for record_id, keys in self._pending:
@@ -93,11 +134,14 @@ class MemoryBackend:
                 self._unlink(record_id)
                 del self._texts[record_id]
                 del self._sources[record_id]
-                del self._keys[record_id]
+                self._keys.pop(record_id, None)
+                self._sigs.pop(record_id, None)
                 del self._batch[record_id]
                 self._columns.pop(record_id, None)
 
     def _unlink(self, record_id: str) -> None:
+        if self._unkeyed.pop(record_id, None) is not None:
+            return  # its keys were never made: it is in no bucket
         bands = self._buckets()
         for key in self._keys.get(record_id, []):
             band = bands[band_of(key)]
@@ -129,14 +173,14 @@ class MemoryBackend:
     def get(self, record_id: str) -> StoredRecord | None:
         if record_id not in self._texts:
             return None
-        return StoredRecord(record_id, self._texts[record_id], list(self._keys[record_id]))
+        return StoredRecord(record_id, self._texts[record_id], list(self._keyed()[record_id]))
 
     def sharing(self, keys: Sequence[str]) -> Iterator[StoredRecord]:
         found: set[str] = set()
         for key in keys:
             found |= self._buckets().get(band_of(key), {}).get(key, set())
         for record_id in sorted(found, key=id_key):
-            yield StoredRecord(record_id, self._texts[record_id], list(self._keys[record_id]))
+            yield StoredRecord(record_id, self._texts[record_id], list(self._keyed()[record_id]))
 
     def all_texts(self) -> Iterator[tuple[str, str]]:
         """Every record's id and text."""
@@ -144,7 +188,7 @@ class MemoryBackend:
 
     def records(self) -> Iterator[StoredRecord]:
         for record_id in sorted(self._texts, key=id_key):
-            yield StoredRecord(record_id, self._texts[record_id], list(self._keys[record_id]))
+            yield StoredRecord(record_id, self._texts[record_id], list(self._keyed()[record_id]))
 
     def members(self, keys: Sequence[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -172,14 +216,15 @@ class MemoryBackend:
             mine = set(group)
             for rid, n in seen.items():
                 if n >= 2:
-                    held = set(out.get(rid, ())) | {k for k in self._keys[rid] if k in mine}
+                    held = set(out.get(rid, ())) | {k for k in self._keyed()[rid] if k in mine}
                     out[rid] = sorted(held)
         return out
 
     def records_since(self, batch: int) -> Iterator[StoredRecord]:
         for record_id in sorted(self._texts, key=id_key):
             if self._batch[record_id] >= batch:
-                yield StoredRecord(record_id, self._texts[record_id], list(self._keys[record_id]))
+                keys = self._keyed()[record_id]
+                yield StoredRecord(record_id, self._texts[record_id], list(keys))
 
     def last_batch(self) -> int | None:
         return max(self._batch.values(), default=None)

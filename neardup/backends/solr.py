@@ -202,6 +202,10 @@ class SolrBackend:
             )
         return self._strings
 
+    #: Signatures are not stored (128 values a record would double what Solr indexes): a
+    #: report signs the texts it reads again.
+    keeps_signatures = False
+
     @property
     def key_strings(self) -> bool:
         """Whether documents are written with their keys as strings (stored ones, or string
@@ -514,6 +518,10 @@ class SolrBackend:
     def records(self) -> Iterator[StoredRecord]:
         for doc in self.solr.iter_docs(RECORD_FIELDS, fq=[RECORDS_FQ]):
             yield _record(doc)
+
+    def signatures(self) -> None:
+        """None: not kept (:attr:`keeps_signatures`)."""
+        return None
 
     def all_texts(self) -> Iterator[tuple[str, str]]:
         """Every record's id and text, by cursor (pages of :data:`TEXT_ROWS`), the next page
