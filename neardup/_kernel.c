@@ -328,11 +328,141 @@ static int get_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, Py_ss
     return 0;
 }
 
+/* Sorts a text's m shingle hashes in place; `scratch` holds m values. Insertion sort for a
+ * short run, else four byte-wide counting passes: qsort's call per comparison was most of
+ * shingle_hashes' time. */
+static void sort_u32(uint32_t *h, Py_ssize_t m, uint32_t *scratch) {
+    if (m <= 48) {
+        for (Py_ssize_t i = 1; i < m; i++) {
+            const uint32_t v = h[i];
+            Py_ssize_t j = i;
+            while (j > 0 && h[j - 1] > v) {
+                h[j] = h[j - 1];
+                j--;
+            }
+            h[j] = v;
+        }
+        return;
+    }
+    uint32_t *src = h, *dst = scratch;
+    for (int shift = 0; shift < 32; shift += 8) {
+        Py_ssize_t count[257] = {0};
+        for (Py_ssize_t i = 0; i < m; i++) count[((src[i] >> shift) & 0xFF) + 1]++;
+        for (int b = 0; b < 256; b++) count[b + 1] += count[b];
+        for (Py_ssize_t i = 0; i < m; i++) dst[count[(src[i] >> shift) & 0xFF]++] = src[i];
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    /* four passes: the sorted values are back in h */
+}
+
 PyDoc_STRVAR(signatures_doc,
              "signatures(texts, normalize, kind, size, family, p1, p2, out)\n\n"
              "texts: list of str; normalize: the Python normalize() for non-ASCII texts;\n"
              "kind 0 word / 1 char; family 0 xor (p1 = uint32 masks, p2 None) or 1 universal\n"
              "(p1 = uint64 a, p2 = uint64 b); out: writable uint32 buffer of len(texts) rows.");
+
+static PyObject *k_signatures(PyObject *Py_UNUSED(self), PyObject *args) {
+
+/* The one pass over texts behind signatures(), shingle_hashes() and signed_hashes(): each text
+ * normalized and shingled once; its signature into `out` (unless out is NULL) and its sorted
+ * distinct shingle hashes returned as a bytearray with their offsets (unless poff is NULL;
+ * else None). */
+static PyObject *text_pass(PyObject *texts, PyObject *normalize, int kind, Py_ssize_t size,
+                           int family, PyObject *p1, PyObject *p2, PyObject *out,
+                           PyObject *poff) {
+    const int sign = out != NULL, hash = poff != NULL;
+    if ((kind != 0 && kind != 1) || (family != 0 && family != 1) || size < 1) {
+        PyErr_SetString(PyExc_ValueError, "bad kind, family or size");
+        return NULL;
+    }
+    const Py_ssize_t ndocs = PyList_GET_SIZE(texts);
+    Py_buffer vp1 = {0}, vp2 = {0}, vout = {0}, voff = {0};
+    Py_ssize_t np = 0;
+    PyObject *keep = NULL, *result = NULL;
+    Text *items = NULL;
+    if (sign) {
+        if (PyObject_GetBuffer(p1, &vp1, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+        np = vp1.len / (family == 0 ? 4 : 8);
+        PyBuffer_Release(&vp1);
+        if (np < 1) {
+            PyErr_SetString(PyExc_ValueError, "no permutation parameters");
+            return NULL;
+        }
+        if (get_buffer(p1, &vp1, family == 0 ? 4 : 8, np, 0, "p1") < 0) return NULL;
+        if (family == 1 && get_buffer(p2, &vp2, 8, np, 0, "p2") < 0) goto done;
+        if (get_buffer(out, &vout, 4, ndocs * np, 1, "out") < 0) goto done;
+    }
+    if (hash && get_buffer(poff, &voff, 8, ndocs + 1, 1, "offsets") < 0) goto done;
+    /* Pass 1, with the GIL: pointers to UTF-8/ASCII data; Python normalizes non-ASCII texts.
+     * `keep` holds those normalized strings alive until the end. */
+    keep = PyList_New(0);
+    Py_ssize_t maxlen = 0, total = 0;
+    items = keep ? collect_texts(texts, normalize, keep, &maxlen) : NULL;
+    if (!items) goto done;
+    for (Py_ssize_t d = 0; d < ndocs; d++) total += items[d].len + 1;
+    Py_ssize_t cap = 16;
+    while (cap < 2 * (maxlen + 1)) cap <<= 1;
+    unsigned char *norm = PyMem_RawMalloc((size_t)maxlen + 1);
+    Py_ssize_t *pos = PyMem_RawMalloc(sizeof(Py_ssize_t) * (size_t)(maxlen + 2));
+    uint64_t *table = PyMem_RawMalloc(sizeof(uint64_t) * (size_t)cap);
+    int64_t *acc = PyMem_RawMalloc(sizeof(int64_t) * (size_t)(np > 0 ? np : 1));
+    /* A text of n bytes has at most n + 1 shingles (one when shorter than a shingle); without
+     * hashes to keep, one text's at a time. */
+    const Py_ssize_t room = hash ? total : maxlen + 1;
+    uint32_t *values = PyMem_RawMalloc(sizeof(uint32_t) * (size_t)(room > 0 ? room : 1));
+    if (!norm || !pos || !table || !acc || !values) {
+        PyMem_RawFree(norm);
+        PyMem_RawFree(pos);
+        PyMem_RawFree(table);
+        PyMem_RawFree(acc);
+        PyMem_RawFree(values);
+        PyErr_NoMemory();
+        goto done;
+    }
+    uint32_t *sigs = (uint32_t *)vout.buf;
+    int64_t *offsets = (int64_t *)voff.buf;
+    Py_ssize_t at = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t d = 0; d < ndocs; d++) {
+        uint32_t *h = values + at;
+        const Py_ssize_t m = text_hashes(&items[d], kind, size, norm, pos, h, table);
+        if (sign) {
+            uint32_t *sig = sigs + d * np;
+            if (m == 0)
+                for (Py_ssize_t j = 0; j < np; j++) sig[j] = EMPTY;
+            else if (family == 0)
+                minhash_xor(h, m, (const uint32_t *)vp1.buf, np, sig);
+            else
+                minhash_universal(h, m, (const uint64_t *)vp1.buf, (const uint64_t *)vp2.buf,
+                                  np, acc, sig);
+        }
+        if (hash) {
+            offsets[d] = at;
+            if (m > 1) sort_u32(h, m, (uint32_t *)table);
+            at += m;
+        }
+    }
+    if (hash) offsets[ndocs] = at;
+    Py_END_ALLOW_THREADS
+    result = hash ? PyByteArray_FromStringAndSize((const char *)values,
+                                                  (Py_ssize_t)sizeof(uint32_t) * at)
+                  : Py_NewRef(Py_None);
+    PyMem_RawFree(norm);
+    PyMem_RawFree(pos);
+    PyMem_RawFree(table);
+    PyMem_RawFree(acc);
+    PyMem_RawFree(values);
+done:
+    PyMem_Free(items);
+    Py_XDECREF(keep);
+    if (vp1.obj) PyBuffer_Release(&vp1);
+    if (vp2.obj) PyBuffer_Release(&vp2);
+    if (vout.obj) PyBuffer_Release(&vout);
+    if (voff.obj) PyBuffer_Release(&voff);
+    return result;
+}
 
 static PyObject *k_signatures(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *texts, *normalize, *p1, *p2, *out;
@@ -341,88 +471,7 @@ static PyObject *k_signatures(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!OiniOOO", &PyList_Type, &texts, &normalize, &kind, &size,
                           &family, &p1, &p2, &out))
         return NULL;
-    if ((kind != 0 && kind != 1) || (family != 0 && family != 1) || size < 1) {
-        PyErr_SetString(PyExc_ValueError, "bad kind, family or size");
-        return NULL;
-    }
-    const Py_ssize_t ndocs = PyList_GET_SIZE(texts);
-    Py_buffer vp1, vp2 = {0}, vout;
-    if (PyObject_GetBuffer(p1, &vp1, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    const Py_ssize_t np = vp1.len / (family == 0 ? 4 : 8);
-    PyBuffer_Release(&vp1);
-    if (np < 1) {
-        PyErr_SetString(PyExc_ValueError, "no permutation parameters");
-        return NULL;
-    }
-    if (get_buffer(p1, &vp1, family == 0 ? 4 : 8, np, 0, "p1") < 0) return NULL;
-    if (family == 1 && get_buffer(p2, &vp2, 8, np, 0, "p2") < 0) {
-        PyBuffer_Release(&vp1);
-        return NULL;
-    }
-    if (get_buffer(out, &vout, 4, ndocs * np, 1, "out") < 0) {
-        PyBuffer_Release(&vp1);
-        if (family == 1) PyBuffer_Release(&vp2);
-        return NULL;
-    }
-
-    /* Pass 1, with the GIL: pointers to UTF-8/ASCII data; Python normalizes non-ASCII texts.
-     * `keep` holds those normalized strings alive until the end. */
-    PyObject *keep = PyList_New(0);
-    PyObject *result = NULL;
-    Py_ssize_t maxlen = 0;
-    Text *items = keep ? collect_texts(texts, normalize, keep, &maxlen) : NULL;
-    if (!items) goto done;
-
-    Py_ssize_t cap = 16;
-    while (cap < 2 * (maxlen + 1)) cap <<= 1;
-    unsigned char *norm = PyMem_RawMalloc((size_t)maxlen + 1);
-    Py_ssize_t *pos = PyMem_RawMalloc(sizeof(Py_ssize_t) * (size_t)(maxlen + 2));
-    uint32_t *hashes = PyMem_RawMalloc(sizeof(uint32_t) * (size_t)(maxlen + 1));
-    uint64_t *table = PyMem_RawMalloc(sizeof(uint64_t) * (size_t)cap);
-    int64_t *acc = PyMem_RawMalloc(sizeof(int64_t) * (size_t)np);
-    if (!norm || !pos || !hashes || !table || !acc) {
-        PyMem_RawFree(norm);
-        PyMem_RawFree(pos);
-        PyMem_RawFree(hashes);
-        PyMem_RawFree(table);
-        PyMem_RawFree(acc);
-        PyErr_NoMemory();
-        goto done;
-    }
-    uint32_t *sigs = (uint32_t *)vout.buf;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t d = 0; d < ndocs; d++) {
-        const Py_ssize_t m = text_hashes(&items[d], kind, size, norm, pos, hashes, table);
-        uint32_t *sig = sigs + d * np;
-        if (m == 0) {
-            for (Py_ssize_t j = 0; j < np; j++) sig[j] = EMPTY;
-            continue;
-        }
-        if (family == 0)
-            minhash_xor(hashes, m, (const uint32_t *)vp1.buf, np, sig);
-        else
-            minhash_universal(hashes, m, (const uint64_t *)vp1.buf, (const uint64_t *)vp2.buf,
-                              np, acc, sig);
-    }
-    Py_END_ALLOW_THREADS
-    PyMem_RawFree(norm);
-    PyMem_RawFree(pos);
-    PyMem_RawFree(hashes);
-    PyMem_RawFree(table);
-    PyMem_RawFree(acc);
-    result = Py_NewRef(Py_None);
-done:
-    PyMem_Free(items);
-    Py_XDECREF(keep);
-    PyBuffer_Release(&vp1);
-    if (family == 1) PyBuffer_Release(&vp2);
-    PyBuffer_Release(&vout);
-    return result;
-}
-
-static int cmp_u32(const void *x, const void *y) {
-    const uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return (a > b) - (a < b);
+    return text_pass(texts, normalize, kind, size, family, p1, p2, out, NULL);
 }
 
 PyDoc_STRVAR(shingle_hashes_doc,
@@ -438,56 +487,23 @@ static PyObject *k_shingle_hashes(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t size;
     if (!PyArg_ParseTuple(args, "O!OinO", &PyList_Type, &texts, &normalize, &kind, &size, &poff))
         return NULL;
-    if ((kind != 0 && kind != 1) || size < 1) {
-        PyErr_SetString(PyExc_ValueError, "bad kind or size");
+    return text_pass(texts, normalize, kind, size, 0, NULL, NULL, NULL, poff);
+}
+
+PyDoc_STRVAR(signed_hashes_doc,
+             "signed_hashes(texts, normalize, kind, size, family, p1, p2, out, offsets)\n"
+             "-> bytearray\n\n"
+             "signatures() into out and shingle_hashes() returned, in one pass: each text is\n"
+             "normalized and shingled once for both (a report needs both of every text).");
+
+static PyObject *k_signed_hashes(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *texts, *normalize, *p1, *p2, *out, *poff;
+    int kind, family;
+    Py_ssize_t size;
+    if (!PyArg_ParseTuple(args, "O!OiniOOOO", &PyList_Type, &texts, &normalize, &kind, &size,
+                          &family, &p1, &p2, &out, &poff))
         return NULL;
-    }
-    const Py_ssize_t ndocs = PyList_GET_SIZE(texts);
-    Py_buffer voff;
-    if (get_buffer(poff, &voff, 8, ndocs + 1, 1, "offsets") < 0) return NULL;
-    int64_t *offsets = voff.buf;
-    PyObject *keep = PyList_New(0);
-    PyObject *result = NULL;
-    Py_ssize_t maxlen = 0, total = 0;
-    Text *items = keep ? collect_texts(texts, normalize, keep, &maxlen) : NULL;
-    if (!items) goto done;
-    for (Py_ssize_t d = 0; d < ndocs; d++) total += items[d].len + 1;
-    Py_ssize_t cap = 16;
-    while (cap < 2 * (maxlen + 1)) cap <<= 1;
-    unsigned char *norm = PyMem_RawMalloc((size_t)maxlen + 1);
-    Py_ssize_t *pos = PyMem_RawMalloc(sizeof(Py_ssize_t) * (size_t)(maxlen + 2));
-    uint64_t *table = PyMem_RawMalloc(sizeof(uint64_t) * (size_t)cap);
-    /* A text of n bytes has at most n + 1 shingles (one when shorter than a shingle). */
-    uint32_t *values = PyMem_RawMalloc(sizeof(uint32_t) * (size_t)(total > 0 ? total : 1));
-    if (!norm || !pos || !table || !values) {
-        PyMem_RawFree(norm);
-        PyMem_RawFree(pos);
-        PyMem_RawFree(table);
-        PyMem_RawFree(values);
-        PyErr_NoMemory();
-        goto done;
-    }
-    Py_ssize_t at = 0;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t d = 0; d < ndocs; d++) {
-        offsets[d] = at;
-        uint32_t *h = values + at;
-        const Py_ssize_t m = text_hashes(&items[d], kind, size, norm, pos, h, table);
-        if (m > 1) qsort(h, (size_t)m, sizeof(uint32_t), cmp_u32);
-        at += m;
-    }
-    offsets[ndocs] = at;
-    Py_END_ALLOW_THREADS
-    result = PyByteArray_FromStringAndSize((const char *)values, (Py_ssize_t)sizeof(uint32_t) * at);
-    PyMem_RawFree(norm);
-    PyMem_RawFree(pos);
-    PyMem_RawFree(table);
-    PyMem_RawFree(values);
-done:
-    PyMem_Free(items);
-    Py_XDECREF(keep);
-    PyBuffer_Release(&voff);
-    return result;
+    return text_pass(texts, normalize, kind, size, family, p1, p2, out, poff);
 }
 
 PyDoc_STRVAR(jaccard_hashed_doc,
@@ -885,6 +901,7 @@ static PyMethodDef methods[] = {
     {"band_keys", k_band_keys, METH_VARARGS, band_keys_doc},
     {"band_hashes", k_band_hashes, METH_VARARGS, band_hashes_doc},
     {"shingle_hashes", k_shingle_hashes, METH_VARARGS, shingle_hashes_doc},
+    {"signed_hashes", k_signed_hashes, METH_VARARGS, signed_hashes_doc},
     {"jaccard_hashed", k_jaccard_hashed, METH_VARARGS, jaccard_hashed_doc},
     {"word_table", k_word_table, METH_O, word_table_doc},
     {"any_word", k_any_word, METH_VARARGS, any_word_doc},

@@ -48,7 +48,8 @@ def test_kernel_is_built_in_ci() -> None:
 def test_kernel_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
     compiled = kernel.compiled()
     calls = []
-    for name in ("signatures", "normalize", "band_keys", "band_hashes", "any_word"):
+    names = ("signatures", "normalize", "band_keys", "band_hashes", "any_word", "signed_hashes")
+    for name in names:
         monkeypatch.setattr(compiled, name, lambda *a, _n=name: calls.append(_n))
     kernel.use("numpy")
     try:
@@ -57,6 +58,7 @@ def test_kernel_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
         from neardup.text import normalize
 
         sig = ShingleProcessor().signatures_batch(["a b c d"])
+        assert (ShingleProcessor().signed_and_hashed(["a b c d"], 1 << 20)[0] == sig).all()
         band_keys_batch(sig, 32, 4)
         band_hashes_batch(sig, 32, 4)
         normalize("Some ASCII text")
@@ -208,6 +210,32 @@ def test_c_band_keys_equal_the_mmh3_reference(bands: int, rows: int) -> None:
         assert (banding.band_hashes_batch(sigs[:20], bands, rows) == hashes[:20]).all()
     finally:
         kernel.use("c")
+
+
+@pytest.mark.parametrize("family", ["xor", "universal"])
+@pytest.mark.parametrize(("kind", "size"), [("word", 1), ("word", 3), ("char", 3)])
+def test_signed_hashes_are_the_signatures_and_the_shingle_hashes(
+    family: str, kind: str, size: int
+) -> None:
+    """One pass gives what the two calls give, for ASCII, non-ASCII, short and empty texts."""
+    rng = random.Random(11)
+    words = ["st", "ave", "café", "straße", "東京", "a", "b-c", "Ünïcode", "x"]
+    texts = [" ".join(rng.choices(words, k=rng.randint(0, 30))) for _ in range(400)]
+    texts += ["", "   ", "ab", "Ab. C!"]
+    texts += [" ".join(f"w{rng.randrange(10**6)}" for _ in range(n)) for n in (47, 49, 900)]
+    p = ShingleProcessor(size, kind=kind, hash_family=family)
+    sigs, held = p.signed_and_hashed(texts, budget=1 << 30, chunk=64)
+    assert held is not None
+    values, offsets = p.shingle_hashes(texts)
+    assert (sigs == p.signatures_batch(texts)).all()
+    assert (held[0] == values).all() and (held[1] == offsets).all()
+    for d in range(len(texts)):  # each text's run sorted and distinct, long runs too
+        run = values[offsets[d] : offsets[d + 1]].astype(np.int64)
+        assert (np.diff(run) > 0).all()
+        assert set(run.tolist()) == {int(h) for h in p.hashes(texts[d])}
+    assert max(np.diff(offsets)) > 800
+    past, none = p.signed_and_hashed(texts, budget=0, chunk=64)  # signatures alone past it
+    assert none is None and (past == sigs).all()
 
 
 def _exact(p: ShingleProcessor, texts: list[str], a: list[int], b: list[int]) -> np.ndarray:
