@@ -21,6 +21,7 @@ def documents(
     batch: int = 0,
     strings: bool = True,
     signatures: bool = False,
+    threads: int = 1,
 ) -> list[Document | Rejection]:
     """What an index with ``params`` stores for each record, or why a record cannot be stored
     (no words after normalization; for the 2014 fields, a word or shingle too long for Solr).
@@ -28,11 +29,14 @@ def documents(
     from a file, must not reach the index's own metadata either. ``strings``: the band keys as
     strings (``Document.keys``), else as the band fields' values (``Document.values``);
     ``signatures``: neither, but the signature (``Document.signature``), for a backend that
-    keeps it and makes the keys itself (:attr:`~neardup.backends.base.Backend.keeps_signatures`)."""
+    keeps it and makes the keys itself (:attr:`~neardup.backends.base.Backend.keeps_signatures`);
+    ``threads``: how many threads may sign
+    (:meth:`~neardup.minhash.ShingleProcessor.signatures_batch`)."""
     bad = [(r, check_id(r.id, None)) for r in records]
     if any(problem for _, problem in bad):
         kept = [r for r, problem in bad if not problem]
-        done = iter(documents(params, processor, kept, batch, strings, signatures) if kept else [])
+        args = (batch, strings, signatures, threads)
+        done = iter(documents(params, processor, kept, *args) if kept else [])
         return [
             Rejection(r.location, r.line, problem, r.id[:80]) if problem else next(done)
             for r, problem in bad
@@ -42,7 +46,7 @@ def documents(
     keys: list[list[str]] = []
     values: list[list[int]] = []
     if keep:
-        sigs = processor.signatures_batch([records[i].text for i in keep])
+        sigs = processor.signatures_batch([records[i].text for i in keep], threads=threads)
         if signatures:  # the backend makes the keys when it needs them
             sigs.setflags(write=False)
         elif strings:

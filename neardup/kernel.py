@@ -12,6 +12,8 @@ True
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 
 try:  # built by setup.py; optional
@@ -55,3 +57,27 @@ def threads() -> int:
     except (AttributeError, OSError):  # pragma: no cover - not Linux
         cores = os.cpu_count() or 1
     return max(1, min(4, cores))
+
+
+def in_parts(
+    n: int, per_part: int, call: Callable[[int, int], object], most: int | None = None
+) -> None:
+    """``call(lo, hi)`` over ``range(n)`` in up to :func:`threads` (or ``most``) slices of at
+    least ``per_part`` items, at the same time: for kernel calls that let go of the GIL. The
+    first slice runs in this thread; an error of any slice is raised here.
+
+    >>> seen = []
+    >>> in_parts(10, 100, lambda lo, hi: seen.append((lo, hi)))
+    >>> seen
+    [(0, 10)]
+    """
+    parts = max(1, min(threads(), most or threads(), n // per_part))
+    if parts == 1:
+        call(0, n)
+        return
+    cuts = [n * k // parts for k in range(parts + 1)]
+    with ThreadPoolExecutor(parts - 1, thread_name_prefix="neardup-kernel") as pool:
+        others = [pool.submit(call, lo, hi) for lo, hi in zip(cuts[1:-1], cuts[2:], strict=True)]
+        call(cuts[0], cuts[1])
+        for job in others:
+            job.result()

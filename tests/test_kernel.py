@@ -238,6 +238,37 @@ def test_signed_hashes_are_the_signatures_and_the_shingle_hashes(
     assert none is None and (past == sigs).all()
 
 
+def test_signing_on_threads_gives_the_same_signatures(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kernel, "threads", lambda: 4)
+    rng = random.Random(3)
+    texts = [" ".join(f"w{rng.randrange(500)}" for _ in range(200)) for _ in range(1_500)]
+    calls: list[tuple[int, int]] = []
+    real = kernel.in_parts
+
+    def counted(n: int, per_part: int, call: Any, most: int | None = None) -> None:
+        real(n, per_part, lambda lo, hi: (calls.append((lo, hi)), call(lo, hi)), most)
+
+    monkeypatch.setattr(kernel, "in_parts", counted)
+    p = ShingleProcessor()
+    one = p.signatures_batch(texts)
+    assert calls == [(0, 1_500)]
+    calls.clear()
+    split = p.signatures_batch(texts, threads=3)
+    assert sorted(calls) == [(0, 500), (500, 1_000), (1_000, 1_500)]
+    assert (split == one).all()
+
+
+def test_an_error_in_any_slice_is_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kernel, "threads", lambda: 2)
+
+    def fail_late(lo: int, hi: int) -> None:
+        if lo > 0:
+            raise ValueError(f"slice {lo}")
+
+    with pytest.raises(ValueError, match="slice"):
+        kernel.in_parts(1_000, 10, fail_late, 2)
+
+
 def _exact(p: ShingleProcessor, texts: list[str], a: list[int], b: list[int]) -> np.ndarray:
     """The reference: Jaccard of the shingle strings (-1 where one side has none)."""
     out = []
