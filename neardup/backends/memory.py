@@ -72,9 +72,9 @@ class MemoryBackend:
         return copy.deepcopy(self._params)
 
     def add(self, docs: Sequence[Document]) -> None:
-        """Stores the records; their buckets are filled when first asked for
-        (:meth:`_buckets`): a report of every pair signs the records again and never asks,
-        and filling 40 buckets a record was 60% of adding 100k short records."""
+        """Stores the records; their keys are made and their buckets filled when first asked
+        for (:meth:`_keyed`, :meth:`_buckets`): a report of every pair bands the signatures
+        and never asks, and filling 40 buckets a record was 60% of adding 100k short records."""
         for doc in docs:
             if doc.id in self._texts:
                 self._unlink(doc.id)
