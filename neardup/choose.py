@@ -65,7 +65,8 @@ def choose(
 ) -> Choice:
     """Parameters for records like ``texts`` (a sample is enough); ``given`` ones win.
     ``expected``: how many records the collection is about to receive, when known; past
-    ``DEFAULTS.large_records`` short records are banded from a higher floor.
+    ``DEFAULTS.large_records`` short records are banded from a higher floor, and documents
+    with longer bands.
 
     >>> choose(["Cafe Muller 12 Main St"], expected=2_000_000).params.threshold
     0.4
@@ -123,6 +124,15 @@ def choose(
     else:
         chosen["threshold"], chosen["rule"] = DEFAULTS.document_threshold, "threshold"
         reasons.append(f"threshold: Jaccard >= {DEFAULTS.document_threshold}")
+        if expected is not None and expected > DEFAULTS.large_records and "num_perm" not in given:
+            chosen["bands"], chosen["rows"] = DEFAULTS.large_document_bands
+            reasons.append(
+                f"size: {expected:,d} records expected (> {DEFAULTS.large_records:,d}), so "
+                f"{chosen['bands']} bands x {chosen['rows']} rows: unrelated documents share "
+                "their common words, and the pairs alike at 0.2-0.3 would otherwise make "
+                "candidates grow with the square of the records (a pair at the threshold is "
+                "found with chance 0.95, at 0.75 with 0.999)"
+            )
     chosen.update(given)
     if given:
         reasons.append("given: " + ", ".join(f"{k}={v!r}" for k, v in sorted(given.items())))

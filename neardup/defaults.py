@@ -59,7 +59,8 @@ class Defaults:
     #: uncompressed in pages of 10,000 (2.5 s; 7.5 s before, when documents kept the facets).
     #: The texts are read for verification either way; the signatures take 512 bytes a
     #: record (128 values), 256 MB at this bound; larger indexes read the buckets from the
-    #: index (measured to 10M).
+    #: index (measured to 10M). A memory index bands the signatures it kept at any size: its
+    #: buckets would need every record's band keys as strings (1M documents: past 12 GB).
     scan_records: int = 500_000
 
     # -- the choice of parameters from the data (neardup.choose) ---------------------------------
@@ -89,6 +90,14 @@ class Defaults:
     large_record_bands: tuple[int, int] = (32, 4)
     #: Documents: word 1-grams at this fixed threshold.
     document_threshold: float = 0.65
+    #: Bands x rows of a collection of more than :attr:`large_records` documents (below it,
+    #: banding chooses 32 x 4 for the threshold). Why: unrelated documents share their common
+    #: words (word 1-grams at Jaccard 0.2-0.3), and at 1M 200-word documents the 32 x 4 bands
+    #: gave 22.4M candidates (19.7M after the cap) and a 374 s report, 29x the time of 100k.
+    #: 5-row bands find a pair at 0.3 with chance 0.06 (0.23 with 4 rows) and at 0.2 with 0.008
+    #: (0.05), and a pair at the threshold with 0.95 (0.998), at 0.7 with 0.99, at 0.75 with
+    #: 0.999.
+    large_document_bands: tuple[int, int] = (25, 5)
 
     # -- the valley rule (neardup.valley) --------------------------------------------------------
     #: Width of the histogram's bins of records' best similarities.

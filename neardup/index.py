@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import logging
+import operator
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
 from contextlib import contextmanager
@@ -383,7 +384,8 @@ class NearDupIndex:
         yields, or a pandas or polars DataFrame (its columns as :meth:`add_frame` reads them by
         default). Returns the counts (read, indexed, rejected with where and why); the records
         carry a new batch number (:attr:`batch_written`). ``total``: how many records come,
-        where ``records`` has no length: the progress bar's end and, in a new index whose
+        where ``records`` has no length (nor a length hint, as read_records' items have): the
+        progress bar's end and, in a new index whose
         parameters are chosen from the data, the size they are chosen for
         (:func:`neardup.choose.choose`)."""
         from .frames import frame_records, is_frame
@@ -393,6 +395,9 @@ class NearDupIndex:
             records = frame_records(records)
         if total is None and isinstance(records, Sized):
             total = len(records)
+        if total is None:  # read_records' items know about how many lines their file has
+            total = operator.length_hint(records, -1)
+            total = None if total < 0 else total
         self._expected = total  # what the parameters are chosen for, if this write chooses
         self._new_batch()
         writer = Writer(
@@ -457,7 +462,8 @@ class NearDupIndex:
         )
         protect = protected_bands(self.params.bands, self.params.rows)
         total = self.backend.count()
-        if total <= DEFAULTS.scan_records:  # why: neardup.defaults
+        # why: neardup.defaults; a backend that kept the signatures is not signing again
+        if total <= DEFAULTS.scan_records or self.backend.keeps_signatures:
             return self._signed_candidates(max_bucket, cap, protect, total)
         return all_candidates(bands, max_bucket, cap, protect)
 

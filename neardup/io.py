@@ -164,7 +164,26 @@ def read_records(
     limit = _checked_limit(max_record_bytes)
     id_field = resolve_id_field(path, fmt, id_field, delimiter)
     spans = _iter_spans(path, fmt, id_field, text_fields, limit, source_field, delimiter)
-    return (item for item, _last in spans)
+    return _Items((item for item, _last in spans), path, fmt)
+
+
+class _Items(Iterator[Item]):
+    """A file's items, with its line count as their length hint (:func:`expected_records`,
+    counted when first asked): a new index chooses its parameters for the size it is about to
+    receive (``NearDupIndex().add_many(read_records(path))``)."""
+
+    def __init__(self, items: Iterator[Item], path: Path, fmt: str) -> None:
+        self._items, self._path, self._fmt = items, path, fmt
+
+    def __iter__(self) -> _Items:
+        return self
+
+    def __next__(self) -> Item:
+        return next(self._items)
+
+    def __length_hint__(self) -> int:
+        lines = expected_records(self._path, self._fmt)
+        return NotImplemented if lines is None else lines
 
 
 def read_spans(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import operator
 import random
 import re
 import subprocess
@@ -234,13 +235,13 @@ def test_the_numbers_check_is_made_where_matches_share_their_numbers() -> None:
     assert not made and why.startswith(f"not made: {above} of 100"), why
 
 
-def test_a_large_collection_of_short_records_is_banded_from_a_higher_floor(
-    monkeypatch: pytest.MonkeyPatch,
+def test_a_large_collection_is_banded_against_its_chance_pairs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Past ``DEFAULTS.large_records`` expected records, short records get 4-row bands and the
     valley is looked for above 0.4: the number of the chance pairs just under the 0.3 floor
-    grows with the square of the records. What is given, documents, and a write of unknown
-    size keep the usual choice."""
+    grows with the square of the records; documents keep their threshold with 5-row bands.
+    What is given and a write of unknown size keep the usual choice."""
     texts = ["cafe muller 12 main st springfield", "j smith 1 high street leeds"]
     big = DEFAULTS.large_records + 1
     large = choose(texts, expected=big)
@@ -252,9 +253,16 @@ def test_a_large_collection_of_short_records_is_banded_from_a_higher_floor(
         usual = choose(texts, expected=expected).params
         assert (usual.bands, usual.rows, usual.threshold) == (40, 3, DEFAULTS.record_floor)
     assert choose(texts, {"threshold": 0.5}, expected=big).params.threshold == 0.5
-    assert choose(["word " * 300], expected=big).params.rows == Params(
-        threshold=DEFAULTS.document_threshold
-    ).rows  # documents: their fixed threshold's banding
+    document = " ".join(f"w{i}" for i in range(300))
+    usual_doc = Params(threshold=DEFAULTS.document_threshold)
+    for expected in (None, DEFAULTS.large_records):  # their fixed threshold's banding
+        doc = choose([document], expected=expected).params
+        assert (doc.bands, doc.rows) == (usual_doc.bands, usual_doc.rows) == (32, 4)
+    large_doc = choose([document], expected=big)
+    assert (large_doc.params.bands, large_doc.params.rows) == DEFAULTS.large_document_bands
+    assert large_doc.params.threshold == DEFAULTS.document_threshold  # the same threshold
+    assert any(r.startswith(f"size: {big:,d} records expected") for r in large_doc.reasons)
+    assert choose([document], {"num_perm": 64}, expected=big).params.num_perm == 64
     # The library passes a list's length (or total=) to the choice; a generator has none.
     import neardup.choose as choose_module
 
@@ -271,6 +279,20 @@ def test_a_large_collection_of_short_records_is_banded_from_a_higher_floor(
     told = NearDupIndex()
     told.add_many((r for r in records), total=len(records))
     assert told.params.rows == 4
+    # read_records' items hint at their file's lines
+    from neardup.io import read_records
+
+    path = tmp_path / "records.txt"
+    path.write_text("".join(f"{i} {t}\n" for i, t in records), encoding="utf-8")
+    items = read_records(path, "lines")
+    assert operator.length_hint(items) == len(records)
+    read = NearDupIndex()
+    read.add_many(items)
+    assert (read.params.rows, read.params.threshold, len(read)) == (4, 0.4, 4)  # ids repeat
+    path.write_text("".join(f"{i} {t}\n" for i, t in records[:5]), encoding="utf-8")
+    few = NearDupIndex()
+    few.add_many(read_records(path, "lines"))
+    assert few.params.rows == 3  # 5 lines: not past the bound of 5
 
 
 def test_the_records_a_file_holds_are_counted_off_its_lines(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ MOVED = {
         "RECORD_WORDS": "record_words", "SAMPLE": "choose_sample", "RECORD_FLOOR": "record_floor",
         "RECORD_BANDS": "record_bands", "DOCUMENT_THRESHOLD": "document_threshold",
         "LARGE_RECORDS": "large_records", "LARGE_RECORD_FLOOR": "large_record_floor",
-        "LARGE_RECORD_BANDS": "large_record_bands",
+        "LARGE_RECORD_BANDS": "large_record_bands", "LARGE_DOCUMENT_BANDS": "large_document_bands",
     },
     "neardup.valley": {
         "WIDTH": "valley_width", "GAP": "valley_gap", "DEPTH": "valley_depth",
