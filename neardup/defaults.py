@@ -60,7 +60,7 @@ class Defaults:
     #: The texts are read for verification either way; the signatures take 512 bytes a
     #: record (128 values), 256 MB at this bound; larger indexes read the buckets from the
     #: index (measured to 10M). A memory index bands the signatures it kept at any size: its
-    #: buckets would need every record's band keys as strings (1M documents: past 12 GB).
+    #: buckets would need every record's band keys as strings (1M documents: past 11 GB).
     scan_records: int = 500_000
 
     # -- the choice of parameters from the data (neardup.choose) ---------------------------------
