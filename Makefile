@@ -31,10 +31,14 @@ check-tools:
 	  command -v mvn >/dev/null || { echo "the local Solr node needs Maven (or set NEARDUP_SOLR_URL)"; exit 1; }; \
 	fi
 
+# The kernel is optional (no C compiler: the numpy path); a kernel built before is removed first,
+# so that a source that no longer compiles is not answered by a stale binary, and said.
 $(VENV)/.installed: pyproject.toml setup.py neardup/_kernel.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	rm -f neardup/_kernel*.so
 	$(BIN)/pip install -q -e '.[test,plot,bench,data,repair]'
+	@$(BIN)/python -c 'import neardup.kernel as k; k.compiled() or print("make: the C kernel did not build (no C compiler, or neardup/_kernel.c does not compile): neardup runs on its numpy path")'
 	touch $@
 
 bench: setup

@@ -363,8 +363,6 @@ PyDoc_STRVAR(signatures_doc,
              "kind 0 word / 1 char; family 0 xor (p1 = uint32 masks, p2 None) or 1 universal\n"
              "(p1 = uint64 a, p2 = uint64 b); out: writable uint32 buffer of len(texts) rows.");
 
-static PyObject *k_signatures(PyObject *Py_UNUSED(self), PyObject *args) {
-
 /* The one pass over texts behind signatures(), shingle_hashes() and signed_hashes(): each text
  * normalized and shingled once; its signature into `out` (unless out is NULL) and its sorted
  * distinct shingle hashes returned as a bytearray with their offsets (unless poff is NULL;
