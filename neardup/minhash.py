@@ -23,7 +23,7 @@ Deliberate differences from the 2014 article's Scala code:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -402,6 +402,37 @@ class ShingleProcessor:
         values = np.concatenate(runs) if runs else np.empty(0, dtype=np.uint32)
         return sigs, (values, np.concatenate(ends))
 
+    def signatures_with_hashes(
+        self, texts: list[str], *, threads: int = 1
+    ) -> tuple[NDArray[np.uint32], tuple[NDArray[np.uint32], NDArray[np.int64]] | None]:
+        """:meth:`signatures_batch` and :meth:`shingle_hashes` of ``texts`` from one pass over
+        each (in slices on up to ``threads`` threads), the hashes None without the C kernel.
+        For a backend that keeps both: a report screens its candidates with the hashes and
+        need not shingle every text again (0.5 s of a report of 100k short records).
+
+        >>> p = ShingleProcessor(3, kind="char")
+        >>> sigs, (values, offsets) = p.signatures_with_hashes(["abcd", "abce"])
+        >>> bool((sigs == p.signatures_batch(["abcd", "abce"])).all()), offsets.tolist()
+        (True, [0, 2, 4])
+        """
+        if kernel.active() != "c":
+            return self.signatures_batch(texts), None
+        ready = self._kernel_texts(list(texts))
+        out = np.empty((len(ready), self.num_perm), dtype=np.uint32)
+        parts: dict[int, tuple[NDArray[np.uint32], NDArray[np.int64]]] = {}
+
+        def sign(lo: int, hi: int) -> None:
+            parts[lo] = self._kernel_signed_hashes(ready[lo:hi], out[lo:hi])
+
+        _by_text(ready, sign, threads)
+        if len(parts) == 1:
+            return out, parts[0]
+        runs = [parts[lo] for lo in sorted(parts)]
+        starts = np.cumsum([0] + [int(offs[-1]) for _, offs in runs])[:-1].tolist()
+        shifted = [offs[1:] + at for (_, offs), at in zip(runs, starts, strict=True)]
+        offsets = np.concatenate([np.zeros(1, dtype=np.int64), *shifted])
+        return out, (np.concatenate([values for values, _ in runs]), offsets)
+
     def kernel_ready(self, texts: Iterable[str]) -> list[str]:
         """The texts as the C kernel shingles them (:meth:`prepare`d where this processor
         prepares them): prepared once, for both :meth:`signatures_batch` and
@@ -494,16 +525,7 @@ class ShingleProcessor:
             c.signatures(texts[lo:hi], self.normalize, kind, self.size, family, params[0], p2,
                          out[lo:hi])  # fmt: skip
 
-        # A slice of the texts a thread (the kernel lets go of the GIL), when each slice holds
-        # enough text to pay for its thread.
-        size = sum(map(len, texts)) if threads > 1 else 0
-        per_part = len(texts) * TEXT_BYTES_A_THREAD // size if size else len(texts)
-        try:
-            kernel.in_parts(len(texts), max(1, per_part), sign, threads)
-        except UnicodeEncodeError:
-            for i, t in enumerate(texts):
-                check_text(t, f"text {i}")
-            raise
+        _by_text(texts, sign, threads)
         return out
 
     def signatures_batch_numpy(self, texts: Iterable[str]) -> NDArray[np.uint32]:
@@ -626,12 +648,39 @@ PAIRS_A_THREAD = 100_000
 TEXT_BYTES_A_THREAD = 200_000
 
 
+def _by_text(texts: list[str], call: Callable[[int, int], object], threads: int) -> None:
+    """``call(lo, hi)`` over slices of ``texts``, a slice a thread (the kernel lets go of the
+    GIL) when each slice holds :data:`TEXT_BYTES_A_THREAD` of text to pay for its thread; a
+    text the kernel cannot encode is named."""
+    size = sum(map(len, texts)) if threads > 1 else 0
+    per_part = len(texts) * TEXT_BYTES_A_THREAD // size if size else len(texts)
+    try:
+        kernel.in_parts(len(texts), max(1, per_part), call, threads)
+    except UnicodeEncodeError:
+        for i, t in enumerate(texts):
+            check_text(t, f"text {i}")
+        raise
+
+
 def hashed_jaccard(
-    values: NDArray[np.uint32], offsets: NDArray[np.int64], a: ArrayLike, b: ArrayLike
+    values: NDArray[np.uint32],
+    offsets: NDArray[np.int64],
+    a: ArrayLike,
+    b: ArrayLike,
+    floor: float = 0.0,
 ) -> NDArray[np.float64]:
     """The Jaccard similarity of the hash runs ``a[i]`` and ``b[i]`` of
     :meth:`ShingleProcessor.shingle_hashes` (-1 where either is empty): one merge of two sorted
-    arrays a pair in the C kernel, Python sets without it."""
+    arrays a pair in the C kernel, Python sets without it.
+
+    ``floor``: only whether a pair reaches it matters (a screen); a pair that cannot may get
+    any value below it, as the kernel stops its merge once the rest cannot lift it there
+    (most candidates are strangers: 3.9M pairs of short records, 1.9 -> 1.2 s on one core).
+
+    >>> v, o = np.array([1, 2, 3, 4, 5, 6], np.uint32), np.array([0, 3, 6])
+    >>> hashed_jaccard(v, o, [0], [1]).tolist(), bool(hashed_jaccard(v, o, [0], [1], 0.5)[0] < 0.5)
+    ([0.0], True)
+    """
     ia = np.ascontiguousarray(a, dtype=np.int64)
     ib = np.ascontiguousarray(b, dtype=np.int64)
     if ia.shape != ib.shape or ia.ndim != 1:
@@ -649,7 +698,7 @@ def hashed_jaccard(
         kernel.in_parts(
             len(ia),
             PAIRS_A_THREAD,
-            lambda lo, hi: c.jaccard_hashed(vals, offs, ia[lo:hi], ib[lo:hi], out[lo:hi]),
+            lambda lo, hi: c.jaccard_hashed(vals, offs, ia[lo:hi], ib[lo:hi], out[lo:hi], floor),
         )
         return out
     sets: dict[int, frozenset[int]] = {}

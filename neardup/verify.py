@@ -90,15 +90,15 @@ def screen_keep(
     if kernel.active() != "c" or a.size < SCREEN_MIN:
         return keep
     if cands.hashes is not None:  # made from the texts as they were signed, code by code
-        sims = hashed_jaccard(*cands.hashes, a, b)
-        return sims >= threshold - SCREEN_MARGIN
+        floor = threshold - SCREEN_MARGIN
+        return hashed_jaccard(*cands.hashes, a, b, floor) >= floor
     used = used_codes(cands)
     hashed = _hashed(used, texts, processor)
     if hashed is not None:
         where = np.empty(len(cands.ids), dtype=np.int64)  # code -> its run in `hashed`
         where[used] = np.arange(used.size)
-        sims = hashed_jaccard(*hashed, where[a], where[b])
-        return sims >= threshold - SCREEN_MARGIN
+        floor = threshold - SCREEN_MARGIN
+        return hashed_jaccard(*hashed, where[a], where[b], floor) >= floor
     per_pair = 2 * max(1.0, float(texts.sizes(used).mean()))
     step = max(1_000, int(SCREEN_BYTES / per_pair))
     for lo in range(0, a.size, step):

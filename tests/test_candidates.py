@@ -333,3 +333,54 @@ def test_the_memory_backend_makes_keys_from_the_signatures_it_keeps() -> None:
     assert stored() == expected()
     assert {r.id: r.keys for r in backend.records()} == held
     assert backend.signatures() is None  # 20 records were stored with keys only
+
+
+def test_the_memory_backend_keeps_hashes_within_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Records written to memory keep their shingle hashes for the report's screen, replaced
+    and removed with them; past the budget none are kept, and the report is the same."""
+    from benchmarks.corpus import short_families
+    from neardup.backends import memory
+
+    records = [(r.id, r.text) for r in short_families(3_000, seed=2, words="real").records]
+    idx = NearDupIndex()
+    idx.add_many(records)
+    idx.add_many([(records[0][0], records[1][1])])  # replaced: its hashes are the new text's
+    idx.remove([records[2][0]])
+    ids = [i for i, _ in idx.backend.all_texts()]
+    kept = idx.backend.shingle_hashes(ids)
+    assert kept is not None and records[2][0] not in ids
+    values, offsets = idx.processor.shingle_hashes([t for _, t in idx.backend.all_texts()])
+    np.testing.assert_array_equal(kept[0], values)
+    np.testing.assert_array_equal(kept[1], offsets)
+    assert idx.backend.shingle_hashes(ids + ["nobody"]) is None
+    report = idx.report()
+    monkeypatch.setattr(memory, "HASH_BYTES", 10_000)
+    small = NearDupIndex()
+    small.add_many(records)
+    small.add_many([(records[0][0], records[1][1])])
+    small.remove([records[2][0]])
+    assert small.backend.shingle_hashes(ids) is None  # over budget: made by the report
+    again = small.report()
+    assert again.pairs == report.pairs and len(report.pairs) > 100
+
+
+def test_regrouping_labels_every_member_by_both_buckets_sorted() -> None:
+    """Large buckets' members regrouped by another band: each member with a bucket there,
+    labelled by both buckets, in label order; the same whether label and code fit one packed
+    radix sort or (labels past 2**52 here) are argsorted."""
+    from neardup.candidates import _regroup
+
+    rng = np.random.default_rng(7)
+    codes = rng.permutation(5_000)[:3_000].astype(np.int32)
+    which = np.sort(rng.integers(0, 40, codes.size)).astype(np.int64)
+    there = rng.integers(-1, 50, 5_000).astype(np.int32)
+    want = {(int(w), int(there[c]), int(c)) for c, w in zip(codes, which, strict=True)
+            if there[c] >= 0}  # fmt: skip
+    for shift in (0, 1 << 50):
+        kept, labels, width = _regroup(codes, which + shift, there)
+        assert (np.diff(labels) >= 0).all()
+        got = {(int(lab // width) - shift, int(lab % width), int(c))
+               for c, lab in zip(kept, labels, strict=True)}  # fmt: skip
+        assert got == want and len(want) > 2_000

@@ -326,9 +326,10 @@ def test_the_screen_keeps_every_pair_verification_keeps(monkeypatch: pytest.Monk
     index = NearDupIndex()
     index.add_many(short_records(6_000, seed=4))
     screened = index.report()
-    # Every record is shingled once for the screen (while it is signed), not once per chunk.
-    assert 0 < sum(calls) <= len(index)
+    # The memory backend kept every record's hashes when it was signed: none are made again.
+    assert sum(calls) == 0 and index.backend.shingle_hashes(["0"]) is not None
     calls.clear()
+    monkeypatch.setattr(index.backend, "shingle_hashes", lambda ids: None)  # as if not kept
     monkeypatch.setattr(verify_mod, "SCREEN_HASH_BYTES", 0)  # over budget: chunks of pairs
     monkeypatch.setattr(verify_mod, "SCREEN_BYTES", 4096)
     chunked = index.report()
@@ -366,3 +367,74 @@ def test_hashed_jaccard_checks_its_runs() -> None:
     with pytest.raises(ValueError, match="out of order"):
         kernel.get().jaccard_hashed(values, np.array([0, 5, 2, 4]), np.zeros(1, np.int64),
                                     np.zeros(1, np.int64), np.empty(1))  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_floor_only_cuts_short_the_pairs_below_it(seed: int) -> None:
+    """With a floor, a pair that reaches it gets its exact similarity and one that does not
+    stays below it (the screen asks no more), on either side of the floor."""
+    from neardup.minhash import hashed_jaccard
+
+    rng = np.random.default_rng(seed)
+    runs = [np.unique(rng.integers(0, 400, rng.integers(0, 120))) for _ in range(300)]
+    values = np.concatenate(runs).astype(np.uint32)
+    offsets = np.r_[0, np.cumsum([r.size for r in runs])].astype(np.int64)
+    a, b = rng.integers(0, 300, 20_000), rng.integers(0, 300, 20_000)
+    exact = hashed_jaccard(values, offsets, a, b)
+    for floor in (0.05, 0.15, 0.3, 0.6):
+        got = hashed_jaccard(values, offsets, a, b, floor)
+        above = exact >= floor
+        assert 0 < above.sum() < above.size
+        np.testing.assert_array_equal(got[above], exact[above])
+        assert (got[~above] < floor).all()
+        assert ((exact[~above] == -1) == (got[~above] == -1)).all()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_radix_sort_and_the_fold_equal_numpy(seed: int) -> None:
+    from neardup import candidates
+
+    rng = np.random.default_rng(seed)
+    c = kernel.get()
+    for lo, hi, n in [(0, 2**40, 50_000), (-(2**62), 2**62, 30_000), (0, 3, 1_000), (5, 6, 9)]:
+        a = rng.integers(lo, hi, n, dtype=np.int64)
+        got = a.copy()
+        c.sort_i64(got)
+        np.testing.assert_array_equal(got, np.sort(a))
+    for empty in (np.zeros(0, np.int64), np.zeros(1, np.int64)):
+        c.sort_i64(empty)
+    for bad in (np.zeros(3, np.uint64), np.zeros(3, np.float64), np.zeros(3, np.int32)):
+        with pytest.raises(ValueError, match="int64"):
+            c.sort_i64(bad)
+    # Packed candidates of several bands, some pairs in up to 20 of them (counts cap at 15).
+    keys = rng.integers(0, 3_000, 40_000, dtype=np.int64)
+    parts = [(keys[k::4] << candidates.COUNT_BITS) | 1 for k in range(4)]
+    parts.append((np.arange(7, dtype=np.int64).repeat(20) << candidates.COUNT_BITS) | 1)
+    fast = candidates._unique_counted([p.copy() for p in parts])
+    kernel.use("numpy")
+    try:
+        slow = candidates._unique_counted([p.copy() for p in parts])
+    finally:
+        kernel.use("c")
+    np.testing.assert_array_equal(fast, slow)
+    assert (fast[:7] & candidates.COUNT_MAX == candidates.COUNT_MAX).all()
+
+
+def test_signatures_with_hashes_are_the_two_calls_on_any_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = random.Random(3)
+    words = ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 8))) for _ in range(300)]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 60))) for _ in range(900)]
+    p = ShingleProcessor(3, kind="char")
+    sigs, held = p.signatures_with_hashes(texts)
+    assert held is not None
+    monkeypatch.setattr(minhash_module, "TEXT_BYTES_A_THREAD", 2_000)
+    monkeypatch.setattr(kernel, "threads", lambda: 4)
+    split, (values, offsets) = p.signatures_with_hashes(texts, threads=4)
+    np.testing.assert_array_equal(sigs, p.signatures_batch(texts))
+    np.testing.assert_array_equal(split, sigs)
+    want_values, want_offsets = p.shingle_hashes(texts)
+    for got in (held, (values, offsets)):
+        np.testing.assert_array_equal(got[0], want_values)
+        np.testing.assert_array_equal(got[1], want_offsets)

@@ -33,6 +33,9 @@ class Document:
     #: The record's MinHash signature, given instead of keys and values to a backend that keeps
     #: signatures (:attr:`Backend.keeps_signatures`) and makes the keys from it when asked.
     signature: Any = None
+    #: The record's sorted distinct shingle hashes (uint32), given with its signature to a
+    #: backend that keeps signatures: the screen of a report compares them.
+    hashes: Any = None
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,11 @@ class Backend(Protocol):
     def signatures(self) -> tuple[list[str], Any] | None:
         """Every record's id, in :meth:`all_texts` order, and its signature (one row each), if
         the backend keeps them for every record; None if it does not."""
+        ...
+
+    def shingle_hashes(self, ids: Sequence[str]) -> tuple[Any, Any] | None:
+        """The shingle hashes of ``ids`` as ``(values, offsets)`` (those of ``ids[k]`` are
+        ``values[offsets[k]:offsets[k + 1]]``), if the backend kept them for each; else None."""
         ...
 
     def records(self) -> Iterator[StoredRecord]:

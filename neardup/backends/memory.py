@@ -17,6 +17,10 @@ from ..banding import band_keys_batch
 from ..text import id_key
 from .base import Document, StoredRecord
 
+#: Shingle hashes kept for a report's screen at most (the screen's own budget,
+#: :data:`neardup.verify.SCREEN_HASH_BYTES`): 100k short records take 24 MB.
+HASH_BYTES = 256 << 20
+
 
 def band_of(key: str) -> int:
     """The band number of a band key (``b07_3f9c...`` -> 7)."""
@@ -55,6 +59,10 @@ class MemoryBackend:
         #: whose keys are not made yet (:meth:`_keyed`).
         self._sigs: dict[str, NDArray[np.uint32]] = {}
         self._unkeyed: dict[str, NDArray[np.uint32]] = {}
+        #: The shingle hashes of records stored with them, while they take at most
+        #: :data:`HASH_BYTES` (past it, none are kept: a report makes them again).
+        self._hashes: dict[str, NDArray[np.uint32]] = {}
+        self._hash_bytes: int | None = 0
 
     @property
     def location(self) -> str:
@@ -80,6 +88,7 @@ class MemoryBackend:
                 self._unlink(doc.id)
             self._texts[doc.id] = doc.text
             self._sources[doc.id] = doc.source
+            self._keep_hashes(doc)
             if doc.signature is not None:
                 self._sigs[doc.id] = self._unkeyed[doc.id] = doc.signature
                 self._keys.pop(doc.id, None)
@@ -93,6 +102,35 @@ class MemoryBackend:
                 self._columns[doc.id] = dict(doc.fields)
             else:
                 self._columns.pop(doc.id, None)
+
+    def _keep_hashes(self, doc: Document) -> None:
+        old = self._hashes.pop(doc.id, None)
+        if self._hash_bytes is None:
+            return
+        if old is not None:
+            self._hash_bytes -= old.nbytes
+        if doc.hashes is None:
+            return
+        self._hash_bytes += doc.hashes.nbytes
+        if self._hash_bytes > HASH_BYTES:  # too many to hold: a report makes them
+            self._hashes.clear()
+            self._hash_bytes = None
+            return
+        self._hashes[doc.id] = doc.hashes
+
+    def shingle_hashes(
+        self, ids: Sequence[str]
+    ) -> tuple[NDArray[np.uint32], NDArray[np.int64]] | None:
+        """The shingle hashes of ``ids`` as ``(values, offsets)``, if each was stored with them
+        (and they took at most :data:`HASH_BYTES`); else None."""
+        kept = self._hashes
+        if self._hash_bytes is None or not all(i in kept for i in ids):
+            return None
+        runs = [kept[i] for i in ids]
+        offsets = np.zeros(len(runs) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, runs), dtype=np.int64, count=len(runs)), out=offsets[1:])
+        values = np.concatenate(runs) if runs else np.empty(0, dtype=np.uint32)
+        return values, offsets
 
     def _keyed(self) -> dict[str, list[str]]:
         """Every record's keys, made for the records stored with a signature since the last
@@ -136,6 +174,9 @@ class MemoryBackend:
                 del self._sources[record_id]
                 self._keys.pop(record_id, None)
                 self._sigs.pop(record_id, None)
+                gone = self._hashes.pop(record_id, None)
+                if gone is not None and self._hash_bytes is not None:
+                    self._hash_bytes -= gone.nbytes
                 del self._batch[record_id]
                 self._columns.pop(record_id, None)
 

@@ -523,6 +523,10 @@ class SolrBackend:
         """None: not kept (:attr:`keeps_signatures`)."""
         return None
 
+    def shingle_hashes(self, ids: Sequence[str]) -> None:
+        """None: not kept."""
+        return None
+
     def all_texts(self) -> Iterator[tuple[str, str]]:
         """Every record's id and text, by cursor (pages of :data:`TEXT_ROWS`), the next page
         read while the caller works on this one."""
