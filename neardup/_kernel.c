@@ -1016,11 +1016,92 @@ static PyObject *k_fold_counted(PyObject *Py_UNUSED(self), PyObject *args) {
     return PyLong_FromSsize_t(out);
 }
 
+PyDoc_STRVAR(band_json_doc,
+             "band_json(values, docs, names) -> list of str\n\n"
+             "values: int64 buffer of docs rows of len(names) band values. For each row, its\n"
+             "JSON members '\"name\":value,...' (names are plain ASCII field names): 40 longs\n"
+             "a record made decimal by json.dumps were a fifth of indexing's Python time.");
+
+static PyObject *k_band_json(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *pv, *names;
+    Py_ssize_t docs;
+    if (!PyArg_ParseTuple(args, "OnO!", &pv, &docs, &PyList_Type, &names)) return NULL;
+    const Py_ssize_t k = PyList_GET_SIZE(names);
+    if (docs < 0 || k < 1 || k > 256) {
+        PyErr_SetString(PyExc_ValueError, "band_json: bad docs or names");
+        return NULL;
+    }
+    const char *name[256];
+    Py_ssize_t name_len[256], room = 0;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        PyObject *n = PyList_GET_ITEM(names, j);
+        if (!PyUnicode_Check(n) || !PyUnicode_IS_ASCII(n)) {
+            PyErr_SetString(PyExc_ValueError, "band_json: names must be ASCII str");
+            return NULL;
+        }
+        name[j] = (const char *)PyUnicode_DATA(n);
+        name_len[j] = PyUnicode_GET_LENGTH(n);
+        for (Py_ssize_t c = 0; c < name_len[j]; c++) {
+            const char ch = name[j][c];
+            if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                  ch == '_')) {
+                PyErr_SetString(PyExc_ValueError, "band_json: a name holds a character to escape");
+                return NULL;
+            }
+        }
+        room += name_len[j] + 4 + 20; /* quotes, colon, comma; a long's 20 characters */
+    }
+    Py_buffer view;
+    if (get_buffer(pv, &view, 8, docs * k, 0, "values") < 0) return NULL;
+    PyObject *out = PyList_New(docs);
+    char *buf = malloc((size_t)room + 1);
+    if (out == NULL || buf == NULL) {
+        Py_XDECREF(out);
+        free(buf);
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    const int64_t *values = view.buf;
+    for (Py_ssize_t d = 0; d < docs; d++) {
+        char *w = buf;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            if (j) *w++ = ',';
+            *w++ = '"';
+            memcpy(w, name[j], (size_t)name_len[j]);
+            w += name_len[j];
+            *w++ = '"';
+            *w++ = ':';
+            const int64_t v = values[d * k + j];
+            uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+            char digits[20];
+            int nd = 0;
+            do {
+                digits[nd++] = (char)('0' + u % 10);
+                u /= 10;
+            } while (u);
+            if (v < 0) *w++ = '-';
+            while (nd) *w++ = digits[--nd];
+        }
+        PyObject *str = PyUnicode_FromStringAndSize(buf, w - buf);
+        if (str == NULL) {
+            Py_DECREF(out);
+            free(buf);
+            PyBuffer_Release(&view);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, d, str);
+    }
+    free(buf);
+    PyBuffer_Release(&view);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"signatures", k_signatures, METH_VARARGS, signatures_doc},
     {"normalize", k_normalize, METH_O, normalize_doc},
     {"band_keys", k_band_keys, METH_VARARGS, band_keys_doc},
     {"band_hashes", k_band_hashes, METH_VARARGS, band_hashes_doc},
+    {"band_json", k_band_json, METH_VARARGS, band_json_doc},
     {"shingle_hashes", k_shingle_hashes, METH_VARARGS, shingle_hashes_doc},
     {"signed_hashes", k_signed_hashes, METH_VARARGS, signed_hashes_doc},
     {"jaccard_hashed", k_jaccard_hashed, METH_VARARGS, jaccard_hashed_doc},

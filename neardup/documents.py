@@ -44,7 +44,7 @@ def documents(
     texts = [processor.normalize(r.text) for r in records]
     keep = [i for i, t in enumerate(texts) if t]
     keys: list[list[str]] = []
-    values: list[list[int]] = []
+    values: list[Any] = []
     hashes: list[Any] = []
     if keep and signatures:  # the backend keeps these and makes the keys when it needs them
         sigs, held = processor.signatures_with_hashes(
@@ -61,7 +61,8 @@ def documents(
         if strings:
             keys = band_keys_batch(sigs, params.bands, params.rows)
         else:
-            values = band_hashes_batch(sigs, params.bands, params.rows).view(np.int64).tolist()
+            # rows of one int64 matrix: the Solr backend writes them as JSON in C
+            values = list(band_hashes_batch(sigs, params.bands, params.rows).view(np.int64))
     extras: list[dict[str, Any] | str] = []
     if params.fields_2014 and keep:
         from .seed2014 import fields_2014

@@ -453,10 +453,16 @@ def _check_size(text: str, limit: int | None) -> str | None:
     return f"record too large, {size} bytes of text (the limit is {limit})"
 
 
+#: Bytes a reader asks the file for at once. Each refill lets go of the GIL and must win it
+#: back from the threads that sign and send records: with the default 8 KB, 100k documents
+#: (120 MB) were 15k refills, and reading was 0.9 s of indexing them into Solr.
+READ_BUFFER = 1 << 20
+
+
 def raw_lines(path: str | Path) -> Iterator[bytes]:
     """The lines of a file as bytes, line endings included, numbered as the readers number
     them (a line ends at ``\\n``; ``\\r`` is part of the line's ending)."""
-    with open(path, "rb") as fh:
+    with open(path, "rb", buffering=READ_BUFFER) as fh:
         yield from fh
 
 
@@ -468,7 +474,7 @@ def _sized_lines(path: Path, cap: int | None) -> Iterator[tuple[bytes | None, in
         for raw in raw_lines(path):
             yield raw, len(raw) - _ending(raw)
         return
-    with open(path, "rb") as fh:
+    with open(path, "rb", buffering=READ_BUFFER) as fh:
         while raw := fh.readline(cap + 3):  # a line of ``cap`` bytes, "\r\n", and one more
             size, tail = len(raw), raw[-2:]
             if size - _ending(raw) <= cap:

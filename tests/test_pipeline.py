@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import threading
@@ -9,6 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -300,3 +302,32 @@ def test_batches_are_bounded_by_their_text_as_well_as_their_count(
     # the sixth and seventh big records join ends with them.
     assert sizes == [2, 2, 1_000, 1_000, 503, 2]
     assert len(index) == 2_509
+
+
+@pytest.mark.parametrize("kernel_name", ["c", "numpy"])
+def test_encoded_documents_are_the_documents_as_json(kernel_name: str) -> None:
+    """What the Solr backend sends, band fields written in C or by json.dumps, is the JSON of
+    :func:`solr_document` for any text, and a list of values or keys gives the same."""
+    from neardup import kernel
+    from neardup.backends.solr import encoded_documents
+    from neardup.solr.client import EncodedJSON
+
+    params = Params(shingle_kind="char", shingle_size=3)
+    records = records_of(TRICKY)
+    kernel.use(kernel_name)
+    try:
+        docs = [
+            d for d in documents(params, params.processor(), records, 7, strings=False)
+            if isinstance(d, Document)
+        ]  # fmt: skip
+        sent_docs = encoded_documents(docs, numeric=True, strings=False)
+    finally:
+        kernel.use("c")
+    assert docs and all(isinstance(d.values, np.ndarray) for d in docs)
+    assert all(isinstance(s, EncodedJSON) for s in sent_docs) == (kernel_name == "c")
+    as_lists = [dataclasses.replace(d, values=d.values.tolist()) for d in docs]
+    want = [solr_document(d) for d in as_lists]
+    assert want[0]["lsh_b00"] == int(docs[0].values[0]) and "raw" in want[0]
+    got = [json.loads(s) if isinstance(s, str) else s for s in sent_docs]
+    assert got == want
+    assert encoded_documents(as_lists) == want  # plain lists: dicts, as before

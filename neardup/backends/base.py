@@ -29,7 +29,8 @@ class Document:
     #: The band keys as the 64-bit values a Solr index's band fields hold (signed), made
     #: instead of ``keys`` for a backend that does not read strings (:attr:`Backend.key_strings`):
     #: 40 strings a record made and parsed again were a third of indexing's Python time.
-    values: list[int] = field(default_factory=list)
+    #: A list of ints, or a row of int64 (what :func:`neardup.documents.documents` makes).
+    values: Any = field(default_factory=list)
     #: The record's MinHash signature, given instead of keys and values to a backend that keeps
     #: signatures (:attr:`Backend.keeps_signatures`) and makes the keys from it when asked.
     signature: Any = None

@@ -341,13 +341,21 @@ def _body_size(request: requests.PreparedRequest) -> int:
     return int(request.headers.get("Content-Length") or 0)
 
 
+class EncodedJSON(str):
+    """A value already written as JSON text, sent as it is (a caller that writes part of its
+    documents faster than ``json.dumps``: :func:`neardup.backends.solr.encoded_documents`)."""
+
+    __slots__ = ()
+
+
 def _json_batches(items: Iterable[Any], limit: int) -> Iterator[str]:
-    """``items`` as JSON, comma-separated, in runs of at most ``limit`` bytes; an item larger
-    than ``limit`` is a run of its own. Nothing for no items."""
+    """``items`` as JSON (an :class:`EncodedJSON` as it is), comma-separated, in runs of at
+    most ``limit`` bytes; an item larger than ``limit`` is a run of its own. Nothing for no
+    items."""
     run: list[str] = []
     size = 0
     for item in items:
-        text = json.dumps(item, allow_nan=False)
+        text = item if isinstance(item, EncodedJSON) else json.dumps(item, allow_nan=False)
         if run and size + len(text) > limit:
             yield ", ".join(run)
             run, size = [], 0
