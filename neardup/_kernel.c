@@ -868,6 +868,30 @@ static inline int is_split_space(unsigned char c) {
     return c == ' ' || (c >= 9 && c <= 13) || (c >= 28 && c <= 31);
 }
 
+/* The slot mask of a word_table, or -1 with an error when the buffer is not one. */
+static int table_mask(const Py_buffer *view, uint32_t *mask) {
+    if (view->len >= 4 + WORD_SLOT) {
+        memcpy(mask, view->buf, 4);
+        if ((Py_ssize_t)(4 + ((size_t)*mask + 1) * WORD_SLOT) == view->len) return 0;
+    }
+    PyErr_SetString(PyExc_ValueError, "not a word_table");
+    return -1;
+}
+
+/* Whether the word w[0..len) is in the table. */
+static int in_table(const unsigned char *table, uint32_t mask, const unsigned char *w,
+                    Py_ssize_t len) {
+    if (len == 0 || len >= WORD_SLOT) return 0;
+    uint32_t at = fnv1a(w, len) & mask;
+    for (uint32_t probes = 0; probes <= mask; probes++) { /* a full table ends too */
+        const unsigned char *slot = table + 4 + (size_t)at * WORD_SLOT;
+        if (slot[0] == 0) return 0;
+        if (slot[0] == len && memcmp(slot + 1, w, (size_t)len) == 0) return 1;
+        at = (at + 1) & mask;
+    }
+    return 0;
+}
+
 PyDoc_STRVAR(any_word_doc,
              "any_word(text, table) -> bool, or None when text is not ASCII: whether a word of "
              "text.split() is in the word_table; no word becomes a Python string.");
@@ -880,19 +904,12 @@ static PyObject *k_any_word(PyObject *Py_UNUSED(self), PyObject *args) {
         PyBuffer_Release(&view);
         Py_RETURN_NONE;
     }
-    if (view.len < 4 + WORD_SLOT) {
+    uint32_t mask;
+    if (table_mask(&view, &mask) < 0) {
         PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_ValueError, "not a word_table");
         return NULL;
     }
     const unsigned char *table = view.buf;
-    uint32_t mask;
-    memcpy(&mask, table, 4);
-    if ((Py_ssize_t)(4 + ((size_t)mask + 1) * WORD_SLOT) != view.len) {
-        PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_ValueError, "not a word_table");
-        return NULL;
-    }
     const unsigned char *s = PyUnicode_1BYTE_DATA(text);
     const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int found = 0;
@@ -902,17 +919,7 @@ static PyObject *k_any_word(PyObject *Py_UNUSED(self), PyObject *args) {
         const Py_ssize_t start = i;
         while (i < n && !is_split_space(s[i])) i++;
         const Py_ssize_t len = i - start;
-        if (len == 0 || len >= WORD_SLOT) continue;
-        uint32_t at = fnv1a(s + start, len) & mask;
-        for (uint32_t probes = 0; probes <= mask; probes++) { /* a full table ends too */
-            const unsigned char *slot = table + 4 + (size_t)at * WORD_SLOT;
-            if (slot[0] == 0) break;
-            if (slot[0] == len && memcmp(slot + 1, s + start, (size_t)len) == 0) {
-                found = 1;
-                break;
-            }
-            at = (at + 1) & mask;
-        }
+        found = in_table(table, mask, s + start, len);
     }
     PyBuffer_Release(&view);
     return PyBool_FromLong(found);
@@ -1096,6 +1103,116 @@ static PyObject *k_band_json(PyObject *Py_UNUSED(self), PyObject *args) {
     return out;
 }
 
+PyDoc_STRVAR(prepare_plain_doc,
+             "prepare_plain(texts, table, split_hyphens) -> list of str or None\n\n"
+             "Each text normalized, where that is all its preparation: ASCII, without '&', and\n"
+             "(table: a word_table, or None for no such test) without a word of the table; with\n"
+             "split_hyphens, its hyphens as spaces between words. None where it needs Python's\n"
+             "prepare(). One call a batch: two kernel calls and five Python ones a text cost\n"
+             "3 us each time 100k texts were signed.");
+
+static PyObject *k_prepare_plain(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *texts, *ptable;
+    int split_hyphens;
+    if (!PyArg_ParseTuple(args, "O!Op", &PyList_Type, &texts, &ptable, &split_hyphens))
+        return NULL;
+    Py_buffer view = {0};
+    uint32_t mask = 0;
+    const int check = ptable != Py_None;
+    if (check) {
+        if (PyObject_GetBuffer(ptable, &view, PyBUF_SIMPLE) < 0) return NULL;
+        if (table_mask(&view, &mask) < 0) {
+            PyBuffer_Release(&view);
+            return NULL;
+        }
+    }
+    const unsigned char *table = view.buf;
+    /* Which (length, first byte) and (length, last byte) the table's words have: most words of
+     * a text are ruled out by two loads, not hashed and probed (0.46 -> 0.2 s for 100k
+     * documents of 200 words). */
+    unsigned char first_ok[WORD_SLOT][256], last_ok[WORD_SLOT][256];
+    memset(first_ok, 0, sizeof first_ok);
+    memset(last_ok, 0, sizeof last_ok);
+    for (uint32_t k = 0; check && k <= mask; k++) {
+        const unsigned char *slot = table + 4 + (size_t)k * WORD_SLOT;
+        if (slot[0] > 0 && slot[0] < WORD_SLOT) {
+            first_ok[slot[0]][slot[1]] = 1;
+            last_ok[slot[0]][slot[slot[0]]] = 1;
+        }
+    }
+    const Py_ssize_t ntexts = PyList_GET_SIZE(texts);
+    PyObject *out = PyList_New(ntexts);
+    unsigned char *buf = NULL;
+    Py_ssize_t *starts = NULL, room = 0;
+    if (out == NULL) goto fail;
+    for (Py_ssize_t d = 0; d < ntexts; d++) {
+        PyObject *text = PyList_GET_ITEM(texts, d);
+        if (!PyUnicode_Check(text) || !PyUnicode_IS_ASCII(text)) {
+            PyList_SET_ITEM(out, d, Py_NewRef(Py_None));
+            continue;
+        }
+        const unsigned char *s = PyUnicode_1BYTE_DATA(text);
+        const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+        if (memchr(s, '&', (size_t)len) != NULL) {
+            PyList_SET_ITEM(out, d, Py_NewRef(Py_None));
+            continue;
+        }
+        if (len + 1 > room) {
+            room = 2 * len + 64;
+            PyMem_Free(buf);
+            PyMem_Free(starts);
+            buf = PyMem_Malloc((size_t)room);
+            starts = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)room);
+            if (buf == NULL || starts == NULL) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+        }
+        Py_ssize_t words;
+        Py_ssize_t n = normalize_ascii(s, len, buf, starts, &words);
+        int trigger = 0;
+        for (Py_ssize_t i = 0; check && i < n && !trigger;) {
+            const Py_ssize_t start = i;
+            while (i < n && buf[i] != ' ') i++;
+            const Py_ssize_t wl = i - start;
+            trigger = wl < WORD_SLOT && first_ok[wl][buf[start]] && last_ok[wl][buf[i - 1]] &&
+                      in_table(table, mask, buf + start, wl);
+            i++;
+        }
+        if (trigger) {
+            PyList_SET_ITEM(out, d, Py_NewRef(Py_None));
+            continue;
+        }
+        if (split_hyphens && memchr(buf, '-', (size_t)n) != NULL) {
+            /* " ".join(text.replace("-", " ").split()) */
+            Py_ssize_t w = 0;
+            int prev_sep = 1;
+            for (Py_ssize_t i = 0; i < n; i++) {
+                const int sep = buf[i] == '-' || buf[i] == ' ';
+                if (!sep) {
+                    if (prev_sep && w > 0) buf[w++] = ' ';
+                    buf[w++] = buf[i];
+                }
+                prev_sep = sep;
+            }
+            n = w;
+        }
+        PyObject *str = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, buf, n);
+        if (str == NULL) goto fail;
+        PyList_SET_ITEM(out, d, str);
+    }
+    PyMem_Free(buf);
+    PyMem_Free(starts);
+    if (check) PyBuffer_Release(&view);
+    return out;
+fail:
+    Py_XDECREF(out);
+    PyMem_Free(buf);
+    PyMem_Free(starts);
+    if (check) PyBuffer_Release(&view);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"signatures", k_signatures, METH_VARARGS, signatures_doc},
     {"normalize", k_normalize, METH_O, normalize_doc},
@@ -1109,6 +1226,7 @@ static PyMethodDef methods[] = {
     {"fold_counted", k_fold_counted, METH_VARARGS, fold_counted_doc},
     {"word_table", k_word_table, METH_O, word_table_doc},
     {"any_word", k_any_word, METH_VARARGS, any_word_doc},
+    {"prepare_plain", k_prepare_plain, METH_VARARGS, prepare_plain_doc},
     {NULL, NULL, 0, NULL},
 };
 

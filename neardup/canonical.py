@@ -192,6 +192,11 @@ if kernel.compiled() is not None:
     _TRIGGER_TABLE = kernel.compiled().word_table(sorted(_TRIGGERS))
 
 
+def trigger_table() -> bytes | None:
+    """The words a rule needs as the C kernel's word table (None without the kernel)."""
+    return _TRIGGER_TABLE
+
+
 def has_trigger(normal: str) -> bool:
     """Whether a word of the normalized text ``normal`` is one a rule needs (in C when the
     kernel is active and the text is ASCII; the same answer either way).

@@ -446,7 +446,20 @@ class ShingleProcessor:
             for i, t in enumerate(texts):
                 if not isinstance(t, str):
                     raise TypeError(f"text {i} is {type(t).__name__}, not str")
-            texts = [self.prepare(check_text(t, f"text {i}")) for i, t in enumerate(texts)]
+            c = kernel.get()
+            from .canonical import trigger_table
+
+            table = trigger_table() if self.canonical else None
+            if c is None or (self.canonical and table is None):
+                return [self.prepare(check_text(t, f"text {i}")) for i, t in enumerate(texts)]
+            # Most texts need only normalizing (ASCII, no rule's word): all of those in one
+            # kernel call, the rest through prepare() (None below).
+            hyphens = self.kind == "char" and self.split_hyphens
+            plain = c.prepare_plain(texts, table, hyphens)
+            texts = [
+                p if p is not None else self.prepare(check_text(t, f"text {i}"))
+                for i, (t, p) in enumerate(zip(texts, plain, strict=True))
+            ]
         return texts
 
     def shingle_hashes(

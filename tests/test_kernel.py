@@ -438,3 +438,36 @@ def test_signatures_with_hashes_are_the_two_calls_on_any_threads(
     for got in (held, (values, offsets)):
         np.testing.assert_array_equal(got[0], want_values)
         np.testing.assert_array_equal(got[1], want_offsets)
+
+
+@pytest.mark.parametrize("kind", ["word", "char"])
+@pytest.mark.parametrize("canonical", [True, False])
+@pytest.mark.parametrize("split_hyphens", [True, False])
+def test_texts_prepared_in_one_kernel_call_are_prepare_s(
+    kind: str, canonical: bool, split_hyphens: bool
+) -> None:
+    """The texts that only need normalizing are prepared in one kernel call, the others by
+    prepare(): what the kernel is given is prepare()'s text either way, on texts full of the
+    canonical rules' words, ampersands, hyphens and non-ASCII letters."""
+    from neardup.canonical import _TRIGGERS
+
+    rng = random.Random(len(kind) * 4 + canonical * 2 + split_hyphens)
+    rules = sorted(_TRIGGERS)
+    pieces = ["&", "-", "--", "a-b", "-x", "y-", "N.Y.", "O'Brien", "  ", "\t", "é", "Müller",
+              "東京", "x" * 20, "1st", "new york city", "AND", "St."]  # fmt: skip
+    texts = [
+        rng.choice([" ", "", " - "]).join(
+            rng.choice(pieces + rules) if rng.random() < 0.4
+            else "".join(rng.choice("abcxyz-.,&' ") for _ in range(rng.randint(1, 8)))
+            for _ in range(rng.randint(0, 12))
+        )
+        for _ in range(5_000)
+    ]  # fmt: skip
+    p = ShingleProcessor(3, kind=kind, canonical=canonical, split_hyphens=split_hyphens)
+    if not (canonical or (kind == "char" and split_hyphens)):
+        return  # nothing to prepare: the kernel normalizes the texts as given
+    plain = kernel.get().prepare_plain(texts, None, False)
+    assert sum(x is not None for x in plain) > len(texts) // 10  # the one call did many
+    assert p.kernel_ready(texts) == [p.prepare(t) for t in texts]
+    with pytest.raises(TypeError, match="text 1 is bytes"):
+        p.kernel_ready(["a", b"b"])  # type: ignore[list-item]
