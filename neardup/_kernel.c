@@ -1213,12 +1213,125 @@ fail:
     return NULL;
 }
 
+PyDoc_STRVAR(band_buckets_doc,
+             "band_buckets(sigs, n, cols, bands, rows) -> list of (members, sizes)\n\n"
+             "sigs: uint32 buffer of n rows of cols values. For each band b, the records whose\n"
+             "rows values b*rows.. fold to one 64-bit key with another record's, grouped by key\n"
+             "in key order, each group in record order (a stable sort by the key), as int32\n"
+             "bytearrays: the members one group after another, and each group's size.");
+
+/* A stable LSD radix sort of idx[0..n) by key, 8 bits a pass, constant bytes skipped. */
+static void sort_by_key(uint64_t *key, int32_t *idx, Py_ssize_t n, uint64_t *key2,
+                        int32_t *idx2) {
+    Py_ssize_t count[8][256];
+    memset(count, 0, sizeof count);
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (int d = 0; d < 8; d++) count[d][(key[i] >> (8 * d)) & 0xFF]++;
+    uint64_t *ks = key, *kd = key2;
+    int32_t *is = idx, *id = idx2;
+    for (int d = 0; d < 8; d++) {
+        const int shift = 8 * d;
+        if (n == 0 || count[d][(ks[0] >> shift) & 0xFF] == n) continue;
+        Py_ssize_t at[256], sum = 0;
+        for (int b = 0; b < 256; b++) {
+            at[b] = sum;
+            sum += count[d][b];
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const Py_ssize_t to = at[(ks[i] >> shift) & 0xFF]++;
+            kd[to] = ks[i];
+            id[to] = is[i];
+        }
+        uint64_t *tk = ks;
+        ks = kd;
+        kd = tk;
+        int32_t *ti = is;
+        is = id;
+        id = ti;
+    }
+    if (ks != key) {
+        memcpy(key, ks, (size_t)n * 8);
+        memcpy(idx, is, (size_t)n * 4);
+    }
+}
+
+static PyObject *k_band_buckets(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *psigs;
+    Py_ssize_t n, cols, bands, rows;
+    if (!PyArg_ParseTuple(args, "Onnnn", &psigs, &n, &cols, &bands, &rows)) return NULL;
+    if (n < 0 || n > INT32_MAX || cols < 1 || bands < 1 || rows < 1 || bands * rows > cols) {
+        PyErr_SetString(PyExc_ValueError, "band_buckets: bad n, cols, bands or rows");
+        return NULL;
+    }
+    Py_buffer view;
+    if (get_buffer(psigs, &view, 4, n * cols, 0, "sigs") < 0) return NULL;
+    const uint32_t *sigs = view.buf;
+    PyObject *out = PyList_New(bands);
+    uint64_t *key = PyMem_Malloc(sizeof(uint64_t) * (size_t)(2 * n + 1));
+    int32_t *idx = PyMem_Malloc(sizeof(int32_t) * (size_t)(3 * n + 1));
+    if (out == NULL || key == NULL || idx == NULL) {
+        Py_XDECREF(out);
+        PyMem_Free(key);
+        PyMem_Free(idx);
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    int32_t *members = idx + 2 * n; /* the members of one band's shared groups */
+    for (Py_ssize_t b = 0; b < bands; b++) {
+        Py_ssize_t nmembers = 0, ngroups = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint64_t h = 0xCBF29CE484222325ull;
+            const uint32_t *v = sigs + i * cols + b * rows;
+            for (Py_ssize_t j = 0; j < rows; j++) {
+                h ^= (uint64_t)v[j];
+                h *= 0x100000001B3ull;
+                h ^= h >> 29;
+            }
+            key[i] = h;
+            idx[i] = (int32_t)i;
+        }
+        sort_by_key(key, idx, n, key + n, idx + n);
+        /* members of runs of two or more, in place at the front of `members`; each run's size
+         * into idx + n (free now) */
+        int32_t *sizes = idx + n;
+        for (Py_ssize_t i = 0; i < n;) {
+            Py_ssize_t j = i + 1;
+            while (j < n && key[j] == key[i]) j++;
+            if (j - i > 1) {
+                for (Py_ssize_t k = i; k < j; k++) members[nmembers++] = idx[k];
+                sizes[ngroups++] = (int32_t)(j - i);
+            }
+            i = j;
+        }
+        Py_END_ALLOW_THREADS
+        PyObject *pm = PyByteArray_FromStringAndSize((const char *)members, nmembers * 4);
+        PyObject *ps = PyByteArray_FromStringAndSize((const char *)(idx + n), ngroups * 4);
+        PyObject *pair = (pm && ps) ? PyTuple_Pack(2, pm, ps) : NULL;
+        Py_XDECREF(pm);
+        Py_XDECREF(ps);
+        if (pair == NULL) {
+            Py_DECREF(out);
+            PyMem_Free(key);
+            PyMem_Free(idx);
+            PyBuffer_Release(&view);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, b, pair);
+    }
+    PyMem_Free(key);
+    PyMem_Free(idx);
+    PyBuffer_Release(&view);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"signatures", k_signatures, METH_VARARGS, signatures_doc},
     {"normalize", k_normalize, METH_O, normalize_doc},
     {"band_keys", k_band_keys, METH_VARARGS, band_keys_doc},
     {"band_hashes", k_band_hashes, METH_VARARGS, band_hashes_doc},
     {"band_json", k_band_json, METH_VARARGS, band_json_doc},
+    {"band_buckets", k_band_buckets, METH_VARARGS, band_buckets_doc},
     {"shingle_hashes", k_shingle_hashes, METH_VARARGS, shingle_hashes_doc},
     {"signed_hashes", k_signed_hashes, METH_VARARGS, signed_hashes_doc},
     {"jaccard_hashed", k_jaccard_hashed, METH_VARARGS, jaccard_hashed_doc},

