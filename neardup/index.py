@@ -89,6 +89,8 @@ if TYPE_CHECKING:
     from .solr.client import Auth, Solr
 
 
+#: Threads a report may sign texts read back from a backend on (a chunk split by text size).
+SIGN_THREADS = 1
 #: Queries of at most this many words are searched by containment (NearDupIndex.search).
 SHORT_QUERY = 8
 #: Indexes of at most this many records are scanned whole by a short search.
@@ -494,7 +496,7 @@ class NearDupIndex:
 
             # Signed as they arrive (the backend reads ahead meanwhile), each text prepared
             # once for its signature and its shingle hashes (the screen's).
-            sigs, hashes = signed_for_screen(arriving(), self.processor, total)
+            sigs, hashes = signed_for_screen(arriving(), self.processor, total, SIGN_THREADS)
             row = {i: n for n, i in enumerate(held)}
         # then put in id order
         ids = sort_ids(held)

@@ -348,7 +348,12 @@ class ShingleProcessor:
         return self.signatures_batch_numpy(texts)
 
     def signed_and_hashed(
-        self, texts: Iterable[str], budget: int, chunk: int = 10_000, total: int = 0
+        self,
+        texts: Iterable[str],
+        budget: int,
+        chunk: int = 10_000,
+        total: int = 0,
+        threads: int = 1,
     ) -> tuple[NDArray[np.uint32], tuple[NDArray[np.uint32], NDArray[np.int64]] | None]:
         """The signatures of ``texts`` (as :meth:`signatures_batch`) and their shingle hashes
         (as :meth:`shingle_hashes`; None past ``budget`` bytes, or without the C kernel), each
@@ -357,7 +362,8 @@ class ShingleProcessor:
 
         ``texts`` may be any iterable, read a chunk at a time, so that a report signs the
         texts while the backend reads the next ones; ``total`` (how many are expected, when
-        they are not a list) sizes the signature matrix once instead of joining chunks.
+        they are not a list) sizes the signature matrix once instead of joining chunks;
+        ``threads``: how many threads a chunk may be signed on (:func:`_by_text`).
 
         >>> p = ShingleProcessor(3, kind="char")
         >>> sigs, (values, offsets) = p.signed_and_hashed(["abcd", "abce"], budget=1 << 20)
@@ -384,10 +390,14 @@ class ShingleProcessor:
                 grown[:done] = sigs[:done]
                 sigs = grown
             if runs is None:
-                sigs[done : done + len(ready)] = self._kernel_signatures(self.num_perm, ready, True)
+                sigs[done : done + len(ready)] = self._kernel_signatures(
+                    self.num_perm, ready, True, threads
+                )
                 done += len(ready)
                 continue
-            values, offsets = self._kernel_signed_hashes(ready, sigs[done : done + len(ready)])
+            values, offsets = self._signed_hashes_into(
+                ready, sigs[done : done + len(ready)], threads
+            )
             done += len(ready)
             held += values.nbytes + offsets.nbytes
             if held > budget:
@@ -419,6 +429,13 @@ class ShingleProcessor:
             return self.signatures_batch(texts), None
         ready = self._kernel_texts(list(texts))
         out = np.empty((len(ready), self.num_perm), dtype=np.uint32)
+        return out, self._signed_hashes_into(ready, out, threads)
+
+    def _signed_hashes_into(
+        self, ready: list[str], out: NDArray[np.uint32], threads: int
+    ) -> tuple[NDArray[np.uint32], NDArray[np.int64]]:
+        """The signatures of kernel-ready texts into ``out`` and their shingle hashes, in
+        slices on up to ``threads`` threads (:func:`_by_text`)."""
         parts: dict[int, tuple[NDArray[np.uint32], NDArray[np.int64]]] = {}
 
         def sign(lo: int, hi: int) -> None:
@@ -426,12 +443,12 @@ class ShingleProcessor:
 
         _by_text(ready, sign, threads)
         if len(parts) == 1:
-            return out, parts[0]
+            return parts[0]
         runs = [parts[lo] for lo in sorted(parts)]
         starts = np.cumsum([0] + [int(offs[-1]) for _, offs in runs])[:-1].tolist()
         shifted = [offs[1:] + at for (_, offs), at in zip(runs, starts, strict=True)]
         offsets = np.concatenate([np.zeros(1, dtype=np.int64), *shifted])
-        return out, (np.concatenate([values for values, _ in runs]), offsets)
+        return np.concatenate([values for values, _ in runs]), offsets
 
     def kernel_ready(self, texts: Iterable[str]) -> list[str]:
         """The texts as the C kernel shingles them (:meth:`prepare`d where this processor

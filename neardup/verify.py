@@ -150,12 +150,12 @@ def held_hashes(
 
 
 def signed_for_screen(
-    texts: Iterable[str], processor: ShingleProcessor, total: int = 0
+    texts: Iterable[str], processor: ShingleProcessor, total: int = 0, threads: int = 1
 ) -> tuple[NDArray[np.uint32], tuple[NDArray[np.uint32], NDArray[np.int64]] | None]:
     """The signatures of ``texts`` (``total`` of them expected) and, within
     :data:`SCREEN_HASH_BYTES`, the shingle hashes the screen compares
     (:meth:`~neardup.minhash.ShingleProcessor.signed_and_hashed`)."""
-    return processor.signed_and_hashed(texts, SCREEN_HASH_BYTES, total=total)
+    return processor.signed_and_hashed(texts, SCREEN_HASH_BYTES, total=total, threads=threads)
 
 
 def runs_of(

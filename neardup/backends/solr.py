@@ -564,8 +564,7 @@ class SolrBackend:
         return None
 
     def shingle_hashes(self, ids: Sequence[str]) -> None:
-        """None: not kept."""
-        return None
+        """None: not kept (a report makes them from the texts it reads)."""
 
     def all_texts(self) -> Iterator[tuple[str, str]]:
         """Every record's id and text, by cursor (pages of :data:`TEXT_ROWS`), the next page
