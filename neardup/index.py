@@ -89,7 +89,8 @@ if TYPE_CHECKING:
     from .solr.client import Auth, Solr
 
 
-#: Threads a report may sign texts read back from a backend on (a chunk split by text size).
+#: Threads a report may sign texts read back from a backend on (a chunk split by text size):
+#: one, as two gave nothing measurable while the local node serves the pages on the other core.
 SIGN_THREADS = 1
 #: Queries of at most this many words are searched by containment (NearDupIndex.search).
 SHORT_QUERY = 8
