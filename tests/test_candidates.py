@@ -367,23 +367,26 @@ def test_the_memory_backend_keeps_hashes_within_its_budget(
 
 
 def test_regrouping_labels_every_member_by_both_buckets_sorted() -> None:
-    """Large buckets' members regrouped by another band: each member with a bucket there,
-    labelled by both buckets, in label order; the same whether label and code fit one packed
-    radix sort or (labels past 2**52 here) are argsorted."""
+    """Large buckets' members regrouped by other bands: each member with a bucket there,
+    labelled by both buckets and the band, in label order; the same whether label and code fit
+    one packed radix sort or (labels past 2**52 here) are argsorted."""
     from neardup.candidates import _regroup
 
     rng = np.random.default_rng(7)
     codes = rng.permutation(5_000)[:3_000].astype(np.int32)
     which = np.sort(rng.integers(0, 40, codes.size)).astype(np.int64)
-    there = rng.integers(-1, 50, 5_000).astype(np.int32)
-    want = {(int(w), int(there[c]), int(c)) for c, w in zip(codes, which, strict=True)
-            if there[c] >= 0}  # fmt: skip
-    for shift in (0, 1 << 50):
-        kept, labels, width = _regroup(codes, which + shift, there)
-        assert (np.diff(labels) >= 0).all()
-        got = {(int(lab // width) - shift, int(lab % width), int(c))
-               for c, lab in zip(kept, labels, strict=True)}  # fmt: skip
-        assert got == want and len(want) > 2_000
+    theres = [rng.integers(-1, 50 + 10 * j, 5_000).astype(np.int32) for j in range(3)]
+    for bands in (theres[:1], theres):
+        want = {(int(w), j, int(there[c]), int(c)) for j, there in enumerate(bands)
+                for c, w in zip(codes, which, strict=True) if there[c] >= 0}  # fmt: skip
+        step = max(int(t[codes].max()) for t in bands) + 1
+        for shift in (0, 1 << 45):
+            kept, labels, width = _regroup(codes, which + shift, bands)
+            assert (np.diff(labels) >= 0).all() and width == step * len(bands)
+            got = {(int(lab // width) - shift, int(lab % width) // step,
+                    int(lab % width) % step, int(c))
+                   for c, lab in zip(kept, labels, strict=True)}  # fmt: skip
+            assert got == want and len(want) > 2_000 * len(bands)
 
 
 @pytest.mark.parametrize(("n", "bands", "rows"), [(4_000, 40, 3), (2_500, 32, 4), (1, 40, 3)])
