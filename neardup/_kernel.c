@@ -1029,17 +1029,20 @@ PyDoc_STRVAR(band_json_doc,
              "JSON members '\"name\":value,...' (names are plain ASCII field names): 40 longs\n"
              "a record made decimal by json.dumps were a fifth of indexing's Python time.");
 
+/* Band fields a record at most: neardup.banding.MAX_BANDS. */
+#define BAND_JSON_NAMES 1024
+
 static PyObject *k_band_json(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *pv, *names;
     Py_ssize_t docs;
     if (!PyArg_ParseTuple(args, "OnO!", &pv, &docs, &PyList_Type, &names)) return NULL;
     const Py_ssize_t k = PyList_GET_SIZE(names);
-    if (docs < 0 || k < 1 || k > 256) {
-        PyErr_SetString(PyExc_ValueError, "band_json: bad docs or names");
+    if (docs < 0 || k < 1 || k > BAND_JSON_NAMES) {
+        PyErr_SetString(PyExc_ValueError, "band_json: bad docs, or not 1 to 1024 names");
         return NULL;
     }
-    const char *name[256];
-    Py_ssize_t name_len[256], room = 0;
+    const char *name[BAND_JSON_NAMES];
+    Py_ssize_t name_len[BAND_JSON_NAMES], room = 0;
     for (Py_ssize_t j = 0; j < k; j++) {
         PyObject *n = PyList_GET_ITEM(names, j);
         if (!PyUnicode_Check(n) || !PyUnicode_IS_ASCII(n)) {

@@ -331,3 +331,16 @@ def test_encoded_documents_are_the_documents_as_json(kernel_name: str) -> None:
     got = [json.loads(s) if isinstance(s, str) else s for s in sent_docs]
     assert got == want
     assert encoded_documents(as_lists) == want  # plain lists: dicts, as before
+
+
+def test_encoded_documents_of_the_most_bands_are_their_json() -> None:
+    """A record of MAX_BANDS band fields (1,024) is written by the kernel like one of 32."""
+    from neardup.backends.solr import encoded_documents
+    from neardup.banding import MAX_BANDS
+
+    rng = np.random.default_rng(3)
+    values = rng.integers(-(2**63), 2**63 - 1, (3, MAX_BANDS), dtype=np.int64, endpoint=True)
+    docs = [Document(str(i), "a \"quoted\" text", "", [], values=values[i]) for i in range(3)]
+    got = [json.loads(s) if isinstance(s, str) else s for s in encoded_documents(docs)]
+    want = [solr_document(dataclasses.replace(d, values=d.values.tolist())) for d in docs]
+    assert got == want and len(got[0]) == MAX_BANDS + 2
