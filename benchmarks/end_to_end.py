@@ -403,7 +403,7 @@ def run_child(
     res.update(info)
     own = sum(v for k, v in info["phases"].items() if "." not in k)
     res["startup_and_imports_s"] = round(res["wall_s"] - own, 3)  # and writing OUT.json
-    res["how"] = HOW[kind]
+    res["how"] = HOW_DEFAULTS if kind == "neardup_memory" and "--defaults" in extra else HOW[kind]
     return res, out
 
 
@@ -417,6 +417,8 @@ HOW = {
     f"seed=42); RMinHashLSH(t, 128, num_bands={RENSA_BANDS}); insert_pairs, query_all; "
     "neardup.verify.verify; write_pairs",
 }
+#: ``neardup_memory`` run with ``--defaults`` (``benchmarks/defaults.py``): no parameters given.
+HOW_DEFAULTS = "read_records(FILE, 'lines'); NearDupIndex().add_many(...); .report(); write_pairs"
 
 
 def read_pairs(path: Path) -> set[tuple[str, str]]:

@@ -349,6 +349,8 @@ def test_defaults_benchmark_runs_neardup_without_flags_and_gives_peers_its_choic
                       "rensa_ours", "rensa_readme"}  # fmt: skip
     index_cmd = m["neardup_solr"]["how"].split(";")[0]
     assert "--shingle" not in index_cmd and "--threshold" not in index_cmd
+    how_memory = m["neardup_memory"]["how"]
+    assert "NearDupIndex()" in how_memory and "Params" not in how_memory
     assert res["chosen"].startswith("character 3-grams, valley rule above a floor of 0.3")
     decided = res["chosen"].rsplit("Jaccard >= ", 1)[1]
     assert m["datasketch_ours"]["settings"].startswith(f"character 3-grams, Jaccard >= {decided}")
