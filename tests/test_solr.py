@@ -202,6 +202,24 @@ def test_a_cursor_read_ahead_gives_every_document_once_in_order(collection: Solr
     assert not [t for t in threading.enumerate() if t.name == "neardup-read-ahead"]
 
 
+@pytest.mark.solr
+def test_a_cursor_split_in_parts_gives_every_document_once(collection: Solr) -> None:
+    """Read in parts side by side (a hash of the id picks the part), every document comes
+    once, whatever the number of parts; each part keeps id order; a caller that stops early
+    stops every part's thread."""
+    ids = [f"r{i:03d}" for i in range(257)]
+    collection.add([{"id": i, "raw": f"text {i}"} for i in ids])
+    collection.commit()
+    for parts in (2, 3):
+        got = [d["id"] for d in collection.iter_docs("id", rows=10, ahead=True, parts=parts)]
+        assert sorted(got) == ids and len(got) == len(ids)
+        assert got != ids  # the parts came in turn: not one cursor's order
+    early = collection.iter_docs("id", rows=10, ahead=True, parts=2)
+    assert len({next(early)["id"] for _ in range(25)}) == 25
+    early.close()
+    assert not [t for t in threading.enumerate() if t.name == "neardup-read-ahead"]
+
+
 def test_read_ahead_keeps_order_raises_where_the_error_was_and_stops_when_closed() -> None:
     assert list(read_ahead(iter(range(100)), depth=3)) == list(range(100))
     assert list(read_ahead(iter([]))) == []

@@ -66,6 +66,9 @@ RECORD_FIELDS = f"id,raw,content,{KEY_FIELDS}"
 #: request of a cursor sorts the whole index again, so 100k short texts took 3.2 s in pages
 #: of 1,000 and 2.4 s in pages of 10,000 (about 15 MB of documents a page).
 TEXT_ROWS = 10_000
+#: Cursors read side by side when every text is read (split by a hash of the id): two, for
+#: the two cores of a small machine (one signs while Solr loads the next pages on the other).
+TEXT_PARTS = 2
 _BAND_FIELDS = tuple(band_field(b) for b in range(MAX_BANDS))
 
 
@@ -567,8 +570,10 @@ class SolrBackend:
         """None: not kept (a report makes them from the texts it reads)."""
 
     def all_texts(self) -> Iterator[tuple[str, str]]:
-        """Every record's id and text, by cursor (pages of :data:`TEXT_ROWS`), the next page
-        read while the caller works on this one."""
-        pages = self.solr.iter_docs("id,raw,content", fq=[RECORDS_FQ], rows=TEXT_ROWS, ahead=True)
+        """Every record's id and text, by :data:`TEXT_PARTS` cursors side by side (pages of
+        :data:`TEXT_ROWS`), the next pages read while the caller works on this one."""
+        pages = self.solr.iter_docs(
+            "id,raw,content", fq=[RECORDS_FQ], rows=TEXT_ROWS, ahead=True, parts=TEXT_PARTS
+        )
         for doc in pages:  # without _record's keys: the page holds none
             yield doc["id"], _text(doc)

@@ -667,6 +667,7 @@ class Solr:
         rows: int = 1000,
         params: dict[str, Any] | None = None,
         ahead: bool = False,
+        parts: int = 1,
     ) -> Iterator[dict[str, Any]]:
         """Every matching document, in id order, by cursor: constant memory, no deep paging.
 
@@ -675,7 +676,31 @@ class Solr:
         (no second request only to learn that the cursor has not moved). ``ahead``: the next
         page is asked for while the caller works on this one (:func:`read_ahead`), on a
         client of its own.
+
+        ``parts`` > 1 (with ``ahead``): the documents are split by a hash of their id
+        (Solr's ``{!hash}`` filter, made for parallel export) into that many cursors read
+        side by side, each on a client and thread of its own; pages come from each in turn,
+        so the order is id order within a part only. Why: loading stored fields is most of
+        Solr's cost in reading every text, one page at a time on one core while the caller
+        waited (100k short records: 1.6-1.8 s signed as they came, 1.1-1.4 s in two parts).
         """
+        if parts > 1 and ahead:
+            for page in _in_turn(
+                [
+                    read_ahead(
+                        self.clone()._pages(
+                            fields,
+                            query,
+                            [*fq, f"{{!hash workers={parts} worker={k}}}"],
+                            rows,
+                            {**(params or {}), "partitionKeys": "id"},
+                        )
+                    )
+                    for k in range(parts)
+                ]
+            ):
+                yield from page
+            return
         pages = self._pages(fields, query, fq, rows, params)
         if ahead:
             pages = read_ahead(self.clone()._pages(fields, query, fq, rows, params))
@@ -710,6 +735,28 @@ class Solr:
             if nxt == cursor or len(docs) < rows:
                 return
             cursor = nxt
+
+
+def _in_turn(sources: list[Iterator[T]]) -> Iterator[T]:
+    """The items of every source, one from each in turn until all are done; every source is
+    closed at the end, also when the caller stops early (their threads stop too).
+
+    >>> list(_in_turn([iter([1, 2, 3]), iter([10])]))
+    [1, 10, 2, 3]
+    """
+    live = list(sources)
+    try:
+        while live:
+            for src in list(live):
+                try:
+                    yield next(src)
+                except StopIteration:
+                    live.remove(src)
+    finally:
+        for src in sources:
+            close = getattr(src, "close", None)
+            if close is not None:
+                close()
 
 
 def read_ahead(items: Iterator[T], depth: int = 1) -> Iterator[T]:
