@@ -1328,6 +1328,194 @@ static PyObject *k_band_buckets(PyObject *Py_UNUSED(self), PyObject *args) {
     return out;
 }
 
+PyDoc_STRVAR(large_pairs_doc,
+             "large_pairs(codes, sizes, later, coherent) -> (pairs, coherent_mask)\n\n"
+             "codes: int32 buffer, the members of large buckets one bucket after another;\n"
+             "sizes: int64 buffer, each bucket's size; later: a list of int32 buffers of one\n"
+             "length n, record -> its bucket in a later band (-1: alone there). For each\n"
+             "bucket and each later band in turn, every pair of members in one bucket of that\n"
+             "band as `low << 32 | high` (int64, a pair once per band it shares), unless the\n"
+             "bucket is coherent: its pairs so counted exceed `coherent` times its own pairs;\n"
+             "a coherent bucket gives no pairs here and is marked in coherent_mask (uint8).");
+
+/* Sorts a[0..n) (values < 2**63) ascending: insertion sort for a short run, else byte-wide
+ * counting passes into `scratch` (n values), a pass skipped where every value has one byte. */
+static void sort_u64_small(uint64_t *a, Py_ssize_t n, uint64_t *scratch) {
+    if (n <= 32) {
+        for (Py_ssize_t i = 1; i < n; i++) {
+            const uint64_t v = a[i];
+            Py_ssize_t j = i;
+            while (j > 0 && a[j - 1] > v) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = v;
+        }
+        return;
+    }
+    Py_ssize_t count[8][256];
+    memset(count, 0, sizeof count);
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (int d = 0; d < 8; d++) count[d][(a[i] >> (8 * d)) & 0xFF]++;
+    uint64_t *src = a, *dst = scratch;
+    for (int d = 0; d < 8; d++) {
+        const int shift = 8 * d;
+        if (count[d][(src[0] >> shift) & 0xFF] == n) continue;
+        Py_ssize_t at[256], sum = 0;
+        for (int b = 0; b < 256; b++) {
+            at[b] = sum;
+            sum += count[d][b];
+        }
+        for (Py_ssize_t i = 0; i < n; i++) dst[at[(src[i] >> shift) & 0xFF]++] = src[i];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, (size_t)n * 8);
+}
+
+static PyObject *k_large_pairs(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *pcodes, *psizes, *plater;
+    double coherent;
+    if (!PyArg_ParseTuple(args, "OOO!d", &pcodes, &psizes, &PyList_Type, &plater, &coherent))
+        return NULL;
+    const Py_ssize_t nlater = PyList_GET_SIZE(plater);
+    Py_buffer vcodes, vsizes;
+    if (PyObject_GetBuffer(pcodes, &vcodes, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (vcodes.itemsize != 4 && vcodes.len != 0) {
+        PyBuffer_Release(&vcodes);
+        PyErr_SetString(PyExc_ValueError, "large_pairs: codes must be int32");
+        return NULL;
+    }
+    const Py_ssize_t m = vcodes.len / 4;
+    if (PyObject_GetBuffer(psizes, &vsizes, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&vcodes);
+        return NULL;
+    }
+    const Py_ssize_t k = vsizes.len / 8;
+    Py_buffer *views = PyMem_Calloc((size_t)nlater + 1, sizeof(Py_buffer));
+    const int32_t **later = PyMem_Calloc((size_t)nlater + 1, sizeof(int32_t *));
+    Py_ssize_t got = 0, n = -1;
+    PyObject *result = NULL;
+    uint64_t *tmp = NULL, *scratch = NULL;
+    int64_t *out = NULL;
+    unsigned char *mask = NULL;
+    if (views == NULL || later == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (vsizes.itemsize != 8 && vsizes.len != 0) {
+        PyErr_SetString(PyExc_ValueError, "large_pairs: sizes must be int64");
+        goto done;
+    }
+    for (; got < nlater; got++) {
+        if (PyObject_GetBuffer(PyList_GET_ITEM(plater, got), &views[got], PyBUF_C_CONTIGUOUS) < 0)
+            goto done;
+        if (views[got].itemsize != 4 || (n >= 0 && views[got].len / 4 != n)) {
+            got++;
+            PyErr_SetString(PyExc_ValueError, "large_pairs: later bands must be int32, one length");
+            goto done;
+        }
+        n = views[got].len / 4;
+        later[got] = views[got].buf;
+    }
+    const int32_t *codes = vcodes.buf;
+    const int64_t *sizes = vsizes.buf;
+    Py_ssize_t total = 0, biggest = 0;
+    for (Py_ssize_t b = 0; b < k; b++) {
+        if (sizes[b] < 0) break;
+        total += sizes[b];
+        if (sizes[b] > biggest) biggest = sizes[b];
+    }
+    if (total != m) {
+        PyErr_SetString(PyExc_ValueError, "large_pairs: sizes must sum to len(codes)");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (codes[i] < 0 || (nlater > 0 && codes[i] >= n)) {
+            PyErr_SetString(PyExc_ValueError, "large_pairs: a code outside the later bands");
+            goto done;
+        }
+    }
+    tmp = PyMem_Malloc(sizeof(uint64_t) * (size_t)(biggest + 1));
+    scratch = PyMem_Malloc(sizeof(uint64_t) * (size_t)(biggest + 1));
+    mask = PyMem_Calloc((size_t)k + 1, 1);
+    Py_ssize_t cap = 1 << 16, len = 0;
+    out = PyMem_RawMalloc(sizeof(int64_t) * (size_t)cap); /* grown without the GIL */
+    if (tmp == NULL || scratch == NULL || mask == NULL || out == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int oom = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const int32_t *members = codes;
+    for (Py_ssize_t b = 0; b < k && !oom; members += sizes[b], b++) {
+        const Py_ssize_t size = sizes[b];
+        const double limit = coherent * (double)size * (double)(size - 1) / 2.0;
+        const Py_ssize_t start = len;
+        double cost = 0.0;
+        for (Py_ssize_t j = 0; j < nlater && !oom; j++) {
+            const int32_t *where = later[j];
+            Py_ssize_t t = 0;
+            for (Py_ssize_t i = 0; i < size; i++) {
+                const int32_t lab = where[members[i]];
+                if (lab >= 0) tmp[t++] = ((uint64_t)(uint32_t)lab << 32) | (uint32_t)members[i];
+            }
+            sort_u64_small(tmp, t, scratch);
+            for (Py_ssize_t i = 0; i < t;) {
+                Py_ssize_t e = i + 1;
+                while (e < t && (tmp[e] >> 32) == (tmp[i] >> 32)) e++;
+                const Py_ssize_t run = e - i;
+                if (run > 1) {
+                    cost += (double)run * (double)(run - 1) / 2.0;
+                    const Py_ssize_t need = len + run * (run - 1) / 2;
+                    if (need > cap) {
+                        Py_ssize_t grown = cap;
+                        while (grown < need) grown *= 2;
+                        int64_t *bigger = PyMem_RawRealloc(out, sizeof(int64_t) * (size_t)grown);
+                        if (bigger == NULL) {
+                            oom = 1;
+                            break;
+                        }
+                        out = bigger;
+                        cap = grown;
+                    }
+                    for (Py_ssize_t x = i; x < e; x++)
+                        for (Py_ssize_t y = x + 1; y < e; y++)
+                            out[len++] = ((int64_t)(uint32_t)tmp[x] << 32) | (int64_t)(uint32_t)tmp[y];
+                }
+                i = e;
+            }
+            if (cost > limit) { /* coherent: its pairs are enumerated once by the caller */
+                mask[b] = 1;
+                len = start;
+                break;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (oom) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    PyObject *pairs = PyByteArray_FromStringAndSize((const char *)out, len * 8);
+    PyObject *flags = PyByteArray_FromStringAndSize((const char *)mask, k);
+    if (pairs != NULL && flags != NULL) result = PyTuple_Pack(2, pairs, flags);
+    Py_XDECREF(pairs);
+    Py_XDECREF(flags);
+done:
+    for (Py_ssize_t j = 0; j < got; j++) PyBuffer_Release(&views[j]);
+    PyMem_Free(views);
+    PyMem_Free(later);
+    PyMem_Free(tmp);
+    PyMem_Free(scratch);
+    PyMem_Free(mask);
+    PyMem_RawFree(out);
+    PyBuffer_Release(&vcodes);
+    PyBuffer_Release(&vsizes);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"signatures", k_signatures, METH_VARARGS, signatures_doc},
     {"normalize", k_normalize, METH_O, normalize_doc},
@@ -1335,6 +1523,7 @@ static PyMethodDef methods[] = {
     {"band_hashes", k_band_hashes, METH_VARARGS, band_hashes_doc},
     {"band_json", k_band_json, METH_VARARGS, band_json_doc},
     {"band_buckets", k_band_buckets, METH_VARARGS, band_buckets_doc},
+    {"large_pairs", k_large_pairs, METH_VARARGS, large_pairs_doc},
     {"shingle_hashes", k_shingle_hashes, METH_VARARGS, shingle_hashes_doc},
     {"signed_hashes", k_signed_hashes, METH_VARARGS, signed_hashes_doc},
     {"jaccard_hashed", k_jaccard_hashed, METH_VARARGS, jaccard_hashed_doc},

@@ -335,8 +335,17 @@ def _large_bucket_pairs(
     """
     sizes = np.array([a.size for a in large], dtype=np.int64)
     codes = np.concatenate(large)
-    which = np.repeat(np.arange(len(large), dtype=np.int64), sizes)
     later = bucket_of[band + 1 :]
+    others = [w for b, w in enumerate(bucket_of) if b != band]
+    c = kernel.get()
+    if c is not None:  # in C, bucket by bucket: 0.48 -> 0.1 s of 100k short records' report
+        pairs, flags = c.large_pairs(codes.astype(np.int32, copy=False), sizes, later,
+                                     DEFAULTS.coherent)  # fmt: skip
+        out = [np.frombuffer(pairs, dtype=np.int64)]
+        for k in np.flatnonzero(np.frombuffer(flags, dtype=np.uint8)):
+            out.extend(_filtered_pairs(large[k], others))
+        return out
+    which = np.repeat(np.arange(len(large), dtype=np.int64), sizes)
     per = max(1, REGROUP_STEP // max(1, codes.size))
     steps = [later[k : k + per] for k in range(0, len(later), per)]
     kept_all = codes.size * len(later) <= REGROUP_KEEP
@@ -359,7 +368,6 @@ def _large_bucket_pairs(
             mask = ~coherent[labels // width]
             out.append(_group_pairs(kept[mask], labels[mask], ordered=True))
     del regrouped
-    others = [w for b, w in enumerate(bucket_of) if b != band]
     for k in np.flatnonzero(coherent):
         out.extend(_filtered_pairs(large[k], others))
     return out

@@ -412,3 +412,57 @@ def test_banding_signatures_in_c_gives_numpy_s_candidates(n: int, bands: int, ro
     assert (fast.first == slow.first).all() and (fast.second == slow.second).all()
     assert (fast.buckets, fast.large, fast.capped) == (slow.buckets, slow.large, slow.capped)
     assert n == 1 or (len(fast) > 10_000 and fast.large > 0 and fast.capped > 0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_large_buckets_in_c_give_numpy_s_pairs_and_coherent_buckets(seed: int) -> None:
+    """The kernel's large_pairs gives, band by band, the pairs of numpy's regrouping (the same
+    multiset once sorted: a pair once per later band it shares) and the same coherent
+    buckets, whose pairs are then enumerated and filtered in both."""
+    from neardup import kernel
+    from neardup.candidates import DEFAULTS as CD
+    from neardup.candidates import _large_bucket_pairs
+
+    c = kernel.get()
+    if c is None:
+        pytest.skip("the C kernel is not built")
+    rng = np.random.default_rng(seed)
+    n, bands = 3_000, 12
+    bucket_of = [rng.integers(-1, 40, n).astype(np.int32) for _ in range(bands)]
+    copies = rng.choice(n, 60, replace=False)  # near copies: one bucket in most bands
+    for where in bucket_of:
+        where[copies[rng.random(60) < 0.9]] = 41
+    large = [np.flatnonzero(bucket_of[0] == k).astype(np.int32) for k in range(42)]
+    large = [m for m in large if m.size > 20]
+    sizes = np.array([m.size for m in large], dtype=np.int64)
+    pairs, flags = c.large_pairs(np.concatenate(large), sizes, bucket_of[1:], CD.coherent)
+    coherent = np.frombuffer(flags, dtype=np.uint8).astype(bool)
+    assert coherent.any() and not coherent.all()
+    fast = np.sort(np.concatenate(_large_bucket_pairs(large, 0, bucket_of)))
+    kernel.use("numpy")
+    try:
+        slow = np.sort(np.concatenate(_large_bucket_pairs(large, 0, bucket_of)))
+    finally:
+        kernel.use("c")
+    assert fast.size > 1_000 and (fast == slow).all()
+    assert np.frombuffer(pairs, dtype=np.int64).size < fast.size  # the coherent ones came apart
+
+
+def test_large_pairs_refuses_what_does_not_fit() -> None:
+    """Sizes that do not add up to the members, and a member outside the bands' records, are
+    errors, not reads past the arrays."""
+    from neardup import kernel
+
+    c = kernel.get()
+    if c is None:
+        pytest.skip("the C kernel is not built")
+    where = [np.zeros(10, dtype=np.int32)]
+    codes = np.arange(5, dtype=np.int32)
+    with pytest.raises(ValueError, match="sum"):
+        c.large_pairs(codes, np.array([3], dtype=np.int64), where, 2.0)
+    with pytest.raises(ValueError, match="outside"):
+        c.large_pairs(codes + 8, np.array([5], dtype=np.int64), where, 2.0)
+    with pytest.raises(ValueError, match="one length"):
+        c.large_pairs(codes, np.array([5], dtype=np.int64), [*where, where[0][:4]], 2.0)
+    pairs, flags = c.large_pairs(codes, np.array([5], dtype=np.int64), where, 2.0)
+    assert len(pairs) == 10 * 8 and bytes(flags) == b"\x00"  # all five share bucket 0
