@@ -23,6 +23,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1516,6 +1517,152 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(char_jaccard_doc,
+             "char_jaccard(texts, k, a, b, out) -> None\n\n"
+             "texts: prepared texts (str); a, b: int64 buffers of pairs of indices into texts;\n"
+             "out: float64 buffer. The exact Jaccard similarity of the character k-grams\n"
+             "(k <= 7) of texts[a[i]] and texts[b[i]], as neardup.text.char_grams makes them (a\n"
+             "text shorter than k is one gram): each ASCII gram is its bytes packed in an\n"
+             "integer, so no two grams are confused. -1 where a text has no grams, NaN where\n"
+             "a text is not ASCII (the caller compares those as sets of strings).");
+
+static PyObject *k_char_jaccard(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *texts, *pa, *pb, *pout;
+    int k;
+    if (!PyArg_ParseTuple(args, "O!iOOO", &PyList_Type, &texts, &k, &pa, &pb, &pout))
+        return NULL;
+    if (k < 1 || k > 7) {
+        PyErr_SetString(PyExc_ValueError, "char_jaccard: k must be 1..7");
+        return NULL;
+    }
+    const Py_ssize_t nt = PyList_GET_SIZE(texts);
+    Py_ssize_t total = 0;
+    for (Py_ssize_t t = 0; t < nt; t++) {
+        PyObject *x = PyList_GET_ITEM(texts, t);
+        if (!PyUnicode_Check(x)) {
+            PyErr_Format(PyExc_TypeError, "char_jaccard: text %zd is not str", t);
+            return NULL;
+        }
+        if (PyUnicode_IS_ASCII(x)) {
+            const Py_ssize_t len = PyUnicode_GET_LENGTH(x);
+            total += len == 0 ? 0 : (len < k ? 1 : len - k + 1);
+        }
+    }
+    Py_buffer va, vb, vout;
+    if (PyObject_GetBuffer(pa, &va, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    const Py_ssize_t np_ = va.len / 8;
+    PyBuffer_Release(&va);
+    if (get_buffer(pa, &va, 8, np_, 0, "a") < 0) return NULL;
+    if (get_buffer(pb, &vb, 8, np_, 0, "b") < 0) {
+        PyBuffer_Release(&va);
+        return NULL;
+    }
+    if (get_buffer(pout, &vout, 8, np_, 1, "out") < 0) {
+        PyBuffer_Release(&va);
+        PyBuffer_Release(&vb);
+        return NULL;
+    }
+    const int64_t *ia = va.buf, *ib = vb.buf;
+    double *res = vout.buf;
+    PyObject *result = NULL;
+    int64_t *offsets = PyMem_Malloc(sizeof(int64_t) * (size_t)(nt + 1));
+    uint64_t *grams = PyMem_Malloc(sizeof(uint64_t) * (size_t)(total + 1));
+    uint64_t *scratch = NULL;
+    if (offsets == NULL || grams == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < np_; i++) {
+        if (ia[i] < 0 || ia[i] >= nt || ib[i] < 0 || ib[i] >= nt) {
+            PyErr_Format(PyExc_IndexError, "pair %zd: index out of range of %zd texts", i, nt);
+            goto done;
+        }
+    }
+    /* each ASCII text's sorted distinct grams; -1 as the offset of a text that is not */
+    Py_ssize_t at = 0, longest = 0;
+    for (Py_ssize_t t = 0; t < nt; t++) {
+        PyObject *x = PyList_GET_ITEM(texts, t);
+        offsets[t] = at;
+        if (!PyUnicode_IS_ASCII(x)) {
+            offsets[t] = -1;
+            continue;
+        }
+        const Py_ssize_t len = PyUnicode_GET_LENGTH(x);
+        const unsigned char *c = PyUnicode_1BYTE_DATA(x);
+        const Py_ssize_t start = at;
+        if (len > 0 && len < k) {
+            uint64_t v = (uint64_t)len << 56;
+            for (Py_ssize_t j = 0; j < len; j++) v |= (uint64_t)c[j] << (8 * j);
+            grams[at++] = v;
+        } else {
+            for (Py_ssize_t i = 0; i + k <= len; i++) {
+                uint64_t v = (uint64_t)k << 56;
+                for (int j = 0; j < k; j++) v |= (uint64_t)c[i + j] << (8 * j);
+                grams[at++] = v;
+            }
+        }
+        if (at - start > longest) longest = at - start;
+    }
+    offsets[nt] = at;
+    scratch = PyMem_Malloc(sizeof(uint64_t) * (size_t)(longest + 1));
+    if (scratch == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* sort and deduplicate each text's grams in place; ends[t] is where its distinct ones end */
+    int64_t *ends = PyMem_Malloc(sizeof(int64_t) * (size_t)(nt + 1));
+    if (ends == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t t = 0; t < nt; t++) {
+        if (offsets[t] < 0) continue;
+        Py_ssize_t nxt = t + 1;
+        while (offsets[nxt] < 0) nxt++; /* offsets[nt] >= 0 */
+        uint64_t *g = grams + offsets[t];
+        const Py_ssize_t m = offsets[nxt] - offsets[t];
+        sort_u64_small(g, m, scratch);
+        Py_ssize_t w = 0;
+        for (Py_ssize_t i = 0; i < m; i++)
+            if (w == 0 || g[i] != g[w - 1]) g[w++] = g[i];
+        ends[t] = offsets[t] + w;
+    }
+    for (Py_ssize_t i = 0; i < np_; i++) {
+        const int64_t x = ia[i], y = ib[i];
+        if (offsets[x] < 0 || offsets[y] < 0) {
+            res[i] = NAN;
+            continue;
+        }
+        const uint64_t *p = grams + offsets[x], *pe = grams + ends[x];
+        const uint64_t *q = grams + offsets[y], *qe = grams + ends[y];
+        const Py_ssize_t lx = pe - p, ly = qe - q;
+        if (lx == 0 || ly == 0) {
+            res[i] = -1.0;
+            continue;
+        }
+        Py_ssize_t inter = 0;
+        while (p < pe && q < qe) {
+            const uint64_t u = *p, v = *q;
+            inter += u == v;
+            p += u <= v;
+            q += v <= u;
+        }
+        res[i] = (double)inter / (double)(lx + ly - inter);
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_Free(ends);
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_Free(offsets);
+    PyMem_Free(grams);
+    PyMem_Free(scratch);
+    PyBuffer_Release(&va);
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&vout);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"signatures", k_signatures, METH_VARARGS, signatures_doc},
     {"normalize", k_normalize, METH_O, normalize_doc},
@@ -1524,6 +1671,7 @@ static PyMethodDef methods[] = {
     {"band_json", k_band_json, METH_VARARGS, band_json_doc},
     {"band_buckets", k_band_buckets, METH_VARARGS, band_buckets_doc},
     {"large_pairs", k_large_pairs, METH_VARARGS, large_pairs_doc},
+    {"char_jaccard", k_char_jaccard, METH_VARARGS, char_jaccard_doc},
     {"shingle_hashes", k_shingle_hashes, METH_VARARGS, shingle_hashes_doc},
     {"signed_hashes", k_signed_hashes, METH_VARARGS, signed_hashes_doc},
     {"jaccard_hashed", k_jaccard_hashed, METH_VARARGS, jaccard_hashed_doc},

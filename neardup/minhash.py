@@ -456,6 +456,16 @@ class ShingleProcessor:
         :meth:`shingle_hashes` with ``ready=True``. Preparing 100k documents costs 1.7 s."""
         return self._kernel_texts(list(texts))
 
+    def prepared(self, texts: list[str]) -> list[str]:
+        """Every text as :meth:`prepare` makes it, most of them in one kernel call.
+
+        >>> ShingleProcessor(3, kind="char").prepared(["Well-Known  CAFE!"])
+        ['well known cafe']
+        """
+        if self.canonical or (self.kind == "char" and self.split_hyphens) or self.fix_text:
+            return self._kernel_texts(list(texts))  # prepared there: the kernel only normalizes
+        return [self.normalize(check_text(t, f"text {i}")) for i, t in enumerate(texts)]
+
     def _kernel_texts(self, texts: list[str]) -> list[str]:
         """The texts as the kernel takes them: prepared (canonical forms, a character kind's
         hyphens as spaces), since it only normalizes."""

@@ -471,3 +471,67 @@ def test_texts_prepared_in_one_kernel_call_are_prepare_s(
     assert p.kernel_ready(texts) == [p.prepare(t) for t in texts]
     with pytest.raises(TypeError, match="text 1 is bytes"):
         p.kernel_ready(["a", b"b"])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 7])
+def test_c_exact_char_jaccard_equals_python_sets(k: int) -> None:
+    """char_jaccard's exact value is the one of Python's sets of character grams, whatever
+    the text: shorter than k (one gram), empty (-1), grams that differ in one byte, and
+    non-ASCII texts, which it leaves to Python (NaN)."""
+    from neardup.verify import verified_jaccard
+
+    c = kernel.compiled()
+    assert c is not None
+    rng = random.Random(k)
+    texts = ["", "a", "ab", "abc", "abd", "bel air", "bel airs", "cafe\u00e9", "x y z"]
+    texts += ["".join(rng.choice("ab c") for _ in range(rng.randint(0, 30))) for _ in range(300)]
+    a = np.array([rng.randrange(len(texts)) for _ in range(3000)] + [1, 4, 7], np.int64)
+    b = np.array([rng.randrange(len(texts)) for _ in range(3000)] + [2, 3, 8], np.int64)
+    out = np.empty(a.size)
+    c.char_jaccard(texts, k, a, b, out)
+    sets = [frozenset(textmod.char_grams(t, k)) for t in texts]
+    for x, y, got in zip(a.tolist(), b.tolist(), out.tolist(), strict=True):
+        want = verified_jaccard(sets[x], sets[y])
+        if not (texts[x].isascii() and texts[y].isascii()):
+            assert got != got  # NaN: the caller measures it
+        elif want is None:
+            assert got == -1.0
+        else:
+            assert got == want, (texts[x], texts[y])
+    assert (out[:-3] > 0).sum() > 10 and (out[:-3] == 1.0).sum() >= 3
+
+
+def test_c_exact_char_jaccard_refuses_what_it_cannot_measure() -> None:
+    c = kernel.compiled()
+    assert c is not None
+    one = np.zeros(1, np.int64)
+    with pytest.raises(ValueError, match="k must be"):
+        c.char_jaccard(["abc"], 8, one, one, np.empty(1))
+    with pytest.raises(TypeError, match="text 1 is not str"):
+        c.char_jaccard(["abc", b"abc"], 3, one, one, np.empty(1))
+    with pytest.raises(IndexError, match="out of range"):
+        c.char_jaccard(["abc"], 3, one, one + 1, np.empty(1))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"canonical": False},
+        {"split_hyphens": False},
+        {"canonical": False, "split_hyphens": False},
+    ],
+)
+def test_prepared_in_bulk_equals_prepare(options: dict[str, Any]) -> None:
+    """ShingleProcessor.prepared (what the kernel's exact check reads) is prepare(), text by
+    text, for every combination of canonical forms and hyphens, with the kernel on or off."""
+    proc = ShingleProcessor(3, kind="char", **options)
+    texts = ["Well-Known  CAFE!", "12 Main St. & Co", "Caf\u00e9 M\u00fcller", "", "A-B-C road",
+             "Saint Street West", "N.Y.C. 5th Ave", "Ｔｏｋｙｏ"]  # fmt: skip
+    want = [proc.prepare(t) for t in texts]
+    assert proc.prepared(texts) == want
+    kernel.use("numpy")
+    try:
+        assert proc.prepared(texts) == want
+    finally:
+        kernel.use("c")

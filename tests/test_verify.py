@@ -88,3 +88,29 @@ def test_sort_ids_orders_as_id_key_does(seed: int) -> None:
     big = [*ids, "123456789012345678901234"]  # past 64 bits: the plain sort
     assert sort_ids(big) == sorted(big, key=id_key)
     assert id_key("²") == (1, "²")  # a digit int() cannot read sorts as text
+
+
+def test_exact_check_in_the_kernel_gives_the_sets_pairs() -> None:
+    """verify_codes measures character grams in the kernel (ASCII texts) and by Python sets
+    (the rest, and without the kernel): the same pairs, Jaccard values and distances."""
+    from neardup import kernel
+    from neardup.verify import verify_codes
+
+    if kernel.compiled() is None:
+        pytest.skip("the C kernel is not built")
+    rng = random.Random(7)
+    words = ["cafe", "caf\u00e9", "main", "st", "bel-air", "m\u00fcller", "road", "12", "&"]
+    ids = [f"r{i:03d}" for i in range(120)]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 6))) for _ in ids]
+    first = np.array([i for i in range(120) for j in range(i + 1, 120) if (i * j) % 7 == 0])
+    second = np.array([j for i in range(120) for j in range(i + 1, 120) if (i * j) % 7 == 0])
+    proc = Params(shingle_kind="char", shingle_size=3).processor()
+    table = TextTable(ids, texts)
+    fast = verify_codes(first, second, table, proc, 0.3)
+    kernel.use("numpy")
+    try:
+        slow = verify_codes(first, second, table, proc, 0.3)
+    finally:
+        kernel.use("c")
+    assert fast == slow and len(fast) > 50
+    assert any(not (table[p.id1] + table[p.id2]).isascii() for p in fast)
