@@ -472,7 +472,10 @@ class NearDupIndex:
         protect = protected_bands(self.params.bands, self.params.rows)
         total = self.backend.count()
         # why: neardup.defaults; a backend that kept the signatures is not signing again
-        if total <= DEFAULTS.scan_records or self.backend.keeps_signatures:
+        scan = DEFAULTS.scan_records
+        if self.params.shingle_kind == "char":
+            scan *= DEFAULTS.scan_char_factor
+        if total <= scan or self.backend.keeps_signatures:
             return self._signed_candidates(max_bucket, cap, protect, total)
         return all_candidates(bands, max_bucket, cap, protect)
 

@@ -264,6 +264,13 @@ def test_signing_again_finds_the_candidates_the_index_holds(
     assert signed.pairs == held.pairs and len(signed) > 1_000
     assert (signed.buckets, signed.large, signed.capped) == (held.buckets, held.large, held.capped)
     assert signed.ids == held.ids
+    if backend == "solr":  # past scan_records, records are signed again up to twice as many
+        monkeypatch.setattr(
+            index_mod, "DEFAULTS", dataclasses.replace(DEFAULTS, scan_records=1_500)
+        )
+        between = idx.candidates()
+        assert (between.texts is not None) == (kind == "char")
+        assert between.pairs == signed.pairs
     a = idx.report()
     monkeypatch.setattr(index_mod, "DEFAULTS", DEFAULTS)
     assert idx.report().pairs == a.pairs

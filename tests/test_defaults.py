@@ -46,7 +46,7 @@ MOVED = {
     "neardup.topk": {"TOP_K": "link_top_k", "PURGE": "link_purge"},
     "neardup.assign": {"MARGIN": "link_margin"},
     "neardup.completion": {"DENSITY": "complete_density", "MIN_RECORDS": "complete_min_records"},
-    "neardup.index": {"SCAN_RECORDS": "scan_records"},
+    "neardup.index": {"SCAN_RECORDS": "scan_records", "SCAN_CHAR_FACTOR": "scan_char_factor"},
 }  # fmt: skip
 #: The names kept, because the CLI and index.py read them: each only DEFAULTS' value.
 KEPT = {
