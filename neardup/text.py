@@ -121,9 +121,12 @@ def number_words(words: Iterable[str], *, decimal: bool = False) -> frozenset[st
     >>> number_words(["x²"]), number_words(["x²"], decimal=True)
     (frozenset({'x²'}), frozenset())
     """
+    # A word of letters only holds no digit (str.isalpha in C): most words skip the scan.
     if decimal:
-        return frozenset(w for w in words if any(c.isdecimal() for c in w))
-    return frozenset(w for w in words if any(c.isdigit() for c in w))
+        return frozenset(
+            w for w in words if not w.isalpha() and any(c.isdecimal() for c in w)
+        )
+    return frozenset(w for w in words if not w.isalpha() and any(c.isdigit() for c in w))
 
 
 def char_grams(text: str, k: int) -> list[str]:

@@ -73,3 +73,17 @@ def test_char_grams_is_what_shingles_columns_and_the_oracle_use() -> None:
     columns = _Columns({"r": {"name": "Art's Deli"}}, ["name"], Params().processor())
     assert columns.grams("r", "name") == frozenset(char_grams("art s deli", 3))
     assert columns.grams("r", "city") is None
+
+
+def test_number_words_skips_letter_words_without_changing_the_answer() -> None:
+    """The letters-only shortcut gives, for every character of the Basic Multilingual Plane
+    (alone, after a letter, before a digit), the words that the plain definition gives."""
+    def plain(words: list[str], decimal: bool) -> frozenset[str]:
+        test = str.isdecimal if decimal else str.isdigit
+        return frozenset(w for w in words if any(test(c) for c in w))
+
+    words = [w for i in range(0x10000) if not 0xD800 <= i < 0xE000
+             for w in (chr(i), "a" + chr(i), chr(i) + "1")]  # fmt: skip
+    for decimal in (False, True):
+        assert number_words(words, decimal=decimal) == plain(words, decimal)
+    assert len(number_words(words)) > len(number_words(words, decimal=True)) > 60_000
