@@ -19,7 +19,7 @@ from .base import Document, StoredRecord
 
 #: Shingle hashes kept for a report's screen at most (the screen's own budget,
 #: :data:`neardup.verify.SCREEN_HASH_BYTES`): 100k short records take 24 MB.
-HASH_BYTES = 256 << 20
+HASH_BYTES = 1 << 30
 
 
 def band_of(key: str) -> int:
