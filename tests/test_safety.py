@@ -665,3 +665,26 @@ def test_sigterm_while_the_temporary_collection_is_opened(
     assert proc.returncode == 143 and "Traceback" not in err, err
     assert temp_collections(solr_base, proc.pid) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]
+
+
+def test_out_of_memory_is_an_error_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A step that cannot get its memory ends the command with exit code 1 and one line that
+    names the verb; the output is not left half-written."""
+    from neardup.cli.main import main as cli_main
+
+    src = tmp_path / "in.txt"
+    src.write_text("1 the old mill road\n2 the old mill road\n3 a new text\n", encoding="utf-8")
+    out = tmp_path / "out.txt"
+
+    def no_memory(*_args: Any, **_kwargs: Any) -> Any:
+        raise MemoryError
+
+    monkeypatch.setattr(NearDupIndex, "report", no_memory)
+    code = cli_main(["dedupe", str(src), "--backend", "memory", "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "neardup: error: out of memory during 'dedupe'" in err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]

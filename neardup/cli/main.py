@@ -142,6 +142,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 143 if terminated else 130
     except BrokenPipeError:
         return 0
+    except MemoryError:
+        # why: a step that asks for more memory than the machine has (a huge index's
+        # candidates) is a failure to explain, not a traceback; outputs are written under a
+        # temporary name and renamed only when complete, so none is left half-written.
+        print(
+            f"neardup: error: out of memory during '{args.verb}': this machine could not hold "
+            "what it needed; no output was written. Run it where there is more memory, or on "
+            "fewer records at a time",
+            file=sys.stderr,
+        )
+        return 1
     finally:
         signal.signal(signal.SIGTERM, previous)
 
