@@ -305,3 +305,25 @@ def test_a_missing_column_is_typed_and_the_cli_names_its_flags(tmp_path: Path) -
     assert "the header has no column 'title'" in proc.stderr
     assert proc.stderr.rstrip().endswith("(--id-field, --text-field)")
     assert not out.exists()
+
+
+def test_the_ids_seen_are_held_where_the_cycle_collector_does_not_walk() -> None:
+    """The reader's table of ids seen (for duplicates and identical rows) holds strings and
+    ints only, so its dicts are untracked: with a tuple a record, the collector walked 20M
+    objects again and again at 10M records. Duplicates and copies are still found."""
+    import gc
+
+    from neardup.io import checked_spans
+
+    records = [Record(str(i), f"text {i}", "f.txt", line=i) for i in range(1, 1001)]
+    records.append(Record("7", "text 7", "f.txt", line=1001))  # an identical row
+    records.append(Record("8", "another text", "f.txt", line=1002))  # a duplicate id
+    records.append(Record("8", "text 8", "g.txt", line=1003))  # another source: a record
+    gen = checked_spans(((r, r.line) for r in records), "f.txt")
+    out = [next(gen)[0] for _ in range(len(records))]
+    seen = gen.gi_frame.f_locals["seen"]
+    assert seen and all(not gc.is_tracked(ids) for ids in seen.values())
+    assert isinstance(out[1000], Record) and out[1000].copy_of == 7
+    assert isinstance(out[1001], Rejection)
+    assert out[1001].reason == "duplicate id, first seen at line 8"
+    assert isinstance(out[1002], Record) and not out[1002].copy_of
