@@ -344,3 +344,34 @@ def test_encoded_documents_of_the_most_bands_are_their_json() -> None:
     got = [json.loads(s) if isinstance(s, str) else s for s in encoded_documents(docs)]
     want = [solr_document(dataclasses.replace(d, values=d.values.tolist())) for d in docs]
     assert got == want and len(got[0]) == MAX_BANDS + 2
+
+
+def test_writes_run_with_the_cycle_collector_paused(
+    make_index: Callable[..., NearDupIndex], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every batch is stored while the collector is off (on both backends: the batches on
+    their way kept it walking), and it is on again afterwards, also after a failed write."""
+    import gc
+
+    index = make_index(Params(threshold=0.5))
+    seen: list[bool] = []
+    real_add = type(index.backend).add
+
+    def add(self: Any, docs: Any) -> None:
+        seen.append(gc.isenabled())
+        real_add(self, docs)
+
+    monkeypatch.setattr(type(index.backend), "add", add)
+    assert gc.isenabled()
+    index.add_many([(str(i), f"record number {i} of the old mill road") for i in range(2500)])
+    assert seen and not any(seen)
+    assert gc.isenabled()
+    assert index.backend.count() == 2500
+
+    def broken() -> Iterator[tuple[str, str]]:
+        yield "x", "one record before the reader fails"
+        raise OSError("the disk went away")
+
+    with pytest.raises(OSError):
+        index.add_many(broken())
+    assert gc.isenabled()
