@@ -25,7 +25,8 @@ method uses. Then, each in its own process(es), measured as ``benchmarks/end_to_
 
 It prints wall time, CPU time and peak RSS of each, recall and precision against the planted
 pairs, and the ratios neardup / peer (issue #28's targets: at most 0.67x datasketch, at most
-1.5x rensa, recall and precision at least 0.95).
+1.5x rensa, recall and precision at least 0.95); given several ``--sizes``, each method's time
+and Python peak from one size to the next (time(10x) / time(x)).
 """
 
 from __future__ import annotations
@@ -161,6 +162,25 @@ def ratios(methods: dict[str, Any]) -> dict[str, float]:
     return out
 
 
+def scaling(results: list[dict[str, Any]]) -> list[str]:
+    """For a corpus run at several sizes, each method's time and Python peak from one size to
+    the next (issue #28: time(10x) / time(x) at most 11 for short records)."""
+    runs: dict[tuple[str, str], list[tuple[int, dict[str, Any]]]] = {}
+    for res in results:
+        for label, r in res["methods"].items():
+            runs.setdefault((res["corpus"], label), []).append((res["records"], r))
+    out = []
+    for (corpus, label), sized in runs.items():
+        sized.sort(key=lambda x: x[0])
+        for (n0, r0), (n1, r1) in zip(sized, sized[1:], strict=False):
+            out.append(
+                f"{corpus} {label}: {n0:,d} -> {n1:,d} records ({n1 / n0:.0f}x): "
+                f"{r0['wall_s']:.1f} -> {r1['wall_s']:.1f} s ({r1['wall_s'] / r0['wall_s']:.1f}x "
+                f"the time), Python peak {r0['peak_rss_mb']:.0f} -> {r1['peak_rss_mb']:.0f} MB"
+            )
+    return out
+
+
 def table(results: list[dict[str, Any]]) -> list[str]:
     """The results as a Markdown table: one row per corpus and method."""
     out = [
@@ -192,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render", type=Path, help="only print the table of a results JSON")
     args = ap.parse_args(argv)
     if args.render:
-        print("\n".join(table(json.loads(args.render.read_text(encoding="utf-8")))))
+        rendered = json.loads(args.render.read_text(encoding="utf-8"))
+        print("\n".join(table(rendered) + scaling(rendered)))
         return 0
     url = os.environ.get("NEARDUP_SOLR_URL") or None
     node = SolrNode(url, os.environ.get("NEARDUP_SOLR_HEAP") or "2g") if (
@@ -206,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if node is not None:
             node.stop()
-    print("\n".join(table(results)))
+    print("\n".join(table(results) + scaling(results)))
     if args.out:
         args.out.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         say(f"wrote {args.out}")

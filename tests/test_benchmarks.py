@@ -362,3 +362,22 @@ def test_defaults_benchmark_runs_neardup_without_flags_and_gives_peers_its_choic
     rows = D.table([res])
     assert len(rows) == 2 + 6 and rows[2].startswith("| short | 800 | neardup_solr | no flags: ")
     assert "its own" in rows[4] and "bands x" in rows[4]  # a peer's own banding, said as such
+
+
+def test_defaults_benchmark_prints_how_each_method_scales_from_one_size_to_the_next() -> None:
+    """Given several sizes, each method's time and peak from one to the next, in size order
+    whatever order they ran in; a method run at one size only gives no line."""
+    from benchmarks import defaults as D
+
+    def run(n: int, methods: dict[str, tuple[float, float]]) -> dict[str, object]:
+        return {"corpus": "short", "records": n, "methods": {
+            k: {"wall_s": w, "peak_rss_mb": p} for k, (w, p) in methods.items()}}  # fmt: skip
+
+    lines = D.scaling([
+        run(10_000_000, {"neardup_solr": (900.0, 1400.0)}),
+        run(1_000_000, {"neardup_solr": (90.0, 200.0), "rensa_ours": (30.0, 500.0)}),
+    ])  # fmt: skip
+    assert lines == [
+        "short neardup_solr: 1,000,000 -> 10,000,000 records (10x): 90.0 -> 900.0 s (10.0x the "
+        "time), Python peak 200 -> 1400 MB"
+    ]
