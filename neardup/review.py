@@ -10,10 +10,17 @@ Everything is inline (CSS, JavaScript, the histogram as SVG, the data as JSON), 
 from a file with no network. It stays usable at 100k pairs because the data is embedded once
 (each text once, pairs as indices into it) and the JavaScript renders one page of pairs or
 clusters at a time; the word differences are computed in the browser for the page shown.
+
+A record is its source and its id: two files may both hold an id 7 (:mod:`neardup.keys`). The
+page keys each record as the index does (its id for a record of the primary source or of none,
+else its id and its source), shows the source beside every id when the page holds records of
+two or more sources, builds its clusters from these keys, and writes the sources into every
+file it downloads (the gold file and the reviewer's labels, :data:`LABELS_HEADER`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import re
@@ -25,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import resources
 from .io import AtomicFile, Record, check_output, read_records
-from .keys import key_of
+from .keys import SEP, record_id, source_of_key
 from .results import Report
 from .text import id_key, normalize, number_words, ordered, word_edit_distance
 
@@ -42,6 +49,10 @@ BINS = 50
 MAX_TEXT = 20_000
 #: Report counts shown under "details" only: they change from run to run.
 VOLATILE = ("seconds", "timings")
+#: The header of the labels file the page downloads: one reviewed pair a line (TSV), its label
+#: :data:`MATCH` or :data:`NON_MATCH` (the page's script writes it with these names).
+LABELS_HEADER = ("source1", "id1", "source2", "id2", "label")
+MATCH, NON_MATCH = "match", "non-match"
 COLORS = {
     "pair": "#4c78a8",
     "true positive": "#54a24b",
@@ -65,10 +76,37 @@ class Page:
                 "clusters": self.clusters}
 
 
+#: A record as a caller may name it to :func:`write_review`: its id (a record of no source, or
+#: of the ``primary`` one), or ``(source, id)``.
+RecordName = str | tuple[str, str]
+
+
+def page_key(record: str, source: str | None, primary: str | None = None) -> str:
+    """The page's key of the record ``record`` of ``source``: the index's own key
+    (:func:`neardup.keys.key_of`) when ``primary`` is the index's primary source; a record of
+    no source is its id. Two records that share an id but not a source never share a key."""
+    if source is None or source == primary:
+        return record
+    return f"{record}{SEP}{source}"
+
+
+def _keyed(named: Mapping[Any, Any] | None, primary: str | None) -> dict[str, Any]:
+    """A mapping by :data:`RecordName` (ids, or ``(source, id)``; a mapping's key type is
+    invariant, hence ``Any``) as one by page keys."""
+    out: dict[str, Any] = {}
+    for name, value in (named or {}).items():
+        if isinstance(name, tuple):
+            out[page_key(str(name[1]), name[0], primary)] = value
+        else:
+            out[name] = value
+    return out
+
+
 @dataclass(frozen=True)
 class _Row:
-    """One pair of the page: ids, similarity (None: unknown), edit distance, label, and the
-    learned rule's match probability (None under a fixed threshold)."""
+    """One pair of the page: its records' keys (:func:`page_key`), similarity (None: unknown),
+    edit distance, label, and the learned rule's match probability (None under a fixed
+    threshold)."""
 
     id1: str
     id2: str
@@ -187,11 +225,16 @@ def _cards(summary: Sequence[tuple[str, str, Any]]) -> str:
 
 def _clusters_of(rows: Sequence[_Row]) -> list[list[str]]:
     """The page's clusters as dedupe makes them (center clusters: :mod:`neardup.cluster`), so
-    that each cluster shows one kept record."""
+    that each cluster shows one kept record; of records (keys), never of bare ids."""
     from .cluster import center_clusters
 
     found = center_clusters((r.id1, r.id2, r.jaccard or 0.0) for r in rows)
-    return [sorted(c.members, key=id_key) for c in found]
+    return [sorted(c.members, key=_key_order) for c in found]
+
+
+def _key_order(key: str) -> tuple[Any, ...]:
+    """Records in id order (numbers as numbers), then by source."""
+    return (id_key(record_id(key)), source_of_key(key) or "")
 
 
 def _payload(
@@ -203,17 +246,19 @@ def _payload(
     threshold: float | None,
     sort: str,
     kept: Collection[str] = (),
+    primary: str | None = None,
 ) -> dict[str, Any]:
-    """The data the page's script renders: each id and text once, pairs as indices; ``kept``:
-    the records dedupe keeps (as indices too)."""
+    """The data the page's script renders: each record (id, source) and text once, pairs as
+    indices; ``kept``: the records dedupe keeps (as indices too). Records are keyed by
+    :func:`page_key`, so a record of one source never takes another's text or cluster."""
     number: dict[str, int] = {}
     ids: list[str] = []
 
-    def at(record_id: str) -> int:
-        n = number.get(record_id)
+    def at(key: str) -> int:
+        n = number.get(key)
         if n is None:
-            n = number[record_id] = len(ids)
-            ids.append(record_id)
+            n = number[key] = len(ids)
+            ids.append(key)
         return n
 
     cluster_of = {i: c for c, g in enumerate(groups) for i in g}
@@ -235,8 +280,15 @@ def _payload(
     for n in cut:
         shown[n] = shown[n][:MAX_TEXT]  # type: ignore[index]
     shown = [None if t is None else visible(t) for t in shown]
+    # Each record's source as an index into the page's sources (-1: none known); empty when
+    # no record has one.
+    of = [source_of_key(k) or primary for k in ids]
+    names = sorted({s for s in of if s is not None})
+    where_source = {s: n for n, s in enumerate(names)}
     return {
-        "ids": [visible(i) for i in ids],
+        "ids": [visible(record_id(k)) for k in ids],
+        "sources": [visible(s) for s in names],
+        "source": [where_source.get(s, -1) for s in of] if names else [],
         "texts": shown,
         "cut": cut,
         "pairs": pairs,
@@ -284,15 +336,21 @@ def render(
     rule: str = "",
     kept: Collection[str] = (),
     extra: Mapping[str, Any] | None = None,
+    primary: str | None = None,
 ) -> tuple[str, int]:
-    """The page's HTML, and how many clusters it shows. ``rule``: a panel's HTML (the review
+    """The page's HTML, and how many clusters it shows. ``rows``, ``texts`` and ``kept`` name
+    records by their :func:`page_key` (of ``primary``). ``rule``: a panel's HTML (the review
     page's threshold and rule); ``extra``: more data for the script (the review page's
     evidence, and that pairs can be marked)."""
     from . import __version__
 
     groups = _clusters_of(rows)
-    data = {**_payload(rows, texts, groups, labels, filters, threshold, sort, kept),
+    data = {**_payload(rows, texts, groups, labels, filters, threshold, sort, kept, primary),
             **(extra or {})}
+    # The page's identity, a hash of its data (records, texts, pairs): the browser keeps a
+    # reviewer's marks under it, so a page written again from the same data finds them and
+    # another page never does.
+    data["identity"] = hashlib.sha256(_script_json(data).encode("utf-8")).hexdigest()[:32]
     side = "".join(
         f"<div class='panel'><h2>{html.escape(name)}</h2>{_table(items)}</div>"
         for name, items in tables
@@ -343,6 +401,7 @@ def evidence(
     report: Report,
     texts: Mapping[str, str],
     columns: Mapping[str, Mapping[str, str]] | None = None,
+    primary: str | None = None,
 ) -> tuple[list[str], list[list[Any]]]:
     """Why each pair of ``report`` is one, for a reviewer: the reasons (each once) and per
     pair ``[reason, identifiers, rare words, fields that agree, that differ, that one record
@@ -350,7 +409,8 @@ def evidence(
     (:func:`neardup.text.number_words`: house, phone, model numbers), rare words the other
     shared words; both rarest first over the page's records (then longest), since a shared
     ``the`` says nothing and a shared ``kdl-46v3000`` says much. Fields compare the records'
-    columns (``columns``: id -> column -> value) by their normalized values."""
+    columns (``columns``: key -> column -> value) by their normalized values. ``texts`` and
+    ``columns`` are keyed by :func:`page_key` (of ``primary``)."""
     from .output import reason
 
     bag = {i: set(normalize(t).split()) for i, t in texts.items() if t}
@@ -358,14 +418,15 @@ def evidence(
     reasons: dict[str, int] = {}
     rows: list[list[Any]] = []
     for p in report.pairs:
-        shared = bag.get(p.id1, set()) & bag.get(p.id2, set())
+        k1, k2 = page_key(p.id1, p.source1, primary), page_key(p.id2, p.source2, primary)
+        shared = bag.get(k1, set()) & bag.get(k2, set())
         numbers = number_words(shared)
 
         def rarest(ws: Iterable[str]) -> list[str]:
             return sorted(ws, key=lambda w: (df[w], -len(w), w))[:EVIDENCE_WORDS]
 
         fields: tuple[list[str], list[str], list[str]] = ([], [], [])
-        a, b = (columns or {}).get(p.id1, {}), (columns or {}).get(p.id2, {})
+        a, b = (columns or {}).get(k1, {}), (columns or {}).get(k2, {})
         for name in [*a, *(n for n in b if n not in a)]:
             x, y = normalize(a.get(name) or ""), normalize(b.get(name) or "")
             if x or y:
@@ -381,11 +442,12 @@ def _rule_panel(report: Report, kept: Collection[str] | None, keep: str) -> str:
     from .output import rule_text
 
     lines = "".join(f"<div>{html.escape(line)}</div>" for line in rule_text(report))
-    said = (
-        f"the record dedupe keeps in each cluster (keep {keep}) is marked kept"
-        if kept is not None
-        else "the record kept is not known here: give the input file (or use dedupe --review)"
-    )
+    if report.mode == "link":
+        said = "link mode: records of different sources are paired; none is removed"
+    elif kept is not None:
+        said = f"the record dedupe keeps in each cluster (keep {keep}) is marked kept"
+    else:
+        said = "the record kept is not known here: give the input file (or use dedupe --review)"
     return (
         f"<div class='panel'><h2>Threshold and rule</h2><div id='nd-rule'>{lines}</div>"
         f"<div id='nd-keep' class='rid'>{html.escape(said)}</div></div>"
@@ -395,26 +457,36 @@ def _rule_panel(report: Report, kept: Collection[str] | None, keep: str) -> str:
 def write_review(
     out: str | Path,
     report: Report,
-    texts: Mapping[str, str],
+    texts: Mapping[Any, str],
     *,
     params: Mapping[str, Any] | None = None,
     title: str = "neardup review",
     source: str = "",
-    kept: Collection[str] | None = None,
+    kept: Collection[RecordName] | None = None,
     keep: str = "first",
-    columns: Mapping[str, Mapping[str, str]] | None = None,
+    columns: Mapping[Any, Mapping[str, str]] | None = None,
+    primary: str | None = None,
 ) -> Page:
-    """The review page of a report: ``texts`` maps the ids of its pairs to their texts,
+    """The review page of a report: ``texts`` maps the records of its pairs to their texts,
     ``params`` are the index's (``Params.to_dict()``). Values are read from the report, so a
     threshold it learned or a mode it ran in shows as it is, in the words ``report`` prints.
-    ``kept``: the ids dedupe keeps by its rule ``keep`` (:func:`neardup.dedupe.kept_ids`);
-    ``columns``: the records' columns, compared in each pair's evidence (:func:`evidence`)."""
+    ``kept``: the records dedupe keeps by its rule ``keep`` (:func:`neardup.dedupe.kept_ids`);
+    ``columns``: the records' columns, compared in each pair's evidence (:func:`evidence`).
+
+    A record is named by its id when its pair gives it no source (or gives ``primary``, the
+    index's primary source), else by ``(source, id)``; a pair's records are told apart by
+    their sources even where they share an id (``texts`` and ``columns`` are keyed by
+    :data:`RecordName`)."""
+    texts, columns = _keyed(texts, primary), _keyed(columns, primary)
+    if kept is not None:
+        kept = set(_keyed(dict.fromkeys(kept), primary))
     # Pairs a completed cluster added (neardup.completion) sit below the rule's threshold,
     # which every pair the rule kept reaches: shown apart, so a reader sees which is which.
     added = bool(report.completion and report.completion.get("added"))
     rows = [
         _Row(
-            p.id1, p.id2, p.jaccard, p.edit_distance,
+            page_key(p.id1, p.source1, primary), page_key(p.id2, p.source2, primary),
+            p.jaccard, p.edit_distance,
             "completed" if added and p.jaccard < report.threshold else "pair",
             getattr(p, "probability", None),
         )
@@ -427,7 +499,7 @@ def write_review(
     counts = report.counts()
     run = {k: v for k, v in counts.items() if k not in VOLATILE}
     groups = _clusters_of(rows)
-    reasons, why = evidence(report, texts, columns)
+    reasons, why = evidence(report, texts, columns, primary)
     summary = [
         ("records", "records", report.records),
         ("pairs", "pairs", len(rows)),
@@ -450,7 +522,9 @@ def write_review(
         threshold=report.threshold,
         rule=_rule_panel(report, kept, keep),
         kept=kept or (),
-        extra={"reasons": reasons, "evidence": why, "marks": True},
+        extra={"reasons": reasons, "evidence": why, "marks": True,
+               "label_file": {"header": LABELS_HEADER, "match": MATCH, "non_match": NON_MATCH}},
+        primary=primary,
     )
     return _write(out, page, len(rows), n_clusters)
 
@@ -475,21 +549,19 @@ def review_index(
     """The review page of an index's report (made with the defaults when not given), with
     the records' columns compared; ``kept`` and ``keep`` as :func:`write_review`'s."""
     report = report if report is not None else index.report()
-    # The page names records by their own ids; the index keys a secondary source's records by
-    # id and source (neardup.keys), so each id is looked up under its key.
+    # A record of the page is keyed as the index keys it (neardup.keys: its id, and its source
+    # where that is not the primary one), so each is read under its own key: two files'
+    # records 7 keep their own texts.
     primary = index.primary_source
-    key = {}
-    for p in report.pairs:
-        for rid, src in ((p.id1, p.source1), (p.id2, p.source2)):
-            key[rid] = rid if src is None else key_of(rid, src, primary)
-    ids = sorted(key, key=id_key)
-    stored = index.backend.texts([key[i] for i in ids])
-    texts = {i: stored[key[i]] for i in ids if key[i] in stored}
-    rows = index.backend.columns([key[i] for i in ids])
-    columns = {i: rows[key[i]] for i in ids if key[i] in rows}
+    keys = sorted(
+        {page_key(i, s, primary)
+         for p in report.pairs for i, s in ((p.id1, p.source1), (p.id2, p.source2))},
+        key=_key_order,
+    )
     return write_review(
-        out, report, texts, params=index.params.to_dict(), title=title,
-        source=source or index.backend.location, kept=kept, keep=keep, columns=columns,
+        out, report, index.backend.texts(keys), params=index.params.to_dict(), title=title,
+        source=source or index.backend.location, kept=kept, keep=keep,
+        columns=index.backend.columns(keys), primary=primary,
     )
 
 

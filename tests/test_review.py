@@ -12,6 +12,7 @@ import json
 import re
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -474,18 +475,36 @@ def test_each_pair_shows_its_evidence(browser: Any, shop_page: tuple[Report, Pat
     assert _console_errors(browser) == []
 
 
-def test_marks_download_as_a_gold_file_evaluate_reads(
-    restaurant_run: tuple[Report, dict[str, str], Path], tmp_path: Path
-) -> None:
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    report, _texts, page = restaurant_run
+@contextmanager
+def _downloading(tmp_path: Path) -> Iterator[tuple[Any, Path]]:
+    """A Chromium of its own (a fresh profile: no marks kept) that saves downloads in a folder."""
     if None in chromium_paths():
         pytest.skip("the browser tests need chromium and chromedriver")
     downloads = tmp_path / "downloads"
     downloads.mkdir()
     driver = chromium(tmp_path / "profile", downloads)
     try:
+        yield driver, downloads
+    finally:
+        driver.quit()
+
+
+def _download(driver: Any, downloads: Path, button: str, name: str) -> Path:
+    """Click the page's download ``button`` and wait for the file ``name``."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.find_element("id", button).click()
+    path = downloads / name
+    WebDriverWait(driver, 30).until(lambda d: path.exists() and not list(
+        downloads.glob("*.crdownload")))
+    return path
+
+
+def test_marks_download_as_a_gold_file_evaluate_reads(
+    restaurant_run: tuple[Report, dict[str, str], Path], tmp_path: Path
+) -> None:
+    report, _texts, page = restaurant_run
+    with _downloading(tmp_path) as (driver, downloads):
         _open(driver, page)
         shown = driver.find_elements("css selector", "#nd-list .pair")[:4]
         picked = [report.pairs[int(e.get_attribute("data-pair"))] for e in shown]
@@ -497,21 +516,231 @@ def test_marks_download_as_a_gold_file_evaluate_reads(
         assert (marks.get_attribute("data-right"), marks.get_attribute("data-wrong")) == ("2", "1")
         assert shown[0].find_element("css selector", ".mark-right").get_attribute(
             "aria-pressed") == "true"
-        driver.find_element("id", "nd-download").click()
-        gold = downloads / "gold.tsv"
-        WebDriverWait(driver, 30).until(lambda d: gold.exists() and not list(
-            downloads.glob("*.crdownload")))
+        gold = _download(driver, downloads, "nd-download", "gold.tsv")
         assert _console_errors(driver) == []
-    finally:
-        driver.quit()
     lines = gold.read_text(encoding="utf-8").splitlines()
-    assert lines[0] == "id1\tid2"
-    right = sorted((p.id1, p.id2) for p in picked[:2])
+    assert lines[0] == "id1\tid2\tsource1\tsource2"  # one source: the file's, on every line
+    (source,) = _embedded(page)["sources"]  # the index's one source: the file it read
+    assert Path(source).name == ADDRESSES.name
+    right = sorted((p.id1, p.id2, source, source) for p in picked[:2])
     assert sorted(tuple(line.split("\t")) for line in lines[1:]) == right
+    right = [(a, b) for a, b, _, _ in right]
     assert sorted(read_pairs(gold)) == right
+    assert _evaluated(report, gold, tmp_path) == (2, 2)
+
+
+def _evaluated(report: Report, gold: Path, tmp_path: Path) -> tuple[int, int]:
+    """``neardup evaluate`` of the report's own pairs file against ``gold``: gold pairs, true
+    pairs."""
     pairs = tmp_path / "pairs.tsv"
     write_pairs(report.pairs, pairs)
     proc = run_cli("evaluate", str(pairs), "--gold", str(gold), "--json")
     assert proc.returncode == 0, proc.stderr
     scores = json.loads(proc.stdout)
-    assert scores["gold"] == 2 and scores["true_pairs"] == 2
+    return scores["gold"], scores["true_pairs"]
+
+
+# -- two sources, one truth (#38 item 1) ----------------------------------------------------------
+
+BRANDS = ("bosch", "philips", "sony", "canon", "garmin", "apple", "lenovo", "braun")
+KINDS = ("cordless drill", "27in monitor", "bravia television", "digital camera",
+         "gps navigator", "ipod nano", "thinkpad laptop", "electric shaver")
+COLORS = ("black", "silver", "blue", "red", "white")
+SHOPS = ("shop_a.csv", "shop_b.csv")
+
+
+def _two_shops(n: int = 24) -> dict[tuple[str, str], str]:
+    """Two shops' records, ids 1..n in both: product k is id k+1 in the first shop and another
+    id in the second, so every id names two different products."""
+    records = {}
+    for k in range(n):
+        brand, kind = BRANDS[k % len(BRANDS)], KINDS[(k * 3) % len(KINDS)]
+        model, color = f"RR-{1000 + 37 * k}", COLORS[k % len(COLORS)]
+        records[(SHOPS[0], str(k + 1))] = f"{brand} {kind} model {model} in {color}"
+        other = str((k * 7 + 3) % n + 1)  # 7 and n share no factor: every id once
+        records[(SHOPS[1], other)] = f"{brand.upper()} {kind} {model} {color} new"
+    return records
+
+
+@pytest.fixture(scope="module")
+def linked_page(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[dict[tuple[str, str], str], Report, Path]:
+    records = _two_shops()
+    index = NearDupIndex()
+    index.add_many([(rid, text, source) for (source, rid), text in records.items()])
+    report = index.report(mode="link")
+    # the report is right: each product with its own, ids differing, the sources given
+    assert len(report.pairs) == len(records) // 2
+    for p in report.pairs:
+        a, b = records[(p.source1, p.id1)], records[(p.source2, p.id2)]
+        assert {p.source1, p.source2} == set(SHOPS) and a.split()[4] == b.split()[3]
+    assert all(p.id1 != p.id2 for p in report.pairs)
+    page = tmp_path_factory.mktemp("linked") / "review.html"
+    review_index(index, page, report, title="two shops")
+    return records, report, page
+
+
+def test_the_page_data_keys_records_by_source_and_id(
+    linked_page: tuple[dict[tuple[str, str], str], Report, Path],
+) -> None:
+    records, report, page = linked_page
+    data = _embedded(page)
+    # each pair shows its own two records' texts
+    assert [(data["texts"][p[0]], data["texts"][p[1]]) for p in data["pairs"]] == [
+        (records[(p.source1, p.id1)], records[(p.source2, p.id2)]) for p in report.pairs
+    ]
+    assert data["sources"] == list(SHOPS)
+
+    def record(n: int) -> tuple[str, str]:
+        return data["sources"][data["source"][n]], data["ids"][n]
+
+    # each record once, with its own text: the two shops' records 1 are two records
+    assert sorted(record(n) for n in range(len(data["ids"]))) == sorted(records)
+    assert all(data["texts"][n] == records[record(n)] for n in range(len(data["ids"])))
+    assert [(record(p[0]), record(p[1])) for p in data["pairs"]] == [
+        ((p.source1, p.id1), (p.source2, p.id2)) for p in report.pairs
+    ]
+    # one cluster a pair: never two products merged because they share an id
+    assert sorted(sorted(map(record, c)) for c in data["clusters"]) == sorted(
+        sorted([(p.source1, p.id1), (p.source2, p.id2)]) for p in report.pairs
+    )
+    # the same page written again keeps its identity (and the marks under it); another
+    # page has its own
+    again = review_index(_indexed(records), page.with_name("again.html"), report)
+    assert _embedded(again.path)["identity"] == data["identity"]
+    one = {k: v for k, v in records.items() if k != (SHOPS[0], "1")}
+    other = review_index(_indexed(one), page.with_name("other.html"))
+    assert _embedded(other.path)["identity"] != data["identity"]
+
+
+def _indexed(records: dict[tuple[str, str], str]) -> Any:
+    index = NearDupIndex()
+    index.add_many([(rid, text, source) for (source, rid), text in records.items()])
+    return index
+
+
+def test_write_review_takes_texts_by_source_and_id(tmp_path: Path) -> None:
+    texts = {("a.csv", "1"): "red apple pie", ("b.csv", "1"): "green pear tart",
+             ("b.csv", "2"): "red apple pies"}  # fmt: skip
+    report = Report([Pair("1", "2", 0.8, 1, source1="a.csv", source2="b.csv")], mode="link")
+    page = write_review(tmp_path / "p.html", report, texts)
+    data = _embedded(page.path)
+    shown = {(data["sources"][data["source"][n]], i): data["texts"][n]
+             for n, i in enumerate(data["ids"])}
+    assert shown == {("a.csv", "1"): "red apple pie", ("b.csv", "2"): "red apple pies"}
+
+
+def test_cli_review_in_link_mode(tmp_path: Path) -> None:
+    import csv
+
+    records = _two_shops()
+    table = tmp_path / "shops.csv"
+    with open(table, "w", encoding="utf-8", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow(["id", "shop", "title"])
+        out.writerows([rid, source, text] for (source, rid), text in records.items())
+    page = tmp_path / "review.html"
+    proc = run_cli("review", str(table), "--source-field", "shop", "--mode", "link",
+                   "--backend", "memory", "--out", str(page), "--json")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    data = _embedded(page)
+    assert json.loads(proc.stdout)["pairs"] == len(data["pairs"]) == len(records) // 2
+    assert data["sources"] == list(SHOPS)
+    for p in data["pairs"]:
+        (s1, id1), (s2, id2) = ((data["sources"][data["source"][n]], data["ids"][n]) for n in p[:2])
+        assert s1 != s2 and id1 != id2
+        assert data["texts"][p[0]] == records[(s1, id1)]
+        assert data["texts"][p[1]] == records[(s2, id2)]
+    assert "none is removed" in page.read_text(encoding="utf-8")  # no record is "kept"
+
+
+def _sides(element: Any) -> list[tuple[str, str, str]]:
+    """(source, id, text) of each side of a pair on the page."""
+    return [(s.find_element("css selector", ".rid .src").text,
+             s.find_element("css selector", ".rid b").text,
+             s.find_element("css selector", ".txt").text)
+            for s in element.find_elements("css selector", ".side")]
+
+
+def test_a_link_page_in_a_browser_sources_marks_and_labels(
+    linked_page: tuple[dict[tuple[str, str], str], Report, Path], tmp_path: Path
+) -> None:
+    import csv
+
+    records, report, page = linked_page
+    with _downloading(tmp_path) as (driver, downloads):
+        _open(driver, page)
+        # every pair: the right two records, each with its source
+        shown = driver.find_elements("css selector", "#nd-list .pair")
+        assert len(shown) == len(report.pairs)
+        for element in shown:
+            p = report.pairs[int(element.get_attribute("data-pair"))]
+            assert _sides(element) == [
+                (p.source1, p.id1, records[(p.source1, p.id1)]),
+                (p.source2, p.id2, records[(p.source2, p.id2)]),
+            ]
+        # and every cluster: two records, the sources beside their ids
+        driver.find_element("css selector", '#nd-view [data-view="clusters"]').click()
+        _wait_total(driver, len(report.pairs))
+        for section in driver.find_elements("css selector", "#nd-list .cluster"):
+            members = [(li.find_element("css selector", ".src").text,
+                        li.find_element("tag name", "b").text)
+                       for li in section.find_elements("css selector", "ol > li")]
+            p = report.pairs[int(section.find_element("css selector", ".pair")
+                                 .get_attribute("data-pair"))]
+            assert sorted(members) == sorted([(p.source1, p.id1), (p.source2, p.id2)])
+        driver.find_element("css selector", '#nd-view [data-view="pairs"]').click()
+
+        # marks: three matches, two not, one taken back; kept across a reload
+        shown = driver.find_elements("css selector", "#nd-list .pair")
+        order = [int(e.get_attribute("data-pair")) for e in shown]
+        for element in shown[:3]:
+            element.find_element("css selector", ".mark-right").click()
+        for element in shown[3:6]:
+            element.find_element("css selector", ".mark-wrong").click()
+        shown[5].find_element("css selector", ".mark-wrong").click()  # taken back
+        matches, non = order[:3], order[3:5]
+
+        def state(d: Any) -> dict[int, str]:
+            out = {}
+            for e in d.find_elements("css selector", "#nd-list .pair"):
+                on = e.find_elements("css selector", '.marking button[aria-pressed="true"]')
+                if on:
+                    out[int(e.get_attribute("data-pair"))] = on[0].get_attribute("data-mark")
+            return out
+
+        want = {**dict.fromkeys(matches, "match"), **dict.fromkeys(non, "non-match")}
+        assert state(driver) == want
+        driver.refresh()
+        _open(driver, page)
+        assert state(driver) == want
+        marks = driver.find_element("id", "nd-marks")
+        assert (marks.get_attribute("data-right"), marks.get_attribute("data-wrong")) == ("3", "2")
+
+        # the labels: sources, ids, both labels, read back as TSV
+        labels = _download(driver, downloads, "nd-labels", "labels.tsv")
+        gold = _download(driver, downloads, "nd-download", "gold.tsv")
+
+        # another page (other data) in the same browser has none of these marks
+        one = {k: v for k, v in records.items() if k != (SHOPS[0], "1")}
+        other = review_index(_indexed(one), tmp_path / "other.html")
+        _open(driver, other.path)
+        assert state(driver) == {}
+        assert _console_errors(driver) == []
+    with open(labels, encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh, delimiter="\t"))
+    assert rows[0] == ["source1", "id1", "source2", "id2", "label"]
+
+    def row(k: int, label: str) -> list[str]:
+        p = report.pairs[k]
+        return [p.source1, p.id1, p.source2, p.id2, label]
+
+    assert sorted(rows[1:]) == sorted([row(k, "match") for k in matches]
+                                      + [row(k, "non-match") for k in non])
+    lines = gold.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "id1\tid2\tsource1\tsource2"
+    assert sorted(lines[1:]) == sorted(
+        "\t".join((report.pairs[k].id1, report.pairs[k].id2, report.pairs[k].source1,
+                   report.pairs[k].source2)) for k in matches)
+    assert _evaluated(report, gold, tmp_path) == (3, 3)  # against the link's own pairs file

@@ -16,6 +16,7 @@ from typing import Any
 from ..dedupe import KEEP_RULES
 from ..errors import InputError
 from ..index import NearDupIndex
+from ..options import MODES
 from ..output import rule_line
 from ..pipeline import IndexStats
 from ..prune import PRUNE_MODES
@@ -116,6 +117,14 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "--out", type=Path, required=True, help="the HTML page to write ('-': stdout)"
     )
     p.add_argument("--title", default=None, help="the page's title")
+    p.add_argument(
+        "--mode",
+        choices=list(MODES),
+        default="dedup",
+        help="dedup (default) pairs any two records; link pairs only records of different "
+        "sources (the files they were indexed from), as 'report --mode link' does, and shows "
+        "each record's source beside its id",
+    )
     input_options(p)
     _keep_option(p)
     _run_options(p)
@@ -282,12 +291,13 @@ def _kept(args: argparse.Namespace, report: Any, groups: list[list[str]] | None 
     return kept_ids(read_input(args, args.input), groups, report.pairs, args.keep)
 
 
-def _report(index: NearDupIndex, args: argparse.Namespace) -> Any:
+def _report(index: NearDupIndex, args: argparse.Namespace, mode: str = "dedup") -> Any:
     from ..options import ReportOptions
     from .common import progress
 
     options = ReportOptions(
-        args.threshold, prune=args.prune, progress=progress(args), max_bucket=args.max_bucket
+        args.threshold, mode=mode, prune=args.prune, progress=progress(args),
+        max_bucket=args.max_bucket,
     )
     return index.report(options=options)
 
@@ -386,11 +396,13 @@ def cmd_review(args: argparse.Namespace) -> int:
     if not is_stdout(args.out):
         check_output(args.out, "review page", [args.input] if args.input else [])
     with indexed(args) as (index, _stats), destination(args.out) as out:
-        report = _report(index, args)
+        report = _report(index, args, args.mode)
         source = str(args.input) if args.input is not None else index.backend.location
+        # a link removes no record: no record is "kept"
+        kept = _kept(args, report) if args.mode == "dedup" else None
         page = review_index(
             index, out, report, title=args.title or "neardup review", source=source,
-            kept=_kept(args, report), keep=args.keep,
+            kept=kept, keep=args.keep,
         )
     emit(
         args,

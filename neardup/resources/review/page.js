@@ -1,16 +1,40 @@
 // The review page's script (neardup/review.py inlines it): renders one page of pairs or
 // clusters at a time from the JSON in #nd-data, with word differences computed here.
+// A record is its source and its id: record i is (sources[source[i]], ids[i]), and every pair,
+// cluster, mark and download refers to records by their index, never by a bare id.
 (function () {
   "use strict";
   var D = JSON.parse(document.getElementById("nd-data").textContent);
   var ids = D.ids, texts = D.texts, P = D.pairs, C = D.clusters;
+  var SRC = D.sources || [], srcOf = D.source || [];
+  // Sources are shown beside every id once the page holds records of two or more of them.
+  var MANY = SRC.length > 1;
+  function source(i) { var s = srcOf[i]; return s === undefined || s < 0 ? "" : SRC[s]; }
   var PAGE = 50, CPAGE = 20, CPAIRS = 10;
   var lower = [], cut = {}, kept = {}, E = D.evidence || null;
   (D.cut || []).forEach(function (i) { cut[i] = true; });
   (D.kept || []).forEach(function (i) { kept[i] = true; });
-  // A reviewer's marks: pair index -> "right" | "wrong"; the pairs marked right are the gold
-  // file (id1<TAB>id2, the ids as in the pairs file) that neardup evaluate --gold reads.
-  var marks = {};
+  // A reviewer's marks: pair index -> "match" | "non-match", kept in the browser's storage
+  // under the page's identity (a hash of its data, so another page never shows them) and
+  // downloaded as a labels file (both kinds, with sources) or a gold file (the matches).
+  var LF = D.label_file || {header: [], match: "match", non_match: "non-match"};
+  var MATCH = LF.match, NON = LF.non_match, marks = {};
+  var STORE = "neardup-review-marks:" + (D.identity || "");
+  function load() {
+    try {
+      var got = JSON.parse(window.localStorage.getItem(STORE) || "{}");
+      for (var k in got) {
+        var n = +k;
+        if (n >= 0 && n < P.length && n === Math.floor(n) && (got[k] === MATCH || got[k] === NON))
+          marks[n] = got[k];
+      }
+      return true;
+    } catch (e) { return false; }
+  }
+  function save() {
+    try { window.localStorage.setItem(STORE, JSON.stringify(marks)); return true; }
+    catch (e) { return false; }
+  }
   var byCluster = C.map(function () { return []; });
   P.forEach(function (p, i) { if (p[5] >= 0) byCluster[p[5]].push(i); });
   var BINS = D.bins;
@@ -29,6 +53,7 @@
   // -- filtering ------------------------------------------------------------------------------
   function hit(i, q) {
     if (ids[i].toLowerCase() === q) return true;
+    if (MANY && (source(i) + ":" + ids[i]).toLowerCase() === q) return true;
     if (texts[i] == null) return false;
     if (lower[i] === undefined) lower[i] = texts[i].toLowerCase();
     return lower[i].indexOf(q) >= 0;
@@ -115,6 +140,7 @@
     var s = el("div", "side"), head = el("div", "rid");
     head.appendChild(document.createTextNode("id "));
     head.appendChild(el("b", null, ids[i]));
+    if (MANY) head.appendChild(el("span", "src", source(i)));
     if (kept[i]) head.appendChild(el("span", "kept", "kept"));
     s.appendChild(head);
     if (texts[i] == null) s.appendChild(el("div", "txt none", "(no text)"));
@@ -179,43 +205,70 @@
   }
   function markView(pi) {
     var box = el("div", "marking");
-    ["right", "wrong"].forEach(function (m) {
-      var b = el("button", "mark-" + m + (marks[pi] === m ? " on" : ""), m === "right"
-        ? "\u2713 right" : "\u2717 wrong");
+    [[MATCH, "right", "\u2713 match"], [NON, "wrong", "\u2717 not a match"]].forEach(function (m) {
+      var b = el("button", "mark-" + m[1] + (marks[pi] === m[0] ? " on" : ""), m[2]);
       b.type = "button";
-      b.setAttribute("aria-pressed", marks[pi] === m ? "true" : "false");
+      b.setAttribute("data-mark", m[0]);
+      b.setAttribute("aria-pressed", marks[pi] === m[0] ? "true" : "false");
       b.onclick = function () {
-        if (marks[pi] === m) delete marks[pi]; else marks[pi] = m;
+        if (marks[pi] === m[0]) delete marks[pi]; else marks[pi] = m[0];
         var all = box.querySelectorAll("button");
         for (var k = 0; k < all.length; k++) {
-          var on = marks[pi] === (k === 0 ? "right" : "wrong");
+          var on = marks[pi] === all[k].getAttribute("data-mark");
           all[k].className = all[k].className.replace(/ on$/, "") + (on ? " on" : "");
           all[k].setAttribute("aria-pressed", on ? "true" : "false");
         }
+        stored = save();
         tally();
       };
       box.appendChild(b);
     });
     return box;
   }
+  var stored = true;
   function tally() {
     var right = 0, wrong = 0;
-    for (var k in marks) if (marks[k] === "right") right++; else wrong++;
-    $("nd-marks").textContent = right + " marked right, " + wrong + " wrong";
+    for (var k in marks) if (marks[k] === MATCH) right++; else wrong++;
+    $("nd-marks").textContent = right + " match, " + wrong + " not a match" +
+      (stored ? "" : " (this browser does not keep them: download them before closing)");
     $("nd-marks").setAttribute("data-right", right);
     $("nd-marks").setAttribute("data-wrong", wrong);
   }
-  function gold() {
-    var out = "id1\tid2\n", chosen = [];
-    for (var k in marks) if (marks[k] === "right") chosen.push(+k);
-    chosen.sort(function (a, b) { return a - b; });
-    chosen.forEach(function (k) { out += ids[P[k][0]] + "\t" + ids[P[k][1]] + "\n"; });
+  // A TSV field: as it is, or quoted as in CSV where it holds a tab, a line break or a quote
+  // (Python's csv module with delimiter="\t" reads both).
+  function field(v) {
+    return /[\t\r\n"]/.test(v) ? '"' + v.replace(/"/g, '""') + '"' : v;
+  }
+  function line(cells) { return cells.map(field).join("\t") + "\n"; }
+  function markedPairs(which) {
+    var chosen = [];
+    for (var k in marks) if (which === null || marks[k] === which) chosen.push(+k);
+    return chosen.sort(function (a, b) { return a - b; });
+  }
+  // The reviewer's labels: every marked pair, a match or not, with its records' sources.
+  function labels() {
+    var out = line(LF.header);
+    markedPairs(null).forEach(function (k) {
+      var a = P[k][0], b = P[k][1];
+      out += line([source(a), ids[a], source(b), ids[b], marks[k]]);
+    });
     return out;
   }
-  function download() {
+  // The gold file neardup evaluate --gold reads: the pairs marked a match, ids as in the pairs
+  // file (id1 id2), then their sources where the page knows them (as a link report's columns).
+  function gold() {
+    var sourced = SRC.length > 0;
+    var out = line(sourced ? ["id1", "id2", "source1", "source2"] : ["id1", "id2"]);
+    markedPairs(MATCH).forEach(function (k) {
+      var a = P[k][0], b = P[k][1];
+      out += line(sourced ? [ids[a], ids[b], source(a), source(b)] : [ids[a], ids[b]]);
+    });
+    return out;
+  }
+  function download(name, text) {
     var a = document.createElement("a");
-    a.href = URL.createObjectURL(new Blob([gold()], {type: "text/tab-separated-values"}));
-    a.download = "gold.tsv";
+    a.href = URL.createObjectURL(new Blob([text], {type: "text/tab-separated-values"}));
+    a.download = name;
     document.body.appendChild(a);
     a.click();
     setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
@@ -232,6 +285,7 @@
     C[c].slice(0, 100).forEach(function (i) {
       var li = el("li");
       li.appendChild(el("b", null, ids[i]));
+      if (MANY) li.appendChild(el("span", "src", source(i)));
       if (kept[i]) { li.className = "kept"; li.appendChild(el("span", "kept", "kept")); }
       li.appendChild(document.createTextNode(" " + (texts[i] == null ? "" : texts[i])));
       ol.appendChild(li);
@@ -287,8 +341,12 @@
   });
   if (D.filters.length < 2) $("nd-filter").style.display = "none";
   if (!C.length) $("nd-view").style.display = "none";
-  if (D.marks) { $("nd-download").onclick = download; tally(); }
-  else $("nd-marking").style.display = "none";
+  if (D.marks) {
+    stored = load();
+    $("nd-download").onclick = function () { download("gold.tsv", gold()); };
+    $("nd-labels").onclick = function () { download("labels.tsv", labels()); };
+    tally();
+  } else $("nd-marking").style.display = "none";
   $("nd-sort").value = state.sort;
   $("nd-filter").onchange = function () { state.filter = +this.value; update(); };
   $("nd-sort").onchange = function () { state.sort = this.value; update(); };
