@@ -120,12 +120,18 @@ def _gc_paused() -> Iterator[None]:
 # -- the index ---------------------------------------------------------------------------------
 
 
-def _as_record(item: Any, position: int) -> Item:
+#: The source of records given without one: ``(id, text)`` pairs, and DataFrame rows with no
+#: source column. Two calls that both write here with the same ids are refused, not merged
+#: (:meth:`NearDupIndex.add_many`): nothing says whether they are one source or two.
+UNNAMED_SOURCES = ("<records>", "<frame>")
+
+
+def _as_record(item: Any, position: int, default_source: str = "<records>") -> Item:
     """A record of the input: a :class:`Record`, a :class:`Rejection`, a blank, an
     ``(id, text)`` pair (ids may be integers) or an ``(id, text, source)`` triple."""
     if isinstance(item, Record | Rejection | Blank):
         return item
-    source = "<records>"
+    source = default_source
     try:
         if isinstance(item, tuple | list) and len(item) == 3:
             record_id, text, source = item
@@ -196,6 +202,9 @@ class NearDupIndex:
         #: Whether the parameters were chosen from the data (no parameters given): then link
         #: mode decides by weighted similarity (:mod:`neardup.link`).
         self.from_data = False
+        #: The keys of unnamed sources written by the current call, while it refuses to
+        #: replace records of earlier calls (:meth:`_refuse_overlap`); None: no such check.
+        self._unnamed: set[str] | None = None
         if params is not None and given:
             raise ArgumentError("give the parameters (params) or some of them (given), not both")
         stored = self.backend.load_params()
@@ -341,15 +350,53 @@ class NearDupIndex:
             self.backend.keeps_signatures and not self.params.fields_2014, threads,
         )  # fmt: skip
         primary = self.primary_source
-        return [
+        docs = [
             d if isinstance(d, Rejection) or d.source == primary
             else dataclasses.replace(d, id=key_of(d.id, d.source, primary))
             for d in docs
         ]  # fmt: skip
+        if self._unnamed is not None:
+            self._refuse_overlap(docs)
+        return docs
 
-    def batch(self, *, batch_size: int = 1000, writers: int = 2, progress: bool = False) -> _Batch:
+    def _refuse_overlap(self, docs: Sequence[Document | Rejection]) -> None:
+        """Refuse records of an unnamed source whose keys an earlier call wrote.
+
+        Two DataFrames (or lists of pairs) that both number their rows from 0 and give no
+        source would otherwise be one source, the second replacing the first row by row
+        without a word; so the user says which they meant: a source each, or a replacement.
+        """
+        assert self._unnamed is not None
+        keys = [d.id for d in docs if isinstance(d, Document) and d.source in UNNAMED_SOURCES]
+        if not keys:
+            return
+        earlier = [k for k in self.backend.sources(keys) if k not in self._unnamed]
+        if earlier:
+            source = next(d.source for d in docs if isinstance(d, Document) and d.id == earlier[0])
+            shown = ", ".join(repr(record_id(k)) for k in sorted(earlier, key=id_key)[:5])
+            more = f" and {len(earlier) - 5} more" if len(earlier) > 5 else ""
+            raise ArgumentError(
+                f"{'ids' if len(earlier) > 1 else 'id'} {shown}{more} "
+                f"{'are' if len(earlier) > 1 else 'is'} already in the index, written by an "
+                "earlier call with no "
+                f"source ({source}): to keep both, give each call its own source "
+                "(source_name='shop2', or a source column); to replace those records, "
+                "pass replace=True"
+            )
+        self._unnamed.update(keys)
+
+    def batch(
+        self,
+        *,
+        batch_size: int = 1000,
+        writers: int = 2,
+        progress: bool = False,
+        source_name: str | None = None,
+        replace: bool = False,
+    ) -> _Batch:
         """A context for many writes: records go in batches, sent while the next is computed,
-        and are committed once at the end.
+        and are committed once at the end. ``source_name`` and ``replace`` are
+        :meth:`add_many`'s.
 
         >>> idx = NearDupIndex()
         >>> with idx.batch() as b:
@@ -359,6 +406,8 @@ class NearDupIndex:
         2
         """
         self._new_batch()
+        source = _source_name(source_name, "<records>")
+        self._unnamed = None if replace or source_name is not None else set()
         return _Batch(
             self,
             Writer(
@@ -368,11 +417,15 @@ class NearDupIndex:
                 writers=writers,
                 progress=progress,
             ),
+            source,
         )
 
-    def add(self, record_id: str, text: str) -> IndexStats:
-        """Add (or replace) one record; for many, :meth:`add_many` or :meth:`batch` are faster."""
-        return self.add_many([(record_id, text)])
+    def add(
+        self, record_id: str, text: str, *, source_name: str | None = None, replace: bool = False
+    ) -> IndexStats:
+        """Add one record (``source_name`` and ``replace`` as :meth:`add_many`); for many,
+        :meth:`add_many` or :meth:`batch` are faster."""
+        return self.add_many([(record_id, text)], source_name=source_name, replace=replace)
 
     def add_many(
         self,
@@ -382,20 +435,30 @@ class NearDupIndex:
         writers: int = 2,
         progress: bool = False,
         total: int | None = None,
+        source_name: str | None = None,
+        replace: bool = False,
     ) -> IndexStats:
-        """Add (or replace) records: ``(id, text)`` pairs, what :func:`neardup.io.read_records`
-        yields, or a pandas or polars DataFrame (its columns as :meth:`add_frame` reads them by
-        default). Returns the counts (read, indexed, rejected with where and why); the records
-        carry a new batch number (:attr:`batch_written`). ``total``: how many records come,
+        """Add records: ``(id, text)`` pairs, ``(id, text, source)`` triples, what
+        :func:`neardup.io.read_records` yields, or a pandas or polars DataFrame (its columns as
+        :meth:`add_frame` reads them by default). Returns the counts (read, indexed, rejected
+        with where and why); the records carry a new batch number (:attr:`batch_written`).
+
+        A record is its source and its id: one with the source and id of a record already
+        stored replaces it. ``source_name`` names the source of records given without one
+        (default ``"<records>"``, and ``"<frame>"`` for a DataFrame); while it is not given,
+        such records whose ids an earlier call wrote are refused (:class:`ArgumentError`, from
+        the batch that holds the first of them), since nothing says whether the two calls are
+        one source or two: ``replace=True`` replaces them. ``total``: how many records come,
         where ``records`` has no length (nor a length hint, as read_records' items have): the
         progress bar's end and, in a new index whose
         parameters are chosen from the data, the size they are chosen for
         (:func:`neardup.choose.choose`)."""
         from .frames import frame_records, is_frame
 
+        default = _source_name(source_name, "<records>")
         if is_frame(records):
             total = len(records) if total is None else total  # type: ignore[arg-type]
-            records = frame_records(records)
+            records = frame_records(records, name=_source_name(source_name, "<frame>"))
         if total is None and isinstance(records, Sized):
             total = len(records)
         if total is None:  # read_records' items know about how many lines their file has
@@ -411,13 +474,17 @@ class NearDupIndex:
             progress=progress,
             total=total,
         )
-        records = (_as_record(r, n) for n, r in enumerate(records, start=1))
+        records = (_as_record(r, n, default) for n, r in enumerate(records, start=1))
+        self._unnamed = None if replace or source_name is not None else set()
         # In memory, every record read and stored is a few objects more the collector would
         # walk again and again (100k short records: 0.3 s). Into Solr, the batches on their way
         # (records, documents, requests) kept it walking too: 2M short records, 10.6 s of
         # collections in a 123 s write.
-        with _gc_paused():
-            return writer.write_all(records)
+        try:
+            with _gc_paused():
+                return writer.write_all(records)
+        finally:
+            self._unnamed = None
 
     def add_frame(
         self,
@@ -426,27 +493,44 @@ class NearDupIndex:
         id: str | None = None,  # noqa: A002 - reads as the column it names
         text: str | Sequence[str] | None = None,
         source: str | None = None,
+        source_name: str | None = None,
         **options: Any,
     ) -> IndexStats:
         """Add the rows of a pandas or polars DataFrame: ``id`` names the id column (default
         ``id``, else the pandas index, else the row's position), ``text`` the text column or
         columns (default ``text``, else every other column), ``source`` the column of each
-        row's source (link mode). Rows are checked like the lines of a file; ``options`` are
-        :meth:`add_many`'s."""
+        row's source (link mode), ``source_name`` the source of every row where there is no
+        such column (default ``"<frame>"``; two frames with overlapping ids and no source are
+        refused, see :meth:`add_many`). Rows are checked like the lines of a file; ``options``
+        are :meth:`add_many`'s."""
         from .frames import frame_records
 
-        rows = frame_records(frame, id=id, text=text, source=source)
-        return self.add_many(rows, total=len(frame), **options)
+        name = _source_name(source_name, "<frame>")
+        rows = frame_records(frame, id=id, text=text, source=source, name=name)
+        return self.add_many(rows, total=len(frame), source_name=source_name, **options)
 
     def _new_batch(self) -> None:
         """Microseconds since the epoch (no request to the backend: a write that must not
         query first), above this object's previous batch."""
         self.batch_written = max(time.time_ns() // 1000, self.batch_written + 1)
 
-    def remove(self, ids: Iterable[str]) -> None:
-        """Remove records by id, with their band keys; unknown ids are ignored."""
-        self.backend.remove([str(i) for i in ids])
+    def key(self, record_id: str | int, source: str | None = None) -> str:
+        """The storage key of the record ``record_id`` of ``source`` (None: the primary
+        source, the one an index of one file holds): a record is its source and its id."""
+        if isinstance(record_id, bool) or not isinstance(record_id, str | int):
+            raise ArgumentError(f"an id is a string or an integer, got {record_id!r}")
+        if source is not None and (not isinstance(source, str) or not source):
+            raise ArgumentError(f"a source is a non-empty string, got {source!r}")
+        return key_of(str(record_id), source, self.primary_source) if source else str(record_id)
+
+    def remove(self, ids: Iterable[str | int], *, source: str | None = None) -> int:
+        """Remove the records of ``source`` (default: the primary one) with these ids, with
+        their band keys; returns how many were there (unknown ids are ignored)."""
+        keys = [self.key(i, source) for i in ids]
+        held = len(self.backend.sources(keys)) if keys else 0
+        self.backend.remove(keys)
         self.backend.commit()
+        return held
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -728,12 +812,21 @@ class NearDupIndex:
 
     def clusters(
         self, threshold: float | None = None, *, mode: str = "dedup", prune: str | None = None
-    ) -> list[list[str]]:
+    ) -> list[list[str]] | list[list[tuple[str, str]]]:
         """Groups of records linked by verified pairs, largest first: center clusters
-        (:mod:`neardup.cluster`), each its center first, so that groups do not chain."""
+        (:mod:`neardup.cluster`), each its center first, so that groups do not chain.
+
+        A member is its id while every record clustered is of the primary source; once one
+        is not (link mode, or several sources in one index), every member is a
+        ``(source, id)`` pair, since an id alone would name two records."""
         pairs = self.pairs(threshold, mode=mode, prune=prune)
-        found = pair_clusters(pairs, self.primary_source)
-        return [[record_id(m) for m in c.members] for c in found]
+        primary = self.primary_source
+        found = pair_clusters(pairs, primary)
+        if not any(p.source1 is not None or p.source2 is not None for p in pairs):
+            return [[record_id(m) for m in c.members] for c in found]
+        return [
+            [(source_of_key(m) or primary or "", record_id(m)) for m in c.members] for c in found
+        ]
 
     def query(self, text: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
         """The ``k`` records most similar to any text, in the index or not (one lookup)."""
@@ -800,11 +893,20 @@ class NearDupIndex:
         scored.sort(key=lambda sm: (-sm[0], -sm[1].jaccard, sm[1].edit_distance, id_key(sm[1].id)))
         return [m for _, m in scored[:k]]
 
-    def neighbors(self, record_id: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
-        """The ``k`` records most similar to one record of the index (itself left out)."""
-        record = self.backend.get(str(record_id))
+    def neighbors(
+        self,
+        record_id: str | int,
+        k: int = 10,
+        threshold: float = 0.0,
+        *,
+        source: str | None = None,
+    ) -> list[Match]:
+        """The ``k`` records most similar to one record of the index (itself left out): the
+        record ``record_id`` of ``source`` (default: the primary source)."""
+        record = self.backend.get(self.key(record_id, source))
         if record is None:
-            raise InputError(f"no record with id {record_id!r} in {self.backend.location}")
+            of = f" of source {source!r}" if source else ""
+            raise InputError(f"no record with id {str(record_id)!r}{of} in {self.backend.location}")
         return self._rank(record.text, record.keys, k, threshold, exclude=record.id)
 
     def _rank(
@@ -847,18 +949,31 @@ class NearDupIndex:
         return matches[:k]
 
 
+def _source_name(name: str | None, default: str) -> str:
+    """A source named in Python: a non-empty string without control characters (it is
+    written into keys and output columns), else ``default``."""
+    if name is None:
+        return default
+    if not isinstance(name, str) or not name.strip():
+        raise ArgumentError(f"source_name must be a non-empty string, got {name!r}")
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise ArgumentError(f"source_name may not hold a control character: {name!r}")
+    return name
+
+
 class _Batch:
     """What :meth:`NearDupIndex.batch` returns: ``add`` records, then the context commits."""
 
-    def __init__(self, index: NearDupIndex, writer: Writer) -> None:
+    def __init__(self, index: NearDupIndex, writer: Writer, source: str = "<records>") -> None:
         self.index = index
         self._writer = writer
         self._n = 0
+        self._source = source
         self.stats = writer.stats
 
     def add(self, record_id: str, text: str) -> None:
         self._n += 1
-        self._writer.write(_as_record((record_id, text), self._n))
+        self._writer.write(_as_record((record_id, text), self._n, self._source))
 
     def add_record(self, item: Item) -> None:
         """An item of :func:`neardup.io.read_records` (a record, a rejection or a blank)."""
@@ -868,7 +983,10 @@ class _Batch:
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if exc_type is None:
-            self.stats = self._writer.close()
-        else:
-            self._writer.abort()
+        try:
+            if exc_type is None:
+                self.stats = self._writer.close()
+            else:
+                self._writer.abort()
+        finally:
+            self.index._unnamed = None

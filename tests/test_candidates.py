@@ -353,7 +353,7 @@ def test_the_memory_backend_keeps_hashes_within_its_budget(
     records = [(r.id, r.text) for r in short_families(3_000, seed=2, words="real").records]
     idx = NearDupIndex()
     idx.add_many(records)
-    idx.add_many([(records[0][0], records[1][1])])  # replaced: its hashes are the new text's
+    idx.add_many([(records[0][0], records[1][1])], replace=True)  # its hashes: the new text's
     idx.remove([records[2][0]])
     ids = [i for i, _ in idx.backend.all_texts()]
     kept = idx.backend.shingle_hashes(ids)

@@ -55,7 +55,7 @@ def test_replacing_a_record_moves_it_to_the_new_batch(
     index.add_many([("1", "arts deli 12224 ventura blvd studio city"), ("2", "hotel bel air")])
     index.add_many([("3", "arts delicatessen 12224 ventura blvd studio city")])
     b3 = index.batch_written
-    index.add_many([("2", "hotel bel-air 701 stone canyon rd")])
+    index.add_many([("2", "hotel bel-air 701 stone canyon rd")], replace=True)
     assert [(p.id1, p.id2) for p in index.report(since=b3).pairs] == [("1", "3")]
     assert index.report(since=index.batch_written).new_records == 1
 

@@ -386,3 +386,71 @@ def test_cli_lsh_report_clusters_delete_and_evaluate(solr_base: str, tmp_path: P
     assert json.loads(de.stdout) == {"asked": 3, "removed": 3, "records": 861}
     gone = run_cli("neighbors", "753", env=env)
     assert gone.returncode == 2
+
+
+# -- a record is its source and its id, in Python too (issue 38, case 2) -----------------------
+
+
+def _shops() -> tuple[object, object]:
+    pd = pytest.importorskip("pandas")
+    a = pd.DataFrame({"id": range(1, 41), "name": [f"bosch camera model {i} black" for i in
+                                                   range(1, 41)]})  # fmt: skip
+    b = pd.DataFrame({"sku": range(1, 41), "title": [f"bosch camera model {i} black edition"
+                                                     for i in range(1, 41)]})  # fmt: skip
+    return a, b
+
+
+def test_two_frames_with_the_same_ids_and_no_source_are_refused(make_index: MakeIndex) -> None:
+    """The second frame would replace the first row by row: refused, with the fix, and
+    nothing of it stored."""
+    a, b = _shops()
+    idx = make_index()
+    assert idx.add_frame(a, id="id").indexed == 40
+    with pytest.raises(ArgumentError, match=r"already in the index.*source_name.*replace=True"):
+        idx.add_frame(b, id="sku")
+    assert len(idx) == 40
+    assert sorted(t for _, t in idx.backend.all_texts())[0].startswith("bosch camera model 1 ")
+    idx.add_frame(b, id="sku", source_name="shop2")
+    assert len(idx) == 80
+    pairs = idx.report(mode="link").pairs
+    assert pairs and all(p.id1 == p.id2 for p in pairs)
+    assert {(p.source1, p.source2) for p in pairs} == {("<frame>", "shop2")}
+
+
+def test_two_frames_with_their_default_index_are_refused() -> None:
+    pd = pytest.importorskip("pandas")
+    idx = NearDupIndex()
+    idx.add_frame(pd.DataFrame({"name": ["cafe roma springfield", "blue door books"]}))
+    with pytest.raises(ArgumentError, match="ids '0', '1' are"):
+        idx.add_frame(pd.DataFrame({"title": ["caffe roma springfield", "blue door bookshop"]}))
+    assert len(idx) == 2
+
+
+def test_a_changed_record_of_the_same_source_replaces_it(make_index: MakeIndex) -> None:
+    """Same source and id: the same record, never two; an unnamed source says so first."""
+    idx = make_index(Params(threshold=0.5))
+    idx.add_many([("2", "hotel bel air 701 stone canyon road"), ("3", "arts deli ventura")])
+    with pytest.raises(ArgumentError, match="id '2' is already"):
+        idx.add("2", "hotel bel-air 701 stone canyon rd")
+    idx.add("2", "hotel bel-air 701 stone canyon rd", replace=True)
+    idx.add_many([("2", "shop two's record")], source_name="shop2")
+    idx.add_many([("2", "shop two's record, changed")], source_name="shop2")
+    assert len(idx) == 3
+    texts = sorted(t for _, t in idx.backend.all_texts())
+    assert texts == ["arts deli ventura", "hotel bel-air 701 stone canyon rd",
+                     "shop two's record, changed"]  # fmt: skip
+    assert not [p for p in idx.pairs() if p.id1 == p.id2]
+
+
+def test_one_call_in_many_batches_is_not_refused_its_own_records() -> None:
+    idx = NearDupIndex()
+    stats = idx.add_many([(str(i), f"record number {i} of many") for i in range(50)], batch_size=7)
+    assert stats.indexed == 50 and len(idx) == 50
+    with idx.batch(batch_size=3) as b:
+        for i in range(50, 60):
+            b.add(str(i), f"record number {i} of many")
+    assert len(idx) == 60
+    with pytest.raises(ArgumentError, match="already in the index"), idx.batch() as b:
+        b.add("5", "a new text for five")
+    with pytest.raises(ArgumentError, match="source_name"):
+        idx.add_many([("1", "x")], source_name="")
