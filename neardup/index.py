@@ -680,7 +680,16 @@ class NearDupIndex:
         elif given != ReportOptions():
             raise ArgumentError("give the report's options or its keywords, not both")
         if options.weighted(self.from_data):
-            return self._report_weighted(options.max_dist)
+            if options.pruning != "one-to-one" or options.complete:
+                raise ArgumentError(
+                    "the weighted link keeps one partner each (prune one-to-one) and adds no "
+                    f"pairs; prune {options.pruning!r}"
+                    f"{' and complete' if options.complete else ''} needs the Jaccard rule: "
+                    "add similarity='jaccard' (--similarity jaccard)"
+                )
+            result = self._report_weighted(options.max_dist)
+            result.index = self
+            return result
         with _gc_paused():
             result = self._report(options)
         result.index = self  # where to_pandas() reads the records' texts

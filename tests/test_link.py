@@ -271,3 +271,24 @@ def test_the_review_page_of_two_sources_shows_each_records_own_text(tmp_path: Pa
     page = review_index(index, tmp_path / "review.html", report)
     html = (tmp_path / "review.html").read_text(encoding="utf-8")
     assert page.pairs == 1 and "caffe roma 12 main st springfield" in html
+
+
+def test_the_weighted_report_has_its_texts_and_refuses_what_it_cannot_honour() -> None:
+    """Issue 38 case 8: the weighted link report's tables carry sources and texts, and a
+    pruning it cannot honour is refused, not ignored."""
+    pytest.importorskip("pandas")
+    idx = NearDupIndex()  # no parameters: link mode decides by weighted similarity
+    shop1 = [(str(i), f"bosch cordless drill model {i} with battery pack") for i in range(1, 30)]
+    shop2 = [(str(i), f"bosch cordless drill {i} battery pack included") for i in range(1, 30)]
+    idx.add_many(shop1, source_name="shop1")
+    idx.add_many(shop2, source_name="shop2")
+    result = idx.report(mode="link")
+    assert result.decision.rule == "weighted" and result.pairs
+    frame = result.to_pandas()
+    assert {"source1", "source2", "text1", "text2"} <= set(frame.columns)
+    first = frame.iloc[0]
+    assert (first.source1, first.source2) == ("shop1", "shop2")
+    assert first.text1 == dict(shop1)[first.id1] and first.text2 == dict(shop2)[first.id2]
+    with pytest.raises(ArgumentError, match="prune 'none'.*similarity='jaccard'"):
+        idx.report(mode="link", prune="none")
+    assert idx.report(mode="link", prune="none", similarity="jaccard").prune == "none"
