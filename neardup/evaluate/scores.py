@@ -1,11 +1,20 @@
 """Found pairs against gold pairs: recall, precision, F1 (pairs are unordered), and B-cubed
-scores of the clusters they make."""
+scores of the clusters they make.
+
+A record may be any hashable key: an id, or where two sources may both hold an id 7, its
+``(source, id)`` (:mod:`neardup.evaluate.pairs` reads files into such keys), so that a pair
+(a's 7, b's 9) is never taken for (b's 7, a's 9) and two records 7 never share a cluster.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import asdict, dataclass
+from typing import TypeVar
+
+#: A record's key: an id, or a ``(source, id)`` tuple.
+K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -21,12 +30,16 @@ class Scores:
         return asdict(self)
 
 
-def unordered(pairs: Iterable[tuple[str, str]]) -> set[frozenset[str]]:
+def unordered(pairs: Iterable[tuple[K, K]]) -> set[frozenset[K]]:
     return {frozenset(p) for p in pairs if p[0] != p[1]}
 
 
-def score(found: Iterable[tuple[str, str]], gold: Iterable[tuple[str, str]]) -> Scores:
-    """Scores of ``found`` against ``gold``; a pair counts once whatever its order."""
+def score(found: Iterable[tuple[K, K]], gold: Iterable[tuple[K, K]]) -> Scores:
+    """Scores of ``found`` against ``gold``; a pair counts once whatever its order.
+
+    >>> score([(("b", "9"), ("a", "7"))], [(("a", "7"), ("b", "9")), (("a", "9"), ("b", "7"))])
+    Scores(pairs=1, true_pairs=1, gold=2, recall=0.5, precision=1.0, f1=0.6667)
+    """
     f, g = unordered(found), unordered(gold)
     tp = len(f & g)
     recall = tp / len(g) if g else 0.0
@@ -49,9 +62,9 @@ class ClusterScores:
 
 
 def bcubed(
-    found: Iterable[tuple[str, str]],
-    gold: Iterable[tuple[str, str]],
-    ids: Iterable[str] | None = None,
+    found: Iterable[tuple[K, K]],
+    gold: Iterable[tuple[K, K]],
+    ids: Iterable[K] | None = None,
 ) -> ClusterScores:
     """B-cubed scores: pairwise counts punish a wrong merge of two big clusters quadratically,
     and a user who deduplicates keeps clusters, not pairs. For every record, precision is the
@@ -65,20 +78,25 @@ def bcubed(
     >>> s = bcubed([("a", "b"), ("b", "c")], [("a", "b")], ids="abcd")
     >>> s.records, round(s.precision, 3), s.recall
     (4, 0.667, 1.0)
-    """
-    from ..graph import clusters
 
-    f, g = list(found), list(gold)
-    where_f = {i: n for n, group in enumerate(clusters(f)) for i in group}
-    where_g = {i: n for n, group in enumerate(clusters(g)) for i in group}
+    Records keyed by source and id: the two records 7 stay in two clusters.
+
+    >>> a7, b9, b7, a1 = ("a", "7"), ("b", "9"), ("b", "7"), ("a", "1")
+    >>> bcubed([(a7, b9), (b7, a1)], [(b9, a7), (a1, b7)])
+    ClusterScores(records=4, precision=1.0, recall=1.0, f1=1.0)
+    >>> bcubed([(a7, b9), (b7, a1)], [(b9, a7)]).precision  # b7-a1 is a wrong pair
+    0.75
+    """
+    where_f, where_g = _components(found), _components(gold)
     every = set(where_f) | set(where_g)
     if ids is not None:
         every |= set(ids)
     if not every:
         return ClusterScores(0, 0.0, 0.0, 0.0)
-    # A record in no pair is its own cluster: key it by itself.
-    key_f = {i: where_f.get(i, i) for i in every}
-    key_g = {i: where_g.get(i, i) for i in every}
+    # A record in no pair is its own cluster: key it by itself (tagged apart from the
+    # components' numbers, which a record's own key may equal).
+    key_f = {i: ("in", where_f[i]) if i in where_f else ("alone", i) for i in every}
+    key_g = {i: ("in", where_g[i]) if i in where_g else ("alone", i) for i in every}
     size_f = Counter(key_f.values())
     size_g = Counter(key_g.values())
     both = Counter((key_f[i], key_g[i]) for i in every)
@@ -86,3 +104,17 @@ def bcubed(
     recall = sum(both[key_f[i], key_g[i]] / size_g[key_g[i]] for i in every) / len(every)
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return ClusterScores(len(every), round(precision, 4), round(recall, 4), round(f1, 4))
+
+
+def _components(pairs: Iterable[tuple[K, K]]) -> dict[K, str]:
+    """Each record of ``pairs`` -> its connected component. Keys of any kind are numbered
+    first, for :func:`neardup.graph.union_find` orders ids as strings."""
+    from ..graph import union_find
+
+    edges = list(pairs)
+    number: dict[K, str] = {}
+    for a, b in edges:
+        number.setdefault(a, str(len(number)))
+        number.setdefault(b, str(len(number)))
+    root = union_find((number[a], number[b]) for a, b in edges)
+    return {record: root(n) for record, n in number.items()}
