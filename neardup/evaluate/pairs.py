@@ -1,0 +1,387 @@
+"""Pairs files as ``evaluate`` reads them: neardup's own pairs tables (TSV, CSV, JSON Lines,
+Parquet, as :mod:`neardup.output` and :func:`neardup.io.write_pairs` write them, and the review
+page's gold and labels files) by their headers, and plain files of two ids a line (gold
+standards such as ``12|345`` under ``D1|D2``).
+
+Why a reader of its own: a table's text columns hold tabs, commas, quotes and line breaks, so
+a table split at white space is a file of nonsense pairs, scored 0 without an error; and its
+``source1 source2`` columns say which file each id comes from, without which two files' records
+7 are one. A record here is its source and its id (:data:`Rec`); a pair is unordered, whatever
+its sources (:mod:`neardup.evaluate.scores`). :func:`align` puts a file with sources and one
+without on common keys, or refuses where ids alone cannot say which record they mean.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+#: A record: its source ("" where the file names none) and its id.
+Rec = tuple[str, str]
+Pair = tuple[Rec, Rec]
+
+#: The path that means standard input.
+STDIN = "-"
+#: Formats by extension; any other name is read by its content.
+SUFFIXES = {
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".csv": "csv",
+    ".jsonl": "json",
+    ".ndjson": "json",
+    ".json": "json",
+    ".parquet": "parquet",
+}
+#: The columns of neardup's pairs tables: a first line holding one of them is a header, read
+#: by name (which needs ``id1`` and ``id2``).
+TABLE_COLUMNS = frozenset(
+    {"id1", "id2", "source1", "source2", "similarity", "jaccard", "edit_distance",
+     "probability", "reason", "text1", "text2", "label"}
+)  # fmt: skip
+#: The columns read: the ids, their sources, and the review page's labels (match, non-match).
+READ = ("id1", "id2", "source1", "source2", "label")
+#: First cells of a header line over plain pairs (besides neardup's ``id1``).
+PLAIN_HEADERS = frozenset({"id", "docid", "id_a", "left"})
+
+
+@dataclass(frozen=True)
+class PairsFile:
+    """The pairs of one file, in its order (first column first), and whether it names sources."""
+
+    name: str
+    pairs: list[Pair]
+    sourced: bool
+
+    def sources(self) -> set[str]:
+        return {r[0] for p in self.pairs for r in p}
+
+
+@dataclass(frozen=True)
+class Aligned:
+    """Found and gold pairs on common keys: ``(source, id)`` where ``by_source``, else
+    ``("", id)``; ``notes`` say how a side without sources was read."""
+
+    found: list[Pair]
+    gold: list[Pair]
+    by_source: bool
+    notes: list[str] = field(default_factory=list)
+
+    def sources(self) -> set[str]:
+        return {r[0] for p in self.found + self.gold for r in p}
+
+
+def read_pairs_file(path: str | Path) -> PairsFile:
+    """The pairs of ``path`` (``-``: standard input), its format by extension, else by content.
+
+    Raises :class:`InputError` naming the file and line for a table without ``id1`` and
+    ``id2``, a row that cannot be read, an empty id, or a file that is not there."""
+    name = str(path)
+    data = _bytes(name)
+    fmt = SUFFIXES.get(Path(name).suffix.lower()) if name != STDIN else None
+    if data[:4] == b"PAR1":
+        fmt = "parquet"
+    elif fmt == "parquet":
+        raise InputError(f"{name}: not a Parquet file (it does not start with PAR1)")
+    elif fmt is None and data.lstrip()[:1] in (b"{", b"["):
+        fmt = "json"
+    if fmt == "parquet":
+        return _collect(name, _parquet_rows(name, data))
+    text = _text(name, data)
+    if fmt == "json":
+        return _collect(name, _json_rows(name, text))
+    return _collect(name, _text_rows(name, text, fmt))
+
+
+def align(found: PairsFile, gold: PairsFile) -> Aligned:
+    """Both files' pairs on common keys.
+
+    Both with sources: compared as pairs of ``(source, id)``. Neither: by ids. One with and
+    one without: by ids alone where no id of the first is in two of its sources; else, where
+    every pair of the first goes from one source to another (a link), the plain file's first
+    column is read as the first source's ids and its second as the other's (with a note); else
+    an :class:`InputError`, since an id alone cannot say which record it means."""
+    if found.sourced and gold.sourced:
+        common = found.sources() & gold.sources()
+        if found.pairs and gold.pairs and not common:
+            raise InputError(
+                f"{found.name} and {gold.name} name no source in common ({_names(found)} "
+                f"against {_names(gold)}): no pair can match; name the sources the same way in "
+                "both (as they were indexed)"
+            )
+        notes = [
+            f"{f.name} names sources {other.name} does not: {', '.join(sorted(extra))}"
+            for f, other in ((found, gold), (gold, found))
+            if (extra := f.sources() - other.sources()) and other.pairs
+        ]
+        return Aligned(found.pairs, gold.pairs, True, notes)
+    if not found.sourced and not gold.sourced:
+        return Aligned(found.pairs, gold.pairs, False)
+    sourced, plain = (found, gold) if found.sourced else (gold, found)
+    owners: dict[str, set[str]] = {}
+    for pair in sourced.pairs:
+        for source, rid in pair:
+            owners.setdefault(rid, set()).add(source)
+    shared = sorted(rid for rid, sources in owners.items() if len(sources) > 1)
+    if not shared:
+        bare = [(("", a[1]), ("", b[1])) for a, b in sourced.pairs]
+        note = (
+            f"{plain.name} names no sources: pairs compared by their ids alone (no id of "
+            f"{sourced.name} is in two sources)"
+        )
+        read = (bare, plain.pairs) if sourced is found else (plain.pairs, bare)
+        return Aligned(*read, False, [note])
+    sides = {(a[0], b[0]) for a, b in sourced.pairs}
+    first, second = next(iter(sides))
+    if len(sides) > 1 or first == second:
+        example = shared[0]
+        raise InputError(
+            f"{plain.name} names no sources, and {sourced.name} holds ids of several sources "
+            f"({_count(len(shared), 'id')}, e.g. {example!r} of "
+            f"{' and '.join(sorted(owners[example]))}) in pairs that do not all go from one "
+            f"source to another: an id alone cannot say which record it is. Give {plain.name} "
+            "source1 and source2 columns (a header 'id1 id2 source1 source2')"
+        )
+    oriented = [((first, a[1]), (second, b[1])) for a, b in plain.pairs]
+    note = (
+        f"{plain.name} names no sources: its first column read as ids of {first}, its second "
+        f"as ids of {second}, as every pair of {sourced.name} goes"
+    )
+    read = (sourced.pairs, oriented) if sourced is found else (oriented, sourced.pairs)
+    return Aligned(*read, True, [note])
+
+
+def _names(f: PairsFile) -> str:
+    return ", ".join(sorted(f.sources()))
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def _bytes(name: str) -> bytes:
+    if name == STDIN:
+        return sys.stdin.buffer.read()
+    path = Path(name)
+    if not path.is_file():
+        raise InputError(f"{name}: no such file")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{name}: cannot be read ({exc.strerror})") from exc
+
+
+def _text(name: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"{name}:{line}: invalid UTF-8 (byte {exc.start + 1})") from exc
+
+
+#: One row of a file: where it is (``file:line``, ``file: row N``) and its values by column.
+Row = tuple[str, Mapping[str, Any]]
+
+
+def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
+    """The pairs of ``rows`` (each with ``id1``, ``id2`` and maybe ``source1``, ``source2``);
+    of a labels file (the review page's), the pairs labelled ``match``."""
+    pairs: list[Pair] = []
+    sourced = False
+    for where, row in rows:
+        label = row.get("label")
+        if label is not None and str(label).strip().lower() != "match":
+            if str(label).strip().lower() == "non-match":
+                continue
+            raise InputError(f"{where}: label {label!r}: expected 'match' or 'non-match'")
+        ids = [_id(row, key, where) for key in ("id1", "id2")]
+        sources = [_source(row, key, where) for key in ("source1", "source2")]
+        sourced = sourced or any(sources)
+        pairs.append(((sources[0], ids[0]), (sources[1], ids[1])))
+    return PairsFile(name, pairs, sourced)
+
+
+def _id(row: Mapping[str, Any], key: str, where: str) -> str:
+    if key not in row:
+        raise InputError(f"{where}: no {key!r} (it has {', '.join(map(str, row)) or 'nothing'})")
+    value = _plain(row[key], key, where)
+    if not value:
+        raise InputError(f"{where}: {key} is empty")
+    if "\n" in value or "\r" in value:
+        raise InputError(f"{where}: {key} holds a line break (a quote left open?)")
+    return value
+
+
+def _source(row: Mapping[str, Any], key: str, where: str) -> str:
+    value = row.get(key)
+    return "" if value is None else _plain(value, key, where)
+
+
+def _plain(value: Any, key: str, where: str) -> str:
+    """An id or a source as text: a string, or a whole number (JSON and Parquet files)."""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    raise InputError(f"{where}: {key} is {json.dumps(value, default=str)}, not an id")
+
+
+def _delimiter(line: str, fmt: str | None) -> str | None:
+    """The separator of a text file, read off its first line: the extension's where the line
+    has it, else a tab, a ``|``, a comma in a line without spaces; None for white space."""
+    if fmt == "tsv" and "\t" in line:
+        return "\t"
+    if fmt == "csv" and "," in line:
+        return ","
+    for sep in ("\t", "|"):
+        if sep in line:
+            return sep
+    if "," in line and not any(c.isspace() for c in line):
+        return ","
+    return None
+
+
+def _lines(text: str, delimiter: str | None, name: str) -> Iterator[tuple[int, list[str]]]:
+    """(line, cells) of every row that is not blank; a row's line is the one it starts on."""
+    if delimiter is None:
+        for number, line in enumerate(io.StringIO(text, newline=""), start=1):
+            if cells := line.split():
+                yield number, cells
+        return
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    start = 1
+    try:
+        for cells in reader:
+            if any(c.strip() for c in cells):
+                yield start, cells
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        what = _sep_name(delimiter)
+        raise InputError(f"{name}:{start}: cannot be read as {what}: {exc}") from exc
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
+def _sep_name(delimiter: str) -> str:
+    return {"\t": "TSV", ",": "CSV"}.get(delimiter, f"{delimiter!r}-separated values")
+
+
+def _text_rows(name: str, text: str, fmt: str | None) -> Iterator[Row]:
+    """A TSV, CSV or plain file: by its header where its first line names neardup's columns,
+    else two ids a line (``#`` comments, an optional header line)."""
+    first = next(
+        (s for line in io.StringIO(text, newline="") if (s := line.strip()) and s[0] != "#"), ""
+    )
+    delimiter = _delimiter(first, fmt)
+    rows = _lines(text, delimiter, name)
+    for number, cells in rows:
+        if cells[0].lstrip().startswith("#"):
+            continue
+        names = [c.strip().lower() for c in cells]
+        if TABLE_COLUMNS & set(names):
+            yield from _table_rows(name, number, cells, rows)
+        else:
+            yield from _plain_rows(name, [(number, cells), *rows])
+        return
+
+
+def _table_rows(
+    name: str, number: int, header: list[str], rows: Iterable[tuple[int, list[str]]]
+) -> Iterator[Row]:
+    names = [c.strip().lower() for c in header]
+    shown = ", ".join(c.strip() for c in header)
+    missing = [n for n in ("id1", "id2") if n not in names]
+    if missing:
+        raise InputError(
+            f"{name}:{number}: the header has no {' and no '.join(map(repr, missing))} column "
+            f"(columns: {shown}); evaluate reads pairs by their id1 and id2 columns"
+        )
+    if ("source1" in names) != ("source2" in names):
+        has, lacks = ("source1", "source2") if "source1" in names else ("source2", "source1")
+        raise InputError(f"{name}:{number}: the header has {has!r} but no {lacks!r} column")
+    wanted = {n: names.index(n) for n in READ if n in names}
+    for line, cells in rows:
+        if len(cells) != len(names):
+            raise InputError(
+                f"{name}:{line}: {_count(len(cells), 'column')} where the header (line "
+                f"{number}) has {len(names)}"
+            )
+        yield f"{name}:{line}", {n: cells[k] for n, k in wanted.items()}
+
+
+def _plain_rows(name: str, rows: list[tuple[int, list[str]]]) -> Iterator[Row]:
+    data = [(n, c) for n, c in rows if not c[0].lstrip().startswith("#")]
+    for k, (line, cells) in enumerate(data):
+        if len(cells) < 2:
+            found = _count(len(cells), "column")
+            raise InputError(f"{name}:{line}: expected two ids, found {found}")
+        if k == 0 and _is_header(cells, data[1][1] if len(data) > 1 else None):
+            continue
+        yield f"{name}:{line}", {"id1": cells[0], "id2": cells[1]}
+
+
+def _is_header(cells: list[str], after: list[str] | None) -> bool:
+    """A first line of names: ``id ...``, ``left,right``, or ``D1|D2`` above numeric ids."""
+    if cells[0].strip().lower() in PLAIN_HEADERS:
+        return True
+    words = [c.strip() for c in cells[:2]]
+    numbers = [c.strip() for c in (after or [])[:2]]
+    return len(numbers) == 2 and not any(map(str.isdigit, words)) and all(map(str.isdigit, numbers))
+
+
+def _json_rows(name: str, text: str) -> Iterator[Row]:
+    """JSON Lines (one object a line), or one JSON array of objects."""
+    if text.lstrip().startswith("["):
+        try:
+            items = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{name}:{exc.lineno}: not JSON ({exc.msg})") from exc
+        found = ((f"{name}: item {k}", item) for k, item in enumerate(items, start=1))
+    else:
+        found = _json_lines(name, text)
+    for where, item in found:
+        if not isinstance(item, dict):
+            raise InputError(f"{where}: expected an object with id1 and id2, found {item!r:.40}")
+        yield where, item
+
+
+def _json_lines(name: str, text: str) -> Iterator[tuple[str, Any]]:
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            try:
+                yield f"{name}:{number}", json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{name}:{number}: not JSON ({exc.msg})") from exc
+
+
+def _parquet_rows(name: str, data: bytes) -> Iterator[Row]:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        need = "reading Parquet needs pyarrow: pip install 'neardup[data]'"
+        raise InputError(f"{name}: {need}") from None
+    try:
+        table = pq.read_table(pa.BufferReader(data))
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"{name}: not a readable Parquet file ({exc})") from exc
+    missing = [c for c in ("id1", "id2") if c not in table.column_names]
+    if missing:
+        raise InputError(
+            f"{name}: no {' and no '.join(map(repr, missing))} column (columns: "
+            f"{', '.join(table.column_names)}); evaluate reads pairs by their id1 and id2 columns"
+        )
+    wanted = [c for c in READ if c in table.column_names]
+    columns = {c: table.column(c).to_pylist() for c in wanted}
+    for k in range(table.num_rows):
+        yield f"{name}: row {k + 1}", {c: columns[c][k] for c in wanted}
