@@ -7,12 +7,18 @@ or of files joined) and ``\\r\\n`` endings are repaired, and a file whose lines 
 alone is refused as a whole; blank lines are skipped and counted; a line with invalid UTF-8, a
 NUL byte, no id, no text, or an id seen before in the same file is rejected, and so is a record
 too large (:data:`MAX_RECORD_BYTES`), before it is decoded when its line alone is too long.
+
+Tables are read as they come: their separator is read off their first lines
+(:func:`sniff_table`); a table that would be read as one column, or as ``ID TEXT`` lines, is an
+error that names its separator (:func:`table_delimiter`, :func:`refuse_unread_table`), and a
+spreadsheet is refused by name.
 """
 
 from __future__ import annotations
 
 import csv
 import errno
+import io as _io
 import json
 import math
 import os
@@ -124,13 +130,36 @@ Item = Record | Rejection | Blank
 Lines = Iterator[tuple[int, str | None, str | None]]
 
 
-def guess_format(path: Path) -> str:
-    suffix = path.suffix.lower()
-    return {
-        ".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",
-        ".parquet": "parquet", ".pq": "parquet",
-        ".arrow": "arrow", ".feather": "arrow", ".ipc": "arrow",
-    }.get(suffix, "lines")  # fmt: skip
+#: The formats that extensions name; a file of any other extension is ``lines`` unless its first
+#: lines are a table (:func:`guess_format`).
+EXTENSIONS = {
+    ".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",
+    ".parquet": "parquet", ".pq": "parquet",
+    ".arrow": "arrow", ".feather": "arrow", ".ipc": "arrow",
+}  # fmt: skip
+#: Spreadsheets by their extension: refused by name (reading them would need openpyxl or odfpy),
+#: rather than read as lines of ZIP or OLE bytes.
+SPREADSHEETS = {
+    ".xlsx": "an Excel workbook", ".xlsm": "an Excel workbook", ".xlsb": "an Excel workbook",
+    ".xls": "an Excel 97-2003 workbook", ".ods": "an OpenDocument spreadsheet",
+    ".numbers": "a Numbers spreadsheet",
+}  # fmt: skip
+#: The first bytes of a ZIP archive (xlsx, ods) and of an OLE2 compound file (xls).
+ZIP_MAGIC = b"PK\x03\x04"
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+def guess_format(path: Path, delimiter: str | None = None) -> str:
+    """A file's format: the one its extension names (:data:`EXTENSIONS`); else ``csv`` when a
+    delimiter is given, or when its first lines are a table whose header names an ``id``
+    column (:meth:`TableLayout.names_ids`); else ``lines``."""
+    fmt = EXTENSIONS.get(path.suffix.lower())
+    if fmt is not None:
+        return fmt
+    if delimiter is not None:
+        return "csv"
+    layout = sniff_table(path)
+    return "csv" if layout is not None and layout.names_ids() else "lines"
 
 
 def read_records(
@@ -153,14 +182,14 @@ def read_records(
 
     A record whose text is over ``max_record_bytes`` bytes of UTF-8 is rejected with its size
     (None: no limit); so is a line longer than that plus :data:`LINE_ROOM`, before it is decoded.
-    ``delimiter`` separates a CSV file's columns (None: read off its header line,
-    :func:`sniff_delimiter`).
+    ``delimiter`` separates a table's columns, and makes a file of another extension one
+    (None: read off its first lines, :func:`table_delimiter`).
 
     A JSON key (or a field of a Parquet struct) may be named by its path, ``item.title``.
     ``id_field`` :data:`ROW_ID` numbers the records by their line (row); None means ``id`` if
     the file has one, else line numbers (:func:`resolve_id_field`).
     """
-    path, fmt = _checked(path, fmt)
+    path, fmt = _checked(path, fmt, delimiter, refuse_tables=fmt == "auto")
     limit = _checked_limit(max_record_bytes)
     id_field = resolve_id_field(path, fmt, id_field, delimiter)
     spans = _iter_spans(path, fmt, id_field, text_fields, limit, source_field, delimiter)
@@ -204,18 +233,21 @@ def read_spans(
     row. Writers that copy records as they were written (``neardup dedupe``) read the raw lines
     alongside (:func:`raw_lines`).
     """
-    path, fmt = _checked(path, fmt)
+    path, fmt = _checked(path, fmt, delimiter, refuse_tables=fmt == "auto")
     limit = _checked_limit(max_record_bytes)
     id_field = resolve_id_field(path, fmt, id_field, delimiter)
     return _iter_spans(path, fmt, id_field, text_fields, limit, source_field, delimiter)
 
 
-def _checked(path: str | Path, fmt: str) -> tuple[Path, str]:
-    """The file and its format, or an error that says why it cannot be read."""
+def _checked(
+    path: str | Path, fmt: str, delimiter: str | None = None, refuse_tables: bool = False
+) -> tuple[Path, str]:
+    """The file and its format (``auto``: :func:`guess_format`; ``lines`` with a delimiter is
+    a table), or an error that says why it cannot be read: no such file, a spreadsheet, CR
+    line endings; with ``refuse_tables``, a file read as lines that looks like a table
+    (:func:`refuse_unread_table`)."""
     path = Path(path)
-    if fmt == "auto":
-        fmt = guess_format(path)
-    if fmt not in FORMATS:
+    if fmt != "auto" and fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
     if not path.exists():
         raise InputError(f"{path}: no such file")
@@ -228,12 +260,36 @@ def _checked(path: str | Path, fmt: str) -> tuple[Path, str]:
                 head = fh.read(CR_PEEK)
         except OSError as exc:
             raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    _refuse_spreadsheet(path, head)
     if b"\r" in head.rstrip(b"\r") and b"\n" not in head:
         raise InputError(
             f"{path}: its lines end with a carriage return alone (CR, old Mac OS), which would "
             "make the whole file one line: convert them to LF first (tr '\\r' '\\n')"
         )
+    if fmt == "auto":
+        fmt = guess_format(path, delimiter)
+        if fmt == "lines" and refuse_tables:
+            refuse_unread_table(path)
+    elif fmt == "lines" and delimiter is not None:
+        fmt = "csv"  # a separator of columns is given: the file is a table
     return path, fmt
+
+
+def _refuse_spreadsheet(path: Path, head: bytes) -> None:
+    """A spreadsheet (by its extension, or a ZIP or OLE2 file by its first bytes) is refused by
+    name: read as text, its bytes would be rejected line by line (NUL bytes, invalid UTF-8)."""
+    kind = SPREADSHEETS.get(path.suffix.lower())
+    if kind is not None:
+        what = f"is a spreadsheet ({kind}), which neardup does not read"
+    elif head.startswith(ZIP_MAGIC):
+        what = "is a ZIP archive, not text (an .xlsx or .ods spreadsheet?)"
+    elif head.startswith(OLE_MAGIC):
+        what = "is an OLE2 compound file, not text (an .xls spreadsheet?)"
+    else:
+        return
+    raise InputError(
+        f"{path} {what}: save it as CSV (UTF-8) from the spreadsheet program and give that file"
+    )
 
 
 def expected_records(path: str | Path, fmt: str = "auto") -> int | None:
@@ -298,12 +354,7 @@ def _iter_spans(
         read = _read_jsonl(lines, source, id_field, text_fields, source_field)
         spans = ((item, item.line) for item in read)
     else:
-        if fmt == "tsv":
-            delimiter = "\t"
-        elif delimiter is None:
-            delimiter = sniff_delimiter(path)
-        elif len(delimiter) != 1 or delimiter in "\r\n\"":
-            raise InputError(f"{source}: a delimiter is one character, got {delimiter!r}")
+        delimiter = table_delimiter(path, fmt, delimiter, id_field)
         spans = _read_table(lines, source, delimiter, id_field, text_fields, limit, source_field)
     yield from checked_spans(spans, source, limit)
 
@@ -392,10 +443,7 @@ def first_columns(path: Path, fmt: str, delimiter: str | None = None) -> list[st
             if isinstance(obj, dict):
                 return list(obj)
             continue
-        if fmt == "tsv":
-            delimiter = "\t"
-        elif delimiter is None:
-            delimiter = sniff_delimiter(path)
+        delimiter = table_delimiter(path, fmt, delimiter)
         quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
         try:
             row = next(csv.reader([text], delimiter=delimiter, quoting=quoting), [])
@@ -405,33 +453,242 @@ def first_columns(path: Path, fmt: str, delimiter: str | None = None) -> list[st
     return []
 
 
-#: The delimiters a CSV file's header is tried with (the first is taken on a tie).
+#: The separators preferred when two split a file's first lines equally well, and the ones a
+#: table's header is tried with when no separator splits its first lines consistently.
 DELIMITERS = (",", "|", ";", "\t")
+#: How much of a file's start its separator is read off: bytes, and lines of them.
+SNIFF_BYTES = 1 << 16
+SNIFF_LINES = 50
+#: The share of a sample's rows that must have as many cells as the header (a few ragged rows,
+#: which the reader rejects, do not hide a separator).
+SNIFF_AGREEMENT = 0.9
+#: The separators a file of another extension than a table's (``.txt``, none) is taken to be a
+#: table by: in a ``.csv`` any character may separate columns, but lines of text hold ``:``,
+#: ``-``, ``/`` or ``=`` line after line ("Name: value", "key=value").
+LINE_TABLE_SEPARATORS = (",", "\t", "|", ";", "#", "%", "^", "~", "\u00a6", "\u00a7")
+#: Separators of a table that ``ID TEXT`` lines and lines of prose also hold, line after line
+#: ("Studio City, CA"; an id and a tab): in a file read as lines, only a header naming an
+#: ``id`` column makes them a table's (:func:`refuse_unread_table`).
+PROSE_SEPARATORS = (",", "\t")
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """What the first lines of a file say about it as a table: the separator that splits them
+    into as many cells as the header (:func:`sniff_table`)."""
+
+    delimiter: str
+    header: tuple[str, ...]
+    #: The line of the header (blank lines before it are passed over).
+    line: int
+    #: The rows after the header in the sample, and how many of them have the header's width.
+    rows: int
+    matching: int
+
+    def consistent(self, least: int = 2) -> bool:
+        """Every row of the sample, at least ``least`` of them after the header, as wide as
+        the header: a table, not lines that happen to hold the character."""
+        return self.rows >= least and self.matching == self.rows
+
+    def names(self) -> bool:
+        """Whether the header reads as column names: none empty or repeated, none starting with
+        a digit (a number, or the id of an ``ID TEXT`` line), none a phrase of more than four
+        words."""
+        return (
+            all(self.header)
+            and len(set(self.header)) == len(self.header)
+            and not any(
+                cell[0].isdigit() or _number(cell) or len(cell.split()) > 4 for cell in self.header
+            )
+        )
+
+    def names_ids(self) -> bool:
+        """A table beyond doubt, whatever the file's extension: consistent, a header of names,
+        one of them ``id``, and a separator of tables (:data:`LINE_TABLE_SEPARATORS`)."""
+        return (
+            self.delimiter in LINE_TABLE_SEPARATORS
+            and self.consistent()
+            and self.names()
+            and "id" in self.header
+        )
+
+    def describe(self) -> str:
+        shown = ", ".join(cell[:40] for cell in self.header[:6])
+        more = ", ..." if len(self.header) > 6 else ""
+        lines = f"each of its first {self.rows + 1}" if self.matching == self.rows else (
+            f"{self.matching + 1} of its first {self.rows + 1}"
+        )
+        return f"{len(self.header)} columns in {lines} lines: {shown}{more}"
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _sample(path: Path) -> str | None:
+    """The first :data:`SNIFF_LINES` whole lines of a regular file (at most
+    :data:`SNIFF_BYTES`), decoded; None for a pipe (it cannot be read twice) or a file that
+    cannot be read."""
+    if not path.is_file():
+        return None
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+    except OSError:
+        return None
+    if len(head) == SNIFF_BYTES and b"\n" in head:
+        head = head[: head.rindex(b"\n") + 1]  # no line cut in two
+    text = head.decode("utf-8", "replace").replace("\ufeff", "")
+    return "".join(text.splitlines(keepends=True)[:SNIFF_LINES])
+
+
+def _quoting(delimiter: str) -> int:
+    """How the readers quote: tab-separated files have no quoting (a quote is text)."""
+    return csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
+
+
+def _rows(sample: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+    """The non-blank rows of a sample read with ``delimiter``, each with its first line; a row
+    the csv module cannot read ends them."""
+    reader = csv.reader(
+        _io.StringIO(sample, newline=""), delimiter=delimiter, quoting=_quoting(delimiter)
+    )
+    start = 1
+    while True:
+        try:
+            row = next(reader)
+        except (StopIteration, csv.Error):
+            return
+        first, start = start, reader.line_num + 1
+        if any(cell.strip() for cell in row):
+            yield first, [cell.strip() for cell in row]
+
+
+def _layout(sample: str, delimiter: str) -> TableLayout | None:
+    rows = _rows(sample, delimiter)
+    line, header = next(rows, (0, []))
+    if not header:
+        return None
+    widths = [len(row) for _line, row in rows]
+    matching = sum(w == len(header) for w in widths)
+    return TableLayout(delimiter, tuple(header), line, len(widths), matching)
+
+
+def _candidates(sample: str) -> list[str]:
+    """The characters that may separate a table: those of its first non-blank line that are
+    not a letter, a digit, white space (tab is), a quote or a replaced byte, the common ones
+    first, then by code point, so that the choice never depends on set order."""
+    first = next((line for line in sample.splitlines() if line.strip()), "")
+    chars = {
+        c for c in first
+        if c == "\t" or not (c.isalnum() or c.isspace() or c in "\"'\ufffd")
+    }  # fmt: skip
+    common = [d for d in DELIMITERS if d in chars]
+    return common + sorted(chars - set(common))
+
+
+def sniff_table(path: Path) -> TableLayout | None:
+    """The layout of a file's first lines as a table, or None: of the characters of its first
+    line (:func:`_candidates`), the one that splits that line into two or more cells and at
+    least :data:`SNIFF_AGREEMENT` of the next lines (at least one) into as many, read as the
+    readers read them (quoted cells may hold the separator and line breaks). The most
+    consistent wins, then the widest, then the one first in :data:`DELIMITERS`.
+
+    Not :class:`csv.Sniffer`, which guesses from how often each character occurs a line and
+    took ``e``, a space or ``/`` for the separator of one-column files and of headers made of
+    URIs; not clevercsv, which searches quote and escape characters too (the readers fix
+    both) and would be a compiled dependency for a choice among a few characters. This is
+    its pattern score anchored on the header: a row of another width counts against a
+    separator."""
+    sample = _sample(path)
+    if not sample:
+        return None
+    best: TableLayout | None = None
+    best_key: tuple[float, int] = (0.0, 0)
+    for d in _candidates(sample):
+        layout = _layout(sample, d)
+        if layout is None or len(layout.header) < 2 or layout.rows == 0:
+            continue
+        share = layout.matching / layout.rows
+        key = (share, len(layout.header))
+        if share >= SNIFF_AGREEMENT and key > best_key:  # on a tie, the earlier candidate
+            best, best_key = layout, key
+    return best
 
 
 def sniff_delimiter(path: Path) -> str:
-    """The delimiter of a CSV file: of :data:`DELIMITERS`, the one that splits its first line
-    into the most columns (a ``|``-separated file whose header is a list of URIs has commas
-    nowhere; one with commas inside quoted names splits on them only outside the quotes).
-
-    Not :class:`csv.Sniffer`: it guesses from the characters' frequencies across lines, and
-    took ``e``, a space or ``/`` for the delimiter of one-column files and of headers made of
-    URIs."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.readline(LINE_ROOM)
-    except OSError:
-        return ","
-    line = head.decode("utf-8", "replace").lstrip("\ufeff").rstrip("\r\n")
+    """The delimiter of a CSV file: the one its first lines are a table with
+    (:func:`sniff_table`), else of :data:`DELIMITERS`, the one that splits its first line
+    into the most columns (a header alone, or rows too ragged to agree on any), else ``,``."""
+    layout = sniff_table(path)
+    if layout is not None:
+        return layout.delimiter
+    sample = _sample(path) or ""
     best, width = ",", 1
     for d in DELIMITERS:
-        try:
-            n = len(next(csv.reader([line], delimiter=d)))
-        except (csv.Error, StopIteration):
-            continue
-        if n > width:
-            best, width = d, n
+        first = _layout(sample, d)
+        if first is not None and len(first.header) > width:
+            best, width = d, len(first.header)
     return best
+
+
+def table_delimiter(
+    path: Path, fmt: str, delimiter: str | None = None, id_field: str | None = None
+) -> str:
+    """The separator a table is read with: ``delimiter``, else tab for TSV, else the sniffed
+    one (:func:`sniff_delimiter`). A separator given (or TSV's tab) that leaves the header
+    one column where another character splits the first lines into a table is an error that
+    names that character: read so, every row would be one text, and no id column found."""
+    if delimiter is not None and (len(delimiter) != 1 or delimiter in '\r\n"'):
+        raise InputError(f"{path}: a delimiter is one character, got {delimiter!r}")
+    if delimiter is None and fmt != "tsv":
+        return sniff_delimiter(path)
+    chosen = delimiter or "\t"
+    sample = _sample(path)
+    read = _layout(sample, chosen) if sample else None
+    if read is None or len(read.header) > 1:
+        return chosen
+    layout = sniff_table(path)
+    if layout is None or layout.delimiter == chosen:
+        return chosen
+    missing = ""
+    if id_field not in (None, ROW_ID) and id_field not in read.header:
+        missing = f"the header has no column {id_field!r}: "
+    given = f"the delimiter {chosen!r}" if delimiter is not None else "tabs (TSV)"
+    raise InputError(
+        f"{path}:{read.line}: {missing}read with {given}, the header is one column, "
+        f"but the file looks like a table separated by {layout.delimiter!r} "
+        f"({layout.describe()}): give --delimiter {layout.delimiter!r}"
+    )
+
+
+def refuse_unread_table(path: Path) -> None:
+    """An error for a file that would be read as ``ID TEXT`` lines (its extension names no
+    format) while its first lines are a table: every line the same number of cells, two or
+    more, under a header of names whose first is one word (an ``ID TEXT`` line's first cell is
+    an id and words), separated by a character of tables that lines of text do not hold line
+    after line (:data:`LINE_TABLE_SEPARATORS` but not :data:`PROSE_SEPARATORS`). Read as
+    lines, its header would be a record and each row's first word an id."""
+    layout = sniff_table(path)
+    if (
+        layout is None
+        or layout.delimiter not in LINE_TABLE_SEPARATORS
+        or layout.delimiter in PROSE_SEPARATORS
+        or not layout.consistent()
+        or not layout.names()
+        or len(layout.header[0].split()) > 1  # an id, a space and the start of a text
+    ):
+        return
+    d = layout.delimiter
+    raise InputError(
+        f"{path}:{layout.line}: line {layout.line} looks like a table separated by {d!r} "
+        f"({layout.describe()}), not ID TEXT lines: give --delimiter {d!r} to read it as a "
+        "table (or --format lines to read it as lines)"
+    )
 
 
 def check_id(record_id: str, max_bytes: int | None = MAX_ID_BYTES) -> str | None:

@@ -252,3 +252,62 @@ def test_the_local_nodes_heap_is_checked_and_sized_for_the_machine(tmp_path: Pat
     assert env_bad.returncode == 2 and "'1x'" in env_bad.stderr
     assert HEAP_MIN_MB <= int(DEFAULT_HEAP.rstrip("m")) <= HEAP_MAX_MB
     assert default_heap(16 * 2**30) == "4096m" and default_heap(2**30) == f"{HEAP_MIN_MB}m"
+
+
+# -- files that are not text, or tables read wrongly: refused before Solr is asked (issue 38) ----
+
+#: A Solr that is not there: these files are refused before any request.
+NO_SOLR = {"NEARDUP_SOLR_URL": "http://127.0.0.1:9/solr/never"}
+
+
+def test_spreadsheets_are_refused_by_name(tmp_path: Path) -> None:
+    """An .xlsx (a ZIP), an .xls (OLE2), an .ods, and a workbook renamed .txt: one error that
+    says to save the sheet as CSV, exit 2; never its bytes read as ``ID TEXT`` lines."""
+    import zipfile
+
+    book = tmp_path / "people.xlsx"
+    with zipfile.ZipFile(book, "w") as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("xl/worksheets/sheet1.xml", "<sheetData/>")
+    renamed = tmp_path / "people.txt"
+    renamed.write_bytes(book.read_bytes())
+    old = tmp_path / "old.xls"
+    old.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))
+    ods = tmp_path / "sheet.ods"
+    ods.write_bytes(book.read_bytes())
+    expected = {
+        book: "is a spreadsheet (an Excel workbook), which neardup does not read",
+        renamed: "is a ZIP archive, not text (an .xlsx or .ods spreadsheet?)",
+        old: "is a spreadsheet (an Excel 97-2003 workbook), which neardup does not read",
+        ods: "is a spreadsheet (an OpenDocument spreadsheet), which neardup does not read",
+    }
+    for path, what in expected.items():
+        for verb in (["index", str(path)], ["dedupe", str(path), "--out", str(tmp_path / "o")]):
+            proc = run_cli(*verb, "--id-field", "id", env=NO_SOLR)
+            assert proc.returncode == 2, proc.stderr
+            assert f"{path} {what}: save it as CSV" in proc.stderr
+            assert "Traceback" not in proc.stderr and "NUL byte" not in proc.stderr
+        assert not (tmp_path / "o").exists()
+
+
+def test_a_table_read_as_one_column_names_its_separator(tmp_path: Path) -> None:
+    """A wrong --delimiter, a .tsv that is not one, a .txt table without an id column: exit 2
+    with the separator to give, before anything is indexed."""
+    table = "id%name%addr\n0%Arts Deli%12224 Ventura Blvd\n1%Hotel Bel-Air%701 Stone Canyon\n"
+    csv_file, tsv_file, txt_file = (tmp_path / f"people.{e}" for e in ("csv", "tsv", "txt"))
+    csv_file.write_text(table)
+    tsv_file.write_text(table)
+    txt_file.write_text(table.replace("id%", "key%", 1))
+    cases = [
+        ([str(csv_file), "--delimiter", ","], "people.csv:1: read with the delimiter ','"),
+        ([str(tsv_file)], "people.tsv:1: read with tabs (TSV)"),
+        ([str(tsv_file), "--id-field", "id"], "the header has no column 'id'"),
+        ([str(txt_file)], "people.txt:1: line 1 looks like a table separated by '%'"),
+    ]
+    for args, said in cases:
+        proc = run_cli("index", *args, env=NO_SOLR)
+        assert proc.returncode == 2, proc.stderr
+        assert said in proc.stderr and "give --delimiter '%'" in proc.stderr
+        assert "Traceback" not in proc.stderr and "has no 'id' column" not in proc.stderr
+    bad = run_cli("index", str(csv_file), "--delimiter", "%%", env=NO_SOLR)
+    assert bad.returncode == 2 and "one character expected" in bad.stderr

@@ -5,6 +5,7 @@ not 0 when nothing at all was indexed."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -327,3 +328,163 @@ def test_the_ids_seen_are_held_where_the_cycle_collector_does_not_walk() -> None
     assert isinstance(out[1001], Rejection)
     assert out[1001].reason == "duplicate id, first seen at line 8"
     assert isinstance(out[1002], Record) and not out[1002].copy_of
+
+
+# -- tables as they come: the separator read off the first lines (issue 38) ----------------------
+
+SEPARATORS = [";", "#", "%", "^", "|", "\t", ","]
+#: name, address: commas, spaces, quotes, and every separator above inside a text.
+PLACES = [
+    ("Arts Deli, the", "12224 Ventura Blvd; Studio City"),
+    ('The "Best" Cafe', "1 Elm St | Suite #2"),
+    ("Roma 50% off", "x^y, LA"),
+    ("Hotel Bel-Air", "701 Stone Canyon Rd"),
+    ("Cafe Roma", "Main St, Springfield"),
+]
+
+
+def _table(path: Path, sep: str, header: tuple[str, ...] = ("id", "name", "addr")) -> Path:
+    """A table separated by ``sep``, ids from 0, quoted where a cell holds ``sep`` or a quote
+    (a tab-separated file has no quoting: its cells hold no tab)."""
+    import csv
+    import io
+
+    rows = [header, *[(str(i), name, addr) for i, (name, addr) in enumerate(PLACES)]]
+    if sep == "\t":
+        path.write_text("".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
+        return path
+    buf = io.StringIO()
+    csv.writer(buf, delimiter=sep, lineterminator="\n").writerows(rows)
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    return path
+
+
+def _with_fields(items: object) -> list[tuple[str, str, dict[str, str]]]:
+    return [(r.id, r.text, r.fields) for r in items if isinstance(r, Record)]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".txt"])
+@pytest.mark.parametrize("sep", SEPARATORS, ids=lambda s: {"\t": "tab"}.get(s, s))
+def test_a_table_reads_the_same_whatever_its_separator(
+    tmp_path: Path, sep: str, suffix: str
+) -> None:
+    """Files separated by any of the separators publishers use, ``.csv`` or ``.txt``, are read
+    into the same records as with the separator given: the id column's ids (from 0), the other
+    columns as text."""
+    from neardup.io import guess_format, sniff_table
+
+    path = _table(tmp_path / f"places{suffix}", sep)
+    layout = sniff_table(path)
+    assert layout is not None and layout.delimiter == sep
+    assert layout.header == ("id", "name", "addr") and layout.consistent()
+    assert guess_format(path) == "csv"
+    expected = [(str(i), f"{name} {addr}") for i, (name, addr) in enumerate(PLACES)]
+    for id_field in (None, "id"):
+        sniffed = _with_fields(read_records(path, id_field=id_field))
+        given = _with_fields(read_records(path, id_field=id_field, delimiter=sep))
+        assert sniffed == given
+        assert [(i, text) for i, text, _ in sniffed] == expected
+        assert sniffed[1][2] == {"name": PLACES[1][0], "addr": PLACES[1][1]}
+
+
+def test_a_real_catalogue_rewritten_with_another_separator(tmp_path: Path) -> None:
+    """D1's first file (``|``-separated, ontology URIs with ``#`` in its header) written again
+    with ``%`` reads into the same records."""
+    import csv
+
+    from .conftest import REPO
+
+    original = REPO.parent / "shared" / "datasets" / "er" / "D1" / "rest1.csv"
+    if not original.is_file():
+        pytest.skip(f"{original} is not here")
+    with open(original, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh, delimiter="|"))
+    rewritten = tmp_path / "rest1.csv"
+    with open(rewritten, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh, delimiter="%", lineterminator="\n").writerows(rows)
+    before = _with_fields(read_records(original, id_field=None))
+    assert len(before) == len(rows) - 1 and before[0][0] == "0"
+    assert _with_fields(read_records(rewritten, id_field=None)) == before
+
+
+@pytest.mark.parametrize("sep", ["%", "#", "^", "|", ";"])
+def test_a_table_read_as_one_column_is_an_error_that_names_its_separator(
+    tmp_path: Path, sep: str
+) -> None:
+    """A separator given (or a ``.tsv`` file's tab) that leaves the header one column, where
+    another splits the first lines into a table, stops the read: never every line one text."""
+    table = _table(tmp_path / "people.csv", sep)
+    given = f"--delimiter {sep!r}"
+    with pytest.raises(InputError, match=r"people.csv:1: read with the delimiter ','") as exc:
+        list(read_records(table, id_field=None, delimiter=","))
+    assert f"separated by {sep!r}" in str(exc.value) and given in str(exc.value)
+    tsv = _table(tmp_path / "people.tsv", sep)
+    with pytest.raises(InputError, match=f"separated by {re.escape(repr(sep))}") as exc:
+        list(read_records(tsv, id_field=ROW_ID))
+    assert given in str(exc.value)
+    # a .txt whose header names no id column: not read as ID TEXT lines, not guessed either
+    people = _table(tmp_path / "people.txt", sep, ("key", "name", "addr"))
+    with pytest.raises(InputError, match=r"people.txt:1: line 1 looks like a table") as exc:
+        list(read_records(people, id_field=None))
+    assert f"separated by {sep!r}" in str(exc.value) and given in str(exc.value)
+    assert _records(read_records(people, id_field="key", delimiter=sep))[0] == (
+        "0", f"{PLACES[0][0]} {PLACES[0][1]}"
+    )
+    assert len(list(read_records(people, fmt="lines"))) == len(PLACES) + 1  # lines, as asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"1 {DELI} | Studio City\n2 {DELI2} | Studio City\n3 {HOTEL} | Bel Air\n",  # ID TEXT
+        f"a {DELI}; LA\nb {DELI2}; LA\nc {HOTEL}; LA\n",  # ids that are words
+        "1\tArts Deli\n2\tArt's Deli\nx\tHotel Bel-Air\n",  # ID TEXT with tabs
+        "Studio City, CA\nBel Air, CA\nSpringfield, IL\n",  # text lines with commas
+        "Name: Arts Deli\nCity: Studio City\nPhone: 555-1234\n",  # "key: value" lines
+        f"{DELI} | LA\n{DELI2} | LA\n{HOTEL} | LA\n",  # texts holding a separator once each
+        "id%name\n0%Arts Deli\n",  # a header and one line: not several lines
+    ],
+)
+def test_lines_with_punctuation_are_not_taken_for_a_table(tmp_path: Path, text: str) -> None:
+    """``ID TEXT`` lines and lines of text stay lines: a table needs a header of names over
+    several lines of its width, and in a file read as lines, a separator of tables (a comma or
+    a tab only under a header naming an ``id`` column)."""
+    from neardup.io import guess_format
+
+    path = tmp_path / "plain.txt"
+    path.write_text(text, encoding="utf-8")
+    assert guess_format(path) == "lines"
+    lines = text.splitlines()
+    read = _records(read_records(path))  # no error: read as ID TEXT lines
+    words = [line.split(None, 1) for line in lines]
+    assert read == [tuple(w) for w in words if len(w) == 2]  # "id%name" alone: no text
+    assert _records(read_records(path, id_field=ROW_ID)) == [
+        (str(n), line) for n, line in enumerate(lines, start=1)
+    ]
+
+
+def test_a_txt_table_with_an_id_column_is_read_as_a_table(tmp_path: Path) -> None:
+    """What dedupe writes for ``ID TEXT`` lines with a cluster column is a table of tabs under
+    a header naming ``id``: read again, it is one."""
+    path = tmp_path / "clustered.txt"
+    rows = f"7\t7\t1.0000\t{DELI}\n8\t7\t0.6765\t{DELI2}\n"
+    path.write_text(f"id\tcluster\tsimilarity\ttext\n{rows}", encoding="utf-8")
+    assert _records(read_records(path)) == [("7", DELI), ("8", DELI2)]
+
+
+def test_cli_delimiter_is_honoured_in_every_step(tmp_path: Path) -> None:
+    """``--delimiter '%'`` reaches the id column's look-up: ids are the file's own (the
+    repeated id 1 is rejected with its line), not line numbers."""
+    path = tmp_path / "people.csv"
+    rows = [f"{i}%{name}%{addr}" for i, (name, addr) in enumerate(PLACES[3:])]
+    path.write_text("id%name%addr\n" + "\n".join([*rows, "1%another%place"]) + "\n")
+    for extra in (["--delimiter", "%"], []):  # given, and read off the file
+        proc = run_cli(
+            "dedupe", str(path), "--out", str(tmp_path / "out.csv"), "--backend", "memory",
+            "--json", *extra,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert "has no 'id' column" not in proc.stderr
+        rejections = json.loads(proc.stdout)["index"]["rejections"]
+        assert [(r["line"], r["id"]) for r in rejections] == [(4, "1")]
+        assert rejections[0]["reason"] == "duplicate id, first seen at line 3"

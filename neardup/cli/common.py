@@ -82,7 +82,8 @@ def input_options(p: argparse.ArgumentParser) -> None:
         "--format",
         default="auto",
         choices=["auto", *FORMATS],
-        help="input format (default: from the file's extension; 'lines' is 'ID TEXT')",
+        help="input format (default: from the file's extension; a file of another extension "
+        "is 'lines', 'ID TEXT', unless its first lines are a table with an 'id' column)",
     )
     p.add_argument(
         "--id-field",
@@ -106,9 +107,12 @@ def input_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--delimiter",
+        type=delimiter_option,
         default=None,
-        help="the column separator of a csv file (default: read off its header line: the one "
-        "of , | ; and tab that splits it into the most columns)",
+        metavar="C",
+        help="the column separator of a table, one character ('\\t' or 'tab' for a tab); given, "
+        "the file is read as a table whatever its extension (default: read off its first lines: "
+        "the character that splits the header and the lines after it into as many columns)",
     )
     record_limit_option(p)
     p.add_argument(
@@ -117,6 +121,15 @@ def input_options(p: argparse.ArgumentParser) -> None:
         help="print the rejected lines as a summary (counts by reason, the first few) instead "
         "of one line each, and no progress bars",
     )
+
+
+def delimiter_option(raw: str) -> str:
+    """An argparse value: one character; ``\\t`` (as a shell passes '\\t') and ``tab`` are
+    a tab."""
+    value = "\t" if raw in ("\\t", "tab", "TAB") else raw
+    if len(value) != 1 or value in '\r\n"':
+        raise argparse.ArgumentTypeError(f"one character expected (or 'tab'), got {raw!r}")
+    return value
 
 
 def record_limit_option(p: argparse.ArgumentParser) -> None:
@@ -175,13 +188,20 @@ def read_input(args: argparse.Namespace, path: Path) -> Iterator[Item]:
 
 def resolve_ids(args: argparse.Namespace, path: Path) -> None:
     """``args.id_field`` for ``path`` when no ``--id-field`` was given: ``id`` if the file has
-    one, else line numbers (``@row``), which this says."""
-    from ..io import ARROW_FORMATS, ROW_ID, _checked, resolve_id_field
+    one, else line numbers (``@row``), which this says. The file is checked either way (no
+    such file, a spreadsheet, a table that would be read as lines: :func:`neardup.io._checked`)
+    with the format and ``--delimiter`` it will be read with."""
+    from ..io import ARROW_FORMATS, ROW_ID, _checked, resolve_id_field, table_delimiter
 
+    delimiter = getattr(args, "delimiter", None)
+    # the file checked first, id field or not: a spreadsheet or a table read wrongly is said
+    # before Solr is started or asked
+    file, fmt = _checked(path, args.format, delimiter, refuse_tables=args.format == "auto")
+    if fmt in ("csv", "tsv"):
+        table_delimiter(file, fmt, delimiter, args.id_field)
     if args.id_field is not None:
         return
-    file, fmt = _checked(path, args.format)
-    args.id_field = resolve_id_field(file, fmt, None)
+    args.id_field = resolve_id_field(file, fmt, None, delimiter)
     if args.id_field == ROW_ID:
         what = "rows" if fmt in ARROW_FORMATS else "lines"
         print(
