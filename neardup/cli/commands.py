@@ -155,9 +155,8 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     p.add_argument(
         "--append",
         action="store_true",
-        help="add the file to a collection that holds other files' records even though its "
-        "own data would get other parameters (without it, that is refused: a collection of "
-        "its own is better, --collection NAME)",
+        help="(the default now, kept for scripts) a file joins a collection with the "
+        "collection's parameters, and a line says when its own data would get others",
     )
     p.add_argument(
         "--writers",
@@ -279,6 +278,13 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     ):
         p = sub.add_parser(verb, help=f"the records most similar to {what}")
         p.add_argument(arg)
+        if verb == "neighbors":
+            p.add_argument(
+                "--source",
+                default=None,
+                help="the source the record is of (default: the collection's first source); "
+                "a record is its source and its id",
+            )
         p.add_argument("-k", type=int, default=10, help="how many (default 10)")
         p.add_argument(
             "--threshold",
@@ -301,6 +307,11 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     p = sub.add_parser("delete", help="remove records (and their band keys) from an index")
     p.add_argument("ids", nargs="*", help="ids to remove")
     p.add_argument("--ids-file", type=Path, default=None, help="a file of ids, one a line")
+    p.add_argument(
+        "--source",
+        default=None,
+        help="the source the ids are of (default: the collection's first source)",
+    )
     p.add_argument("--json", action="store_true")
     solr_options(p)
     p.set_defaults(func=cmd_delete)
@@ -468,8 +479,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         raise InputError(f"--writers must be between 1 and 64, got {args.writers}")
     Params(**_given(args))  # bad flags are reported before Solr is started
     index = open_index(args, param_flags=True)
-    if not args.append and args.source_field is None and index.chosen is None:
-        _may_join(args, index)
+    if args.source_field is None and index.chosen is None:
+        _joining_note(args, index)
     total = expected_records(args.file, args.format)  # a new index chooses for it; the bar
     stats = add_records(index, items, writers=args.writers, progress=progress(args), total=total)
     print_stats(stats, quiet=args.quiet)
@@ -495,24 +506,25 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 2 if args.strict and stats.rejected else 0
 
 
-def _may_join(args: argparse.Namespace, index: NearDupIndex) -> None:
-    """Refuse to add ``args.file`` to a collection of other files' records whose parameters
-    its own data would not get (neardup.collection.joining_problem), unless ``--append``."""
+def _joining_note(args: argparse.Namespace, index: NearDupIndex) -> None:
+    """Say in one line when ``args.file`` joins a collection of other files' records with
+    parameters its own data would not get (neardup.collection.joining_note): the
+    collection's parameters stand for every later file the user gives none for."""
     from itertools import islice
 
-    from ..backends.solr import SolrBackend
+    from ..backends.solr import SolrBackend  # the Solr client is imported only where used
     from ..choose import SAMPLE
-    from ..collection import joining_problem
+    from ..collection import joining_note
     from .common import read_input
 
     if index.backend.load_params() is None or not isinstance(index.backend, SolrBackend):
         return  # a new index: its parameters will be this file's own
     sample = (r.text for r in read_input(args, args.file) if isinstance(r, io.Record))
-    problem = joining_problem(
+    note = joining_note(
         index.backend, index.params, str(args.file), list(islice(sample, SAMPLE)), _given(args)
     )
-    if problem:
-        raise InputError(problem)
+    if note:
+        print(f"note: {note}", file=sys.stderr)
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -623,8 +635,8 @@ def _matches(args: argparse.Namespace, matches: list[Any], title: str) -> None:
 
     lines = [title] + [
         (f"{m.containment:.3f} of the query, " if m.containment is not None else "")
-        + f"{m.jaccard:.3f}  {m.id}: {m.text}  (edit distance {m.edit_distance}, "
-        f"{m.shared_bands} shared bands)"
+        + f"{m.jaccard:.3f}  {m.id}{f' ({m.source})' if m.source else ''}: {m.text}  "
+        f"(edit distance {m.edit_distance}, {m.shared_bands} shared bands)"
         for m in matches
     ]
     if not matches:
@@ -644,13 +656,40 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
     _k(args)
     index = open_index(args, create=False)
     p = index.params
+    try:
+        matches = index.neighbors(args.id, args.k, args.threshold, source=args.source)
+    except InputError as exc:
+        raise InputError(f"{exc}{_other_sources(index, [args.id], args.source)}") from None
+    of = f" of {args.source}" if args.source else ""
     _matches(
         args,
-        index.neighbors(args.id, args.k, args.threshold),
-        f"records most similar to {args.id} (Jaccard of {p.shingle_kind} {p.shingle_size}-gram "
-        "shingles):",
+        matches,
+        f"records most similar to {args.id}{of} (Jaccard of {p.shingle_kind} "
+        f"{p.shingle_size}-gram shingles):",
     )
     return 0
+
+
+def _other_sources(index: NearDupIndex, ids: list[str], source: str | None) -> str:
+    """A hint for ids not found in ``source``: the other sources of the collection that hold
+    them, and the flag that names one (a record is its source and its id)."""
+    from ..backends.solr import SolrBackend  # the Solr client is imported only where used
+    from ..collection import describe
+
+    backend = index.backend
+    if not isinstance(backend, SolrBackend):
+        return ""
+    names = [s for s in describe(backend)["sources"] if s != (source or index.primary_source)]
+    holding = []
+    for name in names:
+        keys = [index.key(i, name) for i in ids]
+        if backend.sources(keys):
+            holding.append(name)
+    if not holding:
+        return ""
+    return f"; the source{'s' if len(holding) > 1 else ''} {', '.join(holding)} " + (
+        f"{'hold' if len(holding) > 1 else 'holds'} such ids: give --source {holding[0]}"
+    )
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -684,16 +723,28 @@ def cmd_delete(args: argparse.Namespace) -> int:
     if not ids:
         raise InputError("give ids to delete, or --ids-file")
     index = open_index(args, create=False)
-    before = len(index)
-    index.remove(ids)
+    present = set(index.backend.sources([index.key(i, args.source) for i in ids]))
+    missing = [i for i in dict.fromkeys(ids) if index.key(i, args.source) not in present]
+    removed = index.remove(ids, source=args.source)
     after = len(index)
+    of = f" of {args.source}" if args.source else ""
+    text = (
+        f"asked to remove {len(ids)} ids{of}: {removed} removed, {after} records left in "
+        f"{index.backend.location}"
+    )
+    if missing:
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        shown = ", ".join(missing[:5]) + more
+        text += f"; not found: {shown}{_other_sources(index, missing, args.source)}"
+        if args.json:  # the reason for exit 1 is said where a person reads it too
+            print(f"neardup: {text}", file=sys.stderr)
     emit(
         args,
-        {"asked": len(ids), "removed": before - after, "records": after},
-        f"asked to remove {len(ids)} ids: {before - after} removed, {after} records left in "
-        f"{index.backend.location}",
+        {"asked": len(ids), "removed": removed, "records": after, "not_found": missing,
+         "source": args.source or index.primary_source},
+        text,
     )
-    return 0
+    return 1 if missing else 0
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
