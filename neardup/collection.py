@@ -1,10 +1,11 @@
-"""What a collection holds (``neardup info``), and whether a file may join it (``--append``).
+"""What a collection holds (``neardup info``), and what a file that joins it is signed with.
 
-Why: the default collection ``neardup`` silently mixed unrelated files, and a second file
-inherited the parameters chosen for the first one's data. :func:`describe` answers "what is
-in there" (records, sources, parameters, batches) in two requests; :func:`joining_problem`
-says why a file should not be added to a collection that holds other files' records indexed
-with other parameters than this file's own data would get.
+Why: a second file inherits the parameters chosen for the first one's data (records of one
+collection are compared only when signed alike), and a user should know it.
+:func:`describe` answers "what is in there" (records, sources, parameters, batches) in two
+requests; :func:`joining_note` says, in one line, when a file joins with parameters its own
+data would not get. Only parameters the user asks for and the collection does not have are
+refused (:class:`~neardup.errors.ParameterMismatch`).
 """
 
 from __future__ import annotations
@@ -84,13 +85,14 @@ def format_info(info: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def joining_problem(
+def joining_note(
     backend: SolrBackend, params: Params, source: str, texts: Iterable[str],
     given: Mapping[str, Any],
 ) -> str | None:  # fmt: skip
-    """Why ``source`` should not be added to the collection (None if it may): the collection
-    holds other sources' records, and the parameters this file's own data would get (chosen
-    from ``texts``, its first records, with the ``given`` ones) are not the collection's."""
+    """One line for a file that joins a collection of other sources' records whose parameters
+    its own data would not get (chosen from ``texts``, its first records, with the ``given``
+    ones): it is indexed with the collection's, since every record of a collection must be
+    signed alike to be compared; None where nothing differs or the collection is new to it."""
     info = describe(backend)
     others = {name: n for name, n in info["sources"].items() if name != source}
     if not others:
@@ -98,7 +100,7 @@ def joining_problem(
     # Chosen for the collection's size, not this file's: a size picks the floor, not the data.
     own = choose(texts, given, expected=info["records"]).params
     diffs = [
-        f"{name} {getattr(params, name)!r} (this file: {getattr(own, name)!r})"
+        f"{name} {getattr(own, name)!r}"
         for name in DECIDING
         if getattr(params, name) != getattr(own, name)
     ]
@@ -106,9 +108,9 @@ def joining_problem(
         return None
     held = ", ".join(f"{name} ({n} records)" for name, n in list(others.items())[:3])
     return (
-        f"{backend.location} holds the records of other files ({held}), indexed with "
-        f"parameters chosen for them: {'; '.join(diffs)}. Index this file into a collection of "
-        "its own (--collection NAME), or add it to this one with --append"
+        f"{source} joins {backend.location} with the parameters chosen for {held}, so that its "
+        f"records compare with theirs (its own data alone would get {', '.join(diffs)}; a "
+        "collection of its own: --collection NAME)"
     )
 
 

@@ -1,6 +1,6 @@
-"""Collections (issue 27): ``neardup info`` says what a collection holds, and a file is not
-added to a collection of other files' records whose parameters its own data would not get,
-unless ``--append``."""
+"""Collections (issues 27, 38): ``neardup info`` says what a collection holds, and a file
+joins a collection of other files' records with the collection's parameters, said in one
+line where its own data would get others."""
 
 from __future__ import annotations
 
@@ -34,15 +34,18 @@ def test_info_and_append(solr_base: str, tmp_path: Path) -> None:
         assert again.returncode == 0, again.stderr
         same = run_cli("index", str(c), env=env)  # records like a's get a's parameters
         assert same.returncode == 0, same.stderr
-        refused = run_cli("index", str(docs), env=env)
-        assert refused.returncode == 2, refused.stderr
-        assert "holds the records of other files" in refused.stderr
-        assert "shingle_kind 'char' (this file: 'word')" in refused.stderr
-        assert "--append" in refused.stderr
+        assert "joins" not in same.stderr
+        # Issue 38: no parameters given, so the collection's stand for this file too, and
+        # one line says so; only a flag that conflicts is refused.
+        conflict = run_cli("index", str(docs), "--shingle-kind", "word", env=env)
+        assert conflict.returncode == 2 and "--shingle-kind" in conflict.stderr
         info = json.loads(run_cli("info", "--json", env=env).stdout)
         assert info["records"] == 864 and info["sources"] == {str(a): 500, str(c): 364}
-        appended = run_cli("index", str(docs), "--append", env=env)
+        appended = run_cli("index", str(docs), env=env)
         assert appended.returncode == 0, appended.stderr
+        notes = [line for line in appended.stderr.splitlines() if line.startswith("note:")]
+        assert len(notes) == 1 and f"{docs} joins" in notes[0], appended.stderr
+        assert "shingle_kind 'word'" in notes[0]
         proc = run_cli("info", "--json", env=env)
         assert proc.returncode == 0, proc.stderr
         info = json.loads(proc.stdout)
@@ -68,7 +71,7 @@ def test_a_file_joins_a_collection_banded_for_its_size(
 
     import neardup.choose as choose_module
     from neardup import NearDupIndex
-    from neardup.collection import joining_problem
+    from neardup.collection import joining_note
     from neardup.defaults import DEFAULTS
     from neardup.io import read_records
 
@@ -80,9 +83,9 @@ def test_a_file_joins_a_collection_banded_for_its_size(
         index.add_many(records[:500])  # 500 > 400: the large banding
         assert (index.params.threshold, index.params.rows) == (0.4, 4)
         small = [r.text for r in records[500:600]]
-        assert joining_problem(index.backend, index.params, "c.txt", small, {}) is None
+        assert joining_note(index.backend, index.params, "c.txt", small, {}) is None
         words = ["word " * 80 + str(i) for i in range(30)]
-        refused = joining_problem(index.backend, index.params, "d", words, {})
-        assert refused is not None and "shingle_kind" in refused
+        note = joining_note(index.backend, index.params, "d", words, {})
+        assert note is not None and "shingle_kind 'word'" in note
     finally:
         admin.delete_collection(admin.connect(solr_base, name))

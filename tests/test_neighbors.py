@@ -3,7 +3,10 @@ number of Solr requests they take."""
 
 from __future__ import annotations
 
+import json
+import random
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +18,7 @@ from neardup.solr.client import Solr
 from neardup.text import id_key, normalize, word_edit_distance
 from neardup.verify import verified_jaccard
 
-from .conftest import counted
+from .conftest import counted, run_cli
 
 BASE = "the quick brown fox jumps over the lazy dog near the river bank today"
 PARAMS = Params(threshold=0.3)
@@ -117,3 +120,51 @@ def test_iter_docs_stops_at_the_first_short_page(collection: Solr) -> None:
             got = [d["id"] for d in collection.iter_docs("id", rows=rows)]
         assert got == ids
         assert len(paths) == requests, rows
+
+
+# -- a record is its source and its id (issue 38, case 4) -------------------------------------
+
+
+@pytest.mark.solr
+def test_cli_neighbors_and_delete_reach_every_source(solr_base: str, tmp_path: Path) -> None:
+    """Two files numbering their rows from 1: ``--source`` names the second one's records,
+    and an id only another source holds is an error that names it, never '0 removed'."""
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("id,name\n1,cafe roma springfield\n2,blue door books shelbyville\n"
+                 "3,golden dragon noodle house\n", encoding="utf-8")  # fmt: skip
+    b.write_text("id,title\n1,golden dragon noodle house downtown\n2,caffe roma springfield\n"
+                 "7,blue door bookshop shelbyville\n", encoding="utf-8")  # fmt: skip
+    env = {"NEARDUP_SOLR_URL": solr_base}
+    name = f"test_sources_{random.randrange(10**9)}"
+    flags = ["--collection", name, "--shingle-kind", "char", "--threshold", "0.3"]
+    for path in (a, b):
+        done = run_cli("index", str(path), *flags, env=env)
+        assert done.returncode == 0, done.stderr
+    near = run_cli("neighbors", "1", "--source", str(b), "--collection", name, "--json", env=env)
+    assert near.returncode == 0, near.stderr
+    found = json.loads(near.stdout)["matches"]
+    assert found and found[0]["id"] == "3" and "golden dragon" in found[0]["text"]
+    plain = run_cli("neighbors", "1", "--collection", name, "--json", env=env)
+    assert json.loads(plain.stdout)["matches"][0]["id"] == "2"  # a.csv's 1 is cafe roma
+    none = run_cli("neighbors", "7", "--collection", name, env=env)
+    assert none.returncode == 2 and f"give --source {b}" in none.stderr, none.stderr
+    gone = run_cli("delete", "7", "--collection", name, "--json", env=env)
+    assert gone.returncode == 1 and json.loads(gone.stdout)["not_found"] == ["7"]
+    assert f"--source {b}" in gone.stderr or f"--source {b}" in gone.stdout
+    done = run_cli("delete", "7", "1", "--source", str(b), "--collection", name, "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    counts = json.loads(done.stdout)
+    assert (counts["removed"], counts["records"]) == (2, 4)
+    left = run_cli("neighbors", "1", "--collection", name, "--json", env=env)
+    assert left.returncode == 0  # a.csv's record 1 stays
+
+
+def test_neighbors_and_remove_take_a_source() -> None:
+    idx = NearDupIndex(PARAMS)
+    idx.add_many([("1", BASE), ("2", "an unrelated sentence about else")], source_name="a")
+    idx.add_many([("1", BASE.replace("fox", "cat")), ("2", "other")], source_name="b")
+    assert [(m.id, m.source) for m in idx.neighbors("1", source="b")][:1] == [("1", None)]
+    assert [(m.id, m.source) for m in idx.neighbors("1")][:1] == [("1", "b")]
+    assert idx.clusters(mode="link") == [[("a", "1"), ("b", "1")]]
+    assert idx.remove(["1", "9"], source="b") == 1
+    assert len(idx) == 3 and idx.neighbors("1") == []
