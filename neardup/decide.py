@@ -66,7 +66,10 @@ class Rule(Protocol):
 
 class Check(Protocol):
     """A second opinion on the pairs a rule kept: the pairs it lets stand, and what it found
-    (merged into the decision's ``explain``)."""
+    (merged into the decision's ``explain``); the pairs it drops are listed under its
+    ``name`` (:attr:`neardup.results.Decision.dropped`)."""
+
+    name: str
 
     def check(self, kept: list[Pair], features: Features) -> tuple[list[Pair], dict[str, Any]]:
         """The pairs of ``kept`` it lets stand, and what it found."""
@@ -124,11 +127,17 @@ class LearnedRule:
 @dataclass(frozen=True)
 class NumbersCheck:
     """Pairs whose records both hold numbers and share none dropped, where numbers tell
-    entities apart here (:func:`neardup.valley.numbers_identify`)."""
+    entities apart here (:func:`neardup.valley.numbers_identify`); not made when ``enabled``
+    is False (the user turned it off)."""
+
+    enabled: bool = True
+    name: str = "numbers"
 
     def check(self, kept: list[Pair], features: Features) -> tuple[list[Pair], dict[str, Any]]:
         from .valley import numbers_disagree, numbers_identify
 
+        if not self.enabled:
+            return kept, {"numbers_check": OFF, "numbers_disagree": 0}
         identify, why = numbers_identify(kept, features.texts, features.processor)
         vetoed = 0
         if identify:
@@ -140,6 +149,8 @@ class NumbersCheck:
 class ColumnsCheck:
     """The kept pairs after the records' columns had their say (:mod:`neardup.fields`); the
     verified pairs the rule dropped are what non-matches look like."""
+
+    name: str = "columns"
 
     def check(self, kept: list[Pair], features: Features) -> tuple[list[Pair], dict[str, Any]]:
         from .fields import fields_disagree, sample_pairs
@@ -166,18 +177,27 @@ class Checked:
     def decide(self, features: Features) -> tuple[list[Pair], Decision]:
         kept, decision = self.rule.decide(features)
         explain = dict(decision.explain or {"kind": decision.rule})
+        dropped: dict[str, list[Pair]] = {}
         for check in self.checks:
+            before = kept
             kept, found = check.check(kept, features)
             explain.update(found)
-        return kept, dataclasses.replace(decision, explain=explain)
+            if len(kept) < len(before):
+                stand = {(p.id1, p.id2) for p in kept}
+                dropped[check.name] = [p for p in before if (p.id1, p.id2) not in stand]
+        return kept, dataclasses.replace(decision, explain=explain, dropped=dropped)
 
 
-def rule_for(name: str, threshold: float) -> Rule:
+#: What the numbers check says when the user turned it off.
+OFF = "not made: turned off (numbers_check=False, --no-numbers-check)"
+
+
+def rule_for(name: str, threshold: float, *, numbers_check: bool = True) -> Rule:
     """The rule an index's ``rule`` parameter names (:data:`neardup.params.RULES`):
-    ``threshold`` at ``threshold``; ``valley`` above it as a floor, with the numbers and
-    columns checks; ``learned``."""
+    ``threshold`` at ``threshold``; ``valley`` above it as a floor, with the numbers check
+    (unless ``numbers_check`` is False) and the columns check; ``learned``."""
     if name == "learned":
         return LearnedRule()
     if name == "valley":
-        return Checked(ValleyRule(threshold), (NumbersCheck(), ColumnsCheck()))
+        return Checked(ValleyRule(threshold), (NumbersCheck(numbers_check), ColumnsCheck()))
     return FixedThreshold(threshold)

@@ -641,6 +641,7 @@ class NearDupIndex:
         complete: bool | None = None,
         similarity: str = "auto",
         cap: int | None = DEFAULT_CAP,
+        numbers_check: bool = True,
         options: ReportOptions | None = None,
     ) -> Report:
         """All verified near-duplicate pairs, with the counts of how they were found.
@@ -673,7 +674,7 @@ class NearDupIndex:
         """
         given = ReportOptions(
             threshold, mode, prune, max_dist, progress, since, max_bucket, complete, similarity,
-            cap,
+            cap, numbers_check,
         )  # fmt: skip
         if options is None:
             options = given
@@ -687,7 +688,7 @@ class NearDupIndex:
                     f"{' and complete' if options.complete else ''} needs the Jaccard rule: "
                     "add similarity='jaccard' (--similarity jaccard)"
                 )
-            result = self._report_weighted(options.max_dist)
+            result = self._report_weighted(options.max_dist, options.numbers_check)
             result.index = self
             return result
         with _gc_paused():
@@ -728,7 +729,8 @@ class NearDupIndex:
         )
         verified = len(pairs)
         features = Features(pairs, texts, self.processor, records, fresh, self.backend.columns)
-        pairs, decision = rule_for(rule_name, threshold).decide(features)
+        rule = rule_for(rule_name, threshold, numbers_check=options.numbers_check)
+        pairs, decision = rule.decide(features)
         # In link mode the candidates' sources, read above, are every pair's.
         pairs = prune(pairs, prune_mode, sources=sources if prune_mode == "one-to-one" else None)
         completion = None
@@ -764,6 +766,10 @@ class NearDupIndex:
             since=since,
             new_records=0 if fresh is None else len(fresh),
             completion=completion,
+            dropped={
+                check: self._shown(dropped, sources, mode == "link")
+                for check, dropped in decision.dropped.items()
+            },
         )
 
     def _shown(
@@ -777,7 +783,7 @@ class NearDupIndex:
             sources = self.backend.sources(sorted({i for p in pairs for i in (p.id1, p.id2)}))
         return shown(pairs, sources, self.primary_source, link)
 
-    def _report_weighted(self, max_dist: int | None) -> Report:
+    def _report_weighted(self, max_dist: int | None, numbers_check: bool = True) -> Report:
         """The link report decided by weighted similarity (:mod:`neardup.link`)."""
         from .link import link
 
@@ -793,8 +799,11 @@ class NearDupIndex:
         order = [self.primary_source] if self.primary_source is not None else []
         stored = self.backend.columns(keys)
         columns = [stored.get(k) for k in keys]
-        linked = link(keys, texts, sources, self.processor, order, columns)
+        linked = link(
+            keys, texts, sources, self.processor, order, columns, check_numbers=numbers_check
+        )
         pairs = shown(linked.pairs, of, self.primary_source, True)
+        dropped = shown(linked.dropped, of, self.primary_source, True)
         if max_dist is not None:
             pairs = [p for p in pairs if p.edit_distance <= max_dist]
         t2 = time.perf_counter()
@@ -812,6 +821,7 @@ class NearDupIndex:
             rule=decision.explain,
             seconds=time.perf_counter() - start,
             timings={"fetch": t1 - start, "link": t2 - t1},
+            dropped={"numbers": dropped} if dropped else {},
         )
 
     def pairs(self, threshold: float | None = None, **options: Any) -> list[Pair]:

@@ -40,9 +40,9 @@ from numpy.typing import NDArray
 from .assign import runner_up, second, stands_out, unique_mapping
 from .defaults import DEFAULTS
 from .minhash import ShingleProcessor
-from .numbers import apart, differ
+from .numbers import apart, differ, identifiers
 from .results import Pair
-from .text import number_words, word_edit_distance
+from .text import word_edit_distance
 from .topk import purged, top_k
 from .weights import TfidfSpace, cosine
 
@@ -58,6 +58,8 @@ class Linked:
     candidates: int
     mapped: int
     explain: dict[str, Any] = field(default_factory=dict)
+    #: The pairs the numbers check dropped (records holding different numbers).
+    dropped: list[Pair] = field(default_factory=list)
 
 
 @dataclass
@@ -100,7 +102,7 @@ def _pass(
 
 
 def _numbers(texts: Sequence[str]) -> list[frozenset[str]]:
-    return [number_words(t.split()) for t in texts]
+    return [identifiers(t.split()) for t in texts]
 
 
 def numbers_check(
@@ -191,13 +193,15 @@ def link(
     *,
     k: int = DEFAULTS.link_top_k,
     margin: float = DEFAULTS.link_margin,
+    check_numbers: bool = True,
 ) -> Linked:
     """Link the records (``keys[i]``, ``texts[i]`` as written, ``sources[i]``, ``columns[i]``
     or None) across sources.
 
     ``order`` ranks the sources (the primary one first): a pair's first id is the record of
     the source ranked first. Pairs carry the weighted ``similarity``, and their Jaccard and
-    word edit distance for reading."""
+    word edit distance for reading. ``check_numbers`` False keeps the pairs whose records
+    hold different numbers."""
     from sklearn.preprocessing import normalize
 
     normalized = [processor.normalize(t) for t in texts]
@@ -225,16 +229,16 @@ def link(
             final = _pass(vectors, groups, k, margin)
     numbers = _numbers(normalized)
     identify, why = numbers_check(final.mapped, numbers)
+    if not check_numbers:
+        identify, why = False, "not made: turned off (numbers_check=False, --no-numbers-check)"
     found = [(m[0], m[1], m[2]) for m in final.stood_out]
-    vetoed = 0
+    dropped: list[tuple[float, int, int]] = []
     if identify:
-        before = len(found)
-        found = [
-            (s, a, b)
-            for s, a, b in found
-            if s >= DEFAULTS.numbers_waived_cosine or not differ(numbers[a], numbers[b])
-        ]
-        vetoed = before - len(found)
+        waived = DEFAULTS.numbers_waived_cosine
+        vetoed_at = [s < waived and differ(numbers[a], numbers[b]) for s, a, b in found]
+        dropped = [t for t, veto in zip(found, vetoed_at, strict=True) if veto]
+        found = [t for t, veto in zip(found, vetoed_at, strict=True) if not veto]
+    vetoed = len(dropped)
     explain = {
         "kind": "weighted",
         "similarity": f"TF-IDF cosine of character {DEFAULTS.weighted_gram}-grams "
@@ -256,7 +260,7 @@ def link(
         "found": True,
     }
     return Linked(_pairs(found, keys, texts, processor), final.candidates, len(final.mapped),
-                  explain)  # fmt: skip
+                  explain, _pairs(dropped, keys, texts, processor))  # fmt: skip
 
 
 def _columns_line(weights: Mapping[str, Mapping[str, float]]) -> str:

@@ -12,14 +12,49 @@ pairs alike enough to waive the check, how many share no number).
 >>> nums = {"a": frozenset({"12"}), "b": frozenset({"12"}), "c": frozenset({"40"})}
 >>> apart([(0.9, "a", "b"), (0.8, "a", "c"), (0.2, "b", "c")], nums.__getitem__, 0.7)
 (2, 1)
+
+The numbers compared are :func:`identifiers`: one catalogue's "RL-1299" is the other's
+"RL1299" or "RL 1299".
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable, Iterable
 from typing import TypeVar
 
+from .text import number_words
+
 K = TypeVar("K", bound=Hashable)
+
+#: What an identifier is written with besides its letters and digits (hyphens, dots, slashes).
+_PUNCTUATION = re.compile(r"[\W_]+")
+#: A code of letters then digits, or digits then letters ("rl1299", "27in"): its digits alone
+#: name it too, as a catalogue that writes "RL 1299" holds the word "1299".
+_CODE = re.compile(r"([^\W\d_]+)(\d+)|(\d+)([^\W\d_]+)")
+
+
+def identifiers(words: Iterable[str]) -> frozenset[str]:
+    """The numbers of a record's words as identifiers, written one way: case folded already
+    (normalized words), the punctuation inside dropped ("rl-1299" -> "rl1299"), and a code of
+    letters and digits known by its digits too ("rl1299" -> "1299"), so that "RL-1299",
+    "RL1299" and "RL 1299" share a number while "KDL-46V3000" and "KDL-52V3000" do not.
+
+    >>> sorted(identifiers("bosch rl-1299 camera".split()))
+    ['1299', 'rl1299']
+    >>> sorted(identifiers("rl 1299".split())), sorted(identifiers(["kdl-46v3000"]))
+    (['1299'], ['kdl46v3000'])
+    """
+    out: set[str] = set()
+    for word in number_words(words):
+        key = _PUNCTUATION.sub("", word)
+        if not key:
+            continue
+        out.add(key)
+        code = _CODE.fullmatch(key)
+        if code:
+            out.add(code.group(2) or code.group(3))
+    return frozenset(out)
 
 
 def differ(a: frozenset[str], b: frozenset[str]) -> bool:

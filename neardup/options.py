@@ -43,6 +43,9 @@ class ReportOptions:
     complete: bool | None = None
     similarity: str = "auto"
     cap: int | None = DEFAULT_CAP
+    #: Whether pairs whose records hold different numbers may be dropped (where the data's
+    #: numbers identify records: :mod:`neardup.numbers`); False keeps them.
+    numbers_check: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -56,6 +59,8 @@ class ReportOptions:
                 "the weighted similarity links sources: it needs mode link and the full "
                 "report (no since)"
             )
+        if not isinstance(self.numbers_check, bool):
+            raise ArgumentError(f"numbers_check must be True or False, got {self.numbers_check!r}")
         since = self.since
         if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
             raise ArgumentError(f"since must be a batch number, got {since!r}")

@@ -67,6 +67,9 @@ class Decision:
     precision: float | None = None
     recall: float | None = None
     explain: dict[str, Any] | None = None
+    #: The pairs a check dropped after the rule kept them, by the check's name (``numbers``,
+    #: ``columns``): what a user reads to see what the checks cost.
+    dropped: dict[str, list[Pair]] = field(default_factory=dict, compare=False)
 
     @classmethod
     def read(cls, threshold: float, explain: dict[str, Any] | None) -> Decision:
@@ -117,6 +120,8 @@ class Report:
     new_records: int = 0
     #: The clusters completed in dedup mode (:mod:`neardup.completion`); None if not made.
     completion: dict[str, Any] | None = None
+    #: The pairs the decision's checks dropped, by check (:attr:`Decision.dropped`).
+    dropped: dict[str, list[Pair]] = field(default_factory=dict)
     #: The index the report was made from (set by :meth:`NearDupIndex.report`): where
     #: :meth:`to_pandas` and :meth:`to_polars` read the records' texts and sources.
     index: Any = field(default=None, repr=False, compare=False)
@@ -162,4 +167,7 @@ class Report:
             "since": self.since,
             "new_records": self.new_records,
             "completion": self.completion,
+            "dropped": {
+                check: [p.as_dict() for p in pairs] for check, pairs in self.dropped.items()
+            },
         }

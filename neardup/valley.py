@@ -55,9 +55,8 @@ from numpy.typing import NDArray
 from .assign import best_of_each
 from .defaults import DEFAULTS
 from .minhash import ShingleProcessor
-from .numbers import apart, differ
+from .numbers import apart, differ, identifiers
 from .results import Pair
-from .text import number_words
 
 
 @dataclass
@@ -142,7 +141,7 @@ class _Numbers:
     def __call__(self, i: str) -> frozenset[str]:
         got = self.cache.get(i)
         if got is None:
-            got = number_words(self.processor.normalize(self.texts.get(i, "")).split())
+            got = identifiers(self.processor.normalize(self.texts.get(i, "")).split())
             self.cache[i] = got
         return got
 

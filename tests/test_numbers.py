@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from neardup import Params
 from neardup.link import numbers_check
 from neardup.numbers import apart, differ
@@ -56,3 +58,48 @@ def test_the_valley_drops_the_pairs_whose_numbers_differ_below_the_waiver() -> N
              Pair("a", "e", 0.75, 2)]  # fmt: skip
     kept, dropped = numbers_disagree(pairs, texts, proc)
     assert [(p.id1, p.id2) for p in kept] == [("a", "b"), ("a", "d"), ("a", "e")] and dropped == 1
+
+
+def test_identifiers_written_two_ways_are_one_number() -> None:
+    """Issue 38 case 6: case, hyphens and spaces do not make another number."""
+    from neardup.numbers import identifiers
+
+    proc = Params().processor()
+
+    def ids(text: str) -> frozenset[str]:
+        return identifiers(proc.normalize(text).split())
+
+    forms = [ids(t) for t in ("Camera RL-1299 black", "camera RL1299", "camera rl 1299",
+                              "CAMERA rl-1299")]  # fmt: skip
+    assert all(not differ(x, y) for x in forms for y in forms)
+    assert differ(ids("Sony KDL-46V3000"), ids("Sony KDL-52V3000"))
+    assert differ(ids("Camera RL-1299"), ids("Camera RL-1300"))
+    assert not differ(ids("tel. 555-1234"), ids("tel 5551234"))
+
+
+def test_the_numbers_check_lists_what_it_dropped_and_can_be_turned_off() -> None:
+    """Copies share their house numbers (so numbers identify here); a neighbour at another
+    number is dropped, listed under the check's name, and kept with the check off."""
+    from neardup import NearDupIndex
+
+    rng = random.Random(3)
+    words = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=6)) for _ in range(400)]
+    idx = NearDupIndex(Params(threshold=0.3, rule="valley"))
+    records = []
+    for i in range(40):
+        name = " ".join(rng.sample(words, 6))
+        records.append((f"a{i}", f"{name} {10 + i} main street springfield"))
+        records.append((f"b{i}", f"{name} {10 + i} main st springfield"))  # a copy
+        if i < 8:  # another place of the same name, at another number
+            records.append((f"c{i}", f"{name} {500 + i} main avenue springfield"))
+    records += [(f"s{i}", " ".join(rng.sample(words, 9))) for i in range(300)]  # no duplicate
+    idx.add_many(records)
+    kept = idx.report()
+    dropped = kept.dropped.get("numbers", [])
+    assert kept.rule is not None and kept.rule["numbers_check"].startswith("made")
+    assert dropped and all(p.id2.startswith("c") for p in dropped)
+    assert kept.counts()["dropped"]["numbers"][0]["id1"] == dropped[0].id1
+    everything = idx.report(numbers_check=False)
+    assert everything.dropped == {}
+    assert {(p.id1, p.id2) for p in dropped} <= {(p.id1, p.id2) for p in everything.pairs}
+    assert "turned off" in everything.rule["numbers_check"]
