@@ -37,6 +37,8 @@ from .text import id_key
 
 #: The columns of records by id (:meth:`neardup.backends.base.Backend.columns`).
 ColumnReader = Callable[[list[str]], Mapping[str, Mapping[str, str]]]
+#: The sources of records by id (:meth:`neardup.backends.base.Backend.sources`).
+SourceReader = Callable[[list[str]], Mapping[str, str]]
 
 
 @dataclass
@@ -54,6 +56,13 @@ class Features:
     fresh: set[str] | None = None
     #: The records' columns, for the columns check; None where there are none.
     columns: ColumnReader | None = None
+    #: The records' sources by id, so that the columns of two sources are matched before they
+    #: are compared (:mod:`neardup.column_map`); None: one source.
+    sources: SourceReader | None = None
+    #: The index's primary source: the names the other sources' columns are renamed into.
+    primary: str | None = None
+    #: Column pairs the user mapped (``title=product_name``).
+    given_columns: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 class Rule(Protocol):
@@ -162,8 +171,34 @@ class ColumnsCheck:
         rows = features.columns(ids) if features.columns is not None else {}
         if not rows:
             return kept, {"columns": None}
-        out, check = fields_disagree(kept, others, rows, features.processor, len(below))
-        return out, {"columns": check.as_dict()}
+        matched = None
+        if features.sources is not None:
+            rows, matched = _matched_columns(rows, kept, features)
+        out, check = fields_disagree(kept, others, dict(rows), features.processor, len(below))
+        found = check.as_dict()
+        if matched is not None:
+            found["matched"] = matched.pairs()
+        return out, {"columns": found}
+
+
+def _matched_columns(
+    rows: Mapping[str, Mapping[str, str]], kept: Sequence[Pair], features: Features
+) -> tuple[Mapping[str, Mapping[str, str]], Any]:
+    """The records' columns renamed into the primary source's names, where they come from
+    more than one source (:func:`neardup.column_map.match_columns`, from the kept pairs)."""
+    from .column_map import match_columns
+
+    assert features.sources is not None
+    sources = features.sources(list(rows))
+    if len(set(sources.values())) < 2:
+        return rows, None
+    anchors = [
+        (sources[p.id1], rows[p.id1], sources[p.id2], rows[p.id2])
+        for p in kept
+        if p.id1 in rows and p.id2 in rows and p.id1 in sources and p.id2 in sources
+    ]
+    mapping = match_columns(anchors, features.given_columns, features.primary)
+    return {k: mapping.rename(sources.get(k), r) for k, r in rows.items()}, mapping
 
 
 @dataclass(frozen=True)

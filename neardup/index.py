@@ -642,6 +642,7 @@ class NearDupIndex:
         similarity: str = "auto",
         cap: int | None = DEFAULT_CAP,
         numbers_check: bool = True,
+        columns: Mapping[str, str] | str | None = None,
         options: ReportOptions | None = None,
     ) -> Report:
         """All verified near-duplicate pairs, with the counts of how they were found.
@@ -674,7 +675,7 @@ class NearDupIndex:
         """
         given = ReportOptions(
             threshold, mode, prune, max_dist, progress, since, max_bucket, complete, similarity,
-            cap, numbers_check,
+            cap, numbers_check, columns,
         )  # fmt: skip
         if options is None:
             options = given
@@ -688,7 +689,9 @@ class NearDupIndex:
                     f"{' and complete' if options.complete else ''} needs the Jaccard rule: "
                     "add similarity='jaccard' (--similarity jaccard)"
                 )
-            result = self._report_weighted(options.max_dist, options.numbers_check)
+            result = self._report_weighted(
+                options.max_dist, options.numbers_check, dict(options.columns or ())
+            )
             result.index = self
             return result
         with _gc_paused():
@@ -728,7 +731,10 @@ class NearDupIndex:
             cands.first[keep], cands.second[keep], texts, self.processor, threshold, progress
         )
         verified = len(pairs)
-        features = Features(pairs, texts, self.processor, records, fresh, self.backend.columns)
+        features = Features(
+            pairs, texts, self.processor, records, fresh, self.backend.columns,
+            self.backend.sources, self.primary_source, dict(options.columns or ()),
+        )  # fmt: skip
         rule = rule_for(rule_name, threshold, numbers_check=options.numbers_check)
         pairs, decision = rule.decide(features)
         # In link mode the candidates' sources, read above, are every pair's.
@@ -783,7 +789,12 @@ class NearDupIndex:
             sources = self.backend.sources(sorted({i for p in pairs for i in (p.id1, p.id2)}))
         return shown(pairs, sources, self.primary_source, link)
 
-    def _report_weighted(self, max_dist: int | None, numbers_check: bool = True) -> Report:
+    def _report_weighted(
+        self,
+        max_dist: int | None,
+        numbers_check: bool = True,
+        given_columns: Mapping[str, str] | None = None,
+    ) -> Report:
         """The link report decided by weighted similarity (:mod:`neardup.link`)."""
         from .link import link
 
@@ -800,8 +811,9 @@ class NearDupIndex:
         stored = self.backend.columns(keys)
         columns = [stored.get(k) for k in keys]
         linked = link(
-            keys, texts, sources, self.processor, order, columns, check_numbers=numbers_check
-        )
+            keys, texts, sources, self.processor, order, columns, check_numbers=numbers_check,
+            given_columns=given_columns,
+        )  # fmt: skip
         pairs = shown(linked.pairs, of, self.primary_source, True)
         dropped = shown(linked.dropped, of, self.primary_source, True)
         if max_dist is not None:

@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .assign import runner_up, second, stands_out, unique_mapping
+from .column_map import match_columns
 from .defaults import DEFAULTS
 from .minhash import ShingleProcessor
 from .numbers import apart, differ, identifiers
@@ -194,6 +195,7 @@ def link(
     k: int = DEFAULTS.link_top_k,
     margin: float = DEFAULTS.link_margin,
     check_numbers: bool = True,
+    given_columns: Mapping[str, str] | None = None,
 ) -> Linked:
     """Link the records (``keys[i]``, ``texts[i]`` as written, ``sources[i]``, ``columns[i]``
     or None) across sources.
@@ -201,7 +203,8 @@ def link(
     ``order`` ranks the sources (the primary one first): a pair's first id is the record of
     the source ranked first. Pairs carry the weighted ``similarity``, and their Jaccard and
     word edit distance for reading. ``check_numbers`` False keeps the pairs whose records
-    hold different numbers."""
+    hold different numbers; ``given_columns`` pairs columns of two sources as the user says,
+    the rest are matched by name and content and said in the explanation."""
     from sklearn.preprocessing import normalize
 
     normalized = [processor.normalize(t) for t in texts]
@@ -239,12 +242,14 @@ def link(
         dropped = [t for t, veto in zip(found, vetoed_at, strict=True) if veto]
         found = [t for t, veto in zip(found, vetoed_at, strict=True) if not veto]
     vetoed = len(dropped)
+    matched = _matched_columns(final, sources, columns, order, given_columns)
     explain = {
         "kind": "weighted",
         "similarity": f"TF-IDF cosine of character {DEFAULTS.weighted_gram}-grams "
         f"({space.grams()} grams, document frequencies over {len(keys)} records)",
         "columns": _columns_line(weights),
         "column_weights": weights,
+        "columns_matched": matched,
         "candidates": f"each record's top {k} in every other source (grams held by more than "
         f"{DEFAULTS.link_purge} records left out of the search)",
         "assignment": "unique mapping: best pairs first, each record at most one partner in "
@@ -261,6 +266,26 @@ def link(
     }
     return Linked(_pairs(found, keys, texts, processor), final.candidates, len(final.mapped),
                   explain, _pairs(dropped, keys, texts, processor))  # fmt: skip
+
+
+def _matched_columns(
+    final: _Pass,
+    sources: Sequence[str],
+    columns: Sequence[Mapping[str, str] | None] | None,
+    order: Sequence[str] | None,
+    given: Mapping[str, str] | None,
+) -> list[str]:
+    """The column pairs of the sources, read off the pairs that stood out
+    (:func:`neardup.column_map.match_columns`), as ``a=b (how)``."""
+    if columns is None:
+        return []
+    anchors = [
+        (sources[a], columns[a], sources[b], columns[b])
+        for _, a, b, _, _ in final.stood_out
+        if columns[a] and columns[b]
+    ]
+    primary = order[0] if order else None
+    return match_columns(anchors, given, primary).pairs()  # type: ignore[arg-type]
 
 
 def _columns_line(weights: Mapping[str, Mapping[str, float]]) -> str:

@@ -17,9 +17,11 @@ neardup.errors.ArgumentError: unknown mode 'other': choose one of dedup, link
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .candidates import DEFAULT_CAP, DEFAULT_MAX_BUCKET, check_max_bucket
+from .column_map import parse_given
 from .errors import ArgumentError
 from .prune import DEFAULT_PRUNE, PRUNE_MODES
 
@@ -46,6 +48,10 @@ class ReportOptions:
     #: Whether pairs whose records hold different numbers may be dropped (where the data's
     #: numbers identify records: :mod:`neardup.numbers`); False keeps them.
     numbers_check: bool = True
+    #: Column pairs of two sources the user says are one (``{"title": "product_name"}``);
+    #: the others are matched by name and content (:mod:`neardup.column_map`).
+    #: Given as a mapping, ``"a=b,c=d"`` or a list of ``"a=b"``; kept as pairs.
+    columns: Mapping[str, str] | str | tuple[tuple[str, str], ...] | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -59,6 +65,11 @@ class ReportOptions:
                 "the weighted similarity links sources: it needs mode link and the full "
                 "report (no since)"
             )
+        if self.columns is not None:
+            given = self.columns
+            if isinstance(given, tuple) and all(isinstance(g, tuple) for g in given):
+                given = dict(given)
+            object.__setattr__(self, "columns", tuple(parse_given(given).items()))
         if not isinstance(self.numbers_check, bool):
             raise ArgumentError(f"numbers_check must be True or False, got {self.numbers_check!r}")
         since = self.since

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import resources
+from .column_map import ColumnMap, match_columns
 from .io import AtomicFile, Record, check_output, read_records
 from .keys import SEP, record_id, source_of_key
 from .results import Report
@@ -397,11 +398,29 @@ def _params_rows(params: Mapping[str, Any] | None) -> list[tuple[str, Any]]:
 EVIDENCE_WORDS = 5
 
 
+def _column_map(
+    report: Report,
+    columns: Mapping[str, Mapping[str, str]],
+    primary: str | None,
+    given: Mapping[str, str] | None,
+) -> ColumnMap:
+    """The columns of the page's sources matched (:mod:`neardup.column_map`), from its pairs."""
+    anchors = []
+    for p in report.pairs:
+        s1, s2 = p.source1 or primary, p.source2 or primary
+        r1 = columns.get(page_key(p.id1, p.source1, primary))
+        r2 = columns.get(page_key(p.id2, p.source2, primary))
+        if s1 is not None and s2 is not None and s1 != s2 and r1 and r2:
+            anchors.append((s1, r1, s2, r2))
+    return match_columns(anchors, given, primary)
+
+
 def evidence(
     report: Report,
     texts: Mapping[str, str],
     columns: Mapping[str, Mapping[str, str]] | None = None,
     primary: str | None = None,
+    given_columns: Mapping[str, str] | None = None,
 ) -> tuple[list[str], list[list[Any]]]:
     """Why each pair of ``report`` is one, for a reviewer: the reasons (each once) and per
     pair ``[reason, identifiers, rare words, fields that agree, that differ, that one record
@@ -409,14 +428,19 @@ def evidence(
     (:func:`neardup.text.number_words`: house, phone, model numbers), rare words the other
     shared words; both rarest first over the page's records (then longest), since a shared
     ``the`` says nothing and a shared ``kdl-46v3000`` says much. Fields compare the records'
-    columns (``columns``: key -> column -> value) by their normalized values. ``texts`` and
-    ``columns`` are keyed by :func:`page_key` (of ``primary``)."""
+    columns (``columns``: key -> column -> value) by their normalized values, the columns of
+    two sources matched first (by ``given_columns``, name and content: a field that agrees
+    across them reads ``title=product_name``). ``texts`` and ``columns`` are keyed by
+    :func:`page_key` (of ``primary``)."""
     from .output import reason
 
     bag = {i: set(normalize(t).split()) for i, t in texts.items() if t}
     df = Counter(w for ws in bag.values() for w in ws)
     reasons: dict[str, int] = {}
     rows: list[list[Any]] = []
+    mapping = _column_map(report, columns or {}, primary, given_columns)
+    # A column compared under another source's name is shown as both: "title=product_name".
+    label = {a: f"{a}={b}" for a, b, _, _ in mapping.matched if a != b}
     for p in report.pairs:
         k1, k2 = page_key(p.id1, p.source1, primary), page_key(p.id2, p.source2, primary)
         shared = bag.get(k1, set()) & bag.get(k2, set())
@@ -426,11 +450,12 @@ def evidence(
             return sorted(ws, key=lambda w: (df[w], -len(w), w))[:EVIDENCE_WORDS]
 
         fields: tuple[list[str], list[str], list[str]] = ([], [], [])
-        a, b = (columns or {}).get(k1, {}), (columns or {}).get(k2, {})
+        a = mapping.rename(p.source1 or primary, (columns or {}).get(k1, {}))
+        b = mapping.rename(p.source2 or primary, (columns or {}).get(k2, {}))
         for name in [*a, *(n for n in b if n not in a)]:
             x, y = normalize(a.get(name) or ""), normalize(b.get(name) or "")
             if x or y:
-                fields[0 if x == y else 1 if x and y else 2].append(name)
+                fields[0 if x == y else 1 if x and y else 2].append(label.get(name, name))
         said = reason(report, p)
         rows.append([reasons.setdefault(said, len(reasons)), rarest(numbers),
                      rarest(shared - numbers), *fields])
@@ -466,12 +491,14 @@ def write_review(
     keep: str = "first",
     columns: Mapping[Any, Mapping[str, str]] | None = None,
     primary: str | None = None,
+    given_columns: Mapping[str, str] | None = None,
 ) -> Page:
     """The review page of a report: ``texts`` maps the records of its pairs to their texts,
     ``params`` are the index's (``Params.to_dict()``). Values are read from the report, so a
     threshold it learned or a mode it ran in shows as it is, in the words ``report`` prints.
     ``kept``: the records dedupe keeps by its rule ``keep`` (:func:`neardup.dedupe.kept_ids`);
-    ``columns``: the records' columns, compared in each pair's evidence (:func:`evidence`).
+    ``columns``: the records' columns, compared in each pair's evidence (:func:`evidence`;
+    ``given_columns``: column pairs of two sources the user says are one).
 
     A record is named by its id when its pair gives it no source (or gives ``primary``, the
     index's primary source), else by ``(source, id)``; a pair's records are told apart by
@@ -499,7 +526,7 @@ def write_review(
     counts = report.counts()
     run = {k: v for k, v in counts.items() if k not in VOLATILE}
     groups = _clusters_of(rows)
-    reasons, why = evidence(report, texts, columns, primary)
+    reasons, why = evidence(report, texts, columns, primary, given_columns)
     summary = [
         ("records", "records", report.records),
         ("pairs", "pairs", len(rows)),

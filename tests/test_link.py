@@ -292,3 +292,33 @@ def test_the_weighted_report_has_its_texts_and_refuses_what_it_cannot_honour() -
     with pytest.raises(ArgumentError, match="prune 'none'.*similarity='jaccard'"):
         idx.report(mode="link", prune="none")
     assert idx.report(mode="link", prune="none", similarity="jaccard").prune == "none"
+
+
+@pytest.mark.solr
+def test_two_shops_link_through_the_cli_with_defaults(solr_base: str, tmp_path: Path) -> None:
+    """Issue 38: two shops numbering from 1, columns named differently, model numbers written
+    two ways, close siblings; indexed and linked as docs/linking.md says, no flags."""
+    from benchmarks.shops import write_shops
+
+    a, b, gold_path = write_shops(tmp_path)
+    gold = {tuple(line.split("\t")) for line in gold_path.read_text().splitlines()[1:]}
+    env = {"NEARDUP_SOLR_URL": solr_base}
+    name = f"test_shops_{random.randrange(10**9)}"
+    for path in (a, b):
+        done = run_cli("index", str(path), "--collection", name, env=env)
+        assert done.returncode == 0, done.stderr
+    out, dropped = tmp_path / "pairs.tsv", tmp_path / "dropped.csv"
+    rep = run_cli("report", "--collection", name, "--mode", "link", "--out", str(out),
+                  "--dropped", str(dropped), env=env)  # fmt: skip
+    assert rep.returncode == 0, rep.stderr
+    vetoed = dropped.read_text().splitlines()
+    assert vetoed[0].split(",")[-1] == "check" and len(vetoed) > 1
+    assert f"pairs dropped ({len(vetoed) - 1} by the numbers check)" in rep.stdout, rep.stdout
+    lines = out.read_text().splitlines()
+    header = lines[0].split("\t")
+    rows = [dict(zip(header, line.split("\t"), strict=True)) for line in lines[1:]]
+    assert {(r["source1"], r["source2"]) for r in rows} == {(str(a), str(b))}
+    found = {(r["id1"], r["id2"]) for r in rows}
+    true = len(found & gold)
+    precision, recall = true / len(found), true / len(gold)
+    assert precision >= 0.98 and recall >= 0.95, (precision, recall, len(found), len(gold))

@@ -744,3 +744,30 @@ def test_a_link_page_in_a_browser_sources_marks_and_labels(
         "\t".join((report.pairs[k].id1, report.pairs[k].id2, report.pairs[k].source1,
                    report.pairs[k].source2)) for k in matches)
     assert _evaluated(report, gold, tmp_path) == (3, 3)  # against the link's own pairs file
+
+
+def test_the_page_compares_columns_named_differently_across_sources(tmp_path: Path) -> None:
+    """Issue 38 case 7: title/product_name and price/cost_eur are matched (by content) and
+    compared column to column: the evidence names the column pairs that agreed."""
+    from benchmarks.shops import write_shops
+    from neardup.io import read_records
+    from neardup.review import evidence, review_index
+
+    a, b, _ = write_shops(tmp_path, n=120)
+    idx = NearDupIndex()
+    idx.add_many(read_records(a))
+    idx.add_many(read_records(b))
+    report = idx.report(mode="link")
+    keys = sorted({k for p in report.pairs for k in (p.id1 if p.source1 == str(a) else
+                   f"{p.id1}\x1f{p.source1}", p.id2 if p.source2 == str(a) else
+                   f"{p.id2}\x1f{p.source2}")})  # fmt: skip
+    columns = idx.backend.columns(keys)
+    _, rows = evidence(report, idx.backend.texts(keys), columns, idx.primary_source)
+    agreed = {name for row in rows for name in row[3]}
+    differed = {name for row in rows for name in row[4]}
+    lacking = {name for row in rows for name in row[5]}
+    assert "brand=maker" in agreed  # "BOSCH" and "bosch"
+    assert "title=product_name" in differed and "price=cost_eur" in differed
+    assert not lacking & {"title", "product_name", "brand", "maker"}
+    page = review_index(idx, tmp_path / "review.html", report)
+    assert "brand=maker" in page.path.read_text(encoding="utf-8")
