@@ -28,18 +28,26 @@ Rules, in the order the code applies them:
   and similarity 1.0 to their first line.
 - **Records with an empty text** cannot be compared: they are written as they are (counted in
   ``kept`` and ``empty``, the first 1,000 in ``empties``; their own cluster, similarity empty).
-- **Lines that are not records** (invalid UTF-8, a malformed row, no id, no text, an id seen
-  before in the file, a record over ``max_record_bytes``: what the readers of :mod:`neardup.io`
-  reject) are not written: each is counted in ``rejected``, kept in ``rejections`` (the first
-  1,000) and, with ``rejects``, listed in full as ``file:line: reason``. Blank lines are
-  dropped and counted in ``blank``. Records the index could not store (no words after
-  normalization) duplicate nothing, so they are written.
+- **Rows that are not records** (invalid UTF-8, a malformed row, no id, an id seen before in
+  the file with another text, a record over ``max_record_bytes``: what the readers of
+  :mod:`neardup.io` reject) are never lost: a deduplicated file that silently lacks the rows
+  it could not read would pass for the whole data. Each is counted in ``rejected`` and kept in
+  ``rejections`` (the first 1,000), and its lines are written byte for byte as they are in the
+  input: by default into the output, in their place (with ``cluster_column``: with the two
+  columns added, empty; a JSON object with the two keys, null; an ``ID TEXT`` line as a TSV
+  row whose cluster and similarity are empty; a line that is not a JSON object as it is), or,
+  with ``rejects``, into that file instead (after the table's header, so that it reads as the
+  input does, to be mended and given again). Blank lines are dropped and counted in ``blank``.
+  Records the index could not store (no words after normalization) duplicate nothing, so they
+  are written.
   The counts add up: ``read == kept + removed + rejected`` and ``lines == read + blank`` (+ the
   header of a table).
 - **Parquet and Arrow** inputs are written again in their own format, schema and values as they
-  were: the rows kept, or with ``cluster_column`` every row with two columns added (the cluster
-  id as a string, the similarity as a float). Such a file is read whole to be written (columnar
-  files are written a table at a time), not streamed.
+  were: the rows kept and the rows rejected, or with ``cluster_column`` every row with two
+  columns added (the cluster id as a string, the similarity as a float; null for a row
+  rejected); with ``rejects``, the rows rejected go to that file, in the same format. Such a
+  file is read whole to be written (columnar files are written a table at a time), not
+  streamed.
 - The output appears whole or not at all: it is written to a temporary file beside it and renamed
   at the end (:class:`neardup.io.AtomicFile`; a device or a FIFO is written through, never
   replaced).
@@ -80,7 +88,8 @@ if TYPE_CHECKING:
     from .index import NearDupIndex
 
 KEEP_RULES = ("first", "last", "longest", "shortest", "central")
-#: Rejections kept in full in :class:`DedupeStats` (all of them go to the ``rejects`` file).
+#: Rejections kept in full in :class:`DedupeStats` (every row rejected is written, to the output
+#: or to the ``rejects`` file).
 KEEP_REJECTIONS = 1000
 BOM = b"\xef\xbb\xbf"
 #: The similarity written for a record kept (to itself).
@@ -93,7 +102,8 @@ Similarity = Callable[[str, str], "float | None"]
 class DedupeStats:
     """What a dedupe did. ``read == kept + removed + rejected``; ``removed`` counts the records
     that are duplicates of a kept one (in ``cluster_column`` mode they are written too, with
-    their cluster id: ``written == kept + removed`` there, ``written == kept`` otherwise)."""
+    their cluster id: ``written == kept + removed`` there, ``written == kept`` otherwise), and
+    ``written`` counts the rows rejected too when they go to the output (``rejects`` None)."""
 
     lines: int = 0
     read: int = 0
@@ -112,6 +122,14 @@ class DedupeStats:
     empties: list[EmptyText] = field(default_factory=list)
     #: Identical rows (the id and text of an earlier record): a subset of ``removed``.
     identical: int = 0
+    #: Where the rows rejected were written: the rejects file, or None for the output itself.
+    rejects: str | None = None
+
+    @property
+    def first_rejected(self) -> str | None:
+        """``file:line`` of the first row rejected, for a summary to point at."""
+        first = self.rejections[0] if self.rejections else None
+        return None if first is None else f"{first.source}:{first.line}"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -130,6 +148,8 @@ class DedupeStats:
             "empty_texts": self.empty,
             "empties": [r.as_dict() for r in self.empties],
             "identical": self.identical,
+            "rejected_to": self.rejects if self.rejects is not None else "output",
+            "first_rejected": self.first_rejected,
         }
 
 
@@ -256,6 +276,9 @@ class _Output:
         self.sim_column = sim_column
         self.delimiter = "\t" if fmt == "tsv" else ","
         self.header_done = False
+        #: A table's header as it was written in the input (the rejects file starts with it).
+        self.head: list[bytes] = []
+        self.rejects_started = False
         if bom and not (column and fmt == "lines"):
             fh.write(BOM)
         if column and fmt == "lines":
@@ -267,6 +290,7 @@ class _Output:
         if self.header_done or not lines:
             return
         self.header_done = True
+        self.head = lines
         if not self.column:
             self.fh.write(b"".join(lines))
             return
@@ -291,6 +315,45 @@ class _Output:
             self._json(lines[0], record, cluster, sim)
         else:
             self._append(lines, [cluster, sim])
+
+    def rejected(self, lines: list[bytes], side: IO[bytes] | None) -> None:
+        """A row the reader rejected, as it is in the input: into the rejects file ``side``
+        (after the table's header, once), else into the output in its place (with
+        ``column``, with an empty cluster and similarity where the format has room for them)."""
+        if side is not None:
+            if not self.rejects_started:
+                self.rejects_started = True
+                side.write(b"".join(self.head))
+            side.write(b"".join(lines))
+            return
+        if not self.column:
+            self.fh.write(b"".join(lines))
+        elif self.fmt == "lines":  # the output is TSV: id, cluster, similarity, text
+            body, ending = _split_ending(b"".join(lines))
+            parts = body.split(None, 1)
+            record_id = parts[0] if parts else b""
+            rest = parts[1].replace(b"\t", b" ") if len(parts) > 1 else b""
+            self.fh.write(record_id + b"\t\t\t" + rest + (ending or b"\n"))
+        elif self.fmt == "jsonl":
+            self._json_empty(lines)
+        else:
+            self._append(lines, ["", ""])
+
+    def _json_empty(self, lines: list[bytes]) -> None:
+        """A rejected JSON line: an object gets the two keys, null; anything else (not JSON,
+        not UTF-8, not an object, or with a key of that name) is written as it is."""
+        raw = b"".join(lines)
+        body, ending = _split_ending(raw)
+        try:
+            obj = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            obj = None
+        if not isinstance(obj, dict) or self.column in obj or self.sim_column in obj:
+            self.fh.write(raw)
+            return
+        text = body.decode("utf-8").rstrip()[:-1].rstrip()
+        added = f", {json.dumps(self.column)}: null, {json.dumps(self.sim_column)}: null}}"
+        self.fh.write((text + added).encode() + (ending or b"\n"))
 
     def _append(self, lines: list[bytes], cells: list[str]) -> None:
         """Two cells more at the end of a row (its last line, before the line ending)."""
@@ -408,6 +471,8 @@ def dedupe(
     the members of a cluster that no pair links to the record kept (left empty without it).
     ``max_record_bytes`` is the readers' limit (:func:`neardup.io.read_records`): give the
     one the input was indexed with, so that the same lines are rejected; ``source_field`` too.
+    ``rejects``: a file for the rows rejected, as they are in the input; without it they are
+    written into ``out``, in their place.
     """
     started = time.perf_counter()
     path, out = Path(path), Path(out)
@@ -441,7 +506,7 @@ def dedupe(
     )
     if keep != "first":
         job.keepers = _keepers(job.items(), job.groups, keep, cluster_column is not None)
-    stats = DedupeStats(keep=keep)
+    stats = DedupeStats(keep=keep, rejects=str(rejects) if rejects is not None else None)
     with AtomicFile(out) as fh, AtomicFile(rejects) if rejects else nullcontext() as side:
         _write(job, fh, side, stats, progress)
     stats.seconds = time.perf_counter() - started
@@ -462,11 +527,11 @@ class _Placing:
 
 
 def _place(
-    job: _Job, item: Any, stats: DedupeStats, placing: _Placing, side: IO[bytes] | None
+    job: _Job, item: Any, stats: DedupeStats, placing: _Placing
 ) -> tuple[Record, str, str] | None:
     """Count one item of the input and say what to write for it: the record, its cluster's id
-    and its similarity to the record kept; None when nothing is written (a blank line, a
-    rejection, a duplicate removed)."""
+    and its similarity to the record kept; None when no record is written (a blank line, a
+    duplicate removed, or a rejection, which the caller writes as it was)."""
     if isinstance(item, Blank):
         stats.blank += 1
         return None
@@ -482,8 +547,8 @@ def _place(
         stats.rejected += 1
         if len(stats.rejections) < KEEP_REJECTIONS:
             stats.rejections.append(item)
-        if side is not None:
-            side.write(f"{item}\n".encode())
+        if stats.rejects is None:
+            stats.written += 1  # as it is, into the output
         return None
     number = job.groups.of.get(item.id)
     keeper = None if number is None else job.keepers.get(number)
@@ -539,19 +604,30 @@ def _write(
             raise InputError(f"{job.path}: the file changed while it was read")
         return got
 
+    table = job.fmt not in ("lines", "jsonl")
     bar = tqdm(unit="rec", desc="writing", disable=None if progress else True, leave=False)
     try:
         for item, last in job.spans():
-            output.header(take(item.line - 1 - cursor), f"{job.path}:{cursor + 1}")
-            chunk = take(last - item.line + 1)
+            # The lines before the item no item covers: a table's header, before it is seen;
+            # after it, the first lines of a row rejected at a later line (its fault's).
+            gap = take(item.line - 1 - cursor)
+            if gap and table and not output.header_done:
+                output.header(gap, f"{job.path}:{cursor + 1}")
+                gap = []
+            chunk = gap + take(last - item.line + 1)
             cursor = last
-            placed = _place(job, item, stats, placing, side)
+            placed = _place(job, item, stats, placing)
             if not isinstance(item, Blank):
                 bar.update(1)
             if placed is not None:
                 output.record(chunk, *placed)
+            elif _rejected(item):
+                output.rejected(chunk, side)
         rest = list(lines)
-        output.header(rest, f"{job.path}:{cursor + 1}")  # a table with a header and no rows
+        if table and not output.header_done:
+            output.header(rest, f"{job.path}:{cursor + 1}")  # a table with a header, no rows
+        else:
+            fh.write(b"".join(rest))  # no reader leaves lines after its last item: never lost
         stats.lines = cursor + len(rest)
         placing.close(stats)
     finally:
@@ -567,19 +643,29 @@ def _write_columnar(
     import pyarrow as pa
 
     rows: list[int] = []
-    clusters: list[str] = []
+    clusters: list[str | None] = []
     sims: list[float | None] = []
+    rejected: list[int] = []  # the rows for the rejects file
     placing = _Placing()
     for item, _last in job.spans():
-        placed = _place(job, item, stats, placing, side)
+        placed = _place(job, item, stats, placing)
         if placed is not None:
             rows.append(item.line - 1)  # rows are numbered from 1
             clusters.append(placed[1])
             sims.append(float(placed[2]) if placed[2] else None)
+        elif _rejected(item):
+            if side is not None:
+                rejected.append(item.line - 1)
+            else:  # as it is, in its place, its cluster and similarity null
+                rows.append(item.line - 1)
+                clusters.append(None)
+                sims.append(None)
     placing.close(stats)
-    table = _read_table_whole(job.path, job.fmt)
-    stats.lines = table.num_rows
-    table = table.take(pa.array(rows, type=pa.int64()))
+    whole = _read_table_whole(job.path, job.fmt)
+    stats.lines = whole.num_rows
+    table = whole.take(pa.array(rows, type=pa.int64()))
+    if side is not None and rejected:
+        _write_arrow(whole.take(pa.array(rejected, type=pa.int64())), side, job.fmt)
     if job.column:
         for name in (job.column, job.sim_column):
             if name in table.column_names:
@@ -589,7 +675,20 @@ def _write_columnar(
                 )
         table = table.append_column(job.column, pa.array(clusters, type=pa.string()))
         table = table.append_column(job.sim_column, pa.array(sims, type=pa.float64()))
-    if job.fmt == "parquet":
+    _write_arrow(table, fh, job.fmt)
+
+
+def _rejected(item: Any) -> bool:
+    """Whether ``item`` is a row the reader rejected (a record with an empty text is not: it is
+    written as a record)."""
+    return isinstance(item, Rejection) and not isinstance(item, EmptyText)
+
+
+def _write_arrow(table: Any, fh: IO[bytes], fmt: str) -> None:
+    """``table`` written to ``fh`` as Parquet or as an Arrow file."""
+    import pyarrow as pa
+
+    if fmt == "parquet":
         import pyarrow.parquet as pq
 
         pq.write_table(table, fh)

@@ -75,16 +75,39 @@ def decided(result: Report) -> str:
         return f"weighted rule, kept from cosine {decision.threshold:g}"
     if decision.rule == "valley":
         found = (decision.explain or {})["found"]
-        how = "read off the data" if found else "no valley: the fallback"
+        how = "read off the data" if found else "the default, as the data show no clear cut"
         return f"Jaccard >= {decision.threshold:g}, {how}"
     if decision.rule == "learned":
         return f"learned rule from Jaccard {decision.threshold:g}"
     return f"Jaccard >= {decision.threshold:g}"
 
 
-def rule_line(decision: Decision, completion: dict[str, Any] | None = None) -> str:
-    """What a report's rule decided, for a person: the valley, the numbers and columns
-    checks, or the learned rule, and the clusters completed (a leading newline each)."""
+def decided_line(result: Report) -> str:
+    """The one line, after a leading newline, that says in plain words which pairs the report
+    kept: what ``dedupe`` and ``review`` print by default (``-v`` adds :func:`rule_line`'s
+    details, ``--json`` has them all)."""
+    decision = result.decision
+    if decision.rule in ("valley", "threshold"):
+        return f"\ndecided: pairs with {decided(result)}"
+    if decision.rule == "weighted":
+        return (
+            "\ndecided: pairs of records that are each other's clear best match "
+            f"(weighted similarity >= {decision.threshold:g})"
+        )
+    return (
+        "\ndecided: pairs a rule learned from the data accepts "
+        f"(Jaccard >= {decision.threshold:g})"
+    )
+
+
+def rule_line(
+    decision: Decision, completion: dict[str, Any] | None = None, verbose: bool = True
+) -> str:
+    """What a report's rule decided, in detail: the valley, the numbers and columns checks,
+    or the learned rule, and the clusters completed (a leading newline each). Details a new
+    user need not read: the CLI prints them with ``-v`` only (``verbose`` False: nothing)."""
+    if not verbose:
+        return ""
     done = f"\nclusters completed: {completion['reason']}" if completion else ""
     return (_rule_line(decision) if decision.explain else "") + done
 

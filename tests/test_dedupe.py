@@ -213,16 +213,17 @@ def test_formats_round_trip(fmt: str, tmp_path: Path) -> None:
     assert stats.blank == 1 and stats.read == len(rows) + 1
     assert stats.read == stats.kept + stats.removed + stats.rejected
     removed = {i for g in groups for i in sorted(g, key=[r[0] for r in rows].index)[1:]}
-    original = [r for r in _parsed(src, fmt) if r.get("text") != "an id seen before"]
     written = _parsed(out, fmt)
-    # the same rows, every column as it was, minus the removed records, in file order
-    assert written == [r for r in original if str(r["id"]) not in removed]
-    assert len(written) == stats.kept == len(rows) - len(removed)
-    again = list(read_records(out, fmt))
-    assert all(isinstance(r, Record) for r in again)  # neardup reads its own output back
+    # the same rows, every column as it was, minus the removed records, in file order; the row
+    # rejected (an id seen before) written through in its place
+    assert written == [r for r in _parsed(src, fmt)
+                       if r["text"] == "an id seen before" or str(r["id"]) not in removed]
+    assert len(written) == stats.written == stats.kept + 1 == len(rows) - len(removed) + 1
+    again = list(read_records(out, fmt))  # neardup reads its own output back, the same rejection
+    assert [r.reason.split(",")[0] for r in again if not isinstance(r, Record)] == ["duplicate id"]
     raw = out.read_bytes()
     if fmt == "lines":  # byte-order mark and line endings kept
-        assert raw.startswith(b"\xef\xbb\xbf") and raw.count(b"\r\n") == stats.kept
+        assert raw.startswith(b"\xef\xbb\xbf") and raw.count(b"\r\n") == stats.written
     if fmt == "csv":
         assert b'line\nbreak"' in raw  # a quoted line break, copied as it was
     # nothing left to merge with the same parameters and rule
@@ -240,9 +241,14 @@ def test_cluster_column(fmt: str, tmp_path: Path) -> None:
     index = NearDupIndex()
     report, groups, stats = _run(index, src, out, fmt=fmt, cluster_column="cluster_id",
                                  similarity_column="sim")
-    assert stats.written == stats.kept + stats.removed == len(rows)
+    assert stats.written == stats.kept + stats.removed + stats.rejected == len(rows) + 1
     out_fmt = "tsv" if fmt == "lines" else fmt  # ID TEXT lines have no columns: TSV
-    written = _parsed(out, out_fmt)
+    every = _parsed(out, out_fmt)
+    # the row rejected (an id seen before) in its place, its cluster and similarity empty
+    (rejected,) = [r for r in every if r["text"] == "an id seen before"]
+    assert every.index(rejected) == 5 and str(rejected["id"]) == rows[0][0]
+    assert rejected["cluster_id"] in ("", None) and rejected["sim"] in ("", None)
+    written = [r for r in every if r is not rejected]
     assert [str(r["id"]) for r in written] == [i for i, _ in rows]
     by_cluster: dict[str, set[str]] = {}
     for r in written:
@@ -270,7 +276,8 @@ def test_cluster_column(fmt: str, tmp_path: Path) -> None:
         }
         for r in written:
             assert r["extra"] == original[str(r["id"])]["extra"]
-    assert all(isinstance(r, Record) for r in read_records(out, out_fmt))
+    again = [r for r in read_records(out, out_fmt) if not isinstance(r, Record)]
+    assert [r.reason.split(",")[0] for r in again] == ["duplicate id"]  # read back, the same
 
 
 def test_cluster_column_measures_members_not_paired_with_the_record_kept(tmp_path: Path) -> None:
@@ -310,30 +317,72 @@ def test_a_cluster_column_that_exists_is_an_error(fmt: str, column: str, tmp_pat
 # -- bad input ------------------------------------------------------------------------------------
 
 
-def test_bad_lines_are_counted_and_listed_with_file_and_line(tmp_path: Path) -> None:
+BAD_LINES = (
+    b"1 good record one\n"
+    b"2 \xff\xfe bad utf8\n"
+    b"3\n"
+    b"\n"
+    b"1 an id seen before\n"
+    b"5 good record five\n"
+    b"6 with \x00 nul\n"
+    b"7 ...\n"  # no words: cannot be a duplicate of anything, so it is kept
+)
+
+
+def test_bad_lines_are_counted_and_written_to_the_rejects_file_as_they_are(
+    tmp_path: Path,
+) -> None:
     src, out, rejects = tmp_path / "in.txt", tmp_path / "out.txt", tmp_path / "rejects.txt"
-    src.write_bytes(
-        b"1 good record one\n"
-        b"2 \xff\xfe bad utf8\n"
-        b"3\n"
-        b"\n"
-        b"1 an id seen before\n"
-        b"5 good record five\n"
-        b"6 with \x00 nul\n"
-        b"7 ...\n"  # no words: cannot be a duplicate of anything, so it is kept
-    )
+    src.write_bytes(BAD_LINES)
     stats = dedupe(src, out, [], rejects=rejects)
     # an id without a text is a row of the data: written as it is, counted apart (issue 27)
     assert out.read_bytes() == b"1 good record one\n3\n5 good record five\n7 ...\n"
-    listed = rejects.read_text().splitlines()
-    assert [line.split(":")[1] for line in listed] == ["2", "5", "7"]
-    assert listed[0] == f"{src}:2: invalid UTF-8 at byte 3"
-    assert "duplicate id, first seen at line 1" in listed[1]
+    # the rows rejected, byte for byte, undecodable ones too (their reasons: stats, stderr)
+    assert rejects.read_bytes() == b"2 \xff\xfe bad utf8\n1 an id seen before\n6 with \x00 nul\n"
+    assert str(stats.rejections[0]) == f"{src}:2: invalid UTF-8 at byte 3"
+    assert "duplicate id, first seen at line 1" in stats.rejections[1].reason
     assert [r.line for r in stats.rejections] == [2, 5, 7]
     assert [(r.line, r.reason) for r in stats.empties] == [(3, "no text after the id")]
     assert (stats.read, stats.kept, stats.removed, stats.rejected, stats.blank, stats.lines) == (
         7, 4, 0, 3, 1, 8)
-    assert stats.empty == 1
+    assert stats.empty == 1 and stats.written == 4
+    assert stats.as_dict()["rejected_to"] == str(rejects)
+
+
+def test_bad_lines_are_written_through_in_their_place_by_default(tmp_path: Path) -> None:
+    src, out = tmp_path / "in.txt", tmp_path / "out.txt"
+    src.write_bytes(BAD_LINES)
+    stats = dedupe(src, out, [["1", "5"]])
+    # every line but the blank one and the duplicate removed, as it was, undecodable bytes too
+    kept = BAD_LINES.replace(b"\n\n", b"\n").replace(b"5 good record five\n", b"")
+    assert out.read_bytes() == kept
+    assert (stats.read, stats.kept, stats.removed, stats.rejected, stats.blank) == (7, 3, 1, 3, 1)
+    assert stats.written == stats.kept + stats.rejected
+    assert stats.as_dict()["rejected_to"] == "output"
+    assert stats.first_rejected == f"{src}:2"
+
+
+def test_parquet_rows_rejected_are_written_through_or_to_a_parquet_rejects_file(
+    tmp_path: Path,
+) -> None:
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    src, out, rejects = tmp_path / "in.parquet", tmp_path / "out.parquet", tmp_path / "rej.parquet"
+    data = {"id": ["a", None, "c", "a"], "text": ["one text", "no id", "three", "another"],
+            "n": [1, 2, 3, 4]}  # row 2: no id; row 4: an id seen before, another text
+    pq.write_table(pa.table(data), src)
+    stats = dedupe(src, out, [], cluster_column="cluster")
+    assert (stats.read, stats.kept, stats.rejected, stats.written) == (4, 2, 2, 4)
+    got = pq.read_table(out).to_pydict()
+    assert got["n"] == [1, 2, 3, 4] and got["cluster"] == ["a", None, "c", None]
+    assert got["similarity"] == [1.0, None, 1.0, None]
+    stats = dedupe(src, out, [], rejects=rejects)
+    assert pq.read_table(out).to_pydict() == {"id": ["a", "c"], "text": ["one text", "three"],
+                                               "n": [1, 3]}
+    assert pq.read_table(rejects).to_pydict() == {"id": [None, "a"], "text": ["no id", "another"],
+                                                   "n": [2, 4]}
+    assert stats.written == stats.kept == 2
 
 
 def test_a_malformed_csv_row_does_not_shift_the_next_rows(tmp_path: Path) -> None:
@@ -341,7 +390,7 @@ def test_a_malformed_csv_row_does_not_shift_the_next_rows(tmp_path: Path) -> Non
     src.write_text('id,text\n1,ok\n2,"bad"x\n3,"multi\nline"\n4,fine\n')
     stats = dedupe(src, out, [["3", "4"]])
     assert [(r.line, r.reason.split(":")[0]) for r in stats.rejections] == [(3, "malformed row")]
-    assert out.read_text() == 'id,text\n1,ok\n3,"multi\nline"\n'
+    assert out.read_text() == 'id,text\n1,ok\n2,"bad"x\n3,"multi\nline"\n'
     assert [(r.id, r.line) for r in read_records(src) if isinstance(r, Record)] == [
         ("1", 2), ("3", 4), ("4", 6)]
 
@@ -430,6 +479,79 @@ def test_cli_dedupe_in_memory(tmp_path: Path) -> None:
     assert text.returncode == 0, text.stderr
     assert "every record with its cluster id in column 'cluster'" in text.stdout
     assert len(out.read_text().splitlines()) == 865  # a header and every record
+
+
+#: A ragged CSV (issue 38, case 9): rows with a field too many and too few, no id, Latin-1
+#: bytes, a quoted row whose second line cannot be decoded, an empty text, a blank line and a
+#: duplicate, each a line of its own (the quoted row: lines 7-9).
+RAGGED = [
+    b"id,name,city\n",
+    b"1,Blue Cafe,Paris\n",
+    b"2,Blue Cafe,Paris,extra\n",
+    b"3,Red\n",
+    b",Nameless,Nice\n",
+    b"5,Caf\xe9 Bleu,Paris\n",
+    b'6,"Green\n', b"\xff\n", b'Grocer",Lyon\n',
+    b"7,,\n",
+    b"\n",
+    b"8,Blue Cafe,Paris\n",
+]
+RAGGED_REJECTED = [3, 4, 5, 6, 7, 8, 9]  # the lines of the rows rejected
+
+
+def test_cli_every_row_of_a_ragged_csv_is_in_the_output_or_the_rejects_file(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "ragged.csv"
+    src.write_bytes(b"".join(RAGGED))
+    line = dict(enumerate(RAGGED, start=1))
+    run = ("dedupe", str(src), "--backend", "memory", "--threshold", "0.5")
+
+    # By default the rows rejected are written through, byte for byte, in their place: only
+    # the blank line and the duplicate (8, of 1) are not in the output. Exit 0: the run
+    # completed and nothing was lost, as the summary says.
+    out = tmp_path / "out.csv"
+    proc = run_cli(*run, "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes() == b"".join(line[n] for n in line if n not in (11, 12))
+    assert f"rejected 5 (written through as they are, the first at {src}:3)" in proc.stdout
+    assert f"{src}:8: invalid UTF-8 at byte 1" in proc.stderr  # the reasons, on stderr
+
+    # --rejects: the rows rejected go there instead, after the header; the output is clean.
+    out, rejects = tmp_path / "clean.csv", tmp_path / "rejects.csv"
+    proc = run_cli(*run, "--out", str(out), "--rejects", str(rejects), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes() == line[1] + line[2] + line[10]
+    assert rejects.read_bytes() == line[1] + b"".join(line[n] for n in RAGGED_REJECTED)
+    got = json.loads(proc.stdout)
+    assert (got["read"], got["kept"], got["removed"], got["rejected"], got["blank_lines"]) == (
+        8, 2, 1, 5, 1)
+    assert got["read"] == got["kept"] + got["removed"] + got["rejected"]
+    assert got["lines"] == len(RAGGED)  # the header and one row of three lines more
+    assert got["rejected_to"] == str(rejects) and got["first_rejected"] == f"{src}:3"
+    # every line of the input is in one of the two files, or was blank, or a duplicate removed
+    assert len(out.read_bytes().splitlines()) + len(rejects.read_bytes().splitlines()) - 1 == (
+        len(RAGGED) - 2)
+
+    # --strict: the same files, exit 2.
+    strict = run_cli(*run, "--out", str(out), "--rejects", str(rejects), "--strict")
+    assert strict.returncode == 2, strict.stderr
+    assert rejects.read_bytes() == line[1] + b"".join(line[n] for n in RAGGED_REJECTED)
+
+    # --cluster-column: every row, the rows rejected with an empty cluster and similarity.
+    proc = run_cli(*run, "--out", str(out), "--cluster-column", "cluster")
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes() == (
+        b"id,name,city,cluster,similarity\n"
+        b"1,Blue Cafe,Paris,1,1.0000\n"
+        b"2,Blue Cafe,Paris,extra,,\n"
+        b"3,Red,,\n"
+        b",Nameless,Nice,,\n"
+        b"5,Caf\xe9 Bleu,Paris,,\n"
+        b'6,"Green\n\xff\nGrocer",Lyon,,\n'
+        b"7,,,7,\n"
+        b"8,Blue Cafe,Paris,1,1.0000\n"
+    )
 
 
 def test_cli_exit_codes(tmp_path: Path) -> None:

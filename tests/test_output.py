@@ -15,9 +15,17 @@ from pathlib import Path
 import pytest
 
 from neardup import NearDupIndex, Params
+from neardup.cli.main import build_parser
 from neardup.cluster import pair_clusters
 from neardup.keys import record_id
-from neardup.output import cluster_columns, pair_columns, table_format, write_table
+from neardup.output import (
+    cluster_columns,
+    decided_line,
+    pair_columns,
+    rule_line,
+    table_format,
+    write_table,
+)
 from neardup.resources import restaurants
 from neardup.solr import admin
 
@@ -63,7 +71,8 @@ def test_pair_and_cluster_tables_in_every_format(tmp_path: Path) -> None:
     assert back["text1"] == [DELI, HOTEL] and back["similarity"] == cols["similarity"]
     # The CLI's clusters: members are keys (b.csv's records keyed by id and source), shown as ids.
     groups = [c.members for c in pair_clusters(report.pairs, index.primary_source)]
-    assert [[record_id(m) for m in g] for g in groups] == index.clusters()
+    assert [[record_id(m) for m in g] for g in groups] == [
+        [i for _, i in c] for c in index.clusters()]  # members are (source, id): two sources
     table = cluster_columns(groups, index)
     assert list(zip(table["cluster"], table["id"], table["text"], strict=True)) == [
         (1, "1", DELI), (1, "2", DELI2), (2, "3", HOTEL), (2, "4", HOTEL2)]
@@ -95,6 +104,63 @@ def test_dedupe_and_review_write_to_stdout(tmp_path: Path) -> None:
     assert page.stdout.startswith("<!DOCTYPE html>") and "pairs in" in page.stderr
     both = run_cli("dedupe", str(ADDRESSES), "--out", "-", "--rejects", "-", "--backend", "memory")
     assert both.returncode == 2 and "only one output can be standard output" in both.stderr
+
+
+PEOPLE = (
+    "name,street,city\n"
+    "Jon Smith,12 Main St,Boston\nJohn Smith,12 Main Street,Boston\n"
+    "Mary Jones,4 Elm Rd,Salem\nMary Jones,4 Elm Road,Salem MA\nPeter Brown,77 Oak Ave,Dover\n"
+)
+#: The first words of the lines that say how the pairs were decided in detail.
+DETAILS = ("valley rule:", "columns (", "clusters completed:")
+
+
+@pytest.mark.parametrize("verb", ["dedupe", "review"])
+def test_one_plain_line_says_what_was_decided_and_v_tells_how(verb: str, tmp_path: Path) -> None:
+    src = tmp_path / "people.csv"
+    src.write_text(PEOPLE)
+    out = tmp_path / ("out.csv" if verb == "dedupe" else "page.html")
+    run = (verb, str(src), "--out", str(out), "--backend", "memory")
+    plain = run_cli(*run)
+    assert plain.returncode == 0, plain.stderr
+    summary, decided = plain.stdout.splitlines()  # the summary, and one line: nothing more
+    assert decided == (
+        "decided: pairs with Jaccard >= 0.5, the default, as the data show no clear cut")
+    for flags in (("-v",), ("--verbose",)):
+        loud = run_cli(*run, *flags)
+        assert loud.returncode == 0, loud.stderr
+        lines = loud.stdout.splitlines()
+        assert lines[1] == decided
+        assert [next(n for n, ln in enumerate(lines) if ln.startswith(d)) for d in DETAILS] == [
+            2, 3, 4]
+    top = run_cli("-v", *run)  # neardup's own -v (Solr's retries) says as much
+    assert top.stdout.splitlines()[1:] == lines[1:]
+    got = json.loads(run_cli(*run, "--json").stdout)  # --json has the details, always
+    rule = got["report"]["rule"]
+    assert rule["kind"].startswith("valley") and rule["found"] is False
+    assert "no valley" in rule["reason"]
+    assert rule["columns"]["columns"] == ["name", "street", "city"]
+    assert got["report"]["completion"]["reason"].startswith("0 pairs added")
+
+
+def test_report_takes_v_and_rule_line_is_empty_without_it() -> None:
+    parser = build_parser()
+    assert parser.parse_args(["report", "--out", "p.tsv"]).verbose is False
+    assert parser.parse_args(["report", "--out", "p.tsv", "-v"]).verbose is True
+    assert parser.parse_args(["-v", "report", "--out", "p.tsv"]).verbose is True  # not reset
+    index = NearDupIndex()
+    index.add_many(_lines_of(PEOPLE))
+    report = index.report()
+    assert rule_line(report.decision, report.completion, verbose=False) == ""
+    detail = rule_line(report.decision, report.completion, verbose=True)
+    assert detail.startswith("\nvalley rule: Jaccard >= 0.5") and "clusters completed" in detail
+    assert decided_line(report).count("\n") == 1 and "valley" not in decided_line(report)
+
+
+def _lines_of(table: str) -> list[tuple[str, str]]:
+    """The rows of a CSV text as (line number, the row's text) records."""
+    rows = table.splitlines()[1:]
+    return [(str(n), row.replace(",", " ")) for n, row in enumerate(rows, start=2)]
 
 
 def test_quiet_prints_a_summary_of_the_rejections(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from ..dedupe import KEEP_RULES
 from ..errors import InputError
 from ..index import NearDupIndex
 from ..options import MODES
-from ..output import rule_line
+from ..output import decided_line, rule_line
 from ..pipeline import IndexStats
 from ..prune import PRUNE_MODES
 from .common import input_options, max_bucket_option, read_input
@@ -58,8 +58,11 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         description="Index the input, find its near-duplicate pairs and clusters, and write it "
         "again in its own format (lines, TSV, CSV, JSONL, Parquet, Arrow) with every cluster but "
         "one record "
-        "removed, or with --cluster-column, every record with its cluster id. Lines that are "
-        "not records are left out and counted (--rejects lists them); blank lines are dropped.",
+        "removed, or with --cluster-column, every record with its cluster id. Rows that are "
+        "not records (a wrong number of fields, no id, invalid UTF-8...) are written through "
+        "as they are and counted, or with --rejects, to that file instead; blank lines are "
+        "dropped and counted. The exit code is 0 when the run completed (every row is in the "
+        "output or the rejects file); --strict makes it 2 when any row was rejected.",
     )
     p.add_argument("input", type=Path, help="the records")
     p.add_argument(
@@ -85,7 +88,8 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "--rejects",
         type=Path,
         default=None,
-        help="write every input line that is not a record as 'file:line: reason'",
+        help="write the rows that are not records to this file (as they are in the input, "
+        "after a table's header) instead of into the output; their reasons go to stderr",
     )
     p.add_argument(
         "--review",
@@ -96,9 +100,13 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     )
     _run_options(p)
     p.add_argument(
-        "--strict", action="store_true", help="exit with code 2 if any line was rejected"
+        "--strict",
+        action="store_true",
+        help="exit with code 2 if any row was rejected or had an empty text (the outputs are "
+        "written all the same)",
     )
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
+    verbose_option(p)
     solr_options(p)
     p.set_defaults(func=cmd_dedupe)
 
@@ -129,6 +137,7 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     _keep_option(p)
     _run_options(p)
     p.add_argument("--json", action="store_true", help="print what was written as JSON")
+    verbose_option(p)
     solr_options(p)
     p.set_defaults(func=cmd_review)
 
@@ -269,6 +278,21 @@ def _on(server: Any, name: str) -> Any:
     return one
 
 
+def verbose_option(p: argparse.ArgumentParser) -> None:
+    """``-v``: how the pairs were decided in detail (the valley, the numbers and columns checks,
+    the clusters completed) after the one plain line. Suppressed by default, so that the
+    top-level ``neardup -v VERB`` (which also logs Solr's retries) is not reset by the verb's
+    own default."""
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="also say how the pairs were decided, in detail: the valley, the numbers and "
+        "columns checks, the clusters completed (--json has them too)",
+    )
+
+
 def _keep_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--keep",
@@ -363,6 +387,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         "output": str(args.out),
         "index": index_stats.as_dict() if index_stats is not None else None,
         "report": report.counts(),
+        "decided": decided_line(report).strip(),
         "review": page.as_dict() if page is not None else None,
     }
     what = (
@@ -378,13 +403,28 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         args,
         payload,
         f"{args.input}: read {stats.read}, {what} ({stats.clustered} records in "
-        f"{stats.clusters} clusters, keep {args.keep}), rejected {stats.rejected}, blank lines "
+        f"{stats.clusters} clusters, keep {args.keep}), {_rejected(stats, args)}, blank lines "
         f"{stats.blank} -> {args.out}"
         + (f"; review -> {args.review}" if page is not None else "")
         + f" ({time.perf_counter() - started:.1f} s)"
-        + rule_line(report.decision, report.completion),
+        + decided_line(report)
+        + rule_line(report.decision, report.completion, verbose=_verbose(args)),
     )
     return 2 if args.strict and (stats.rejected or stats.empty) else 0
+
+
+def _rejected(stats: Any, args: argparse.Namespace) -> str:
+    """The summary's words for the rows rejected: how many, where they went, the first's line."""
+    if not stats.rejected:
+        return "rejected 0"
+    first = f"the first at {stats.first_rejected}"
+    if args.rejects is not None:
+        return f"rejected {stats.rejected} -> {args.rejects} ({first})"
+    return f"rejected {stats.rejected} (written through as they are, {first})"
+
+
+def _verbose(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "verbose", False))
 
 
 def cmd_review(args: argparse.Namespace) -> int:
@@ -409,6 +449,7 @@ def cmd_review(args: argparse.Namespace) -> int:
         {**page.as_dict(), "report": report.counts()},
         f"{page.pairs} pairs in {page.clusters} clusters of {report.records} records -> "
         f"{args.out} ({page.bytes / 1024:.0f} KB)"
-        + rule_line(report.decision, report.completion),
+        + decided_line(report)
+        + rule_line(report.decision, report.completion, verbose=_verbose(args)),
     )
     return 0
