@@ -138,7 +138,7 @@ def test_cli_report_says_what_completion_added(solr_base: str, tmp_path: Path) -
     assert json.loads(done.stdout)["completion"]["added"] == 1
     assert len(out.read_text().splitlines()) == len(rows) + 1
     assert any(line.startswith("c\td\t") for line in out.read_text().splitlines())
-    text = run_cli(*base[:-1], "--complete", env=env)
+    text = run_cli(*base[:-1], "--complete", "-v", env=env)  # the details: -v
     assert "clusters completed: 1 pair added in 1 cluster of 4" in text.stderr + text.stdout
     bad = run_cli(*base, "--complete", "--mode", "link", env=env)
     assert bad.returncode == 2 and "complete" in bad.stderr

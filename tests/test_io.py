@@ -266,7 +266,7 @@ def test_identical_rows_are_copies_and_dedupe_removes_them(tmp_path: Path) -> No
     groups = clusters((p.id1, p.id2) for p in report.pairs)
     out = tmp_path / "out.csv"
     d = dedupe(path, out, groups, pairs=report.pairs)
-    assert out.read_text() == f"id,text\n1,{DELI}\n2,{HOTEL}\n3,\n"
+    assert out.read_text() == f"id,text\n1,{DELI}\n2,{HOTEL}\n3,\n1,another text\n"  # rejected
     assert (d.read, d.kept, d.removed, d.rejected, d.identical, d.empty) == (7, 3, 3, 1, 2, 1)
     assert (d.clusters, d.clustered) == (2, 5)  # {1, 1, 4} and {2, 2}
     assert d.read == d.kept + d.removed + d.rejected
@@ -274,7 +274,7 @@ def test_identical_rows_are_copies_and_dedupe_removes_them(tmp_path: Path) -> No
     dedupe(path, tagged, groups, pairs=report.pairs, cluster_column="cluster")
     assert tagged.read_text().splitlines()[1:] == [
         f"1,{DELI},1,1.0000", f"2,{HOTEL},2,1.0000", f"1,{DELI},1,1.0000", "3,,3,",
-        f"2,{HOTEL},2,1.0000", f"4,{DELI2},1,{report.pairs[0].jaccard:.4f}",
+        "1,another text,,", f"2,{HOTEL},2,1.0000", f"4,{DELI2},1,{report.pairs[0].jaccard:.4f}",
     ]  # fmt: skip
     assert [(p.id1, p.id2) for p in report.pairs] == [("1", "4")]
 

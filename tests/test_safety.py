@@ -271,7 +271,8 @@ def test_dedupe_writes_through_a_fifo_and_never_replaces_it(tmp_path: Path) -> N
     assert proc.returncode == 0, proc.stderr
     assert stat.S_ISFIFO(fifo.lstat().st_mode)  # still a FIFO, not a regular file
     assert got == [b"1 the quick brown fox jumps over the lazy dog\n"
-                   b"3 a record with nothing in common\n"]  # fmt: skip
+                   b"3 a record with nothing in common\n"
+                   b"x\x01y text\n"]  # the line rejected, written through  # fmt: skip
     assert leftovers(tmp_path) == []
 
 
@@ -285,7 +286,8 @@ def test_dedupe_follows_a_symlink_and_keeps_it(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert link.is_symlink() and rejects.is_symlink()
     assert real.read_text(encoding="utf-8").startswith("1 the quick")
-    assert "in.txt:4: id holds the control character" in (tmp_path / "rejects.txt").read_text()
+    assert (tmp_path / "rejects.txt").read_bytes() == b"x\x01y text\n"  # the line rejected
+    assert "in.txt:4: id holds the control character" in proc.stderr
     assert leftovers(tmp_path) == []
 
 

@@ -96,3 +96,31 @@ def test_cli_source_field(solr_base: str, tmp_path: Path) -> None:
     assert rows == {("1", "2"), ("1", "3"), ("2", "3")}
     bad = run_cli("index", str(path), "--source-field", "origin", *flags, env=env)
     assert bad.returncode == 2 and "no column 'origin'" in bad.stderr
+
+
+def test_cli_changed_rows_of_a_named_source_replace_their_records(
+    solr_base: str, tmp_path: Path
+) -> None:
+    """Issue 38 case 4: a changed row sent again in a new file, named as the same source,
+    replaces its record instead of becoming a second one (reported as the pair '2 2')."""
+    first, update = tmp_path / "shop.csv", tmp_path / "update.csv"
+    first.write_text("id,name\n1,cafe roma springfield main street\n"
+                     "2,blue door books shelbyville oak avenue\n", encoding="utf-8")  # fmt: skip
+    update.write_text("id,name\n2,blue door bookshop shelbyville oak avenue\n",
+                      encoding="utf-8")  # fmt: skip
+    env = {"NEARDUP_SOLR_URL": solr_base}
+    name = f"test_named_source_{random.randrange(10**9)}"
+    assert run_cli("index", str(first), "--collection", name, env=env).returncode == 0
+    done = run_cli("index", str(update), "--source", str(first), "--collection", name,
+                   "--json", env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    info = json.loads(run_cli("info", "--collection", name, "--json", env=env).stdout)
+    assert info["records"] == 2 and info["sources"] == {str(first): 2}
+    rep = run_cli("report", "--collection", name, "--threshold", "0.3", "--out", "-", env=env)
+    assert rep.returncode == 0 and rep.stdout.splitlines()[1:] == [], rep.stdout
+    found = run_cli("search", "blue door", "--collection", name, "--json", env=env)
+    texts = [m["text"] for m in json.loads(found.stdout)["matches"]]
+    assert texts == ["blue door bookshop shelbyville oak avenue"], texts
+    both = run_cli("index", str(update), "--source", "x", "--source-field", "name",
+                   "--collection", name, env=env)  # fmt: skip
+    assert both.returncode == 2 and "not both" in both.stderr

@@ -153,6 +153,14 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         help="exit with code 2 if any record was rejected (the rest is indexed)",
     )
     p.add_argument(
+        "--source",
+        default=None,
+        metavar="NAME",
+        help="the source the file's records belong to (default: the file's path, or the "
+        "--source-field column): a later file of changed rows indexed with the same --source "
+        "replaces them instead of adding a second record",
+    )
+    p.add_argument(
         "--append",
         action="store_true",
         help="(the default now, kept for scripts) a file joins a collection with the "
@@ -235,6 +243,27 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "chosen from the data and no --threshold is given, else jaccard)",
     )
     p.add_argument(
+        "--no-numbers-check",
+        dest="numbers_check",
+        action="store_false",
+        help="lsh: keep the pairs whose records hold different numbers (house, model, phone "
+        "numbers; by default dropped where the data's numbers identify records)",
+    )
+    p.add_argument(
+        "--columns",
+        default=None,
+        metavar="A=B[,C=D]",
+        help="lsh: columns of two sources that are one (title=product_name); the others are "
+        "matched by name and by content",
+    )
+    p.add_argument(
+        "--dropped",
+        type=Path,
+        default=None,
+        help="lsh: write the pairs the decision's checks dropped (numbers, columns) to this "
+        "file, in the format of --out, with a column 'check'",
+    )
+    p.add_argument(
         "--complete",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -269,6 +298,8 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     max_bucket_option(p)
     p.add_argument("--quiet", action="store_true", help="2014 methods: do not print the pairs")
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
+    p.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                   help="also say how the pairs were decided: the valley, the checks, clusters")
     solr_options(p)
     p.set_defaults(func=cmd_report)
 
@@ -475,6 +506,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     from .common import emit, progress, read_input
 
     items = read_input(args, args.file)
+    if args.source is not None:
+        items = _named_source(items, args.source, args.source_field)
     if not 1 <= args.writers <= 64:
         raise InputError(f"--writers must be between 1 and 64, got {args.writers}")
     Params(**_given(args))  # bad flags are reported before Solr is started
@@ -506,6 +539,23 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 2 if args.strict and stats.rejected else 0
 
 
+def _named_source(items: Any, name: str, source_field: str | None) -> Any:
+    """The records of a file as records of the source ``name`` (``--source``): the same source
+    and id is the same record, so changed rows sent again replace their records."""
+    import dataclasses
+
+    if source_field is not None:
+        raise InputError("give --source (one source for the file) or --source-field, not both")
+    if not name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise InputError(f"--source must be a name without control characters, got {name!r}")
+    return (
+        dataclasses.replace(item, source=name, file=item.file or item.source)
+        if isinstance(item, io.Record)
+        else item
+        for item in items
+    )
+
+
 def _joining_note(args: argparse.Namespace, index: NearDupIndex) -> None:
     """Say in one line when ``args.file`` joins a collection of other files' records with
     parameters its own data would not get (neardup.collection.joining_note): the
@@ -520,8 +570,9 @@ def _joining_note(args: argparse.Namespace, index: NearDupIndex) -> None:
     if index.backend.load_params() is None or not isinstance(index.backend, SolrBackend):
         return  # a new index: its parameters will be this file's own
     sample = (r.text for r in read_input(args, args.file) if isinstance(r, io.Record))
+    source = args.source if args.source is not None else str(args.file)
     note = joining_note(
-        index.backend, index.params, str(args.file), list(islice(sample, SAMPLE)), _given(args)
+        index.backend, index.params, source, list(islice(sample, SAMPLE)), _given(args)
     )
     if note:
         print(f"note: {note}", file=sys.stderr)
@@ -546,7 +597,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     if is_stdout(args.out) and is_stdout(args.clusters):
         raise InputError("--out and --clusters cannot both be standard output ('-')")
-    for path, what in ((args.out, "report"), (args.clusters, "clusters file")):
+    if is_stdout(args.dropped):
+        raise InputError("--dropped needs a file, not standard output ('-')")
+    outputs = ((args.out, "report"), (args.clusters, "clusters file"), (args.dropped, "--dropped"))
+    for path, what in outputs:
         if path is not None and not is_stdout(path):
             check_output(path, what)  # before the work, not after it
     index = open_index(args, create=False)
@@ -568,9 +622,13 @@ def cmd_report(args: argparse.Namespace) -> int:
             max_bucket=args.max_bucket,
             complete=args.complete,
             similarity=args.similarity,
+            numbers_check=args.numbers_check,
+            columns=args.columns,
         )
         result = index.report(options=options)
         _write_pairs(args, result, index)
+        if args.dropped is not None:
+            _write_dropped(args, result, index)
         counts = result.counts()
         if args.clusters:
             groups = pair_clusters(result.pairs, index.primary_source)
@@ -591,7 +649,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             f"{decided(result)}) -> {args.out}"
             + (f"; {counts['clusters']} clusters -> {args.clusters}" if args.clusters else "")
             + f" ({result.seconds:.1f} s)"
-            + rule_line(result.decision, result.completion),
+            + _dropped_line(result, args.dropped)
+            + rule_line(result.decision, result.completion, verbose=args.verbose),
         )
         return 0
     max_dist = 2 if args.max_dist is None else args.max_dist
@@ -603,6 +662,30 @@ def cmd_report(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def _dropped_line(result: Any, path: Path | None) -> str:
+    """One line for the pairs the checks dropped, and where to read them."""
+    counts = {check: len(pairs) for check, pairs in result.dropped.items() if pairs}
+    if not counts:
+        return ""
+    said = ", ".join(f"{n} by the {check} check" for check, n in counts.items())
+    where = f"listed in {path}" if path is not None else "--dropped FILE lists them"
+    keep = "; --no-numbers-check keeps them" if "numbers" in counts else ""
+    return f"\n{sum(counts.values())} pairs dropped ({said}): {where}{keep}"
+
+
+def _write_dropped(args: argparse.Namespace, result: Any, index: NearDupIndex) -> None:
+    """The pairs the checks dropped, as a pairs table with the check that dropped each."""
+    import dataclasses
+
+    from ..output import pair_columns, table_format, write_table
+
+    pairs = [p for found in result.dropped.values() for p in found]
+    checks = [check for check, found in result.dropped.items() for _ in found]
+    fmt = table_format(args.dropped, args.format) or "tsv"
+    columns = pair_columns(dataclasses.replace(result, pairs=pairs), index, args.text_column)
+    write_table({**columns, "check": checks}, args.dropped, fmt)
 
 
 def _write_pairs(args: argparse.Namespace, result: Any, index: NearDupIndex) -> None:
