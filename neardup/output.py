@@ -127,6 +127,7 @@ def _rule_line(decision: Decision) -> str:
                 else ""
             )
             + f"\n{rule['columns']}"
+            + _matched_line(rule.get("columns_matched"))
         )
     checks = (
         (
@@ -136,6 +137,7 @@ def _rule_line(decision: Decision) -> str:
             else f"numbers check {rule['numbers_check']}"
         )
         + (f"\ncolumns ({', '.join(cols['columns'])}): {cols['reason']}" if cols else "")
+        + _matched_line(cols.get("matched") if cols else None)
     )
     if decision.rule == "valley":
         return f"\nvalley rule: Jaccard >= {rule['threshold']:g}; {rule['reason']}; " + checks
@@ -148,6 +150,13 @@ def _rule_line(decision: Decision) -> str:
             + (f"; {checks}" if checked else "")
         )
     return f"\nchecks: {checks}" if checked else ""  # a fixed threshold
+
+
+def _matched_line(matched: list[str] | None) -> str:
+    """The columns of two sources compared as one (:mod:`neardup.column_map`), if any."""
+    if not matched:
+        return ""
+    return f"\ncolumns compared across sources: {', '.join(matched)}"
 
 
 def rule_text(report: Report) -> list[str]:
