@@ -205,6 +205,9 @@ class NearDupIndex:
         #: The keys of unnamed sources written by the current call, while it refuses to
         #: replace records of earlier calls (:meth:`_refuse_overlap`); None: no such check.
         self._unnamed: set[str] | None = None
+        #: The parameters another writer stored first, when this one had chosen others from
+        #: its own records (two first indexers at once): its records were signed with those.
+        self.joined: str | None = None
         if params is not None and given:
             raise ArgumentError("give the parameters (params) or some of them (given), not both")
         stored = self.backend.load_params()
@@ -239,6 +242,8 @@ class NearDupIndex:
             winner = Params.from_dict(stored)
             if self.chosen is None:  # parameters asked for: the same, or a mismatch
                 winner.check(self.params, self.backend.location)
+            elif winner != self.params:  # what a later file gets too: said, not hidden
+                self.joined = winner.describe()
             self.params = winner  # chosen from the data: the index's own are used
             self.processor = self.params.processor()
             self.chosen = None  # not this run's choice

@@ -140,14 +140,39 @@ class Writer:
             self._flush(batch)
 
     def write_all(self, items: Iterable[Item]) -> IndexStats:
-        """Write every item, then :meth:`close`; on an error, :meth:`abort` and re-raise."""
-        try:
-            for item in items:
+        """Write every item, then :meth:`close`; on an error, :meth:`abort` and re-raise.
+
+        What a failed write leaves, on every backend alike: when the *input* fails (a
+        generator that raises), every record read before it is written and committed (the
+        batch in hand too), then the error is raised; when a write fails, the batches sent
+        before it stay, committed. Records are keyed by source and id, so a re-run completes
+        either."""
+        it = iter(items)
+        while True:
+            try:
+                item = next(it)
+            except StopIteration:
+                break
+            except Exception:
+                self._keep_what_was_read()
+                raise
+            except BaseException:  # an interrupt: stop sending, keep what was sent
+                self.abort()
+                raise
+            try:
                 self.write(item)
-        except BaseException:
-            self.abort()
-            raise
+            except BaseException:
+                self.abort()
+                raise
         return self.close()
+
+    def _keep_what_was_read(self) -> None:
+        """After the input failed: the records read so far written and committed; a failure
+        doing so is left to :meth:`abort` (the input's error is the one raised)."""
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001  (the input's error is raised by the caller)
+            self.abort()
 
     def close(self) -> IndexStats:
         """Send the last batch, wait for everything, commit; the counts."""
@@ -167,12 +192,17 @@ class Writer:
 
     def abort(self) -> None:
         """After an error in the caller: the batch on its way completes (its own failure,
-        had it failed, is raised here), nothing else is sent."""
+        had it failed, is raised here), nothing else is sent, and what was sent is committed,
+        so that Solr shows what memory holds (not the next writer's commit, later)."""
         if self._closed:
             return
         try:
             self._pipe.drain()
         finally:
+            try:
+                self.backend.commit()
+            except Exception:  # noqa: BLE001  (the first error is the one that matters)
+                pass
             self._end()
 
     def _end(self) -> None:

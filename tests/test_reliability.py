@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pysolr
@@ -579,3 +579,48 @@ def test_solr_killed_during_report_and_dedupe_leaves_no_output_and_a_rerun_agree
         again = run_cli(*args, "--out", str(got), "--solr-url", f"{url}/faults", env=env)
         assert again.returncode == 0, again.stderr
         assert got.read_bytes() == want.read_bytes() and len(want.read_bytes()) > 1000
+
+
+def _failing(n: int) -> Iterator[tuple[str, str]]:
+    """``n`` records, then the input fails (a generator that raises midway)."""
+    for i in range(n):
+        yield str(i), f"record {i} of a generator " + " ".join(WORDS[i % 400 : i % 400 + 5])
+    raise OSError("the input went away")
+
+
+@pytest.mark.parametrize("kind", ["memory", pytest.param("solr", marks=pytest.mark.solr)])
+def test_a_failed_add_many_leaves_every_record_read_before_it(
+    kind: str, request: pytest.FixtureRequest
+) -> None:
+    """Issue 41 item 9: what a failed add_many leaves is said and the same on both backends:
+    every record read before the input failed, committed (Solr showed none until the next
+    writer's commit, then 2,000)."""
+    from neardup import Params
+
+    if kind == "memory":
+        idx = NearDupIndex(Params(threshold=0.5))
+    else:
+        idx = NearDupIndex(Params(threshold=0.5),
+                           backend=SolrBackend(request.getfixturevalue("new_collection")("f")))
+    with pytest.raises(OSError, match="went away"):
+        idx.add_many(_failing(2_500), batch_size=1_000)
+    assert len(idx) == 2_500  # no commit needed: it was made
+    fresh = NearDupIndex(backend=idx.backend.clone()) if kind == "solr" else idx
+    assert len(fresh) == 2_500
+
+
+@pytest.mark.solr
+def test_two_first_indexers_at_once_say_whose_parameters_they_used(
+    new_collection: Callable[[str], Solr],
+) -> None:
+    """Issue 41 item 10: two indexers open a new collection at once and choose different
+    parameters from their records; the second signs with the first's and says so."""
+    solr = new_collection("race")
+    short = [(f"s{i}", f"cafe {WORDS[i]} {i} main st") for i in range(300)]
+    long = [(f"d{i}", " ".join(WORDS[(i * 7 + k) % 480] for k in range(120))) for i in range(60)]
+    first, second = NearDupIndex(backend=SolrBackend(solr)), NearDupIndex(backend=SolrBackend(solr))
+    first.add_many(short)
+    second.add_many(long, source_name="docs")
+    assert first.joined is None and second.joined is not None
+    assert second.params == first.params and "character" in second.joined
+    assert len(NearDupIndex(backend=SolrBackend(solr))) == 360

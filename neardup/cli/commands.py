@@ -494,6 +494,12 @@ def _chosen(index: NearDupIndex) -> dict[str, Any] | None:
 
 def print_choice(index: NearDupIndex, out: Any = sys.stderr) -> None:
     """What a new index chose from its first records, and why (nothing for an existing one)."""
+    if index.joined is not None:
+        print(
+            "note: another indexer created the collection first; this file's records were "
+            f"indexed with its parameters ({index.joined}), not those chosen from them",
+            file=out,
+        )
     if index.chosen is None:
         return
     print(f"neardup: parameters chosen from the data: {index.params.describe()}", file=out)
