@@ -27,13 +27,15 @@ report is asked for, :mod:`neardup.options`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import logging
 import operator
+import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from tqdm import tqdm
@@ -97,6 +99,22 @@ SHORT_QUERY = 8
 #: Indexes of at most this many records are scanned whole by a short search.
 SCAN_LIMIT = 200_000
 log = logging.getLogger("neardup")
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _locked(method: F) -> F:
+    """One thread at a time in the index's reads and writes: a report made while another
+    thread adds records would read buckets half updated (the memory backend's dicts change
+    under it). Reentrant, so that clusters() may call report()."""
+
+    @functools.wraps(method)
+    def run(self: NearDupIndex, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return run  # type: ignore[return-value]
 
 
 @contextmanager
@@ -205,6 +223,8 @@ class NearDupIndex:
         #: The keys of unnamed sources written by the current call, while it refuses to
         #: replace records of earlier calls (:meth:`_refuse_overlap`); None: no such check.
         self._unnamed: set[str] | None = None
+        #: Held by every read and write (:func:`_locked`), and by a batch while it is open.
+        self._lock = threading.RLock()
         #: The parameters another writer stored first, when this one had chosen others from
         #: its own records (two first indexers at once): its records were signed with those.
         self.joined: str | None = None
@@ -326,6 +346,7 @@ class NearDupIndex:
     def __repr__(self) -> str:
         return f"NearDupIndex({self.params!r}, backend={self.backend!r})"
 
+    @_locked
     def __len__(self) -> int:
         return self.backend.count()
 
@@ -432,6 +453,7 @@ class NearDupIndex:
         :meth:`add_many` or :meth:`batch` are faster."""
         return self.add_many([(record_id, text)], source_name=source_name, replace=replace)
 
+    @_locked
     def add_many(
         self,
         records: Iterable[Any],
@@ -528,6 +550,7 @@ class NearDupIndex:
             raise ArgumentError(f"a source is a non-empty string, got {source!r}")
         return key_of(str(record_id), source, self.primary_source) if source else str(record_id)
 
+    @_locked
     def remove(self, ids: Iterable[str | int], *, source: str | None = None) -> int:
         """Remove the records of ``source`` (default: the primary one) with these ids, with
         their band keys; returns how many were there (unknown ids are ignored)."""
@@ -539,6 +562,7 @@ class NearDupIndex:
 
     # -- reading ----------------------------------------------------------------------------
 
+    @_locked
     def candidates(
         self,
         progress: bool = False,
@@ -610,6 +634,7 @@ class NearDupIndex:
             found.hashes = runs_of(*hashes, [row[i] for i in found.ids])
         return found
 
+    @_locked
     def candidates_since(
         self, batch: int, max_bucket: int | None = DEFAULT_MAX_BUCKET
     ) -> tuple[Candidates, set[str]]:
@@ -633,6 +658,7 @@ class NearDupIndex:
         pairs of the latest write."""
         return self.backend.last_batch()
 
+    @_locked
     def report(
         self,
         threshold: float | None = None,
@@ -864,6 +890,7 @@ class NearDupIndex:
             [(source_of_key(m) or primary or "", record_id(m)) for m in c.members] for c in found
         ]
 
+    @_locked
     def query(self, text: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
         """The ``k`` records most similar to any text, in the index or not (one lookup)."""
         check_text(text, "the query text")
@@ -873,6 +900,7 @@ class NearDupIndex:
         keys = band_keys_batch(sig, self.params.bands, self.params.rows)[0]
         return self._rank(text, keys, k, threshold)
 
+    @_locked
     def search(self, text: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
         """The ``k`` records that best answer a search: a query of at most
         :data:`SHORT_QUERY` words is scored by containment (the share of its words' shingles a
@@ -929,6 +957,7 @@ class NearDupIndex:
         scored.sort(key=lambda sm: (-sm[0], -sm[1].jaccard, sm[1].edit_distance, id_key(sm[1].id)))
         return [m for _, m in scored[:k]]
 
+    @_locked
     def neighbors(
         self,
         record_id: str | int,
@@ -1016,6 +1045,7 @@ class _Batch:
         self._writer.write(item)
 
     def __enter__(self) -> _Batch:
+        self.index._lock.acquire()  # no report reads the index while the batch writes it
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
@@ -1026,3 +1056,4 @@ class _Batch:
                 self._writer.abort()
         finally:
             self.index._unnamed = None
+            self.index._lock.release()

@@ -624,3 +624,37 @@ def test_two_first_indexers_at_once_say_whose_parameters_they_used(
     assert first.joined is None and second.joined is not None
     assert second.params == first.params and "character" in second.joined
     assert len(NearDupIndex(backend=SolrBackend(solr))) == 360
+
+
+def test_reports_wait_for_a_write_in_another_thread() -> None:
+    """Issue 41 item 11: the library is safe across threads (a report while another thread
+    added records raised KeyError from the candidates in 2 of 6 runs): reads and writes take
+    turns, so a report made while a batch is open waits for it and sees it whole."""
+    from neardup import Params
+
+    idx = NearDupIndex(Params(threshold=0.5))
+    idx.add_many([(f"a{i}", f"seed record {WORDS[i]} {WORDS[i + 1]} main st") for i in range(50)])
+    opened, release = threading.Event(), threading.Event()
+    seen: list[int] = []
+
+    def writer() -> None:
+        with idx.batch(batch_size=10) as batch:
+            for i in range(30):
+                batch.add(f"b{i}", f"record {WORDS[i + 100]} {WORDS[i + 200]} oak ave")
+            opened.set()
+            release.wait(timeout=60)
+
+    def reader() -> None:
+        seen.append(idx.report().records)
+
+    writing = threading.Thread(target=writer)
+    writing.start()
+    assert opened.wait(timeout=60)
+    reading = threading.Thread(target=reader)
+    reading.start()
+    reading.join(timeout=1.0)
+    waited = reading.is_alive()  # the report waits for the batch
+    release.set()
+    writing.join(timeout=60)
+    reading.join(timeout=60)
+    assert waited and seen == [80] and len(idx) == 80
