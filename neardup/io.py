@@ -1092,16 +1092,6 @@ def read_pairs(path: str | Path, linked: bool = False) -> set[tuple[str, str]]:
     return pairs
 
 
-def is_link_report(path: str | Path) -> bool:
-    """Whether a pairs file is a link report of neardup's (its header names the sources)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            head = fh.readline()
-    except OSError:
-        return False
-    return "source1" in head.split("\t")
-
-
 def _pair_columns(text: str) -> list[str]:
     """A line of a pairs file split into its ids: at tabs where it has them (neardup's reports
     are TSV, and an id may hold a space), else at ``|`` (gold files of ER benchmarks:

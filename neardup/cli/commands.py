@@ -359,8 +359,19 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("evaluate", help="score a file of pairs against gold pairs")
-    p.add_argument("pairs", type=Path)
-    p.add_argument("--gold", type=Path, required=True)
+    p.add_argument(
+        "pairs",
+        type=Path,
+        help="the pairs found: neardup's pairs table (.tsv, .csv, .jsonl, .parquet, read by its "
+        "header: id1 id2 and source1 source2 where it has them) or two ids a line; '-': stdin",
+    )
+    p.add_argument(
+        "--gold",
+        type=Path,
+        required=True,
+        help="the true pairs, in any of those forms (e.g. 'D1|D2' over '12|345', or id1 id2 "
+        "source1 source2 where two files share ids); '-': stdin",
+    )
     p.add_argument(
         "--html",
         type=Path,
@@ -372,9 +383,11 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     p.add_argument(
         "--records",
         type=Path,
+        action="append",
         default=None,
-        help="the records file (any input format): B-cubed averages over every record (else "
-        "over the records in some pair), and --html shows the pairs' texts",
+        help="a records file (any input format; again for each file of a link): B-cubed "
+        "averages over every record (else over the records in some pair), and --html shows "
+        "the pairs' texts. Where pairs name sources, a record's source is its file as given",
     )
     p.add_argument(
         "--id-field",
@@ -872,35 +885,54 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    from ..evaluate.pairs import STDIN, align, read_pairs_file
     from .common import emit
 
-    linked = io.is_link_report(args.pairs)
-    found = io.read_pairs(args.pairs, linked)
-    gold = io.read_pairs(args.gold, linked)
-    ids = None
-    records: list[io.Record] | None = None
-    if linked:
-        # A link's pairs go from the first source to the second, and the two may share ids
-        # (each numbers its own records): a record is its id and its side.
-        found, gold = ({(f"{a} (1)", f"{b} (2)") for a, b in x} for x in (found, gold))
-    elif args.records is not None:
-        read = io.read_records(args.records, id_field=args.id_field)
-        records = [r for r in read if isinstance(r, io.Record)]
-        ids = [r.id for r in records]
-    s = score(found, gold)
-    b3 = bcubed(found, gold, ids)
+    if str(args.pairs) == STDIN and str(args.gold) == STDIN:
+        raise InputError("evaluate: the pairs and the gold cannot both be read from stdin ('-')")
+    # A record is its source and its id: two files may both hold an id 7 (neardup.evaluate.pairs).
+    aligned = align(read_pairs_file(args.pairs), read_pairs_file(args.gold))
+    for note in aligned.notes:
+        print(f"neardup: {note}", file=sys.stderr)
+    keys: list[tuple[str, str]] | None = None
+    records: list[io.Record] = []
+    for path in args.records or []:
+        read = io.read_records(path, id_field=args.id_field)
+        records += [r for r in read if isinstance(r, io.Record)]
+    if args.records:
+        keys = [(r.source if aligned.by_source else "", r.id) for r in records]
+        stray = sorted({s for s, _ in keys} - aligned.sources()) if aligned.by_source else []
+        if stray:
+            raise InputError(
+                f"--records {stray[0]}: no pair names this source (the pairs name "
+                f"{', '.join(sorted(aligned.sources()))}); give the records files by the names "
+                "they were indexed under"
+            )
+    s = score(aligned.found, aligned.gold)
+    b3 = bcubed(aligned.found, aligned.gold, keys)
     if args.html is not None:
         from ..output import destination
         from ..review import write_evaluation_page
 
+        def shown(r: tuple[str, str]) -> str:
+            return f"{r[1]} ({r[0]})" if aligned.by_source and r[0] else r[1]
+
+        found, gold = ([(shown(a), shown(b)) for a, b in x] for x in (aligned.found, aligned.gold))
+        texts = [(shown(k), r.text) for k, r in zip(keys or [], records, strict=True)]
         with destination(args.html) as target:
             page = write_evaluation_page(
-                target, found, gold, records, scores=s, source=str(args.pairs)
-            )
+                target, found, gold, texts if args.records else None, scores=s,
+                source=str(args.pairs),
+            )  # fmt: skip
         print(f"review page -> {args.html} ({page.pairs} pairs)", file=sys.stderr)
     emit(
         args,
-        {**s.as_dict(), "bcubed": b3.as_dict()},
+        {
+            **s.as_dict(),
+            "bcubed": b3.as_dict(),
+            "records_by": "source and id" if aligned.by_source else "id",
+            "notes": aligned.notes,
+        },
         f"pairs {s.pairs}  true pairs {s.true_pairs} of {s.gold}  recall {s.recall:.3f}  "
         f"precision {s.precision:.3f}  F1 {s.f1:.3f}\n"
         f"clusters (B-cubed over {b3.records} records): recall {b3.recall:.3f}  "

@@ -1,0 +1,192 @@
+"""neardup.evaluate.pairs: ``evaluate`` reads neardup's own pairs tables by their headers, a
+record is its source and its id, and a pair is unordered (#38 item 3)."""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from neardup import NearDupIndex
+from neardup.cli.main import main
+from neardup.io import write_pairs
+from neardup.output import pair_columns, write_table
+
+from .conftest import REPO
+
+SOURCES = ("a.csv", "b.csv")
+N = 30
+
+
+def _two_shops() -> tuple[NearDupIndex, list[tuple[tuple[str, str], tuple[str, str]]]]:
+    """Two sources that both number their records 1..N; record i of a.csv is record
+    (7i mod N) + 1 of b.csv. Texts hold what splits a line: tabs, commas, quotes, a line
+    break. Returns the index (in memory) and the true pairs."""
+    rng = random.Random(38)
+
+    def word() -> str:
+        return "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(4, 9)))
+
+    index, truth = NearDupIndex(), []
+    a, b = [], []
+    for i in range(1, N + 1):
+        text = " ".join(word() for _ in range(10)) + ', "quoted",\tand a\nsecond line'
+        j = (i * 7) % N + 1
+        a.append((str(i), text, SOURCES[0]))
+        b.append((str(j), text + " x", SOURCES[1]))
+        truth.append(((SOURCES[0], str(i)), (SOURCES[1], str(j))))
+    index.add_many(a)
+    index.add_many(b)
+    return index, truth
+
+
+def _gold(path: Path, truth: list[tuple[tuple[str, str], tuple[str, str]]]) -> Path:
+    """A gold file with sources, every other pair written the other way round."""
+    rows = [p if k % 2 else (p[1], p[0]) for k, p in enumerate(truth)]
+    path.write_text(
+        "id1\tid2\tsource1\tsource2\n"
+        + "".join(f"{x[1]}\t{y[1]}\t{x[0]}\t{y[0]}\n" for x, y in rows),
+        encoding="utf-8",
+    )
+    return path
+
+
+def _evaluate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict, str]:
+    code = main(["evaluate", *args, "--json"])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if code == 0 else {}), err
+
+
+@pytest.mark.parametrize("mode", ["link", "dedup"])
+@pytest.mark.parametrize("fmt", ["tsv", "csv", "jsonl", "parquet"])
+def test_own_table_scores_one_against_its_true_pairs(
+    fmt: str, mode: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index, truth = _two_shops()
+    report = index.report(mode=mode)
+    assert len(report.pairs) == N
+    pairs = tmp_path / f"pairs.{fmt}"
+    write_table(pair_columns(report, index), pairs, fmt)
+    gold = _gold(tmp_path / "g.tsv", truth)
+    code, scores, err = _evaluate(capsys, str(pairs), "--gold", str(gold))
+    assert code == 0, err
+    assert (scores["pairs"], scores["gold"], scores["true_pairs"]) == (N, N, N)
+    assert scores["precision"] == scores["recall"] == 1.0
+    # clusters key records by source and id: the 2N records are N clusters of two
+    assert scores["bcubed"]["records"] == 2 * N and scores["bcubed"]["f1"] == 1.0
+    assert scores["records_by"] == "source and id"
+    # a gold of the ER tasks (ids only, the first file's in the first column) reads the same
+    gt = tmp_path / "gt.csv"
+    gt.write_text("D1|D2\n" + "".join(f"{x[1]}|{y[1]}\n" for x, y in truth), encoding="utf-8")
+    code, scores, err = _evaluate(capsys, str(pairs), "--gold", str(gt))
+    assert code == 0, err
+    assert scores["true_pairs"] == N and scores["precision"] == scores["recall"] == 1.0
+    assert f"its first column read as ids of {SOURCES[0]}" in err
+
+
+def test_a_dedup_pair_reversed_in_the_gold_still_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The ids file ``report --out pairs.tsv`` writes, with its source columns: a pair of
+    (source, id) records is the same pair either way round."""
+    index, truth = _two_shops()
+    pairs = tmp_path / "pairs.tsv"
+    write_pairs(index.report(mode="dedup").pairs, pairs)
+    gold = tmp_path / "gold.tsv"
+    gold.write_text(
+        "id1\tid2\tsource1\tsource2\n"
+        + "".join(f"{y[1]}\t{x[1]}\t{y[0]}\t{x[0]}\n" for x, y in truth),
+        encoding="utf-8",
+    )
+    code, scores, err = _evaluate(capsys, str(pairs), "--gold", str(gold))
+    assert code == 0, err
+    assert scores["true_pairs"] == N and scores["precision"] == scores["recall"] == 1.0
+
+
+def test_a_table_without_its_id_column_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index, truth = _two_shops()
+    report = index.report(mode="link")
+    columns = pair_columns(report, index)
+    del columns["id2"]
+    pairs = tmp_path / "pairs.csv"
+    write_table(columns, pairs, "csv")
+    gold = _gold(tmp_path / "g.tsv", truth)
+    code, _, err = _evaluate(capsys, str(pairs), "--gold", str(gold))
+    assert code == 2
+    assert f"{pairs}:1: the header has no 'id2' column" in err and "Traceback" not in err
+    # as a gold file too
+    code, _, err = _evaluate(capsys, str(gold), "--gold", str(pairs))
+    assert code == 2 and f"{pairs}:1:" in err
+
+
+def test_a_line_that_cannot_be_read_is_an_error_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index, truth = _two_shops()
+    gold = _gold(tmp_path / "g.tsv", truth)
+    jsonl = tmp_path / "pairs.jsonl"
+    jsonl.write_text('{"id1": "1", "id2": "8"}\n\n{"id1": "2", "text1": "a b"}\n', "utf-8")
+    code, _, err = _evaluate(capsys, str(jsonl), "--gold", str(gold))
+    assert code == 2 and f"{jsonl}:3: no 'id2'" in err
+    tsv = tmp_path / "pairs.tsv"
+    tsv.write_text("id1\tid2\tsimilarity\n1\t8\t0.9\n2 15 0.8\n", "utf-8")
+    code, _, err = _evaluate(capsys, str(tsv), "--gold", str(gold))
+    assert code == 2 and f"{tsv}:3: 1 column where the header (line 1) has 3" in err
+
+
+def test_ids_of_two_sources_against_a_gold_without_sources_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pairs of both directions between two sources that share ids: an id alone in the gold
+    cannot say which record it is, so no score is given."""
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text(
+        "id1\tid2\tsource1\tsource2\n1\t8\ta.csv\tb.csv\n8\t2\ta.csv\tb.csv\n3\t1\tb.csv\ta.csv\n",
+        "utf-8",
+    )
+    gold = tmp_path / "gold.txt"
+    gold.write_text("1 8\n8 2\n", "utf-8")
+    code, _, err = _evaluate(capsys, str(pairs), "--gold", str(gold))
+    assert code == 2
+    assert "an id alone cannot say which record it is" in err and "'8' of a.csv and b.csv" in err
+
+
+def test_a_labels_file_counts_its_matches_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The review page's labels (``source1 id1 source2 id2 label``) as the gold: a pair
+    labelled non-match is not a true pair."""
+    index, truth = _two_shops()
+    pairs = tmp_path / "pairs.csv"
+    write_table(pair_columns(index.report(mode="link"), index), pairs, "csv")
+    labels = tmp_path / "labels.tsv"
+    (x, y), (u, v) = truth[0], truth[1]
+    labels.write_text(
+        "source1\tid1\tsource2\tid2\tlabel\n"
+        f"{y[0]}\t{y[1]}\t{x[0]}\t{x[1]}\tmatch\n{u[0]}\t{u[1]}\t{v[0]}\t{v[1]}\tnon-match\n",
+        "utf-8",
+    )
+    code, scores, err = _evaluate(capsys, str(pairs), "--gold", str(labels))
+    assert code == 0, err
+    assert (scores["gold"], scores["true_pairs"], scores["pairs"]) == (1, 1, N)
+
+
+def test_pairs_from_standard_input(tmp_path: Path) -> None:
+    """``-``: the table comes on stdin, its format read off its content (Parquet here)."""
+    index, truth = _two_shops()
+    pairs = tmp_path / "pairs.parquet"
+    write_table(pair_columns(index.report(mode="link"), index), pairs, "parquet")
+    gold = _gold(tmp_path / "g.tsv", truth)
+    proc = subprocess.run(
+        [sys.executable, "-m", "neardup", "evaluate", "-", "--gold", str(gold), "--json"],
+        input=pairs.read_bytes(), capture_output=True, cwd=str(REPO), timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["f1"] == 1.0
