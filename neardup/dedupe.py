@@ -48,9 +48,10 @@ Rules, in the order the code applies them:
   rejected); with ``rejects``, the rows rejected go to that file, in the same format. Such a
   file is read whole to be written (columnar files are written a table at a time), not
   streamed.
-- The output appears whole or not at all: it is written to a temporary file beside it and renamed
-  at the end (:class:`neardup.io.AtomicFile`; a device or a FIFO is written through, never
-  replaced).
+- The output appears whole or not at all, and so does the rejects file, together with it: each
+  is written to a temporary file beside it and both are renamed at the end
+  (:class:`neardup.io.Outputs`; a device or a FIFO is written through, never replaced); a file
+  replaced keeps its permission bits. The output and the rejects file must be two files.
 """
 
 from __future__ import annotations
@@ -74,9 +75,11 @@ from .io import (
     AtomicFile,
     Blank,
     EmptyText,
+    Outputs,
     Record,
     Rejection,
     check_output,
+    distinct_outputs,
     guess_format,
     raw_lines,
     read_spans,
@@ -401,6 +404,7 @@ def _check_paths(path: Path, out: Path, rejects: Path | None) -> None:
     check_output(out, "output", [path])
     if rejects is not None:
         check_output(rejects, "rejects file", [path])
+        distinct_outputs({"the output": out, "the rejects file": rejects})
 
 
 @dataclass
@@ -507,7 +511,12 @@ def dedupe(
     if keep != "first":
         job.keepers = _keepers(job.items(), job.groups, keep, cluster_column is not None)
     stats = DedupeStats(keep=keep, rejects=str(rejects) if rejects is not None else None)
-    with AtomicFile(out) as fh, AtomicFile(rejects) if rejects else nullcontext() as side:
+    # both files or neither: the rejects are the rows the output lacks
+    with (
+        Outputs(),
+        AtomicFile(out) as fh,
+        AtomicFile(rejects) if rejects else nullcontext() as side,
+    ):
         _write(job, fh, side, stats, progress)
     stats.seconds = time.perf_counter() - started
     return stats

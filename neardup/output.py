@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import ArgumentError, InputError
+from .io import AtomicFile, when_written
 from .keys import key_of, record_id
 
 if TYPE_CHECKING:
@@ -41,19 +42,31 @@ def is_stdout(path: str | Path | None) -> bool:
 @contextmanager
 def destination(path: str | Path) -> Iterator[Path]:
     """Where to write ``path``: itself, or for ``-``, a temporary file whose bytes go to
-    standard output once the block is done (so every writer that takes a path can write to
-    stdout, and a failed run writes nothing there)."""
+    standard output once the block is done, or inside a run's :class:`neardup.io.Outputs`,
+    once its files are in place (so every writer that takes a path can write to stdout, and a
+    failed run writes nothing there)."""
     if not is_stdout(path):
         yield Path(path)
         return
-    with tempfile.TemporaryDirectory(prefix="neardup-out-") as tmp:
-        target = Path(tmp) / "out"
-        yield target
+    tmp = Path(tempfile.mkdtemp(prefix="neardup-out-"))
+    target = tmp / "out"
+
+    def send() -> None:
         if target.exists():
             sys.stdout.flush()
             with open(target, "rb") as fh:
                 shutil.copyfileobj(fh, sys.stdout.buffer)
             sys.stdout.buffer.flush()
+
+    def remove() -> None:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    try:
+        yield target
+    except BaseException:
+        remove()
+        raise
+    when_written(send, remove)
 
 
 def table_format(path: str | Path, given: str | None) -> str | None:
@@ -255,7 +268,8 @@ def cluster_columns(
 
 
 def write_table(columns: Columns, path: str | Path, fmt: str) -> int:
-    """Write ``columns`` to ``path`` (``-``: standard output) as ``fmt``; how many rows."""
+    """Write ``columns`` to ``path`` (``-``: standard output) as ``fmt``; how many rows.
+    Written whole or not at all, as every output (:class:`neardup.io.AtomicFile`)."""
     names = list(columns)
     rows = len(next(iter(columns.values()), []))
     with destination(path) as target:
@@ -263,14 +277,17 @@ def write_table(columns: Columns, path: str | Path, fmt: str) -> int:
             pa = _pyarrow()
             import pyarrow.parquet as pq
 
-            pq.write_table(pa.table(columns), target)
+            table = pa.table(columns)  # built before the file is opened: its errors are not
+            with AtomicFile(target) as fh:  # the output's
+                pq.write_table(table, fh)
         elif fmt == "jsonl":
-            with open(target, "w", encoding="utf-8", newline="\n") as fh:
+            with AtomicFile(target, text=True) as fh:
                 for k in range(rows):
                     row = {n: columns[n][k] for n in names}
                     fh.write(json.dumps(row, ensure_ascii=False) + "\n")
         else:
-            with open(target, "w", encoding="utf-8", newline="") as fh:
+            # csv.writer wants newline="" (its own line ends); AtomicFile's "\n" is that here
+            with AtomicFile(target, text=True) as fh:
                 writer = csv.writer(
                     fh, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n"
                 )

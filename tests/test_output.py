@@ -236,3 +236,66 @@ def test_plot_without_matplotlib_names_the_extra(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert "pip install 'neardup[plot]'" in proc.stderr
+
+
+# -- issue 41: tables written whole, with their mode, and several outputs together ----------
+
+WRITE_FULL = """
+import resource, sys
+from neardup.output import write_table
+resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))
+columns = {"id": [str(n) for n in range(100)], "text": ["a text of some length"] * 100}
+write_table(columns, sys.argv[1], sys.argv[2])
+"""
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "csv", "jsonl", "parquet"])
+def test_a_table_that_cannot_be_written_leaves_the_old_file(fmt: str, tmp_path: Path) -> None:
+    """The file cannot grow past 200 bytes (as on a full disk): the old table is kept byte for
+    byte, no temporary file is left, and the error names the file."""
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    out = tmp_path / f"pairs.{fmt}"
+    out.write_bytes(b"the old table\n")
+    proc = subprocess.run(
+        [sys.executable, "-c", WRITE_FULL, str(out), fmt], capture_output=True, text=True
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert f"OutputError: {out}: cannot be written: File too large" in proc.stderr
+    assert out.read_bytes() == b"the old table\n"
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]
+
+
+def test_a_replaced_table_keeps_its_mode(tmp_path: Path) -> None:
+    out = tmp_path / "pairs.csv"
+    out.write_bytes(b"old\n")
+    out.chmod(0o600)
+    write_table({"id1": ["1"], "id2": ["2"]}, out, "csv")
+    assert out.read_text() == "id1,id2\n1,2\n"
+    assert out.stat().st_mode & 0o777 == 0o600
+
+
+def test_outputs_are_replaced_together_and_stdout_only_after(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Inside :class:`neardup.io.Outputs` a table is not in place, nor sent to stdout, until
+    the block ends; an error in the block leaves every old file and sends nothing."""
+    from neardup.io import Outputs
+
+    a, b = tmp_path / "a.csv", tmp_path / "b.jsonl"
+    a.write_bytes(b"old a\n")
+    b.write_bytes(b"old b\n")
+    cols = {"id": ["1", "2"]}
+    with pytest.raises(RuntimeError), Outputs():
+        write_table(cols, a, "csv")
+        write_table(cols, "-", "tsv")
+        write_table(cols, b, "jsonl")
+        raise RuntimeError("a later step fails")
+    assert a.read_bytes() == b"old a\n" and b.read_bytes() == b"old b\n"
+    assert capsys.readouterr().out == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "b.jsonl"]
+    with Outputs():
+        write_table(cols, a, "csv")
+        write_table(cols, "-", "tsv")
+        assert a.read_bytes() == b"old a\n" and capsys.readouterr().out == ""
+    assert a.read_text() == "id\n1\n2\n" and capsys.readouterr().out == "id\n1\n2\n"

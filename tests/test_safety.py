@@ -324,7 +324,7 @@ def test_output_paths_are_checked_before_any_work(verb: str, tmp_path: Path) -> 
         "review": [["review", str(src), "--out", str(tmp_path / "nodir" / "p.html")]],
     }  # fmt: skip
     for args in cases[verb]:
-        proc = run_cli(*args, *dead)
+        proc = run_cli(*args, *(dead if args[0] != "evaluate" else []))
         assert proc.returncode == 2, (args, proc.stderr)
         assert "Traceback" not in proc.stderr and "127.0.0.1:9" not in proc.stderr, proc.stderr
         assert "is a directory" in proc.stderr or "no such directory" in proc.stderr
@@ -690,3 +690,261 @@ def test_out_of_memory_is_an_error_not_a_traceback(
     assert "neardup: error: out of memory during 'dedupe'" in err
     assert "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]
+
+
+# -- issue 41, 1-4: outputs replaced whole, together, with their mode, never two on one file --
+
+#: What an output file's size may be in the child processes that simulate a full disk: writes
+#: past it fail with EFBIG (as on a full disk, ENOSPC), for every file the child writes.
+FULL_AT = 300
+
+
+def run_full(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``neardup ARGS`` in a child process whose files cannot grow past :data:`FULL_AT` bytes
+    (RLIMIT_FSIZE: portable, no mount needed, and the write fails the way a full disk does)."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FULL_AT, FULL_AT))
+
+    from .conftest import REPO
+
+    return subprocess.run(
+        [sys.executable, "-m", "neardup", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=600,
+        cwd=str(REPO),
+        preexec_fn=limit,
+    )
+
+
+def similar_records(pairs: int) -> str:
+    """``ID TEXT`` lines: ``pairs`` pairs of near-duplicates, long enough that any output of
+    them is larger than :data:`FULL_AT`."""
+    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split()
+    lines = []
+    for n in range(pairs):
+        text = " ".join(f"{w}{n}" for w in words)
+        lines += [f"a{n} {text} mike", f"b{n} {text} november"]
+    return "\n".join(lines) + "\n"
+
+
+def assert_kept(proc: subprocess.CompletedProcess[str], folder: Path, old: dict[str, bytes],
+                failed: str) -> None:
+    """The run failed on ``failed`` with exit 1 and a message naming it, every output kept its
+    old bytes, and no temporary file is left."""
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert f"{failed}: cannot be written" in proc.stderr, proc.stderr
+    for name, data in old.items():
+        assert (folder / name).read_bytes() == data, name
+    assert leftovers(folder) == []
+
+
+@pytest.fixture(scope="module")
+def pairs_collection(solr_base: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URL of a collection of 80 pairs of near-duplicates, for the report's outputs."""
+    from neardup.solr.admin import connect
+
+    src = tmp_path_factory.mktemp("full") / "in.txt"
+    src.write_text(similar_records(80), encoding="utf-8")
+    url = f"{solr_base}/test_safety_full_{os.getpid()}"
+    proc = run_cli("index", str(src), "--threshold", "0.5", env={"NEARDUP_SOLR_URL": url})
+    assert proc.returncode == 0, proc.stderr
+    yield url
+    with contextlib.suppress(Exception):
+        admin.delete_collection(connect(solr_base, url.rsplit("/", 1)[1]))
+
+
+@pytest.mark.solr
+def test_report_outputs_on_a_full_disk_keep_the_old_files(
+    pairs_collection: str, tmp_path: Path
+) -> None:
+    """Every format of the report's tables (issue 41, 1), and its pairs with its clusters
+    (issue 41, 3): the old files kept byte for byte, no temporary file left, the error names
+    the file, exit 1, no traceback."""
+    env = {"NEARDUP_SOLR_URL": pairs_collection}
+    cases = [
+        ["--out", "pairs.tsv"],
+        ["--out", "pairs.csv"],
+        ["--out", "pairs.jsonl"],
+        ["--out", "pairs.parquet"],
+        ["--out", "pairs.txt", "--format", "tsv"],
+        ["--out", "pairs.jsonl", "--clusters", "clusters.tsv"],
+    ]
+    for case in cases:
+        names = [a for a in case[1::2] if a != "tsv"]
+        old = {name: f"old {name}\n".encode() for name in names}
+        for name, data in old.items():
+            (tmp_path / name).write_bytes(data)
+        args = [str(tmp_path / a) if a in old else a for a in case]
+        proc = run_full("report", *args, "--quiet", env=env)
+        assert_kept(proc, tmp_path, old, str(tmp_path / names[0]))
+    # the same two outputs, the clusters on /dev/full (written through, and failing)
+    if Path("/dev/full").exists():
+        old = {"p.tsv": b"old pairs\n"}
+        (tmp_path / "p.tsv").write_bytes(old["p.tsv"])
+        proc = run_cli("report", "--out", str(tmp_path / "p.tsv"), "--clusters", "/dev/full",
+                       "--quiet", env=env)  # fmt: skip
+        assert_kept(proc, tmp_path, old, "/dev/full")
+
+
+@pytest.mark.parametrize(
+    "fmt", ["tsv", "csv", "jsonl", pytest.param("parquet", id="parquet"), "html"]
+)
+def test_dedupe_outputs_on_a_full_disk_keep_the_old_files(fmt: str, tmp_path: Path) -> None:
+    """dedupe writes each input format in its own, and html is its review page: on a full
+    disk, every old output is kept, with the output and the page replaced together or not at
+    all (issue 41, 1 and 3)."""
+    text = similar_records(40)
+    if fmt == "html":
+        src, out, page = tmp_path / "in.txt", "out.txt", "page.html"
+        src.write_text(text[:FULL_AT // 2].rsplit("\n", 1)[0] + "\n", encoding="utf-8")
+    else:
+        rows = [line.split(" ", 1) for line in text.splitlines()]
+        src, out, page = tmp_path / f"in.{fmt}", f"out.{fmt}", None
+        if fmt == "parquet":
+            pa = pytest.importorskip("pyarrow")
+            import pyarrow.parquet as pq
+
+            table = pa.table({"id": [r[0] for r in rows], "text": [r[1] for r in rows]})
+            pq.write_table(table, src)
+        elif fmt == "jsonl":
+            src.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in rows))
+        else:
+            sep = "\t" if fmt == "tsv" else ","
+            src.write_text("id" + sep + "text\n" + "".join(f"{i}{sep}{t}\n" for i, t in rows))
+    names = [out] + ([page] if page else [])
+    old = {name: f"old {name}\n".encode() for name in names}
+    for name, data in old.items():
+        (tmp_path / name).write_bytes(data)
+    args = ["--out", str(tmp_path / out)] + (["--review", str(tmp_path / page)] if page else [])
+    proc = run_full("dedupe", str(src), "--backend", "memory", "--threshold", "0.5", "--quiet",
+                    *args)  # fmt: skip
+    assert_kept(proc, tmp_path, old, str(tmp_path / names[-1]))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([src.name, *names])
+
+
+def test_the_output_and_the_page_are_replaced_together(tmp_path: Path) -> None:
+    """The page cannot be written (/dev/full): the output, complete, is not put in place
+    either (issue 41, 3)."""
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    out = tmp_path / "out.txt"
+    out.write_bytes(b"old\n")
+    proc = dedupe_memory(tmp_path, "--out", str(out), "--review", "/dev/full")
+    assert_kept(proc, tmp_path, {"out.txt": b"old\n"}, "/dev/full")
+
+
+def test_a_replaced_output_keeps_its_mode_and_a_new_one_gets_the_umask(tmp_path: Path) -> None:
+    """issue 41, 4: a 0600 output stays 0600; a new one is 0666 less the umask, as open()."""
+    out, rejects = tmp_path / "out.txt", tmp_path / "rejects.txt"
+    out.write_bytes(b"old\n")
+    out.chmod(0o600)
+    src = tmp_path / "in.txt"
+    src.write_text(RECORDS + "x\x01y text\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "neardup", "dedupe", str(src), "--backend", "memory", "--out",
+         str(out), "--rejects", str(rejects), "--quiet"],
+        capture_output=True, text=True, preexec_fn=lambda: os.umask(0o027),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes().startswith(b"1 the quick")
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    assert stat.S_IMODE(rejects.stat().st_mode) == 0o640  # new: 0666 & ~027
+
+
+def two_outputs_cases(tmp_path: Path) -> list[list[str]]:
+    src = tmp_path / "in.txt"
+    src.write_text(RECORDS, encoding="utf-8")
+    x = tmp_path / "x"
+    x.write_text("1 2\n", encoding="utf-8")  # a file of pairs, for evaluate
+    (tmp_path / "link").symlink_to(x)
+    os.link(src, tmp_path / "hard.txt")  # another name of the input
+    dot = str(tmp_path / "." / "x")
+    d = ["dedupe", str(src)]
+    return [
+        [*d, "--out", str(x), "--review", str(x)],
+        [*d, "--out", str(x), "--rejects", dot],
+        [*d, "--out", str(x), "--rejects", str(tmp_path / "link")],
+        [*d, "--out", str(tmp_path / "o"), "--review", str(x), "--rejects", str(x)],
+        [*d, "--out", str(tmp_path / "hard.txt")],
+        ["review", str(src), "--out", str(tmp_path / "hard.txt")],
+        ["report", "--out", str(x), "--clusters", str(x)],
+        ["report", "--out", str(x), "--dropped", dot],
+        ["report", "--out", str(tmp_path / "p"), "--clusters", str(tmp_path / "link"),
+         "--dropped", str(x)],
+        ["evaluate", str(x), "--gold", str(src), "--html", dot],
+        ["evaluate", str(x), "--gold", str(src), "--html", str(tmp_path / "hard.txt")],
+    ]  # fmt: skip
+
+
+def test_two_outputs_on_one_file_are_refused_before_any_work(tmp_path: Path) -> None:
+    """issue 41, 2: however the file is spelled (``./x``, a symbolic link, a hard link of the
+    input), exit 2 before Solr is asked, and nothing written."""
+    dead = ["--solr-url", "http://127.0.0.1:9/solr/x"]  # nothing answers: work would fail
+    for args in two_outputs_cases(tmp_path):
+        before = sorted(p.name for p in tmp_path.iterdir())
+        proc = run_cli(*args, *(dead if args[0] != "evaluate" else []))
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr and "127.0.0.1:9" not in proc.stderr, proc.stderr
+        assert "the same file" in proc.stderr or "overwrite the input" in proc.stderr, args
+        assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+# -- issue 41, 6: sources that cannot break the pairs file or the terminal ---------------------
+
+
+def test_a_source_with_a_control_character_is_rejected_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "in.csv"
+    path.write_text(
+        'id,text,src\n1,one two three,"shop\tA"\n2,one two three,shop B\n'
+        '3,one two three,"shop\nC"\n4,one two four,"x\u202ey"\n',
+        encoding="utf-8",
+    )
+    items = list(read_records(path, source_field="src"))
+    got = [(i.line, i.reason.split(" at ")[0]) for i in items if isinstance(i, Rejection)]
+    assert got == [
+        (2, "source holds the control character U+0009"),
+        (4, "source holds the control character U+000A"),
+        (6, "source holds the control character U+202E"),
+    ]
+    assert [i.source for i in items if isinstance(i, Record)] == ["shop B"]
+
+
+def test_the_pairs_file_stays_one_line_per_pair_whatever_the_sources(tmp_path: Path) -> None:
+    """Sources that reached an index before they were checked are written escaped: one line a
+    pair, seven cells, and read back as the pairs they are."""
+    from neardup.io import write_pairs
+    from neardup.results import Pair
+
+    pairs = [
+        Pair("1", "2", 0.9, 1, source1="a\tb.csv", source2="c\nd.csv"),
+        Pair("3", "4", 0.8, 2, source1="e\u202e.csv", source2="plain.csv"),
+    ]
+    out = tmp_path / "pairs.tsv"
+    assert write_pairs(pairs, out) == 2
+    lines = out.read_text(encoding="utf-8").split("\n")
+    assert lines[-1] == "" and len(lines) == 4
+    assert all(len(line.split("\t")) == 7 for line in lines[:-1])
+    assert lines[1].endswith("a[U+0009]b.csv\tc[U+000A]d.csv")
+    assert len(read_pairs(out, linked=True)) == 2
+
+
+def test_a_file_name_with_a_control_character_is_refused(tmp_path: Path) -> None:
+    src = tmp_path / "a\tb.txt"
+    src.write_text(RECORDS, encoding="utf-8")
+    proc = run_cli("dedupe", str(src), "--backend", "memory", "--out", str(tmp_path / "o.txt"))
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "a[U+0009]b.txt: its name holds the control character U+0009" in proc.stderr
+    assert not (tmp_path / "o.txt").exists()
+
+
+def test_bidi_controls_are_shown_escaped_on_the_terminal(tmp_path: Path) -> None:
+    out = tmp_path / "report\u202etxt.exe"
+    proc = dedupe_memory(tmp_path, "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "report[U+202E]txt.exe" in proc.stdout and "\u202e" not in proc.stdout

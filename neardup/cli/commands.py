@@ -609,19 +609,14 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ..cluster import pair_clusters
-    from ..io import check_output
     from ..output import decided, destination, is_stdout, rule_line
     from ..seed2014 import SeedSearcher, seed_report
-    from .common import emit
+    from .common import check_outputs, emit
 
-    if is_stdout(args.out) and is_stdout(args.clusters):
-        raise InputError("--out and --clusters cannot both be standard output ('-')")
     if is_stdout(args.dropped):
         raise InputError("--dropped needs a file, not standard output ('-')")
-    outputs = ((args.out, "report"), (args.clusters, "clusters file"), (args.dropped, "--dropped"))
-    for path, what in outputs:
-        if path is not None and not is_stdout(path):
-            check_output(path, what)  # before the work, not after it
+    named = (("--out", "report"), ("--clusters", "clusters file"), ("--dropped", "--dropped"))
+    check_outputs(args, named)  # before the work, not after it
     index = open_index(args, create=False)
     if args.method != "lsh" and (args.new or args.since is not None):
         raise InputError("--new and --since report LSH pairs: use them with --method lsh")
@@ -645,14 +640,15 @@ def cmd_report(args: argparse.Namespace) -> int:
             columns=args.columns,
         )
         result = index.report(options=options)
-        _write_pairs(args, result, index)
-        if args.dropped is not None:
-            _write_dropped(args, result, index)
         counts = result.counts()
-        if args.clusters:
-            groups = pair_clusters(result.pairs, index.primary_source)
-            _write_clusters(args, groups, index)
-            counts["clusters"] = len(groups)
+        with io.Outputs():  # the pairs, the dropped and the clusters replaced together, or none
+            _write_pairs(args, result, index)
+            if args.dropped is not None:
+                _write_dropped(args, result, index)
+            if args.clusters:
+                groups = pair_clusters(result.pairs, index.primary_source)
+                _write_clusters(args, groups, index)
+                counts["clusters"] = len(groups)
         emit(
             args,
             counts,
@@ -886,10 +882,12 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from ..evaluate.pairs import STDIN, align, read_pairs_file
-    from .common import emit
+    from .common import check_outputs, emit
 
     if str(args.pairs) == STDIN and str(args.gold) == STDIN:
         raise InputError("evaluate: the pairs and the gold cannot both be read from stdin ('-')")
+    inputs = [args.pairs, args.gold, *(args.records or [])]
+    check_outputs(args, (("--html", "review page"),), inputs)  # never one of the inputs
     # A record is its source and its id: two files may both hold an id 7 (neardup.evaluate.pairs).
     aligned = align(read_pairs_file(args.pairs), read_pairs_file(args.gold))
     for note in aligned.notes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -193,6 +193,7 @@ def resolve_ids(args: argparse.Namespace, path: Path) -> None:
     with the format and ``--delimiter`` it will be read with."""
     from ..io import ARROW_FORMATS, ROW_ID, _checked, resolve_id_field, table_delimiter
 
+    check_input_name(path)
     delimiter = getattr(args, "delimiter", None)
     # the file checked first, id field or not: a spreadsheet or a table read wrongly is said
     # before Solr is started or asked
@@ -297,12 +298,51 @@ def open_solr(
 
 def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
     """The summary of a run: on stdout, or on stderr when stdout carries the data
-    (``--out -``)."""
+    (``--out -``). A control or bidirectional character in it (of an id, a source, a path, a
+    record's text) is shown as its code point, ``[U+202E]``, as the review page shows it: it
+    could move the terminal's cursor or make one name read as another (JSON escapes them)."""
+    from ..io import shown
+
     out = sys.stderr if stdout_taken(args) else sys.stdout
     if getattr(args, "json", False):
         print(json.dumps(payload, indent=2, sort_keys=False), file=out)
     else:
-        print(text, file=out)
+        print(shown(text, lines=True), file=out)
+
+
+def check_outputs(
+    args: argparse.Namespace, outputs: Sequence[tuple[str, str]], inputs: Sequence[Path] = ()
+) -> None:
+    """A verb's outputs (``(flag, what)``, e.g. ``("--out", "report")``), checked before any
+    work: at most one is standard output, no two are one file however spelled, none is an input,
+    and each can be written (:func:`neardup.io.check_output`)."""
+    from ..io import check_output, distinct_outputs
+    from ..output import is_stdout
+
+    given = {flag: getattr(args, flag.lstrip("-").replace("-", "_")) for flag, _ in outputs}
+    taken = [flag for flag, path in given.items() if is_stdout(path)]
+    if len(taken) > 1:
+        raise InputError(f"only one output can be standard output ('-'): {', '.join(taken)}")
+    distinct_outputs(given)
+    for flag, what in outputs:
+        path = given[flag]
+        if path is not None and not is_stdout(path):
+            check_output(path, what, [p for p in inputs if not is_stdout(p)])
+
+
+def check_input_name(path: Path) -> None:
+    """A file whose name holds a control or bidirectional character is refused: its name is
+    its records' source, written in the pairs and clusters files (a tab or a line break there
+    splits a row) and shown on the terminal (:func:`neardup.io.check_source`)."""
+    from ..io import check_source, shown
+
+    problem = check_source(str(path))
+    if problem:
+        said = problem.replace("source holds", "its name holds")
+        raise InputError(
+            f"{shown(str(path))}: {said}, and a file's name is its records' source in the "
+            "pairs and clusters files: rename the file"
+        )
 
 
 def stdout_taken(args: argparse.Namespace) -> bool:

@@ -329,10 +329,10 @@ def _report(index: NearDupIndex, args: argparse.Namespace, mode: str = "dedup") 
 def cmd_dedupe(args: argparse.Namespace) -> int:
     from ..cluster import pair_clusters
     from ..dedupe import dedupe, index_similarity
-    from ..io import check_output
-    from ..output import destination, is_stdout
+    from ..io import Outputs
+    from ..output import destination
     from ..review import review_index
-    from .common import emit, progress, resolve_ids
+    from .common import check_outputs, emit, progress, resolve_ids
 
     started = time.perf_counter()
     if args.input.exists() and not args.input.is_file():
@@ -340,16 +340,12 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             f"{args.input}: not a regular file; dedupe reads its input twice (to index it, then "
             "to write its records), so save it to a file first"
         )
-    taken = [n for n in ("out", "rejects", "review") if is_stdout(getattr(args, n))]
-    if len(taken) > 1:
-        raise InputError(f"only one output can be standard output ('-'): {', '.join(taken)}")
-    for name, what in (("out", "output"), ("rejects", "rejects file"), ("review", "review page")):
-        path = getattr(args, name)
-        if path is not None and not is_stdout(path):
-            check_output(path, what, [args.input])  # before the work, not after it
+    named = (("--out", "output"), ("--rejects", "rejects file"), ("--review", "review page"))
+    check_outputs(args, named, [args.input])  # before the work, not after it
     if args.input.is_file():
         resolve_ids(args, args.input)
-    with indexed(args) as (index, index_stats), ExitStack() as outputs:
+    # the output, the rejects and the page replaced together once all are written, or none
+    with indexed(args) as (index, index_stats), Outputs(), ExitStack() as outputs:
         report = _report(index, args)
         groups = [c.members for c in pair_clusters(report.pairs, index.primary_source)]
         out = outputs.enter_context(destination(args.out))
@@ -428,13 +424,11 @@ def _verbose(args: argparse.Namespace) -> bool:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from ..io import check_output
-    from ..output import destination, is_stdout
+    from ..output import destination
     from ..review import review_index
-    from .common import emit
+    from .common import check_outputs, emit
 
-    if not is_stdout(args.out):
-        check_output(args.out, "review page", [args.input] if args.input else [])
+    check_outputs(args, (("--out", "review page"),), [args.input] if args.input else [])
     with indexed(args) as (index, _stats), destination(args.out) as out:
         report = _report(index, args, args.mode)
         source = str(args.input) if args.input is not None else index.backend.location
