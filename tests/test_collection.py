@@ -13,7 +13,7 @@ import pytest
 from neardup.resources import restaurants
 from neardup.solr import admin
 
-from .conftest import run_cli
+from .conftest import REPO, run_cli
 
 ADDRESSES, _ = restaurants()
 
@@ -87,5 +87,31 @@ def test_a_file_joins_a_collection_banded_for_its_size(
         words = ["word " * 80 + str(i) for i in range(30)]
         note = joining_note(index.backend, index.params, "d", words, {})
         assert note is not None and "shingle_kind 'word'" in note
+    finally:
+        admin.delete_collection(admin.connect(solr_base, name))
+
+
+def test_one_file_under_three_spellings_is_one_source(solr_base: str, tmp_path: Path) -> None:
+    """Issue 41 item 5: '../d.txt' from a folder, 'd.txt' from its own and its absolute path
+    are one source, so each run replaces the records of the last (three sources and every
+    record paired with itself before)."""
+    import os
+    import subprocess
+    import sys
+
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    data = tmp_path / "d.txt"
+    data.write_text("\n".join(ADDRESSES.read_text().splitlines()[:200]) + "\n")
+    name = f"test_spelling_{random.randrange(10**9)}"
+    env = {**os.environ, "NEARDUP_SOLR_URL": f"{solr_base}/{name}"}
+    try:
+        for cwd, spelled in ((sub, "../d.txt"), (tmp_path, "d.txt"), (REPO, str(data))):
+            done = subprocess.run([sys.executable, "-m", "neardup", "index", spelled], cwd=cwd,
+                                  env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+            assert done.returncode == 0, done.stderr
+        info = json.loads(run_cli("info", "--json", env={"NEARDUP_SOLR_URL": env[
+            "NEARDUP_SOLR_URL"]}).stdout)  # fmt: skip
+        assert info["records"] == 200 and info["sources"] == {str(data.resolve()): 200}
     finally:
         admin.delete_collection(admin.connect(solr_base, name))

@@ -531,6 +531,10 @@ def cmd_index(args: argparse.Namespace) -> int:
         raise InputError(f"--writers must be between 1 and 64, got {args.writers}")
     Params(**_given(args))  # bad flags are reported before Solr is started
     index = open_index(args, param_flags=True)
+    if args.source is None and args.source_field is None:
+        args.source = _file_source(index, args.file)
+        if args.source is not None and args.source != str(args.file):
+            items = _named_source(items, args.source, None)
     if args.source_field is None and index.chosen is None:
         _joining_note(args, index)
     total = expected_records(args.file, args.format)  # a new index chooses for it; the bar
@@ -556,6 +560,37 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"neardup: error: {problem}", file=sys.stderr)
         return 2
     return 2 if args.strict and stats.rejected else 0
+
+
+def _file_source(index: NearDupIndex, path: Path) -> str | None:
+    """The source a file's records get by default: the name the collection already knows
+    this very file by (indexed before under another spelling, or from another folder), else
+    its absolute path, so that '../d5k.csv', 'd5k.csv' and '/tmp/rel/d5k.csv' are one source
+    and a re-run replaces its records; None for standard input and pipes (named as given)."""
+    from ..backends.solr import SolrBackend  # the Solr client is imported only where used
+    from ..collection import describe
+
+    if str(path) == "-" or not path.is_file():
+        return None
+    real = path.resolve()
+    known: list[str] = []
+    if isinstance(index.backend, SolrBackend) and index.backend.load_params() is not None:
+        known = list(describe(index.backend)["sources"])
+    for name in known:
+        try:
+            if name == str(real) or Path(name).resolve() == real:
+                return name
+        except (OSError, RuntimeError, ValueError):  # a source that is no path
+            continue
+    return str(real)
+
+
+def _given_source(index: NearDupIndex, source: str | None) -> str | None:
+    """A ``--source`` as the collection names it: a file given by another spelling of its
+    path is the source the collection knows it by (:func:`_file_source`)."""
+    if source is None or not Path(source).is_file():
+        return source
+    return _file_source(index, Path(source)) or source
 
 
 def _named_source(items: Any, name: str, source_field: str | None) -> Any:
@@ -754,6 +789,7 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
     _k(args)
     index = open_index(args, create=False)
     p = index.params
+    args.source = _given_source(index, args.source)
     try:
         matches = index.neighbors(args.id, args.k, args.threshold, source=args.source)
     except InputError as exc:
@@ -821,6 +857,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
     if not ids:
         raise InputError("give ids to delete, or --ids-file")
     index = open_index(args, create=False)
+    args.source = _given_source(index, args.source)
     present = set(index.backend.sources([index.key(i, args.source) for i in ids]))
     missing = [i for i in dict.fromkeys(ids) if index.key(i, args.source) not in present]
     removed = index.remove(ids, source=args.source)
