@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,20 +11,27 @@ import pytest
 from neardup import NearDupIndex
 from neardup.backends.solr import SolrBackend
 from neardup.evaluate.experiment import PARAMS, run_restaurants
+from neardup.resources import restaurants
 from neardup.solr import admin
 from neardup.solr.admin import connect
 from neardup.solr.local import LocalSolr
 
-from .conftest import IN_CI, REPO
+from .conftest import IN_CI, REPO, run_cli, with_credentials
+from .test_security import code_of
+
+CLOUD_HOME = REPO / ".neardup" / "test-cloud"
 
 
 @pytest.fixture(scope="module")
-def cloud_url() -> str:
+def cloud_url() -> Iterator[str]:
     url = os.environ.get("NEARDUP_SOLR_CLOUD_URL")
     if url:
         yield url
         return
-    node = LocalSolr(REPO / ".neardup" / "test-cloud")
+    node = LocalSolr(CLOUD_HOME)
+    running = node.running()
+    if running is not None and not running.credentials:
+        node.stop()  # the open SolrCloud of an older neardup: started again with a password
     try:
         state = node.start(cloud=True, nodes=2)
     except Exception as exc:
@@ -31,9 +39,34 @@ def cloud_url() -> str:
             pytest.fail(f"CI=true and no SolrCloud could be started: {exc}", pytrace=False)
         pytest.skip(f"no SolrCloud: {exc}")
     try:
-        yield state.url
+        yield with_credentials(node, state.url)
     finally:
         node.stop()
+
+
+@pytest.mark.solr
+def test_the_local_cloud_has_a_password_as_the_standalone_node(cloud_url: str) -> None:
+    if os.environ.get("NEARDUP_SOLR_CLOUD_URL"):
+        pytest.skip("a SolrCloud of the user's, not neardup's local one")
+    node = LocalSolr(CLOUD_HOME)
+    state = node.running()
+    assert state is not None and state.mode == "cloud" and state.auth_user == "neardup"
+    assert state.credentials == str(node.credentials_file)
+    for url in state.urls:  # every node, without the password: nothing
+        assert code_of(f"{url}/admin/collections?action=LIST") == 401
+        assert code_of(f"{url}/admin/info/system") == 401
+    connect(cloud_url, "test_cloud_auth")  # with it: a collection made and used
+    env = {"NEARDUP_HOME": str(CLOUD_HOME), "NEARDUP_SOLR_USER": "", "NEARDUP_SOLR_PASSWORD": ""}
+    url = f"{state.url}/test_cloud_auth"  # as 'neardup solr status' shows it: no password
+    indexed = run_cli("index", str(restaurants()[0]), "--solr-url", url, env=env)
+    assert indexed.returncode == 0, indexed.stderr
+    info = run_cli("info", "--solr-url", url, env=env)
+    assert info.returncode == 0 and "864" in info.stdout, info.stderr
+    status = run_cli("solr", "status", env=env)
+    assert f"password in {node.credentials_file}" in status.stdout, status.stderr
+    assert node.client_auth(state).password not in indexed.stderr + info.stderr + status.stdout
+    dropped = run_cli("drop", "test_cloud_auth", "--yes", "--solr-url", state.url, env=env)
+    assert dropped.returncode == 0 and ": 864 records" in dropped.stdout, dropped.stderr
 
 
 @pytest.mark.solr

@@ -26,6 +26,7 @@ from neardup.errors import (
     InputError,
     MissingCABundle,
     SolrCertificateUnverified,
+    SolrRequestError,
     SolrUnauthorized,
     SolrUnavailable,
 )
@@ -256,7 +257,8 @@ def untrusted_tls(tmp_path: Path) -> Iterator[str]:
     key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
-         "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+         "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key),
+         "-out", str(cert)],
         check=True, capture_output=True,
     )  # fmt: skip
     server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
@@ -546,3 +548,162 @@ def test_no_auth_on_request_and_an_open_node_of_an_older_neardup(tmp_path: Path)
         assert "864" in info.stdout
     finally:
         node.stop()
+
+
+# -- URLs in messages -----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "url",
+    [f"{USER}:{PASSWORD}@127.0.0.1:8983/solr", f"{USER}:{quote(PASSWORD, safe='')}@127.0.0.1/solr",
+     f"ftp://{USER}:{PASSWORD}@127.0.0.1/solr"],
+)  # fmt: skip
+def test_a_url_that_is_not_solrs_never_shows_its_password(url: str) -> None:
+    proc = run_cli("info", env={**CLEAN, "NEARDUP_SOLR_URL": url})
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "not a Solr URL (http or https expected)" in proc.stderr
+    assert "127.0.0.1" in proc.stderr  # the URL is still named, without its user:password
+    assert_no_secret(proc.stdout, proc.stderr)
+
+
+@pytest.mark.parametrize("url", ["http://[::1/solr", f"http://{USER}:{PASSWORD}@[::1/solr",
+                                 "http://127.0.0.1:99999/solr"])  # fmt: skip
+def test_a_malformed_url_is_an_error_not_a_traceback(url: str) -> None:
+    proc = run_cli("info", env={**CLEAN, "NEARDUP_SOLR_URL": url})
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "neardup: error: not a Solr URL" in proc.stderr
+    assert_no_secret(proc.stderr)
+    with pytest.raises(InputError, match="not a Solr URL"):
+        Solr(url)
+
+
+# -- a CA bundle given wins over the environment's ------------------------------------------------
+@pytest.mark.parametrize("variable", ["REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"])
+def test_the_given_ca_bundle_wins_over_the_environments(
+    untrusted_tls: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    import subprocess
+
+    import certifi
+
+    cert = tmp_path / "cert.pem"  # the server's own, self-signed: the right CA to give
+    monkeypatch.setenv(variable, certifi.where())  # a bundle that does not know the server
+    # TLS is verified with the given CA and passes: the error is the test server's HTTP 501.
+    for client in (Solr(untrusted_tls, verify=str(cert), retries=0),
+                   Solr(untrusted_tls, verify=str(cert), retries=0).clone()):  # fmt: skip
+        with pytest.raises(SolrRequestError, match="HTTP 501"):
+            client.system_info()
+    with pytest.raises(SolrRequestError, match="HTTP 501"):
+        Solr.from_pysolr(pysolr.Solr(untrusted_tls, verify=str(cert))).system_info()
+    env = {**CLEAN, variable: certifi.where()}
+    right = run_cli("info", "--solr-url", untrusted_tls, "--solr-ca", str(cert), env=env)
+    assert "HTTP 501" in right.stderr and "certificate" not in right.stderr, right.stderr
+    # A given CA that did not sign it: the error names it, and does not ask for a CA bundle.
+    other = tmp_path / "other.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+         "/CN=other", "-keyout", str(tmp_path / "other.key"), "-out", str(other)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    wrong = run_cli("info", "--solr-url", untrusted_tls, "--solr-ca", str(other), env=env)
+    assert wrong.returncode == 1 and "Traceback" not in wrong.stderr
+    assert f"could not be verified with the CA bundle {other}" in wrong.stderr
+    assert "--solr-ca or NEARDUP_SOLR_CA" not in wrong.stderr
+    assert "give the CA bundle" not in wrong.stderr
+
+
+# -- credentials over plain http ------------------------------------------------------------------
+def test_credentials_over_plain_http_to_another_host_are_warned_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from neardup.solr import client as transport
+
+    def send(url: str) -> None:
+        with pytest.raises(SolrUnavailable):
+            Solr(url, retries=0, retry_budget=0).system_info()
+
+    transport._plain_http_warned.clear()
+    with caplog.at_level("WARNING", logger="neardup.solr"):
+        send(f"http://{USER}:{quote(PASSWORD, safe='')}@127.0.0.1:9/solr/x")  # this machine
+        send(f"https://{USER}:{quote(PASSWORD, safe='')}@neardup-test.invalid:9/solr/x")
+        send("http://neardup-test.invalid:9/solr/x")  # no credentials to protect
+        assert not caplog.records
+        for _ in range(2):
+            send(f"http://{USER}:{quote(PASSWORD, safe='')}@neardup-test.invalid:9/solr/x")
+    warned = [r.getMessage() for r in caplog.records]
+    assert len(warned) == 1  # once per process
+    assert "password is sent over plain http to neardup-test.invalid:9:" in warned[0]
+    assert "use an https URL" in warned[0]
+    assert_no_secret(*warned)
+    transport._plain_http_warned.clear()
+    proc = run_cli(
+        "info", "--solr-url", "http://neardup-test.invalid:9/solr/x",
+        env={**CLEAN, "NEARDUP_SOLR_USER": USER, "NEARDUP_SOLR_PASSWORD": PASSWORD},
+    )  # fmt: skip
+    assert proc.returncode == 1 and proc.stderr.count("sent over plain http") == 1
+    assert_no_secret(proc.stdout, proc.stderr)
+
+
+# -- neardup's home is private --------------------------------------------------------------------
+def open_to_others(root: Path) -> list[str]:
+    """Every folder and file under ``root`` (and itself) that the group or others may use."""
+    found = []
+    for path in [root, *root.rglob("*")]:
+        info = path.lstat()
+        if not stat.S_ISLNK(info.st_mode) and stat.S_IMODE(info.st_mode) & 0o077:
+            found.append(f"{path} {stat.S_IMODE(info.st_mode):04o}")
+    return found
+
+
+def test_an_open_home_is_made_private_and_one_of_another_user_refused(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from neardup.solr.local import make_private
+
+    home = tmp_path / "home"
+    data = home / "solr" / "standalone" / "core" / "data" / "index"
+    data.mkdir(parents=True)
+    (data / "_0.fdt").write_text("the records")
+    for folder in (home, home / "solr", data):
+        folder.chmod(0o755)
+    (data / "_0.fdt").chmod(0o644)
+    with caplog.at_level("WARNING", logger="neardup"):
+        make_private(home)
+    assert open_to_others(home) == []
+    assert stat.S_IMODE((data / "_0.fdt").stat().st_mode) == 0o600
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    assert f"{home} (0755) and {home / 'solr'} (0755) could be read by other users" in caplog.text
+    fresh = tmp_path / "fresh"
+    make_private(fresh)
+    assert open_to_others(fresh) == []
+    link = tmp_path / "link"
+    link.symlink_to(home)
+    with pytest.raises(InputError, match="must be a folder of its own, not a link"):
+        make_private(link)
+    if os.geteuid() == 0:  # only root can give a folder to another user
+        os.chown(home / "solr", 65534, 65534)
+        with pytest.raises(InputError, match=r"belongs to another user \(uid 65534\)"):
+            make_private(home)
+        with pytest.raises(InputError, match="belongs to another user"):
+            LocalSolr(home).start()
+
+
+@pytest.mark.solr
+def test_the_nodes_files_are_private_also_those_solr_writes(own_node: LocalSolr) -> None:
+    """The index files and the log hold the records: no other user may read them, also the
+    files Solr writes after the start (its umask), and files an older neardup left open
+    are repaired at the next start (see the test above)."""
+    index = NearDupIndex.open(None, collection="own_private", home=str(own_node.home.parent))
+    try:
+        index.add_many([(str(i), f"a private record number {i} of {USER}") for i in range(50)])
+        index.backend.solr.commit()  # type: ignore[attr-defined]
+        home = own_node.home.parent
+        stored = list((own_node.home / "standalone").rglob("*.fdt"))
+        assert stored and own_node.log_file.stat().st_size > 0
+        assert open_to_others(home) == []
+        if os.geteuid() == 0 and Path("/usr/sbin/runuser").exists():
+            import subprocess
+
+            read = subprocess.run(["/usr/sbin/runuser", "-u", "nobody", "--", "cat",
+                                   str(stored[0])], capture_output=True)  # fmt: skip
+            assert read.returncode != 0 and b"private record" not in read.stdout
+    finally:
+        admin.delete_collection(index.backend.solr)  # type: ignore[attr-defined]

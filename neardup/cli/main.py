@@ -135,7 +135,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except NeardupError as exc:  # InputError among them: its exit_code is 2
-        print(f"neardup: error: {exc}", file=sys.stderr)
+        # The messages already leave credentials out; masking them here guards any new path.
+        from ..solr.client import mask_userinfo
+
+        print(f"neardup: error: {mask_userinfo(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("neardup: terminated" if terminated else "neardup: interrupted", file=sys.stderr)

@@ -169,7 +169,11 @@ class Auth:
 
 def split_url(url: str) -> tuple[str, str | None]:
     """Split ``http://h:p/solr/coll`` into (``http://h:p/solr``, ``coll``); a base URL has none."""
-    parts = urlsplit(url.rstrip("/"))
+    try:
+        parts = urlsplit(url.rstrip("/"))
+        parts.port  # noqa: B018 - a port that is no number raises here, not later
+    except ValueError as exc:  # "Invalid IPv6 URL", a port out of range ...
+        raise InputError(f"not a Solr URL ({exc}): {redact(url)}") from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise InputError(f"not a Solr URL (http or https expected): {redact(url)}")
     path = parts.path.rstrip("/")
@@ -212,9 +216,74 @@ def credentials(url: str) -> tuple[str, Auth | None]:
     return m.group(1) + m.group(3), Auth(unquote(user), unquote(password))
 
 
+#: ``scheme://userinfo@`` anywhere in a text (a message that quotes a URL).
+_TEXT_USERINFO = re.compile(r"(?i)([a-z][a-z0-9+.-]*://)[^\s/?#]*@")
+
+
 def redact(url: str) -> str:
-    """The URL without any user:password part, for messages and logs."""
-    return credentials(url)[0]
+    """The URL without any user:password part, for messages and logs; also a URL given
+    without its scheme (``alice:pw@127.0.0.1:8983/solr``), where the userinfo becomes
+    ``***@``."""
+    plain, given = credentials(url)
+    if given is None and "://" not in url:  # read as if it had one, up to the last '@'
+        rest, given = credentials("x://" + url.strip())
+        if given is not None:
+            return "***@" + rest[len("x://") :]
+    return plain
+
+
+def mask_userinfo(text: str) -> str:
+    """``text`` with the userinfo of every URL it quotes replaced by ``***``: the last guard
+    before a message is printed, so that no path of a URL into a message shows a password.
+
+    >>> mask_userinfo("cannot reach http://alice:pw@solr.example:8983/solr/x: refused")
+    'cannot reach http://***@solr.example:8983/solr/x: refused'
+    """
+    return _TEXT_USERINFO.sub(r"\1***@", text)
+
+
+class _Session(requests.Session):
+    """A session whose own ``verify`` (a CA bundle given to neardup, or False) wins over the
+    ``REQUESTS_CA_BUNDLE`` and ``CURL_CA_BUNDLE`` variables.
+
+    requests lets those variables override ``Session.verify`` in ``merge_environment_settings``
+    whenever a request does not pass ``verify`` itself (psf/requests#3829; pysolr never passes
+    it), so a bundle given with ``--solr-ca`` was silently replaced by the environment's. Why
+    not ``trust_env = False``: that would also drop the environment's proxies, which a user
+    behind one needs; why not ``verify=`` on each request: pysolr's calls cannot pass it.
+    Only ``verify`` is changed here; a session left at ``verify = True`` still takes the
+    environment's bundle, as requests documents.
+    """
+
+    def merge_environment_settings(  # type: ignore[override]
+        self, url: str, proxies: Any, stream: Any, verify: Any, cert: Any
+    ) -> dict[str, Any]:
+        settings = super().merge_environment_settings(url, proxies, stream, verify, cert)
+        if verify is None and self.verify is not True:
+            settings["verify"] = self.verify
+        return settings
+
+
+#: Whether this process has warned about credentials sent over plain http (once is enough).
+_plain_http_warned = threading.Event()
+
+
+def _warn_plain_http(host: str) -> None:
+    """Warn once per process that basic credentials go over plain http to another machine
+    (``host``: its name and port).
+
+    Warned, not refused: a Solr on a private network (a Docker network, a VPN) is often
+    reached over http, and such a setup must keep working; but nobody should learn only
+    later that the password crossed the network in the clear.
+    """
+    if _plain_http_warned.is_set():
+        return
+    _plain_http_warned.set()
+    log.warning(
+        "the Solr password is sent over plain http to %s: anyone on the network between can "
+        "read it (basic authentication is only base64); use an https URL",
+        host,
+    )
 
 
 class RetryAdapter(HTTPAdapter):
@@ -233,6 +302,9 @@ class RetryAdapter(HTTPAdapter):
         self.retry_budget = retry_budget
         #: Whether the server has answered this session with HTTP at least once.
         self.answered = False
+        #: The CA bundle given for the server's certificate (None: the system's or the
+        #: environment's): an error then names it instead of asking for one.
+        self.ca: str | None = None
 
     def send(  # type: ignore[override]
         self,
@@ -245,6 +317,12 @@ class RetryAdapter(HTTPAdapter):
     ) -> requests.Response:
         idempotent = request.headers.pop(ONCE_HEADER, None) is None
         where = redact(str(request.url).split("?", 1)[0].rstrip("/"))
+        if (
+            request.headers.get("Authorization")
+            and str(request.url).lower().startswith("http://")
+            and not is_loopback(str(request.url))
+        ):
+            _warn_plain_http(urlsplit(where).netloc)
         read_timeout = timeout[1] if isinstance(timeout, tuple) else timeout
         delay = BACKOFF_START
         started = time.monotonic()
@@ -258,6 +336,13 @@ class RetryAdapter(HTTPAdapter):
                     resp.content  # noqa: B018 - read here, so that a cut body is retried too
             except requests.exceptions.SSLError as exc:
                 unverified = "CERTIFICATE_VERIFY_FAILED" in str(exc)
+                if unverified and self.ca is not None:
+                    # The bundle was given: asking for one would send the user in a circle.
+                    raise SolrUnavailable(
+                        f"cannot reach Solr at {where}: its TLS certificate could not be "
+                        f"verified with the CA bundle {self.ca} (is that the CA that signed "
+                        "it, and is the host name in the certificate?)"
+                    ) from None
                 kind = SolrCertificateUnverified if unverified else SolrUnavailable
                 raise kind(f"cannot reach Solr at {where}: {_reason(exc)}") from None
             except requests.Timeout:
@@ -407,7 +492,7 @@ class Solr:
         self.base_url = base
         self.collection = check_collection_name(collection or from_url or DEFAULT_COLLECTION)
         self._timeout = DEFAULT_TIMEOUT if timeout is None else timeout
-        self.session = requests.Session()
+        self.session = _Session()
         self.session.verify = verify
         if auth is not None:
             self.session.auth = (auth.user, auth.password)
@@ -417,11 +502,11 @@ class Solr:
             # shares with it, to save bytes that never cross a network: 0.3-0.5 s of the
             # 1.6 s that 100k short records' texts take to read.
             self.session.headers["Accept-Encoding"] = "identity"
-        self._mount(
-            RetryAdapter(
-                self.collection, retries, RETRY_BUDGET if retry_budget is None else retry_budget
-            )
+        adapter = RetryAdapter(
+            self.collection, retries, RETRY_BUDGET if retry_budget is None else retry_budget
         )
+        adapter.ca = verify if isinstance(verify, str) else None
+        self._mount(adapter)
 
     def _mount(self, adapter: RetryAdapter) -> None:
         self._adapter = adapter
@@ -505,14 +590,17 @@ class Solr:
     def _new_pysolr(self, read_timeout: float) -> pysolr.Solr:
         return pysolr.Solr(self.url, timeout=(CONNECT_TIMEOUT, read_timeout), session=self.session)
 
-    def clone(self) -> Solr:
-        """The same collection and settings with an HTTP session of its own.
+    def clone(self, collection: str | None = None) -> Solr:
+        """The same collection (or ``collection`` of the same server) and settings with an HTTP
+        session of its own.
 
         A ``requests.Session`` is not meant to be shared between threads: each thread that
         talks to Solr at the same time as another one gets its own clone.
         """
         other = copy.copy(self)
-        other.session = requests.Session()
+        if collection is not None:
+            other.collection = check_collection_name(collection)
+        other.session = _Session()
         other.session.verify = self.session.verify
         other.session.auth = self.session.auth
         other.session.cert = self.session.cert
@@ -521,8 +609,9 @@ class Solr:
         # A caller's hooks (metrics, logging) see every request, those of a clone's thread too.
         other.session.hooks = {event: list(hooks) for event, hooks in self.session.hooks.items()}
         mine = self._adapter
-        adapter = RetryAdapter(mine.collection, mine.retries, mine.retry_budget)
+        adapter = RetryAdapter(other.collection, mine.retries, mine.retry_budget)
         adapter.answered = mine.answered
+        adapter.ca = mine.ca
         other._mount(adapter)
         return other
 
@@ -809,7 +898,10 @@ def is_loopback(url: str) -> bool:
     >>> is_loopback("http://[::1]:8983/solr"), is_loopback("http://localhost:8983/solr")
     (True, True)
     """
-    host = urlsplit(url).hostname or ""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:  # a malformed URL ("http://[::1/solr") is no known host
+        return False
     if host == "localhost":
         return True
     try:

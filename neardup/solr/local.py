@@ -13,8 +13,15 @@ first start the node gets a random password, kept in ``<home>/solr/credentials``
 netrc format, so ``curl --netrc-file`` reads it too); every later start reuses it, and neardup's
 clients of the node read it from there (:meth:`LocalSolr.client_auth`). Solr's BasicAuthPlugin
 gets only a salted hash, in ``security.json``. ``start(auth=(user, password))`` uses those
-credentials instead, ``start(auth=False)`` runs the node open. The SolrCloud node (``cloud``)
-has no authentication.
+credentials instead, ``start(auth=False)`` runs the node open. The local SolrCloud (``cloud``)
+gets the same protection: the launcher puts the same ``security.json`` into its ZooKeeper
+before the nodes start, so they never run open.
+
+The node's files are the user's alone: the records are in its index files and log, and a user
+who may read them needs no password. ``NEARDUP_HOME`` and every folder under it are made 0700
+and every file 0600 at each start (:func:`make_private`: folders and files left open by an
+older neardup are repaired; a home of another user's is refused, as the credentials file is),
+and Java runs with the umask 077, so the files Solr writes are private from their creation.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import base64
 import errno
 import hashlib
 import json
+import logging
 import os
 import re
 import secrets
@@ -44,7 +52,11 @@ from ..errors import InputError, SolrUnavailable
 from ..resources import CONFIGSET_NAME, LEGACY_CONFIGSET
 from .client import Auth, credentials, split_url
 
+log = logging.getLogger("neardup")
+
 CONFIGSET = resources.configset_dir()
+#: The umask the node's Java and Maven run with: the files they write are the user's alone.
+PRIVATE_UMASK = 0o077
 #: The local node's heap is this share of the machine's memory, within the bounds below,
 #: unless ``LocalSolr(heap=...)`` says otherwise. 1 GB, Solr's own default, held the
 #: benchmark's indexing to ~1,200 documents/s and ran out on a 50 MB record; a quarter of the
@@ -115,8 +127,8 @@ class NodeState:
 
     @property
     def open_from_old_version(self) -> bool:
-        """Whether this standalone node runs open only because an older neardup started it."""
-        return self.mode == "standalone" and not (self.auth_user or self.no_auth)
+        """Whether this node runs open only because an older neardup started it."""
+        return not (self.auth_user or self.no_auth)
 
     def auth_text(self) -> str:
         """How the node is secured, in words for a user (never the password)."""
@@ -126,8 +138,6 @@ class NodeState:
             return f"basic authentication, user '{self.auth_user}'"
         if self.no_auth:
             return "no authentication (started so on purpose)"
-        if self.mode == "cloud":
-            return "no authentication (the local SolrCloud has none)"
         return "no authentication (started by an older neardup)"
 
 
@@ -217,12 +227,13 @@ class LocalSolr:
     ) -> NodeState:
         """Start a node, or return the running one if it is of the same kind.
 
-        A standalone node needs basic authentication (Solr's BasicAuthPlugin with
-        ``blockUnknown``; the user has the role ``admin`` with the permission ``all``): by
-        default with the node's own credentials, made on its first start and kept in
-        :attr:`credentials_file`; with ``auth=(user, password)`` with those; ``auth=False``
-        runs it open. Only a salted hash of the password is written, to ``security.json`` in
-        the node's Solr home. The local SolrCloud (``cloud``) runs open.
+        A node needs basic authentication (Solr's BasicAuthPlugin with ``blockUnknown``; the
+        user has the role ``admin`` with the permission ``all``): by default with the node's
+        own credentials, made on its first start and kept in :attr:`credentials_file`; with
+        ``auth=(user, password)`` with those; ``auth=False`` runs it open. Only a salted hash
+        of the password is written, to ``security.json`` in the node's Solr home (a SolrCloud
+        reads it from its ZooKeeper, where the launcher puts it). The node's home is made
+        private first (:func:`make_private`).
         """
         mode = "cloud" if cloud else "standalone"
         if port is not None and (isinstance(port, bool) or not isinstance(port, int)
@@ -230,16 +241,15 @@ class LocalSolr:
             raise InputError(f"port must be a number from 1 to 65535, got {port!r}")
         if auth is True:
             auth = None
-        own = auth is None and not cloud
+        own = auth is None
         if auth is False or auth is None:
             auth = None
         elif not isinstance(auth, Auth):
             auth = Auth(*auth)  # type: ignore[misc]
         if auth is not None:
-            if cloud:
-                raise InputError("authentication is only available on the standalone local node")
             if not auth.user or ":" in auth.user or not auth.password:
                 raise InputError("authentication needs a user (without ':') and a password")
+        make_private(self.home.parent, deep=False)
         current = self.running()
         if current is not None:
             if current.mode != mode:
@@ -278,6 +288,9 @@ class LocalSolr:
             # orphans that block the start: a local SolrCloud keeps no data across restarts.
             shutil.rmtree(solr_home / "cloud", ignore_errors=True)
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        # Everything already there (indexes and logs of a node an older neardup ran, the
+        # files just written) becomes the user's alone; Java's umask keeps what comes next so.
+        make_private(self.home.parent, deep=True)
         args = [
             java,
             f"-Xmx{self.heap}",
@@ -296,16 +309,17 @@ class LocalSolr:
         ]
         if cloud:
             args += ["--cloud", "--nodes", str(nodes)]
-        with open(self.log_file, "w", encoding="utf-8") as log:
-            log.write(f"# {' '.join(args)}\n")
-            log.flush()
+        with open(self.log_file, "w", encoding="utf-8", opener=_private_opener) as out:
+            out.write(f"# {' '.join(args)}\n")
+            out.flush()
             proc = subprocess.Popen(
                 args,
-                stdout=log,
+                stdout=out,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
                 cwd=str(self.home),
+                umask=PRIVATE_UMASK,
             )
         try:
             urls, zk = self._wait_ready(proc, port)
@@ -325,9 +339,9 @@ class LocalSolr:
             zk=zk,
             auth_user=auth.user if auth is not None else None,
             credentials=str(self.credentials_file) if own else None,
-            no_auth=auth is None and not cloud,
+            no_auth=auth is None,
         )
-        self.state_file.write_text(json.dumps(asdict(st), indent=2), encoding="utf-8")
+        _write_private(self.state_file, json.dumps(asdict(st), indent=2))
         return st
 
     def own_credentials(self) -> Auth:
@@ -354,6 +368,7 @@ class LocalSolr:
     def client_auth(self, state: NodeState, given: Auth | None = None) -> Auth | None:
         """The credentials a client of this running node sends: the node's own when it was
         started with them (from its credentials file, checked), else ``given``."""
+        make_private(self.home.parent, deep=False)
         if not state.credentials:
             return given
         try:
@@ -368,7 +383,7 @@ class LocalSolr:
         """The classpath in a Java argument file, so that ``ps`` shows a readable command."""
         path = self.home / "classpath.args"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f'-cp "{classpath}"\n', encoding="utf-8")
+        _write_private(path, f'-cp "{classpath}"\n')
         return path
 
     def refresh_configset(self) -> None:
@@ -387,10 +402,9 @@ class LocalSolr:
         security = solr_home / "security.json"
         security.unlink(missing_ok=True)
         if auth is not None:
-            # Standalone Solr reads security.json from its Solr home; only the owner may read it.
-            fd = os.open(security, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(security_json(auth.user, auth.password), out, indent=2)
+            # Standalone Solr reads security.json from its Solr home, the launcher of a
+            # SolrCloud puts it into ZooKeeper; only the owner may read it.
+            _write_private(security, json.dumps(security_json(auth.user, auth.password), indent=2))
         write_configsets(solr_home / "configsets")
 
     def _wait_ready(self, proc: subprocess.Popen[bytes], port: int) -> tuple[list[str], str | None]:
@@ -481,8 +495,10 @@ class LocalSolr:
             file=sys.stderr,
             flush=True,
         )
-        with open(log, "w", encoding="utf-8") as out:
-            code = subprocess.call(args, stdout=out, stderr=subprocess.STDOUT, cwd=str(launcher))
+        with open(log, "w", encoding="utf-8", opener=_private_opener) as out:
+            code = subprocess.call(
+                args, stdout=out, stderr=subprocess.STDOUT, cwd=str(launcher), umask=PRIVATE_UMASK
+            )
         if code != 0 or not cp_file.exists():
             text = log.read_text(encoding="utf-8", errors="replace")
             if "Could not transfer" in text or "Could not resolve" in text or "UnknownHost" in text:
@@ -547,11 +563,11 @@ def url_auth(url: str, home: Path | None = None) -> Auth | None:
     """The own credentials of the node of ``home`` if ``url`` (holding none) is that node's
     running node's: its URL, as ``neardup solr status`` prints it, works without a password."""
     plain, given = credentials(url)
-    if given is not None or urlsplit(plain).hostname != "127.0.0.1":
-        return None
     try:
+        if given is not None or urlsplit(plain).hostname != "127.0.0.1":
+            return None
         base = split_url(plain)[0]
-    except InputError:
+    except (InputError, ValueError):  # a malformed URL: split_url's error says so later
         return None
     local = LocalSolr(home)
     state = local.state()
@@ -600,6 +616,83 @@ def read_credentials(path: Path) -> Auth:
             "'machine 127.0.0.1 login USER password PASSWORD')"
         )
     return Auth(fields["login"], fields["password"])
+
+
+def make_private(home: Path, deep: bool = True) -> None:
+    """Make neardup's home (``NEARDUP_HOME``) the user's alone: the folder 0700 and, with
+    ``deep``, every folder under it 0700 and every file without any permission for the group
+    or others (0600; the owner's execute bit is kept).
+
+    Checked like the credentials file: a home (or its ``solr`` folder) that is a symbolic link
+    or belongs to another user is refused with an :class:`InputError`, since making it private
+    or trusting its node would be wrong either way; modes that are too open are repaired, with
+    a warning if one of those two folders was open (if they were closed, nothing under them
+    could be reached; files neardup itself just copied in are repaired without a word). Why at
+    each start: the index files and ``solr.log`` hold the records, and a node of an older
+    neardup wrote them 0644 in 0755 folders.
+    """
+    home = Path(home)
+    home.mkdir(parents=True, exist_ok=True, mode=0o700)  # new folders never open, even briefly
+    (home / "solr").mkdir(exist_ok=True, mode=0o700)
+    opened: list[str] = []
+    for folder in (home, home / "solr"):
+        try:
+            info = os.lstat(folder)
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+            raise InputError(
+                f"{folder}: neardup's home must be a folder of its own, not a link or a file"
+            )
+        if info.st_uid != os.geteuid():
+            raise InputError(
+                f"{folder}: neardup's home belongs to another user (uid {info.st_uid}); neardup "
+                "keeps its node's indexes and password only in a folder of its own user's "
+                "(set NEARDUP_HOME to one)"
+            )
+        if _open_to_others(folder, info.st_mode):
+            opened.append(f"{folder} ({stat.S_IMODE(info.st_mode):04o})")
+    if deep:
+        for root, dirs, files in os.walk(home / "solr"):
+            for name in dirs + files:
+                path = Path(root) / name
+                try:
+                    info = os.lstat(path)
+                except FileNotFoundError:  # removed meanwhile (a log rolled over)
+                    continue
+                if not stat.S_ISLNK(info.st_mode):
+                    _open_to_others(path, info.st_mode)
+    if opened:
+        log.warning(
+            "made neardup's home private: %s could be read by other users of this machine "
+            "(now 0700)",
+            " and ".join(opened),
+        )
+
+
+def _open_to_others(path: Path, mode: int) -> bool:
+    """Take away the group's and others' permissions on ``path``; whether it had any."""
+    if not stat.S_IMODE(mode) & 0o077:
+        return False
+    try:
+        os.chmod(path, stat.S_IMODE(mode) & ~0o077, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise InputError(f"{path}: cannot make neardup's home private: {exc.strerror}") from None
+    return True
+
+
+def _private_opener(path: str, flags: int) -> int:
+    """``open(..., opener=_private_opener)``: a file created 0600, whatever the umask."""
+    return os.open(path, flags, 0o600)
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path``, a file of the user's alone (0600 also when it existed)."""
+    with open(path, "w", encoding="utf-8", opener=_private_opener) as out:
+        os.fchmod(out.fileno(), 0o600)
+        out.write(text)
 
 
 def hash_password(password: str, salt: bytes | None = None) -> str:

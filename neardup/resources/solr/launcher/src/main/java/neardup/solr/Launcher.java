@@ -19,7 +19,9 @@ import org.apache.solr.embedded.JettySolrRunner;
  * index is committed and no Java process is left behind.
  *
  * <p>Usage: {@code Launcher --home DIR --port N [--cloud --nodes N]}. The node listens on
- * 127.0.0.1 only (JettySolrRunner binds its connector to the loopback address).
+ * 127.0.0.1 only (JettySolrRunner binds its connector to the loopback address). A standalone
+ * node reads {@code DIR/security.json} itself; for a SolrCloud this class puts it into the
+ * embedded ZooKeeper.
  */
 public final class Launcher {
 
@@ -77,9 +79,17 @@ public final class Launcher {
   private static void runCloud(Path home, int nodes, int port) throws Exception {
     Files.createDirectories(home);
     String solrXml = Files.readString(home.resolve("solr.xml"));
-    JettyConfig config = JettyConfig.builder().setContext("/solr").stopAtShutdown(false).build();
-    MiniSolrCloudCluster cluster =
-        new MiniSolrCloudCluster(nodes, home.resolve("cloud"), solrXml, config);
+    MiniSolrCloudCluster.Builder builder =
+        new MiniSolrCloudCluster.Builder(nodes, home.resolve("cloud"))
+            .withSolrXml(solrXml)
+            .withJettyConfig(jetty -> jetty.setContext("/solr").stopAtShutdown(false));
+    // A SolrCloud reads security.json from ZooKeeper, not from a Solr home: the builder puts
+    // it there before the nodes start, so that they never answer without the password.
+    Path security = home.resolve("security.json");
+    if (Files.exists(security)) {
+      builder.withSecurityJson(Files.readString(security));
+    }
+    MiniSolrCloudCluster cluster = builder.build();
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
