@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pysolr
@@ -18,6 +18,7 @@ import pytest
 import requests
 
 from neardup import NearDupIndex, Params
+from neardup.backends.solr import SolrBackend
 from neardup.errors import SolrRequestError, SolrUnavailable
 from neardup.resources import restaurants
 from neardup.solr import admin, connect
@@ -466,3 +467,75 @@ def test_the_legacy_configset_follows_every_file_of_the_configset(tmp_path: Path
     before = (legacy / "schema.xml").stat().st_mtime_ns
     write_configsets(tmp_path)
     assert (legacy / "schema.xml").stat().st_mtime_ns == before
+
+
+# -- drop -----------------------------------------------------------------------------------------
+def drop_cli(
+    solr_base: str, *args: str, answer: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``neardup drop ...`` on ``solr_base``: with no terminal, or with ``answer`` typed at one."""
+    from .conftest import REPO
+
+    command = [sys.executable, "-m", "neardup", "drop", *args, "--solr-url", solr_base]
+    if answer is None:
+        return subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                              cwd=str(REPO), timeout=300)  # fmt: skip
+    import pty
+
+    main, terminal = pty.openpty()
+    try:
+        os.write(main, answer.encode() + b"\n")
+        return subprocess.run(command, capture_output=True, text=True, stdin=terminal,
+                              cwd=str(REPO), timeout=300)  # fmt: skip
+    finally:
+        os.close(main)
+        os.close(terminal)
+
+
+@pytest.mark.solr
+def test_drop_deletes_a_collection_neardup_made_once_confirmed(
+    solr_base: str, new_collection: Callable[[str], Solr]
+) -> None:
+    solr = new_collection("drop")
+    name = solr.collection
+    index = NearDupIndex(backend=SolrBackend(solr))
+    index.add_many([(str(i), f"record {i} of the collection to drop") for i in range(25)])
+    index.backend.commit()
+    server = Solr(solr_base)
+    asked = drop_cli(solr_base, name)  # no terminal, no --yes: nothing happens
+    assert asked.returncode == 2 and "with no terminal to confirm it, add --yes" in asked.stderr
+    no = drop_cli(solr_base, name, answer="n")
+    assert no.returncode == 1, no.stderr
+    assert f"drop the collection '{name}' at" in no.stderr and "its 25 records? [y/N]" in no.stderr
+    assert name in admin.collections(server)
+    yes = drop_cli(solr_base, name, answer="y")
+    assert yes.returncode == 0, yes.stderr
+    assert f"dropped the collection '{name}' at" in yes.stdout and ": 25 records" in yes.stdout
+    assert name not in admin.collections(server)
+    gone = drop_cli(solr_base, name, "--yes")
+    assert gone.returncode == 1 and f"the collection '{name}' does not exist" in gone.stderr
+    assert "Traceback" not in asked.stderr + no.stderr + yes.stderr + gone.stderr
+
+
+@pytest.mark.solr
+def test_drop_refuses_a_collection_neardup_did_not_make_unless_forced(
+    solr_base: str, new_collection: Callable[[str], Solr]
+) -> None:
+    """A collection of neardup's schema holding records neardup did not index (no stored
+    parameters) is not neardup's: refused even with --yes, dropped with --force."""
+    solr = new_collection("theirs")
+    solr.add([{"id": "a", "content": "a record neardup did not index"}])
+    solr.commit()
+    refused = drop_cli(solr_base, solr.collection, "--yes")
+    assert refused.returncode == 2, refused.stderr
+    assert f"the collection '{solr.collection}' at" in refused.stderr
+    assert "(1 records) was not made by neardup" in refused.stderr
+    assert "add --force to drop it anyway" in refused.stderr
+    assert solr.collection in admin.collections(Solr(solr_base))
+    forced = drop_cli(solr_base, solr.collection, "--yes", "--force", "--json")
+    assert forced.returncode == 0, forced.stderr
+    assert json.loads(forced.stdout) == {
+        "dropped": solr.collection, "records": 1, "where": client_module.redact(solr.base_url),
+        "neardup": False,
+    }  # fmt: skip
+    assert solr.collection not in admin.collections(Solr(solr_base))

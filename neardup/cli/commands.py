@@ -347,6 +347,20 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     solr_options(p)
     p.set_defaults(func=cmd_delete)
 
+    p = sub.add_parser(
+        "drop", help="delete a whole collection neardup made: its records, schema and files"
+    )
+    p.add_argument("name", metavar="COLLECTION", help="the collection (core) to drop")
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="drop it even if neardup did not make it (no stored parameters or fields)",
+    )
+    p.add_argument("--json", action="store_true")
+    solr_options(p, collection=False)
+    p.set_defaults(func=cmd_drop)
+
     p = sub.add_parser("compare", help="LSH against exact brute force on an index")
     p.add_argument(
         "--threshold",
@@ -880,6 +894,46 @@ def cmd_delete(args: argparse.Namespace) -> int:
         text,
     )
     return 1 if missing else 0
+
+
+def cmd_drop(args: argparse.Namespace) -> int:
+    """Drop a collection after a yes (or ``--yes``): never on the strength of a missing
+    terminal, so a script must say ``--yes``."""
+    from ..solr.admin import collection_exists, collection_facts, drop_collection
+    from ..solr.client import check_collection_name, redact
+    from .common import emit, open_solr
+
+    check_collection_name(args.name)
+    if not args.yes and not sys.stdin.isatty():
+        raise InputError(
+            f"drop '{args.name}' deletes the collection and all its records: with no terminal "
+            "to confirm it, add --yes"
+        )
+    server = open_solr(args, server=True, start=False)
+    if not args.yes:
+        target = server.clone(args.name)
+        records, own = collection_facts(target) if collection_exists(target) else (0, False)
+        if own or args.force:  # else drop_collection says why not, before any question
+            print(
+                f"drop the collection '{args.name}' at {redact(server.base_url)} and its "
+                f"{records} records? [y/N] ",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
+            if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+                print("neardup: not dropped", file=sys.stderr)
+                return 1
+    dropped = drop_collection(server, args.name, force=args.force)
+    forced = "" if dropped.own else " (not made by neardup: dropped with --force)"
+    emit(
+        args,
+        {"dropped": dropped.collection, "records": dropped.records, "where": dropped.where,
+         "neardup": dropped.own},
+        f"dropped the collection '{dropped.collection}' at {dropped.where}: "
+        f"{dropped.records} records{forced}",
+    )
+    return 0
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -11,11 +11,12 @@ import io
 import logging
 import time
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..errors import SolrRequestError
+from ..errors import InputError, SolrRequestError
 from ..resources import CONFIGSET_NAME
 from .client import Auth, Solr, redact
 
@@ -280,3 +281,54 @@ def ensure_collection(solr: Solr, *, create: bool = True, shards: int = 1) -> So
             ) from exc
     check_schema(solr)
     return solr
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A collection :func:`drop_collection` deleted, and what it held."""
+
+    collection: str
+    #: Where it was (the server's URL, without credentials).
+    where: str
+    #: Its records (neardup's own stored-parameters record not counted).
+    records: int
+    #: Whether neardup recognised it as its own (False: dropped with ``force``).
+    own: bool
+
+
+def collection_facts(solr: Solr) -> tuple[int, bool]:
+    """The records of ``solr``'s collection and whether neardup made it: it has the fields of
+    neardup's configset and, unless it is empty, the record of neardup's stored parameters
+    (written by the first ``index``). A collection made otherwise, even one of the same
+    schema holding records that neardup did not index, is not neardup's to drop."""
+    from ..backends.solr import META_ID, RECORDS_FQ
+
+    records = solr.count("*:*", fq=[RECORDS_FQ])
+    try:
+        check_schema(solr)
+    except SolrRequestError:
+        return records, False
+    if records == 0:
+        return 0, True
+    stored = solr.get([META_ID], fields="id,nd_params")
+    return records, bool(stored and stored[0].get("nd_params"))
+
+
+def drop_collection(server: Solr, name: str, *, force: bool = False) -> Dropped:
+    """Delete the collection ``name`` of ``server`` (a SolrCloud collection, or a core with
+    its folder), records, schema and all, if neardup made it (:func:`collection_facts`);
+    another one only with ``force``. An :class:`InputError` if it is not neardup's, a
+    :class:`SolrRequestError` if it does not exist."""
+    solr = server.clone(name)
+    where = redact(server.base_url)
+    if not collection_exists(solr):
+        raise SolrRequestError(f"the collection '{name}' does not exist at {where}")
+    records, own = collection_facts(solr)
+    if not own and not force:
+        raise InputError(
+            f"the collection '{name}' at {where} ({records} records) was not made by neardup "
+            "(it lacks neardup's fields or its stored parameters); neardup drops only its own: "
+            "add --force to drop it anyway"
+        )
+    delete_collection(solr)
+    return Dropped(name, where, records, own)
