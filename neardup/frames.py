@@ -11,11 +11,11 @@ that results join back with ``df.loc``), else from its position (from 0, polars)
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from .errors import ArgumentError, MissingColumn
-from .io import ROW_ID, Item, _record_from_mapping, checked_spans, default_text_fields
+from .io import ROW_ID, Checked, _record_from_mapping, checked_spans, default_text_fields
 
 #: The key a DataFrame row's index label is read under (no column can have this name).
 INDEX = "\0index"
@@ -37,7 +37,7 @@ def frame_records(
     text: str | Sequence[str] | None = None,
     source: str | None = None,
     name: str = "<frame>",
-) -> Iterator[Item]:
+) -> Checked:
     """The rows of a pandas or polars DataFrame as records, in order.
 
     ``id`` names the id column; without one, a column ``id`` if there is one, else the
@@ -45,6 +45,7 @@ def frame_records(
     position from 0 (polars). ``text`` names the text column or columns (default: ``text``, or
     every column but the id and the source, each compared on its own too). ``source`` names
     the column of each record's source (link mode); a record's ``line`` is its position + 1.
+    The frame's columns are checked now, its rows as they are read (:class:`~neardup.io.Checked`).
     """
     if not is_frame(frame):
         raise ArgumentError(f"expected a pandas or polars DataFrame, got {type(frame).__name__}")
@@ -73,8 +74,7 @@ def frame_records(
                              texts, source)
         for k in range(rows)
     )  # fmt: skip
-    for item, _line in checked_spans(((r, r.line) for r in rows_read), name):
-        yield item
+    return Checked(item for item, _line in checked_spans(((r, r.line) for r in rows_read), name))
 
 
 def _column(frame: Any, name: str) -> list[Any]:

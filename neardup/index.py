@@ -61,7 +61,7 @@ from .defaults import DEFAULTS
 from .documents import documents
 from .errors import ArgumentError, InputError
 from .graph import clusters as clusters  # re-exported: connected components
-from .io import Blank, Item, Record, Rejection
+from .io import Blank, Checked, Item, Record, Rejection, checked_items
 from .keys import SEP, key_of, qualified, record_id, source_of_key
 from .minhash import ShingleProcessor
 from .options import ReportOptions
@@ -468,7 +468,14 @@ class NearDupIndex:
         """Add records: ``(id, text)`` pairs, ``(id, text, source)`` triples, what
         :func:`neardup.io.read_records` yields, or a pandas or polars DataFrame (its columns as
         :meth:`add_frame` reads them by default). Returns the counts (read, indexed, rejected
-        with where and why); the records carry a new batch number (:attr:`batch_written`).
+        with where and why, identical: ``read == indexed + rejected + identical``); the records
+        carry a new batch number (:attr:`batch_written`).
+
+        Records given as values are checked as the lines of a file are
+        (:func:`neardup.io.checked_items`): an id is made a string, so ``1`` and ``"1"`` are
+        one id, and an id seen before in the same call and source is rejected (a copy, if its
+        text is the same: counted as identical); an id over 512 bytes is rejected, whatever
+        the backend.
 
         A record is its source and its id: one with the source and id of a record already
         stored replaces it. ``source_name`` names the source of records given without one
@@ -501,7 +508,10 @@ class NearDupIndex:
             progress=progress,
             total=total,
         )
+        read = isinstance(records, Checked)  # read from a file or a frame: checked as read
         records = (_as_record(r, n, default) for n, r in enumerate(records, start=1))
+        if not read:  # ids as a file's reader checks them: 1 and "1" are one id, seen twice
+            records = checked_items(records)
         self._unnamed = None if replace or source_name is not None else set()
         # In memory, every record read and stored is a few objects more the collector would
         # walk again and again (100k short records: 0.3 s). Into Solr, the batches on their way
@@ -1035,10 +1045,14 @@ class _Batch:
         self._n = 0
         self._source = source
         self.stats = writer.stats
+        self._next: list[Item] = []
+        # the ids of add() checked as add_many checks them: one record in, one out
+        self._checked = checked_items(iter(self._next.pop, None))
 
     def add(self, record_id: str, text: str) -> None:
         self._n += 1
-        self._writer.write(_as_record((record_id, text), self._n, self._source))
+        self._next.append(_as_record((record_id, text), self._n, self._source))
+        self._writer.write(next(self._checked))
 
     def add_record(self, item: Item) -> None:
         """An item of :func:`neardup.io.read_records` (a record, a rejection or a blank)."""

@@ -42,6 +42,7 @@ ARROW_FORMATS = ("parquet", "arrow")
 #: The id "field" that numbers records by their line in the file (their row in Parquet and
 #: Arrow files, from 1): for data without an id column (``--id-field @row``).
 ROW_ID = "@row"
+#: The longest id, in bytes of UTF-8, in files and in records given as values alike.
 MAX_ID_BYTES = 512
 NUL = b"\x00"
 #: The largest text of one record, in bytes of UTF-8 (``max_record_bytes`` of the readers,
@@ -198,19 +199,29 @@ def read_records(
     return _Items((item for item, _last in spans), path, fmt)
 
 
-class _Items(Iterator[Item]):
+class Checked(Iterator[Item]):
+    """Items whose records were checked as they were read (:func:`checked_spans`: ids, sizes,
+    ids seen before), as :func:`read_records` and DataFrames give them: ``add_many`` does not
+    check them again (:func:`checked_items`)."""
+
+    def __init__(self, items: Iterator[Item]) -> None:
+        self._items = items
+
+    def __iter__(self) -> Checked:
+        return self
+
+    def __next__(self) -> Item:
+        return next(self._items)
+
+
+class _Items(Checked):
     """A file's items, with its line count as their length hint (:func:`expected_records`,
     counted when first asked): a new index chooses its parameters for the size it is about to
     receive (``NearDupIndex().add_many(read_records(path))``)."""
 
     def __init__(self, items: Iterator[Item], path: Path, fmt: str) -> None:
-        self._items, self._path, self._fmt = items, path, fmt
-
-    def __iter__(self) -> _Items:
-        return self
-
-    def __next__(self) -> Item:
-        return next(self._items)
+        super().__init__(items)
+        self._path, self._fmt = path, fmt
 
     def __length_hint__(self) -> int:
         lines = expected_records(self._path, self._fmt)
@@ -397,6 +408,25 @@ def checked_spans(
                 continue
             ids[item.id] = item.line << 64 | content
         yield item, last
+
+
+def checked_items(items: Iterable[Item], limit: int | None = None) -> Iterator[Item]:
+    """Items given as values (not read from a file) checked as a file's records are
+    (:func:`checked_spans`): an id too long, an id seen before with another text (ids made
+    strings: ``1`` and ``"1"`` are one id), a copy. A rejection names the record's own file
+    or source and its line (its position). ``limit``: the largest text, None for none."""
+    held: list[Item] = []
+
+    def spans() -> Iterator[tuple[Item, int]]:
+        for item in items:
+            held[:] = [item]
+            yield item, 0
+
+    for out, _last in checked_spans(spans(), "", limit):  # one out for each item, in order
+        item = held[0]
+        if out is not item and isinstance(out, Rejection) and isinstance(item, Record):
+            out = Rejection(item.location, out.line, out.reason, out.id)
+        yield out
 
 
 _MASK64 = (1 << 64) - 1
@@ -694,9 +724,11 @@ def refuse_unread_table(path: Path) -> None:
 
 
 def check_id(record_id: str, max_bytes: int | None = MAX_ID_BYTES) -> str | None:
-    """Why ``record_id`` cannot be a record's id, if it cannot. Every way in checks it: the
-    readers, and the index for records given as values (without the size limit, which is the
-    readers' policy: there Solr judges an id's size, and refuses only that record)."""
+    """Why ``record_id`` cannot be a record's id, if it cannot. Every way in checks it, with
+    the one size limit :data:`MAX_ID_BYTES` whatever the backend (Solr would refuse an id
+    over Lucene's 32,766-byte term, memory none): the readers, and ``add_many`` for records
+    given as values (:func:`checked_items`); what an index stores is checked again, without
+    the size (:func:`neardup.documents.documents`)."""
     if not record_id:
         return "missing id"
     if (

@@ -456,3 +456,25 @@ def test_one_call_in_many_batches_is_not_refused_its_own_records() -> None:
         b.add("5", "a new text for five")
     with pytest.raises(ArgumentError, match="source_name"):
         idx.add_many([("1", "x")], source_name="")
+
+
+def test_ids_of_different_types_in_one_call_are_one_id_seen_twice() -> None:
+    """``1`` and ``"1"`` are one id once made a string: in one call, the second is rejected as
+    a file's repeated id is (a copy if its text is the same), so the counts add up to what the
+    index holds; ``"01"`` is another id. A 100 KB id is rejected on every backend, with where."""
+    idx = NearDupIndex()
+    stats = idx.add_many([(1, "alpha beta gamma delta"), ("1", "epsilon zeta eta theta"),
+                          ("01", "iota kappa lambda mu"), (2, "nu xi omicron pi"),
+                          ("2", "nu xi omicron pi"), ("x" * 100_000, "rho sigma tau")])  # fmt: skip
+    assert (stats.read, stats.indexed, stats.rejected, stats.identical) == (6, 3, 2, 1)
+    assert stats.read == stats.indexed + stats.rejected + stats.identical
+    assert len(idx) == stats.indexed == 3
+    assert [str(r)[:50] for r in stats.rejections] == [
+        "<records>:2: duplicate id, first seen at line 1 (i",
+        "<records>:6: id longer than 512 bytes (id 'xxxxxxx",
+    ]
+    assert sorted(t for _, t in idx.backend.all_texts())[0] == "alpha beta gamma delta"
+    with idx.batch(source_name="b") as b:
+        b.add("5", "first text of five")
+        b.add(5, "second text of five")  # type: ignore[arg-type]
+    assert (b.stats.indexed, b.stats.rejected) == (1, 1)
