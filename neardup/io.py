@@ -6,7 +6,14 @@ add up to the lines of the input. Policy: a byte-order mark at the start of a li
 or of files joined) and ``\\r\\n`` endings are repaired, and a file whose lines end with ``\\r``
 alone is refused as a whole; blank lines are skipped and counted; a line with invalid UTF-8, a
 NUL byte, no id, no text, or an id seen before in the same file is rejected, and so is a record
-too large (:data:`MAX_RECORD_BYTES`), before it is decoded when its line alone is too long.
+too large (:data:`MAX_RECORD_BYTES`), before it is decoded when its line alone is too long;
+in ``ID TEXT`` lines, a carriage return alone inside a line is rejected (it would join two lines
+into one record). A file that is UTF-16 or gzip-compressed is refused as a whole, by name.
+
+A pipe or a FIFO (``/dev/stdin``) is read once: its first bytes are kept for the choices made
+before reading (format, separator, id column) and read again from memory, then the rest from
+the pipe (:func:`_open_input`). A FIFO without a writer is waited on for :data:`FIFO_WAIT`
+seconds, then refused, rather than blocking in ``open()`` for ever.
 
 Tables are read as they come: their separator is read off their first lines
 (:func:`sniff_table`); a table that would be read as one column, or as ``ID TEXT`` lines, is an
@@ -65,6 +72,17 @@ SKIP_CHUNK = 1 << 20
 BOM = b"\xef\xbb\xbf"
 #: Bytes read at the start of a file to tell CR-only line endings: a CR and no LF in them.
 CR_PEEK = 1 << 16
+#: How long a FIFO given as input is waited on for a writer, in seconds: ``open()`` of a FIFO
+#: blocks until a writer opens it too, and a FIFO that nothing writes to would block for ever.
+FIFO_WAIT = 10.0
+#: The first bytes of a gzip file, and the byte-order marks of UTF-32 and UTF-16 (UTF-32 first:
+#: its little-endian mark starts with UTF-16's). Such a file is refused by name
+#: (:func:`_refuse_encoding`) rather than rejected line by line as NUL bytes or invalid UTF-8.
+GZIP_MAGIC = b"\x1f\x8b"
+WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"),
+)  # fmt: skip
 #: Ids starting with this are neardup's own (the Solr backend keeps its parameters in the
 #: document ``_neardup_meta_``): a record with such an id is refused, so no input can reach
 #: an index's metadata.
@@ -266,14 +284,10 @@ def _checked(
         raise InputError(f"{path}: no such file")
     if path.is_dir():
         raise InputError(f"{path}: is a directory, not a file")
-    head = b""
-    if path.is_file():  # a pipe's bytes cannot be peeked at and read again
-        try:
-            with open(path, "rb") as fh:
-                head = fh.read(CR_PEEK)
-        except OSError as exc:
-            raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    head = _head(path, CR_PEEK)  # a pipe's first bytes are kept to be read again
     _refuse_spreadsheet(path, head)
+    if (EXTENSIONS.get(path.suffix.lower()) if fmt == "auto" else fmt) not in ARROW_FORMATS:
+        _refuse_encoding(path, head)  # (Parquet and Arrow files are binary)
     if b"\r" in head.rstrip(b"\r") and b"\n" not in head:
         raise InputError(
             f"{path}: its lines end with a carriage return alone (CR, old Mac OS), which would "
@@ -303,6 +317,33 @@ def _refuse_spreadsheet(path: Path, head: bytes) -> None:
     raise InputError(
         f"{path} {what}: save it as CSV (UTF-8) from the spreadsheet program and give that file"
     )
+
+
+def _refuse_encoding(path: Path, head: bytes) -> None:
+    """A file neardup cannot read as text, refused by name rather than line by line (every
+    line a NUL byte or invalid UTF-8): gzip-compressed (its magic bytes), or UTF-16 or UTF-32
+    (a byte-order mark, or, without one, a NUL byte in every other byte: ASCII text in UTF-16).
+
+    Not read transparently: a compressed file could not be written back as it was by
+    ``dedupe``, its line count (:func:`expected_records`) would be its compressed bytes', and
+    ``zcat FILE | neardup index /dev/stdin`` reads it as it is, once."""
+    if head.startswith(GZIP_MAGIC):
+        raise InputError(
+            f"{path} is gzip-compressed: gunzip it first (or zcat {path} | neardup index "
+            "/dev/stdin --format ...)"
+        )
+    wide = next((name for bom, name in WIDE_BOMS if head.startswith(bom)), None)
+    sample = head[:4096]
+    pairs = len(sample) // 2
+    if wide is None and pairs >= 2:
+        even, odd = sample[0 : 2 * pairs : 2].count(0), sample[1 : 2 * pairs : 2].count(0)
+        if max(even, odd) >= 0.9 * pairs and min(even, odd) <= 0.1 * pairs:
+            wide = "UTF-16LE" if odd > even else "UTF-16BE"
+    if wide is not None:
+        raise InputError(
+            f"{path} is {wide}, not UTF-8: save it as UTF-8 (iconv -f {wide} -t UTF-8 {path} "
+            "> new-file)"
+        )
 
 
 def expected_records(path: str | Path, fmt: str = "auto") -> int | None:
@@ -464,13 +505,13 @@ def first_columns(path: Path, fmt: str, delimiter: str | None = None) -> list[st
     or the header cannot be read)."""
     if fmt in ARROW_FORMATS:
         return arrow_columns(path, fmt)
-    for _number, text, _problem in _decoded_lines(path, MAX_RECORD_BYTES):
+    for _number, text, _problem in _decoded_lines(path, MAX_RECORD_BYTES, head_only=True):
         if text is None or not text.strip():
             continue
         if fmt == "jsonl":
             try:
-                obj = json.loads(text)
-            except json.JSONDecodeError:
+                obj = _json(text)
+            except (ValueError, RecursionError):
                 continue
             if isinstance(obj, dict):
                 return list(obj)
@@ -562,15 +603,11 @@ def _number(text: str) -> bool:
 
 
 def _sample(path: Path) -> str | None:
-    """The first :data:`SNIFF_LINES` whole lines of a regular file (at most
-    :data:`SNIFF_BYTES`), decoded; None for a pipe (it cannot be read twice) or a file that
-    cannot be read."""
-    if not path.is_file():
-        return None
+    """The first :data:`SNIFF_LINES` whole lines of a file (at most :data:`SNIFF_BYTES`; of a
+    pipe, the first bytes it keeps), decoded; None for a file that cannot be read."""
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(SNIFF_BYTES)
-    except OSError:
+        head = _head(path, SNIFF_BYTES)
+    except InputError:
         return None
     if len(head) == SNIFF_BYTES and b"\n" in head:
         head = head[: head.rindex(b"\n") + 1]  # no line cut in two
@@ -770,22 +807,178 @@ def _check_size(text: str, limit: int | None) -> str | None:
 READ_BUFFER = 1 << 18
 
 
+# -- the bytes of an input: a file, or a pipe read once ------------------------------------------
+
+
+@dataclass
+class _Stream:
+    """A pipe or FIFO opened for reading: its first bytes, read and kept, and the rest."""
+
+    head: bytes
+    rest: IO[bytes]
+
+
+#: The pipes and FIFOs whose first bytes were read (:func:`_head`) and the rest not yet, by
+#: path: the choices made before reading (format, separator, id column) are read off those
+#: bytes, and the reader takes them (:func:`_open_input`), so that a pipe is read once.
+_STREAMS: dict[str, _Stream] = {}
+
+
+def _is_stream(path: Path) -> bool:
+    """Whether ``path`` is a pipe, a FIFO, a terminal or another device: bytes that can be read
+    only once, not a file that can be opened again."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _head(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of ``path`` (all of them if it is shorter); of a pipe, of the
+    bytes kept of it (:data:`_STREAMS`)."""
+    if _is_stream(path):
+        kept = _STREAMS.get(str(path))
+        if kept is None:
+            rest = _open_stream(path)
+            kept = _STREAMS[str(path)] = _Stream(_read_head(rest), rest)
+        return kept.head[:size]
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(size)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+
+
+def _read_head(fh: IO[bytes]) -> bytes:
+    """The first bytes of a pipe, kept to be read again: its first line that is not blank (a
+    table's header, the first JSON object: they name the id; waited for, up to a record's
+    longest line), then what has come already, up to :data:`SNIFF_BYTES` (a table's separator
+    is read off them). Nothing more is waited for: a program that writes a line at a time is
+    read as it writes."""
+    import select
+
+    head = bytearray()
+    first: int | None = None  # where the first byte that is not white space is
+    line = False  # whether the line of that byte has ended
+    while (len(head) < SNIFF_BYTES or not line) and len(head) < MAX_RECORD_BYTES + LINE_ROOM:
+        if line and not select.select([fh], [], [], 0)[0]:
+            break  # the first line is in, and nothing more has come yet
+        chunk = fh.read(SNIFF_BYTES)  # unbuffered: what has come, b"" at the end
+        if not chunk:
+            break
+        start = len(head)
+        head += chunk
+        if first is None and chunk.strip():
+            first = start + len(chunk) - len(chunk.lstrip())
+        if first is not None and not line:
+            line = head.find(b"\n", max(first, start)) >= 0
+    return bytes(head)
+
+
+def _open_stream(path: Path) -> IO[bytes]:
+    """A pipe, FIFO or device opened for reading, unbuffered. ``open()`` of a FIFO waits until
+    a writer opens it: it is waited on in a thread for :data:`FIFO_WAIT` seconds, then the FIFO
+    is refused, and the waiting ``open()`` released by a writer opened and closed here."""
+    import threading
+
+    opened: list[int] = []
+    failed: list[OSError] = []
+
+    def opener() -> None:
+        try:
+            opened.append(os.open(path, os.O_RDONLY | os.O_CLOEXEC))
+        except OSError as exc:
+            failed.append(exc)
+
+    try:
+        fifo = stat.S_ISFIFO(path.stat().st_mode)
+    except OSError:
+        fifo = False
+    if not fifo:  # a pipe (/dev/stdin) has its writer; a device opens at once
+        opener()
+    else:
+        waiter = threading.Thread(target=opener, name="neardup-fifo", daemon=True)
+        waiter.start()
+        waiter.join(FIFO_WAIT)
+        if waiter.is_alive():
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC))
+            except OSError:
+                pass  # then the thread stays blocked; it is a daemon
+            waiter.join(1.0)
+            for fd in opened:
+                os.close(fd)
+            raise InputError(
+                f"{path}: a FIFO that no program writes to: none opened it within "
+                f"{FIFO_WAIT:g} seconds (start the program that writes to it first, or give "
+                "a file)"
+            )
+    if failed:
+        raise InputError(f"{path}: cannot be read: {failed[0].strerror or failed[0]}")
+    return open(opened[0], "rb", buffering=0)
+
+
+class _Chained(_io.RawIOBase):
+    """The bytes kept of a pipe, then the rest of the pipe."""
+
+    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
+        super().__init__()
+        self._head, self._at, self._rest = memoryview(head), 0, rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._at < len(self._head):
+            n = min(len(buffer), len(self._head) - self._at)
+            buffer[:n] = self._head[self._at : self._at + n]
+            self._at += n
+            return n
+        return self._rest.readinto(buffer)  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        try:
+            self._rest.close()
+        finally:
+            super().close()
+
+
+def _open_input(path: Path, head_only: bool = False) -> IO[bytes]:
+    """``path`` opened to be read: a file from its start; a pipe from the bytes kept of it
+    (:func:`_head`), then the rest, which is taken: read once, what a second reader of the same
+    pipe gets is what is left in it. ``head_only``: of a pipe, only the bytes kept."""
+    if not _is_stream(path):
+        return open(path, "rb", buffering=READ_BUFFER)
+    if head_only:
+        _head(path, 0)
+        return _io.BytesIO(_STREAMS[str(path)].head)
+    kept = _STREAMS.pop(str(path), None)
+    if kept is None:
+        kept = _Stream(b"", _open_stream(path))
+    return _io.BufferedReader(_Chained(kept.head, kept.rest), READ_BUFFER)  # type: ignore[arg-type]
+
+
 def raw_lines(path: str | Path) -> Iterator[bytes]:
     """The lines of a file as bytes, line endings included, numbered as the readers number
     them (a line ends at ``\\n``; ``\\r`` is part of the line's ending)."""
-    with open(path, "rb", buffering=READ_BUFFER) as fh:
+    with _open_input(Path(path)) as fh:
         yield from fh
 
 
-def _sized_lines(path: Path, cap: int | None) -> Iterator[tuple[bytes | None, int]]:
+def _sized_lines(
+    path: Path, cap: int | None, head_only: bool = False
+) -> Iterator[tuple[bytes | None, int]]:
     """The lines of a file as :func:`raw_lines` numbers them, each with its size in bytes. A
     line over ``cap`` bytes (its ending not counted) comes as None and its size: it is read
-    ``cap`` bytes into memory, and the rest is measured ``SKIP_CHUNK`` bytes at a time."""
+    ``cap`` bytes into memory, and the rest is measured ``SKIP_CHUNK`` bytes at a time.
+    ``head_only``: of a pipe, the lines of the bytes kept (:func:`_open_input`)."""
     if cap is None:
-        for raw in raw_lines(path):
-            yield raw, len(raw) - _ending(raw)
+        with _open_input(path, head_only) as fh:
+            for raw in fh:
+                yield raw, len(raw) - _ending(raw)
         return
-    with open(path, "rb", buffering=READ_BUFFER) as fh:
+    with _open_input(path, head_only) as fh:
         while raw := fh.readline(cap + 3):  # a line of ``cap`` bytes, "\r\n", and one more
             size, tail = len(raw), raw[-2:]
             text_size = size - (2 if tail == b"\r\n" else 1 if tail[-1:] == b"\n" else 0)
@@ -806,10 +999,11 @@ def _ending(raw: bytes) -> int:
     return 2 if raw.endswith(b"\r\n") else 1 if raw.endswith(b"\n") else 0
 
 
-def _decoded_lines(path: Path, limit: int | None) -> Lines:
-    """(line number, text, problem): text is None where the line cannot be taken as it is."""
+def _decoded_lines(path: Path, limit: int | None, head_only: bool = False) -> Lines:
+    """(line number, text, problem): text is None where the line cannot be taken as it is.
+    ``head_only``: of a pipe, the lines of the bytes kept of it (:func:`_open_input`)."""
     cap = None if limit is None else limit + LINE_ROOM
-    for number, (raw, size) in enumerate(_sized_lines(path, cap), start=1):
+    for number, (raw, size) in enumerate(_sized_lines(path, cap, head_only), start=1):
         if raw is None:
             problem = (
                 f"record too large, a line of {size} bytes (the limit is {limit} bytes of text)"
@@ -849,7 +1043,16 @@ def _read_lines(
         if text is None:
             yield Rejection(source, number, problem or "unreadable"), number
             continue
-        text = text.strip()
+        stripped = text.strip()
+        if "\r" in stripped:  # a line break of old Mac OS: two records would be read as one
+            column = text.index(stripped) + stripped.index("\r") + 1
+            reason = (
+                f"a carriage return (CR) alone at column {column}, inside the line: lines end "
+                "with LF or CRLF; convert it (tr '\\r' '\\n')"
+            )
+            yield Rejection(source, number, reason), number
+            continue
+        text = stripped
         if not text:
             yield Blank(source, number), number
         elif numbered:
@@ -875,20 +1078,28 @@ def _read_jsonl(
             continue
         number, text = item
         try:
-            obj = json.loads(text, parse_constant=_not_json)
+            obj = _json(text)
         except json.JSONDecodeError as exc:
             yield Rejection(source, number, f"invalid JSON: {exc.msg} at column {exc.colno}")
             continue
+        except DuplicateKey as exc:
+            reason = f"duplicate key {exc.args[0]!r} in a JSON object (one value would be lost)"
+            yield Rejection(source, number, reason)
+            continue
         except ValueError as exc:  # NaN, or an integer of more than 4,300 digits
             yield Rejection(source, number, f"invalid JSON: {exc}")
+            continue
+        except RecursionError:  # Python's parser recurses once a level
+            yield Rejection(source, number, "invalid JSON: nested too deep to be read")
             continue
         if not isinstance(obj, dict):
             yield Rejection(source, number, "a JSON object was expected")
             continue
         if text_fields is None:
             names = default_text_fields(obj, id_field, source_field)
-            obj = {k: v for k, v in obj.items() if k not in names or _scalar(v)}
-            yield _record_from_mapping(obj, source, number, id_field, names, source_field)
+            kinds = {k: _kind(obj[k]) for k in names if k in obj and not _scalar(obj[k])}
+            obj = {k: v for k, v in obj.items() if k not in kinds}
+            yield _record_from_mapping(obj, source, number, id_field, names, source_field, kinds)
             continue
         yield _record_from_mapping(obj, source, number, id_field, text_fields, source_field)
 
@@ -896,6 +1107,45 @@ def _read_jsonl(
 def _not_json(constant: str) -> None:
     """``NaN`` and ``Infinity`` are not JSON (Python's reader takes them): a text of "nan"."""
     raise ValueError(f"{constant} is not a JSON value")
+
+
+class DuplicateKey(ValueError):
+    """A JSON object that names a key twice: Python's reader keeps the last value, silently."""
+
+
+class BigNumber(str):
+    """A JSON number beyond a float's range (``1e400``), kept as it is written: as a float it
+    would be ``inf``, a text that every such record shares. Text, but not an id."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) < len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
+def _json_float(text: str) -> float | str:
+    value = float(text)
+    return value if -math.inf < value < math.inf else BigNumber(text)
+
+
+#: The one JSON reader of lines (made once: ``json.loads`` with hooks makes one a call): a key
+#: named twice, ``NaN`` and ``Infinity`` are errors, a number too large for a float is kept as
+#: it is written (:class:`BigNumber`).
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_unique_keys, parse_float=_json_float, parse_constant=_not_json
+)
+
+
+def _json(text: str) -> Any:
+    """A JSON line read as :data:`_DECODER` reads it; ``RecursionError`` when it is nested too
+    deep for Python's parser."""
+    return _DECODER.decode(text)
 
 
 def _read_table(
@@ -940,6 +1190,11 @@ def _read_table(
             reason = f"malformed row: {exc}"
             if "field larger than field limit" in str(exc):  # quoted lines, each short enough
                 reason = f"record too large, a field over {csv.field_size_limit()} characters"
+            elif "new-line character seen in unquoted field" in str(exc):
+                reason = (
+                    "a carriage return (CR) alone in an unquoted field: a line break of old Mac "
+                    "OS? convert it to LF (tr '\\r' '\\n') or quote the field"
+                )
             elif "unexpected end of data" in str(exc):  # a quote opened and never closed
                 reason = (
                     f"unclosed quote: the row's quoted field runs to the end of the file, "
@@ -960,6 +1215,7 @@ def _read_table(
             continue
         if header is None:
             header = [h.strip() for h in row]
+            _refuse_repeated(header, source, first, text_fields)
             if text_fields is None:
                 text_fields = default_text_fields(header, id_field, source_field)
             wanted = (id_field, *text_fields, *([source_field] if source_field else []))
@@ -992,6 +1248,26 @@ def _read_table(
             source_field,
         )  # fmt: skip
         yield record, last
+
+
+def _refuse_repeated(
+    header: list[str], source: str, line: int, text_fields: Sequence[str] | None
+) -> None:
+    """An error for a header that names a column twice: a row read by name would keep the
+    last one's value and lose the other's. Columns without a name may repeat (a spreadsheet's
+    trailing separators) unless they are read: as the text, when no column is named ``text``."""
+    for k, name in enumerate(header):
+        if name not in header[:k]:
+            continue
+        read = "" in text_fields if text_fields is not None else "text" not in header
+        if not name and not read:
+            continue
+        first = header.index(name) + 1
+        shown = repr(name) if name else "without a name"
+        raise InputError(
+            f"{source}:{line}: the header names the column {shown} twice (columns {first} and "
+            f"{k + 1}): one would be lost; rename one"
+        )
 
 
 def _rows_inside(row: list[str], own: str, columns: int, delimiter: str, quoting: int) -> int:
@@ -1049,6 +1325,15 @@ def _scalar(value: object) -> bool:
     return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
+def _kind(value: object) -> str:
+    """What a JSON value that is not text is, for a message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    return "a list" if isinstance(value, list) else "an object"
+
+
 def _record_from_mapping(
     obj: dict[str, object],
     source: str,
@@ -1056,11 +1341,14 @@ def _record_from_mapping(
     id_field: str,
     text_fields: Sequence[str],
     source_field: str | None = None,
+    kinds: Mapping[str, str] | None = None,
 ) -> Record | Rejection:
+    """The record of a row or object; ``kinds``: the fields left out of the text for what
+    they hold (a list, a struct), named with it where the record has no text."""
     raw_id = number if id_field == ROW_ID else field_value(obj, id_field)
     if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
         return Rejection(source, number, f"missing id field {id_field!r}")
-    if not isinstance(raw_id, str | int) or isinstance(raw_id, bool):
+    if not isinstance(raw_id, str | int) or isinstance(raw_id, bool | BigNumber):
         return Rejection(source, number, f"id field {id_field!r} is not a string or an integer")
     parts: dict[str, str] = {}
     for name in text_fields:
@@ -1078,8 +1366,11 @@ def _record_from_mapping(
             return Rejection(source, number, str(exc), shown)
     text = " ".join(v.strip() for v in parts.values() if v.strip())
     if not text:
-        names = ", ".join(map(repr, text_fields))
-        return EmptyText(source, number, f"no text in {names}", str(raw_id).strip())
+        kinds = kinds or {}
+        named = [*text_fields, *(k for k in kinds if k not in text_fields)]
+        names = ", ".join(f"{n!r} ({kinds[n]})" if n in kinds else repr(n) for n in named)
+        reason = f"no text in {names or 'any field but the id'}"
+        return EmptyText(source, number, reason, str(raw_id).strip())
     if source_field is None:
         return Record(str(raw_id).strip(), text, source, number, parts)
     origin = field_value(obj, source_field)
@@ -1546,32 +1837,50 @@ def _pyarrow(what: str) -> Any:
 def _open(path: Path, fmt: str) -> Any:
     """A reader with ``schema`` and ``batches()``, for a Parquet or Arrow (IPC, Feather 2) file."""
     pa = _pyarrow(f"reading {fmt} files ({path})")
+    if _is_stream(path):
+        raise InputError(
+            f"{path}: a {fmt} file is read from a file, not a pipe (its columns are found from "
+            "its end): save it to a file first"
+        )
     try:
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            return _Parquet(pq.ParquetFile(path))
+            return _Parquet(pq.ParquetFile(path), path)
         source = pa.memory_map(str(path))
         try:
-            return _Ipc(pa.ipc.open_file(source))
+            return _Ipc(pa.ipc.open_file(source), path)
         except pa.ArrowInvalid:
-            return _Ipc(pa.ipc.open_stream(pa.memory_map(str(path))))
+            return _Ipc(pa.ipc.open_stream(pa.memory_map(str(path))), path)
     except (OSError, ValueError) as exc:  # pyarrow's errors are both
         raise InputError(f"{path}: not a readable {fmt} file: {exc}") from None
 
 
 class _Parquet:
-    def __init__(self, file: Any) -> None:
-        self.file = file
+    """A Parquet file's batches, a row group at a time: a corrupt page is an error that names
+    the file and its row group (pyarrow raises an ``OSError`` that names neither)."""
+
+    def __init__(self, file: Any, path: Path) -> None:
+        self.file, self.path = file, path
         self.schema = file.schema_arrow
 
     def batches(self, columns: list[str] | None) -> Iterator[Any]:
-        return iter(self.file.iter_batches(batch_size=ARROW_CHUNK, columns=columns))
+        groups = self.file.num_row_groups
+        for group in range(groups):
+            try:
+                yield from self.file.iter_batches(
+                    batch_size=ARROW_CHUNK, columns=columns, row_groups=[group]
+                )
+            except (OSError, ValueError) as exc:  # pyarrow's errors are both
+                raise InputError(
+                    f"{self.path}: row group {group + 1} of {groups} cannot be read (a corrupt "
+                    f"page?): {' '.join(str(exc).split())}"
+                ) from None
 
 
 class _Ipc:
-    def __init__(self, reader: Any) -> None:
-        self.reader = reader
+    def __init__(self, reader: Any, path: Path) -> None:
+        self.reader, self.path = reader, path
         self.schema = reader.schema
 
     def batches(self, columns: list[str] | None) -> Iterator[Any]:
@@ -1579,8 +1888,15 @@ class _Ipc:
             got = (self.reader.get_batch(i) for i in range(self.reader.num_record_batches))
         else:
             got = iter(self.reader)
-        for batch in got:
-            yield batch if columns is None else batch.select(columns)
+        number = 0
+        try:
+            for number, batch in enumerate(got, start=1):  # noqa: B007 - named in the error
+                yield batch if columns is None else batch.select(columns)
+        except (OSError, ValueError) as exc:
+            raise InputError(
+                f"{self.path}: record batch {number + 1} cannot be read: "
+                f"{' '.join(str(exc).split())}"
+            ) from None
 
 
 def arrow_columns(path: Path, fmt: str) -> list[str]:
@@ -1613,9 +1929,18 @@ def read_arrow(
     time and only the columns they need."""
     reader = _open(path, fmt)
     names = list(reader.schema.names)
+    twice = next((n for k, n in enumerate(names) if n in names[:k]), None)
+    if twice is not None:
+        raise InputError(
+            f"{path}: the column {twice!r} is named twice (columns {names.index(twice) + 1} and "
+            f"{names.index(twice, names.index(twice) + 1) + 1}): one would be lost; rename one"
+        )
     fields = (
         list(text_fields) if text_fields else _text_columns(reader.schema, id_field, source_field)
     )
+    kinds = {  # a file with no column of text: what the others hold, for the message
+        f.name: str(f.type) for f in reader.schema if f.name not in (id_field, source_field)
+    } if not fields else {}  # fmt: skip
     wanted = [f for f in (id_field, *fields, source_field) if f and f != ROW_ID]
     missing = [f for f in wanted if f not in names and f.split(".")[0] not in names]
     if missing:
@@ -1629,7 +1954,7 @@ def read_arrow(
         for row in batch.to_pylist():
             number += 1
             yield _record_from_mapping(
-                _no_nan(row), str(path), number, id_field, fields, source_field
+                _no_nan(row), str(path), number, id_field, fields, source_field, kinds
             )
 
 

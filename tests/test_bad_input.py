@@ -6,9 +6,13 @@ no traceback, and a ``file:line: reason`` for every rejected record.
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import itertools
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,7 +28,7 @@ from neardup.solr.admin import connect
 from neardup.solr.client import Solr
 from neardup.text import normalize
 
-from .conftest import run_cli
+from .conftest import REPO, run_cli
 
 SYNTAX = '" \\ : ( ) [ ] { } * ? + - ! ^ ~ && || / AND OR NOT'
 _names = itertools.count()
@@ -311,3 +315,98 @@ def test_a_table_read_as_one_column_names_its_separator(tmp_path: Path) -> None:
         assert "Traceback" not in proc.stderr and "has no 'id' column" not in proc.stderr
     bad = run_cli("index", str(csv_file), "--delimiter", "%%", env=NO_SOLR)
     assert bad.returncode == 2 and "one character expected" in bad.stderr
+
+
+# -- input refused or rejected by name, through the CLI, without Solr (#41 items 7, 12-17) ------
+
+
+def _dedupe(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    proc = run_cli("dedupe", str(path), "--out", str(path.with_name("out" + path.suffix)),
+                   "--backend", "memory", *extra)  # fmt: skip
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def test_files_refused_as_a_whole_name_the_file_and_the_cause(tmp_path: Path) -> None:
+    """Exit 2 and one line that says why, not a traceback nor a rejection a line: a column named
+    twice, UTF-16, gzip, a corrupt Parquet page."""
+    twice = tmp_path / "twice.csv"
+    twice.write_text("id,text,text\n1,Arts Deli,Art's Deli\n")
+    utf16 = tmp_path / "utf16.csv"
+    utf16.write_bytes("id,text\n1,Arts Deli\n".encode("utf-16"))
+    packed = tmp_path / "packed.csv"
+    packed.write_bytes(gzip.compress(b"id,text\n1,Arts Deli\n"))
+    cases = {
+        twice: f"{twice}:1: the header names the column 'text' twice (columns 2 and 3)",
+        utf16: f"{utf16} is UTF-16, not UTF-8: save it as UTF-8",
+        packed: f"{packed} is gzip-compressed: gunzip it first",
+    }
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    broken = tmp_path / "broken.parquet"
+    texts = [f"record {i} of a parquet file" for i in range(2000)]
+    pq.write_table(pa.table({"id": list(range(2000)), "text": texts}), broken,
+                   row_group_size=1000, compression="none")  # fmt: skip
+    offset = pq.ParquetFile(broken).metadata.row_group(1).column(1).data_page_offset
+    data = bytearray(broken.read_bytes())
+    data[offset + 10 : offset + 60] = b"\xff" * 50
+    broken.write_bytes(bytes(data))
+    cases[broken] = f"{broken}: row group 2 of 2 cannot be read (a corrupt page?)"
+    for path, said in cases.items():
+        proc = _dedupe(path)
+        assert proc.returncode == 2 and said in proc.stderr, proc.stderr
+        assert "NUL byte" not in proc.stderr and "invalid UTF-8" not in proc.stderr
+
+
+def test_json_lines_too_deep_or_with_a_key_twice_are_rejected_lines(tmp_path: Path) -> None:
+    """A line nested 1,500 levels deep ended the run in a RecursionError; a key twice and a
+    number beyond a float were read silently (the last value; the text "inf")."""
+    path = tmp_path / "r.jsonl"
+    lines = [
+        json.dumps({"id": 1, "text": "Arts Deli 12224 Ventura Blvd"}),
+        '{"id": 2, "text": ' + "[" * 1500 + "]" * 1500 + "}",
+        '{"id": 3, "text": "Hotel Bel-Air", "text": "Arts Deli"}',
+        '{"id": 4, "name": 1e400}',
+        '{"id": 5, "name": 7e999}',
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    proc = _dedupe(path, "--json", "--text-field", "text", "--text-field", "name")
+    assert proc.returncode == 0, proc.stderr
+    assert f"{path}:2: invalid JSON: nested too deep to be read" in proc.stderr
+    assert f"{path}:3: duplicate key 'text' in a JSON object" in proc.stderr
+    out = (tmp_path / "out.jsonl").read_text().splitlines()
+    assert out[1] == lines[1] and out[2] == lines[2]  # written through, in their place
+    kept = [json.loads(line)["id"] for line in out[:1] + out[3:]]
+    assert kept == [1, 4, 5]  # 4 and 5 are not one text, "inf"
+
+
+def test_a_pipe_and_a_fifo_are_read_once(tmp_path: Path) -> None:
+    """``review /dev/stdin --format csv`` (or jsonl) said "holds no records": its first lines
+    were read to find the id column, then it was read again, empty. A FIFO read twice hung in
+    the second ``open()``."""
+    rows = "id,text\n1,Arts Deli 12224 Ventura Blvd\n2,Arts Deli 12224 Ventura Blvd.\n"
+    jsonl = "".join(json.dumps({"id": n, "text": t}) + "\n" for n, t in
+                    ((1, "Arts Deli 12224 Ventura"), (2, "Arts Deli 12224 Ventura")))  # fmt: skip
+    for fmt, data in (("csv", rows), ("jsonl", jsonl)):
+        page = tmp_path / f"{fmt}.html"
+        proc = subprocess.run(
+            [sys.executable, "-m", "neardup", "review", "/dev/stdin", "--format", fmt,
+             "--backend", "memory", "--out", str(page)],
+            input=data, capture_output=True, text=True, timeout=120, cwd=str(REPO),
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert "1 pairs in 1 clusters of 2 records" in proc.stdout and page.exists()
+    src, fifo = tmp_path / "src.csv", tmp_path / "people.csv"
+    src.write_text(rows)
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", 'cat "$0" > "$1"', str(src), str(fifo)])
+    try:
+        proc = run_cli("review", str(fifo), "--backend", "memory", "--out",
+                       str(tmp_path / "fifo.html"), timeout=120)  # fmt: skip
+    finally:
+        writer.kill()
+        writer.wait()
+        with contextlib.suppress(OSError):  # an open() still waiting for a writer
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    assert proc.returncode == 0 and "of 2 records" in proc.stdout, proc.stderr

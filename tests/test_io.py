@@ -4,9 +4,14 @@ not 0 when nothing at all was indexed."""
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import json
+import os
 import re
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -488,3 +493,197 @@ def test_cli_delimiter_is_honoured_in_every_step(tmp_path: Path) -> None:
         rejections = json.loads(proc.stdout)["index"]["rejections"]
         assert [(r["line"], r["id"]) for r in rejections] == [(4, "1")]
         assert rejections[0]["reason"] == "duplicate id, first seen at line 3"
+
+
+# -- what a reader refuses or rejects, by name (#41 items 7, 12-17) -----------------------------
+
+
+def test_a_column_named_twice_is_an_error_and_a_json_key_twice_a_rejection(
+    tmp_path: Path,
+) -> None:
+    """``id,text,text``, ``id,id,text``: the last column would win, silently. An error naming
+    the file, the header's line and the column; a JSON object with a key twice (at any depth)
+    is a rejected line naming the key; unnamed columns may repeat where they are not read."""
+    for header, name in (("id,text,text", "text"), ("id,id,text", "id")):
+        path = tmp_path / f"{name}.csv"
+        path.write_text(f"{header}\n1,{DELI},{DELI2}\n")
+        with pytest.raises(InputError, match=f"{path}:1: the header names the column '{name}' "
+                           "twice \\(columns [12] and [23]\\)"):  # fmt: skip
+            list(read_records(path))
+    trailing = tmp_path / "trailing.csv"
+    trailing.write_text(f"id,text,,\n1,{DELI},,\n")  # a spreadsheet's empty columns, not read
+    assert _records(read_records(trailing)) == [("1", DELI)]
+    path = tmp_path / "twice.jsonl"
+    rows = ['{"id": 1, "text": "a b", "text": "c d"}', '{"id": 2, "item": {"t": 1, "t": 2}}',
+            json.dumps({"id": 3, "text": HOTEL})]  # fmt: skip
+    path.write_text("\n".join(rows) + "\n")
+    items = list(read_records(path))
+    assert [str(i) for i in items[:2]] == [
+        f"{path}:1: duplicate key 'text' in a JSON object (one value would be lost)",
+        f"{path}:2: duplicate key 't' in a JSON object (one value would be lost)",
+    ]
+    assert _records(items) == [("3", HOTEL)]
+
+
+def test_a_parquet_column_named_twice_is_an_error(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "twice.parquet"
+    pq.write_table(pa.table([[1], [DELI], [HOTEL]], names=["id", "text", "text"]), path)
+    with pytest.raises(InputError, match="the column 'text' is named twice"):
+        list(read_records(path))
+
+
+def test_a_carriage_return_alone_never_joins_two_lines(tmp_path: Path) -> None:
+    r"""``1 alpha\r2 beta``: an old Mac OS line break inside an ``ID TEXT`` line rejects that
+    line with its column, instead of one record whose text holds the next one; in a table it
+    is a rejection that names the CR."""
+    path = tmp_path / "cr.txt"
+    path.write_bytes(f"1 {DELI}\r2 {HOTEL}\n3 {DELI2}\r\n".encode())
+    items = list(read_records(path))
+    assert isinstance(items[0], Rejection) and items[0].line == 1
+    assert f"carriage return (CR) alone at column {len(DELI) + 3}," in items[0].reason
+    assert _records(items) == [("3", DELI2)]  # a CRLF ending is a line ending
+    numbered = list(read_records(path, id_field=ROW_ID))
+    assert isinstance(numbered[0], Rejection) and _records(numbered) == [("2", f"3 {DELI2}")]
+    table = tmp_path / "cr.csv"
+    table.write_bytes(f"id,text\n1,{DELI}\r2,{HOTEL}\n".encode())
+    (bad,) = list(read_records(table))
+    assert isinstance(bad, Rejection) and "carriage return (CR) alone" in bad.reason
+
+
+def test_json_nested_too_deep_is_a_rejected_line(tmp_path: Path) -> None:
+    """1,500 levels of nesting: Python's parser raises RecursionError, which ended the run."""
+    path = tmp_path / "deep.jsonl"
+    deep = '{"id": 1, "text": ' + "[" * 1500 + "]" * 1500 + "}"
+    objects = '{"id": 2, "text": "x", "o": ' + '{"a": ' * 1500 + "1" + "}" * 1501
+    path.write_text(f"{deep}\n{objects}\n{json.dumps({'id': 3, 'text': HOTEL})}\n")
+    items = list(read_records(path))
+    assert [str(i) for i in items[:2]] == [
+        f"{path}:1: invalid JSON: nested too deep to be read",
+        f"{path}:2: invalid JSON: nested too deep to be read",
+    ]
+    assert _records(items) == [("3", HOTEL)]
+
+
+def test_json_numbers_beyond_a_float_keep_their_text(tmp_path: Path) -> None:
+    """``1e400`` as a float is ``inf``: every such record would read "inf" and pair with the
+    others at 1.0. Kept as written; not an id; a float in range reads as before."""
+    path = tmp_path / "big.jsonl"
+    path.write_text('{"id": 1, "price": 1e400}\n{"id": 2, "price": -7e999}\n'
+                    '{"id": 3, "price": 2.50}\n{"id": 4e999, "price": 1}\n')  # fmt: skip
+    items = list(read_records(path))
+    assert _records(items) == [("1", "1e400"), ("2", "-7e999"), ("3", "2.5")]
+    assert isinstance(items[3], Rejection) and "is not a string or an integer" in items[3].reason
+
+
+def test_a_corrupt_parquet_page_names_the_file_and_its_row_group(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "r.parquet"
+    n = 3000
+    texts = [f"record {i} of a file with a page broken" for i in range(n)]
+    pq.write_table(pa.table({"id": list(range(n)), "text": texts}), path,
+                   row_group_size=1000, compression="none")  # fmt: skip
+    offset = pq.ParquetFile(path).metadata.row_group(1).column(1).data_page_offset
+    data = bytearray(path.read_bytes())
+    data[offset + 10 : offset + 60] = b"\xff" * 50
+    path.write_bytes(bytes(data))
+    with pytest.raises(InputError, match=f"{path}: row group 2 of 3 cannot be read"):
+        list(read_records(path))
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        ("id,text\n1,a b\n".encode("utf-16"), "is UTF-16, not UTF-8: save it as UTF-8"),
+        ("id,text\n1,a b\n".encode("utf-16-be"), "is UTF-16BE, not UTF-8"),
+        ("id,text\n1,a b\n".encode("utf-32"), "is UTF-32, not UTF-8"),
+        (gzip.compress(b"id,text\n1,a b\n"), "is gzip-compressed: gunzip it"),
+    ],
+    ids=["utf-16", "utf-16-be", "utf-32", "gzip"],
+)
+def test_utf16_and_gzip_files_are_refused_by_name(tmp_path: Path, data: bytes, said: str) -> None:
+    """Read as UTF-8 text, every line was a NUL byte or invalid UTF-8, and not a word said why."""
+    for name in ("r.csv", "r.txt", "r.jsonl"):
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(InputError, match=f"{path} {said}"):
+            list(read_records(path))
+
+
+def test_a_field_that_is_not_text_is_named(tmp_path: Path) -> None:
+    """A list column was "no text in " with no name (Parquet), or named without its cause."""
+    path = tmp_path / "tags.jsonl"
+    path.write_text('{"id": 1, "tags": ["a", "b"]}\n{"id": 2, "text": {"t": "x"}}\n')
+    reasons = [i.reason for i in read_records(path) if isinstance(i, Rejection)]
+    assert reasons == ["no text in 'tags' (a list)", "no text in 'text' (an object)"]
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"id": [1], "tags": [["a", "b"]]}), tmp_path / "tags.parquet")
+    (empty,) = read_records(tmp_path / "tags.parquet")
+    assert isinstance(empty, EmptyText) and empty.reason.startswith("no text in 'tags' (list<")
+
+
+def _within(seconds: float, work: Any) -> Any:
+    """``work()``, or a failure if it has not returned in ``seconds`` (it hung)."""
+    done: list[Any] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            done.append(work())
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if failed:
+        raise failed[0]
+    assert done, f"still running after {seconds} s: it hangs"
+    return done[0]
+
+
+def _release(fifo: Path) -> None:
+    """Let an ``open()`` still waiting on ``fifo`` for a writer return."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        pass
+
+
+def test_a_fifo_is_read_once_and_one_without_a_writer_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A FIFO's first lines (the id column looked up, the separator sniffed) and its records
+    come from one read: read twice, the second ``open()`` waited for a writer for ever. With no
+    writer at all, it is refused after :data:`neardup.io.FIFO_WAIT` seconds."""
+    import neardup.io as nio
+
+    fifo = tmp_path / "people.csv"
+    os.mkfifo(fifo)
+    rows = f"id;name\n1;{DELI}\n2;{HOTEL}\n"
+
+    def write() -> None:
+        with contextlib.suppress(BrokenPipeError), open(fifo, "w") as fh:
+            fh.write(rows)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    try:
+        items = _within(30, lambda: list(read_records(fifo, id_field=None)))
+    finally:
+        _release(fifo)
+    assert _records(items) == [("1", DELI), ("2", HOTEL)]
+    monkeypatch.setattr(nio, "FIFO_WAIT", 0.2)
+    lonely = tmp_path / "lonely.csv"
+    os.mkfifo(lonely)
+    try:
+        with pytest.raises(InputError, match=f"{lonely}: a FIFO that no program writes to"):
+            _within(30, lambda: list(read_records(lonely)))
+    finally:
+        _release(lonely)
