@@ -118,6 +118,9 @@ class Writer:
         clients = [backend] + [backend.clone() for _ in range(writers - 1)]
         self._pipe = _Pipeline([partial(self._send, c) for c in clients], self.stats, self._bar)
         self._batch: list[Record] = []
+        #: Rejections read while the batch fills, each with the batch position it stands
+        #: before: counted with the batch's own, in input order.
+        self._held: list[tuple[int, Rejection]] = []
         self._closed = False
 
     def write(self, item: Item) -> None:
@@ -127,7 +130,10 @@ class Writer:
             return
         self.stats.read += 1
         if isinstance(item, Rejection):
-            self._pipe.reject(item)
+            if self._batch:  # after records whose own rejections are not known yet
+                self._held.append((len(self._batch), item))
+            else:
+                self._pipe.reject(item)
             return
         if item.copy_of:  # the same record again: it is in the batch of its first line
             self.stats.identical += 1
@@ -137,7 +143,8 @@ class Writer:
         self._bytes += len(text) if text.isascii() else len(text.encode("utf-8", "replace"))
         if len(self._batch) >= self.batch_size or self._bytes >= self.batch_bytes:
             batch, self._batch, self._bytes = self._batch, [], 0
-            self._flush(batch)
+            held, self._held = self._held, []
+            self._flush(batch, held)
 
     def write_all(self, items: Iterable[Item]) -> IndexStats:
         """Write every item, then :meth:`close`; on an error, :meth:`abort` and re-raise.
@@ -181,7 +188,8 @@ class Writer:
         try:
             if self._batch:
                 batch, self._batch, self._bytes = self._batch, [], 0
-                self._flush(batch)
+                held, self._held = self._held, []
+                self._flush(batch, held)
             self._pipe.finish()
             self.backend.commit()
         except BaseException:
@@ -211,17 +219,24 @@ class Writer:
         self._bar.close()
         self.stats.seconds = time.perf_counter() - self._start
 
-    def _flush(self, batch: list[Record]) -> None:
-        """Compute the documents of ``batch`` (while the previous batch is sent), then send it."""
+    def _flush(self, batch: list[Record], held: list[tuple[int, Rejection]] | None = None) -> None:
+        """Compute the documents of ``batch`` (while the previous batch is sent), then send it;
+        ``held``: the reader's rejections among its records, by position."""
         docs: list[Any] = []
         sources: list[Record] = []
         rejected: list[Rejection] = []
-        for record, doc in zip(batch, self.documents(batch), strict=True):
+        waiting = list(held or [])
+        k = 0
+        for i, (record, doc) in enumerate(zip(batch, self.documents(batch), strict=True)):
+            while k < len(waiting) and waiting[k][0] <= i:
+                rejected.append(waiting[k][1])
+                k += 1
             if isinstance(doc, Rejection):
                 rejected.append(doc)
             else:
                 docs.append(doc)
                 sources.append(record)
+        rejected += [r for _, r in waiting[k:]]
         self._pipe.send(docs, sources, rejected, len(batch))
 
     def _send(
