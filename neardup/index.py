@@ -223,6 +223,9 @@ class NearDupIndex:
         #: The keys of unnamed sources written by the current call, while it refuses to
         #: replace records of earlier calls (:meth:`_refuse_overlap`); None: no such check.
         self._unnamed: set[str] | None = None
+        #: Whether this object has written records (an index empty when opened is empty
+        #: until then: no request needed to know it).
+        self._written = False
         #: Held by every read and write (:func:`_locked`), and by a batch while it is open.
         self._lock = threading.RLock()
         #: The parameters another writer stored first, when this one had chosen others from
@@ -383,7 +386,18 @@ class NearDupIndex:
         ]  # fmt: skip
         if self._unnamed is not None:
             self._refuse_overlap(docs)
+        self._written = True
         return docs
+
+    def _overlap_check(self, replace: bool, source_name: str | None) -> set[str] | None:
+        """The keys a write of an unnamed source will collect to refuse records an earlier
+        call wrote; None where nothing is to be refused (asked to replace, a source named, or
+        an index empty before this write: nothing earlier to collide with)."""
+        if replace or source_name is not None:
+            return None
+        if self._fresh and not self._written:  # empty when opened, nothing written since
+            return None
+        return set()
 
     def _refuse_overlap(self, docs: Sequence[Document | Rejection]) -> None:
         """Refuse records of an unnamed source whose keys an earlier call wrote.
@@ -433,7 +447,7 @@ class NearDupIndex:
         """
         self._new_batch()
         source = _source_name(source_name, "<records>")
-        self._unnamed = None if replace or source_name is not None else set()
+        self._unnamed = self._overlap_check(replace, source_name)
         return _Batch(
             self,
             Writer(
@@ -512,7 +526,7 @@ class NearDupIndex:
         records = (_as_record(r, n, default) for n, r in enumerate(records, start=1))
         if not read:  # ids as a file's reader checks them: 1 and "1" are one id, seen twice
             records = checked_items(records)
-        self._unnamed = None if replace or source_name is not None else set()
+        self._unnamed = self._overlap_check(replace, source_name)
         # In memory, every record read and stored is a few objects more the collector would
         # walk again and again (100k short records: 0.3 s). Into Solr, the batches on their way
         # (records, documents, requests) kept it walking too: 2M short records, 10.6 s of

@@ -29,15 +29,16 @@ K = TypeVar("K", bound=Hashable)
 
 #: What an identifier is written with besides its letters and digits (hyphens, dots, slashes).
 _PUNCTUATION = re.compile(r"[\W_]+")
-#: A code of letters then digits, or digits then letters ("rl1299", "27in"): its digits alone
-#: name it too, as a catalogue that writes "RL 1299" holds the word "1299".
-_CODE = re.compile(r"([^\W\d_]+)(\d+)|(\d+)([^\W\d_]+)")
+#: A code of letters then digits ("rl1299"): its digits alone name it too, as a catalogue
+#: that writes "RL 1299" holds the word "1299". Not digits then letters: "12b" is another
+#: door than "12", and "27in" another size than "27cm".
+_CODE = re.compile(r"([^\W\d_]+)(\d+)")
 
 
 def identifiers(words: Iterable[str]) -> frozenset[str]:
     """The numbers of a record's words as identifiers, written one way: case folded already
     (normalized words), the punctuation inside dropped ("rl-1299" -> "rl1299"), and a code of
-    letters and digits known by its digits too ("rl1299" -> "1299"), so that "RL-1299",
+    letters then digits known by its digits too ("rl1299" -> "1299"), so that "RL-1299",
     "RL1299" and "RL 1299" share a number while "KDL-46V3000" and "KDL-52V3000" do not.
 
     >>> sorted(identifiers("bosch rl-1299 camera".split()))
@@ -53,7 +54,7 @@ def identifiers(words: Iterable[str]) -> frozenset[str]:
         out.add(key)
         code = _CODE.fullmatch(key)
         if code:
-            out.add(code.group(2) or code.group(3))
+            out.add(code.group(2))
     return frozenset(out)
 
 

@@ -36,8 +36,9 @@ from numpy.typing import NDArray
 from .assign import best_of_each
 from .defaults import DEFAULTS
 from .minhash import ShingleProcessor
+from .numbers import identifiers
 from .results import Pair
-from .text import jaccard, number_words
+from .text import jaccard
 
 #: Upper edges of the similarity levels: ten bins of width 0.1; a similarity of exactly 1.0
 #: (a copy) has a level of its own.
@@ -258,8 +259,8 @@ def features(
     out = np.empty((len(pairs), len(names)), dtype=np.float64)
     for row, p in enumerate(pairs):
         out[row, 0] = p.jaccard
-        na = number_words(prep(p.id1).split(), decimal=True)
-        nb = number_words(prep(p.id2).split(), decimal=True)
+        na = identifiers(prep(p.id1).split())
+        nb = identifiers(prep(p.id2).split())
         out[row, 1] = jaccard(na, nb) if na and nb else MISSING
         tops = (p.jaccard >= best[p.id1] - 1e-9) + (p.jaccard >= best[p.id2] - 1e-9)
         out[row, 2] = tops / 2

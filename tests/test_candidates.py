@@ -366,7 +366,7 @@ def test_the_memory_backend_keeps_hashes_within_its_budget(
     monkeypatch.setattr(memory, "HASH_BYTES", 10_000)
     small = NearDupIndex()
     small.add_many(records)
-    small.add_many([(records[0][0], records[1][1])])
+    small.add_many([(records[0][0], records[1][1])], replace=True)
     small.remove([records[2][0]])
     assert small.backend.shingle_hashes(ids) is None  # over budget: made by the report
     again = small.report()

@@ -45,6 +45,12 @@ def test_every_numbers_check_uses_the_one_definition() -> None:
     col = names.index("numbers")
     assert values[0, col] == 0.0  # {"12"} and {"12b"} share none
     assert values[1, col] == MISSING  # c holds no number
+    # identifiers written two ways are one number, for the checks and the feature alike
+    codes = {"a": "Bosch RL-1299 drill", "b": "bosch rl 1299 drill"}
+    numbers = _Numbers(codes, proc)
+    assert numbers("a") & numbers("b") == {"1299"}
+    values, names = features([Pair("a", "b", 0.5, 1)], codes, proc)
+    assert values[0, names.index("numbers")] > 0.0
 
 
 @pytest.mark.parametrize(
