@@ -774,3 +774,25 @@ def test_the_page_compares_columns_named_differently_across_sources(tmp_path: Pa
     assert not lacking & {"title", "product_name", "brand", "maker"}
     page = review_index(idx, tmp_path / "review.html", report)
     assert "brand=maker" in page.path.read_text(encoding="utf-8")
+
+
+def test_review_links_two_files_in_memory(tmp_path: Path) -> None:
+    """Two files numbering from 1, one separated by '%', reviewed as a link with no Solr:
+    each is a source of its own, and every true link is on the page."""
+    import csv
+
+    from benchmarks.shops import write_shops
+
+    a, b, gold = write_shops(tmp_path, n=90)
+    rows = list(csv.reader(b.open(newline="", encoding="utf-8")))
+    other = tmp_path / "b_pct.txt"
+    with other.open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f, delimiter="%", lineterminator="\n").writerows(rows)
+    page = tmp_path / "r.html"
+    done = run_cli("review", str(a), str(other), "--mode", "link", "--backend", "memory",
+                   "--out", str(page), "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    counts = json.loads(done.stdout)
+    links = len(gold.read_text(encoding="utf-8").splitlines()) - 1
+    assert counts["report"]["mode"] == "link" and counts["pairs"] >= 0.95 * links
+    assert sorted(_embedded(page)["sources"]) == sorted([str(a), str(other)])

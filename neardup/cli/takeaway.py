@@ -119,7 +119,12 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "the collection as it is, or indexes INPUT first (like dedupe).",
     )
     p.add_argument(
-        "input", type=Path, nargs="?", default=None, help="records to index first (optional)"
+        "inputs",
+        type=Path,
+        nargs="*",
+        metavar="INPUT",
+        help="files of records to index first (optional; two or more: one source each, "
+        "for --mode link)",
     )
     p.add_argument(
         "--out", type=Path, required=True, help="the HTML page to write ('-': stdout)"
@@ -215,12 +220,15 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
     from .commands import _given, add_records, check_indexed, open_index, print_choice, print_stats
     from .common import progress
 
+    files = list(getattr(args, "more_inputs", [])) if args.input is not None else []
+    files = [args.input, *files] if args.input is not None else []
     if args.input is None:  # review of a collection as it is
         if args.backend == "memory":
             raise InputError("--backend memory holds nothing: give the records to index")
         args.no_index = True
-    elif not args.input.is_file() and not (args.verb == "review" and args.input.exists()):
-        raise InputError(f"{args.input}: no such file")
+    for path in files:
+        if not path.is_file() and not (args.verb == "review" and path.exists()):
+            raise InputError(f"{path}: no such file")
     if args.no_index and args.backend == "memory":
         raise InputError("--no-index needs a collection in Solr, not --backend memory")
     Params(**_given(args))  # bad flags are reported before Solr is started
@@ -238,11 +246,12 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
             )
         stats = None
         if not args.no_index:
-            total = expected_records(args.input, args.format)  # chosen for its size too
-            items = read_input(args, args.input)
-            stats = add_records(index, items, progress=progress(args), total=total)
-            print_stats(stats, quiet=args.quiet)
-            check_indexed(stats, args.input)
+            for path in files:  # one source each, in order (the first is the primary one)
+                total = expected_records(path, args.format)  # chosen for its size too
+                items = read_input(args, path)
+                stats = add_records(index, items, progress=progress(args), total=total)
+                print_stats(stats, quiet=args.quiet)
+                check_indexed(stats, path)
             print_choice(index)
         yield index, stats
     finally:
@@ -428,12 +437,15 @@ def cmd_review(args: argparse.Namespace) -> int:
     from ..review import review_index
     from .common import check_outputs, emit
 
-    check_outputs(args, (("--out", "review page"),), [args.input] if args.input else [])
+    inputs = list(args.inputs)
+    args.input = inputs[0] if inputs else None
+    args.more_inputs = inputs[1:]
+    check_outputs(args, (("--out", "review page"),), inputs)
     with indexed(args) as (index, _stats), destination(args.out) as out:
         report = _report(index, args, args.mode)
-        source = str(args.input) if args.input is not None else index.backend.location
-        # a link removes no record: no record is "kept"
-        kept = _kept(args, report) if args.mode == "dedup" else None
+        source = ", ".join(map(str, inputs)) if inputs else index.backend.location
+        # a link removes no record, and records of several files are kept by none of them
+        kept = _kept(args, report) if args.mode == "dedup" and len(inputs) < 2 else None
         page = review_index(
             index, out, report, title=args.title or "neardup review", source=source,
             kept=kept, keep=args.keep,
