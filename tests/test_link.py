@@ -323,3 +323,36 @@ def test_two_shops_link_through_the_cli_with_defaults(solr_base: str, tmp_path: 
     true = len(found & gold)
     precision, recall = true / len(found), true / len(gold)
     assert precision >= 0.98 and recall >= 0.95, (precision, recall, len(found), len(gold))
+
+
+def test_d1_linked_the_same_whatever_its_separator(tmp_path: Path) -> None:
+    """Issue 38: both files of the D1 task written again with ';', '#', '%', '^' and tab
+    (quoted where a cell holds the character) link into exactly the pairs of the files as
+    published, with no flag: the separator is read off the first lines."""
+    import csv
+
+    from .conftest import REPO
+
+    folder = REPO.parent / "shared" / "datasets" / "er" / "D1"
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is not here")
+
+    def linked(first: Path, second: Path) -> set[tuple[str, str]]:
+        idx = NearDupIndex()
+        for path in (first, second):
+            idx.add_many(read_records(path, id_field=None))
+        return {(p.id1, p.id2) for p in idx.report(mode="link").pairs}
+
+    files = [folder / "rest1.csv", folder / "rest2.csv"]
+    published = linked(*files)
+    assert len(published) > 80
+    for sep in (";", "#", "%", "^", "\t"):
+        copies = []
+        for path in files:
+            with open(path, newline="", encoding="utf-8") as fh:
+                rows = list(csv.reader(fh, delimiter="|"))
+            copy = tmp_path / f"{ord(sep)}_{path.name}"
+            with open(copy, "w", newline="", encoding="utf-8") as fh:
+                csv.writer(fh, delimiter=sep, lineterminator="\n").writerows(rows)
+            copies.append(copy)
+        assert linked(*copies) == published, repr(sep)
