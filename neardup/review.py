@@ -34,6 +34,7 @@ from . import resources
 from .column_map import ColumnMap, match_columns
 from .io import AtomicFile, Record, check_output, read_records
 from .keys import SEP, record_id, source_of_key
+from .numbers import identifiers
 from .results import Report
 from .text import id_key, normalize, number_words, ordered, word_edit_distance
 
@@ -367,6 +368,7 @@ def render(
         "subtitle": html.escape(visible(subtitle)),
         "cards": _cards(summary),
         "histogram": histogram_svg(rows, labels, threshold),
+        "measure": html.escape(str((extra or {}).get("measure", "Jaccard"))),
         "legend": legend if len(labels) > 1 else "",
         "tables": side,
         "rule": rule,
@@ -444,7 +446,11 @@ def evidence(
     for p in report.pairs:
         k1, k2 = page_key(p.id1, p.source1, primary), page_key(p.id2, p.source2, primary)
         shared = bag.get(k1, set()) & bag.get(k2, set())
-        numbers = number_words(shared)
+        # identifiers as the numbers checks read them: "CDD-4738" and "CDD4738" are one
+        numbers = identifiers(bag.get(k1, set())) & identifiers(bag.get(k2, set()))
+        # a code's digits alone are its alias ("sd1000" -> "1000"): shown once, as the code
+        numbers -= {n for n in numbers if n.isdigit() and any(
+            m != n and m.endswith(n) for m in numbers)}  # fmt: skip
 
         def rarest(ws: Iterable[str]) -> list[str]:
             return sorted(ws, key=lambda w: (df[w], -len(w), w))[:EVIDENCE_WORDS]
@@ -458,7 +464,7 @@ def evidence(
                 fields[0 if x == y else 1 if x and y else 2].append(label.get(name, name))
         said = reason(report, p)
         rows.append([reasons.setdefault(said, len(reasons)), rarest(numbers),
-                     rarest(shared - numbers), *fields])
+                     rarest(shared - number_words(shared)), *fields])
     return list(reasons), rows
 
 
@@ -510,10 +516,14 @@ def write_review(
     # Pairs a completed cluster added (neardup.completion) sit below the rule's threshold,
     # which every pair the rule kept reaches: shown apart, so a reader sees which is which.
     added = bool(report.completion and report.completion.get("added"))
+    # The similarity that decided: the weighted link's cosine where it decided, so that the
+    # histogram, its threshold and each pair's figure are one measure.
+    weighted = report.decision.rule == "weighted"
     rows = [
         _Row(
             page_key(p.id1, p.source1, primary), page_key(p.id2, p.source2, primary),
-            p.jaccard, p.edit_distance,
+            p.similarity if weighted and p.similarity is not None else p.jaccard,
+            p.edit_distance,
             "completed" if added and p.jaccard < report.threshold else "pair",
             getattr(p, "probability", None),
         )
@@ -550,6 +560,7 @@ def write_review(
         rule=_rule_panel(report, kept, keep),
         kept=kept or (),
         extra={"reasons": reasons, "evidence": why, "marks": True,
+               "measure": "weighted cosine" if weighted else "Jaccard",
                "label_file": {"header": LABELS_HEADER, "match": MATCH, "non_match": NON_MATCH}},
         primary=primary,
     )

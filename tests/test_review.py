@@ -795,4 +795,9 @@ def test_review_links_two_files_in_memory(tmp_path: Path) -> None:
     counts = json.loads(done.stdout)
     links = len(gold.read_text(encoding="utf-8").splitlines()) - 1
     assert counts["report"]["mode"] == "link" and counts["pairs"] >= 0.95 * links
-    assert sorted(_embedded(page)["sources"]) == sorted([str(a), str(other)])
+    data = _embedded(page)
+    assert sorted(data["sources"]) == sorted([str(a), str(other)])
+    # the measure that decided (the weighted link's cosine) is the page's, and model numbers
+    # written two ways ("PR-473", "PR473", "PR 473") are shown as shared identifiers
+    assert data["measure"] == "weighted cosine"
+    assert sum(1 for row in data["evidence"] if row[1]) >= 0.95 * len(data["evidence"])

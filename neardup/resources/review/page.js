@@ -153,7 +153,7 @@
     var p = P[pi], box = el("div", "pair"), meta = el("div", "meta");
     box.setAttribute("data-pair", pi);
     meta.appendChild(el("span", "sim", p[2] === null ? "n/a" : p[2].toFixed(3)));
-    meta.appendChild(el("span", null, "Jaccard"));
+    meta.appendChild(el("span", null, D.measure || "Jaccard"));
     meta.appendChild(el("span", null, p[3] === null ? "" : "word edit distance " + p[3]));
     if (p[6] !== null) meta.appendChild(el("span", null, "match probability " + p[6].toFixed(3)));
     if (D.labels.length > 1) {
