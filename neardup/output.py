@@ -85,7 +85,7 @@ def decided(result: Report) -> str:
     page shows the same words)."""
     decision = result.decision
     if decision.rule == "weighted":
-        return f"weighted rule, kept from cosine {decision.threshold:g}"
+        return f"weighted rule, kept from cosine {round(decision.threshold, 3):g}"
     if decision.rule == "valley":
         found = (decision.explain or {})["found"]
         how = "read off the data" if found else "the default, as the data show no clear cut"
@@ -105,7 +105,7 @@ def decided_line(result: Report) -> str:
     if decision.rule == "weighted":
         return (
             "\ndecided: pairs of records that are each other's clear best match "
-            f"(weighted similarity >= {decision.threshold:g})"
+            f"(weighted similarity >= {round(decision.threshold, 3):g})"
         )
     return (
         "\ndecided: pairs a rule learned from the data accepts "

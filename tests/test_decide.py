@@ -76,7 +76,7 @@ def test_the_weighted_link_rule_reports_a_decision_too() -> None:
     index.add_many(_restaurants())
     report = index.report(mode="link")
     assert report.decision.rule == "weighted"
-    assert decided(report) == f"weighted rule, kept from cosine {report.threshold:g}"
+    assert decided(report) == f"weighted rule, kept from cosine {round(report.threshold, 3):g}"
 
 
 def test_numbers_check_composes_with_a_fixed_threshold() -> None:
