@@ -147,6 +147,10 @@ UNNAMED_SOURCES = ("<records>", "<frame>")
 def _as_record(item: Any, position: int, default_source: str = "<records>") -> Item:
     """A record of the input: a :class:`Record`, a :class:`Rejection`, a blank, an
     ``(id, text)`` pair (ids may be integers) or an ``(id, text, source)`` triple."""
+    if type(item) is tuple and len(item) == 2:  # the common case, checked in fewest steps
+        record_id, text = item
+        if type(record_id) is str and type(text) is str:
+            return Record(record_id, text, default_source, position)
     if isinstance(item, Record | Rejection | Blank):
         return item
     source = default_source

@@ -419,36 +419,47 @@ def checked_spans(
     """Records checked as every reader checks them: an id that is missing or too long, a text
     too large, an id seen before (a copy when its record is the same: :attr:`Record.copy_of`;
     else a rejection)."""
+    check = _checker(source, limit)
+    for item, last in spans:
+        yield (check(item) if isinstance(item, Record) else item), last
+
+
+def _checker(source: str, limit: int | None) -> Callable[[Record], Item]:
+    """One record checked (:func:`checked_spans`), against the ids seen before by this
+    checker: the record, a copy of an earlier one, or a rejection naming ``source``."""
     # source -> id -> the line it was first seen at << 64 | a hash of that record's content.
     # Strings and ints only: the collector never walks these dicts (with tuples, at 10M records
     # it walked 20M objects again and again), and a record costs half the memory.
     seen: dict[str, dict[str, int]] = {}
-    for item, last in spans:
-        if isinstance(item, Record):
-            problem = check_id(item.id) or check_source(item.source)
-            if problem:
-                yield Rejection(source, item.line, problem, item.id[:80]), last
-                continue
-            problem = _check_size(item.text, limit)
-            if problem:
-                yield Rejection(source, item.line, problem, item.id), last
-                continue
-            # Records are keyed by source and id: one file may hold several sources
-            # (source_field), and the same id in two of them is two records.
-            ids = seen.get(item.source)
-            if ids is None:
-                ids = seen[item.source] = {}
-            earlier = ids.get(item.id)
-            content = _content_hash(item)
-            if earlier is not None:
-                if earlier & _MASK64 == content:  # an identical row: a duplicate to remove
-                    yield _copy(item, earlier >> 64), last
-                    continue
-                reason = f"duplicate id, first seen at line {earlier >> 64}"
-                yield Rejection(source, item.line, reason, item.id), last
-                continue
-            ids[item.id] = item.line << 64 | content
-        yield item, last
+    good_sources: set[str] = set()  # a source is checked once, not once per record
+
+    def check(item: Record) -> Item:
+        problem = check_id(item.id)
+        if problem is None and item.source not in good_sources:
+            problem = check_source(item.source)
+            if problem is None:
+                good_sources.add(item.source)
+        if problem:
+            return Rejection(source, item.line, problem, item.id[:80])
+        problem = _check_size(item.text, limit)
+        if problem:
+            return Rejection(source, item.line, problem, item.id)
+        # Records are keyed by source and id: one file may hold several sources
+        # (source_field), and the same id in two of them is two records.
+        ids = seen.get(item.source)
+        if ids is None:
+            ids = seen[item.source] = {}
+        earlier = ids.get(item.id)
+        content = _content_hash(item)
+        if earlier is not None:
+            if earlier & _MASK64 == content:  # an identical row: a duplicate to remove
+                return _copy(item, earlier >> 64)
+            reason = f"duplicate id, first seen at line {earlier >> 64}"
+            return Rejection(source, item.line, reason, item.id)
+        ids[item.id] = item.line << 64 | content
+        return item
+
+    return check
 
 
 def checked_items(items: Iterable[Item], limit: int | None = None) -> Iterator[Item]:
@@ -456,16 +467,13 @@ def checked_items(items: Iterable[Item], limit: int | None = None) -> Iterator[I
     (:func:`checked_spans`): an id too long, an id seen before with another text (ids made
     strings: ``1`` and ``"1"`` are one id), a copy. A rejection names the record's own file
     or source and its line (its position). ``limit``: the largest text, None for none."""
-    held: list[Item] = []
-
-    def spans() -> Iterator[tuple[Item, int]]:
-        for item in items:
-            held[:] = [item]
-            yield item, 0
-
-    for out, _last in checked_spans(spans(), "", limit):  # one out for each item, in order
-        item = held[0]
-        if out is not item and isinstance(out, Rejection) and isinstance(item, Record):
+    check = _checker("", limit)
+    for item in items:
+        if not isinstance(item, Record):
+            yield item
+            continue
+        out = check(item)
+        if out is not item and isinstance(out, Rejection):
             out = Rejection(item.location, out.line, out.reason, out.id)
         yield out
 

@@ -327,7 +327,9 @@ def test_the_ids_seen_are_held_where_the_cycle_collector_does_not_walk() -> None
     records.append(Record("8", "text 8", "g.txt", line=1003))  # another source: a record
     gen = checked_spans(((r, r.line) for r in records), "f.txt")
     out = [next(gen)[0] for _ in range(len(records))]
-    seen = gen.gi_frame.f_locals["seen"]
+    check = gen.gi_frame.f_locals["check"]  # the checker's closure holds the table
+    cells = dict(zip(check.__code__.co_freevars, check.__closure__ or (), strict=True))
+    seen = cells["seen"].cell_contents
     assert seen and all(not gc.is_tracked(ids) for ids in seen.values())
     assert isinstance(out[1000], Record) and out[1000].copy_of == 7
     assert isinstance(out[1001], Rejection)
