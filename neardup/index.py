@@ -702,6 +702,7 @@ class NearDupIndex:
         cap: int | None = DEFAULT_CAP,
         numbers_check: bool = True,
         columns: Mapping[str, str] | str | None = None,
+        engine: Any = "memory",
         options: ReportOptions | None = None,
     ) -> Report:
         """All verified near-duplicate pairs, with the counts of how they were found.
@@ -729,18 +730,26 @@ class NearDupIndex:
         candidates, one partner each and the relative rule of :mod:`neardup.link`; link mode
         only), or ``"auto"``: weighted for the full report in link mode of an index whose
         parameters were chosen from the data and without a ``threshold``, Jaccard otherwise.
+        ``engine`` says where the Jaccard report runs: ``"memory"`` in this process,
+        ``"duckdb"`` (or a :class:`neardup.plan.DuckDB` with its memory limit) as one plan of
+        table operations that spills to disk (:mod:`neardup.plan`); the same pairs either way.
         ``options`` gives all of these as one :class:`~neardup.options.ReportOptions` (checked
         when made) instead of the keywords; giving both is refused.
         """
         given = ReportOptions(
             threshold, mode, prune, max_dist, progress, since, max_bucket, complete, similarity,
-            cap, numbers_check, columns,
+            cap, numbers_check, columns, engine,
         )  # fmt: skip
         if options is None:
             options = given
         elif given != ReportOptions():
             raise ArgumentError("give the report's options or its keywords, not both")
         if options.weighted(self.from_data):
+            if options.engine != "memory":
+                raise ArgumentError(
+                    "the duckdb engine runs the Jaccard report: add similarity='jaccard' "
+                    "(--similarity jaccard) to link by Jaccard, or use the memory engine"
+                )
             if options.pruning != "one-to-one" or options.complete:
                 raise ArgumentError(
                     "the weighted link keeps one partner each (prune one-to-one) and adds no "
@@ -768,34 +777,47 @@ class NearDupIndex:
         records = self.backend.count()
         t0 = time.perf_counter()
         fresh: set[str] | None = None
-        if since is None:
-            cands = self.candidates(progress, max_bucket, options.cap)
-        else:
-            cands, fresh = self.candidates_since(since, max_bucket)
-        t1 = time.perf_counter()
         sources: dict[str, str] | None = None  # link mode: every candidate's source
-        if mode == "link":
-            used = used_codes(cands)
-            sources = self.backend.sources([cands.ids[k] for k in used.tolist()])
-            names: dict[str | None, int] = {None: -1}
-            src = np.full(len(cands.ids), -1, dtype=np.int64)
-            src[used] = [names.setdefault(sources.get(cands.ids[k]), len(names)) for k in used]
-            cands.only(src[cands.first] != src[cands.second])
-        texts = cands.texts
-        if texts is None:
-            texts = TextTable.read(self.backend, cands.ids, used_codes(cands))
-        t2 = time.perf_counter()
-        keep = screen_keep(cands, texts, self.processor, threshold)
-        pairs = verify_codes(
-            cands.first[keep], cands.second[keep], texts, self.processor, threshold, progress
-        )
-        verified = len(pairs)
-        features = Features(
-            pairs, texts, self.processor, records, fresh, self.backend.columns,
-            self.backend.sources, self.primary_source, dict(options.columns or ()),
-        )  # fmt: skip
-        rule = rule_for(rule_name, threshold, numbers_check=options.numbers_check)
-        pairs, decision = rule.decide(features)
+        if options.engine != "memory":  # the same steps, as one plan of table operations
+            from .plan import decided, engine_named
+
+            planned = decided(
+                self.backend, self.processor, self.params.bands, self.params.rows, options,
+                threshold, rule_name, self.primary_source, engine_named(options.engine),
+            )  # fmt: skip
+            cands, texts, verified = planned, planned.texts, planned.verified
+            pairs, decision = planned.pairs, planned.decision
+            if mode == "link":
+                sources = self.backend.sources(sorted({i for p in pairs for i in (p.id1, p.id2)}))
+            t1 = t2 = time.perf_counter()
+        else:
+            if since is None:
+                cands = self.candidates(progress, max_bucket, options.cap)
+            else:
+                cands, fresh = self.candidates_since(since, max_bucket)
+            t1 = time.perf_counter()
+            if mode == "link":
+                used = used_codes(cands)
+                sources = self.backend.sources([cands.ids[k] for k in used.tolist()])
+                names: dict[str | None, int] = {None: -1}
+                src = np.full(len(cands.ids), -1, dtype=np.int64)
+                src[used] = [names.setdefault(sources.get(cands.ids[k]), len(names)) for k in used]
+                cands.only(src[cands.first] != src[cands.second])
+            texts = cands.texts
+            if texts is None:
+                texts = TextTable.read(self.backend, cands.ids, used_codes(cands))
+            t2 = time.perf_counter()
+            keep = screen_keep(cands, texts, self.processor, threshold)
+            pairs = verify_codes(
+                cands.first[keep], cands.second[keep], texts, self.processor, threshold, progress
+            )
+            verified = len(pairs)
+            features = Features(
+                pairs, texts, self.processor, records, fresh, self.backend.columns,
+                self.backend.sources, self.primary_source, dict(options.columns or ()),
+            )  # fmt: skip
+            rule = rule_for(rule_name, threshold, numbers_check=options.numbers_check)
+            pairs, decision = rule.decide(features)
         # In link mode the candidates' sources, read above, are every pair's.
         pairs = prune(pairs, prune_mode, sources=sources if prune_mode == "one-to-one" else None)
         completion = None

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .candidates import DEFAULT_CAP, DEFAULT_MAX_BUCKET, check_max_bucket
 from .column_map import parse_given
 from .errors import ArgumentError
+from .plan import ENGINES, DuckDB
 from .prune import DEFAULT_PRUNE, PRUNE_MODES
 
 MODES = ("dedup", "link")
@@ -52,6 +54,10 @@ class ReportOptions:
     #: the others are matched by name and content (:mod:`neardup.column_map`).
     #: Given as a mapping, ``"a=b,c=d"`` or a list of ``"a=b"``; kept as pairs.
     columns: Mapping[str, str] | str | tuple[tuple[str, str], ...] | None = None
+    #: Where the report runs (:data:`neardup.plan.ENGINES`): ``"memory"`` in this process,
+    #: ``"duckdb"`` as the plan of :mod:`neardup.plan`, or a :class:`neardup.plan.DuckDB` with
+    #: its settings (memory limit, temporary directory).
+    engine: Any = "memory"
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -93,6 +99,17 @@ class ReportOptions:
         if self.pruning not in PRUNE_MODES:
             raise ArgumentError(
                 f"unknown pruning {self.pruning!r}: choose one of {', '.join(PRUNE_MODES)}"
+            )
+        if not isinstance(self.engine, DuckDB) and (
+            not isinstance(self.engine, str) or self.engine not in ENGINES
+        ):
+            raise ArgumentError(
+                f"unknown engine {self.engine!r}: choose one of {', '.join(ENGINES)}"
+            )
+        if self.engine != "memory" and since is not None:
+            raise ArgumentError(
+                "the duckdb engine makes the full report: a report of new records (since, "
+                "--new) runs in memory"
             )
 
     @property

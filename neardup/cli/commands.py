@@ -19,6 +19,7 @@ from ..options import MODES, SIMILARITIES, ReportOptions
 from ..output import TABLE_FORMATS
 from ..params import RULES, Params
 from ..pipeline import IndexStats
+from ..plan import ENGINES
 from ..prune import PRUNE_MODES
 
 SolrOptions = Callable[..., None]
@@ -296,6 +297,14 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "or later ones",
     )
     max_bucket_option(p)
+    p.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="memory",
+        help="lsh: where the report runs: memory (this process, default) or duckdb (one plan "
+        "of table operations on DuckDB: every core, spilling to disk past its memory; the "
+        "same pairs; the full report only)",
+    )
     p.add_argument("--quiet", action="store_true", help="2014 methods: do not print the pairs")
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
     p.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
@@ -687,6 +696,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             similarity=args.similarity,
             numbers_check=args.numbers_check,
             columns=args.columns,
+            engine=args.engine,
         )
         result = index.report(options=options)
         counts = result.counts()

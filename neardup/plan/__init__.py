@@ -1,0 +1,16 @@
+"""The report as one plan of table operations, run by an engine (issue #40).
+
+:mod:`neardup.plan.steps` defines each step once (SQL, and functions over Arrow batches that
+call the in-process steps); :mod:`neardup.plan.driver` runs them in order on an engine;
+:mod:`neardup.plan.duck` is the DuckDB engine (in process, every core, spilling to disk under a
+memory limit). ``NearDupIndex.report(engine="duckdb")`` and ``neardup report --engine duckdb``
+use it; the default stays the in-process report.
+"""
+
+from .driver import Planned, decided, engine_named
+from .duck import DuckDB, EngineFailed
+
+#: The engines a report runs on: ``memory`` (the in-process report) or a plan engine.
+ENGINES = ("memory", "duckdb")
+
+__all__ = ["ENGINES", "DuckDB", "EngineFailed", "Planned", "decided", "engine_named"]

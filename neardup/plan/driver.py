@@ -1,0 +1,191 @@
+"""The report run as one plan by an engine: records -> signatures -> band keys -> candidates
+(the large-bucket rule and the per-record cap of :mod:`neardup.candidates`) -> verified pairs
+(:mod:`neardup.verify`, on Arrow batches) -> the pairs the index's rule keeps
+(:mod:`neardup.decide`). The engine holds every table; Python holds one batch at a time, and
+the verified pairs with their texts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from itertools import islice
+from typing import TYPE_CHECKING, Any
+
+from .. import kernel
+from ..backends.base import Backend
+from ..candidates import COUNT_BITS, protected_bands
+from ..decide import Features, rule_for
+from ..minhash import ShingleProcessor
+from ..results import Decision, Pair
+from ..text import id_key, sort_ids
+from ..texts import TextTable
+from ..verify import SCREEN_MIN
+from . import steps
+from .steps import sql
+
+if TYPE_CHECKING:
+    from ..options import ReportOptions
+    from .duck import DuckDB, DuckDBSession
+
+#: Records signed and loaded at a time.
+LOAD_BATCH = 50_000
+#: Candidates screened or verified at a time.
+VERIFY_BATCH = 100_000
+
+
+@dataclass
+class Planned:
+    """What the plan found: the counts a :class:`~neardup.results.Report` prints, the pairs the
+    rule kept with its decision, and the texts of the verified pairs' records."""
+
+    buckets: int
+    large: int
+    candidates: int
+    capped: int
+    cap: int | None
+    verified: int
+    pairs: list[Pair]
+    decision: Decision
+    texts: TextTable
+
+    def __len__(self) -> int:
+        return self.candidates
+
+
+def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
+    it = iter(items)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+def _load(
+    session: DuckDBSession,
+    backend: Backend,
+    processor: ShingleProcessor,
+    bands: int,
+    rows: int,
+    link: bool,
+) -> None:
+    """Every record of the backend signed, in batches, into ``records`` and ``keys``."""
+    session.run(sql(steps.CREATE_INPUT))
+    start = 0
+    for chunk in _chunks(backend.all_texts(), LOAD_BATCH):
+        ids = [i for i, _ in chunk]
+        texts = [t for _, t in chunk]
+        sources = None
+        if link:
+            of = backend.sources(ids)
+            sources = [of.get(i, "") for i in ids]
+        records, keys = steps.signed_batch(start, ids, texts, sources, processor, bands, rows)
+        session.load("records", records)
+        session.load("keys", keys)
+        start += len(ids)
+
+
+def _candidates(
+    session: DuckDBSession, max_bucket: int | None, cap: int | None, protect: int, link: bool
+) -> tuple[int, int, int, int | None]:
+    """The candidates table; returns the shared buckets, the large ones, the candidates the
+    cap dropped and the cap applied."""
+    bound = steps.UNBOUNDED if max_bucket is None else max_bucket
+    for step in (
+        steps.BUCKETS,
+        steps.CODES,
+        steps.MEMBERS,
+        steps.SMALL_PAIRS,
+        steps.REGROUPED,
+        steps.COHERENT,
+        steps.REGROUPED_PAIRS,
+        steps.COHERENT_PAIRS,
+        steps.COUNTED,
+    ):
+        session.run(sql(step, max_bucket=bound))  # fmt: skip
+    buckets = int(session.scalar("SELECT count(*) FROM buckets"))
+    large = int(session.scalar(f"SELECT count(*) FROM buckets WHERE size > {bound}"))
+    held = int(session.scalar("SELECT count(*) FROM codes"))
+    capping = cap is not None and held < 1 << (31 - COUNT_BITS) and buckets > 0
+    capped, uncapped = 0, ""
+    if capping:
+        session.run(sql(steps.DEGREE))
+        session.run(sql(steps.WEAK, cap=cap, protect=min(protect, steps.COUNT_MAX)))
+        session.run(sql(steps.KEPT))
+        session.run(["CREATE TABLE chosen (a BIGINT, b BIGINT)"])
+        levels = session.column("SELECT DISTINCT shared FROM weak ORDER BY shared DESC")
+        for level in levels:
+            session.run(sql(steps.CAP_LEVEL, cap=cap, level=int(level)))
+        capped = int(session.scalar("SELECT count(*) FROM weak")) - int(
+            session.scalar("SELECT count(*) FROM chosen")
+        )
+        uncapped = steps.CAPPED_OUT
+    session.run(sql(steps.CANDIDATES.replace("{uncapped}", uncapped)))
+    if link:
+        session.run(sql(steps.OTHER_SOURCES))
+    return buckets, large, capped, cap if capping else None
+
+
+def _screen(session: DuckDBSession, total: int, threshold: float) -> None:
+    """The ``screened`` table: the candidates the screen passes, where the in-process report
+    screens (:func:`~neardup.verify.screen_keep`: with the C kernel, from
+    :data:`~neardup.verify.SCREEN_MIN` candidates), else all of them."""
+    session.run([steps.CREATE_SCREENED])
+    if kernel.active() != "c" or total < SCREEN_MIN:
+        session.run([steps.UNSCREENED])
+        return
+    for batch in session.batches(steps.SCREEN_PAIRS, VERIFY_BATCH):
+        session.load("screened", steps.screened_batch(batch, threshold))
+
+
+def decided(
+    backend: Backend,
+    processor: ShingleProcessor,
+    bands: int,
+    rows: int,
+    options: ReportOptions,
+    threshold: float,
+    rule_name: str,
+    primary: str | None,
+    engine: DuckDB,
+) -> Planned:
+    """The full report's verified pairs and the rule's decision, run as a plan by ``engine``:
+    the same pairs as the in-process report (candidates, screen, exact Jaccard and rule as
+    :meth:`NearDupIndex.report <neardup.index.NearDupIndex.report>` finds them)."""
+    link = options.mode == "link"
+    session = engine.open()
+    try:
+        session.function("tie_hash", steps.tie_hash, "BIGINT", "FLOAT")
+        _load(session, backend, processor, bands, rows, link)
+        protect = protected_bands(bands, rows)
+        buckets, large, capped, cap = _candidates(
+            session, options.max_bucket, options.cap, protect, link
+        )
+        total = int(session.scalar("SELECT count(*) FROM candidates"))
+        pairs: list[Pair] = []
+        held: dict[str, str] = {}
+        _screen(session, total, threshold)
+        for batch in session.batches(steps.PAIRS, VERIFY_BATCH):
+            found, texts = steps.verified_batch(batch, processor, threshold)
+            pairs.extend(found)
+            held.update(texts)
+    finally:
+        session.close()
+    pairs.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
+    ids = sort_ids(held)
+    table = TextTable(ids, (held[i] for i in ids))
+    columns: Mapping[str, str] = dict(options.columns or ())
+    features = Features(
+        pairs, table, processor, backend.count(), None, backend.columns, backend.sources,
+        primary, columns,
+    )  # fmt: skip
+    rule = rule_for(rule_name, threshold, numbers_check=options.numbers_check)
+    kept, decision = rule.decide(features)
+    return Planned(buckets, large, total, capped, cap, len(pairs), kept, decision, table)
+
+
+def engine_named(engine: Any) -> DuckDB:
+    """The engine ``engine`` names (``"duckdb"``) or is."""
+    from .duck import DuckDB
+
+    if isinstance(engine, DuckDB):
+        return engine
+    return DuckDB()

@@ -1,0 +1,157 @@
+"""The DuckDB engine: runs the plan's SQL (:mod:`neardup.plan.steps`) in process, on every
+core, with its tables in a database file of a private temporary directory, spilling to disk
+past its memory limit; the directory goes when the plan is done.
+
+Why DuckDB and not a sort or a spill of our own: it turns the group-bys and joins of banding
+into operators that spill when they do not fit (its ``memory_limit`` and ``temp_directory``
+settings) and run on all cores, which is what a report past one process's memory needs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ArgumentError, NeardupError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+
+class EngineFailed(NeardupError):
+    """The engine could not finish the plan (out of memory or disk): nothing was written."""
+
+
+@dataclass(frozen=True)
+class DuckDB:
+    """How the DuckDB engine runs: ``memory_limit`` (DuckDB's spelling, ``"2GB"``; None:
+    DuckDB's default, 80% of the machine), ``temp_directory`` (where its database and spill
+    files go; None: the system's temporary directory), ``disk_limit`` (the most its spill
+    files may take; None: DuckDB's default, 90% of the free disk) and ``threads`` (None: every
+    core)."""
+
+    memory_limit: str | None = None
+    temp_directory: str | Path | None = None
+    threads: int | None = None
+    disk_limit: str | None = None
+
+    name = "duckdb"
+
+    def __post_init__(self) -> None:
+        for name in ("memory_limit", "disk_limit"):
+            limit = getattr(self, name)
+            if limit is not None and (not isinstance(limit, str) or not limit.strip()):
+                raise ArgumentError(f"{name} must be a size such as '2GB', got {limit!r}")
+        threads = self.threads
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                    or threads < 1):  # fmt: skip
+            raise ArgumentError(f"threads must be a positive integer or None, got {threads!r}")
+
+    def open(self) -> DuckDBSession:
+        """A connection to a fresh database (close it: :meth:`DuckDBSession.close`)."""
+        return DuckDBSession(self)
+
+
+class DuckDBSession:
+    """One plan's database: statements, Arrow tables in, Arrow batches out."""
+
+    def __init__(self, engine: DuckDB) -> None:
+        try:
+            import duckdb
+        except ImportError:
+            raise ArgumentError(
+                "the duckdb engine needs the duckdb package: pip install 'neardup[scale]'"
+            ) from None
+        self.engine = engine
+        parent = None if engine.temp_directory is None else str(engine.temp_directory)
+        if parent is not None and not Path(parent).is_dir():
+            raise ArgumentError(f"temp_directory {parent!r} is not a directory")
+        self.directory = Path(tempfile.mkdtemp(prefix="neardup-plan-", dir=parent))
+        config: dict[str, Any] = {
+            "temp_directory": str(self.directory / "spill"),
+            "threads": engine.threads or os.cpu_count() or 1,
+            "preserve_insertion_order": False,
+        }
+        if engine.memory_limit is not None:
+            config["memory_limit"] = engine.memory_limit
+        if engine.disk_limit is not None:
+            config["max_temp_directory_size"] = engine.disk_limit
+        try:
+            self.con = duckdb.connect(str(self.directory / "plan.duckdb"), config=config)
+        except duckdb.Error as e:
+            shutil.rmtree(self.directory, ignore_errors=True)
+            raise ArgumentError(f"the duckdb engine's settings were refused: {e}") from None
+        self._errors = (
+            duckdb.OutOfMemoryException,
+            duckdb.IOException,
+            duckdb.TransactionException,
+        )
+
+    def function(self, name: str, fn: Callable[[pa.Array], pa.Array], arg: str, out: str) -> None:
+        """``fn`` over Arrow batches, callable from the SQL as ``name``."""
+        from duckdb import sqltype
+
+        # a lambda: DuckDB reads a function's annotations, and fn's name pyarrow lazily
+        self.con.create_function(
+            name, lambda values: fn(values), [sqltype(arg)], sqltype(out), type="arrow"
+        )
+
+    def run(self, statements: list[str]) -> None:
+        with self._failures():
+            for statement in statements:
+                self.con.execute(statement)
+
+    def load(self, table: str, data: pa.Table) -> None:
+        """Append an Arrow table's rows to ``table``."""
+        with self._failures():
+            self.con.register("_incoming", data)
+            try:
+                self.con.execute(f"INSERT INTO {table} SELECT * FROM _incoming")
+            finally:
+                self.con.unregister("_incoming")
+
+    def scalar(self, query: str) -> Any:
+        with self._failures():
+            rows = self.con.execute(query).fetchall()
+        return rows[0][0] if rows else None
+
+    def column(self, query: str) -> list[Any]:
+        with self._failures():
+            return [r[0] for r in self.con.execute(query).fetchall()]
+
+    def batches(self, query: str, size: int) -> Iterator[pa.RecordBatch]:
+        """The query's rows, ``size`` at a time, read on a cursor of their own (the caller may
+        write meanwhile)."""
+        with self._failures():
+            cursor = self.con.cursor()
+            try:
+                yield from cursor.sql(query).to_arrow_reader(size)
+            finally:
+                cursor.close()
+
+    @contextmanager
+    def _failures(self) -> Iterator[None]:
+        """Out of memory or disk said with the budget and how to raise it."""
+        try:
+            yield
+        except self._errors as e:
+            memory = self.engine.memory_limit or "DuckDB's default (80% of the memory)"
+            disk = self.engine.disk_limit or "DuckDB's default (90% of the free disk)"
+            raise EngineFailed(
+                f"the duckdb engine ran out of memory or disk (memory_limit {memory}, disk_limit "
+                f"{disk}, spilling to {self.directory}): raise memory_limit or disk_limit, or "
+                f"give a temp_directory on a disk with more room; nothing was written "
+                f"({str(e).splitlines()[0]})"
+            ) from None
+
+    def close(self) -> None:
+        try:
+            self.con.close()
+        finally:
+            shutil.rmtree(self.directory, ignore_errors=True)

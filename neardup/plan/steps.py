@@ -1,0 +1,382 @@
+"""The report's steps as table operations: the SQL text of each step, and the functions over
+Arrow batches that the SQL cannot say (signing, verifying), which call the in-process code.
+
+Tables, each made by one step from the ones before it:
+
+* ``records(seq, id, idkey, source, text)`` and ``keys(seq, band, key)``: loaded from
+  :func:`signed_batch` (the texts signed by the C kernel, the band keys of
+  :func:`~neardup.banding.band_hashes_batch`, the same 64-bit values a Solr index holds);
+* ``buckets(band, key, size)``: the shared buckets (two or more records);
+* ``codes(seq, code)``: the records in some shared bucket, numbered in id order
+  (:func:`~neardup.text.id_key`, through ``idkey``), as :mod:`neardup.candidates` numbers them;
+* ``m(code, band, key, size)``: each such record's shared buckets;
+* ``found(a, b, n)``: each time a pair is found (``a < b``): once per small bucket it shares;
+  from a large bucket of band ``b`` that is not coherent, once per later band it shares too;
+  from a coherent large bucket, once if any other band is shared
+  (:func:`neardup.candidates._large_bucket_pairs`, same counts);
+* ``counted(a, b, shared)``: the candidates, each with its finds summed up to
+  :data:`~neardup.candidates.COUNT_MAX` (what :func:`~neardup.candidates.cap_per_record`
+  ranks by);
+* ``candidates(a, b)``: after the per-record cap, level by level (:data:`CAP_LEVEL`);
+* ``screened(a, b)``: the candidates that pass the screen (:func:`screened_batch`, on their
+  shingle hashes, made with the signatures);
+* the screened candidates joined with both texts, read in batches by :func:`verified_batch`.
+
+One definition a step: plain SQL (joins, group by, window) that DuckDB runs and Spark SQL can;
+the constants are put in as literals (:func:`sql`). The tie-break hash of the cap is
+:func:`neardup.candidates._uniform` itself, registered as a function over Arrow batches.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import kernel
+from ..banding import band_hashes_batch
+from ..candidates import COUNT_MAX, _uniform
+from ..defaults import DEFAULTS
+from ..minhash import ShingleProcessor, hashed_jaccard
+from ..results import Pair
+from ..texts import TextTable
+from ..verify import SCREEN_MARGIN, verify_codes
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+#: No bound on a bucket's size (``max_bucket=None``): every bucket is small.
+UNBOUNDED = 1 << 62
+
+CREATE_INPUT = """
+CREATE TABLE records (
+  seq BIGINT, id VARCHAR, idkey BLOB, source VARCHAR, text VARCHAR, hashes UINTEGER[]
+);
+CREATE TABLE keys (seq BIGINT, band INTEGER, key UBIGINT);
+"""
+
+BUCKETS = """
+CREATE TABLE buckets AS
+SELECT band, key, count(*) AS size FROM keys GROUP BY band, key HAVING count(*) > 1
+"""
+
+CODES = """
+CREATE TABLE codes AS
+SELECT r.seq, CAST(row_number() OVER (ORDER BY r.idkey, r.id) - 1 AS BIGINT) AS code
+FROM records r
+WHERE r.seq IN (SELECT k.seq FROM keys k JOIN buckets b ON k.band = b.band AND k.key = b.key)
+"""
+
+MEMBERS = """
+CREATE TABLE m AS
+SELECT c.code, k.band, k.key, b.size
+FROM keys k
+JOIN buckets b ON k.band = b.band AND k.key = b.key
+JOIN codes c ON c.seq = k.seq
+"""
+
+#: Every pair of a small bucket, once per band.
+SMALL_PAIRS = """
+CREATE TABLE found AS
+SELECT x.code AS a, y.code AS b, 1 AS n
+FROM m x JOIN m y ON x.band = y.band AND x.key = y.key AND x.code < y.code
+WHERE x.size <= {max_bucket}
+"""
+
+#: The members of each large bucket labelled by their bucket in each later band.
+REGROUPED = """
+CREATE TABLE regrouped AS
+SELECT l.band AS b, l.key AS kb, o.band AS j, o.key AS kj, l.code
+FROM m l JOIN m o ON o.code = l.code AND o.band > l.band
+WHERE l.size > {max_bucket}
+"""
+
+#: The large buckets whose regrouped pairs would outnumber ``coherent`` times their own pairs.
+COHERENT = """
+CREATE TABLE coherent AS
+SELECT g.b, g.kb
+FROM (
+  SELECT b, kb, sum(CAST(c AS DOUBLE) * CAST(c - 1 AS DOUBLE) / 2.0) AS cost
+  FROM (SELECT b, kb, j, kj, count(*) AS c FROM regrouped GROUP BY b, kb, j, kj) runs
+  GROUP BY b, kb
+) g
+JOIN buckets s ON s.band = g.b AND s.key = g.kb
+WHERE g.cost > CAST({coherent!r} AS DOUBLE) * CAST(s.size AS DOUBLE)
+               * CAST(s.size - 1 AS DOUBLE) / 2.0
+"""
+
+#: A large bucket that is not coherent: its pairs in one bucket of a later band, once a band.
+REGROUPED_PAIRS = """
+INSERT INTO found
+SELECT x.code AS a, y.code AS b, 1 AS n
+FROM regrouped x
+JOIN regrouped y ON x.b = y.b AND x.kb = y.kb AND x.j = y.j AND x.kj = y.kj AND x.code < y.code
+WHERE NOT EXISTS (SELECT 1 FROM coherent c WHERE c.b = x.b AND c.kb = x.kb)
+"""
+
+#: A coherent large bucket: its pairs once, where they share any other band.
+COHERENT_PAIRS = """
+INSERT INTO found
+SELECT x.code AS a, y.code AS b, 1 AS n
+FROM m x
+JOIN m y ON x.band = y.band AND x.key = y.key AND x.code < y.code
+JOIN coherent c ON c.b = x.band AND c.kb = x.key
+WHERE EXISTS (
+  SELECT 1 FROM m p JOIN m q ON p.band = q.band AND p.key = q.key
+  WHERE p.code = x.code AND q.code = y.code AND p.band <> x.band
+)
+"""
+
+COUNTED = """
+CREATE TABLE counted AS
+SELECT a, b, least(sum(n), {count_max}) AS shared FROM found GROUP BY a, b
+"""
+
+#: Each record's candidates (``degree``).
+DEGREE = """
+CREATE TABLE degree AS
+SELECT code, count(*) AS d
+FROM (SELECT a AS code FROM counted UNION ALL SELECT b AS code FROM counted) ends
+GROUP BY code
+"""
+
+#: The candidates the cap may drop: of a record with more than ``cap``, sharing fewer than
+#: ``protect`` bands; with the tie-break hash of their key ``a << 32 | b``.
+WEAK = """
+CREATE TABLE weak AS
+SELECT c.a, c.b, c.shared, tie_hash(c.a * 4294967296 + c.b) AS h, c.a * 4294967296 + c.b AS key
+FROM counted c JOIN degree da ON da.code = c.a JOIN degree db ON db.code = c.b
+WHERE (da.d > {cap} OR db.d > {cap}) AND c.shared < {protect}
+"""
+
+#: What each record of a weak candidate keeps before the weak candidates are chosen.
+KEPT = """
+CREATE TABLE kept AS
+SELECT d.code, d.d - w.n AS kept
+FROM degree d
+JOIN (
+  SELECT code, count(*) AS n
+  FROM (SELECT a AS code FROM weak UNION ALL SELECT b AS code FROM weak) ends
+  GROUP BY code
+) w ON w.code = d.code
+"""
+
+#: One level of shared bands of the cap (:func:`neardup.candidates.cap_per_record`), most
+#: shared first: each record's room, the pairs drawn by the hash against its share of room,
+#: then the pairs it is still owed, its next by the hash (ties as numpy's stable sort leaves
+#: them: the record's first-of-pair ends first, then by key). Its pairs kept go to ``chosen``.
+CAP_LEVEL = """
+CREATE OR REPLACE TABLE level AS SELECT a, b, h, key FROM weak WHERE shared = {level};
+CREATE OR REPLACE TABLE room AS
+SELECT e.code, e.ties, greatest({cap} - k.kept, 0) AS room
+FROM (
+  SELECT code, count(*) AS ties
+  FROM (SELECT a AS code FROM level UNION ALL SELECT b AS code FROM level) ends
+  GROUP BY code
+) e JOIN kept k ON k.code = e.code;
+CREATE OR REPLACE TABLE drawn AS
+SELECT l.a, l.b, l.h, l.key,
+  (CAST(l.h AS DOUBLE) < least(CAST(ra.room AS DOUBLE) / CAST(greatest(ra.ties, 1) AS DOUBLE),
+                               CAST(1 AS DOUBLE))
+   OR CAST(l.h AS DOUBLE) < least(CAST(rb.room AS DOUBLE) / CAST(greatest(rb.ties, 1) AS DOUBLE),
+                                  CAST(1 AS DOUBLE))) AS took
+FROM level l JOIN room ra ON ra.code = l.a JOIN room rb ON rb.code = l.b;
+CREATE OR REPLACE TABLE owed AS
+SELECT r.code, least(r.room, r.ties) - coalesce(g.got, 0) AS owed
+FROM room r
+LEFT JOIN (
+  SELECT code, count(*) AS got
+  FROM (SELECT a AS code FROM drawn WHERE took UNION ALL SELECT b AS code FROM drawn WHERE took) e
+  GROUP BY code
+) g ON g.code = r.code;
+CREATE OR REPLACE TABLE taken AS
+SELECT a, b FROM drawn WHERE took
+UNION
+SELECT a, b FROM (
+  SELECT t.a, t.b, o.owed,
+    row_number() OVER (PARTITION BY t.code ORDER BY t.h, t.role, t.key) - 1 AS rank
+  FROM (
+    SELECT a, b, h, key, a AS code, 0 AS role FROM drawn WHERE NOT took
+    UNION ALL
+    SELECT a, b, h, key, b AS code, 1 AS role FROM drawn WHERE NOT took
+  ) t JOIN owed o ON o.code = t.code
+  WHERE o.owed > 0
+) ranked
+WHERE rank < owed;
+INSERT INTO chosen SELECT a, b FROM taken;
+CREATE OR REPLACE TABLE kept AS
+SELECT k.code, k.kept + coalesce(t.n, 0) AS kept
+FROM kept k
+LEFT JOIN (
+  SELECT code, count(*) AS n
+  FROM (SELECT a AS code FROM taken UNION ALL SELECT b AS code FROM taken) ends
+  GROUP BY code
+) t ON t.code = k.code
+"""
+
+#: The candidates: every counted pair but the weak ones not chosen (``{capping}``: whether
+#: the cap ran), of different sources in link mode.
+CANDIDATES = """
+CREATE TABLE candidates AS
+SELECT c.a, c.b FROM counted c
+{uncapped}
+"""
+CAPPED_OUT = """
+WHERE NOT EXISTS (
+  SELECT 1 FROM weak w WHERE w.a = c.a AND w.b = c.b
+    AND NOT EXISTS (SELECT 1 FROM chosen k WHERE k.a = c.a AND k.b = c.b)
+)
+"""
+
+#: Candidates of one source dropped (link mode pairs records of different sources).
+OTHER_SOURCES = """
+DELETE FROM candidates WHERE EXISTS (
+  SELECT 1 FROM codes ca JOIN records ra ON ra.seq = ca.seq, codes cb JOIN records rb
+    ON rb.seq = cb.seq
+  WHERE ca.code = candidates.a AND cb.code = candidates.b AND ra.source = rb.source
+)
+"""
+
+#: The candidates with both records' shingle hashes, for the screen.
+SCREEN_PAIRS = """
+SELECT c.a, c.b, ra.hashes AS hashes_a, rb.hashes AS hashes_b
+FROM candidates c
+JOIN codes ca ON ca.code = c.a JOIN records ra ON ra.seq = ca.seq
+JOIN codes cb ON cb.code = c.b JOIN records rb ON rb.seq = cb.seq
+"""
+
+CREATE_SCREENED = "CREATE TABLE screened (a BIGINT, b BIGINT)"
+#: Every candidate passes where the report does not screen (too few, or no C kernel).
+UNSCREENED = "INSERT INTO screened SELECT a, b FROM candidates"
+
+#: The screened candidates with both records' ids and texts, for verification.
+PAIRS = """
+SELECT c.a, c.b, ra.id AS id_a, rb.id AS id_b, ra.text AS text_a, rb.text AS text_b
+FROM screened c
+JOIN codes ca ON ca.code = c.a JOIN records ra ON ra.seq = ca.seq
+JOIN codes cb ON cb.code = c.b JOIN records rb ON rb.seq = cb.seq
+"""
+
+
+def sql(template: str, **values: Any) -> list[str]:
+    """A step's statements with its constants put in (numbers only: nothing a user typed)."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TypeError(f"{name}: a step's constant is a number, got {value!r}")
+    text = template.format(count_max=COUNT_MAX, coherent=DEFAULTS.coherent, **values)
+    return [s for s in (part.strip() for part in text.split(";")) if s]
+
+
+def id_sort_key(record_id: str) -> bytes:
+    """Bytes that sort as :func:`~neardup.text.id_key` orders ids: numbers (decimal digits) by
+    value, before any other id, those by code point (UTF-8 bytes sort so). Ids of one value
+    written two ways (``7``, ``07``) are ordered by the ids themselves."""
+    if not record_id.isdecimal():
+        return b"\x01" + record_id.encode("utf-8", "surrogatepass")
+    digits = (
+        record_id
+        if record_id.isascii()
+        else "".join(str(unicodedata.decimal(ch)) for ch in record_id)
+    )
+    digits = digits.lstrip("0")
+    return b"\x00" + len(digits).to_bytes(8, "big") + digits.encode("ascii")
+
+
+def signed_batch(
+    start: int,
+    ids: Sequence[str],
+    texts: Sequence[str],
+    sources: Sequence[str] | None,
+    processor: ShingleProcessor,
+    bands: int,
+    rows: int,
+) -> tuple[pa.Table, pa.Table]:
+    """The ``records`` and ``keys`` rows of a batch of records (``seq`` from ``start``): their
+    signatures and band keys made by the same functions as the index's."""
+    import pyarrow as pa
+
+    n = len(ids)
+    seq = np.arange(start, start + n, dtype=np.int64)
+    hashes = band_hashes_batch(processor.signatures_batch(texts), bands, rows)
+    shingles = None
+    if kernel.active() == "c":  # the screen's hashes (it screens with the kernel only)
+        values, offsets = processor.shingle_hashes(list(texts))
+        shingles = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), pa.array(values))
+    records = pa.table(
+        {
+            "seq": seq,
+            "id": pa.array(ids, pa.string()),
+            "idkey": pa.array([id_sort_key(i) for i in ids], pa.binary()),
+            "source": pa.array(sources if sources is not None else [""] * n, pa.string()),
+            "text": pa.array(texts, pa.string()),
+            "hashes": shingles if shingles is not None else pa.nulls(n, pa.list_(pa.uint32())),
+        }
+    )
+    keys = pa.table(
+        {
+            "seq": np.repeat(seq, bands),
+            "band": np.tile(np.arange(bands, dtype=np.int32), n),
+            "key": hashes.reshape(-1),
+        }
+    )
+    return records, keys
+
+
+def tie_hash(keys: pa.Array) -> pa.Array:
+    """The cap's tie-break of pairs ``a << 32 | b`` (:func:`neardup.candidates._uniform`), as a
+    function over an Arrow batch."""
+    import pyarrow as pa
+
+    return pa.array(_uniform(np.asarray(keys.to_numpy(zero_copy_only=False), np.int64)))
+
+
+def screened_batch(batch: pa.RecordBatch, threshold: float) -> pa.Table:
+    """The candidates of one batch (columns of :data:`SCREEN_PAIRS`) that can reach
+    ``threshold``: the screen of :func:`~neardup.verify.screen_keep` (the kernel's Jaccard of
+    the shingle hashes, :data:`~neardup.verify.SCREEN_MARGIN` under the threshold)."""
+    import pyarrow as pa
+
+    first, second = batch.column("hashes_a"), batch.column("hashes_b")
+    n = batch.num_rows
+    values = np.concatenate(
+        [np.asarray(first.values.to_numpy(), np.uint32), np.asarray(second.values.to_numpy(),
+                                                                     np.uint32)]
+    )  # fmt: skip
+    ends_a = np.asarray(first.offsets.to_numpy(), np.int64)
+    ends_b = np.asarray(second.offsets.to_numpy(), np.int64)
+    offsets = np.concatenate([ends_a - ends_a[0], ends_b[1:] - ends_b[0] + ends_a[-1] - ends_a[0]])
+    floor = threshold - SCREEN_MARGIN
+    runs = np.arange(n, dtype=np.int64)
+    keep = hashed_jaccard(values, offsets, runs, runs + n, floor) >= floor
+    return pa.table({"a": batch.column("a").filter(keep), "b": batch.column("b").filter(keep)})
+
+
+def verified_batch(
+    batch: pa.RecordBatch | pa.Table,
+    processor: ShingleProcessor,
+    threshold: float,
+) -> tuple[list[Pair], dict[str, str]]:
+    """The screened candidates of one batch (columns of :data:`PAIRS`) verified by the
+    in-process step: the exact Jaccard and edit distance (:func:`~neardup.verify.verify_codes`).
+    Returns the pairs and the texts of their records."""
+    a = np.asarray(batch.column("a").to_numpy(), dtype=np.int64)
+    b = np.asarray(batch.column("b").to_numpy(), dtype=np.int64)
+    codes, where = np.unique(np.concatenate([a, b]), return_inverse=True)
+    ids: list[str] = [""] * codes.size
+    texts: list[str] = [""] * codes.size
+    for side in ("a", "b"):
+        local = where[: a.size] if side == "a" else where[a.size :]
+        for k, i, t in zip(
+            local.tolist(),
+            batch.column(f"id_{side}").to_pylist(),
+            batch.column(f"text_{side}").to_pylist(),
+            strict=True,
+        ):
+            ids[k], texts[k] = i, t
+    table = TextTable(ids, texts)  # codes in id order, as the report's are
+    first, second = where[: a.size].astype(np.int64), where[a.size :].astype(np.int64)
+    pairs = verify_codes(first, second, table, processor, threshold)
+    held = {i: table[i] for p in pairs for i in (p.id1, p.id2)}
+    return pairs, held
