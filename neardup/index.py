@@ -88,6 +88,7 @@ from .verify import (
 )
 
 if TYPE_CHECKING:
+    from .link import Linked, LinkState
     from .solr.client import Auth, Solr
 
 
@@ -232,6 +233,8 @@ class NearDupIndex:
         self._written = False
         #: Held by every read and write (:func:`_locked`), and by a batch while it is open.
         self._lock = threading.RLock()
+        #: What the last weighted link kept for a link of new records (:mod:`neardup.link_new`).
+        self._link_state: LinkState | None = None
         #: The parameters another writer stored first, when this one had chosen others from
         #: its own records (two first indexers at once): its records were signed with those.
         self.joined: str | None = None
@@ -758,7 +761,8 @@ class NearDupIndex:
                     "add similarity='jaccard' (--similarity jaccard)"
                 )
             result = self._report_weighted(
-                options.max_dist, options.numbers_check, dict(options.columns or ())
+                options.max_dist, options.numbers_check, dict(options.columns or ()),
+                options.since,
             )
             result.index = self
             return result
@@ -875,16 +879,25 @@ class NearDupIndex:
         max_dist: int | None,
         numbers_check: bool = True,
         given_columns: Mapping[str, str] | None = None,
+        since: int | None = None,
     ) -> Report:
-        """The link report decided by weighted similarity (:mod:`neardup.link`)."""
+        """The link report decided by weighted similarity (:mod:`neardup.link`). With
+        ``since``, the pairs of the full link that hold a record of that batch or later, from
+        what the last full link kept when it holds the other records (:mod:`neardup.link_new`),
+        else from a full link."""
         from .link import link
 
         start = time.perf_counter()
-        keys: list[str] = []
-        texts: list[str] = []
-        for rec in self.backend.records():
-            keys.append(rec.id)
-            texts.append(rec.text)
+        fresh: set[str] | None = None
+        if since is not None:
+            fresh = {rec.id for rec in self.backend.records_since(since)}
+            linked = self._link_new(fresh, numbers_check)
+            if linked is not None:
+                return self._weighted_report(linked, max_dist, start, start, since, fresh)
+        batch = self.backend.last_batch()
+        held = {rec.id: rec.text for rec in self.backend.records()}
+        keys = sort_ids(held)  # the rows in id order whatever the backend's (ties: link.py)
+        texts = [held[k] for k in keys]
         t1 = time.perf_counter()
         of = self.backend.sources(keys)
         sources = [of.get(k, "") for k in keys]
@@ -895,6 +908,47 @@ class NearDupIndex:
             keys, texts, sources, self.processor, order, columns, check_numbers=numbers_check,
             given_columns=given_columns,
         )  # fmt: skip
+        if linked.state is not None:
+            linked.state.batch = batch
+        self._link_state = linked.state
+        if fresh is not None:
+            linked.pairs = [p for p in linked.pairs if p.id1 in fresh or p.id2 in fresh]
+            linked.dropped = [p for p in linked.dropped if p.id1 in fresh or p.id2 in fresh]
+        return self._weighted_report(linked, max_dist, start, t1, since, fresh)
+
+    def _link_new(self, fresh: set[str], numbers_check: bool) -> Linked | None:
+        """The pairs of the ``fresh`` records from the last full link's state brought up to
+        date, or None where it cannot hold every other record (none yet, records removed
+        since, another primary source) or learned no column weights to keep (records with
+        columns, too few pairs then: the full link learns them now)."""
+        from .link_new import link_new, updated
+
+        state = self._link_state
+        order = [self.primary_source] if self.primary_source is not None else []
+        if state is None or state.batch is None or state.order != order:
+            return None
+        if state.learned is None and state.columns:
+            return None
+        batch = self.backend.last_batch()
+        later = list(self.backend.records_since(state.batch + 1))
+        if len(set(state.keys) | {rec.id for rec in later}) != self.backend.count():
+            return None  # records removed since: the state holds some no more in the index
+        ids = [rec.id for rec in later]
+        of, stored = self.backend.sources(ids), self.backend.columns(ids)
+        state = updated(
+            state, [(r.id, r.text, of.get(r.id, ""), stored.get(r.id)) for r in later],
+            self.processor, batch,
+        )  # fmt: skip
+        self._link_state = state
+        return link_new(state, fresh, self.backend.texts, self.processor,
+                        check_numbers=numbers_check)  # fmt: skip
+
+    def _weighted_report(
+        self, linked: Linked, max_dist: int | None, start: float, t1: float,
+        since: int | None, fresh: set[str] | None,
+    ) -> Report:  # fmt: skip
+        ids = sorted({i for p in linked.pairs + linked.dropped for i in (p.id1, p.id2)})
+        of = self.backend.sources(ids)
         pairs = shown(linked.pairs, of, self.primary_source, True)
         dropped = shown(linked.dropped, of, self.primary_source, True)
         if max_dist is not None:
@@ -903,7 +957,7 @@ class NearDupIndex:
         decision = Decision("weighted", linked.explain["threshold"], explain=linked.explain)
         return Report(
             pairs=pairs,
-            records=len(keys),
+            records=len(linked.state.keys) if linked.state is not None else 0,
             bands=self.params.bands,
             candidates=linked.candidates,
             verified=linked.mapped,
@@ -914,6 +968,8 @@ class NearDupIndex:
             rule=decision.explain,
             seconds=time.perf_counter() - start,
             timings={"fetch": t1 - start, "link": t2 - t1},
+            since=since,
+            new_records=0 if fresh is None else len(fresh),
             dropped={"numbers": dropped} if dropped else {},
         )
 

@@ -49,6 +49,183 @@ from .weights import TfidfSpace, cosine
 
 #: A candidate pass's mapped pairs: (similarity, row a, row b, a's runner-up, b's runner-up).
 Mapped = tuple[float, int, int, int | None, int | None]
+#: A column of one source: (source, column name).
+Column = tuple[str, str]
+
+
+@dataclass
+class Grams:
+    """The gram counts of some texts (one row each) over their own vocabulary, the sorted
+    grams: what TF-IDF vectors are made from. Kept instead of the vectors because the weights
+    change with every record added (each gram's document frequency, the number of records),
+    the counts of a record do not: a link of new records re-weighs the counts it kept rather
+    than reading and cutting every text into grams again."""
+
+    vocab: NDArray[np.str_]
+    #: ``scipy.sparse.csr_matrix`` of float32 counts, indices sorted within each row.
+    counts: Any
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> Grams:
+        """Count the grams of ``texts`` (normalized) as :class:`~neardup.weights.TfidfSpace`
+        cuts them (its analyzer, the same scikit-learn counting)."""
+        from scipy import sparse
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        vec = CountVectorizer(
+            analyzer="char_wb",
+            ngram_range=(DEFAULTS.weighted_gram, DEFAULTS.weighted_gram),
+            lowercase=False,
+            dtype=np.float32,
+        )
+        try:
+            counts = vec.fit_transform(texts)
+        except ValueError:  # scikit-learn's "empty vocabulary": no text holds a gram
+            empty = sparse.csr_matrix((len(texts), 0), dtype=np.float32)
+            return cls(np.zeros(0, dtype="<U1"), empty)
+        counts = sparse.csr_matrix(counts)
+        counts.sort_indices()
+        return cls(np.asarray(vec.get_feature_names_out(), dtype=str), counts)
+
+    def onto(self, vocab: NDArray[np.str_]) -> Any:
+        """The counts over another sorted vocabulary (grams it lacks left out)."""
+        from scipy import sparse
+
+        n = self.counts.shape[0]
+        pos = np.searchsorted(vocab, self.vocab)
+        hit = pos < len(vocab)
+        hit[hit] = vocab[pos[hit]] == self.vocab[hit]
+        col = np.where(hit, pos, -1)[self.counts.indices]
+        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.counts.indptr))
+        keep = col >= 0
+        out = sparse.csr_matrix(
+            (self.counts.data[keep], (rows[keep], col[keep])), shape=(n, len(vocab)),
+            dtype=np.float32,
+        )  # fmt: skip
+        out.sort_indices()
+        return out
+
+    @classmethod
+    def stacked(cls, parts: Sequence[Grams], rows: NDArray[np.int64] | None = None) -> Grams:
+        """The rows of ``parts`` one after the other over the union of their vocabularies,
+        then in the order ``rows`` (positions in the stacked rows; None: as stacked)."""
+        from scipy import sparse
+
+        vocab = np.unique(np.concatenate([p.vocab for p in parts])) if parts else np.zeros(0, "<U1")
+        counts = sparse.vstack([p.onto(vocab) for p in parts], format="csr", dtype=np.float32)
+        if rows is not None:
+            counts = counts[rows]
+        counts = sparse.csr_matrix(counts)
+        counts.sort_indices()
+        return cls(vocab, counts)
+
+
+@dataclass
+class LinkState:
+    """What a weighted link of new records needs of the last full link: every record's gram
+    counts (of its joined text and of each of its columns), and what the full link learned
+    from all of its pairs (the columns' weights, whether numbers identify records). Records
+    are in id order (:func:`~neardup.text.sort_ids`), the rows of the full link."""
+
+    keys: list[str]
+    sources: list[str]
+    joined: Grams
+    #: Each column's records (keys, in row order) and counts.
+    columns: dict[Column, tuple[list[str], Grams]]
+    #: The columns' weights learned by the full link (None: it weighed no column).
+    learned: dict[Column, float] | None
+    identify: bool
+    numbers_why: str
+    order: list[str]
+    #: The newest batch of the records held (None: not known).
+    batch: int | None = None
+    #: The full link's explanation (what a link of new records says of the same steps).
+    explain: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Vectors:
+    """The records' TF-IDF vectors made from a :class:`LinkState`'s counts."""
+
+    joined: Any
+    #: Each column's vectors, one row per record (empty where a record lacks the column).
+    columns: dict[Column, Any]
+    grams: int
+
+
+def vectors_of(state: LinkState) -> Vectors:
+    """Document frequencies over every record of ``state``, and the vectors they weigh: those
+    of a TfidfVectorizer fitted on all the records' texts, made from the counts kept."""
+    from scipy import sparse
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    counts = state.joined.counts
+    tfidf = TfidfTransformer(sublinear_tf=True).fit(counts)
+    joined = sparse.csr_matrix(tfidf.transform(counts, copy=True))
+    row = {key: n for n, key in enumerate(state.keys)}
+    n = len(state.keys)
+    out: dict[Column, Any] = {}
+    for name in sorted(state.columns):
+        keys, grams = state.columns[name]
+        part = sparse.csr_matrix(tfidf.transform(grams.onto(state.joined.vocab)))
+        rows = [row[k] for k in keys]
+        place = sparse.csr_matrix(
+            (np.ones(len(rows), dtype=part.dtype), (rows, np.arange(len(rows)))),
+            shape=(n, len(rows)),
+        )
+        vec = sparse.csr_matrix(place @ part)
+        vec.sort_indices()
+        out[name] = vec
+    return Vectors(joined, out, len(state.joined.vocab))
+
+
+def state_of(
+    keys: Sequence[str],
+    normalized: Sequence[str],
+    sources: Sequence[str],
+    columns: Sequence[Mapping[str, str] | None] | None,
+    processor: ShingleProcessor,
+    order: Sequence[str] | None,
+) -> LinkState:
+    """The counts of records (``normalized`` texts, in id order), nothing learned yet."""
+    names = sorted({(sources[i], c) for i, cols in enumerate(columns or ()) if cols for c in cols})
+    held: dict[Column, tuple[list[str], Grams]] = {}
+    for src, col in names:
+        rows = [i for i in range(len(keys)) if sources[i] == src and columns
+                and columns[i] and col in columns[i]]  # type: ignore[operator]  # fmt: skip
+        texts = [processor.normalize(columns[i][col]) for i in rows]  # type: ignore[index]
+        held[(src, col)] = ([keys[i] for i in rows], Grams.of(texts))
+    return LinkState(list(keys), list(sources), Grams.of(normalized), held, None, False, "",
+                     list(order or []))  # fmt: skip
+
+
+def weighed(vectors: Vectors, learned: Mapping[Column, float] | None) -> Any | None:
+    """The records' vectors the final pass compares: the joined text's, half and half with
+    the columns' weighed by ``learned`` (None without weights, or none above 0: the joined
+    text's vectors are the final ones)."""
+    from sklearn.preprocessing import normalize
+
+    total = _weigh(vectors.columns, learned or {})
+    if total is None:
+        return None
+    share = DEFAULTS.joined_share
+    return normalize((vectors.joined * share + total * (1 - share)).tocsr())
+
+
+def groups_of(
+    sources: Sequence[str], order: Sequence[str] | None
+) -> list[tuple[NDArray[np.int64], NDArray[np.int64]]]:
+    """The rows of every two sources, the one ranked first (``order``, then by name) first."""
+    names = list(order or []) + sorted(set(sources) - set(order or []))
+    rank = {s: n for n, s in enumerate(names)}
+    by_source: dict[str, list[int]] = {}
+    for i, s in enumerate(sources):
+        by_source.setdefault(s, []).append(i)
+    present = sorted(by_source, key=lambda s: rank[s])
+    return [
+        (np.asarray(by_source[a], dtype=np.int64), np.asarray(by_source[b], dtype=np.int64))
+        for a, b in combinations(present, 2)
+    ]
 
 
 @dataclass
@@ -61,6 +238,8 @@ class Linked:
     explain: dict[str, Any] = field(default_factory=dict)
     #: The pairs the numbers check dropped (records holding different numbers).
     dropped: list[Pair] = field(default_factory=list)
+    #: What a link of new records needs of this one (:mod:`neardup.link_new`).
+    state: LinkState | None = None
 
 
 @dataclass
@@ -139,14 +318,10 @@ def column_weights(
     """Each record's columns weighed by how well they tell its partner from its runner-up, and
     the weights (source -> column -> weight); ``(None, {})`` where nothing can be weighed."""
     from scipy import sparse
-    from sklearn.preprocessing import normalize
 
     n = len(sources)
     names = sorted({(sources[i], c) for i, cols in enumerate(columns) if cols for c in cols})
-    if not names:
-        return None, {}
-    weights: dict[str, dict[str, float]] = {}
-    total = None
+    vecs: dict[Column, Any] = {}
     for src, col in names:
         rows = [i for i in range(n) if sources[i] == src and columns[i] and col in columns[i]]
         if not rows:
@@ -158,7 +333,20 @@ def column_weights(
             (np.ones(len(rows), dtype=part.dtype), (rows, np.arange(len(rows)))),
             shape=(n, len(rows)),
         )
-        vec = (place @ part).tocsr()
+        vecs[(src, col)] = (place @ part).tocsr()
+    if not vecs:
+        return None, {}
+    learned = _learn(vecs, joined, sources, pairs)
+    return _weigh(vecs, learned), _shown_weights(learned)
+
+
+def _learn(
+    vecs: Mapping[Column, Any], joined: Any, sources: Sequence[str], pairs: Sequence[Mapped]
+) -> dict[Column, float]:
+    """Each column's weight: how much more of its text is found in the partner's record than
+    in the runner-up's, over the pairs that stood out (columns no pair speaks of left out)."""
+    learned: dict[Column, float] = {}
+    for (src, col), vec in sorted(vecs.items()):
         found, against = [], []
         for _, a, b, ra, rb in pairs:
             for me, partner, runner in ((a, b, ra), (b, a, rb)):
@@ -169,13 +357,26 @@ def column_weights(
             continue
         m = float(_dots(vec, joined, found).mean())
         u = float(_dots(vec, joined, against).mean())
-        w = max(m - u, 0.0)
-        weights.setdefault(src, {})[col] = round(w, 4)
+        learned[(src, col)] = max(m - u, 0.0)
+    return learned
+
+
+def _weigh(vecs: Mapping[Column, Any], learned: Mapping[Column, float]) -> Any:
+    """The columns' vectors summed by their weights and normalized (None: no weight above 0)."""
+    from sklearn.preprocessing import normalize
+
+    total = None
+    for name, w in learned.items():
         if w > 0:
-            total = vec * w if total is None else total + vec * w
-    if total is None:
-        return None, weights
-    return normalize(total.tocsr()), weights
+            total = vecs[name] * w if total is None else total + vecs[name] * w
+    return None if total is None else normalize(total.tocsr())
+
+
+def _shown_weights(learned: Mapping[Column, float]) -> dict[str, dict[str, float]]:
+    weights: dict[str, dict[str, float]] = {}
+    for (src, col), w in learned.items():
+        weights.setdefault(src, {})[col] = round(w, 4)
+    return weights
 
 
 def _dots(left: Any, right: Any, pairs: Sequence[tuple[int, int]]) -> NDArray[np.float64]:
@@ -205,35 +406,25 @@ def link(
     word edit distance for reading. ``check_numbers`` False keeps the pairs whose records
     hold different numbers; ``given_columns`` pairs columns of two sources as the user says,
     the rest are matched by name and content and said in the explanation."""
-    from sklearn.preprocessing import normalize
-
     normalized = [processor.normalize(t) for t in texts]
-    names = list(order or []) + sorted(set(sources) - set(order or []))
-    rank = {s: n for n, s in enumerate(names)}
-    by_source: dict[str, list[int]] = {}
-    for i, s in enumerate(sources):
-        by_source.setdefault(s, []).append(i)
-    present = sorted(by_source, key=lambda s: rank[s])
-    groups = [
-        (np.asarray(by_source[a], dtype=np.int64), np.asarray(by_source[b], dtype=np.int64))
-        for a, b in combinations(present, 2)
-    ]
-    space = TfidfSpace.fit(normalized)
-    vectors = space.vectors(normalized)
+    groups = groups_of(sources, order)
+    state = state_of(keys, normalized, sources, columns, processor, order)
+    made = vectors_of(state)
+    vectors = made.joined
     first = _pass(vectors, groups, k, margin)
     final, weights = first, {}
     if columns is not None and len(first.stood_out) >= DEFAULTS.columns_min_pairs:
-        weighed, weights = column_weights(
-            space, vectors, columns, sources, processor, first.stood_out
-        )
-        if weighed is not None:
-            share = DEFAULTS.joined_share
-            vectors = normalize((vectors * share + weighed * (1 - share)).tocsr())
+        state.learned = _learn(made.columns, vectors, sources, first.stood_out)
+        weights = _shown_weights(state.learned)
+        mixed = weighed(made, state.learned)
+        if mixed is not None:
+            vectors = mixed
             final = _pass(vectors, groups, k, margin)
     numbers = _numbers(normalized)
     identify, why = numbers_check(final.mapped, numbers)
+    state.identify, state.numbers_why = identify, why
     if not check_numbers:
-        identify, why = False, "not made: turned off (numbers_check=False, --no-numbers-check)"
+        identify, why = False, NUMBERS_OFF
     found = [(m[0], m[1], m[2]) for m in final.stood_out]
     dropped: list[tuple[float, int, int]] = []
     if identify:
@@ -245,8 +436,7 @@ def link(
     matched = _matched_columns(final, sources, columns, order, given_columns)
     explain = {
         "kind": "weighted",
-        "similarity": f"TF-IDF cosine of character {DEFAULTS.weighted_gram}-grams "
-        f"({space.grams()} grams, document frequencies over {len(keys)} records)",
+        "similarity": similarity_line(made.grams, len(keys)),
         "columns": _columns_line(weights),
         "column_weights": weights,
         "columns_matched": matched,
@@ -264,8 +454,21 @@ def link(
         "threshold": round(min((s for s, _, _ in found), default=1.0), 6),
         "found": True,
     }
+    state.explain = dict(explain)
     return Linked(_pairs(found, keys, texts, processor), final.candidates, len(final.mapped),
-                  explain, _pairs(dropped, keys, texts, processor))  # fmt: skip
+                  explain, _pairs(dropped, keys, texts, processor), state)  # fmt: skip
+
+
+#: The numbers check's verdict when the caller turned it off.
+NUMBERS_OFF = "not made: turned off (numbers_check=False, --no-numbers-check)"
+
+
+def similarity_line(grams: int, records: int) -> str:
+    """The explanation's words for the similarity."""
+    return (
+        f"TF-IDF cosine of character {DEFAULTS.weighted_gram}-grams ({grams} grams, document "
+        f"frequencies over {records} records)"
+    )
 
 
 def _matched_columns(

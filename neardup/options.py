@@ -66,11 +66,8 @@ class ReportOptions:
             raise ArgumentError(
                 f"unknown similarity {self.similarity!r}: choose one of {', '.join(SIMILARITIES)}"
             )
-        if self.similarity == "weighted" and (self.mode != "link" or self.since is not None):
-            raise ArgumentError(
-                "the weighted similarity links sources: it needs mode link and the full "
-                "report (no since)"
-            )
+        if self.similarity == "weighted" and self.mode != "link":
+            raise ArgumentError("the weighted similarity links sources: it needs mode link")
         if self.columns is not None:
             given = self.columns
             if isinstance(given, tuple) and all(isinstance(g, tuple) for g in given):
@@ -118,12 +115,12 @@ class ReportOptions:
         return DEFAULT_PRUNE[self.mode] if self.prune is None else self.prune
 
     def weighted(self, from_data: bool) -> bool:
-        """Whether the weighted similarity decides: asked for, or ``auto`` for the full link
-        report of an index whose parameters were chosen from the data (``from_data``) and no
-        threshold given."""
+        """Whether the weighted similarity decides: asked for, or ``auto`` for a link report
+        (the full one or that of new records, ``since``) of an index whose parameters were
+        chosen from the data (``from_data``) and no threshold given."""
         return self.similarity == "weighted" or (
             self.similarity == "auto" and self.mode == "link" and self.threshold is None
-            and self.since is None and from_data
+            and from_data
         )  # fmt: skip
 
     def completes(self, rule: str) -> bool:

@@ -356,3 +356,87 @@ def test_d1_linked_the_same_whatever_its_separator(tmp_path: Path) -> None:
                 csv.writer(fh, delimiter=sep, lineterminator="\n").writerows(rows)
             copies.append(copy)
         assert linked(*copies) == published, repr(sep)
+
+
+# -- a weighted link of new records (#39 item 5) -------------------------------------------------
+
+
+def _held(pairs: Any) -> set[tuple[str, str, str, str, float | None]]:
+    return {(p.id1, p.source1, p.id2, p.source2, p.similarity) for p in pairs}
+
+
+def _of_new(pairs: Any, new: set[tuple[str, str]]) -> set[tuple[str, str, str, str, float | None]]:
+    """The pairs that hold a record of ``new`` ((id, source) each)."""
+    return {p for p in _held(pairs) if (p[0], p[1]) in new or (p[2], p[3]) in new}
+
+
+def test_new_records_get_the_pairs_of_a_full_link(make_index: MakeIndex) -> None:
+    """``report(mode="link", since=batch)`` of an index linked before gives the new records
+    exactly the pairs a full weighted link of every record gives them (similarities to the
+    bit), from what the earlier link kept; the old code refused the weighted link of new
+    records, and its Jaccard pairs of them were others."""
+    a, b, _ = catalogues(n=90, extra=30, seed=4)
+    old_b, new_b = b[:50], b[50:]
+    index, full = make_index(), make_index()
+    for idx in (index, full):
+        idx.add_many([(rid, text, "a") for rid, text in a])
+        idx.add_many([(rid, text, "b") for rid, text in old_b])
+    index.report(mode="link")  # the earlier full link, which the next report starts from
+    for idx in (index, full):
+        idx.add_many([(rid, text, "b") for rid, text in new_b])
+    report = index.report(mode="link", since=index.batch_written)
+    assert report.rule["kind"] == "weighted" and "new" in report.rule  # not a full link again
+    assert report.new_records == len(new_b) and report.since == index.batch_written
+    expected = _of_new(full.report(mode="link").pairs, {(rid, "b") for rid, _ in new_b})
+    assert len(expected) >= 30
+    assert _held(report.pairs) == expected
+
+
+def test_new_records_with_columns_in_both_sources_and_one_written_again() -> None:
+    """New records in both sources, one old record written again with another text, columns
+    weighed by the earlier full link: the same pairs for the new records as a full link."""
+    from benchmarks.shops import two_shops
+
+    shop_a, shop_b, _ = two_shops(240, seed=5)
+
+    def records(rows: list[dict[str, str]], source: str) -> list[Record]:
+        return [Record(r["id"], " ".join(v for c, v in r.items() if c != "id"), source, n,
+                       {c: v for c, v in r.items() if c != "id"})
+                for n, r in enumerate(rows, start=2)]  # fmt: skip
+
+    ra, rb = records(shop_a, "a.csv"), records(shop_b, "b.csv")
+    again = Record(rb[0].id, rb[5].text, "b.csv", 2, dict(rb[5].fields))  # b's 1st as its 6th
+    new = ra[-20:] + rb[-60:] + [again]
+    index, full = NearDupIndex(), NearDupIndex()
+    for idx in (index, full):
+        idx.add_many(ra[:-20])
+        idx.add_many(rb[:-60])
+    first = index.report(mode="link")
+    assert first.rule["column_weights"]["a.csv"]["title"] > 0  # columns weighed
+    for idx in (index, full):
+        idx.add_many(new)
+    report = index.report(mode="link", since=index.batch_written)
+    assert "new" in report.rule
+    linked = full.report(mode="link")
+    expected = _of_new(linked.pairs, {(r.id, r.source) for r in new})
+    assert len(expected) >= 50
+    # The weights are the earlier link's, not quite those the full link learns again: the
+    # same pairs, at similarities a little apart.
+    assert report.rule["column_weights"] != linked.rule["column_weights"]
+    assert {p[:4] for p in _held(report.pairs)} == {p[:4] for p in expected}
+
+
+def test_new_records_after_a_removal_get_a_full_link() -> None:
+    """Records removed since the earlier link: what it kept no longer holds the index, so the
+    link of new records is a full link, its pairs of the new records only."""
+    a, b, _ = catalogues(n=60, extra=10, seed=6)
+    index = NearDupIndex()
+    index.add_many([(rid, text, "a") for rid, text in a])
+    index.add_many([(rid, text, "b") for rid, text in b[:30]])
+    index.report(mode="link")
+    index.remove(["0", "1"], source="a")
+    index.add_many([(rid, text, "b") for rid, text in b[30:]])
+    report = index.report(mode="link", since=index.batch_written)
+    assert "new" not in report.rule  # a full link
+    expected = _of_new(index.report(mode="link").pairs, {(rid, "b") for rid, _ in b[30:]})
+    assert expected and _held(report.pairs) == expected

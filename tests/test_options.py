@@ -26,7 +26,6 @@ def _index(**params: Any) -> NearDupIndex:
         ({"mode": "both"}, "unknown mode 'both'"),
         ({"similarity": "cosine"}, "unknown similarity 'cosine'"),
         ({"similarity": "weighted"}, "needs mode link"),
-        ({"mode": "link", "similarity": "weighted", "since": 5}, "needs mode link"),
         ({"since": "5"}, "since must be a batch number"),
         ({"since": True}, "since must be a batch number"),
         ({"max_bucket": 0}, "max_bucket"),

@@ -286,7 +286,8 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "--new",
         action="store_true",
         help="lsh: only the pairs of the records of the latest 'neardup index' run (each run "
-        "is a batch), at a cost that follows their number, not the index's",
+        "is a batch), at a cost that follows their number, not the index's; in link mode the "
+        "pairs a full weighted link gives them",
     )
     new.add_argument(
         "--since",
