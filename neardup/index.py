@@ -31,6 +31,7 @@ import functools
 import gc
 import logging
 import operator
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
@@ -57,12 +58,15 @@ from .candidates import (
 from .choose import Choice, choose
 from .cluster import pair_clusters
 from .decide import Features, rule_for
+from .decision.labelled import Label, link_by_labels, pairs_to_ask
 from .defaults import DEFAULTS
 from .documents import documents
 from .errors import ArgumentError, InputError
+from .evaluate.pairs import Labels, read_labels
 from .graph import clusters as clusters  # re-exported: connected components
 from .io import Blank, Checked, Item, Record, Rejection, checked_items
 from .keys import SEP, key_of, qualified, record_id, source_of_key
+from .link import _pairs as link_pairs
 from .minhash import ShingleProcessor
 from .options import ReportOptions
 from .params import Params
@@ -707,6 +711,7 @@ class NearDupIndex:
         columns: Mapping[str, str] | str | None = None,
         engine: Any = "memory",
         options: ReportOptions | None = None,
+        labels: Any = None,
     ) -> Report:
         """All verified near-duplicate pairs, with the counts of how they were found.
 
@@ -738,6 +743,12 @@ class NearDupIndex:
         table operations that spills to disk (:mod:`neardup.plan`); the same pairs either way.
         ``options`` gives all of these as one :class:`~neardup.options.ReportOptions` (checked
         when made) instead of the keywords; giving both is refused.
+
+        ``labels`` (link mode): a reviewer's labels, as the review page downloads them (a
+        ``labels.tsv`` path, :class:`~neardup.evaluate.pairs.Labels`, or
+        ``((source, id), (source, id), match)`` triples): the pairs are then decided by the
+        rule they teach on every candidate's evidence (:mod:`neardup.decision.labelled`), with
+        its precision and recall estimated from them. :meth:`ask` says which pairs to label.
         """
         given = ReportOptions(
             threshold, mode, prune, max_dist, progress, since, max_bucket, complete, similarity,
@@ -747,6 +758,15 @@ class NearDupIndex:
             options = given
         elif given != ReportOptions():
             raise ArgumentError("give the report's options or its keywords, not both")
+        if labels is not None:
+            if options.mode != "link" or options.since is not None or options.threshold:
+                raise ArgumentError(
+                    "labels teach the link's rule: they need mode link and the full report "
+                    "(no since, no threshold)"
+                )
+            result = self._report_labelled(labels, options.max_dist)
+            result.index = self
+            return result
         if options.weighted(self.from_data):
             if options.engine != "memory":
                 raise ArgumentError(
@@ -972,6 +992,97 @@ class NearDupIndex:
             new_records=0 if fresh is None else len(fresh),
             dropped={"numbers": dropped} if dropped else {},
         )
+
+    def _link_records(self) -> tuple[list[str], list[str], list[str], list[str],
+                                     list[Mapping[str, str] | None]]:  # fmt: skip
+        """Every record as a link reads it: keys, texts, sources, the sources' order (the
+        primary first) and columns."""
+        held = {rec.id: rec.text for rec in self.backend.records()}
+        keys = sort_ids(held)  # the rows in id order whatever the backend's: the same rule
+        texts = [held[k] for k in keys]
+        of = self.backend.sources(keys)
+        stored = self.backend.columns(keys)
+        order = [self.primary_source] if self.primary_source is not None else []
+        return keys, texts, [of.get(k, "") for k in keys], order, [stored.get(k) for k in keys]
+
+    def _label_rows(self, labels: Any, keys: Sequence[str]) -> tuple[str, list[Label]]:
+        """The labels (a labels file's path, a :class:`~neardup.evaluate.pairs.Labels`, or
+        ``((source, id), (source, id), match)`` triples) as rows of ``keys``."""
+        if isinstance(labels, str | os.PathLike):
+            labels = read_labels(labels)
+        if isinstance(labels, Labels):
+            name = labels.name
+            said = [(a, b, True) for a, b in labels.matches]
+            said += [(a, b, False) for a, b in labels.non_matches]
+        else:
+            name, said = "the labels given", list(labels)
+        row = {k: n for n, k in enumerate(keys)}
+        out: list[Label] = []
+        for item in said:
+            if not (isinstance(item, tuple | list) and len(item) == 3):
+                raise ArgumentError(f"a label is ((source, id), (source, id), match), got {item!r}")
+            pair = []
+            for source, rid in item[:2]:
+                key = self.key(rid, source or None)
+                if key not in row:
+                    where = f" of {source}" if source else ""
+                    raise InputError(f"{name}: record {rid}{where} is not in the index: its "
+                                     "label cannot teach (index it, or leave the line out)")
+                pair.append(row[key])
+            out.append((pair[0], pair[1], bool(item[2])))
+        return name, out
+
+    def _report_labelled(self, labels: Any, max_dist: int | None) -> Report:
+        """The link report decided by the rule a reviewer's labels teach
+        (:mod:`neardup.decision.labelled`)."""
+        start = time.perf_counter()
+        keys, texts, sources, order, columns = self._link_records()
+        name, rows = self._label_rows(labels, keys)
+        t1 = time.perf_counter()
+        decided = link_by_labels(texts, sources, self.processor, rows, order, columns)
+        scored = decided.scored()
+        found = link_pairs([(c, a, b) for c, _, a, b in scored], keys, texts, self.processor)
+        chance = {(keys[a], keys[b]): p for _, p, a, b in scored}
+        found = [dataclasses.replace(p, probability=round(chance[(p.id1, p.id2)], 6))
+                 for p in found]  # fmt: skip
+        of = dict(zip(keys, sources, strict=True))
+        pairs = shown(found, of, self.primary_source, True)
+        if max_dist is not None:
+            pairs = [p for p in pairs if p.edit_distance <= max_dist]
+        explain = decided.explain(name)
+        t2 = time.perf_counter()
+        return Report(
+            pairs=pairs,
+            records=len(keys),
+            bands=self.params.bands,
+            candidates=len(decided.evidence),
+            verified=len(decided.evidence),
+            confirmed=len(pairs),
+            threshold=explain["threshold"],
+            prune="one-to-one",
+            mode="link",
+            rule=explain,
+            seconds=time.perf_counter() - start,
+            timings={"fetch": t1 - start, "link": t2 - t1},
+        )
+
+    @_locked
+    def ask(self, n: int = 20, labels: Any = None) -> list[Pair]:
+        """The ``n`` candidate pairs of a link whose labels would teach the most
+        (:mod:`neardup.decision.ask`), given the ``labels`` so far (as :meth:`report` takes
+        them; None: none yet). Each pair's ``probability`` is the current rule's (None before
+        the labels can teach one)."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ArgumentError(f"n must be an integer >= 1, got {n!r}")
+        keys, texts, sources, order, columns = self._link_records()
+        rows = self._label_rows(labels, keys)[1] if labels is not None else []
+        asked = pairs_to_ask(texts, sources, self.processor, n, rows, order, columns)
+        found = link_pairs([(c, a, b) for c, _, a, b in asked], keys, texts, self.processor)
+        chance = {(keys[a], keys[b]): p for _, p, a, b in asked}
+        found = [dataclasses.replace(p, probability=None if chance[(p.id1, p.id2)] is None
+                                     else round(chance[(p.id1, p.id2)], 6))  # type: ignore[arg-type]
+                 for p in found]  # fmt: skip
+        return shown(found, dict(zip(keys, sources, strict=True)), self.primary_source, True)
 
     def pairs(self, threshold: float | None = None, **options: Any) -> list[Pair]:
         """All verified near-duplicate pairs: :meth:`report`'s pairs, with its keywords (see

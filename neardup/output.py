@@ -92,6 +92,10 @@ def decided(result: Report) -> str:
         return f"Jaccard >= {decision.threshold:g}, {how}"
     if decision.rule == "learned":
         return f"learned rule from Jaccard {decision.threshold:g}"
+    if decision.rule == "labelled":
+        return f"rule taught by labels, kept from probability {round(decision.threshold, 3):g}"
+    if decision.rule == "asked":
+        return "pairs to label"
     return f"Jaccard >= {decision.threshold:g}"
 
 
@@ -107,6 +111,14 @@ def decided_line(result: Report) -> str:
             "\ndecided: pairs of records that are each other's clear best match "
             f"(weighted similarity >= {round(decision.threshold, 3):g})"
         )
+    if decision.rule == "labelled":
+        rule = decision.explain or {}
+        return (
+            f"\ndecided: pairs the rule taught by {rule['labels']} gives a probability of 0.5 "
+            f"or more, one partner each; {rule['estimate']}"
+        )
+    if decision.rule == "asked":
+        return f"\n{(decision.explain or {})['decision']}"
     return (
         "\ndecided: pairs a rule learned from the data accepts "
         f"(Jaccard >= {decision.threshold:g})"
@@ -142,6 +154,14 @@ def _rule_line(decision: Decision) -> str:
             + f"\n{rule['columns']}"
             + _matched_line(rule.get("columns_matched"))
         )
+    if decision.rule == "labelled":
+        return (
+            f"\nlabelled rule: {rule['similarity']}; candidates: {rule['candidates']} "
+            f"({rule['candidates_scored']} pairs); {rule['assignment']}; {rule['decision']}"
+            f"\nwhat each piece of evidence weighed: {rule['evidence']}"
+        )
+    if decision.rule == "asked":
+        return ""
     checks = (
         (
             f"{rule.get('numbers_disagree', 0)} pairs dropped whose records both hold "

@@ -81,6 +81,9 @@ class Decision:
         if kind.startswith("learned"):
             precision, recall = explain["estimated_precision"], explain["estimated_recall"]
             return cls("learned", threshold, precision, recall, explain)
+        if kind == "labelled":
+            precision, recall = explain["estimated_precision"], explain["estimated_recall"]
+            return cls("labelled", threshold, precision, recall, explain)
         name = "valley" if kind.startswith("valley") else kind
         return cls(name, threshold, explain=explain)
 

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,8 +118,12 @@ def run_task(task: Task, where: Path) -> dict[str, Any]:
     }
 
 
-def run(names: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
-    """The tasks named (all by default) that are there; a missing folder is said, not fatal."""
+def run(
+    names: tuple[str, ...] | None = None,
+    runner: Callable[[Task, Path], dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """The tasks named (all by default) that are there, each run by ``runner`` (default:
+    :func:`run_task`); a missing folder is said, not fatal."""
     where = folder()
     if not where.is_dir():
         print(f"accuracy: no ER tasks at {where} (set NEARDUP_ER_DIR)", file=sys.stderr)
@@ -129,7 +133,7 @@ def run(names: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
         for task in TASKS:
             if names is not None and task.name not in names:
                 continue
-            row = run_task(task, where / task.name)
+            row = (runner or run_task)(task, where / task.name)
             print(
                 f"accuracy: {task.name}: F1 {row['f1']:.3f} (JedAI default "
                 f"{task.jedai_default:.3f}) ({row['seconds']:.1f} s)",
@@ -173,26 +177,34 @@ HEADER = ["task", "kind", "records", "links", "P", "R", "F1", "JedAI default", "
           "JedAI best (labels)", "Magellan (80% labels)"]  # fmt: skip
 
 
+def text_table(header: list[str], cells: list[list[str]]) -> str:
+    """Rows of cells under a header, as a plain-text table."""
+    cells = [header] + cells
+    widths = [max(len(c[i]) for c in cells) for i in range(len(header))]
+    return "\n".join("  ".join(c[i].ljust(widths[i]) for i in range(len(c))) for c in cells)
+
+
+def markdown_table(intro: str, header: list[str], cells: list[list[str]]) -> list[str]:
+    """Rows of cells under a header as a Markdown table after a line saying what they are."""
+    if not cells:
+        return []
+    return [intro, "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+            *("| " + " | ".join(c) + " |" for c in cells)]  # fmt: skip
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as a plain-text table."""
-    cells = [HEADER] + [_cells(r) for r in rows]
-    widths = [max(len(c[i]) for c in cells) for i in range(len(HEADER))]
-    return "\n".join("  ".join(c[i].ljust(widths[i]) for i in range(len(c))) for c in cells)
+    return text_table(HEADER, [_cells(r) for r in rows])
 
 
 def markdown(rows: list[dict[str, Any]]) -> list[str]:
     """The rows as a Markdown table, with what they are."""
-    if not rows:
-        return []
-    return [
+    return markdown_table(
         "Real two-source tasks (`../shared/datasets/er`), linked through the CLI with default "
         "settings, the files as they are (`benchmarks/accuracy/er.py`); the published F1 of "
         "other systems from that folder's README:",
-        "",
-        "| " + " | ".join(HEADER) + " |",
-        "|" + "---|" * len(HEADER),
-        *("| " + " | ".join(_cells(r)) + " |" for r in rows),
-    ]
+        HEADER, [_cells(r) for r in rows],
+    )  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

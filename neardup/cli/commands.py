@@ -258,6 +258,15 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "matched by name and by content",
     )
     p.add_argument(
+        "--labels",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="link: decide by the rule a reviewer's labels teach (the review page's labels.tsv: "
+        "source1 id1 source2 id2 label, match or non-match); 'neardup review --ask N' picks "
+        "the pairs to label",
+    )
+    p.add_argument(
         "--dropped",
         type=Path,
         default=None,
@@ -699,7 +708,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             columns=args.columns,
             engine=args.engine,
         )
-        result = index.report(options=options)
+        result = index.report(options=options, labels=args.labels)
         counts = result.counts()
         with io.Outputs():  # the pairs, the dropped and the clusters replaced together, or none
             _write_pairs(args, result, index)

@@ -20,6 +20,7 @@ from ..options import MODES
 from ..output import decided_line, rule_line
 from ..pipeline import IndexStats
 from ..prune import PRUNE_MODES
+from ..results import Report
 from .common import input_options, max_bucket_option, read_input
 
 SolrOptions = Callable[..., None]
@@ -130,6 +131,22 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "--out", type=Path, required=True, help="the HTML page to write ('-': stdout)"
     )
     p.add_argument("--title", default=None, help="the page's title")
+    p.add_argument(
+        "--ask",
+        type=int,
+        default=None,
+        metavar="N",
+        help="link: a page of the N pairs whose labels would teach the most (uncertain and "
+        "diverse); mark them, download labels.tsv, and give it back with --labels",
+    )
+    p.add_argument(
+        "--labels",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="link: the labels so far (the page's labels.tsv): --ask then asks what they leave "
+        "uncertain; without --ask the page shows the pairs the labels' rule decides",
+    )
     p.add_argument(
         "--mode",
         choices=list(MODES),
@@ -432,6 +449,22 @@ def _verbose(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "verbose", False))
 
 
+def _asked(index: NearDupIndex, n: int, labels: Path | None) -> Report:
+    """The pairs to label next as a report (its rule says how they were picked)."""
+    pairs = index.ask(n, labels)
+    rule = {
+        "kind": "asked",
+        "decision": f"the {len(pairs)} pairs whose labels would teach the most: "
+        + ("those the labels' rule is least sure of, spread over the kinds of pairs"
+           if labels is not None and any(p.probability is not None for p in pairs)
+           else "spread over the weighted link's mapping, most from its top"),
+        "labels": str(labels) if labels is not None else None,
+        "threshold": 0.0,
+    }
+    return Report(pairs=pairs, records=index.backend.count(), candidates=len(pairs),
+                  confirmed=len(pairs), prune="one-to-one", mode="link", rule=rule, index=index)
+
+
 def cmd_review(args: argparse.Namespace) -> int:
     from ..output import destination
     from ..review import review_index
@@ -441,8 +474,16 @@ def cmd_review(args: argparse.Namespace) -> int:
     args.input = inputs[0] if inputs else None
     args.more_inputs = inputs[1:]
     check_outputs(args, (("--out", "review page"),), inputs)
+    if (args.ask is not None or args.labels is not None) and args.mode != "link":
+        raise InputError("--ask and --labels teach a link's rule: add --mode link")
+    if args.ask is not None and args.ask < 1:
+        raise InputError(f"--ask takes a number of pairs >= 1, got {args.ask}")
     with indexed(args) as (index, _stats), destination(args.out) as out:
-        report = _report(index, args, args.mode)
+        if args.ask is not None:
+            report = _asked(index, args.ask, args.labels)
+        else:
+            report = index.report(mode=args.mode, progress=False, labels=args.labels) \
+                if args.labels is not None else _report(index, args, args.mode)
         source = ", ".join(map(str, inputs)) if inputs else index.backend.location
         # a link removes no record, and records of several files are kept by none of them
         kept = _kept(args, report) if args.mode == "dedup" and len(inputs) < 2 else None
@@ -450,9 +491,10 @@ def cmd_review(args: argparse.Namespace) -> int:
             index, out, report, title=args.title or "neardup review", source=source,
             kept=kept, keep=args.keep,
         )
+    asked = {"asked": [p.as_dict() for p in report.pairs]} if args.ask is not None else {}
     emit(
         args,
-        {**page.as_dict(), "report": report.counts()},
+        {**page.as_dict(), "report": report.counts(), **asked},
         f"{page.pairs} pairs in {page.clusters} clusters of {report.records} records -> "
         f"{args.out} ({page.bytes / 1024:.0f} KB)"
         + decided_line(report)

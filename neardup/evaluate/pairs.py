@@ -100,6 +100,55 @@ def read_pairs_file(path: str | Path) -> PairsFile:
     return _collect(name, _text_rows(name, text, fmt))
 
 
+@dataclass(frozen=True)
+class Labels:
+    """A reviewer's labels (the review page's ``labels.tsv``): pairs said to match, and pairs
+    said not to."""
+
+    name: str
+    matches: list[Pair]
+    non_matches: list[Pair]
+
+    def __len__(self) -> int:
+        return len(self.matches) + len(self.non_matches)
+
+
+def read_labels(path: str | Path) -> Labels:
+    """The labelled pairs of ``path``: a table with ``id1``, ``id2``, ``label`` (``match`` or
+    ``non-match``) and, where records of two sources share ids, ``source1`` and ``source2``.
+
+    Raises :class:`InputError` naming the file and line for a row without a label, a label
+    that is neither, or a pair labelled both ways."""
+    name = str(path)
+    data = _bytes(name)
+    fmt = SUFFIXES.get(Path(name).suffix.lower()) if name != STDIN else None
+    if data[:4] == b"PAR1":
+        rows: Iterable[Row] = _parquet_rows(name, data)
+    elif fmt == "json" or (fmt is None and data.lstrip()[:1] in (b"{", b"[")):
+        rows = _json_rows(name, _text(name, data))
+    else:
+        rows = _text_rows(name, _text(name, data), fmt)
+    said: dict[frozenset[Rec], tuple[bool, str]] = {}
+    for where, row in rows:
+        label = str(row.get("label") or "").strip().lower()
+        if label not in ("match", "non-match"):
+            got = f"label {label!r}" if label else "no label"
+            raise InputError(f"{where}: {got}: expected 'match' or 'non-match'")
+        ids = [_id(row, key, where) for key in ("id1", "id2")]
+        sources = [_source(row, key, where) for key in ("source1", "source2")]
+        pair = frozenset({(sources[0], ids[0]), (sources[1], ids[1])})
+        match = label == "match"
+        if pair in said and said[pair][0] != match:
+            raise InputError(f"{where}: this pair is labelled {label!r}, but "
+                             f"{said[pair][1]} labels it the other way")  # fmt: skip
+        said.setdefault(pair, (match, where))
+    matches, non = [], []
+    for pair, (match, _) in said.items():
+        one, two = sorted(pair) if len(pair) == 2 else (next(iter(pair)),) * 2
+        (matches if match else non).append((one, two))
+    return Labels(name, matches, non)
+
+
 def align(found: PairsFile, gold: PairsFile) -> Aligned:
     """Both files' pairs on common keys.
 

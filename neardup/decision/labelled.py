@@ -1,0 +1,141 @@
+"""The link decided by a reviewer's labels, and the pairs to ask a reviewer about.
+
+The records go in as the weighted link takes them (rows of keys, texts, sources, columns); the
+labels as pairs of rows with True (match) or False. Every candidate gets its evidence
+(:mod:`.evidence`), the labels teach a rule (:mod:`.learned`), and the pairs it gives a
+probability of 0.5 or more are mapped one partner each (:func:`neardup.assign.unique_mapping`),
+most probable first, as the weighted link maps its pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..assign import unique_mapping
+from ..defaults import DEFAULTS
+from ..minhash import ShingleProcessor
+from .ask import ask
+from .evidence import Evidence, gather, space_of
+from .learned import Taught, teach
+
+#: A labelled pair: the rows of its two records, and whether it is a match.
+Label = tuple[int, int, bool]
+
+
+@dataclass
+class Labelled:
+    """What the labels decided: the pairs kept ``(probability, row, row)``, the rule taught,
+    and the evidence it was taught on."""
+
+    found: list[tuple[float, int, int]]
+    taught: Taught
+    evidence: Evidence
+
+    def scored(self) -> list[tuple[float, float, int, int]]:
+        """The pairs kept as ``(weighted cosine, probability, row, row)``."""
+        where, cos = self.evidence.index(), self.evidence.similarity
+        return [(float(cos[where[(a, b)]]), p, a, b) for p, a, b in self.found]
+
+    def explain(self, labels_name: str) -> dict[str, Any]:
+        weights = ", ".join(f"{n} {w:.2f}" for n, w in self.taught.weights.items() if w >= 0.01)
+        p, r = self.taught.precision, self.taught.recall
+        return {
+            "kind": "labelled",
+            "labels": labels_name,
+            "similarity": "a random forest over each candidate's evidence, taught by "
+            f"{self.taught.matches} match and {self.taught.non_matches} non-match labels",
+            "evidence": weights,
+            "candidates": f"each record's top {DEFAULTS.link_top_k} in every other source",
+            "assignment": "unique mapping: most probable pairs first, each record at most one "
+            "partner in each other source",
+            "decision": "a mapped pair is kept at probability 0.5 or more",
+            "estimated_precision": round(p.value, 3),
+            "estimated_recall": round(r.value, 3),
+            "estimate": f"from the labels, each pair predicted by a rule that did not see it: "
+            f"precision {p.value:.2f} ({p.low:.2f}-{p.high:.2f}), recall {r.value:.2f} "
+            f"({r.low:.2f}-{r.high:.2f}), 95% intervals",
+            "taught": self.taught.as_dict(),
+            "candidates_scored": len(self.evidence),
+            "threshold": round(min((s for s, _, _ in self.found), default=1.0), 6),
+            "found": True,
+        }
+
+
+def _evidence(
+    texts: Sequence[str],
+    sources: Sequence[str],
+    processor: ShingleProcessor,
+    order: Sequence[str] | None,
+    columns: Sequence[Mapping[str, str] | None] | None,
+    extra: Sequence[tuple[int, int]] = (),
+) -> Evidence:
+    rank = {s: n for n, s in enumerate(list(order or []) + sorted(set(sources)))}
+    # each pair as the evidence holds it: the record of the earlier source first
+    placed = [(a, b) if (rank[sources[a]], a) <= (rank[sources[b]], b) else (b, a)
+              for a, b in extra]  # fmt: skip
+    return gather(space_of(texts, sources, processor, order, columns), extra=placed)
+
+
+def _rows(evidence: Evidence, labels: Sequence[Label]) -> tuple[np.ndarray, np.ndarray]:
+    where = evidence.index()
+    rows, said = [], []
+    for a, b, match in labels:
+        n = where.get((a, b), where.get((b, a)))
+        if n is not None:
+            rows.append(n)
+            said.append(match)
+    return np.asarray(rows, dtype=np.int64), np.asarray(said, dtype=bool)
+
+
+def link_by_labels(
+    texts: Sequence[str],
+    sources: Sequence[str],
+    processor: ShingleProcessor,
+    labels: Sequence[Label],
+    order: Sequence[str] | None = None,
+    columns: Sequence[Mapping[str, str] | None] | None = None,
+) -> Labelled:
+    """Link the records across sources by the rule the ``labels`` teach."""
+    evidence = _evidence(texts, sources, processor, order, columns,
+                         [(a, b) for a, b, _ in labels])  # fmt: skip
+    rows, said = _rows(evidence, labels)
+    taught = teach(evidence, rows, said)
+    chance = taught.probability(evidence)
+    scored = [
+        (p, a, b)
+        for p, a, b in zip(chance.tolist(), evidence.first.tolist(), evidence.second.tolist(),
+                           strict=True)  # fmt: skip
+        if p >= 0.5
+    ]
+    return Labelled(unique_mapping(scored), taught, evidence)
+
+
+def pairs_to_ask(
+    texts: Sequence[str],
+    sources: Sequence[str],
+    processor: ShingleProcessor,
+    n: int,
+    labels: Sequence[Label] = (),
+    order: Sequence[str] | None = None,
+    columns: Sequence[Mapping[str, str] | None] | None = None,
+) -> list[tuple[float, float | None, int, int]]:
+    """The ``n`` pairs to label next ``(weighted cosine, probability or None, row, row)``:
+    uncertain and diverse under the rule the ``labels`` teach, or spread over the weighted
+    link's mapping while they cannot teach one yet."""
+    evidence = _evidence(texts, sources, processor, order, columns,
+                         [(a, b) for a, b, _ in labels])  # fmt: skip
+    rows, said = _rows(evidence, labels)
+    chance = None
+    if said.any() and not said.all():
+        chance = teach(evidence, rows, said).probability(evidence)
+    picked = ask(evidence, n, set(rows.tolist()), chance)
+    cos = evidence.similarity
+    return [
+        (float(cos[r]), None if chance is None else float(chance[r]), int(evidence.first[r]),
+         int(evidence.second[r]))
+        for r in picked
+    ]  # fmt: skip
