@@ -95,6 +95,13 @@ class Grams:
         pos = np.searchsorted(vocab, self.vocab)
         hit = pos < len(vocab)
         hit[hit] = vocab[pos[hit]] == self.vocab[hit]
+        if hit.all():  # a larger vocabulary: the columns move, in the same order
+            out = sparse.csr_matrix(
+                (self.counts.data.copy(), pos[self.counts.indices], self.counts.indptr.copy()),
+                shape=(n, len(vocab)),
+            )
+            out.has_sorted_indices = True
+            return out
         col = np.where(hit, pos, -1)[self.counts.indices]
         rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.counts.indptr))
         keep = col >= 0
@@ -111,9 +118,21 @@ class Grams:
         then in the order ``rows`` (positions in the stacked rows; None: as stacked)."""
         from scipy import sparse
 
-        vocab = np.unique(np.concatenate([p.vocab for p in parts])) if parts else np.zeros(0, "<U1")
+        if not parts:
+            return cls(np.zeros(0, "<U1"), sparse.csr_matrix((0, 0), dtype=np.float32))
+        # The first part is the largest, in practice: the grams it lacks are inserted (as
+        # wide strings as the widest part's, that none is cut).
+        base = parts[0].vocab.astype(np.result_type(*(p.vocab.dtype for p in parts)))
+        missing = []
+        for part in parts[1:]:
+            pos = np.searchsorted(base, part.vocab)
+            known = pos < len(base)
+            known[known] = base[pos[known]] == part.vocab[known]
+            missing.append(part.vocab[~known])
+        extra = np.unique(np.concatenate(missing)) if missing else base[:0]
+        vocab = np.insert(base, np.searchsorted(base, extra), extra) if len(extra) else base
         counts = sparse.vstack([p.onto(vocab) for p in parts], format="csr", dtype=np.float32)
-        if rows is not None:
+        if rows is not None and not np.array_equal(rows, np.arange(len(rows))):
             counts = counts[rows]
         counts = sparse.csr_matrix(counts)
         counts.sort_indices()

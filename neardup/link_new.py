@@ -71,7 +71,9 @@ def updated(
     pos = {key: n for n, key in enumerate(names)}
     rows = np.fromiter((pos[key] for key in sort_ids(names)), np.int64, len(names))
     fresh = Grams.of([processor.normalize(rec[1]) for rec in later])
-    old = Grams(state.joined.vocab, state.joined.counts[kept])
+    old = state.joined
+    if len(kept) < len(state.keys):
+        old = Grams(old.vocab, old.counts[kept])
     columns: dict[tuple[str, str], tuple[list[str], Grams]] = {}
     added: dict[tuple[str, str], list[int]] = {}
     for n, (_, _, src, cols) in enumerate(later):
@@ -174,10 +176,13 @@ def _decided(
         return [], 0, 0
     order = np.lexsort((second.astype(str), first.astype(str), -sims))  # the last key first
     fl, sl, vl = first.tolist(), second.tolist(), sims.tolist()
+    # The mapping up to the last pair of a new record (the pairs after it decide none of them).
+    touches = new[first[order]] | new[second[order]]
+    last = int(np.flatnonzero(touches)[-1]) + 1 if touches.any() else 0
     taken = bytearray(len(new))
     mapped = []
-    for e in order.tolist():
-        a, b = fl[e], sl[e]
+    for e, a, b in zip(order[:last].tolist(), first[order[:last]].tolist(),
+                       second[order[:last]].tolist(), strict=True):  # fmt: skip
         if taken[a] or taken[b]:
             continue
         taken[a] = taken[b] = 1
