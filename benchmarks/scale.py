@@ -12,28 +12,43 @@ One size a process, so that its peak RSS is that size's. The records (8-15 Zipf 
 line; the timings are one run on this machine, not a test. A tenth of the records are
 near-copies (one word appended), so the report has pairs to find and verify.
 ``time(10M)/time(1M)`` is read off two runs (issue #14's target: <= 11).
+
+``--engines`` compares where the report runs (issue #40) instead, with no Solr: for each
+engine (``memory``, the in-process report; ``duckdb``, the plan of :mod:`neardup.plan`) a
+process of its own indexes the records in memory with the default parameters and reports them;
+printed: the report's time, the process's peak RSS during the report (sampled from /proc, the
+DuckDB engine's memory included) and before it, and whether the engines' pairs are the same::
+
+    .venv/bin/python -m benchmarks.scale --engines --size 1000000
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from neardup import NearDupIndex, Params
 from neardup.backends.solr import SolrBackend
 from neardup.io import Record
+from neardup.plan import ENGINES
 from neardup.solr.admin import delete_collection
 
 from . import corpus as C
 from .measure import bench_neighbors
 from .node import SolrNode, say
+from .proc import status_mb
 
 #: Records generated at a time.
 CHUNK = 100_000
@@ -70,13 +85,83 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def engine_report(size: int, engine: str, seed: int = 0) -> dict[str, Any]:
+    """One engine's report of ``size`` short records indexed in memory with the defaults: its
+    time, the peak RSS while it ran (sampled every 20 ms), and a digest of its pairs."""
+    index = NearDupIndex()
+    index.add_many(stream_short_records(size, seed), progress=False)
+    before = status_mb("VmRSS") or 0.0
+    peak = [before]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.02):
+            peak[0] = max(peak[0], status_mb("VmRSS") or 0.0)
+
+    watcher = threading.Thread(target=sample, daemon=True)
+    watcher.start()
+    start = time.perf_counter()
+    report = index.report(engine=engine)
+    took = time.perf_counter() - start
+    done.set()
+    watcher.join()
+    digest = hashlib.sha256()
+    for p in report.pairs:
+        digest.update(f"{p.id1}\t{p.id2}\t{p.jaccard}\t{p.edit_distance}\n".encode())
+    return {
+        "engine": engine,
+        "records": size,
+        "report_s": round(took, 1),
+        "rss_before_report_mb": round(before),
+        "rss_peak_in_report_mb": round(peak[0]),
+        "candidates": report.candidates,
+        "capped": report.capped,
+        "pairs": len(report.pairs),
+        "pairs_sha256": digest.hexdigest()[:16],
+        "params": index.params.describe(),
+    }
+
+
+def compare_engines(size: int, seed: int, out: Path | None) -> int:
+    """Each engine's report in a process of its own (one after the other: one benchmark at a
+    time), then one line each and whether their pairs agree."""
+    rows = []
+    for engine in ENGINES:
+        proc = subprocess.run(
+            [sys.executable, "-m", "benchmarks.scale", "--engine-child", engine,
+             "--size", str(size), "--seed", str(seed)],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        row = rows[-1]
+        say(
+            f"{engine:>7}: {size:,d} records, report {row['report_s']} s, peak RSS in the "
+            f"report {row['rss_peak_in_report_mb']:,d} MB (before it "
+            f"{row['rss_before_report_mb']:,d} MB), {row['candidates']:,d} candidates, "
+            f"{row['pairs']:,d} pairs"
+        )
+    same = len({r["pairs_sha256"] for r in rows}) == 1
+    say(f"same pairs: {same}")
+    if out:
+        out.write_text(json.dumps({"engines": rows, "same_pairs": same}, indent=1) + "\n")
+    return 0 if same else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.scale", description=__doc__)
     ap.add_argument("--size", type=int, default=10_000_000, help="records in the collection")
     ap.add_argument("--json", type=Path, help="also write the result here")
     ap.add_argument("--keep", action="store_true", help="keep the collection afterwards")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--engines", action="store_true",
+                    help="compare the report's engines in memory (no Solr)")  # fmt: skip
+    ap.add_argument("--engine-child", choices=ENGINES, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.engine_child:
+        print(json.dumps(engine_report(args.size, args.engine_child, args.seed)))
+        return 0
+    if args.engines:
+        return compare_engines(args.size, args.seed, args.json)
     # The environment is read here only, as the CLI does (a Solr of the user's, its heap).
     node = SolrNode(os.environ.get("NEARDUP_SOLR_URL"), os.environ.get("NEARDUP_SOLR_HEAP"))
     name = f"bench_scale_{args.size}"
