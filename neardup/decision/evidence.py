@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -33,7 +32,7 @@ from numpy.typing import NDArray
 
 from ..column_map import match_columns
 from ..defaults import DEFAULTS
-from ..link import _pass, column_weights
+from ..link import _pass, column_weights, groups_of
 from ..minhash import ShingleProcessor
 from ..numbers import identifiers
 from ..topk import purged, top_k
@@ -97,16 +96,7 @@ def space_of(
     from sklearn.preprocessing import normalize
 
     normalized = [processor.normalize(t) for t in texts]
-    names = list(order or []) + sorted(set(sources) - set(order or []))
-    rank = {s: n for n, s in enumerate(names)}
-    by_source: dict[str, list[int]] = {}
-    for i, s in enumerate(sources):
-        by_source.setdefault(s, []).append(i)
-    present = sorted(by_source, key=lambda s: rank[s])
-    groups = [
-        (np.asarray(by_source[a], dtype=np.int64), np.asarray(by_source[b], dtype=np.int64))
-        for a, b in combinations(present, 2)
-    ]
+    groups = groups_of(sources, order)
     space = TfidfSpace.fit(normalized)
     joined = space.vectors(normalized)
     weighed = joined
