@@ -59,4 +59,4 @@ accuracy-quick: setup
 
 clean:
 	-$(BIN)/neardup solr stop
-	rm -rf $(VENV) out .neardup build dist neardup.egg-info neardup/resources/solr/launcher/target
+	rm -rf $(VENV) out .neardup build dist neardup.egg-info solr_config/launcher/target

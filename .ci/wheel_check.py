@@ -6,7 +6,9 @@ Usage (run by ``make wheel-check``, which .ci/run calls after ``make test``):
 
 1. contents: build the sdist and, from it, the wheel (``python -m build``, so a file missing from
    MANIFEST.in is missing from the wheel too); both must hold every module and resource of
-   neardup, the sdist the C kernel's source, neither a launcher ``target/``.
+   neardup, the sdist the C kernel's source and ``solr_config/``, the wheel ``solr_config/``'s
+   files byte for byte as ``neardup/resources/solr`` (and no other there), neither a launcher
+   ``target/``.
 2. install: a fresh virtualenv in a temporary directory outside the checkout, the wheel
    installed into it with its dependencies from PyPI; ``import neardup`` must come from there.
 3. solr: ``neardup solr start`` from that virtualenv, in a temporary ``NEARDUP_HOME``: it builds
@@ -124,10 +126,25 @@ def run(
 
 
 # -- 1. contents ---------------------------------------------------------------------------
+#: The Solr files' home in the checkout, and where the wheel carries them (setup.py copies them).
+SOLR_CONFIG = REPO / "solr_config"
+PACKAGED_SOLR = "neardup/resources/solr/"
+
+
+def solr_config_files() -> dict[str, bytes]:
+    """solr_config/'s files (no launcher build output) by their path relative to it."""
+    return {
+        p.relative_to(SOLR_CONFIG).as_posix(): p.read_bytes()
+        for p in sorted(SOLR_CONFIG.rglob("*"))
+        if p.is_file() and not {"target", "__pycache__"} & set(p.relative_to(SOLR_CONFIG).parts)
+    }
+
+
 def expected_files() -> set[str]:
-    """What the wheel must hold: neardup's modules and every file under neardup/resources."""
+    """What the wheel must hold: neardup's modules, every file under neardup/resources, and
+    solr_config/'s files under neardup/resources/solr."""
     package = REPO / "neardup"
-    found = set()
+    found = {PACKAGED_SOLR + name for name in solr_config_files()}
     for path in package.rglob("*"):
         rel = path.relative_to(REPO)
         if not path.is_file() or "__pycache__" in rel.parts or "target" in rel.parts:
@@ -166,6 +183,11 @@ def check_contents(wheel: Path, sdist: Path) -> str:
 
     with zipfile.ZipFile(wheel) as zf:
         in_wheel = set(zf.namelist())
+        packaged_solr = {
+            n.removeprefix(PACKAGED_SOLR): zf.read(n)
+            for n in in_wheel
+            if n.startswith(PACKAGED_SOLR) and not n.endswith("/")
+        }
     with tarfile.open(sdist) as tf:
         top = sdist.name.removesuffix(".tar.gz") + "/"
         in_sdist = {m.name.removeprefix(top) for m in tf.getmembers() if m.isfile()}
@@ -173,8 +195,20 @@ def check_contents(wheel: Path, sdist: Path) -> str:
     problems = []
     if missing := sorted(expected - in_wheel):
         problems.append(f"wheel lacks {missing}")
-    if missing := sorted((expected | {"neardup/_kernel.c"}) - in_sdist):
+    solr_config = solr_config_files()
+    in_sdist_expected = {n for n in expected if not n.startswith(PACKAGED_SOLR)}
+    in_sdist_expected |= {"neardup/_kernel.c", *(f"solr_config/{n}" for n in solr_config)}
+    if missing := sorted(in_sdist_expected - in_sdist):
         problems.append(f"sdist lacks {missing}")
+    if packaged_solr != solr_config:  # the same files, byte for byte, and no other
+        differ = sorted(
+            n
+            for n in packaged_solr.keys() | solr_config.keys()
+            if packaged_solr.get(n) != solr_config.get(n)
+        )
+        problems.append(f"the wheel's {PACKAGED_SOLR} differs from solr_config/ in {differ}")
+    if any(n.startswith("neardup/resources/solr/") for n in in_sdist):
+        problems.append("the sdist holds a second copy of the Solr files in neardup/resources/solr")
     for label, names in (("wheel", in_wheel), ("sdist", in_sdist)):
         if stray := sorted(n for n in names if "/target/" in n or "__pycache__" in n):
             problems.append(f"{label} holds build output {stray[:5]}")
@@ -212,7 +246,7 @@ PROBE = """
 import json, neardup, neardup.resources as r, neardup.kernel as k
 paths = [r.configset_dir() / "conf" / "schema.xml", r.launcher_dir() / "pom.xml", r.solr_xml(),
          *r.restaurants()]
-print(json.dumps({"file": neardup.__file__, "version": neardup.__version__,
+print(json.dumps({"file": neardup.__file__, "version": neardup.__version__, "solr_dir": str(r.SOLR),
                   "solr": r.solr_version(), "missing": [str(p) for p in paths if not p.is_file()],
                   "compiled_kernel": bool(k.compiled())}))
 """
@@ -237,6 +271,8 @@ def install(tmp: Path, wheel: Path, venv: Path, work: Path, home: Path) -> str:
         raise CheckFailed(f"neardup was imported from {where}, not from the new virtualenv")
     if info["missing"]:
         raise CheckFailed(f"installed resources missing: {info['missing']}")
+    if Path(info["solr_dir"]).resolve() != where.parent / "resources" / "solr":
+        raise CheckFailed(f"the installed neardup reads its Solr files from {info['solr_dir']}")
     if not (venv / "bin" / "neardup").is_file():
         raise CheckFailed("the wheel installed no neardup command")
     kernel = "compiled C kernel" if info["compiled_kernel"] else "numpy kernel (no C kernel)"

@@ -10,6 +10,7 @@ import ast
 import builtins
 import glob
 import importlib
+import importlib.util
 import inspect
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -108,15 +109,54 @@ def test_package_data_covers_every_resource_file() -> None:
     assert all("target" in e for e in excluded), excluded
 
 
-def test_docker_compose_mounts_the_packaged_configset() -> None:
+def test_docker_compose_mounts_solr_config() -> None:
     text = (REPO / "docker-compose.yml").read_text(encoding="utf-8")
     mounts = re.findall(r"^\s*-\s*(\./[^:\s]+):", text, flags=re.MULTILINE)
     assert mounts, "docker-compose.yml mounts no path of the repository"
     for mount in mounts:
         assert (REPO / mount).exists(), f"docker-compose.yml mounts {mount}, which does not exist"
     configsets = [m for m in mounts if "configsets" in m]
-    assert configsets == ["./neardup/resources/solr/configsets/neardup"]
+    assert configsets == ["./solr_config/configsets/neardup"]
     assert (REPO / configsets[0] / "conf" / "schema.xml").is_file()
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "target" not in p.relative_to(root).parts
+    }
+
+
+def test_a_checkout_reads_solr_config_itself() -> None:
+    """One copy to edit: the package finds the top-level solr_config/, not a copy of it."""
+    assert resources.SOLR == REPO / "solr_config"
+    assert resources.configset_dir() == REPO / "solr_config" / "configsets" / "neardup"
+    assert not (PACKAGE / "resources" / "solr").exists()
+
+
+def test_the_wheel_carries_solr_config_file_for_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """setup.py's build_py, as the wheel's build runs it, puts solr_config/ into the package as
+    neardup/resources/solr: the same files, byte for byte, and no other. (.ci/wheel_check.py
+    checks the same on a real wheel built from the sdist.)"""
+    from setuptools import Distribution
+
+    spec = importlib.util.spec_from_file_location("neardup_setup", REPO / "setup.py")
+    assert spec is not None and spec.loader is not None
+    setup_py = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup_py)  # not __main__: defines the command, builds nothing
+    monkeypatch.chdir(REPO)  # the build runs in the project's folder
+    command = setup_py.BuildPyWithSolr(Distribution({"name": "neardup", "packages": []}))
+    command.build_lib = str(tmp_path)
+    command.ensure_finalized()
+    command.run()
+    packaged = tmp_path / "neardup" / "resources" / "solr"
+    source = _tree(REPO / "solr_config")
+    assert {"version.txt", "solr.xml", "configsets/neardup/conf/schema.xml"} <= set(source)
+    assert _tree(packaged) == source
+    assert sorted(command.get_outputs()) == sorted(str(packaged / name) for name in source)
 
 
 # -- module structure ------------------------------------------------------------------------

@@ -1,13 +1,28 @@
 """Files neardup ships inside the package: Solr's configset, the launcher of the local node,
 the pinned Solr version, and the restaurant data set. Found relative to this package, so they
-are there after any install, not only in a clone of the repository."""
+are there after any install, not only in a clone of the repository.
+
+The Solr files have their home at the checkout's top level, ``solr_config/``: that is what
+``docker-compose.yml`` mounts and what a SolrCloud admin uploads. The build (setup.py) copies
+them into the wheel as ``neardup/resources/solr``; a clone or an editable install reads
+``solr_config/`` itself, so there is one copy to edit."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SOLR = HERE / "solr"
+
+
+def _solr_folder() -> Path:
+    """The wheel's copy of the Solr files when the package carries one (its marker, the pinned
+    version, is there), else the checkout's ``solr_config/``: a leftover ``solr/`` folder of an
+    older layout (a launcher's ``target/``, say) has no version file and is passed over."""
+    packaged = HERE / "solr"
+    return packaged if (packaged / "version.txt").is_file() else HERE.parents[1] / "solr_config"
+
+
+SOLR = _solr_folder()
 #: The name of this version of the configset in Solr. A core or collection refers to its
 #: configset by name, so a change that an existing index cannot be read with (the band fields
 #: became longs) takes a new name, and the indexes made before keep the one they were made

@@ -1,11 +1,13 @@
 """A private Solr node on 127.0.0.1, run from Maven Central artifacts of the pinned version.
 
 There is no Docker engine on many machines and no Solr tarball on Maven Central, so the node is
-Solr's own ``JettySolrRunner`` (from ``solr-test-framework``) started by a tiny launcher class in
-``solr_config/launcher``. Maven resolves the artifacts once into ``~/.m2``; afterwards a start is
-``java -cp ... neardup.solr.Launcher``. The node's state (pid, port, URL) lives in
-``$NEARDUP_HOME`` (default ``~/.neardup``) so that a second ``start`` reuses the running node and
-``stop`` can find it from another process.
+Solr's own ``JettySolrRunner`` (from ``solr-test-framework``) started by a tiny launcher class,
+whose Maven project is ``solr_config/launcher`` in the repository and
+``neardup/resources/solr/launcher`` in the wheel (:func:`neardup.resources.launcher_dir` finds
+either); it is built in the node's home. Maven resolves the artifacts once into ``~/.m2``;
+afterwards a start is ``java -cp ... neardup.solr.Launcher``. The node's state (pid, port, URL)
+lives in ``$NEARDUP_HOME`` (default ``~/.neardup``) so that a second ``start`` reuses the running
+node and ``stop`` can find it from another process.
 
 The node listens on 127.0.0.1 only, and a standalone node needs a password: any local user can
 reach 127.0.0.1, and an open CoreAdmin would let them read, change or delete every index. On its
