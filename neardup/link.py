@@ -16,15 +16,15 @@ columns joined). The pairs that stand out then say which columns matter, with no
 column matters as much as its own text is found in the partner's record more than in the
 runner-up's (a title: much more; a price, a genre, a birth year written otherwise: no more).
 Each record's vector is then the columns' vectors weighed so (a long abstract no longer drowns
-a title), half and half with the joined text, and steps 3-6 run again on it. Measured on the
-development tasks (F1, joined text only -> columns weighed): D1 .592 -> .595, D5 .785 -> .863,
-D6 .604 -> .700, D7 .615 -> .623, D8 .694 -> .694. Weighed columns alone (no joined half) lost
-on D8 (.658: model numbers written differently in the two catalogues got a large weight), and
-equal column weights lost more (.553: a price counted as much as a title).
+a title), half and half with the joined text, and steps 3-6 run again on it. Half and half,
+because each part alone goes wrong somewhere: weighed columns alone give a large weight to a
+column the two catalogues write differently (model numbers), and equal column weights count a
+price as much as a title. On the development tasks the weighing lost on none and gained on
+most (the figures: docs/linking.md, "Why the rule and the columns' weights are what they are").
 
 No threshold is given or learned: the rule is relative to each record's own candidates, which
-is what carried across the development tasks (:mod:`neardup.assign` has the figures). The
-report's ``threshold`` is the lowest similarity kept, for information.
+is what carried across the development tasks (:mod:`neardup.assign` says why). The report's
+``threshold`` is the lowest similarity kept, for information.
 """
 
 from __future__ import annotations
