@@ -7,11 +7,12 @@ A user does not know which shingles fit their data, and the development suite
   abbreviations and swapped fields. One changed letter changes a whole word but only a few
   character 3-grams, so records get character 3-grams, banded low (a floor of
   ``DEFAULTS.record_floor``), and the threshold is read off the data at report time by the
-  ``valley`` rule (:mod:`neardup.valley`). On the suite's person records this took F1 from 0.59
-  (word 1-grams at 0.65) to 0.99.
+  ``valley`` rule (:mod:`neardup.valley`). On the suite's person records this took F1 from poor
+  (word 1-grams at 0.65) to nearly perfect.
 * **Documents** (articles, posts: many words each) differ by inserted, deleted and replaced
-  words; word 1-grams at 0.65 found their near copies with F1 0.98 and character 3-grams of
-  long texts cost ten times more for nothing, so documents keep them.
+  words; word 1-grams at 0.65 found nearly all their near copies and character 3-grams of
+  long texts cost many times more for nothing, so documents keep them (the figures:
+  docs/accuracy.md, "What each step for records did when it was added").
 
 The line between the two is the median number of words of a sample of the first records
 (``DEFAULTS.record_words``). What the user gives always wins: a given threshold means a fixed

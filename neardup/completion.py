@@ -3,8 +3,8 @@
 A record cited forty times in five styles, a company written a hundred ways: the copies of one
 entity are not all alike. Two citations in different styles can share fewer shingles than any
 threshold that keeps other papers apart, yet each is close to many of the copies between them.
-Pairs alone then miss most of a big cluster's pairs (on generated citations, recall 0.75 at
-precision 0.99), while the cluster itself is right.
+Pairs alone then miss many of a big cluster's pairs (on generated citations a quarter, while
+nearly every pair found is right), though the cluster itself is right.
 
 Completing every connected component would chain: one wrong pair joins two entities, and
 their every pair follows. So only a component whose verified pairs already cover at least
@@ -15,11 +15,11 @@ pairs) is left as it is. The pairs added carry
 their exact Jaccard and edit distance, which are below the rule's bar: that is how a reader
 tells them from the verified ones.
 
-Measured on the development suite (benchmarks/accuracy), pairwise F1 with the defaults:
-generated citations 0.853 -> 0.943, patent applicants 0.819 -> 0.864, generated documents
-0.982 -> 0.997, FEBRL 2 0.995 -> 0.998, generated multilingual records 0.860 -> 0.858, the
-others unchanged within 0.002. A bar of 0.6 completes chains of three, which cost the German
-person records 0.005 and the multilingual ones 0.003; 0.8 gave back half the citations' gain.
+On the development suite completion gained most where clusters are big and their copies
+unlike (generated citations, patent applicants) and changed the others little. The bar sits
+between two losses: lower, it completes chains of three (relatives), higher, it leaves
+citation clusters incomplete (the figures: docs/accuracy.md, "What each step for records did
+when it was added").
 
 >>> kept = [("0", "1"), ("0", "2"), ("0", "3"), ("1", "2"), ("1", "3")]   # 5 of 6 pairs
 >>> missing, info = missing_pairs(kept)

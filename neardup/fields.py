@@ -17,7 +17,7 @@ the valley's own split does:
   pairs' do.
 
 Two refinements against hard negatives (relatives at one address, shops in one building),
-which the valley keeps and which are a quarter of its pairs on generated multilingual records:
+which the valley keeps and which are many of its pairs on generated multilingual records:
 
 * ``m`` is learned from the kept pairs that are the best match of both their records (mutual
   best): a relative is rarely both records' best match while a copy usually is, so ``m`` no
@@ -35,13 +35,11 @@ it only removes. Each column is compared by the Jaccard of its character 3-grams
 index's normalization, so typos and scripts are treated as the text is. A column missing on
 either side weighs neither way.
 
-Measured on the development suite (benchmarks/accuracy): German person records (RLdata 10,000)
-F1 0.881 -> 0.965 (same names, other birth dates); generated multilingual records +0.004;
-restaurants -0.004; FEBRL 2 and patents unchanged. The refinements: multilingual 0.861 -> 0.921,
-music 0.880 -> 0.908, RLdata 0.965 -> 0.966, citations 0.946 -> 0.945, restaurants 0.963 ->
-0.959 (one pair), FEBRL unchanged. Learning ``m`` from the mutual best pairs alone gave
-multilingual 0.863; the margin alone (``m`` from all kept pairs) 0.876; a margin of 9 to 12
-bits gives 0.913 to 0.923, below 9 the citations (copies in other styles) start to pay.
+On the development suite the check gained most where people of one name differ by birth
+date (German person records) and changed the others little; the refinements gained
+on the hard negatives of the multilingual records and the music, and each alone gave only a
+small part of that; a smaller margin starts to drop the citations' copies in other styles (the
+figures: docs/accuracy.md, "What each step for records did when it was added").
 
 >>> from neardup import Params
 >>> from neardup.results import Pair

@@ -1,7 +1,7 @@
 """The threshold of an index read off its own data: the valley between two kinds of records.
 
-Which Jaccard makes two records "the same" depends on the data (0.35 for typo'd person
-records, 0.65 for German names with birth dates, where unrelated people share a name). No one
+Which Jaccard makes two records "the same" depends on the data (low for typo'd person
+records, high for German names with birth dates, where unrelated people share a name). No one
 threshold fits, but every record answers the question for its own collection: its *nearest
 neighbour's* similarity. Records without a duplicate have a nearest neighbour that is merely
 alike (one mode, low); records with a duplicate have one that is the same entity (a second
@@ -28,9 +28,10 @@ How, on the verified pairs at the index's floor (the lowest similarity banding f
 A second check, for records: two records that both hold numbers (house numbers, dates, phone
 numbers, years) and share none are different entities unless they are alike overall (Jaccard
 ``DEFAULTS.numbers_waived_jaccard`` or more). Restaurants on one street, people of one name
-born on other days: similar words, other numbers. On the development suite this took the
-restaurants (link) from F1 0.938 to 0.963 and changed no other dataset by more than 0.002
-(:func:`numbers_disagree`). It is made only where the data's numbers are identifiers: where
+born on other days: similar words, other numbers. On the development suite it gained on the
+restaurants and hardly changed the others (:func:`numbers_disagree`; the figures and those of
+the valley: docs/accuracy.md, "What each step for records did when it was added"). It is made
+only where the data's numbers are identifiers: where
 the pairs alike enough to waive it share no number often, the numbers are written in many forms
 and the check is left out (:func:`numbers_identify`).
 
