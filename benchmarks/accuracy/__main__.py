@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import datasets, er, oracle, suite
+from . import datasets, er, er_labels, oracle, suite
 from .fetch import FetchError
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
@@ -49,23 +49,30 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     # The real two-source tasks, through the CLI (a Solr: NEARDUP_SOLR_URL or the local node).
     er_rows = [] if args.no_er or only else er.run(er.QUICK if args.quick else None)
+    # The same tasks with 100 labels asked by 'review --ask' (a full run only: minutes a task).
+    labelled = [] if args.no_er or only or args.quick else er_labels.run()
     seconds = time.perf_counter() - start
     print()
     print(suite.format_table(rows))
     if er_rows:
         print()
         print(er.table(er_rows))
+    if labelled:
+        print()
+        print(er_labels.table(labelled))
     print(f"\n{len(rows) + len(er_rows)} datasets in {seconds:.1f} s")
     command = "python -m benchmarks.accuracy" + (" --quick" if args.quick else "")
     if args.json:
         payload = {"env": env, "quick": args.quick, "seconds": seconds, "results": rows,
-                   "er": er_rows}  # fmt: skip
+                   "er": er_rows, "er_labels": labelled}  # fmt: skip
         args.json.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
         print(f"results: {args.json}")
     if not args.quick and not only and not args.no_results:
         text = suite.markdown(rows, env, seconds, command)
         if er_rows:
             text += "\n" + "\n".join(er.markdown(er_rows)) + "\n"
+        if labelled:
+            text += "\n" + er_labels.table(labelled, markdown=True) + "\n"
         RESULTS.write_text(text, encoding="utf-8")
         print(f"table: {RESULTS}")
     return 0
