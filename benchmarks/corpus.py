@@ -61,6 +61,7 @@ __all__ = [
     "family_truth",
     "fingerprint",
     "generate",
+    "real_frequencies",
     "short_records",
     "vocabulary",
 ]
@@ -110,11 +111,19 @@ def vocabulary(size: int = 50_000, seed: int = 0) -> list[str]:
 
 
 class ZipfWords:
-    """Draws words with probability proportional to ``rank ** -exponent``."""
+    """Draws words with probability proportional to ``rank ** -exponent``, or to the
+    ``weights`` given (a word's own frequency)."""
 
-    def __init__(self, words: list[str], exponent: float, rng: np.random.Generator) -> None:
+    def __init__(
+        self,
+        words: list[str],
+        exponent: float,
+        rng: np.random.Generator,
+        weights: np.ndarray | None = None,
+    ) -> None:
         self.words = words
-        weights = np.arange(1, len(words) + 1, dtype=np.float64) ** -exponent
+        if weights is None:
+            weights = np.arange(1, len(words) + 1, dtype=np.float64) ** -exponent
         self.cdf = np.cumsum(weights / weights.sum())
         self.rng = rng
         self.top = len(words) - 1
@@ -389,6 +398,18 @@ def short_vocabulary(kind: str, size: int = 50_000, seed: int = 0) -> list[str]:
     raise ValueError(f"vocabulary must be one of {SHORT_VOCABULARIES}, got {kind!r}")
 
 
+def real_frequencies(size: int = 50_000) -> tuple[list[str], np.ndarray]:
+    """The ``size`` most frequent English words as written (stop words included: "and", "at"
+    too, which :func:`short_vocabulary` leaves out for the address rules) and each one's
+    frequency in English text (``wordfreq``). Drawn by these, "the", "to", "and", "of" and "a"
+    are a sixth of a record's words, as in real short texts; a Zipf law over the ranks gives
+    the head less weight than it has."""
+    from wordfreq import top_n_list, word_frequency
+
+    words = [w for w in top_n_list("en", size * 2) if w.isalpha()][:size]
+    return words, np.array([word_frequency(w, "en") for w in words], dtype=np.float64)
+
+
 def _typo(word: str, rng: np.random.Generator) -> str:
     """One keyboard-style slip: a letter replaced, dropped, doubled or two swapped."""
     if len(word) < 2:
@@ -415,7 +436,7 @@ def short_families(
     max_words: int = 15,
     max_edits: int = 3,
     max_copies: int = 5,
-    exponent: float = 1.0,
+    exponent: float | None = 1.0,
 ) -> Corpus:
     """``n`` short records (8-15 Zipf words) of which ``dup_fraction`` are planted near copies.
 
@@ -424,11 +445,21 @@ def short_families(
     list. Families of 1-5 copies, as :func:`generate`. The truth is every pair inside a family
     (``jaccard`` 1.0 in the list: it is planted, not measured), so a method is scored on the
     pairs a user wants found, whatever shingles it uses.
+
+    Words are drawn with probability ``rank ** -exponent``; ``exponent=None`` draws English
+    words by their own frequency in English, stop words included (:func:`real_frequencies`):
+    records heavy with stop words, whose unrelated records share "the", "and" and "of".
     """
     if n < 2:
         raise ValueError(f"n must be >= 2, got {n}")
+    if exponent is None and words != "real":
+        raise ValueError(f"exponent=None (real frequencies) needs words='real', got {words!r}")
     rng = np.random.default_rng([seed, 0x5407, SHORT_VOCABULARIES.index(words)])
-    zipf = ZipfWords(short_vocabulary(words, seed=seed), exponent, rng)
+    if exponent is None:
+        vocab_words, weights = real_frequencies()
+    else:
+        vocab_words, weights = short_vocabulary(words, seed=seed), None
+    zipf = ZipfWords(vocab_words, exponent or 0.0, rng, weights)
     n_bases, sizes, family_bases = _families(n, dup_fraction, max_copies, rng)
     lengths = rng.integers(min_words, max_words + 1, size=n_bases)
     flat = zipf.indices(int(lengths.sum())).tolist()
