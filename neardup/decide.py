@@ -99,22 +99,31 @@ class FixedThreshold:
 @dataclass(frozen=True)
 class ValleyRule:
     """The threshold at the valley of the records' best-match similarities, above ``floor``
-    (:func:`neardup.valley.valley_threshold`); in a report of new records, of theirs only."""
+    (:func:`neardup.valley.valley_threshold`); in a report of new records, of theirs only.
+    The valley is read on plain Jaccard and on Jaccard weighted by the shingles' rarity, and
+    the data choose (:func:`neardup.valley.read_valley`): where the weighted one decided, each
+    kept pair carries its weighted Jaccard as its ``similarity``."""
 
     floor: float
 
     def decide(self, features: Features) -> tuple[list[Pair], Decision]:
-        from .valley import best_similarities, valley_threshold
+        from .valley import read_valley
 
-        fresh = features.fresh
-        best = best_similarities(features.pairs)
-        if fresh is not None:  # the new records' best matches: the old ones' may be older
-            best = {i: v for i, v in best.items() if i in fresh}
-        found = valley_threshold(
-            list(best.values()), features.records if fresh is None else len(fresh), self.floor
+        fresh, pairs = features.fresh, features.pairs
+        records = features.records if fresh is None else len(fresh)
+        found, weights = read_valley(
+            pairs, features.texts, features.processor, records, self.floor, fresh
         )
-        kept = [p for p in features.pairs if p.jaccard >= found.threshold]
-        return kept, Decision("valley", found.threshold, explain=found.as_dict())
+        cut = found.threshold
+        if weights is None:
+            kept = [p for p in pairs if p.jaccard >= cut]
+        else:
+            kept = [
+                dataclasses.replace(p, similarity=w)
+                for p, w in zip(pairs, weights, strict=True)
+                if w >= cut
+            ]
+        return kept, Decision("valley", cut, explain=found.as_dict())
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,7 @@ def decided(result: Report) -> str:
     if decision.rule == "valley":
         found = (decision.explain or {})["found"]
         how = "read off the data" if found else "the default, as the data show no clear cut"
-        return f"Jaccard >= {decision.threshold:g}, {how}"
+        return f"{_similarity(decision)} >= {decision.threshold:g}, {how}"
     if decision.rule == "learned":
         return f"learned rule from Jaccard {decision.threshold:g}"
     if decision.rule == "labelled":
@@ -173,7 +173,11 @@ def _rule_line(decision: Decision) -> str:
         + _matched_line(cols.get("matched") if cols else None)
     )
     if decision.rule == "valley":
-        return f"\nvalley rule: Jaccard >= {rule['threshold']:g}; {rule['reason']}; " + checks
+        chose = f"; {rule['choice']}" if rule.get("choice") else ""
+        return (
+            f"\nvalley rule: {_similarity(decision)} >= {rule['threshold']:g}; {rule['reason']}"
+            f"{chose}; " + checks
+        )
     checked = "numbers_check" in rule or "columns" in rule  # checks composed with the rule
     if decision.rule == "learned":
         return (
@@ -183,6 +187,12 @@ def _rule_line(decision: Decision) -> str:
             + (f"; {checks}" if checked else "")
         )
     return f"\nchecks: {checks}" if checked else ""  # a fixed threshold
+
+
+def _similarity(decision: Decision) -> str:
+    """The similarity a valley rule's threshold applies to, as the report names it."""
+    weighted = (decision.explain or {}).get("similarity") == "weighted jaccard"
+    return "weighted Jaccard" if weighted else "Jaccard"
 
 
 def _matched_line(matched: list[str] | None) -> str:
@@ -210,10 +220,14 @@ def reason(report: Report, pair: Pair) -> str:
             f"weighted similarity {pair.similarity:.3f}, one partner each, ahead of both "
             f"records' runner-ups by {rule.get('margin', 0.1):.0%}"
         )
-    if pair.jaccard + 1e-9 < report.threshold:
+    # A valley read on weighted Jaccard: each pair it kept carries that similarity.
+    weighed = decision.rule == "valley" and _similarity(decision) != "Jaccard"
+    sim = pair.similarity if weighed else pair.jaccard
+    if sim is None or sim + 1e-9 < report.threshold:
         return "cluster completed: most pairs of its cluster verified"
     how = ", valley read off the data" if decision.rule == "valley" else ""
-    said = f"Jaccard {pair.jaccard:.3f} >= {report.threshold:g}{how}"
+    name = _similarity(decision) if weighed else "Jaccard"
+    said = f"{name} {sim:.3f} >= {report.threshold:g}{how}"
     if rule.get("columns"):
         said += "; columns checked"
     return said
