@@ -740,7 +740,9 @@ class NearDupIndex:
         parameters were chosen from the data and without a ``threshold``, Jaccard otherwise.
         ``engine`` says where the Jaccard report runs: ``"memory"`` in this process,
         ``"duckdb"`` (or a :class:`neardup.plan.DuckDB` with its memory limit) as one plan of
-        table operations that spills to disk (:mod:`neardup.plan`); the same pairs either way.
+        table operations that spills to disk (:mod:`neardup.plan`), ``"spark"`` (or a
+        :class:`neardup.plan.Spark` with its master) as the same plan on Spark; the same pairs
+        on each.
         ``options`` gives all of these as one :class:`~neardup.options.ReportOptions` (checked
         when made) instead of the keywords; giving both is refused.
 
@@ -770,7 +772,8 @@ class NearDupIndex:
         if options.weighted(self.from_data):
             if options.engine != "memory":
                 raise ArgumentError(
-                    "the duckdb engine runs the Jaccard report: add similarity='jaccard' "
+                    f"the {getattr(options.engine, 'name', options.engine)} engine runs the "
+                    "Jaccard report: add similarity='jaccard' "
                     "(--similarity jaccard) to link by Jaccard, or use the memory engine"
                 )
             if options.pruning != "one-to-one" or options.complete:

@@ -24,7 +24,7 @@ from typing import Any
 from .candidates import DEFAULT_CAP, DEFAULT_MAX_BUCKET, check_max_bucket
 from .column_map import parse_given
 from .errors import ArgumentError
-from .plan import ENGINES, DuckDB
+from .plan import ENGINES, DuckDB, Spark
 from .prune import DEFAULT_PRUNE, PRUNE_MODES
 
 MODES = ("dedup", "link")
@@ -55,8 +55,9 @@ class ReportOptions:
     #: Given as a mapping, ``"a=b,c=d"`` or a list of ``"a=b"``; kept as pairs.
     columns: Mapping[str, str] | str | tuple[tuple[str, str], ...] | None = None
     #: Where the report runs (:data:`neardup.plan.ENGINES`): ``"memory"`` in this process,
-    #: ``"duckdb"`` as the plan of :mod:`neardup.plan`, or a :class:`neardup.plan.DuckDB` with
-    #: its settings (memory limit, temporary directory).
+    #: ``"duckdb"`` or ``"spark"`` as the plan of :mod:`neardup.plan`, or a
+    #: :class:`neardup.plan.DuckDB` or :class:`neardup.plan.Spark` with its settings (memory
+    #: limit, temporary directory; Spark's master).
     engine: Any = "memory"
 
     def __post_init__(self) -> None:
@@ -97,7 +98,7 @@ class ReportOptions:
             raise ArgumentError(
                 f"unknown pruning {self.pruning!r}: choose one of {', '.join(PRUNE_MODES)}"
             )
-        if not isinstance(self.engine, DuckDB) and (
+        if not isinstance(self.engine, DuckDB | Spark) and (
             not isinstance(self.engine, str) or self.engine not in ENGINES
         ):
             raise ArgumentError(
@@ -105,8 +106,8 @@ class ReportOptions:
             )
         if self.engine != "memory" and since is not None:
             raise ArgumentError(
-                "the duckdb engine makes the full report: a report of new records (since, "
-                "--new) runs in memory"
+                f"the {getattr(self.engine, 'name', self.engine)} engine makes the full report: "
+                "a report of new records (since, --new) runs in memory"
             )
 
     @property

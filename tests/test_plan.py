@@ -94,8 +94,8 @@ def test_memory_limit_spills_to_the_same_pairs(short_index: NearDupIndex) -> Non
 
 
 def test_engine_options_are_checked() -> None:
-    with pytest.raises(ArgumentError, match="unknown engine 'spark'"):
-        ReportOptions(engine="spark")
+    with pytest.raises(ArgumentError, match="unknown engine 'hadoop'"):
+        ReportOptions(engine="hadoop")
     with pytest.raises(ArgumentError, match="full report"):
         ReportOptions(engine="duckdb", since=3)
     with pytest.raises(ArgumentError, match="memory_limit"):

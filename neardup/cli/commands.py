@@ -19,7 +19,7 @@ from ..options import MODES, SIMILARITIES, ReportOptions
 from ..output import TABLE_FORMATS
 from ..params import RULES, Params
 from ..pipeline import IndexStats
-from ..plan import ENGINES
+from ..plan import ENGINES, Spark
 from ..prune import PRUNE_MODES
 
 SolrOptions = Callable[..., None]
@@ -311,9 +311,16 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "--engine",
         choices=ENGINES,
         default="memory",
-        help="lsh: where the report runs: memory (this process, default) or duckdb (one plan "
+        help="lsh: where the report runs: memory (this process, default), duckdb (one plan "
         "of table operations on DuckDB: every core, spilling to disk past its memory; the "
-        "same pairs; the full report only)",
+        "same pairs; the full report only) or spark (the same plan on Spark: --spark-master)",
+    )
+    p.add_argument(
+        "--spark-master",
+        default=None,
+        metavar="URL",
+        help="--engine spark: the master as Spark takes it (local[2], spark://host:7077, yarn, "
+        "k8s://...); default local[*], every core of this machine",
     )
     p.add_argument("--quiet", action="store_true", help="2014 methods: do not print the pairs")
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
@@ -685,6 +692,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise InputError("--dropped needs a file, not standard output ('-')")
     named = (("--out", "report"), ("--clusters", "clusters file"), ("--dropped", "--dropped"))
     check_outputs(args, named)  # before the work, not after it
+    engine: Any = args.engine
+    if args.spark_master is not None:
+        if args.engine != "spark":
+            raise InputError("--spark-master says where Spark runs: use it with --engine spark")
+        engine = Spark(master=args.spark_master)
     index = open_index(args, create=False)
     if args.method != "lsh" and (args.new or args.since is not None):
         raise InputError("--new and --since report LSH pairs: use them with --method lsh")
@@ -706,7 +718,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             similarity=args.similarity,
             numbers_check=args.numbers_check,
             columns=args.columns,
-            engine=args.engine,
+            engine=engine,
         )
         result = index.report(options=options, labels=args.labels)
         counts = result.counts()

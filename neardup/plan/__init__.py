@@ -3,14 +3,16 @@
 :mod:`neardup.plan.steps` defines each step once (SQL, and functions over Arrow batches that
 call the in-process steps); :mod:`neardup.plan.driver` runs them in order on an engine;
 :mod:`neardup.plan.duck` is the DuckDB engine (in process, every core, spilling to disk under a
-memory limit). ``NearDupIndex.report(engine="duckdb")`` and ``neardup report --engine duckdb``
-use it; the default stays the in-process report.
+memory limit), :mod:`neardup.plan.spark` the Spark engine (the same steps on a cluster, or in
+local mode). ``NearDupIndex.report(engine="duckdb")`` (``"spark"``) and ``neardup report
+--engine duckdb`` (``spark``) use them; the default stays the in-process report.
 """
 
 from .driver import Planned, decided, engine_named
 from .duck import DuckDB, EngineFailed
+from .spark import Spark
 
 #: The engines a report runs on: ``memory`` (the in-process report) or a plan engine.
-ENGINES = ("memory", "duckdb")
+ENGINES = ("memory", "duckdb", "spark")
 
-__all__ = ["ENGINES", "DuckDB", "EngineFailed", "Planned", "decided", "engine_named"]
+__all__ = ["ENGINES", "DuckDB", "EngineFailed", "Planned", "Spark", "decided", "engine_named"]

@@ -7,8 +7,9 @@ the verified pairs with their texts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -25,8 +26,13 @@ from . import steps
 from .steps import sql
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from ..options import ReportOptions
     from .duck import DuckDB, DuckDBSession
+    from .spark import Spark, SparkPlanSession
+
+    Session = DuckDBSession | SparkPlanSession
 
 #: Records signed and loaded at a time.
 LOAD_BATCH = 50_000
@@ -59,8 +65,21 @@ def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[
         yield chunk
 
 
+def _map_into(
+    session: Session, table: str, query: str, fn: Callable[[pa.RecordBatch], pa.Table]
+) -> None:
+    """``fn`` over the query's rows in batches, its rows appended to ``table``: where the rows
+    are on an engine that says how (Spark's executors: ``map_into``), else in this process."""
+    mapped = getattr(session, "map_into", None)
+    if mapped is not None:
+        mapped(table, query, fn, VERIFY_BATCH)
+        return
+    for batch in session.batches(query, VERIFY_BATCH):
+        session.load(table, fn(batch))
+
+
 def _load(
-    session: DuckDBSession,
+    session: Session,
     backend: Backend,
     processor: ShingleProcessor,
     bands: int,
@@ -84,7 +103,7 @@ def _load(
 
 
 def _candidates(
-    session: DuckDBSession, max_bucket: int | None, cap: int | None, protect: int, link: bool
+    session: Session, max_bucket: int | None, cap: int | None, protect: int, link: bool
 ) -> tuple[int, int, int, int | None]:
     """The candidates table; returns the shared buckets, the large ones, the candidates the
     cap dropped and the cap applied."""
@@ -124,7 +143,7 @@ def _candidates(
     return buckets, large, capped, cap if capping else None
 
 
-def _screen(session: DuckDBSession, total: int, threshold: float) -> None:
+def _screen(session: Session, total: int, threshold: float) -> None:
     """The ``screened`` table: the candidates the screen passes, where the in-process report
     screens (:func:`~neardup.verify.screen_keep`: with the C kernel, from
     :data:`~neardup.verify.SCREEN_MIN` candidates), else all of them."""
@@ -132,8 +151,9 @@ def _screen(session: DuckDBSession, total: int, threshold: float) -> None:
     if kernel.active() != "c" or total < SCREEN_MIN:
         session.run([steps.UNSCREENED])
         return
-    for batch in session.batches(steps.SCREEN_PAIRS, VERIFY_BATCH):
-        session.load("screened", steps.screened_batch(batch, threshold))
+    _map_into(
+        session, "screened", steps.SCREEN_PAIRS, partial(steps.screened_batch, threshold=threshold)
+    )
 
 
 def decided(
@@ -145,7 +165,7 @@ def decided(
     threshold: float,
     rule_name: str,
     primary: str | None,
-    engine: DuckDB,
+    engine: DuckDB | Spark,
 ) -> Planned:
     """The full report's verified pairs and the rule's decision, run as a plan by ``engine``:
     the same pairs as the in-process report (candidates, screen, exact Jaccard and rule as
@@ -163,8 +183,11 @@ def decided(
         pairs: list[Pair] = []
         held: dict[str, str] = {}
         _screen(session, total, threshold)
-        for batch in session.batches(steps.PAIRS, VERIFY_BATCH):
-            found, texts = steps.verified_batch(batch, processor, threshold)
+        session.run([steps.CREATE_VERIFIED])
+        verify = partial(steps.verified_rows, processor=processor, threshold=threshold)
+        _map_into(session, "verified", steps.PAIRS, verify)
+        for batch in session.batches("SELECT * FROM verified", VERIFY_BATCH):
+            found, texts = steps.verified_pairs(batch)
             pairs.extend(found)
             held.update(texts)
     finally:
@@ -182,10 +205,11 @@ def decided(
     return Planned(buckets, large, total, capped, cap, len(pairs), kept, decision, table)
 
 
-def engine_named(engine: Any) -> DuckDB:
-    """The engine ``engine`` names (``"duckdb"``) or is."""
+def engine_named(engine: Any) -> DuckDB | Spark:
+    """The engine ``engine`` names (``"duckdb"``, ``"spark"``: its defaults) or is."""
     from .duck import DuckDB
+    from .spark import Spark
 
-    if isinstance(engine, DuckDB):
+    if isinstance(engine, DuckDB | Spark):
         return engine
-    return DuckDB()
+    return Spark() if engine == "spark" else DuckDB()

@@ -20,7 +20,7 @@ Tables, each made by one step from the ones before it:
 * ``candidates(a, b)``: after the per-record cap, level by level (:data:`CAP_LEVEL`);
 * ``screened(a, b)``: the candidates that pass the screen (:func:`screened_batch`, on their
   shingle hashes, made with the signatures);
-* the screened candidates joined with both texts, read in batches by :func:`verified_batch`.
+* the screened candidates joined with both texts, verified in batches by :func:`verified_rows`.
 
 One definition a step: plain SQL (joins, group by, window) that DuckDB runs and Spark SQL can;
 the constants are put in as literals (:func:`sql`). The tie-break hash of the cap is
@@ -167,23 +167,28 @@ JOIN (
 #: shared first: each record's room, the pairs drawn by the hash against its share of room,
 #: then the pairs it is still owed, its next by the hash (ties as numpy's stable sort leaves
 #: them: the record's first-of-pair ends first, then by key). Its pairs kept go to ``chosen``.
+#: Tables are dropped and made again (Spark's tables take no CREATE OR REPLACE ... AS).
 CAP_LEVEL = """
-CREATE OR REPLACE TABLE level AS SELECT a, b, h, key FROM weak WHERE shared = {level};
-CREATE OR REPLACE TABLE room AS
+DROP TABLE IF EXISTS level;
+CREATE TABLE level AS SELECT a, b, h, key FROM weak WHERE shared = {level};
+DROP TABLE IF EXISTS room;
+CREATE TABLE room AS
 SELECT e.code, e.ties, greatest({cap} - k.kept, 0) AS room
 FROM (
   SELECT code, count(*) AS ties
   FROM (SELECT a AS code FROM level UNION ALL SELECT b AS code FROM level) ends
   GROUP BY code
 ) e JOIN kept k ON k.code = e.code;
-CREATE OR REPLACE TABLE drawn AS
+DROP TABLE IF EXISTS drawn;
+CREATE TABLE drawn AS
 SELECT l.a, l.b, l.h, l.key,
   (CAST(l.h AS DOUBLE) < least(CAST(ra.room AS DOUBLE) / CAST(greatest(ra.ties, 1) AS DOUBLE),
                                CAST(1 AS DOUBLE))
    OR CAST(l.h AS DOUBLE) < least(CAST(rb.room AS DOUBLE) / CAST(greatest(rb.ties, 1) AS DOUBLE),
                                   CAST(1 AS DOUBLE))) AS took
 FROM level l JOIN room ra ON ra.code = l.a JOIN room rb ON rb.code = l.b;
-CREATE OR REPLACE TABLE owed AS
+DROP TABLE IF EXISTS owed;
+CREATE TABLE owed AS
 SELECT r.code, least(r.room, r.ties) - coalesce(g.got, 0) AS owed
 FROM room r
 LEFT JOIN (
@@ -191,7 +196,8 @@ LEFT JOIN (
   FROM (SELECT a AS code FROM drawn WHERE took UNION ALL SELECT b AS code FROM drawn WHERE took) e
   GROUP BY code
 ) g ON g.code = r.code;
-CREATE OR REPLACE TABLE taken AS
+DROP TABLE IF EXISTS taken;
+CREATE TABLE taken AS
 SELECT a, b FROM drawn WHERE took
 UNION
 SELECT a, b FROM (
@@ -206,14 +212,16 @@ SELECT a, b FROM (
 ) ranked
 WHERE rank < owed;
 INSERT INTO chosen SELECT a, b FROM taken;
-CREATE OR REPLACE TABLE kept AS
+CREATE TABLE kept_next AS
 SELECT k.code, k.kept + coalesce(t.n, 0) AS kept
 FROM kept k
 LEFT JOIN (
   SELECT code, count(*) AS n
   FROM (SELECT a AS code FROM taken UNION ALL SELECT b AS code FROM taken) ends
   GROUP BY code
-) t ON t.code = k.code
+) t ON t.code = k.code;
+DROP TABLE kept;
+ALTER TABLE kept_next RENAME TO kept
 """
 
 #: The candidates: every counted pair but the weak ones not chosen (``{capping}``: whether
@@ -226,17 +234,21 @@ SELECT c.a, c.b FROM counted c
 CAPPED_OUT = """
 WHERE NOT EXISTS (
   SELECT 1 FROM weak w WHERE w.a = c.a AND w.b = c.b
-    AND NOT EXISTS (SELECT 1 FROM chosen k WHERE k.a = c.a AND k.b = c.b)
+    AND NOT EXISTS (SELECT 1 FROM chosen k WHERE k.a = w.a AND k.b = w.b)
 )
 """
 
-#: Candidates of one source dropped (link mode pairs records of different sources).
+#: Candidates of one source dropped (link mode pairs records of different sources); a new
+#: table renamed, not a DELETE, which Spark's tables do not take.
 OTHER_SOURCES = """
-DELETE FROM candidates WHERE EXISTS (
-  SELECT 1 FROM codes ca JOIN records ra ON ra.seq = ca.seq, codes cb JOIN records rb
-    ON rb.seq = cb.seq
-  WHERE ca.code = candidates.a AND cb.code = candidates.b AND ra.source = rb.source
-)
+CREATE TABLE linked AS
+SELECT c.a, c.b
+FROM candidates c
+JOIN codes ca ON ca.code = c.a JOIN records ra ON ra.seq = ca.seq
+JOIN codes cb ON cb.code = c.b JOIN records rb ON rb.seq = cb.seq
+WHERE ra.source <> rb.source;
+DROP TABLE candidates;
+ALTER TABLE linked RENAME TO candidates
 """
 
 #: The candidates with both records' shingle hashes, for the screen.
@@ -248,6 +260,12 @@ JOIN codes cb ON cb.code = c.b JOIN records rb ON rb.seq = cb.seq
 """
 
 CREATE_SCREENED = "CREATE TABLE screened (a BIGINT, b BIGINT)"
+#: The verified pairs (:func:`verified_rows`) with their records' texts.
+CREATE_VERIFIED = """
+CREATE TABLE verified (
+  id1 STRING, id2 STRING, jaccard DOUBLE, edit_distance BIGINT, text1 STRING, text2 STRING
+)
+"""
 #: Every candidate passes where the report does not screen (too few, or no C kernel).
 UNSCREENED = "INSERT INTO screened SELECT a, b FROM candidates"
 
@@ -353,14 +371,17 @@ def screened_batch(batch: pa.RecordBatch, threshold: float) -> pa.Table:
     return pa.table({"a": batch.column("a").filter(keep), "b": batch.column("b").filter(keep)})
 
 
-def verified_batch(
+def verified_rows(
     batch: pa.RecordBatch | pa.Table,
     processor: ShingleProcessor,
     threshold: float,
-) -> tuple[list[Pair], dict[str, str]]:
+) -> pa.Table:
     """The screened candidates of one batch (columns of :data:`PAIRS`) verified by the
     in-process step: the exact Jaccard and edit distance (:func:`~neardup.verify.verify_codes`).
-    Returns the pairs and the texts of their records."""
+    Returns the pairs with their records' texts (the columns of :data:`CREATE_VERIFIED`), an
+    Arrow table, so that an engine may run it where the rows are (Spark's executors)."""
+    import pyarrow as pa
+
     a = np.asarray(batch.column("a").to_numpy(), dtype=np.int64)
     b = np.asarray(batch.column("b").to_numpy(), dtype=np.int64)
     codes, where = np.unique(np.concatenate([a, b]), return_inverse=True)
@@ -378,5 +399,28 @@ def verified_batch(
     table = TextTable(ids, texts)  # codes in id order, as the report's are
     first, second = where[: a.size].astype(np.int64), where[a.size :].astype(np.int64)
     pairs = verify_codes(first, second, table, processor, threshold)
-    held = {i: table[i] for p in pairs for i in (p.id1, p.id2)}
+    return pa.table(
+        {
+            "id1": pa.array([p.id1 for p in pairs], pa.string()),
+            "id2": pa.array([p.id2 for p in pairs], pa.string()),
+            "jaccard": pa.array([p.jaccard for p in pairs], pa.float64()),
+            "edit_distance": pa.array([p.edit_distance for p in pairs], pa.int64()),
+            "text1": pa.array([table[p.id1] for p in pairs], pa.string()),
+            "text2": pa.array([table[p.id2] for p in pairs], pa.string()),
+        }
+    )
+
+
+def verified_pairs(batch: pa.RecordBatch | pa.Table) -> tuple[list[Pair], dict[str, str]]:
+    """The pairs of a batch of :func:`verified_rows` and the texts of their records."""
+    columns = batch.to_pydict()
+    pairs = [
+        Pair(i, j, float(s), int(d))
+        for i, j, s, d in zip(
+            columns["id1"], columns["id2"], columns["jaccard"], columns["edit_distance"],
+            strict=True,
+        )
+    ]  # fmt: skip
+    held = dict(zip(columns["id1"], columns["text1"], strict=True))
+    held.update(zip(columns["id2"], columns["text2"], strict=True))
     return pairs, held

@@ -1,0 +1,109 @@
+"""The report as one plan run by Spark (neardup.plan.spark) in local mode with two executor
+threads: the same pairs and counts as DuckDB and the in-process report, with the cap, the
+large buckets (a coherent one too), the screen and link mode at work. Skipped without Java,
+and without pyspark except with CI=true (make test installs it: a skip would hide it)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+from benchmarks.scale import stream_short_records
+from neardup import NearDupIndex
+from neardup.errors import ArgumentError
+from neardup.options import ReportOptions
+from neardup.plan import Spark, steps
+from neardup.plan.spark import spark_statement
+
+from .conftest import IN_CI, run_cli
+from .test_plan import _same
+
+pytest.importorskip("duckdb")
+
+
+def _needs_spark() -> None:
+    """Skip (fail in CI) without pyspark or Java."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        message = "the spark engine needs pyspark: pip install 'neardup[spark]'"
+        if IN_CI:  # make test installs it
+            pytest.fail(f"CI=true: {message}", pytrace=False)
+        pytest.skip(message)
+    if shutil.which("java") is None:
+        pytest.skip("the spark engine needs Java 17 or later")
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Spark]:
+    _needs_spark()
+    yield Spark(master="local[2]")
+
+
+@pytest.fixture(scope="module")
+def short_index() -> NearDupIndex:
+    """4k short records with a tenth near-copies, plus one cluster of 40 near-copies (its
+    buckets are large and coherent at max_bucket 8: every pair shares most bands)."""
+    idx = NearDupIndex()
+    idx.add_many(stream_short_records(4_000), progress=False)
+    base = "north harbour trading company 1187 west lakeshore boulevard suite"
+    idx.add_many([(f"c{k}", f"{base} {k}") for k in range(40)], progress=False)
+    return idx
+
+
+def test_spark_gives_the_pairs_of_duckdb_and_memory(
+    short_index: NearDupIndex, spark: Spark
+) -> None:
+    """A cap of 3 and buckets of more than 8 large: the cap's levels and ties are drawn, the
+    coherent cluster's pairs found once; a low threshold makes the screen run."""
+    options = {"cap": 3, "max_bucket": 8, "threshold": 0.3}
+    mem = short_index.report(**options)
+    duck = short_index.report(**options, engine="duckdb")
+    on_spark = short_index.report(**options, engine=spark)
+    _same(mem, duck)
+    _same(mem, on_spark)
+    assert mem.capped > 100 and mem.large_buckets > 10 and len(mem.pairs) > 300
+    assert sum(p.id1.startswith("c") for p in on_spark.pairs) > 100  # the coherent cluster's
+
+
+def test_spark_link_mode_same_pairs(spark: Spark) -> None:
+    idx = NearDupIndex()
+    idx.add_many(((r.id, r.text) for r in stream_short_records(2_000)), source_name="left",
+                 progress=False)  # fmt: skip
+    idx.add_many(
+        ((r.id, r.text + " again") for r in stream_short_records(1_000, seed=0)),
+        source_name="right",
+        progress=False,
+    )
+    options = {"mode": "link", "similarity": "jaccard", "threshold": 0.6}
+    mem, on_spark = idx.report(**options), idx.report(**options, engine=spark)
+    _same(mem, on_spark)
+    assert len(mem.pairs) > 100
+
+
+def test_declared_tables_get_spark_types() -> None:
+    statements = [spark_statement(s) for s in steps.sql(steps.CREATE_INPUT)]
+    assert statements[0].endswith("USING parquet") and "hashes ARRAY<BIGINT>" in statements[0]
+    assert "key BIGINT" in statements[1] and "UBIGINT" not in statements[1]
+    query = "CREATE TABLE x AS SELECT a FROM y"
+    assert spark_statement(query) == query
+
+
+def test_spark_options_are_checked() -> None:
+    assert ReportOptions(engine="spark").engine == "spark"
+    with pytest.raises(ArgumentError, match="spark engine makes the full report"):
+        ReportOptions(engine=Spark(), since=3)
+    with pytest.raises(ArgumentError, match="master"):
+        Spark(master="")
+    with pytest.raises(ArgumentError, match="memory"):
+        Spark(memory="")
+    with pytest.raises(ArgumentError, match="conf"):
+        Spark(conf={"spark.executor.cores": 2})  # type: ignore[dict-item]
+
+
+def test_spark_master_needs_the_spark_engine() -> None:
+    done = run_cli("report", "--out", "-", "--spark-master", "local[2]")
+    assert done.returncode == 2
+    assert "--spark-master says where Spark runs: use it with --engine spark" in done.stderr
