@@ -42,7 +42,7 @@ import numpy as np
 from tqdm import tqdm
 
 from . import kernel
-from .backends.base import Backend, Document
+from .backends.base import Backend, Document, search_terms
 from .backends.memory import MemoryBackend
 from .banding import band_keys_batch
 from .candidates import (

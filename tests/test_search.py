@@ -4,10 +4,17 @@ the records that hold both words, which Jaccard against a long record misses."""
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
+from unittest import mock
+
+import pytest
 
 from neardup import NearDupIndex, Params
+from neardup.backends import memory
+from neardup.errors import ArgumentError
 from neardup.resources import restaurants
+from neardup.results import Match
 from neardup.solr import admin
 
 from .conftest import run_cli
@@ -58,3 +65,93 @@ def test_cli_search_ranks_by_containment(solr_base: str) -> None:
         assert matches.index(both[-1]) == len(both) - 1  # ranked first
     finally:
         admin.delete_collection(admin.connect(solr_base, coll))
+
+
+#: Words of the generated records: some share character grams ("ventura", "venture",
+#: "adventure"), some are shorter than a shingle ("st", "a"), so partial matches and ties
+#: abound.
+WORDS = (
+    "ventura venture adventure blvd boulevard st street main maine road broad grill grille "
+    "cafe café deli delhi pizza pizzeria a de la north northern park parker sun sunset"
+).split()
+
+
+def _records(n: int, seed: int, start: int = 0) -> list[tuple[str, str]]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(start, start + n):
+        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 7)))
+        out.append((str(i), text if i % 9 else "ventura blvd st"))  # duplicates: ties
+    return out
+
+
+QUERIES = [
+    "ventura blvd", "venture", "main st", "a de", "pizza sunset park", "zzz qqq",
+    "Northern Grill", "cafe delhi", "st", "broad road maine parker",
+]  # fmt: skip
+
+
+def _scanned(index: NearDupIndex, query: str, k: int, threshold: float) -> list[Match]:
+    """What search answers when its backend cannot look terms up: a scan of every record."""
+    with mock.patch.object(index.backend, "holding", return_value=None):
+        return index.search(query, k, threshold)
+
+
+def _same_as_scan(index: NearDupIndex) -> None:
+    for query in QUERIES:
+        for k in (1, 25):
+            for threshold in (0.0, 0.6):
+                found = index.search(query, k, threshold)
+                assert found == _scanned(index, query, k, threshold), (query, k, threshold)
+
+
+@pytest.mark.parametrize(
+    "kind, size", [("char", 3), ("word", 1), ("word", 2)], ids=["char3", "word1", "word2"]
+)
+def test_the_lookup_gives_the_scans_answers(
+    make_index: Callable[..., NearDupIndex], kind: str, size: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The records a backend looks up are scored as the scan scores every record, so the
+    top k must be the scan's, ties and partial matches included; and stay so as records
+    are added, replaced and removed once the lookup exists."""
+    monkeypatch.setattr(memory, "SEGMENTS", 2)  # merges happen within the test
+    index = make_index(Params(shingle_kind=kind, shingle_size=size, threshold=0.5))
+    index.add_many(_records(400, seed=size))
+    looked: list[int] = []
+    real = index.backend.holding
+
+    def counting(*args: object) -> object:
+        found = real(*args)  # type: ignore[arg-type]
+        looked.append(-1 if found is None else len(found))
+        return found
+
+    with mock.patch.object(index.backend, "holding", counting):
+        _same_as_scan(index)
+    assert looked and all(0 <= n < 400 for n in looked)  # looked up, not read whole
+    for step in range(2):
+        index.add_many(_records(60, seed=10 + step, start=380 + 50 * step), replace=True)
+        index.remove([str(i) for i in range(step, 400, 37)])
+        _same_as_scan(index)
+
+
+def test_search_checks_k_and_threshold(make_index: Callable[..., NearDupIndex]) -> None:
+    index = make_index(Params(shingle_kind="char", shingle_size=3, threshold=0.5))
+    index.add_many(RECORDS.items())
+    for k, threshold in ((0, 0.0), (True, 0.0), (3, 1.5), (3, "0.5")):
+        with pytest.raises(ArgumentError):
+            index.search("river mill", k, threshold)  # type: ignore[arg-type]
+
+
+def test_odd_terms_are_looked_up_as_text(make_index: Callable[..., NearDupIndex]) -> None:
+    """Terms that look like query syntax, separators or long words are terms, nothing else."""
+    odd = {
+        "1": 'a:b "c" (d OR e) {!terms f=id}1 $w.v0 x\\y',
+        "2": "plain words only here",
+        "3": "word " + "z" * 300,
+        "4": "comma,separated;and\ttab",
+    }
+    index = make_index(Params(shingle_kind="word", shingle_size=1, threshold=0.5))
+    index.add_many(odd.items())
+    for query in ('a:b "c"', "{!terms f=id}1 $w.v0", "(d OR e)", "z" * 300, "comma,separated"):
+        assert index.search(query, 3) == _scanned(index, query, 3, 0.0), query
+    assert index.search("{!terms f=id}1", 1)[0].id == "1"

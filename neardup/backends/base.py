@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ..minhash import ShingleProcessor
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,15 @@ class StoredRecord:
     id: str
     text: str
     keys: list[str]
+
+
+def search_terms(processor: ShingleProcessor, text: str) -> frozenset[str]:
+    """What a short search looks up of a record (``NearDupIndex.search``): its words when the
+    index shingles words, else its character shingles. One definition for the search's
+    scoring and for the lookups the backends keep, so that both count the same terms."""
+    if processor.kind == "word":
+        return frozenset(processor.words(text))
+    return processor.shingle_set(text)
 
 
 class Backend(Protocol):
@@ -149,6 +161,18 @@ class Backend(Protocol):
         """Every record that holds two or more keys of one group, with the keys it holds of
         each such group (sorted): what :func:`~neardup.candidates.fresh_candidates` counts.
         Not all of its keys: 40 keys a record were most of what the answer cost."""
+        ...
+
+    def holding(
+        self, wanted: Sequence[str], whole: Sequence[str] | None, k: int, least: int
+    ) -> list[StoredRecord] | None:
+        """The records that may be among the ``k`` best answers of a short search, found by
+        the records' :func:`search_terms` instead of reading every record: ranked by how many
+        of ``wanted`` they hold (at least ``least``), then, if ``whole`` is given, by the
+        Jaccard similarity of their terms with ``whole``; every record tied with the ``k``-th
+        comes too, so that the caller's exact order picks the same ``k`` as a scan. None
+        when the backend cannot look terms up (a Solr collection made before its terms
+        field): the caller scans."""
         ...
 
     def records_since(self, batch: int) -> Iterator[StoredRecord]:

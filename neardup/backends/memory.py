@@ -7,7 +7,9 @@ parameters, because :class:`~neardup.index.NearDupIndex` does the rest the same 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Sequence
+import functools
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -15,7 +17,132 @@ from numpy.typing import NDArray
 
 from ..banding import band_keys_batch
 from ..text import id_key
-from .base import Document, StoredRecord
+from .base import Document, StoredRecord, search_terms
+
+#: Segments of a search lookup at most: past it they are merged into one (each search reads
+#: every segment's postings, and a merge sorts every posting again).
+SEGMENTS = 8
+#: Within this much of the ``k``-th record's Jaccard similarity a record is tied with it:
+#: the search rounds similarities to six places, numpy may round the last one otherwise.
+TIE = 2e-6
+#: Ordinals of records, postings of terms.
+Ordinals = NDArray[np.int64]
+
+
+class TermLookup:
+    """Records' search terms inverted (term -> the records that hold it), so that a short
+    search counts the terms each record holds from the postings of its own few terms instead
+    of reading every record. Built in segments, like Lucene's: records added since the last
+    search become a segment of their own (no re-sort of every posting after one add), and
+    the segments are merged into one past :data:`SEGMENTS`. A record replaced or removed is
+    only marked dead; a merge drops its postings. Plain numpy: a search engine library
+    (whoosh, tantivy) would keep the records' texts a second time and count no faster."""
+
+    def __init__(self, terms_of: Callable[[str], frozenset[str]]) -> None:
+        self.terms_of = terms_of
+        self.vocab: dict[str, int] = {}
+        #: ordinal -> record id (a replaced record gets a new ordinal, the old one dies).
+        self.ids: list[str] = []
+        self.ordinal: dict[str, int] = {}
+        self.sizes = np.empty(0, dtype=np.int32)
+        self.alive = np.empty(0, dtype=bool)
+        #: Each segment's postings: ``(offsets, members)``, term ``t``'s records are
+        #: ``members[offsets[t]:offsets[t + 1]]`` (terms past ``len(offsets) - 1`` came later).
+        self.segments: list[tuple[Ordinals, NDArray[np.int32]]] = []
+        self._terms = array("i")
+        self._owners = array("i")
+        self._sizes = array("i")
+        self._dead: list[int] = []
+
+    def add(self, records: Iterable[tuple[str, str]]) -> None:
+        vocab, terms, owners, sizes = self.vocab, self._terms, self._owners, self._sizes
+        for record_id, text in records:
+            self.remove((record_id,))
+            n = len(self.ids)
+            self.ids.append(record_id)
+            self.ordinal[record_id] = n
+            held = self.terms_of(text)
+            for term in held:
+                t = vocab.get(term)
+                if t is None:
+                    t = vocab[term] = len(vocab)
+                terms.append(t)
+            owners.extend(array("i", [n]) * len(held))
+            sizes.append(len(held))
+
+    def remove(self, ids: Iterable[str]) -> None:
+        for record_id in ids:
+            n = self.ordinal.pop(record_id, None)
+            if n is not None:
+                self._dead.append(n)
+
+    def _settle(self) -> None:
+        """The records added since the last search as a segment; the dead marked."""
+        if self._sizes:
+            new = np.frombuffer(self._sizes, dtype=np.int32)
+            self.sizes = np.concatenate([self.sizes, new])
+            self.alive = np.concatenate([self.alive, np.ones(len(new), dtype=bool)])
+            terms = np.frombuffer(self._terms, dtype=np.int32)
+            owners = np.frombuffer(self._owners, dtype=np.int32)
+            self.segments.append(_segment(terms, owners, len(self.vocab)))
+            self._terms, self._owners, self._sizes = array("i"), array("i"), array("i")
+        if self._dead:
+            self.alive[self._dead] = False
+            self._dead = []
+        if len(self.segments) > SEGMENTS:
+            self.segments = [self._merged()]
+
+    def _merged(self) -> tuple[Ordinals, NDArray[np.int32]]:
+        terms, owners = [], []
+        for offsets, members in self.segments:
+            terms.append(np.repeat(np.arange(len(offsets) - 1, dtype=np.int32), np.diff(offsets)))
+            owners.append(members)
+        all_terms, all_owners = np.concatenate(terms), np.concatenate(owners)
+        live = self.alive[all_owners]
+        return _segment(all_terms[live], all_owners[live], len(self.vocab))
+
+    def _counts(self, terms: Iterable[str]) -> NDArray[np.intp]:
+        """How many of ``terms`` (distinct) each ordinal holds."""
+        wanted = [t for t in map(self.vocab.get, terms) if t is not None]
+        runs = [
+            members[offsets[t] : offsets[t + 1]]
+            for offsets, members in self.segments
+            for t in wanted
+            if t < len(offsets) - 1
+        ]
+        held = np.concatenate(runs) if runs else np.empty(0, dtype=np.int32)
+        return np.bincount(held, minlength=len(self.ids))
+
+    def best(
+        self, wanted: Sequence[str], whole: Sequence[str] | None, k: int, least: int
+    ) -> list[str]:
+        """The ids :meth:`MemoryBackend.holding` returns the records of."""
+        self._settle()
+        counts = self._counts(wanted)
+        counts[~self.alive] = 0
+        found = np.flatnonzero(counts >= max(least, 1))
+        if len(found) > k:
+            key = counts[found].astype(np.float64)
+            tie = 0.0
+            if whole is not None:  # two per term held, plus a Jaccard of at most one
+                inter = self._counts(whole)[found]
+                key = 2 * key + inter / (len(whole) + self.sizes[found] - inter)
+                tie = TIE
+            kth = -np.partition(-key, k - 1)[k - 1]
+            found = found[key >= kth - tie]
+        ids = self.ids
+        return [ids[n] for n in found.tolist()]
+
+
+def _segment(
+    terms: NDArray[np.int32], owners: NDArray[np.int32], vocab: int
+) -> tuple[Ordinals, NDArray[np.int32]]:
+    """Postings sorted by term (owners in order within one: a stable sort)."""
+    order = np.argsort(terms, kind="stable")
+    offsets = np.zeros(vocab + 1, dtype=np.int64)
+    np.cumsum(np.bincount(terms, minlength=vocab), out=offsets[1:])
+    return offsets, owners[order]
+
 
 #: Shingle hashes kept for a report's screen at most (the screen's own budget,
 #: :data:`neardup.verify.SCREEN_HASH_BYTES`): 100k short records take 24 MB.
@@ -63,6 +190,9 @@ class MemoryBackend:
         #: :data:`HASH_BYTES` (past it, none are kept: a report makes them again).
         self._hashes: dict[str, NDArray[np.uint32]] = {}
         self._hash_bytes: int | None = 0
+        #: The records' search terms inverted, made by the first short search
+        #: (:meth:`holding`) and kept up to date from then on.
+        self._lookup: TermLookup | None = None
 
     @property
     def location(self) -> str:
@@ -102,6 +232,8 @@ class MemoryBackend:
                 self._columns[doc.id] = dict(doc.fields)
             else:
                 self._columns.pop(doc.id, None)
+        if self._lookup is not None:
+            self._lookup.add((doc.id, doc.text) for doc in docs)
 
     def _keep_hashes(self, doc: Document) -> None:
         old = self._hashes.pop(doc.id, None)
@@ -167,6 +299,8 @@ class MemoryBackend:
         return self._bands
 
     def remove(self, ids: Sequence[str]) -> None:
+        if self._lookup is not None:
+            self._lookup.remove(ids)
         for record_id in ids:
             if record_id in self._texts:
                 self._unlink(record_id)
@@ -260,6 +394,34 @@ class MemoryBackend:
                     held = set(out.get(rid, ())) | {k for k in self._keyed()[rid] if k in mine}
                     out[rid] = sorted(held)
         return out
+
+    def holding(
+        self, wanted: Sequence[str], whole: Sequence[str] | None, k: int, least: int
+    ) -> list[StoredRecord]:
+        """See :meth:`Backend.holding`: from a :class:`TermLookup` of every record, made by the
+        first call (the records' terms as the index's stored parameters make them)."""
+        if self._lookup is None:
+            if self._params is None:
+                return []  # no parameters: no records either
+            from ..params import Params
+
+            processor = Params.from_dict(self._params).processor()
+            self._lookup = TermLookup(functools.partial(search_terms, processor))
+            self._lookup.add(self._texts.items())
+        found = self._lookup.best(wanted, whole, k, least)
+        return [StoredRecord(i, self._texts[i], keys) for i, keys in self._keys_of(found)]
+
+    def _keys_of(self, ids: list[str]) -> Iterator[tuple[str, list[str]]]:
+        """The keys of a few records, those not made yet made for them alone (banding every
+        record stored since the last report would cost a first search seconds)."""
+        unkeyed = [i for i in ids if i in self._unkeyed]
+        made: dict[str, list[str]] = {}
+        if unkeyed and self._params is not None:
+            sigs = np.stack([self._unkeyed[i] for i in unkeyed])
+            rows = band_keys_batch(sigs, int(self._params["bands"]), int(self._params["rows"]))
+            made = dict(zip(unkeyed, rows, strict=True))
+        for i in ids:
+            yield i, list(made[i] if i in made else self._keys[i])
 
     def records_since(self, batch: int) -> Iterator[StoredRecord]:
         for record_id in sorted(self._texts, key=id_key):

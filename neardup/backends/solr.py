@@ -24,6 +24,7 @@ records: 84 s instead of 7-12 s for 21 bands, and superlinear in the collection)
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -35,8 +36,8 @@ import numpy as np
 from .. import kernel
 from ..banding import MAX_BANDS, band_field, key_field
 from ..errors import SolrRequestError
-from ..solr.client import EncodedJSON, Solr, any_term_params, terms_params
-from .base import Document, StoredRecord
+from ..solr.client import EncodedJSON, Solr, _separator, any_term_params, terms_params
+from .base import Document, StoredRecord, search_terms
 
 META_ID = "_neardup_meta_"
 #: Filter that keeps records and leaves out the metadata document.
@@ -69,6 +70,16 @@ TEXT_ROWS = 10_000
 #: Cursors read side by side when every text is read (split by a hash of the id): two, for
 #: the two cores of a small machine (one signs while Solr loads the next pages on the other).
 TEXT_PARTS = 2
+#: A record's search terms (:func:`~neardup.backends.base.search_terms`: indexed only) and how
+#: many it holds (docValues), fields of the configset: a short search looks them up.
+TERMS_FIELD = "nd_terms"
+TERMS_COUNT_FIELD = "nd_terms_n"
+#: Terms of a query a short search looks up at most (one clause each, under Solr's 1,024
+#: clauses a query): past it, the search reads every record.
+MAX_SEARCH_TERMS = 500
+#: Within this much of the ``k``-th record's rank (two per term held, plus its Jaccard) a
+#: record is tied with it: Solr's functions compute in 32-bit floats.
+SOLR_TIE = 1e-3
 _BAND_FIELDS = tuple(band_field(b) for b in range(MAX_BANDS))
 
 
@@ -84,11 +95,20 @@ def value_key(band: int, value: Any) -> str:
 
 
 def solr_document(
-    doc: Document, numeric: bool = True, strings: bool = False, bands: bool = True
+    doc: Document,
+    numeric: bool = True,
+    strings: bool = False,
+    bands: bool = True,
+    terms_of: Callable[[str], frozenset[str]] | None = None,
 ) -> dict[str, Any]:
     """What Solr is sent for ``doc``; ``strings``: its keys also as stored strings;
-    ``bands``: with its band fields (else the caller writes them: :func:`encoded_documents`)."""
+    ``bands``: with its band fields (else the caller writes them: :func:`encoded_documents`);
+    ``terms_of``: with its search terms (:data:`TERMS_FIELD`), made by this function."""
     out: dict[str, Any] = {"id": doc.id, "raw": doc.text}
+    if terms_of is not None:
+        held = terms_of(doc.text)
+        out[TERMS_FIELD] = sorted(held)
+        out[TERMS_COUNT_FIELD] = len(held)
     if doc.extra:  # the 2014 searcher reads the normalized text; LSH normalizes ``raw`` again
         out["content"] = doc.content
     if strings or not numeric:
@@ -113,7 +133,10 @@ def solr_document(
 
 
 def encoded_documents(
-    docs: Sequence[Document], numeric: bool = True, strings: bool = False
+    docs: Sequence[Document],
+    numeric: bool = True,
+    strings: bool = False,
+    terms_of: Callable[[str], frozenset[str]] | None = None,
 ) -> list[dict[str, Any] | EncodedJSON]:
     """What Solr is sent for ``docs``: those whose band values are an int64 row (as
     :func:`neardup.documents.documents` makes them) as JSON text, their band fields written by
@@ -126,7 +149,8 @@ def encoded_documents(
         for d in docs
     ]
     out: list[dict[str, Any] | EncodedJSON] = [
-        solr_document(d, numeric, strings, bands=not f) for d, f in zip(docs, fast, strict=True)
+        solr_document(d, numeric, strings, bands=not f, terms_of=terms_of)
+        for d, f in zip(docs, fast, strict=True)
     ]
     by_width: dict[int, list[int]] = {}
     for k, f in enumerate(fast):
@@ -195,6 +219,25 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
+def _count_params(prefix: str, terms: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """The clauses and parameters of a query whose score is how many of ``terms`` a record
+    holds: one constant-score ``{!terms}`` clause per term (a term query's score would weigh
+    it), to be OR-ed by ``{!bool <clauses>}``; that query is also ``$<prefix>.q``. Each term
+    is a parameter of its own, split by a separator it does not hold: never parsed as
+    syntax."""
+    params: dict[str, Any] = {f"{prefix}.sep": _separator(terms)}
+    clauses = []
+    for i, term in enumerate(terms):
+        params[f"{prefix}.v{i}"] = term
+        params[f"{prefix}.c{i}"] = (
+            f"{{!terms f={TERMS_FIELD} separator=${prefix}.sep v=${prefix}.v{i}}}"
+        )
+        clauses.append(f"should=${prefix}.c{i}")
+    should = " ".join(clauses)
+    params[f"{prefix}.q"] = f"{{!bool {should}}}"
+    return should, params
+
+
 def concurrently(solr: Solr, work: Callable[[Solr, T], R], items: Sequence[T]) -> Iterator[R]:
     """``work(client, item)`` for every item, :data:`MEMBER_THREADS` requests at a time, each
     thread on a client (a session) of its own; the results in the items' order, so a report
@@ -229,6 +272,8 @@ class SolrBackend:
         self.candidate_rows = candidate_rows
         self._numeric: bool | None = None
         self._strings: bool | None = None
+        self._has_terms: bool | None = None
+        self._terms_of: Callable[[str], frozenset[str]] | None = None
 
     @property
     def strings(self) -> bool:
@@ -264,6 +309,28 @@ class SolrBackend:
             got = self.solr.request("GET", "schema/dynamicfields/lsh_b*")
             self._numeric = got.get("dynamicField", {}).get("type") != "string"
         return self._numeric
+
+    @property
+    def has_terms(self) -> bool:
+        """Whether the collection has the search terms' fields (collections made before it
+        have not: a short search reads every record of them); asked of the schema once."""
+        if self._has_terms is None:
+            got = self.solr.request("GET", f"schema/fields/{TERMS_FIELD}")
+            self._has_terms = got.get("field", {}).get("name") == TERMS_FIELD
+        return self._has_terms
+
+    @property
+    def terms_of(self) -> Callable[[str], frozenset[str]] | None:
+        """What makes a record's search terms (by the index's stored parameters), if the
+        collection has their fields and parameters are stored; else None."""
+        if self._terms_of is None and self.has_terms:
+            stored = self.load_params()
+            if stored is not None:
+                from ..params import Params
+
+                processor = Params.from_dict(stored).processor()
+                self._terms_of = functools.partial(search_terms, processor)
+        return self._terms_of
 
     def _value(self, key: str) -> str:
         """What a band field holds for ``key``, as query text."""
@@ -307,7 +374,7 @@ class SolrBackend:
 
     # -- writes ---------------------------------------------------------------------------
     def add(self, docs: Sequence[Document]) -> None:
-        self.solr.add(encoded_documents(docs, self.numeric, self.strings))
+        self.solr.add(encoded_documents(docs, self.numeric, self.strings, self.terms_of))
 
     def remove(self, ids: Sequence[str]) -> None:
         wanted = [i for i in ids if i != META_ID]
@@ -320,6 +387,7 @@ class SolrBackend:
     def clone(self) -> SolrBackend:
         other = SolrBackend(self.solr.clone(), self.candidate_rows)
         other._numeric, other._strings = self._numeric, self._strings
+        other._has_terms, other._terms_of = self._has_terms, self._terms_of
         return other
 
     # -- reads ----------------------------------------------------------------------------
@@ -557,6 +625,54 @@ class SolrBackend:
         params = any_term_params([(key_field(key), self._value(key)) for key in unique])
         for doc in self.solr.iter_docs(RECORD_FIELDS, rows=self.candidate_rows, params=params):
             yield _record(doc)
+
+    def holding(
+        self, wanted: Sequence[str], whole: Sequence[str] | None, k: int, least: int
+    ) -> list[StoredRecord] | None:
+        """See :meth:`Backend.holding`: two requests. The first ranks the records that hold
+        ``least`` of ``wanted`` by how many they hold (one constant-score clause a term, so
+        the score is the count), then by their Jaccard similarity (a function of two such
+        counts and :data:`TERMS_COUNT_FIELD`), and gives the ``k``-th one's rank; the second
+        reads every record that holds as many terms and ranks within :data:`SOLR_TIE` of it.
+        Every term travels in a parameter of its own, never parsed as syntax. None for a
+        collection without the terms' fields, or a query of more than
+        :data:`MAX_SEARCH_TERMS` terms."""
+        if not self.has_terms or max(len(wanted), len(whole or ())) > MAX_SEARCH_TERMS:
+            return None
+        if not wanted:
+            return []
+        should, params = _count_params("w", wanted)
+        rank = "query($w.q)"
+        if whole is not None:
+            params.update(_count_params("a", whole)[1])
+            held = "def(query($a.q),0)"  # a value for records holding none, too
+            jaccard = f"div({held},sub(sum({len(whole)},field({TERMS_COUNT_FIELD})),{held}))"
+            rank = f"sum(product(2,query($w.q)),{jaccard})"
+        params["rank"] = rank
+        top = self.solr.select(
+            {
+                "q": f"{{!bool {should} mm={least}}}",
+                **params,
+                "sort": f"{rank} desc,id asc",
+                "fl": f"{RECORD_FIELDS},nd_count:query($w.q),nd_rank:{rank}",
+                "rows": k,
+            }
+        )
+        docs = top["response"]["docs"]
+        if int(top["response"]["numFound"]) <= k:
+            return [_record(doc) for doc in docs]
+        kth = docs[-1]
+        most = round(float(kth["nd_count"]))
+        lowest = float(kth["nd_rank"]) - (SOLR_TIE if whole is not None else 0.5)
+        read = {
+            "q": f"{{!bool {should} mm={most}}}",
+            **params,
+            "fq": f"{{!frange l={lowest!r} cache=false cost=200 v=$rank}}",
+        }
+        return [
+            _record(doc)
+            for doc in self.solr.iter_docs(RECORD_FIELDS, rows=self.candidate_rows, params=read)
+        ]
 
     def records(self) -> Iterator[StoredRecord]:
         for doc in self.solr.iter_docs(RECORD_FIELDS, fq=[RECORDS_FQ]):
