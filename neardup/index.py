@@ -1127,10 +1127,13 @@ class NearDupIndex:
         record holds: a two-word query finds the records holding both words, which Jaccard
         against a long record cannot), ties by Jaccard; a longer one is :meth:`query`.
 
-        Why a scan: LSH finds records *similar* to the query, and a short query is similar to
-        no long record, so a short query's candidates are every record of an index of up to
-        :data:`SCAN_LIMIT` records; above that, only the records that share a band with it
-        (said in a warning: some may be missed).
+        Why not LSH: it finds records *similar* to the query, and a short query is similar to
+        no long record. The backend looks the query's terms up instead
+        (:meth:`~neardup.backends.base.Backend.holding`: the records that hold the most of
+        them, and all tied with the ``k``-th), and those are scored here, so the answer is the
+        one a scan of every record gives. A backend without a lookup (a Solr collection made
+        before its terms field) is scanned whole up to :data:`SCAN_LIMIT` records; above
+        that, only the records that share a band with the query are (said in a warning).
         """
         check_text(text, "the query text")
         words = self.processor.words(text)
@@ -1138,44 +1141,60 @@ class NearDupIndex:
             raise InputError("the query text has no words after normalization")
         if len(words) > SHORT_QUERY:
             return self.query(text, k, threshold)
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ArgumentError(f"k must be an integer >= 1, got {k!r}")
-        by_word = self.params.shingle_kind == "word"
-
-        def pieces(value: str) -> frozenset[str]:
-            if by_word:
-                return frozenset(self.processor.words(value))
-            return frozenset().union(*(self.processor.shingle_set(w) for w in words))
-
-        mine, whole = pieces(text), self.processor.shingle_set(text)
-        keys = band_keys_batch(self.processor.signatures_batch([text]), self.params.bands,
-                               self.params.rows)[0]  # fmt: skip
-        if len(self) <= SCAN_LIMIT:
-            hits: Iterable[Any] = self.backend.records()
+        _check_rank(k, threshold)
+        processor = self.processor
+        if processor.kind == "word":
+            mine = frozenset(words)
         else:
-            log.warning(
-                "search: the index holds more than %d records, so only those sharing an LSH "
-                "band with the query were scored; a short query may miss some",
-                SCAN_LIMIT,
-            )
-            hits = self.backend.sharing(sorted(set(keys)))
+            mine = frozenset().union(*(processor.shingle_set(w) for w in words))
+        whole = processor.shingle_set(text)
+        keys = band_keys_batch(processor.signatures_batch([text]), self.params.bands,
+                               self.params.rows)[0]  # fmt: skip
         keyset = set(keys)
         scored: list[tuple[float, Match]] = []
-        for hit in hits:
-            theirs = self.processor.shingle_set(hit.text)
-            held = frozenset(self.processor.words(hit.text)) if by_word else theirs
-            share = len(mine & held) / len(mine) if mine else 0.0
+        for hit in self._search_hits(mine, whole, keys, k, threshold):
+            theirs = processor.shingle_set(hit.text)
+            share = len(mine & search_terms(processor, hit.text)) / len(mine)
             if share <= 0.0 or share < threshold:
                 continue
             jac = verified_jaccard(whole, theirs) or 0.0
             match = Match(
                 record_id(hit.id), hit.text, round(jac, 6),
-                word_edit_distance(words, self.processor.words(hit.text)),
+                word_edit_distance(words, processor.words(hit.text)),
                 len(keyset.intersection(hit.keys)), source_of_key(hit.id), round(share, 6),
             )  # fmt: skip
             scored.append((share, match))
         scored.sort(key=lambda sm: (-sm[0], -sm[1].jaccard, sm[1].edit_distance, id_key(sm[1].id)))
         return [m for _, m in scored[:k]]
+
+    def _search_hits(
+        self,
+        mine: frozenset[str],
+        whole: frozenset[str],
+        keys: Sequence[str],
+        k: int,
+        threshold: float,
+    ) -> Iterable[Any]:
+        """The records :meth:`search` scores: the backend's lookup of the query's terms, else
+        a scan (or, past :data:`SCAN_LIMIT`, the records sharing a band with the query)."""
+        least = next((c for c in range(1, len(mine) + 1) if c / len(mine) >= threshold), None)
+        if least is None:
+            return []
+        processor = self.processor
+        # the search terms are the shingles themselves: a record's Jaccard is counted too
+        counted = processor.kind == "char" or (processor.size == 1 and not processor.canonical)
+        found = self.backend.holding(sorted(mine), sorted(whole) if counted else None, k, least)
+        if found is not None:
+            return found
+        if len(self) <= SCAN_LIMIT:
+            return self.backend.records()
+        log.warning(
+            "search: the index holds more than %d records and its backend cannot look terms "
+            "up, so only those sharing an LSH band with the query were scored; a short query "
+            "may miss some",
+            SCAN_LIMIT,
+        )
+        return self.backend.sharing(sorted(set(keys)))
 
     @_locked
     def neighbors(
@@ -1204,12 +1223,7 @@ class NearDupIndex:
     ) -> list[Match]:
         """Every record that shares a band key with the query is a candidate (no top-10 cut);
         candidates are ranked by their exact Jaccard similarity to it."""
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ArgumentError(f"k must be an integer >= 1, got {k!r}")
-        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
-            raise ArgumentError(f"threshold must be a number in [0, 1], got {threshold!r}")
-        if not 0.0 <= threshold <= 1.0:  # NaN too
-            raise ArgumentError(f"threshold must be in [0, 1], got {threshold}")
+        _check_rank(k, threshold)
         mine = self.processor.shingle_set(text)
         words = self.processor.words(text)
         keyset = set(keys)
@@ -1232,6 +1246,16 @@ class NearDupIndex:
             )
         matches.sort(key=lambda m: (-m.jaccard, m.edit_distance, id_key(m.id)))
         return matches[:k]
+
+
+def _check_rank(k: int, threshold: float) -> None:
+    """The ``k`` and ``threshold`` of a ranked lookup (query, neighbours, search)."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ArgumentError(f"k must be an integer >= 1, got {k!r}")
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+        raise ArgumentError(f"threshold must be a number in [0, 1], got {threshold!r}")
+    if not 0.0 <= threshold <= 1.0:  # NaN too
+        raise ArgumentError(f"threshold must be in [0, 1], got {threshold}")
 
 
 def _source_name(name: str | None, default: str) -> str:
