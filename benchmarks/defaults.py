@@ -71,13 +71,20 @@ def planted(corp: C.Corpus) -> set[tuple[str, str]]:
     return out
 
 
+def _cut(report_log: str) -> list[str]:
+    """The Jaccard cut the report decided by; where the valley was read on rarity-weighted
+    Jaccard, that cut (the nearest a peer without weights can be given)."""
+    return (re.findall(r"(?<!weighted )Jaccard >= ([0-9.]+)", report_log)
+            or re.findall(r"weighted Jaccard >= ([0-9.]+)", report_log))  # fmt: skip
+
+
 def chosen(work: Path) -> Params:
     """The shingles neardup's index chose and the threshold its report decided by, read from
     the two commands' logs: what the peers get as "ours"."""
     index_log = (work / "neardup_index.log").read_text(encoding="utf-8")
     report_log = (work / "neardup_report.log").read_text(encoding="utf-8")
     m = re.search(r"chosen from the data: (word|character) (\d+)-grams", index_log)
-    t = re.findall(r"Jaccard >= ([0-9.]+)", report_log)
+    t = _cut(report_log)
     if not m or not t:
         raise RuntimeError("could not read neardup's chosen parameters from its logs")
     kind = "word" if m.group(1) == "word" else "char"
@@ -90,7 +97,7 @@ def chosen_text(work: Path) -> str:
     index_log = (work / "neardup_index.log").read_text(encoding="utf-8")
     report_log = (work / "neardup_report.log").read_text(encoding="utf-8")
     m = re.search(r"chosen from the data: ([^\n]+)", index_log)
-    t = re.findall(r"Jaccard >= ([0-9.]+)", report_log)
+    t = _cut(report_log)
     return f"{m.group(1) if m else '?'}; the report decided Jaccard >= {t[0] if t else '?'}"
 
 

@@ -19,8 +19,9 @@ class Pair:
     edit_distance: int
     #: The learned rule's chance that the pair is a match (None under a fixed threshold).
     probability: float | None = None
-    #: The weighted similarity that decided the pair (TF-IDF cosine, :mod:`neardup.weights`),
-    #: where the weighted link rule decided; None where Jaccard did.
+    #: The weighted similarity that decided the pair: the TF-IDF cosine where the weighted
+    #: link decided (:mod:`neardup.weights`), the rarity-weighted Jaccard where the valley was
+    #: read on it (:mod:`neardup.valley`); None where plain Jaccard did.
     similarity: float | None = None
     #: The sources of ``id1`` and ``id2`` (link mode, or a pair with a record of a secondary
     #: source: two files may both hold an id 7); None otherwise.

@@ -37,6 +37,7 @@ from .keys import SEP, record_id, source_of_key
 from .numbers import identifiers
 from .results import Report
 from .text import id_key, normalize, number_words, ordered, word_edit_distance
+from .valley import WEIGHTED
 
 if TYPE_CHECKING:
     from .evaluate.scores import Scores
@@ -518,13 +519,17 @@ def write_review(
     added = bool(report.completion and report.completion.get("added"))
     # The similarity that decided: the weighted link's cosine where it decided, so that the
     # histogram, its threshold and each pair's figure are one measure.
-    weighted = report.decision.rule == "weighted"
+    rule = report.decision.explain or {}
+    weighted = report.decision.rule == "weighted" or (
+        report.decision.rule == "valley" and rule.get("similarity") == WEIGHTED
+    )
     rows = [
         _Row(
             page_key(p.id1, p.source1, primary), page_key(p.id2, p.source2, primary),
             p.similarity if weighted and p.similarity is not None else p.jaccard,
             p.edit_distance,
-            "completed" if added and p.jaccard < report.threshold else "pair",
+            "completed" if added and (p.similarity if weighted and p.similarity is not None
+                                      else p.jaccard) < report.threshold else "pair",
             getattr(p, "probability", None),
         )
         for p in report.pairs

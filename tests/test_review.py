@@ -66,6 +66,22 @@ def test_the_page_is_self_contained_and_its_data_cannot_close_the_script(tmp_pat
     assert (page.pairs, page.clusters, page.bytes) == (2, 1, len(html.encode()))
 
 
+def test_a_valley_read_on_weighted_jaccard_shows_that_measure(tmp_path: Path) -> None:
+    """Where the valley was read on rarity-weighted Jaccard, each pair's figure is the one that
+    decided it, and a pair the rule kept is a pair, not a completed cluster's, even where its
+    plain Jaccard is under the cut."""
+    from neardup.valley import WEIGHTED
+
+    pairs = [Pair("1", "2", 0.30, 2, similarity=0.62), Pair("3", "4", 0.20, 3, similarity=0.35)]
+    rule = {"kind": "valley", "found": True, "threshold": 0.5, "similarity": WEIGHTED,
+            "reason": "r", "choice": "c"}  # fmt: skip
+    report = Report(pairs, records=4, threshold=0.5, rule=rule,
+                    completion={"added": 1, "reason": "r"})  # fmt: skip
+    data = _embedded(write_review(tmp_path / "p.html", report, {}).path)
+    label = {d[2]: data["labels"][d[4]] for d in data["pairs"]}
+    assert label == {0.62: "pair", 0.35: "completed"}
+
+
 def test_the_histogram_counts_every_pair_in_its_bin(tmp_path: Path) -> None:
     sims = [0.5, 0.5, 0.51, 0.999, 1.0, 0.6799999, 0.68]
     pairs = [Pair(str(2 * k), str(2 * k + 1), s, 1) for k, s in enumerate(sims)]
