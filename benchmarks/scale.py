@@ -14,10 +14,12 @@ near-copies (one word appended), so the report has pairs to find and verify.
 ``time(10M)/time(1M)`` is read off two runs (issue #14's target: <= 11).
 
 ``--engines`` compares where the report runs (issue #40) instead, with no Solr: for each
-engine (``memory``, the in-process report; ``duckdb``, the plan of :mod:`neardup.plan`) a
-process of its own indexes the records in memory with the default parameters and reports them;
-printed: the report's time, the process's peak RSS during the report (sampled from /proc, the
-DuckDB engine's memory included) and before it, and whether the engines' pairs are the same::
+engine (``memory``, the in-process report; ``duckdb``, the plan of :mod:`neardup.plan`;
+``spark``, the same plan on Spark in local mode with two executor threads, its start included)
+a process of its own indexes the records in memory with the default parameters and reports
+them; printed: the report's time, the peak RSS during the report of the process and the ones
+it started (sampled from /proc: DuckDB's memory, Spark's JVM and Python workers included) and
+before it, and whether the engines' pairs are the same::
 
     .venv/bin/python -m benchmarks.scale --engines --size 1000000
 """
@@ -42,7 +44,7 @@ import numpy as np
 from neardup import NearDupIndex, Params
 from neardup.backends.solr import SolrBackend
 from neardup.io import Record
-from neardup.plan import ENGINES
+from neardup.plan import ENGINES, Spark
 from neardup.solr.admin import delete_collection
 
 from . import corpus as C
@@ -85,23 +87,43 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def tree_rss_mb() -> float:
+    """The RSS of this process and every process it started (Spark's JVM, its Python workers)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    mine, grown = {os.getpid()}, True
+    while grown:
+        more = {pid for pid, parent in parents.items() if parent in mine} - mine
+        mine |= more
+        grown = bool(more)
+    return sum(status_mb("VmRSS", pid) or 0.0 for pid in mine)
+
+
 def engine_report(size: int, engine: str, seed: int = 0) -> dict[str, Any]:
     """One engine's report of ``size`` short records indexed in memory with the defaults: its
-    time, the peak RSS while it ran (sampled every 20 ms), and a digest of its pairs."""
+    time, the peak RSS while it ran (of the process tree, sampled every 20 ms; every 200 ms
+    for Spark, whose JVM and workers are other processes), and a digest of its pairs."""
     index = NearDupIndex()
     index.add_many(stream_short_records(size, seed), progress=False)
-    before = status_mb("VmRSS") or 0.0
+    before = tree_rss_mb()
     peak = [before]
     done = threading.Event()
+    every = 0.2 if engine == "spark" else 0.02
 
     def sample() -> None:
-        while not done.wait(0.02):
-            peak[0] = max(peak[0], status_mb("VmRSS") or 0.0)
+        while not done.wait(every):
+            now = tree_rss_mb() if engine == "spark" else status_mb("VmRSS") or 0.0
+            peak[0] = max(peak[0], now)
 
     watcher = threading.Thread(target=sample, daemon=True)
     watcher.start()
     start = time.perf_counter()
-    report = index.report(engine=engine)
+    report = index.report(engine=Spark(master="local[2]") if engine == "spark" else engine)
     took = time.perf_counter() - start
     done.set()
     watcher.join()
@@ -122,11 +144,11 @@ def engine_report(size: int, engine: str, seed: int = 0) -> dict[str, Any]:
     }
 
 
-def compare_engines(size: int, seed: int, out: Path | None) -> int:
+def compare_engines(size: int, seed: int, out: Path | None, engines: list[str]) -> int:
     """Each engine's report in a process of its own (one after the other: one benchmark at a
     time), then one line each and whether their pairs agree."""
     rows = []
-    for engine in ENGINES:
+    for engine in engines:
         proc = subprocess.run(
             [sys.executable, "-m", "benchmarks.scale", "--engine-child", engine,
              "--size", str(size), "--seed", str(seed)],
@@ -155,13 +177,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--engines", action="store_true",
                     help="compare the report's engines in memory (no Solr)")  # fmt: skip
+    ap.add_argument("--only", nargs="+", choices=ENGINES, default=list(ENGINES),
+                    help="--engines: these engines only")  # fmt: skip
     ap.add_argument("--engine-child", choices=ENGINES, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.engine_child:
         print(json.dumps(engine_report(args.size, args.engine_child, args.seed)))
         return 0
     if args.engines:
-        return compare_engines(args.size, args.seed, args.json)
+        return compare_engines(args.size, args.seed, args.json, args.only)
     # The environment is read here only, as the CLI does (a Solr of the user's, its heap).
     node = SolrNode(os.environ.get("NEARDUP_SOLR_URL"), os.environ.get("NEARDUP_SOLR_HEAP"))
     name = f"bench_scale_{args.size}"

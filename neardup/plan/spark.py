@@ -181,10 +181,24 @@ class SparkPlanSession:
                 self.spark.sql(spark_statement(statement))
 
     def load(self, table: str, data: pa.Table) -> None:
-        """Append an Arrow table's rows to ``table`` (unsigned integers as signed ones of the
-        same bits or wider, as :func:`spark_statement` declares them)."""
+        """Append an Arrow table's rows to ``table``: a Parquet file of the table's types
+        (unsigned integers as :func:`spark_statement` declares them) written into its folder.
+        Why not ``createDataFrame``: it ships the rows inside Spark's tasks, whose
+        deserialization ran the JVM out of its default heap at 50k records a batch."""
+        import pyarrow.fs as pafs
+        import pyarrow.parquet as pq
+        from pyspark.sql.pandas.types import to_arrow_schema
+
         with self._failures():
-            self.spark.createDataFrame(_signed(data)).write.insertInto(table)
+            found = self.spark.sql(f"DESCRIBE TABLE EXTENDED {table}").collect()
+            location = next(r.data_type for r in found if r.col_name == "Location")
+            schema = to_arrow_schema(self.spark.table(table).schema)
+            rows = _signed(data).select(schema.names).cast(schema)
+            filesystem, folder = pafs.FileSystem.from_uri(location)
+            filesystem.create_dir(folder, recursive=True)
+            name = f"{folder}/part-{uuid.uuid4().hex}.parquet"
+            pq.write_table(rows, name, filesystem=filesystem)
+            self.spark.catalog.refreshTable(table)
 
     def map_into(
         self, table: str, query: str, fn: Callable[[pa.RecordBatch], pa.Table], size: int
@@ -249,8 +263,13 @@ class SparkPlanSession:
     def close(self) -> None:
         """The plan's database dropped with its tables (Spark itself keeps running for the
         next plan of this process)."""
+        from py4j.protocol import Py4JError
+        from pyspark.errors import PySparkException
+
         try:
             self.spark.sql(f"DROP DATABASE IF EXISTS {self.database} CASCADE")
+        except (PySparkException, Py4JError):
+            pass  # Spark is gone (its JVM out of memory): the failure that ended it is raised
         finally:
             self._remove()
 
