@@ -155,3 +155,26 @@ def test_odd_terms_are_looked_up_as_text(make_index: Callable[..., NearDupIndex]
     for query in ('a:b "c"', "{!terms f=id}1 $w.v0", "(d OR e)", "z" * 300, "comma,separated"):
         assert index.search(query, 3) == _scanned(index, query, 3, 0.0), query
     assert index.search("{!terms f=id}1", 1)[0].id == "1"
+
+
+@pytest.mark.solr
+def test_an_index_made_before_the_search_terms_still_indexes_and_searches(
+    new_collection: Callable[[str], object],
+) -> None:
+    """A collection of the configset before records carried their search terms
+    (``neardup_v2``: no terms' fields) takes new records without a word of the missing field,
+    and its searches read every record, as they did, instead of looking up terms its
+    records do not hold."""
+    from neardup.backends.solr import SolrBackend
+    from neardup.resources import V2_CONFIGSET, configset_dir
+
+    solr = new_collection("v2")  # made from this configset (and deleted after the test)
+    admin.delete_collection(solr)  # type: ignore[arg-type]
+    admin.create_collection(solr, configset_dir(), configset=V2_CONFIGSET)  # type: ignore[arg-type]
+    index = NearDupIndex(Params(shingle_kind="char", shingle_size=3, threshold=0.5),
+                         backend=SolrBackend(solr))  # type: ignore[arg-type]  # fmt: skip
+    stats = index.add_many(_records(200, seed=5))
+    assert (stats.indexed, stats.rejected) == (200, 0)
+    assert index.backend.has_terms is False  # type: ignore[attr-defined]
+    _same_as_scan(index)
+    assert index.search("ventura blvd", 5)[0].text == "ventura blvd st"

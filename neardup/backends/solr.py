@@ -315,8 +315,10 @@ class SolrBackend:
         """Whether the collection has the search terms' fields (collections made before it
         have not: a short search reads every record of them); asked of the schema once."""
         if self._has_terms is None:
-            got = self.solr.request("GET", f"schema/fields/{TERMS_FIELD}")
-            self._has_terms = got.get("field", {}).get("name") == TERMS_FIELD
+            # the list of fields, not the field itself: Solr answers a missing one with a 404
+            got = self.solr.request("GET", "schema/fields")
+            names = {f.get("name") for f in got.get("fields", [])}
+            self._has_terms = TERMS_FIELD in names and TERMS_COUNT_FIELD in names
         return self._has_terms
 
     @property
