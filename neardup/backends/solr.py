@@ -77,9 +77,10 @@ TERMS_COUNT_FIELD = "nd_terms_n"
 #: Terms of a query a short search looks up at most (one clause each, under Solr's 1,024
 #: clauses a query): past it, the search reads every record.
 MAX_SEARCH_TERMS = 500
-#: Within this much of the ``k``-th record's rank (two per term held, plus its Jaccard) a
-#: record is tied with it: Solr's functions compute in 32-bit floats.
-SOLR_TIE = 1e-3
+#: Within this share of the ``k``-th record's rank (two per term held, plus its Jaccard) a
+#: record is tied with it: Solr's functions compute in 32-bit floats (a few units in the
+#: last place of 2**-24 each).
+SOLR_TIE = 1e-6
 _BAND_FIELDS = tuple(band_field(b) for b in range(MAX_BANDS))
 
 
@@ -631,50 +632,47 @@ class SolrBackend:
     def holding(
         self, wanted: Sequence[str], whole: Sequence[str] | None, k: int, least: int
     ) -> list[StoredRecord] | None:
-        """See :meth:`Backend.holding`: two requests. The first ranks the records that hold
-        ``least`` of ``wanted`` by how many they hold (one constant-score clause a term, so
-        the score is the count), then by their Jaccard similarity (a function of two such
-        counts and :data:`TERMS_COUNT_FIELD`), and gives the ``k``-th one's rank; the second
-        reads every record that holds as many terms and ranks within :data:`SOLR_TIE` of it.
-        Every term travels in a parameter of its own, never parsed as syntax. None for a
-        collection without the terms' fields, or a query of more than
+        """See :meth:`Backend.holding`: up to three requests. The first ranks the records
+        that hold ``least`` of ``wanted`` by how many they hold (one constant-score clause a
+        term, so the score is the count, and Lucene skips what cannot reach the top ``k``):
+        the ``k``-th holds ``c``. The second ranks those holding ``c`` or more by two per term
+        held plus their Jaccard similarity (a function of two such counts and
+        :data:`TERMS_COUNT_FIELD`); the third reads every record within :data:`SOLR_TIE` of
+        the ``k``-th's rank. Every term travels in a parameter of its own, never parsed as
+        syntax. None for a collection without the terms' fields, or a query of more than
         :data:`MAX_SEARCH_TERMS` terms."""
         if not self.has_terms or max(len(wanted), len(whole or ())) > MAX_SEARCH_TERMS:
             return None
         if not wanted:
             return []
         should, params = _count_params("w", wanted)
-        rank = "query($w.q)"
-        if whole is not None:
-            params.update(_count_params("a", whole)[1])
+        top = self.solr.select(
+            {"q": f"{{!bool {should} mm={least}}}", **params, "fl": f"{RECORD_FIELDS},score",
+             "rows": k, "minExactCount": k}
+        )["response"]["docs"]  # fmt: skip
+        if len(top) < k:
+            return [_record(doc) for doc in top]
+        most = round(float(top[-1]["score"]))
+        query = {"q": f"{{!bool {should} mm={most}}}", **params}
+        fq: list[str] = []
+        if whole is None:  # every record holding as many terms as the k-th
+            read = query
+        else:
+            of_whole = _count_params("a", whole)[1]
             held = "def(query($a.q),0)"  # a value for records holding none, too
             jaccard = f"div({held},sub(sum({len(whole)},field({TERMS_COUNT_FIELD})),{held}))"
             rank = f"sum(product(2,query($w.q)),{jaccard})"
-        params["rank"] = rank
-        top = self.solr.select(
-            {
-                "q": f"{{!bool {should} mm={least}}}",
-                **params,
-                "sort": f"{rank} desc,id asc",
-                "fl": f"{RECORD_FIELDS},nd_count:query($w.q),nd_rank:{rank}",
-                "rows": k,
-            }
-        )
-        docs = top["response"]["docs"]
-        if int(top["response"]["numFound"]) <= k:
-            return [_record(doc) for doc in docs]
-        kth = docs[-1]
-        most = round(float(kth["nd_count"]))
-        lowest = float(kth["nd_rank"]) - (SOLR_TIE if whole is not None else 0.5)
-        read = {
-            "q": f"{{!bool {should} mm={most}}}",
-            **params,
-            "fq": f"{{!frange l={lowest!r} cache=false cost=200 v=$rank}}",
-        }
-        return [
-            _record(doc)
-            for doc in self.solr.iter_docs(RECORD_FIELDS, rows=self.candidate_rows, params=read)
-        ]
+            ranked = {**query, **of_whole, "rank": rank, "sort": f"{rank} desc,id asc"}
+            kth = self.solr.select({**ranked, "fl": f"{RECORD_FIELDS},nd_rank:{rank}", "rows": k})
+            docs = kth["response"]["docs"]
+            if int(kth["response"]["numFound"]) <= k:
+                return [_record(doc) for doc in docs]
+            at = float(docs[-1]["nd_rank"])
+            lowest = at - SOLR_TIE * (1 + abs(at))
+            read = {**query, **of_whole, "rank": rank}
+            fq = [f"{{!frange l={lowest!r} cache=false cost=200 v=$rank}}"]
+        pages = self.solr.iter_docs(RECORD_FIELDS, fq=fq, rows=self.candidate_rows, params=read)
+        return [_record(doc) for doc in pages]
 
     def records(self) -> Iterator[StoredRecord]:
         for doc in self.solr.iter_docs(RECORD_FIELDS, fq=[RECORDS_FQ]):
