@@ -20,9 +20,9 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 
-from neardup.assign import best_of_each
 from neardup.bruteforce import all_pairs, jaccard
 from neardup.canonical import CANONICAL_VERSION, DIRECTIONALS, STREET_SUFFIXES, canonicalize
+from neardup.decision.assign import best_of_each
 from neardup.evaluate import Scores, score
 from neardup.io import Record, read_pairs, read_records
 from neardup.minhash import ShingleProcessor

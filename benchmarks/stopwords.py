@@ -7,8 +7,8 @@ The corpus (``benchmarks/corpus.py`` ``short_families`` with ``exponent=None``):
 "a" are a sixth of the words), 10% planted copies with 1-3 slips each (a typo, a word dropped,
 two words swapped). Unrelated records share stop words, and their plain Jaccard reaches the
 valley's cut on those alone: the case the valley read on weighted Jaccard is for
-(:func:`neardup.valley.read_valley`). ``--exponent`` draws the words by a Zipf law over their
-ranks instead (1.1, 1.2: heavier heads than English).
+(:func:`neardup.decision.valley.read_valley`). ``--exponent`` draws the words by a Zipf law over
+their ranks instead (1.1, 1.2: heavier heads than English).
 
 Each size: ``NearDupIndex()`` (parameters chosen from the data), ``add_many`` of the records as
 a list (so the collection knows its size, as a file's lines tell the CLI), ``report()``. It

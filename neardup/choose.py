@@ -7,8 +7,8 @@ A user does not know which shingles fit their data, and the development suite
   abbreviations and swapped fields. One changed letter changes a whole word but only a few
   character 3-grams, so records get character 3-grams, banded low (a floor of
   ``DEFAULTS.record_floor``), and the threshold is read off the data at report time by the
-  ``valley`` rule (:mod:`neardup.valley`). On the suite's person records this took F1 from poor
-  (word 1-grams at 0.65) to nearly perfect.
+  ``valley`` rule (:mod:`neardup.decision.valley`). On the suite's person records this took F1 from
+  poor (word 1-grams at 0.65) to nearly perfect.
 * **Documents** (articles, posts: many words each) differ by inserted, deleted and replaced
   words; word 1-grams at 0.65 found nearly all their near copies and character 3-grams of
   long texts cost many times more for nothing, so documents keep them (the figures:

@@ -106,7 +106,7 @@ class Defaults:
     #: 0.999.
     large_document_bands: tuple[int, int] = (25, 5)
 
-    # -- the valley rule (neardup.valley) --------------------------------------------------------
+    # -- the valley rule (neardup.decision.valley) -------------------------------------------------
     #: Width of the histogram's bins of records' best similarities.
     valley_width: float = 0.025
     #: The histogram starts this far above the floor, where banding's recall is still rising.
@@ -120,7 +120,7 @@ class Defaults:
     #: .943 / .808 / .650, generated music .796 / .842 / .836 / .777 / .643.
     valley_fallback: float = 0.5
 
-    # -- the numbers check (neardup.valley, neardup.link) ---------------------------------------
+    # -- the numbers check (neardup.decision.valley, neardup.decision.link) ------------------------
     #: Pairs at least this similar (Jaccard) keep their place whatever their numbers: nearly
     #: all of them are matches.
     numbers_waived_jaccard: float = 0.7
@@ -155,7 +155,7 @@ class Defaults:
     #: Character k-grams each column is compared by (those of the records' default shingles).
     fields_gram: int = 3
 
-    # -- the learned rule (neardup.rule) ---------------------------------------------------------
+    # -- the learned rule (neardup.decision.rule) --------------------------------------------------
     #: Dirichlet smoothing of every level count: no level is ever impossible.
     em_smoothing: float = 0.5
     #: EM stops after this many iterations ...
@@ -163,7 +163,7 @@ class Defaults:
     #: ... or when no pair's posterior moved more than this.
     em_tolerance: float = 1e-7
 
-    # -- the weighted link (neardup.weights, neardup.topk, neardup.assign, neardup.link) --------
+    # -- the weighted link (neardup.weights, neardup.topk, neardup.decision.assign, neardup.decision
     #: Character n-grams of TF-IDF: within words, they survive typos and re-ordered words, and
     #: were the representation whose best threshold was highest on the development tasks.
     weighted_gram: int = 4

@@ -1,13 +1,13 @@
 """A second opinion from the columns: pairs whose fields look like the non-matches' are dropped.
 
-The valley rule (:mod:`neardup.valley`) judges a pair by the Jaccard of its whole text. Records
-with columns say more than their joined text: two people of one family at one address share
+The valley rule (:mod:`neardup.decision.valley`) judges a pair by the Jaccard of its whole text.
+Records with columns say more than their joined text: two people of one family at one address share
 most of their text but neither given name nor birth date; two shops in one building share the
 address but not the name. Which columns decide depends on the data, and no labels say it, but
 the valley's own split does:
 
 * the pairs the valley keeps are mostly matches: per column, how similar the two values are
-  among them (``m``, levels of :func:`neardup.rule.levels`);
+  among them (``m``, levels of :func:`neardup.decision.rule.levels`);
 * the candidates it drops (verified at the floor, below the valley) are mostly non-matches: the
   same per column among them (``u``);
 * each kept pair's columns then weigh for or against it (Fellegi-Sunter: the sum of
@@ -65,11 +65,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .assign import best_of_each
+from .decision.assign import best_of_each
+from .decision.rule import LEVELS, MISSING, MatchRule, estimate, levels
 from .defaults import DEFAULTS
 from .minhash import ShingleProcessor
 from .results import Pair
-from .rule import LEVELS, MISSING, MatchRule, estimate, levels
 from .text import char_grams, jaccard
 
 SEED = 0

@@ -19,9 +19,9 @@ pairs/clusters.
 This module is the facade: it composes the steps and decides nothing itself. What is stored
 for a record is :mod:`neardup.documents`; candidates, :mod:`neardup.candidates`; their texts,
 :mod:`neardup.texts`; verification, :mod:`neardup.verify`; the decision (a threshold, the
-valley, the learned rule, and their checks), :mod:`neardup.decide`; pruning,
-:mod:`neardup.prune`; clusters, :mod:`neardup.completion` and :mod:`neardup.cluster`; what a
-report is asked for, :mod:`neardup.options`.
+valley, the learned rule, and their checks), :mod:`neardup.decision.decide`; pruning,
+:mod:`neardup.decision.prune`; clusters, :mod:`neardup.completion` and :mod:`neardup.cluster`; what
+a report is asked for, :mod:`neardup.options`.
 """
 
 from __future__ import annotations
@@ -57,8 +57,10 @@ from .candidates import (
 )
 from .choose import Choice, choose
 from .cluster import pair_clusters
-from .decide import Features, rule_for
+from .decision.decide import Features, rule_for
 from .decision.labelled import Label, link_by_labels, pairs_to_ask
+from .decision.link import _pairs as link_pairs
+from .decision.prune import prune
 from .defaults import DEFAULTS
 from .documents import documents
 from .errors import ArgumentError, InputError
@@ -66,12 +68,10 @@ from .evaluate.pairs import Labels, read_labels
 from .graph import clusters as clusters  # re-exported: connected components
 from .io import Blank, Checked, Item, Record, Rejection, checked_items
 from .keys import SEP, key_of, qualified, record_id, source_of_key
-from .link import _pairs as link_pairs
 from .minhash import ShingleProcessor
 from .options import ReportOptions
 from .params import Params
 from .pipeline import IndexStats, Writer
-from .prune import prune
 from .results import Decision, Match, Pair, Report
 from .text import (
     check_text,
@@ -92,7 +92,7 @@ from .verify import (
 )
 
 if TYPE_CHECKING:
-    from .link import Linked, LinkState
+    from .decision.link import Linked, LinkState
     from .solr.client import Auth, Solr
 
 
@@ -227,7 +227,7 @@ class NearDupIndex:
         #: source is the primary one, with no request to find out.
         self._fresh = False
         #: Whether the parameters were chosen from the data (no parameters given): then link
-        #: mode decides by weighted similarity (:mod:`neardup.link`).
+        #: mode decides by weighted similarity (:mod:`neardup.decision.link`).
         self.from_data = False
         #: The keys of unnamed sources written by the current call, while it refuses to
         #: replace records of earlier calls (:meth:`_refuse_overlap`); None: no such check.
@@ -237,7 +237,8 @@ class NearDupIndex:
         self._written = False
         #: Held by every read and write (:func:`_locked`), and by a batch while it is open.
         self._lock = threading.RLock()
-        #: What the last weighted link kept for a link of new records (:mod:`neardup.link_new`).
+        #: What the last weighted link kept for a link of new records
+        #: (:mod:`neardup.decision.link_new`).
         self._link_state: LinkState | None = None
         #: The parameters another writer stored first, when this one had chosen others from
         #: its own records (two first indexers at once): its records were signed with those.
@@ -718,8 +719,8 @@ class NearDupIndex:
         ``mode="dedup"`` pairs any two records; ``mode="link"`` only records of different
         sources. ``threshold`` (default: the index's) is a fixed Jaccard bar; without one, an
         index whose rule is ``valley`` reads its threshold off the records' nearest-neighbour
-        similarities (:mod:`neardup.valley`), one whose rule is ``learned`` fits its match rule
-        to the candidates (:mod:`neardup.rule`). ``prune`` (default: none in dedup,
+        similarities (:mod:`neardup.decision.valley`), one whose rule is ``learned`` fits its match
+        rule to the candidates (:mod:`neardup.decision.rule`). ``prune`` (default: none in dedup,
         one-to-one in link; see :func:`prune`). ``max_dist`` also caps the word edit distance.
         ``since`` (a batch number, :attr:`batch_written` or :meth:`last_batch`) reports only
         the pairs of the records written by that batch or later, at a cost that follows their
@@ -735,8 +736,8 @@ class NearDupIndex:
 
         ``similarity`` says what decides: ``"jaccard"`` (the shingle sets' Jaccard, through
         the LSH bands and the rule above), ``"weighted"`` (TF-IDF cosine, each record's top
-        candidates, one partner each and the relative rule of :mod:`neardup.link`; link mode
-        only), or ``"auto"``: weighted for the full report in link mode of an index whose
+        candidates, one partner each and the relative rule of :mod:`neardup.decision.link`; link
+        mode only), or ``"auto"``: weighted for the full report in link mode of an index whose
         parameters were chosen from the data and without a ``threshold``, Jaccard otherwise.
         ``engine`` says where the Jaccard report runs: ``"memory"`` in this process,
         ``"duckdb"`` (or a :class:`neardup.plan.DuckDB` with its memory limit) as one plan of
@@ -904,11 +905,11 @@ class NearDupIndex:
         given_columns: Mapping[str, str] | None = None,
         since: int | None = None,
     ) -> Report:
-        """The link report decided by weighted similarity (:mod:`neardup.link`). With
+        """The link report decided by weighted similarity (:mod:`neardup.decision.link`). With
         ``since``, the pairs of the full link that hold a record of that batch or later, from
-        what the last full link kept when it holds the other records (:mod:`neardup.link_new`),
-        else from a full link."""
-        from .link import link
+        what the last full link kept when it holds the other records
+        (:mod:`neardup.decision.link_new`), else from a full link."""
+        from .decision.link import link
 
         start = time.perf_counter()
         fresh: set[str] | None = None
@@ -944,7 +945,7 @@ class NearDupIndex:
         date, or None where it cannot hold every other record (none yet, records removed
         since, another primary source) or learned no column weights to keep (records with
         columns, too few pairs then: the full link learns them now)."""
-        from .link_new import link_new, updated
+        from .decision.link_new import link_new, updated
 
         state = self._link_state
         order = [self.primary_source] if self.primary_source is not None else []

@@ -23,9 +23,9 @@ from typing import Any
 
 from .candidates import DEFAULT_CAP, DEFAULT_MAX_BUCKET, check_max_bucket
 from .column_map import parse_given
+from .decision.prune import DEFAULT_PRUNE, PRUNE_MODES
 from .errors import ArgumentError
 from .plan import ENGINES, DuckDB, Spark
-from .prune import DEFAULT_PRUNE, PRUNE_MODES
 
 MODES = ("dedup", "link")
 #: What decides a pair (see :meth:`NearDupIndex.report <neardup.index.NearDupIndex.report>`).
@@ -48,7 +48,7 @@ class ReportOptions:
     similarity: str = "auto"
     cap: int | None = DEFAULT_CAP
     #: Whether pairs whose records hold different numbers may be dropped (where the data's
-    #: numbers identify records: :mod:`neardup.numbers`); False keeps them.
+    #: numbers identify records: :mod:`neardup.decision.numbers`); False keeps them.
     numbers_check: bool = True
     #: Column pairs of two sources the user says are one (``{"title": "product_name"}``);
     #: the others are matched by name and content (:mod:`neardup.column_map`).
@@ -112,7 +112,7 @@ class ReportOptions:
 
     @property
     def pruning(self) -> str:
-        """The pruning asked for, else the mode's (:data:`neardup.prune.DEFAULT_PRUNE`)."""
+        """The pruning asked for, else the mode's (:data:`neardup.decision.prune.DEFAULT_PRUNE`)."""
         return DEFAULT_PRUNE[self.mode] if self.prune is None else self.prune
 
     def weighted(self, from_data: bool) -> bool:

@@ -32,8 +32,9 @@ FORMAT = 3
 #: there, so that the neardup that made it can still read it) and 3.
 READS = (2, 3)
 #: How a report decides: pairs at ``threshold`` or more; the threshold at the valley of the
-#: records' nearest-neighbour similarities (:mod:`neardup.valley`); or a rule learned from the
-#: candidates (:mod:`neardup.rule`). For the last two, ``threshold`` is the floor banding finds.
+#: records' nearest-neighbour similarities (:mod:`neardup.decision.valley`); or a rule learned from
+#: the candidates (:mod:`neardup.decision.rule`). For the last two, ``threshold`` is the floor
+#: banding finds.
 RULES = ("threshold", "valley", "learned")
 
 

@@ -21,7 +21,7 @@ class Pair:
     probability: float | None = None
     #: The weighted similarity that decided the pair: the TF-IDF cosine where the weighted
     #: link decided (:mod:`neardup.weights`), the rarity-weighted Jaccard where the valley was
-    #: read on it (:mod:`neardup.valley`); None where plain Jaccard did.
+    #: read on it (:mod:`neardup.decision.valley`); None where plain Jaccard did.
     similarity: float | None = None
     #: The sources of ``id1`` and ``id2`` (link mode, or a pair with a record of a secondary
     #: source: two files may both hold an id 7); None otherwise.
@@ -55,7 +55,8 @@ class Match:
 @dataclass(frozen=True)
 class Decision:
     """How a report's pairs were decided, in one shape whatever the rule
-    (:class:`neardup.decide.Rule`): ``report``, the review page and ``--json`` all print this.
+    (:class:`neardup.decision.decide.Rule`): ``report``, the review page and ``--json`` all print
+    this.
 
     ``rule`` is ``threshold``, ``valley``, ``learned`` or ``weighted``; ``threshold`` the
     similarity from which pairs are kept; ``precision`` and ``recall`` the rule's own estimates
@@ -112,9 +113,9 @@ class Report:
     prune: str = "none"
     mode: str = "dedup"
     #: How the threshold was decided from the data: the valley found
-    #: (:meth:`neardup.valley.Valley.as_dict`) or the learned match rule
-    #: (:meth:`neardup.rule.MatchRule.as_dict`); None for a fixed threshold. :attr:`decision`
-    #: reads it, with ``threshold``, as the :class:`Decision` the rule returned.
+    #: (:meth:`neardup.decision.valley.Valley.as_dict`) or the learned match rule
+    #: (:meth:`neardup.decision.rule.MatchRule.as_dict`); None for a fixed threshold.
+    #: :attr:`decision` reads it, with ``threshold``, as the :class:`Decision` the rule returned.
     rule: dict[str, Any] | None = None
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)

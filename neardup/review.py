@@ -32,12 +32,12 @@ from typing import TYPE_CHECKING, Any
 
 from . import resources
 from .column_map import ColumnMap, match_columns
+from .decision.numbers import identifiers
+from .decision.valley import WEIGHTED
 from .io import AtomicFile, Record, check_output, read_records
 from .keys import SEP, record_id, source_of_key
-from .numbers import identifiers
 from .results import Report
 from .text import id_key, normalize, number_words, ordered, word_edit_distance
-from .valley import WEIGHTED
 
 if TYPE_CHECKING:
     from .evaluate.scores import Scores

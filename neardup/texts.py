@@ -2,7 +2,7 @@
 
 Why a module of its own: the report reads its candidates' texts from the backend once
 (:meth:`TextTable.read`), and verification (:mod:`neardup.verify`), the rules
-(:mod:`neardup.decide`) and the checks all read them from here.
+(:mod:`neardup.decision.decide`) and the checks all read them from here.
 """
 
 from __future__ import annotations

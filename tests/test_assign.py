@@ -1,4 +1,4 @@
-"""neardup.assign: the one best-match-per-record, and the steps that read it."""
+"""neardup.decision.assign: the one best-match-per-record, and the steps that read it."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import random
 import numpy as np
 
 from neardup import Params
-from neardup.assign import best_of_each
+from neardup.decision.assign import best_of_each
+from neardup.decision.rule import features
+from neardup.decision.valley import best_similarities
 from neardup.fields import far_below_best, mutual_best
 from neardup.results import Pair
-from neardup.rule import features
-from neardup.valley import best_similarities
 
 
 def test_best_of_each_is_every_records_highest_similarity() -> None:

@@ -18,9 +18,9 @@ import pytest
 from neardup import NearDupIndex, Params
 from neardup.backends.memory import MemoryBackend
 from neardup.choose import choose
+from neardup.decision.valley import valley_threshold
 from neardup.defaults import DEFAULTS
 from neardup.errors import ArgumentError
-from neardup.valley import valley_threshold
 
 from .test_modes import _typo
 
@@ -198,7 +198,7 @@ def test_the_numbers_check_is_left_out_where_numbers_are_written_in_many_forms(
     assert report.rule["numbers_disagree"] == 0
     _, recall = _scores({(p.id1, p.id2) for p in report.pairs}, truth)
     # Made anyway, the check drops the copies that are not alike enough to be waived.
-    import neardup.valley as valley
+    import neardup.decision.valley as valley
 
     monkeypatch.setattr(valley, "DEFAULTS", dataclasses.replace(DEFAULTS, numbers_noisy=1.0))
     forced = index.report()
@@ -210,8 +210,8 @@ def test_the_numbers_check_is_left_out_where_numbers_are_written_in_many_forms(
 def test_the_numbers_check_is_made_where_matches_share_their_numbers() -> None:
     """Made where at most DEFAULTS.numbers_noisy of the alike pairs share no number, left out
     above."""
+    from neardup.decision.valley import numbers_identify
     from neardup.results import Pair as ReportPair
-    from neardup.valley import numbers_identify
 
     proc = Params().processor()
     texts: dict[str, str] = {}

@@ -1,12 +1,12 @@
-"""The decision step (neardup.decide): every rule behind one interface, with a typed result that
-reports print the same way, and checks that compose with any rule."""
+"""The decision step (neardup.decision.decide): every rule behind one interface, with a typed result
+that reports print the same way, and checks that compose with any rule."""
 
 from __future__ import annotations
 
 import pytest
 
 from neardup import NearDupIndex, Params
-from neardup.decide import (
+from neardup.decision.decide import (
     Checked,
     ColumnsCheck,
     Features,

@@ -25,12 +25,12 @@ MOVED = {
         "LARGE_RECORDS": "large_records", "LARGE_RECORD_FLOOR": "large_record_floor",
         "LARGE_RECORD_BANDS": "large_record_bands", "LARGE_DOCUMENT_BANDS": "large_document_bands",
     },
-    "neardup.valley": {
+    "neardup.decision.valley": {
         "WIDTH": "valley_width", "GAP": "valley_gap", "DEPTH": "valley_depth",
         "FALLBACK": "valley_fallback", "NUMBERS_WAIVED": "numbers_waived_jaccard",
         "NUMBERS_NOISY": "numbers_noisy", "NUMBERS_MIN_PAIRS": "numbers_min_pairs",
     },
-    "neardup.link": {
+    "neardup.decision.link": {
         "NUMBERS_WAIVED": "numbers_waived_cosine", "NUMBERS_NOISY": "numbers_noisy",
         "NUMBERS_MIN_PAIRS": "numbers_min_pairs", "COLUMNS_MIN_PAIRS": "columns_min_pairs",
         "JOINED_SHARE": "joined_share",
@@ -39,12 +39,12 @@ MOVED = {
         "CUT": "fields_cut", "SAMPLE": "fields_sample", "MIN_PAIRS": "fields_min_pairs",
         "MARGIN": "fields_margin_bits", "GRAM": "fields_gram",
     },
-    "neardup.rule": {
+    "neardup.decision.rule": {
         "SMOOTHING": "em_smoothing", "ITERATIONS": "em_iterations", "TOLERANCE": "em_tolerance",
     },
     "neardup.weights": {"GRAM": "weighted_gram"},
     "neardup.topk": {"TOP_K": "link_top_k", "PURGE": "link_purge"},
-    "neardup.assign": {"MARGIN": "link_margin"},
+    "neardup.decision.assign": {"MARGIN": "link_margin"},
     "neardup.completion": {"DENSITY": "complete_density", "MIN_RECORDS": "complete_min_records"},
     "neardup.index": {"SCAN_RECORDS": "scan_records", "SCAN_CHAR_FACTOR": "scan_char_factor"},
 }  # fmt: skip
@@ -87,7 +87,7 @@ def test_every_field_is_read_by_some_step() -> None:
 def test_a_step_reads_the_defaults_when_it_runs() -> None:
     """The steps read DEFAULTS at call time, so one value changes what a step decides (the
     tests change one by replacing a module's DEFAULTS)."""
-    from neardup import valley
+    from neardup.decision import valley
 
     assert valley.valley_threshold([], records=100, floor=0.3).threshold == 0.5
     try:

@@ -15,10 +15,10 @@ from neardup.backends.memory import MemoryBackend
 from neardup.backends.solr import SolrBackend, key_value, keys_of, value_key
 from neardup.banding import band_keys_batch, choose_bands, key_field, s_curve
 from neardup.bruteforce import all_pairs
+from neardup.decision.prune import prune
 from neardup.errors import ArgumentError
 from neardup.graph import clusters
 from neardup.io import Record, Rejection
-from neardup.prune import prune
 from neardup.resources import restaurants
 from neardup.results import Pair
 from neardup.solr import admin

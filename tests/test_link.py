@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from neardup import NearDupIndex, Params
-from neardup.assign import runner_up, stands_out, unique_mapping
+from neardup.decision.assign import runner_up, stands_out, unique_mapping
 from neardup.errors import ArgumentError, InputError
 from neardup.io import Record, Rejection, read_pairs, read_records, sniff_delimiter
 from neardup.keys import SEP, key_of, record_id, source_of_key

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from neardup import NearDupIndex, Params
+from neardup.decision.prune import prune
+from neardup.decision.rule import learn_rule, levels
 from neardup.io import read_pairs
-from neardup.prune import prune
 from neardup.resources import restaurants
 from neardup.results import Pair
-from neardup.rule import learn_rule, levels
 
 MakeIndex = Callable[..., NearDupIndex]
 

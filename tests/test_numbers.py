@@ -1,14 +1,15 @@
-"""neardup.numbers: the numbers check's two questions, shared by the valley rule and the link."""
+"""neardup.decision.numbers: the numbers check's two questions, shared by the valley rule and the
+link."""
 
 from __future__ import annotations
 
 import random
 
 from neardup import Params
-from neardup.link import numbers_check
-from neardup.numbers import apart, differ
+from neardup.decision.link import numbers_check
+from neardup.decision.numbers import apart, differ
+from neardup.decision.valley import numbers_disagree, numbers_identify
 from neardup.results import Pair
-from neardup.valley import numbers_disagree, numbers_identify
 
 
 def test_differ_needs_numbers_on_both_sides_and_none_shared() -> None:
@@ -62,7 +63,7 @@ def test_the_valley_drops_the_pairs_whose_numbers_differ_below_the_waiver() -> N
 
 def test_identifiers_written_two_ways_are_one_number() -> None:
     """Issue 38 case 6: case, hyphens and spaces do not make another number."""
-    from neardup.numbers import identifiers
+    from neardup.decision.numbers import identifiers
 
     proc = Params().processor()
 

@@ -325,7 +325,8 @@ def test_no_import_cycles() -> None:
 
 
 #: The steps of the decision layer: index.py composes them and defines none of their work.
-STEPS = ("verify", "texts", "prune", "documents", "decide", "valley", "rule", "fields", "link")
+STEPS = ("verify", "texts", "decision/prune", "documents", "decision/decide", "decision/valley",
+         "decision/rule", "fields", "decision/link")
 #: What index.py may define outside NearDupIndex: input conversion, the ids shown, the GC pause.
 FACADE_FUNCTIONS = {"_as_record", "shown", "_gc_paused"}
 

@@ -70,7 +70,7 @@ def test_a_valley_read_on_weighted_jaccard_shows_that_measure(tmp_path: Path) ->
     """Where the valley was read on rarity-weighted Jaccard, each pair's figure is the one that
     decided it, and a pair the rule kept is a pair, not a completed cluster's, even where its
     plain Jaccard is under the cut."""
-    from neardup.valley import WEIGHTED
+    from neardup.decision.valley import WEIGHTED
 
     pairs = [Pair("1", "2", 0.30, 2, similarity=0.62), Pair("3", "4", 0.20, 3, similarity=0.35)]
     rule = {"kind": "valley", "found": True, "threshold": 0.5, "similarity": WEIGHTED,

@@ -1,4 +1,5 @@
-"""The learned rule's comparisons (neardup.rule.features): which columns, and their values."""
+"""The learned rule's comparisons (neardup.decision.rule.features): which columns, and their
+values."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
+from neardup.decision.rule import LEVELS, MISSING, MatchRule, estimate, features, levels
 from neardup.defaults import DEFAULTS
 from neardup.params import Params
 from neardup.results import Pair
-from neardup.rule import LEVELS, MISSING, MatchRule, estimate, features, levels
 
 
 def test_features_are_the_jaccard_the_numbers_and_the_best_match() -> None:

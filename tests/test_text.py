@@ -8,12 +8,12 @@ import pytest
 
 from benchmarks.accuracy import oracle
 from neardup import Params
+from neardup.decision.rule import MISSING, features
+from neardup.decision.valley import _Numbers
 from neardup.fields import _Columns
 from neardup.minhash import ShingleProcessor
 from neardup.results import Pair
-from neardup.rule import MISSING, features
 from neardup.text import char_grams, number_words
-from neardup.valley import _Numbers
 
 
 def test_number_words_are_the_words_holding_a_digit() -> None:

@@ -1,15 +1,15 @@
-"""neardup.valley: the valley read on plain and on weighted Jaccard, the data choosing which
-(issue #39 item 3: short records made mostly of stop words)."""
+"""neardup.decision.valley: the valley read on plain and on weighted Jaccard, the data choosing
+which (issue #39 item 3: short records made mostly of stop words)."""
 
 from __future__ import annotations
 
 import pytest
 
 from neardup import NearDupIndex, Params
+from neardup.decision.valley import PLAIN, WEIGHTED, read_valley, weighted_jaccards
 from neardup.output import decided, reason, rule_line
 from neardup.results import Pair, Report
 from neardup.text import id_key
-from neardup.valley import PLAIN, WEIGHTED, read_valley, weighted_jaccards
 
 
 def _stopword_report(seed: int) -> tuple[Report, set[tuple[str, str]]]:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import io
+from ..decision.prune import PRUNE_MODES
 from ..errors import InputError, MissingColumn, ParameterMismatch
 from ..evaluate import bcubed, score
 from ..index import SHORT_QUERY, NearDupIndex
@@ -20,7 +21,6 @@ from ..output import TABLE_FORMATS
 from ..params import RULES, Params
 from ..pipeline import IndexStats
 from ..plan import ENGINES, Spark
-from ..prune import PRUNE_MODES
 
 SolrOptions = Callable[..., None]
 

@@ -13,13 +13,13 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..decision.prune import PRUNE_MODES
 from ..dedupe import KEEP_RULES
 from ..errors import InputError
 from ..index import NearDupIndex
 from ..options import MODES
 from ..output import decided_line, rule_line
 from ..pipeline import IndexStats
-from ..prune import PRUNE_MODES
 from ..results import Report
 from .common import input_options, max_bucket_option, read_input
 

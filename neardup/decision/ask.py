@@ -14,7 +14,7 @@ from collections.abc import Collection
 import numpy as np
 from numpy.typing import NDArray
 
-from ..assign import unique_mapping
+from .assign import unique_mapping
 from .evidence import Evidence
 from .learned import SEED
 

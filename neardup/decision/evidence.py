@@ -5,12 +5,13 @@ several ways and let a model weigh the comparisons; these are neardup's, each ch
 for every candidate and each telling something the cosine alone hides:
 
 * ``cosine``: the TF-IDF cosine of the records as the weighted link sees them (columns weighed
-  by the data, :mod:`neardup.link`), and ``cosine_joined``: of their joined texts alone;
+  by the data, :mod:`neardup.decision.link`), and ``cosine_joined``: of their joined texts alone;
 * ``rank_first`` / ``rank_second``: where the pair stands among each record's candidates (a
   true partner is usually its record's best), and ``lead_first`` / ``lead_second``: how far it
   is ahead of that record's best other candidate (negative when behind);
 * ``numbers_shared`` / ``numbers_differ``: identifiers (house numbers, years, model codes) the
-  records share, and whether both hold some but share none (:func:`neardup.numbers.identifiers`);
+  records share, and whether both hold some but share none
+  (:func:`neardup.decision.numbers.identifiers`);
 * ``words_jaccard``: the share of words in common, and ``length_ratio``: the shorter text's
   length over the longer's;
 * ``shared_rarity``: the mean inverse document frequency of the grams the records share, over
@@ -32,11 +33,11 @@ from numpy.typing import NDArray
 
 from ..column_map import match_columns
 from ..defaults import DEFAULTS
-from ..link import _pass, column_weights, groups_of
 from ..minhash import ShingleProcessor
-from ..numbers import identifiers
 from ..topk import purged, top_k
 from ..weights import TfidfSpace, cosine
+from .link import _pass, column_weights, groups_of
+from .numbers import identifiers
 
 #: The comparisons of a pair, in the order of :attr:`Evidence.values`' columns.
 FEATURES = (
@@ -84,15 +85,20 @@ class Space:
     columns: dict[str, tuple[Any, NDArray[np.bool_]]] = field(default_factory=dict)
 
 
-def space_of(
-    texts: Sequence[str],
-    sources: Sequence[str],
-    processor: ShingleProcessor,
-    order: Sequence[str] | None = None,
-    columns: Sequence[Mapping[str, str] | None] | None = None,
-    k: int = DEFAULTS.link_top_k,
-) -> Space:
+@dataclass(frozen=True)
+class Records:
+    """The records of a link, row by row: texts as written, sources, columns (or None), and
+    the sources' order (the primary first)."""
+
+    texts: Sequence[str]
+    sources: Sequence[str]
+    columns: Sequence[Mapping[str, str] | None] | None = None
+    order: Sequence[str] | None = None
+
+
+def space_of(records: Records, processor: ShingleProcessor, k: int = DEFAULTS.link_top_k) -> Space:
     """Fit the TF-IDF space and weigh the columns as the weighted link does."""
+    texts, sources, columns, order = records.texts, records.sources, records.columns, records.order
     from sklearn.preprocessing import normalize
 
     normalized = [processor.normalize(t) for t in texts]

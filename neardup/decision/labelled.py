@@ -3,8 +3,9 @@
 The records go in as the weighted link takes them (rows of keys, texts, sources, columns); the
 labels as pairs of rows with True (match) or False. Every candidate gets its evidence
 (:mod:`.evidence`), the labels teach a rule (:mod:`.learned`), and the pairs it gives a
-probability of 0.5 or more are mapped one partner each (:func:`neardup.assign.unique_mapping`),
-most probable first, as the weighted link maps its pairs.
+probability of 0.5 or more are mapped one partner each
+(:func:`neardup.decision.assign.unique_mapping`), most probable first, as the weighted link maps its
+pairs.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from ..assign import unique_mapping
 from ..defaults import DEFAULTS
 from ..minhash import ShingleProcessor
 from .ask import ask
-from .evidence import Evidence, gather, space_of
+from .assign import unique_mapping
+from .evidence import Evidence, Records, gather, space_of
 from .learned import Taught, teach
 
 #: A labelled pair: the rows of its two records, and whether it is a match.
@@ -77,7 +78,7 @@ def _evidence(
     # each pair as the evidence holds it: the record of the earlier source first
     placed = [(a, b) if (rank[sources[a]], a) <= (rank[sources[b]], b) else (b, a)
               for a, b in extra]  # fmt: skip
-    return gather(space_of(texts, sources, processor, order, columns), extra=placed)
+    return gather(space_of(Records(texts, sources, columns, order), processor), extra=placed)
 
 
 def _rows(evidence: Evidence, labels: Sequence[Label]) -> tuple[np.ndarray, np.ndarray]:

@@ -1,8 +1,8 @@
 """The report run as one plan by an engine: records -> signatures -> band keys -> candidates
 (the large-bucket rule and the per-record cap of :mod:`neardup.candidates`) -> verified pairs
 (:mod:`neardup.verify`, on Arrow batches) -> the pairs the index's rule keeps
-(:mod:`neardup.decide`). The engine holds every table; Python holds one batch at a time, and
-the verified pairs with their texts.
+(:mod:`neardup.decision.decide`). The engine holds every table; Python holds one batch at a time,
+and the verified pairs with their texts.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .. import kernel
 from ..backends.base import Backend
 from ..candidates import COUNT_BITS, protected_bands
-from ..decide import Features, rule_for
+from ..decision.decide import Features, rule_for
 from ..minhash import ShingleProcessor
 from ..results import Decision, Pair
 from ..text import id_key, sort_ids

@@ -168,9 +168,9 @@ class SparkPlanSession:
             self._remove()
             raise
 
-    def function(self, name: str, fn: Callable[[pa.Array], pa.Array], arg: str, out: str) -> None:
+    def function(self, name: str, fn: Callable[[pa.Array], pa.Array], _arg: str, out: str) -> None:
         """``fn`` over Arrow batches, callable from the SQL as ``name`` (run by the executors;
-        ``arg``, the argument's type, is Spark's to infer)."""
+        the argument's type, which DuckDB needs, is Spark's to infer)."""
         from pyspark.sql.functions import arrow_udf
 
         self.spark.udf.register(name, arrow_udf(lambda values: fn(values), out.lower()))

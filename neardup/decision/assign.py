@@ -34,7 +34,7 @@ import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
-from .defaults import DEFAULTS
+from ..defaults import DEFAULTS
 
 K = TypeVar("K", bound=Hashable)
 

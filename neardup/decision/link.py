@@ -6,10 +6,11 @@ The steps, each in its own module:
 2. **weights**: TF-IDF of character 4-grams over all of them (:mod:`neardup.weights`);
 3. **candidates**: each record's top-k of every other source (:mod:`neardup.topk`);
 4. **similarity**: the exact cosine of every candidate pair;
-5. **assignment**: one partner per record and source (:func:`neardup.assign.unique_mapping`);
+5. **assignment**: one partner per record and source
+   (:func:`neardup.decision.assign.unique_mapping`);
 6. **decision**: a mapped pair holds when it stands out from both records' runner-ups
-   (:func:`neardup.assign.stands_out`) and, where the data's numbers are identifiers, when its
-   records do not hold different numbers (:func:`numbers_check`).
+   (:func:`neardup.decision.assign.stands_out`) and, where the data's numbers are identifiers, when
+   its records do not hold different numbers (:func:`numbers_check`).
 
 **Columns, weighed by the data.** A record with columns is first compared as one text (all its
 columns joined). The pairs that stand out then say which columns matter, with no labels: a
@@ -23,7 +24,7 @@ price as much as a title. On the development tasks the weighing lost on none and
 most (the figures: docs/linking.md, "Why the rule and the columns' weights are what they are").
 
 No threshold is given or learned: the rule is relative to each record's own candidates, which
-is what carried across the development tasks (:mod:`neardup.assign` says why). The report's
+is what carried across the development tasks (:mod:`neardup.decision.assign` says why). The report's
 ``threshold`` is the lowest similarity kept, for information.
 """
 
@@ -37,15 +38,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..column_map import match_columns
+from ..defaults import DEFAULTS
+from ..minhash import ShingleProcessor
+from ..results import Pair
+from ..text import word_edit_distance
+from ..topk import purged, top_k
+from ..weights import TfidfSpace, cosine
 from .assign import runner_up, second, stands_out, unique_mapping
-from .column_map import match_columns
-from .defaults import DEFAULTS
-from .minhash import ShingleProcessor
 from .numbers import apart, differ, identifiers
-from .results import Pair
-from .text import word_edit_distance
-from .topk import purged, top_k
-from .weights import TfidfSpace, cosine
 
 #: A candidate pass's mapped pairs: (similarity, row a, row b, a's runner-up, b's runner-up).
 Mapped = tuple[float, int, int, int | None, int | None]
@@ -257,7 +258,7 @@ class Linked:
     explain: dict[str, Any] = field(default_factory=dict)
     #: The pairs the numbers check dropped (records holding different numbers).
     dropped: list[Pair] = field(default_factory=list)
-    #: What a link of new records needs of this one (:mod:`neardup.link_new`).
+    #: What a link of new records needs of this one (:mod:`neardup.decision.link_new`).
     state: LinkState | None = None
 
 

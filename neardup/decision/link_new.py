@@ -1,13 +1,13 @@
 """A weighted link of new records: the pairs a full link would give them, without the rest.
 
 ``report(mode="link", since=batch)`` (``neardup report --new --mode link``) gives the pairs of
-the full weighted link (:func:`neardup.link.link` over every record, the new ones included)
+the full weighted link (:func:`neardup.decision.link.link` over every record, the new ones included)
 that hold a record of ``batch`` or later, and only those. What each step of the full link
 needs, and where it comes from here:
 
 1. **Weights.** Each gram's document frequency counts every record, so a new record changes
    every vector a little. The last full link kept every record's gram counts
-   (:class:`~neardup.link.LinkState`); the new records' counts are added to them and the
+   (:class:`~neardup.decision.link.LinkState`); the new records' counts are added to them and the
    vectors made again from the counts, exactly those of a fit on all texts, without reading
    and cutting the old texts into grams again (which is most of a full link's time).
 2. **Candidates**: each record's top-k of the other source, in both directions, over the two
@@ -35,7 +35,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .defaults import DEFAULTS
+from ..defaults import DEFAULTS
+from ..minhash import ShingleProcessor
+from ..text import sort_ids
+from ..topk import purged, top_k
+from ..weights import cosine
 from .link import (
     NUMBERS_OFF,
     Grams,
@@ -47,11 +51,7 @@ from .link import (
     vectors_of,
     weighed,
 )  # fmt: skip
-from .minhash import ShingleProcessor
 from .numbers import differ, identifiers
-from .text import sort_ids
-from .topk import purged, top_k
-from .weights import cosine
 
 #: A record written since the state: (key, text as written, source, columns or None).
 Later = tuple[str, str, str, Mapping[str, str] | None]

@@ -65,11 +65,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..defaults import DEFAULTS
+from ..minhash import ShingleProcessor
+from ..results import Pair
 from .assign import best_of_each
-from .defaults import DEFAULTS
-from .minhash import ShingleProcessor
 from .numbers import apart, differ, identifiers
-from .results import Pair
 
 
 @dataclass

@@ -7,8 +7,9 @@ and what it found). Three rules today:
 
 * :class:`FixedThreshold`: Jaccard at least a given bar;
 * :class:`ValleyRule`: the bar read off the records' best-match similarities
-  (:mod:`neardup.valley`);
-* :class:`LearnedRule`: a Fellegi-Sunter rule fitted by EM without labels (:mod:`neardup.rule`).
+  (:mod:`neardup.decision.valley`);
+* :class:`LearnedRule`: a Fellegi-Sunter rule fitted by EM without labels
+  (:mod:`neardup.decision.rule`).
 
 A :class:`Check` (the numbers check, :class:`NumbersCheck`; the columns check,
 :class:`ColumnsCheck`) second-guesses the pairs a rule kept; :class:`Checked` composes any rule
@@ -31,9 +32,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .minhash import ShingleProcessor
-from .results import Decision, Pair
-from .text import id_key
+from ..minhash import ShingleProcessor
+from ..results import Decision, Pair
+from ..text import id_key
 
 #: The columns of records by id (:meth:`neardup.backends.base.Backend.columns`).
 ColumnReader = Callable[[list[str]], Mapping[str, Mapping[str, str]]]
@@ -99,10 +100,10 @@ class FixedThreshold:
 @dataclass(frozen=True)
 class ValleyRule:
     """The threshold at the valley of the records' best-match similarities, above ``floor``
-    (:func:`neardup.valley.valley_threshold`); in a report of new records, of theirs only.
+    (:func:`neardup.decision.valley.valley_threshold`); in a report of new records, of theirs only.
     The valley is read on plain Jaccard and on Jaccard weighted by the shingles' rarity, and
-    the data choose (:func:`neardup.valley.read_valley`): where the weighted one decided, each
-    kept pair carries its weighted Jaccard as its ``similarity``."""
+    the data choose (:func:`neardup.decision.valley.read_valley`): where the weighted one decided,
+    each kept pair carries its weighted Jaccard as its ``similarity``."""
 
     floor: float
 
@@ -128,8 +129,8 @@ class ValleyRule:
 
 @dataclass(frozen=True)
 class LearnedRule:
-    """The match rule fitted to the candidates without labels (:func:`neardup.rule.apply_rule`):
-    each pair kept carries its match probability."""
+    """The match rule fitted to the candidates without labels
+    (:func:`neardup.decision.rule.apply_rule`): each pair kept carries its match probability."""
 
     def decide(self, features: Features) -> tuple[list[Pair], Decision]:
         from .rule import apply_rule
@@ -145,8 +146,8 @@ class LearnedRule:
 @dataclass(frozen=True)
 class NumbersCheck:
     """Pairs whose records both hold numbers and share none dropped, where numbers tell
-    entities apart here (:func:`neardup.valley.numbers_identify`); not made when ``enabled``
-    is False (the user turned it off)."""
+    entities apart here (:func:`neardup.decision.valley.numbers_identify`); not made when
+    ``enabled`` is False (the user turned it off)."""
 
     enabled: bool = True
     name: str = "numbers"
@@ -171,7 +172,7 @@ class ColumnsCheck:
     name: str = "columns"
 
     def check(self, kept: list[Pair], features: Features) -> tuple[list[Pair], dict[str, Any]]:
-        from .fields import fields_disagree, sample_pairs
+        from ..fields import fields_disagree, sample_pairs
 
         held = {(p.id1, p.id2) for p in kept}
         below = [p for p in features.pairs if (p.id1, p.id2) not in held]
@@ -195,7 +196,7 @@ def _matched_columns(
 ) -> tuple[Mapping[str, Mapping[str, str]], Any]:
     """The records' columns renamed into the primary source's names, where they come from
     more than one source (:func:`neardup.column_map.match_columns`, from the kept pairs)."""
-    from .column_map import match_columns
+    from ..column_map import match_columns
 
     assert features.sources is not None
     sources = features.sources(list(rows))

@@ -2,9 +2,9 @@
 
 Two records that both hold numbers (house and phone numbers, birth dates, model numbers: the
 words of :func:`neardup.text.number_words`) and share none are different entities unless they
-are alike overall. The valley rule (:mod:`neardup.valley`, by Jaccard) and the weighted link
-(:mod:`neardup.link`, by cosine) both ask the same two things: do a pair's numbers differ
-(:func:`differ`), and do the data's numbers identify records at all (:func:`apart`: among the
+are alike overall. The valley rule (:mod:`neardup.decision.valley`, by Jaccard) and the weighted
+link (:mod:`neardup.decision.link`, by cosine) both ask the same two things: do a pair's numbers
+differ (:func:`differ`), and do the data's numbers identify records at all (:func:`apart`: among the
 pairs alike enough to waive the check, how many share no number).
 
 >>> differ(frozenset({"12"}), frozenset({"14"})), differ(frozenset({"12"}), frozenset())
@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Hashable, Iterable
 from typing import TypeVar
 
-from .text import number_words
+from ..text import number_words
 
 K = TypeVar("K", bound=Hashable)
 

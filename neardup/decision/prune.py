@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .errors import ArgumentError
-from .results import Pair
-from .text import id_key
+from ..errors import ArgumentError
+from ..results import Pair
+from ..text import id_key
 from .valley import best_similarities
 
 PRUNE_MODES = ("best", "mutual", "one-to-one", "none")

@@ -33,12 +33,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..defaults import DEFAULTS
+from ..minhash import ShingleProcessor
+from ..results import Pair
+from ..text import jaccard
 from .assign import best_of_each
-from .defaults import DEFAULTS
-from .minhash import ShingleProcessor
 from .numbers import identifiers
-from .results import Pair
-from .text import jaccard
 
 #: Upper edges of the similarity levels: ten bins of width 0.1; a similarity of exactly 1.0
 #: (a copy) has a level of its own.
