@@ -51,7 +51,7 @@ import requests
 
 from .. import resources
 from ..errors import InputError, SolrUnavailable
-from ..resources import CONFIGSET_NAME, LEGACY_CONFIGSET, V2_CONFIGSET
+from ..resources import CONFIGSET_NAME, LEGACY_CONFIGSET
 from .client import Auth, credentials, split_url
 
 log = logging.getLogger("neardup")
@@ -143,20 +143,6 @@ class NodeState:
         return "no authentication (started by an older neardup)"
 
 
-#: The search terms' fields (:data:`neardup.backends.solr.TERMS_FIELD`), which the configsets
-#: of older indexes must not have.
-_TERMS_FIELDS = re.compile(r'\s*<field name="nd_terms(_n)?"[^>]*/>')
-
-
-def without_terms(schema: str) -> str:
-    """This configset's schema as the indexes made before records carried their search terms
-    need it: the same but without the terms' fields."""
-    out, found = _TERMS_FIELDS.subn("", schema)
-    if found != 2:
-        raise RuntimeError("the configset has no search terms' fields: without_terms is stale")
-    return out
-
-
 def legacy_schema(schema: str) -> str:
     """This configset's schema as the indexes made before the band fields became longs need
     it: the same but for string band fields."""
@@ -170,17 +156,18 @@ def write_configsets(configsets: Path) -> None:
     """This neardup's configset under its name, and the one the local node's older cores were
     made with under theirs: a core reads its configset by name each time it loads, so a core
     made by an older neardup must not be handed the new band fields."""
+    target = configsets / CONFIGSET_NAME
+    if _tree_bytes(target) != _tree_bytes(CONFIGSET):
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(CONFIGSET, target)
+    legacy = configsets / LEGACY_CONFIGSET
     schema = "conf/schema.xml"
-    ours = _tree_bytes(CONFIGSET)[schema].decode("utf-8")
-    for name, text in ((CONFIGSET_NAME, ours), (V2_CONFIGSET, without_terms(ours)),
-                       (LEGACY_CONFIGSET, legacy_schema(without_terms(ours)))):  # fmt: skip
-        target = configsets / name
-        want = _tree_bytes(CONFIGSET)
-        want[schema] = text.encode("utf-8")
-        if _tree_bytes(target) != want:  # any file, not only the schema (solrconfig.xml too)
-            shutil.rmtree(target, ignore_errors=True)
-            shutil.copytree(CONFIGSET, target)
-            (target / schema).write_bytes(want[schema])
+    want = _tree_bytes(CONFIGSET)
+    want[schema] = legacy_schema(want[schema].decode("utf-8")).encode("utf-8")
+    if _tree_bytes(legacy) != want:  # any file, not only the schema (solrconfig.xml too)
+        shutil.rmtree(legacy, ignore_errors=True)
+        shutil.copytree(CONFIGSET, legacy)
+        (legacy / schema).write_bytes(want[schema])
 
 
 class LocalSolr:
