@@ -47,7 +47,7 @@ class Labelled:
         return {
             "kind": "labelled",
             "labels": labels_name,
-            "similarity": "a random forest over each candidate's evidence, taught by "
+            "similarity": "a logistic regression over each candidate's evidence, taught by "
             f"{self.taught.matches} match and {self.taught.non_matches} non-match labels",
             "evidence": weights,
             "candidates": f"each record's top {DEFAULTS.link_top_k} in every other source",

@@ -2,16 +2,18 @@
 
 A hundred labels say more about a pair of catalogues than any default: which comparisons tell
 a match here (a shared year, a title's lead over its runner-up, a model code) and how far. The
-rule is a random forest over the comparison vectors (:mod:`.evidence`), as Magellan learns
-one; it is fitted on the labelled pairs, while the evidence itself comes from every record (the
-grams' rarity, each record's candidates and the columns' weights are read off the unlabelled
-data). Why a forest and not a logistic model: the comparisons interact (a low cosine is a match
-when its lead is large, a high one is not when the numbers differ), and a forest learns that
-from few labels without scaling or tuning. scikit-learn's, seeded, so that the same labels give
+rule is a logistic regression over the standardized comparison vectors (:mod:`.evidence`), fitted
+on the labelled pairs together with pairs the unlabelled data call non-matches: candidates that
+are neither record's best (each record has a better one), drawn at random, three for each
+label. Why those: the pairs a reviewer is asked about sit near the boundary, so a rule taught on
+them alone has never seen an ordinary non-match, and with many matches among the labels it
+learned to refuse whatever was not like them (docs/linking.md has the figures). Why a logistic model
+and not a forest: with a hundred labels it moves smoothly with each comparison, where a forest's cut
+depended on which pairs happened to be asked. scikit-learn's, seeded, so that the same labels give
 the same rule on any machine.
 
 Its own precision and recall are estimated from the labels: each labelled pair is predicted
-by a forest that did not see it (k-fold), and the shares come with Wilson 95% intervals. The
+by a rule that did not see it (k-fold), and the shares come with Wilson 95% intervals. The
 labels a reviewer is asked for (:mod:`.ask`) sit near the rule's boundary, where it errs most,
 so these estimates lean low.
 """
@@ -28,10 +30,9 @@ from numpy.typing import NDArray
 from ..errors import InputError
 from .evidence import Evidence
 
-#: Trees of the forest, and the fewest labelled pairs a leaf holds.
-TREES = 200
-LEAF = 2
-#: The seed of the forest and of the folds.
+#: Pairs the unlabelled data call non-matches (neither record's best), per labelled pair.
+NEGATIVES_PER_LABEL = 3
+#: The seed of the draw of non-matches and of the folds.
 SEED = 0
 #: Folds of the estimate (fewer where a class has fewer labelled pairs).
 FOLDS = 5
@@ -86,13 +87,25 @@ class Taught:
         }
 
 
-def _forest() -> Any:
-    from sklearn.ensemble import RandomForestClassifier
+def _model() -> Any:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
 
-    return RandomForestClassifier(
-        n_estimators=TREES, min_samples_leaf=LEAF, class_weight="balanced",
-        random_state=SEED, n_jobs=1,
-    )  # fmt: skip
+    return make_pipeline(
+        StandardScaler(), LogisticRegression(class_weight="balanced", max_iter=2000)
+    )
+
+
+def _non_matches(evidence: Evidence, rows: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Candidates neither of whose records ranks it first, not labelled: non-matches by the
+    data's own word, :data:`NEGATIVES_PER_LABEL` a label, drawn with a fixed seed."""
+    names = list(evidence.names)
+    first, second = names.index("rank_first"), names.index("rank_second")
+    values = evidence.values
+    pool = np.setdiff1d(np.flatnonzero((values[:, first] >= 1) & (values[:, second] >= 1)), rows)
+    want = min(len(pool), NEGATIVES_PER_LABEL * len(rows))
+    return np.sort(np.random.default_rng(SEED).choice(pool, want, replace=False))
 
 
 def teach(evidence: Evidence, rows: NDArray[np.int64], said: NDArray[np.bool_]) -> Taught:
@@ -108,22 +121,31 @@ def teach(evidence: Evidence, rows: NDArray[np.int64], said: NDArray[np.bool_]) 
             f"both; label a pair that is a {missing} (neardup review --ask shows pairs to label)"
         )
     x = evidence.values[rows]
-    model = _forest().fit(x, said)
-    precision, recall = _estimate(x, said)
-    weights = {n: round(float(w), 3) for n, w in zip(evidence.names,
-                                                      model.feature_importances_, strict=True)}
+    extra = _non_matches(evidence, rows)
+    model = _model().fit(np.vstack([x, evidence.values[extra]]),
+                         np.r_[said, np.zeros(len(extra), dtype=bool)])  # fmt: skip
+    precision, recall = _estimate(x, said, evidence.values[extra])
+    size = np.abs(model[-1].coef_[0])
+    share = size / size.sum() if size.sum() > 0 else size
+    weights = {n: round(float(w), 3) for n, w in zip(evidence.names, share, strict=True)}
     return Taught(model, evidence.names, matches, non, precision, recall,
                   dict(sorted(weights.items(), key=lambda kv: -kv[1])))  # fmt: skip
 
 
-def _estimate(x: NDArray[np.float64], said: NDArray[np.bool_]) -> tuple[Interval, Interval]:
-    """Precision and recall of the rule on labelled pairs it did not learn from."""
-    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+def _estimate(
+    x: NDArray[np.float64], said: NDArray[np.bool_], others: NDArray[np.float64]
+) -> tuple[Interval, Interval]:
+    """Precision and recall of the rule on labelled pairs it did not learn from (each fold's
+    rule learns from the other folds' labels and all the drawn non-matches)."""
+    from sklearn.model_selection import StratifiedKFold
 
     folds = min(FOLDS, int(said.sum()), int((~said).sum()))
     if folds < 2:
         return Interval(0.0, 0.0, 1.0, 0), Interval(0.0, 0.0, 1.0, 0)
-    split = StratifiedKFold(folds, shuffle=True, random_state=SEED)
-    guess = cross_val_predict(_forest(), x, said, cv=split).astype(bool)
+    guess = np.zeros(len(said), dtype=bool)
+    no = np.zeros(len(others), dtype=bool)
+    for train, test in StratifiedKFold(folds, shuffle=True, random_state=SEED).split(x, said):
+        model = _model().fit(np.vstack([x[train], others]), np.r_[said[train], no])
+        guess[test] = model.predict_proba(x[test])[:, 1] >= 0.5
     hits = int((guess & said).sum())
     return wilson(hits, int(guess.sum())), wilson(hits, int(said.sum()))
