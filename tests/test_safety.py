@@ -515,6 +515,36 @@ def test_ctrl_c_during_solr_start_leaves_no_orphan(tmp_path: Path) -> None:
         proc.kill()
 
 
+@pytest.mark.solr
+def test_ctrl_c_as_the_jvm_is_spawned_leaves_no_orphan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The narrowest window: Ctrl-C after the JVM exists, before ``Popen`` has returned."""
+    if not Path("/proc").is_dir():
+        pytest.skip("needs /proc to find the JVM")
+    from neardup.solr import local
+
+    real = subprocess.Popen
+
+    def popen_then_ctrl_c(*args: object, **kwargs: object) -> subprocess.Popen[bytes]:
+        proc = real(*args, **kwargs)  # type: ignore[call-overload]
+        if "neardup.solr.Launcher" in args[0]:  # type: ignore[operator]
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.5)  # the signal is handled here, inside "Popen"
+        return proc
+
+    monkeypatch.setattr(local.subprocess, "Popen", popen_then_ctrl_c)
+    home = tmp_path / "home"
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            LocalSolr(home).start()
+        assert solr_processes(home.resolve()) == []
+        assert LocalSolr(home).running() is None
+    finally:
+        for pid in solr_processes(home.resolve()):
+            os.kill(pid, signal.SIGKILL)
+
+
 @pytest.mark.parametrize("password", ["p/w", "p#w", "p?w", "a/b#c?d@e:f"])
 def test_passwords_with_url_characters(password: str, tmp_path: Path) -> None:
     url = f"http://alice:{password}@127.0.0.1:9/solr/coll"

@@ -29,6 +29,7 @@ and Java runs with the umask 077, so the files Solr writes are private from thei
 from __future__ import annotations
 
 import base64
+import contextlib
 import errno
 import hashlib
 import json
@@ -42,7 +43,9 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -314,16 +317,19 @@ class LocalSolr:
         with open(self.log_file, "w", encoding="utf-8", opener=_private_opener) as out:
             out.write(f"# {' '.join(args)}\n")
             out.flush()
-            proc = subprocess.Popen(
-                args,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-                cwd=str(self.home),
-                umask=PRIVATE_UMASK,
-            )
+            with _ctrl_c_held() as held:
+                proc = subprocess.Popen(
+                    args,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,
+                    cwd=str(self.home),
+                    umask=PRIVATE_UMASK,
+                )
         try:
+            if held:
+                raise KeyboardInterrupt
             urls, zk = self._wait_ready(proc, port)
             if not cloud:
                 _wait_cores(urls[0], auth)
@@ -777,6 +783,25 @@ def _command_line(pid: int) -> list[str]:
     except (OSError, subprocess.SubprocessError):
         return []
     return out.split()
+
+
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[list[int]]:
+    """Hold Ctrl-C back while the JVM is spawned; the list says whether one came.
+
+    A Ctrl-C that lands after the JVM exists but before ``Popen`` returns would leave a JVM
+    in a session of its own that nothing stops; held back, it is raised where the caller
+    stops the JVM. Only the main thread may set a signal handler; elsewhere nothing is held.
+    """
+    held: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield held
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield held
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler if previous is None else previous)
 
 
 def _terminate(pid: int) -> None:
