@@ -241,43 +241,13 @@ class LocalSolr:
         private first (:func:`make_private`).
         """
         mode = "cloud" if cloud else "standalone"
-        if port is not None and (isinstance(port, bool) or not isinstance(port, int)
-                                 or not 0 <= port <= 65535):  # fmt: skip
-            raise InputError(f"port must be a number from 1 to 65535, got {port!r}")
-        if auth is True:
-            auth = None
-        own = auth is None
-        if auth is False or auth is None:
-            auth = None
-        elif not isinstance(auth, Auth):
-            auth = Auth(*auth)  # type: ignore[misc]
-        if auth is not None:
-            if not auth.user or ":" in auth.user or not auth.password:
-                raise InputError("authentication needs a user (without ':') and a password")
+        given, own = _start_arguments(port, auth)
         make_private(self.home.parent, deep=False)
         current = self.running()
         if current is not None:
-            if current.mode != mode:
-                raise SolrUnavailable(
-                    f"a {current.mode} node is already running at {current.url}; "
-                    "run 'neardup solr stop' first"
-                )
-            wanted = LOCAL_USER if own else auth.user if auth is not None else None
-            if current.auth_user != wanted or bool(current.credentials) != own:
-                raise SolrUnavailable(
-                    f"a node with {current.auth_text()} is already running at {current.url}; "
-                    "run 'neardup solr stop' first"
-                )
-            if own:
-                self.client_auth(current)  # its credentials file must be fit to use
-            return current
-        if own:
-            auth = self.own_credentials()
-        stale = self.state()
-        if stale is not None and self._ours(stale.pid):
-            # The process lives but does not answer: it is still starting or hung.
-            _terminate(stale.pid)
-        self.state_file.unlink(missing_ok=True)
+            return self._reuse(current, mode, given, own)
+        node_auth = self.own_credentials() if own else given
+        self._stop_stale()
 
         java = _require("java", "Java 17 (for example Debian's openjdk-17-jre-headless)")
         classpath = self.classpath()
@@ -287,6 +257,54 @@ class LocalSolr:
             raise SolrUnavailable(f"port {port} on 127.0.0.1 is in use; choose another port")
 
         solr_home = self.home / mode
+        self._prepare_start(solr_home, node_auth, cloud)
+        args = self._launch_args(java, classpath, solr_home, port)
+        if cloud:
+            args += ["--cloud", "--nodes", str(nodes)]
+        pid, urls, zk = self._run_jvm(args, port, cloud, node_auth)
+        st = NodeState(
+            pid=pid,
+            urls=urls,
+            version=self.version,
+            mode=mode,
+            log=str(self.log_file),
+            zk=zk,
+            auth_user=node_auth.user if node_auth is not None else None,
+            credentials=str(self.credentials_file) if own else None,
+            no_auth=node_auth is None,
+        )
+        _write_private(self.state_file, json.dumps(asdict(st), indent=2))
+        return st
+
+    def _reuse(self, current: NodeState, mode: str, auth: Auth | None, own: bool) -> NodeState:
+        """The running node, if it is what :meth:`start` was asked for: another mode or
+        another user would silently serve the caller a node it did not ask for."""
+        if current.mode != mode:
+            raise SolrUnavailable(
+                f"a {current.mode} node is already running at {current.url}; "
+                "run 'neardup solr stop' first"
+            )
+        wanted = LOCAL_USER if own else auth.user if auth is not None else None
+        if current.auth_user != wanted or bool(current.credentials) != own:
+            raise SolrUnavailable(
+                f"a node with {current.auth_text()} is already running at {current.url}; "
+                "run 'neardup solr stop' first"
+            )
+        if own:
+            self.client_auth(current)  # its credentials file must be fit to use
+        return current
+
+    def _stop_stale(self) -> None:
+        """Forget a node that does not answer, stopping its process if it is this home's: it
+        would hold the port and the cores' locks of the node started next."""
+        stale = self.state()
+        if stale is not None and self._ours(stale.pid):
+            # The process lives but does not answer: it is still starting or hung.
+            _terminate(stale.pid)
+        self.state_file.unlink(missing_ok=True)
+
+    def _prepare_start(self, solr_home: Path, auth: Auth | None, cloud: bool) -> None:
+        """The Solr home and the log folder of the node about to start, private."""
         self._prepare_home(solr_home, auth)
         if cloud:
             # The embedded ZooKeeper starts empty each time, so the nodes' old cores would be
@@ -296,7 +314,10 @@ class LocalSolr:
         # Everything already there (indexes and logs of a node an older neardup ran, the
         # files just written) becomes the user's alone; Java's umask keeps what comes next so.
         make_private(self.home.parent, deep=True)
-        args = [
+
+    def _launch_args(self, java: str, classpath: str, solr_home: Path, port: int) -> list[str]:
+        """The JVM's command line: neardup's launcher with this node's home, port and heap."""
+        return [
             java,
             f"-Xmx{self.heap}",
             "-Djava.awt.headless=true",
@@ -312,8 +333,16 @@ class LocalSolr:
             "--port",
             str(port),
         ]
-        if cloud:
-            args += ["--cloud", "--nodes", str(nodes)]
+
+    def _run_jvm(
+        self, args: list[str], port: int, cloud: bool, auth: Auth | None
+    ) -> tuple[int, list[str], str | None]:
+        """Spawn the JVM and wait until it serves: its pid, URLs and ZooKeeper address.
+
+        Until node.json is written nothing could find this JVM, and it runs in a session of
+        its own, so any failure or Ctrl-C from the spawn on stops it here; spawn and stop stay
+        in this one function so that no return between them leaves a window.
+        """
         with open(self.log_file, "w", encoding="utf-8", opener=_private_opener) as out:
             out.write(f"# {' '.join(args)}\n")
             out.flush()
@@ -338,19 +367,7 @@ class LocalSolr:
             # JVM afterwards, and it runs in a session of its own, so it is stopped here.
             _terminate(proc.pid)
             raise
-        st = NodeState(
-            pid=proc.pid,
-            urls=urls,
-            version=self.version,
-            mode=mode,
-            log=str(self.log_file),
-            zk=zk,
-            auth_user=auth.user if auth is not None else None,
-            credentials=str(self.credentials_file) if own else None,
-            no_auth=auth is None,
-        )
-        _write_private(self.state_file, json.dumps(asdict(st), indent=2))
-        return st
+        return proc.pid, urls, zk
 
     def own_credentials(self) -> Auth:
         """The node's own credentials: read from :attr:`credentials_file`, or, the first time,
@@ -783,6 +800,28 @@ def _command_line(pid: int) -> list[str]:
     except (OSError, subprocess.SubprocessError):
         return []
     return out.split()
+
+
+def _start_arguments(
+    port: int | None, auth: Auth | tuple[str, str] | bool | None
+) -> tuple[Auth | None, bool]:
+    """:meth:`LocalSolr.start`'s port and credentials checked before anything is touched: the
+    credentials given (None for none or for the node's own) and whether they are the node's
+    own."""
+    if port is not None and (isinstance(port, bool) or not isinstance(port, int)
+                             or not 0 <= port <= 65535):  # fmt: skip
+        raise InputError(f"port must be a number from 1 to 65535, got {port!r}")
+    if auth is True:
+        auth = None
+    own = auth is None
+    if auth is False or auth is None:
+        auth = None
+    elif not isinstance(auth, Auth):
+        auth = Auth(*auth)  # type: ignore[misc]
+    if auth is not None:
+        if not auth.user or ":" in auth.user or not auth.password:
+            raise InputError("authentication needs a user (without ':') and a password")
+    return auth, own
 
 
 @contextlib.contextmanager
