@@ -334,33 +334,8 @@ class RetryAdapter(HTTPAdapter):
                 resp = super().send(request, stream, timeout, verify, cert, proxies)
                 if not stream:
                     resp.content  # noqa: B018 - read here, so that a cut body is retried too
-            except requests.exceptions.SSLError as exc:
-                unverified = "CERTIFICATE_VERIFY_FAILED" in str(exc)
-                if unverified and self.ca is not None:
-                    # The bundle was given: asking for one would send the user in a circle.
-                    raise SolrUnavailable(
-                        f"cannot reach Solr at {where}: its TLS certificate could not be "
-                        f"verified with the CA bundle {self.ca} (is that the CA that signed "
-                        "it, and is the host name in the certificate?)"
-                    ) from None
-                kind = SolrCertificateUnverified if unverified else SolrUnavailable
-                raise kind(f"cannot reach Solr at {where}: {_reason(exc)}") from None
-            except requests.Timeout:
-                error: NeardupError = SolrUnavailable(
-                    f"Solr at {where} did not answer within {read_timeout:g} s"
-                )
-            except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
-                reason = _reason(exc)
-                size = _body_size(request)
-                if size >= LARGE_REQUEST and not reason.startswith("connection refused"):
-                    raise SolrUnavailable(
-                        f"Solr at {where} closed the connection on a request of {size} bytes "
-                        f"({reason}; not retried): the request is likely too large for it "
-                        "(a record too large, or a node short of heap: see Solr's log)"
-                    ) from None
-                error = SolrUnavailable(f"cannot reach Solr at {where}: {reason}")
             except requests.RequestException as exc:
-                raise SolrUnavailable(f"cannot talk to Solr at {where}: {_reason(exc)}") from None
+                error: NeardupError = self._unanswered(exc, request, where, read_timeout)
             else:
                 self.answered = True
                 if resp.status_code < 400:
@@ -370,13 +345,7 @@ class RetryAdapter(HTTPAdapter):
                 brief = resp.status_code == 500
                 if resp.status_code not in RETRY_STATUSES and not brief:
                     raise error
-            budget = self.retry_budget
-            if brief or not self.answered:
-                budget = min(budget, BRIEF_BUDGET)
-            # The first retry always comes (a request that timed out after 60 s gets a second
-            # chance); later ones only while the budget lasts, counted from the first attempt.
-            left = budget if attempt == 1 else budget - (time.monotonic() - started)
-            pause = min(delay, left)
+            pause = min(delay, self._budget_left(attempt, started, brief))
             if not idempotent or attempt > self.retries or pause <= 0:
                 if attempt > 1:
                     spent = time.monotonic() - started
@@ -387,6 +356,50 @@ class RetryAdapter(HTTPAdapter):
             log.info("retry %d in %.1f s after: %s", attempt, pause, error)
             time.sleep(pause)
             delay = min(delay * 2, BACKOFF_CAP)
+
+    def _unanswered(
+        self,
+        exc: requests.RequestException,
+        request: requests.PreparedRequest,
+        where: str,
+        read_timeout: float | None,
+    ) -> NeardupError:
+        """The error of a request that got no HTTP answer, when a retry may help; raised at
+        once when it cannot (a certificate refused, a large request cut, a bad URL)."""
+        if isinstance(exc, requests.exceptions.SSLError):
+            unverified = "CERTIFICATE_VERIFY_FAILED" in str(exc)
+            if unverified and self.ca is not None:
+                # The bundle was given: asking for one would send the user in a circle.
+                raise SolrUnavailable(
+                    f"cannot reach Solr at {where}: its TLS certificate could not be "
+                    f"verified with the CA bundle {self.ca} (is that the CA that signed "
+                    "it, and is the host name in the certificate?)"
+                ) from None
+            kind = SolrCertificateUnverified if unverified else SolrUnavailable
+            raise kind(f"cannot reach Solr at {where}: {_reason(exc)}") from None
+        if isinstance(exc, requests.Timeout):
+            return SolrUnavailable(f"Solr at {where} did not answer within {read_timeout:g} s")
+        if isinstance(exc, requests.ConnectionError | requests.exceptions.ChunkedEncodingError):
+            reason = _reason(exc)
+            size = _body_size(request)
+            if size >= LARGE_REQUEST and not reason.startswith("connection refused"):
+                raise SolrUnavailable(
+                    f"Solr at {where} closed the connection on a request of {size} bytes "
+                    f"({reason}; not retried): the request is likely too large for it "
+                    "(a record too large, or a node short of heap: see Solr's log)"
+                ) from None
+            return SolrUnavailable(f"cannot reach Solr at {where}: {reason}")
+        raise SolrUnavailable(f"cannot talk to Solr at {where}: {_reason(exc)}") from None
+
+    def _budget_left(self, attempt: int, started: float, brief: bool) -> float:
+        """Seconds the retries of one request may still take: a server that never answered,
+        or answered 500, earns only a brief budget."""
+        budget = self.retry_budget
+        if brief or not self.answered:
+            budget = min(budget, BRIEF_BUDGET)
+        # The first retry always comes (a request that timed out after 60 s gets a second
+        # chance); later ones only while the budget lasts, counted from the first attempt.
+        return budget if attempt == 1 else budget - (time.monotonic() - started)
 
     def _http_error(
         self, resp: requests.Response, request: requests.PreparedRequest, where: str
