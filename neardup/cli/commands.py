@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -15,91 +14,24 @@ from ..decision.prune import PRUNE_MODES
 from ..errors import InputError, MissingColumn, ParameterMismatch
 from ..evaluate import bcubed, score
 from ..index import SHORT_QUERY, NearDupIndex
-from ..minhash import HASH_FAMILIES, KINDS
 from ..options import MODES, SIMILARITIES, ReportOptions
 from ..output import TABLE_FORMATS
-from ..params import RULES, Params
+from ..params import Params
 from ..pipeline import IndexStats
 from ..plan import ENGINES, Spark
-
-SolrOptions = Callable[..., None]
-
-#: One flag per parameter of :class:`~neardup.params.Params` (name, type, help).
-PARAM_FLAGS: list[tuple[str, Any, str]] = [
-    ("shingle_kind", str, "word n-grams or character k-grams (default: chosen from the data, "
-     "char for records, word for documents)"),
-    ("shingle_size", int, "words or characters per shingle (default 3 for char, 1 for word)"),
-    ("num_perm", int, "MinHash values per record (default 128)"),
-    ("hash_family", str, "permutations: universal (default) or xor"),
-    ("seed", int, "random seed of the permutations (default 42)"),
-    ("threshold", float, "Jaccard similarity a pair needs (giving it fixes it; default: read "
-     "off the data for records, 0.65 for documents); with --rule valley or learned, the "
-     "floor of the candidates"),
-    ("rule", str, "threshold: pairs at --threshold or more; valley: the threshold at the "
-     "valley of the records' best-match similarities (default for records); learned: a match "
-     "rule fitted to the candidates without labels (Fellegi-Sunter, EM)"),
-    ("bands", int, "LSH bands (default: from the threshold)"),
-    ("rows", int, "rows per band (default: from the threshold)"),
-]
-#: The values a parameter flag takes: the parameters' own (not a copy that could drift).
-CHOICES = {
-    "shingle_kind": list(KINDS),
-    "hash_family": sorted(HASH_FAMILIES),  # universal (the default) first
-    "rule": list(RULES),
-}
+from .common import (
+    input_options,
+    json_option,
+    max_bucket_option,
+    out_option,
+    param_options,
+    solr_options,
+    verbose_option,
+)
 
 
-def _param_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group(
-        "index parameters (stored with a new index; an existing index keeps its own)"
-    )
-    for name, kind, text in PARAM_FLAGS:
-        g.add_argument(
-            "--" + name.replace("_", "-"),
-            type=kind,
-            default=None,
-            choices=CHOICES.get(name),
-            help=text,
-        )
-    g.add_argument(
-        "--no-canonical",
-        dest="canonical",
-        action="store_false",
-        default=None,
-        help="do not rewrite record forms (7th/seventh, st/street) before shingling",
-    )
-    g.add_argument(
-        "--no-fold-accents",
-        dest="fold_accents",
-        action="store_false",
-        default=None,
-        help="keep accents (café and cafe differ); Unicode is still NFKC- and case-folded",
-    )
-    g.add_argument(
-        "--keep-hyphens",
-        dest="split_hyphens",
-        action="store_false",
-        default=None,
-        help="character shingles keep hyphens (bel-air and bel air differ)",
-    )
-    g.add_argument(
-        "--fix-text",
-        dest="fix_text",
-        action="store_true",
-        default=None,
-        help="repair mojibake (CafÃ© for Café) with ftfy before comparing "
-        "(pip install 'neardup[repair]')",
-    )
-    g.add_argument(
-        "--fields-2014",
-        dest="fields_2014",
-        action="store_true",
-        default=None,
-        help="also store the 2014 article's fields, for report --method shingles|minhash",
-    )
-
-
-def _given(args: argparse.Namespace) -> dict[str, Any]:
+def given_params(args: argparse.Namespace) -> dict[str, Any]:
+    """The parameters of :class:`~neardup.params.Params` that the flags give (not None)."""
     names = {f.name for f in fields(Params)}
     return {k: v for k, v in vars(args).items() if k in names and v is not None}
 
@@ -120,7 +52,7 @@ def open_index(
 
     backend = SolrBackend(open_solr(args, create=create))
     stored = backend.load_params()
-    given = _given(args) if param_flags else {}
+    given = given_params(args) if param_flags else {}
     given = {k: v for k, v in given.items() if k not in report_flags}
     if stored is None:
         if not create:
@@ -141,13 +73,12 @@ def open_index(
     return index
 
 
-def register(sub: Any, solr_options: SolrOptions) -> None:
-    from .common import input_options, max_bucket_option
-
+# -- the verbs' flags: one function per verb, in the order `neardup --help` lists them ----------
+def register_index(sub: Any) -> None:
     p = sub.add_parser("index", help="index a file of records")
     p.add_argument("file", type=Path)
     input_options(p)
-    _param_options(p)
+    param_options(p)
     p.add_argument(
         "--strict",
         action="store_true",
@@ -174,10 +105,12 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         help="concurrent update requests per batch (default 2: Solr indexes a request on one "
         "thread; more helps a Solr with more cores)",
     )
-    p.add_argument("--json", action="store_true", help="print the counts as JSON")
+    json_option(p, "print the counts as JSON")
     solr_options(p)
     p.set_defaults(func=cmd_index)
 
+
+def register_report(sub: Any) -> None:
     p = sub.add_parser("report", help="all near-duplicate pairs of an index, as TSV")
     p.add_argument(
         "--method",
@@ -198,11 +131,22 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         default=None,
         help="largest word edit distance (2014 methods: default 2; lsh: no limit)",
     )
-    p.add_argument(
-        "--out",
-        type=Path,
-        required=True,
-        help="the pairs file to write ('-': standard output); ids only (id1 id2 jaccard "
+    _report_table_options(p)
+    _report_rule_options(p)
+    _report_added_options(p)
+    _report_scope_options(p)
+    p.add_argument("--quiet", action="store_true", help="2014 methods: do not print the pairs")
+    json_option(p, "print the counts as JSON")
+    verbose_option(p, "also say how the pairs were decided: the valley, the checks, clusters")
+    solr_options(p)
+    p.set_defaults(func=cmd_report)
+
+
+def _report_table_options(p: argparse.ArgumentParser) -> None:
+    """Where the pairs go, and as what: ids only or a table."""
+    out_option(
+        p,
+        "the pairs file to write ('-': standard output); ids only (id1 id2 jaccard "
         "edit_distance, TSV) unless --format or a .csv, .jsonl or .parquet name asks for a table",
     )
     p.add_argument(
@@ -219,6 +163,10 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         metavar="NAME",
         help="with a table: the records' column NAME instead of their whole text",
     )
+
+
+def _report_rule_options(p: argparse.ArgumentParser) -> None:
+    """Which pairs are kept: the mode, the pruning, the similarity, the checks, the labels."""
     p.add_argument(
         "--mode",
         choices=list(MODES),
@@ -266,6 +214,10 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "source1 id1 source2 id2 label, match or non-match); 'neardup review --ask N' picks "
         "the pairs to label",
     )
+
+
+def _report_added_options(p: argparse.ArgumentParser) -> None:
+    """What comes with the pairs: the dropped ones, the completed clusters, the clusters."""
     p.add_argument(
         "--dropped",
         type=Path,
@@ -290,6 +242,10 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "similarity of a member to it, the other members; or as a table (--format: one record "
         "a row with its cluster's number)",
     )
+
+
+def _report_scope_options(p: argparse.ArgumentParser) -> None:
+    """Which records are reported (new ones, a bucket's bound) and where the report runs."""
     new = p.add_mutually_exclusive_group()
     new.add_argument(
         "--new",
@@ -322,45 +278,52 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         help="--engine spark: the master as Spark takes it (local[2], spark://host:7077, yarn, "
         "k8s://...); default local[*], every core of this machine",
     )
-    p.add_argument("--quiet", action="store_true", help="2014 methods: do not print the pairs")
-    p.add_argument("--json", action="store_true", help="print the counts as JSON")
-    p.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
-                   help="also say how the pairs were decided: the valley, the checks, clusters")
+
+
+def register_neighbors(sub: Any) -> None:
+    p = sub.add_parser("neighbors", help="the records most similar to one record")
+    p.add_argument("id")
+    p.add_argument(
+        "--source",
+        default=None,
+        help="the source the record is of (default: the collection's first source); "
+        "a record is its source and its id",
+    )
+    _lookup_options(p)
+    p.set_defaults(func=cmd_neighbors)
+
+
+def register_search(sub: Any) -> None:
+    p = sub.add_parser("search", help="the records most similar to a text")
+    p.add_argument("text")
+    _lookup_options(p)
+    p.set_defaults(func=cmd_search)
+
+
+def _lookup_options(p: argparse.ArgumentParser) -> None:
+    """What neighbors and search share: how many records, how similar, and where."""
+    p.add_argument("-k", type=int, default=10, help="how many (default 10)")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.0,
+        help="smallest Jaccard (default 0); search: of a query of at most "
+        f"{SHORT_QUERY} words, the smallest share of it a record holds",
+    )
+    json_option(p)
     solr_options(p)
-    p.set_defaults(func=cmd_report)
 
-    for verb, arg, what, func in (
-        ("neighbors", "id", "one record", cmd_neighbors),
-        ("search", "text", "a text", cmd_search),
-    ):
-        p = sub.add_parser(verb, help=f"the records most similar to {what}")
-        p.add_argument(arg)
-        if verb == "neighbors":
-            p.add_argument(
-                "--source",
-                default=None,
-                help="the source the record is of (default: the collection's first source); "
-                "a record is its source and its id",
-            )
-        p.add_argument("-k", type=int, default=10, help="how many (default 10)")
-        p.add_argument(
-            "--threshold",
-            type=float,
-            default=0.0,
-            help="smallest Jaccard (default 0); search: of a query of at most "
-            f"{SHORT_QUERY} words, the smallest share of it a record holds",
-        )
-        p.add_argument("--json", action="store_true")
-        solr_options(p)
-        p.set_defaults(func=func)
 
+def register_info(sub: Any) -> None:
     p = sub.add_parser(
         "info", help="what a collection holds: records, sources, parameters, batches"
     )
-    p.add_argument("--json", action="store_true")
+    json_option(p)
     solr_options(p)
     p.set_defaults(func=cmd_info)
 
+
+def register_delete(sub: Any) -> None:
     p = sub.add_parser("delete", help="remove records (and their band keys) from an index")
     p.add_argument("ids", nargs="*", help="ids to remove")
     p.add_argument("--ids-file", type=Path, default=None, help="a file of ids, one a line")
@@ -369,10 +332,12 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         default=None,
         help="the source the ids are of (default: the collection's first source)",
     )
-    p.add_argument("--json", action="store_true")
+    json_option(p)
     solr_options(p)
     p.set_defaults(func=cmd_delete)
 
+
+def register_drop(sub: Any) -> None:
     p = sub.add_parser(
         "drop", help="delete a whole collection neardup made: its records, schema and files"
     )
@@ -383,10 +348,12 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         action="store_true",
         help="drop it even if neardup did not make it (no stored parameters or fields)",
     )
-    p.add_argument("--json", action="store_true")
+    json_option(p)
     solr_options(p, collection=False)
     p.set_defaults(func=cmd_drop)
 
+
+def register_compare(sub: Any) -> None:
     p = sub.add_parser("compare", help="LSH against exact brute force on an index")
     p.add_argument(
         "--threshold",
@@ -394,10 +361,12 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         default=None,
         help="Jaccard threshold for both (default: the index's)",
     )
-    p.add_argument("--json", action="store_true")
+    json_option(p)
     solr_options(p)
     p.set_defaults(func=cmd_compare)
 
+
+def register_evaluate(sub: Any) -> None:
     p = sub.add_parser("evaluate", help="score a file of pairs against gold pairs")
     p.add_argument(
         "pairs",
@@ -434,9 +403,11 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         default=None,
         help="the records' id column/key (default: 'id' if there is one, else line numbers)",
     )
-    p.add_argument("--json", action="store_true")
+    json_option(p)
     p.set_defaults(func=cmd_evaluate)
 
+
+def register_plot(sub: Any) -> None:
     p = sub.add_parser("plot", help="PNG pictures: S-curve, bands x rows sweep, P/R vs threshold")
     p.add_argument(
         "what",
@@ -450,6 +421,8 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     p.add_argument("--rows", type=int, default=None, help="s-curve: rows (default: chosen)")
     p.set_defaults(func=cmd_plot)
 
+
+def register_experiment(sub: Any) -> None:
     p = sub.add_parser("experiment", help="run a bundled experiment end to end")
     p.add_argument("name", choices=["restaurants"])
     p.add_argument(
@@ -458,7 +431,7 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         default=Path("out/restaurants"),
         help="where the pair reports are written (default out/restaurants)",
     )
-    p.add_argument("--json", action="store_true")
+    json_option(p)
     solr_options(p)
     p.set_defaults(func=cmd_experiment, collection_default="restaurants")
 
@@ -569,7 +542,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         items = _named_source(items, args.source, args.source_field)
     if not 1 <= args.writers <= 64:
         raise InputError(f"--writers must be between 1 and 64, got {args.writers}")
-    Params(**_given(args))  # bad flags are reported before Solr is started
+    Params(**given_params(args))  # bad flags are reported before Solr is started
     index = open_index(args, param_flags=True)
     if args.source is None and args.source_field is None:
         args.source = _file_source(index, args.file)
@@ -666,7 +639,7 @@ def _joining_note(args: argparse.Namespace, index: NearDupIndex) -> None:
     sample = (r.text for r in read_input(args, args.file) if isinstance(r, io.Record))
     source = args.source if args.source is not None else str(args.file)
     note = joining_note(
-        index.backend, index.params, source, list(islice(sample, SAMPLE)), _given(args)
+        index.backend, index.params, source, list(islice(sample, SAMPLE)), given_params(args)
     )
     if note:
         print(f"note: {note}", file=sys.stderr)

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from ..minhash import HASH_FAMILIES, KINDS
+from ..params import RULES
 
 if TYPE_CHECKING:
     from ..io import Item
@@ -53,6 +55,23 @@ def solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
     )
 
 
+def json_option(p: argparse.ArgumentParser, help: str | None = None) -> None:
+    """``--json``: the verb's summary as JSON, for scripts (every verb has it)."""
+    p.add_argument("--json", action="store_true", help=help)
+
+
+def out_option(p: argparse.ArgumentParser, help: str) -> None:
+    """``--out``: the file a verb writes, required; ``-`` is standard output."""
+    p.add_argument("--out", type=Path, required=True, help=help)
+
+
+def verbose_option(p: argparse.ArgumentParser, help: str) -> None:
+    """``-v``: how the pairs were decided, after the one plain line. Suppressed by default, so
+    that the top-level ``neardup -v VERB`` (which also logs Solr's retries) is not reset by the
+    verb's own default."""
+    p.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=help)
+
+
 def max_bucket_option(p: argparse.ArgumentParser) -> None:
     """``--max-bucket``: the bound on what a common feature costs (neardup.candidates)."""
     from ..candidates import DEFAULT_MAX_BUCKET
@@ -70,6 +89,82 @@ def max_bucket_option(p: argparse.ArgumentParser) -> None:
         help="the members of a bucket (a band key) of more than N records become candidates "
         f"only where they share a second band too (default {DEFAULT_MAX_BUCKET}; 'none' pairs "
         "every bucket in full, at a cost that grows with the square of the records)",
+    )
+
+
+#: One flag per parameter of :class:`~neardup.params.Params` (name, type, help).
+PARAM_FLAGS: list[tuple[str, Any, str]] = [
+    ("shingle_kind", str, "word n-grams or character k-grams (default: chosen from the data, "
+     "char for records, word for documents)"),
+    ("shingle_size", int, "words or characters per shingle (default 3 for char, 1 for word)"),
+    ("num_perm", int, "MinHash values per record (default 128)"),
+    ("hash_family", str, "permutations: universal (default) or xor"),
+    ("seed", int, "random seed of the permutations (default 42)"),
+    ("threshold", float, "Jaccard similarity a pair needs (giving it fixes it; default: read "
+     "off the data for records, 0.65 for documents); with --rule valley or learned, the "
+     "floor of the candidates"),
+    ("rule", str, "threshold: pairs at --threshold or more; valley: the threshold at the "
+     "valley of the records' best-match similarities (default for records); learned: a match "
+     "rule fitted to the candidates without labels (Fellegi-Sunter, EM)"),
+    ("bands", int, "LSH bands (default: from the threshold)"),
+    ("rows", int, "rows per band (default: from the threshold)"),
+]
+#: The values a parameter flag takes: the parameters' own (not a copy that could drift).
+CHOICES = {
+    "shingle_kind": list(KINDS),
+    "hash_family": sorted(HASH_FAMILIES),  # universal (the default) first
+    "rule": list(RULES),
+}
+
+
+def param_options(p: argparse.ArgumentParser) -> None:
+    """The flags of the index parameters (:data:`PARAM_FLAGS`) and of the text's forms."""
+    g = p.add_argument_group(
+        "index parameters (stored with a new index; an existing index keeps its own)"
+    )
+    for name, kind, text in PARAM_FLAGS:
+        g.add_argument(
+            "--" + name.replace("_", "-"),
+            type=kind,
+            default=None,
+            choices=CHOICES.get(name),
+            help=text,
+        )
+    g.add_argument(
+        "--no-canonical",
+        dest="canonical",
+        action="store_false",
+        default=None,
+        help="do not rewrite record forms (7th/seventh, st/street) before shingling",
+    )
+    g.add_argument(
+        "--no-fold-accents",
+        dest="fold_accents",
+        action="store_false",
+        default=None,
+        help="keep accents (café and cafe differ); Unicode is still NFKC- and case-folded",
+    )
+    g.add_argument(
+        "--keep-hyphens",
+        dest="split_hyphens",
+        action="store_false",
+        default=None,
+        help="character shingles keep hyphens (bel-air and bel air differ)",
+    )
+    g.add_argument(
+        "--fix-text",
+        dest="fix_text",
+        action="store_true",
+        default=None,
+        help="repair mojibake (CafÃ© for Café) with ftfy before comparing "
+        "(pip install 'neardup[repair]')",
+    )
+    g.add_argument(
+        "--fields-2014",
+        dest="fields_2014",
+        action="store_true",
+        default=None,
+        help="also store the 2014 article's fields, for report --method shingles|minhash",
     )
 
 

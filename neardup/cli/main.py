@@ -12,10 +12,11 @@ import logging
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..errors import InputError, NeardupError
 from . import commands, takeaway
-from .common import emit, local_node, port_number, solr_options
+from .common import emit, json_option, local_node, port_number, solr_options
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -63,17 +64,7 @@ def cmd_solr(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
-
-    parser = _Parser(
-        prog="neardup",
-        description="Near-duplicate detection with shingles, MinHash and LSH, backed by Solr.",
-    )
-    parser.add_argument("--version", action="version", version=f"neardup {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log each Solr retry")
-    sub = parser.add_subparsers(dest="verb", required=True, parser_class=_Parser)
-
+def register_solr(sub: Any) -> None:
     p = sub.add_parser("solr", help="start, inspect or stop neardup's private Solr node")
     p.add_argument("action", choices=["start", "status", "stop"])
     p.add_argument("--port", type=port_number, default=None, help="port (default: a free one)")
@@ -96,10 +87,40 @@ def build_parser() -> argparse.ArgumentParser:
         help="Java heap per node, e.g. 4g ($NEARDUP_SOLR_HEAP; default: a quarter of the "
         "machine's memory, 1 to 8 GB)",
     )
-    p.add_argument("--json", action="store_true", help="print JSON")
+    json_option(p, "print JSON")
     p.set_defaults(func=cmd_solr)
 
-    commands.register(sub, solr_options)
+
+#: Each verb's flags, in the order ``neardup --help`` lists the verbs.
+VERBS: tuple[Callable[[Any], None], ...] = (
+    register_solr,
+    commands.register_index,
+    commands.register_report,
+    commands.register_neighbors,
+    commands.register_search,
+    commands.register_info,
+    commands.register_delete,
+    commands.register_drop,
+    commands.register_compare,
+    commands.register_evaluate,
+    commands.register_plot,
+    commands.register_experiment,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
+    parser = _Parser(
+        prog="neardup",
+        description="Near-duplicate detection with shingles, MinHash and LSH, backed by Solr.",
+    )
+    parser.add_argument("--version", action="version", version=f"neardup {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log each Solr retry")
+    sub = parser.add_subparsers(dest="verb", required=True, parser_class=_Parser)
+
+    for register in VERBS:
+        register(sub)
     takeaway.register(sub, solr_options)
     return parser
 

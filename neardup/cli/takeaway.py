@@ -21,15 +21,13 @@ from ..options import MODES
 from ..output import decided_line, rule_line
 from ..pipeline import IndexStats
 from ..results import Report
-from .common import input_options, max_bucket_option, read_input
+from .common import input_options, max_bucket_option, param_options, read_input
 
 SolrOptions = Callable[..., None]
 BACKENDS = ("solr", "memory")
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
-    from .commands import _param_options
-
     p.add_argument(
         "--backend",
         choices=BACKENDS,
@@ -49,7 +47,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         help="which verified pairs link records (default: the report's; see 'report --help')",
     )
     max_bucket_option(p)
-    _param_options(p)  # --threshold: a new index's; with --no-index, the report's
+    param_options(p)  # --threshold: a new index's; with --no-index, the report's
 
 
 def register(sub: Any, solr_options: SolrOptions) -> None:
@@ -234,7 +232,14 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
     deleted at the end, whatever happens."""
     from ..io import expected_records
     from ..params import Params
-    from .commands import _given, add_records, check_indexed, open_index, print_choice, print_stats
+    from .commands import (
+        add_records,
+        check_indexed,
+        given_params,
+        open_index,
+        print_choice,
+        print_stats,
+    )
     from .common import progress
 
     files = list(getattr(args, "more_inputs", [])) if args.input is not None else []
@@ -248,12 +253,12 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
             raise InputError(f"{path}: no such file")
     if args.no_index and args.backend == "memory":
         raise InputError("--no-index needs a collection in Solr, not --backend memory")
-    Params(**_given(args))  # bad flags are reported before Solr is started
+    Params(**given_params(args))  # bad flags are reported before Solr is started
     temporary = args.backend == "solr" and not args.no_index and not _collection_named(args)
     index: NearDupIndex | None = None
     try:
         if args.backend == "memory":
-            index = NearDupIndex(given=_given(args))
+            index = NearDupIndex(given=given_params(args))
         else:
             if temporary:
                 args.collection = f"{TEMP_PREFIX}{os.getpid()}_{int(time.time())}"
