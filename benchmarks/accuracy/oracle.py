@@ -29,10 +29,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from neardup.evaluate.scores import f1
 from neardup.text import char_grams
 
 from .datasets import LINK, Dataset, Pair, pair
-from .metrics import f1
 
 #: Thresholds are k / STEPS.
 STEPS = 200

@@ -34,18 +34,34 @@ def unordered(pairs: Iterable[tuple[K, K]]) -> set[frozenset[K]]:
     return {frozenset(p) for p in pairs if p[0] != p[1]}
 
 
-def score(found: Iterable[tuple[K, K]], gold: Iterable[tuple[K, K]]) -> Scores:
+def f1(precision: float, recall: float) -> float:
+    """The harmonic mean of precision and recall; 0 where both are 0."""
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+def _rounded(x: float, digits: int | None) -> float:
+    return x if digits is None else round(x, digits)
+
+
+def score(
+    found: Iterable[tuple[K, K]], gold: Iterable[tuple[K, K]], digits: int | None = 4
+) -> Scores:
     """Scores of ``found`` against ``gold``; a pair counts once whatever its order.
+
+    ``digits``: the scores' rounding; ``None`` keeps them exact, for a caller that rounds
+    them itself (a figure rounded twice may differ in its last digit).
 
     >>> score([(("b", "9"), ("a", "7"))], [(("a", "7"), ("b", "9")), (("a", "9"), ("b", "7"))])
     Scores(pairs=1, true_pairs=1, gold=2, recall=0.5, precision=1.0, f1=0.6667)
+    >>> score([("a", "b")], [("a", "b"), ("a", "c"), ("b", "c")], digits=None).recall
+    0.3333333333333333
     """
     f, g = unordered(found), unordered(gold)
     tp = len(f & g)
     recall = tp / len(g) if g else 0.0
     precision = tp / len(f) if f else 0.0
-    f1 = 2 * recall * precision / (recall + precision) if recall + precision else 0.0
-    return Scores(len(f), tp, len(g), round(recall, 4), round(precision, 4), round(f1, 4))
+    rounded = (_rounded(x, digits) for x in (recall, precision, f1(precision, recall)))
+    return Scores(len(f), tp, len(g), *rounded)
 
 
 @dataclass(frozen=True)
@@ -65,6 +81,7 @@ def bcubed(
     found: Iterable[tuple[K, K]],
     gold: Iterable[tuple[K, K]],
     ids: Iterable[K] | None = None,
+    digits: int | None = 4,
 ) -> ClusterScores:
     """B-cubed scores: pairwise counts punish a wrong merge of two big clusters quadratically,
     and a user who deduplicates keeps clusters, not pairs. For every record, precision is the
@@ -73,7 +90,8 @@ def bcubed(
     connected components of the pairs; a record in no pair is a cluster of its own.
 
     ``ids``: every record of the data (default: those in some pair; records in no pair of
-    either side would score 1 and 1, so the default leaves them out).
+    either side would score 1 and 1, so the default leaves them out). ``digits``: as for
+    :func:`score`.
 
     >>> s = bcubed([("a", "b"), ("b", "c")], [("a", "b")], ids="abcd")
     >>> s.records, round(s.precision, 3), s.recall
@@ -102,8 +120,8 @@ def bcubed(
     both = Counter((key_f[i], key_g[i]) for i in every)
     precision = sum(both[key_f[i], key_g[i]] / size_f[key_f[i]] for i in every) / len(every)
     recall = sum(both[key_f[i], key_g[i]] / size_g[key_g[i]] for i in every) / len(every)
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return ClusterScores(len(every), round(precision, 4), round(recall, 4), round(f1, 4))
+    rounded = (_rounded(x, digits) for x in (precision, recall, f1(precision, recall)))
+    return ClusterScores(len(every), *rounded)
 
 
 def _components(pairs: Iterable[tuple[K, K]]) -> dict[K, str]:
