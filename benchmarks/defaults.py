@@ -41,7 +41,14 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import corpus as C
-from benchmarks.end_to_end import run_child, run_neardup_solr, scored, warm_up, write_corpus
+from benchmarks.end_to_end import (
+    ratios,
+    run_child,
+    run_neardup_solr,
+    scored,
+    warm_up,
+    write_corpus,
+)
 from benchmarks.node import SolrNode, say
 from neardup.params import Params
 
@@ -154,19 +161,12 @@ def run_corpus(
             f"{name} {n:,d} {label}: {r['wall_s']:.1f} s wall, {r['cpu_s']:.1f} s CPU, peak "
             f"{r['peak_rss_mb']:.0f} MB; recall {r['recall']}, precision {r['precision']}"
         )
-    res["ratios"] = ratios(res["methods"])
+    # neardup (Solr and memory) / each peer run, by wall time.
+    peers = [label for label in res["methods"] if not label.startswith("neardup")]
+    mine = {"neardup_solr": "neardup_solr", "neardup_memory": "neardup_memory"}
+    res["ratios"] = ratios(res["methods"], peers, {"": "wall_s"}, mine)
     say(f"{name} {n:,d} ratios (wall, neardup / peer): {res['ratios']}")
     return res
-
-
-def ratios(methods: dict[str, Any]) -> dict[str, float]:
-    """neardup (Solr and memory) / each peer run, by wall time."""
-    out: dict[str, float] = {}
-    for mine in ("neardup_solr", "neardup_memory"):
-        for label, r in methods.items():
-            if mine in methods and not label.startswith("neardup"):
-                out[f"{mine}/{label}"] = round(methods[mine]["wall_s"] / r["wall_s"], 3)
-    return out
 
 
 def scaling(results: list[dict[str, Any]]) -> list[str]:

@@ -509,18 +509,31 @@ def run(
     return res
 
 
-def ratios(m: dict[str, Any]) -> dict[str, float]:
-    """neardup / peer, for wall time, CPU time and Python peak RSS (below 1: neardup uses less)."""
+#: What end to end compares: a ratio's key ends in the suffix, and divides the runs' field.
+MEASURES = {"_wall": "wall_s", "_cpu": "cpu_s", "_python_rss": "peak_rss_mb"}
+#: neardup's runs, and the name each has in a ratio's key.
+MINE = {"neardup_solr": "neardup", "neardup_memory": "neardup_memory"}
+
+
+def ratios(
+    m: dict[str, Any],
+    peers: Iterable[str] = ("datasketch", "rensa"),
+    measures: dict[str, str] = MEASURES,
+    mine: dict[str, str] = MINE,
+) -> dict[str, float]:
+    """neardup / peer for each measure (below 1: neardup uses less), keyed
+    ``{name}/{peer}{suffix}``; with CPU time measured, neardup on Solr's CPU also counts
+    Solr's. A run missing from ``m`` has no ratios."""
     out: dict[str, float] = {}
-    for mine, tag in (("neardup_solr", "neardup"), ("neardup_memory", "neardup_memory")):
-        for peer in ("datasketch", "rensa"):
-            if mine not in m or peer not in m:
+    peers = list(peers)
+    for name, tag in mine.items():
+        for peer in peers:
+            if name not in m or peer not in m:
                 continue
-            a, b = m[mine], m[peer]
-            out[f"{tag}/{peer}_wall"] = round(a["wall_s"] / b["wall_s"], 3)
-            out[f"{tag}/{peer}_cpu"] = round(a["cpu_s"] / b["cpu_s"], 3)
-            out[f"{tag}/{peer}_python_rss"] = round(a["peak_rss_mb"] / b["peak_rss_mb"], 3)
-            if mine == "neardup_solr" and a.get("solr_cpu_s") is not None:
+            a, b = m[name], m[peer]
+            for suffix, key in measures.items():
+                out[f"{tag}/{peer}{suffix}"] = round(a[key] / b[key], 3)
+            if "_cpu" in measures and name == "neardup_solr" and a.get("solr_cpu_s") is not None:
                 out[f"{tag}/{peer}_cpu_with_solr"] = round(
                     (a["cpu_s"] + a["solr_cpu_s"]) / b["cpu_s"], 3
                 )

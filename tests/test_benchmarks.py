@@ -218,6 +218,34 @@ def test_end_to_end_scores_come_from_the_truth(tmp_path: Path) -> None:
     assert (fewer["recall"], fewer["precision"], fewer["outside_truth"]) == (0.5, 0.5, 1)
 
 
+def test_ratios_one_definition_for_end_to_end_and_the_defaults_benchmark() -> None:
+    """End to end divides wall, CPU (with Solr's for neardup on Solr) and Python peak by the
+    two peers; the defaults benchmark, wall time by every peer run it made."""
+    m = {
+        "neardup_solr": {"wall_s": 2.0, "cpu_s": 1.0, "peak_rss_mb": 30.0, "solr_cpu_s": 0.5},
+        "neardup_memory": {"wall_s": 1.0, "cpu_s": 1.0, "peak_rss_mb": 90.0},
+        "datasketch": {"wall_s": 4.0, "cpu_s": 3.0, "peak_rss_mb": 60.0},
+        "datasketch_ours": {"wall_s": 8.0, "cpu_s": 3.0, "peak_rss_mb": 60.0},
+    }
+    assert E.ratios(m) == {
+        "neardup/datasketch_wall": 0.5,
+        "neardup/datasketch_cpu": 0.333,
+        "neardup/datasketch_python_rss": 0.5,
+        "neardup/datasketch_cpu_with_solr": 0.5,
+        "neardup_memory/datasketch_wall": 0.25,
+        "neardup_memory/datasketch_cpu": 0.333,
+        "neardup_memory/datasketch_python_rss": 1.5,
+    }
+    mine = {"neardup_solr": "neardup_solr", "neardup_memory": "neardup_memory"}
+    wall = E.ratios(m, ["datasketch", "datasketch_ours"], {"": "wall_s"}, mine)
+    assert list(wall.items()) == [
+        ("neardup_solr/datasketch", 0.5),
+        ("neardup_solr/datasketch_ours", 0.25),
+        ("neardup_memory/datasketch", 0.25),
+        ("neardup_memory/datasketch_ours", 0.125),
+    ]
+
+
 def test_end_to_end_cli_into_solr(
     solr_base: str, e2e_corpus: tuple[Path, set[tuple[str, str]]], doc_params: Params,
     tmp_path: Path,
