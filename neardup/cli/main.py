@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import InputError, NeardupError
 from . import commands, takeaway
-from .common import emit, json_option, local_node, port_number, solr_options
+from .common import emit, json_option, local_node, port_number
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -105,6 +105,9 @@ VERBS: tuple[Callable[[Any], None], ...] = (
     commands.register_evaluate,
     commands.register_plot,
     commands.register_experiment,
+    takeaway.register_dedupe,
+    takeaway.register_review,
+    takeaway.register_clean,
 )
 
 
@@ -121,7 +124,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     for register in VERBS:
         register(sub)
-    takeaway.register(sub, solr_options)
     return parser
 
 

@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -21,10 +21,23 @@ from ..options import MODES
 from ..output import decided_line, rule_line
 from ..pipeline import IndexStats
 from ..results import Report
-from .common import input_options, max_bucket_option, param_options, read_input
+from .common import (
+    input_options,
+    json_option,
+    max_bucket_option,
+    out_option,
+    param_options,
+    read_input,
+    solr_options,
+    verbose_option,
+)
 
-SolrOptions = Callable[..., None]
 BACKENDS = ("solr", "memory")
+#: The help of dedupe's and review's ``-v``.
+DECIDED_IN_DETAIL = (
+    "also say how the pairs were decided, in detail: the valley, the numbers and columns "
+    "checks, the clusters completed (--json has them too)"
+)
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
@@ -50,7 +63,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     param_options(p)  # --threshold: a new index's; with --no-index, the report's
 
 
-def register(sub: Any, solr_options: SolrOptions) -> None:
+def register_dedupe(sub: Any) -> None:
     p = sub.add_parser(
         "dedupe",
         help="the input without its near-duplicates (or with cluster ids), in its own format",
@@ -64,9 +77,7 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "output or the rejects file); --strict makes it 2 when any row was rejected.",
     )
     p.add_argument("input", type=Path, help="the records")
-    p.add_argument(
-        "--out", type=Path, required=True, help="where to write (same format; '-': stdout)"
-    )
+    out_option(p, "where to write (same format; '-': stdout)")
     input_options(p)
     _keep_option(p)
     p.add_argument(
@@ -104,11 +115,13 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         help="exit with code 2 if any row was rejected or had an empty text (the outputs are "
         "written all the same)",
     )
-    p.add_argument("--json", action="store_true", help="print the counts as JSON")
-    verbose_option(p)
+    json_option(p, "print the counts as JSON")
+    verbose_option(p, DECIDED_IN_DETAIL)
     solr_options(p)
     p.set_defaults(func=cmd_dedupe)
 
+
+def register_review(sub: Any) -> None:
     p = sub.add_parser(
         "review",
         help="a self-contained HTML page of the pairs and clusters, to read in a browser",
@@ -125,9 +138,7 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         help="files of records to index first (optional; two or more: one source each, "
         "for --mode link)",
     )
-    p.add_argument(
-        "--out", type=Path, required=True, help="the HTML page to write ('-': stdout)"
-    )
+    out_option(p, "the HTML page to write ('-': stdout)")
     p.add_argument("--title", default=None, help="the page's title")
     p.add_argument(
         "--ask",
@@ -156,11 +167,13 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
     input_options(p)
     _keep_option(p)
     _run_options(p)
-    p.add_argument("--json", action="store_true", help="print what was written as JSON")
-    verbose_option(p)
+    json_option(p, "print what was written as JSON")
+    verbose_option(p, DECIDED_IN_DETAIL)
     solr_options(p)
     p.set_defaults(func=cmd_review)
 
+
+def register_clean(sub: Any) -> None:
     p = sub.add_parser(
         "clean",
         help="remove the temporary collections of dedupe/review runs that were killed",
@@ -170,7 +183,7 @@ def register(sub: Any, solr_options: SolrOptions) -> None:
         "process no longer runs on this machine and removes them.",
     )
     p.add_argument("--dry-run", action="store_true", help="only list them")
-    p.add_argument("--json", action="store_true")
+    json_option(p)
     solr_options(p, collection=False)
     p.set_defaults(func=cmd_clean)
 
@@ -307,21 +320,6 @@ def _on(server: Any, name: str) -> Any:
     one = copy.copy(server)
     one.collection = name
     return one
-
-
-def verbose_option(p: argparse.ArgumentParser) -> None:
-    """``-v``: how the pairs were decided in detail (the valley, the numbers and columns checks,
-    the clusters completed) after the one plain line. Suppressed by default, so that the
-    top-level ``neardup -v VERB`` (which also logs Solr's retries) is not reset by the verb's
-    own default."""
-    p.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        default=argparse.SUPPRESS,
-        help="also say how the pairs were decided, in detail: the valley, the numbers and "
-        "columns checks, the clusters completed (--json has them too)",
-    )
 
 
 def _keep_option(p: argparse.ArgumentParser) -> None:
