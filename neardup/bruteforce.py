@@ -66,28 +66,8 @@ def all_pairs(
     compared as numbers; pairs are sorted the same way. Records with empty sets are never
     reported. Exact: every candidate of the filters is verified.
     """
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
-        raise TypeError(f"threshold must be a number, got {threshold!r}")
-    if not 0.0 < threshold <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
-    items = list(shingle_sets.items()) if isinstance(shingle_sets, Mapping) else list(shingle_sets)
-    sets: dict[str, frozenset[Hashable]] = {}
-    for rid, shingles in items:
-        if not isinstance(rid, str):
-            raise TypeError(f"record ids must be strings, got {rid!r}")
-        if rid in sets:
-            raise ValueError(f"duplicate record id {rid!r}")
-        sets[rid] = frozenset(shingles)
-
-    # Global token order: rarest first (ties by repr, so the order is deterministic).
-    freq = Counter(tok for s in sets.values() for tok in s)
-    rank = {
-        tok: i
-        for i, (tok, _) in enumerate(sorted(freq.items(), key=lambda kv: (kv[1], repr(kv[0]))))
-    }
-
-    records = [(rid, sorted(rank[t] for t in s)) for rid, s in sets.items() if s]
-    records.sort(key=lambda r: (len(r[1]), id_key(r[0])))
+    sets = _checked_sets(shingle_sets, threshold)
+    records = _ranked(sets)
     ids = [rid for rid, _ in records]
     fsets = [sets[rid] for rid in ids]
 
@@ -99,42 +79,8 @@ def all_pairs(
     hits: list[tuple[int, int, float]] = []
     for pos, (_, toks) in enumerate(records):
         n = len(toks)
-        probe_len = n - _min_overlap(threshold, n) + 1
-        min_size = threshold * n - _EPS
-        # Positional filter (PPJoin): a partner of size m needs an overlap of at least
-        # t/(1+t) * (n + m); a candidate whose matches so far plus all the tokens left on the
-        # shorter side cannot reach it is pruned (-1) for good.
-        need = [max(1, math.ceil(ratio * (n + m) - _EPS)) for m in range(n + 1)]
-        overlap: dict[int, int] = {}  # candidate -> shared tokens seen in the prefixes so far
-        get = overlap.get
-        for i in range(probe_len):
-            entry = index.get(toks[i])
-            if entry is None:
-                continue
-            first, docs, msizes, rests = entry
-            end = len(docs)
-            while first < end and msizes[first] < min_size:
-                first += 1
-            entry[0] = first
-            rest_x = n - i - 1
-            for other, m, rest in zip(docs[first:], msizes[first:], rests[first:], strict=True):
-                seen = get(other, 0)
-                if seen < 0:
-                    continue
-                if rest > rest_x:
-                    rest = rest_x
-                overlap[other] = seen + 1 if seen + 1 + rest >= need[m] else -1
-        # Index only the shorter prefix that later (larger) records need to probe: with
-        # |y| >= |x| the overlap is at least 2t/(1+t) * |x| (Bayardo et al., "AllPairs").
-        index_len = n - max(1, math.ceil(2 * ratio * n - _EPS)) + 1
-        for i in range(index_len):
-            entry = index.get(toks[i])
-            if entry is None:
-                index[toks[i]] = [0, [pos], [n], [n - i - 1]]
-            else:
-                entry[1].append(pos)
-                entry[2].append(n)
-                entry[3].append(n - i - 1)
+        overlap = _probe(index, toks, threshold, ratio)
+        _add_to_index(index, pos, toks, ratio)
         if not overlap:
             continue
         mine = fsets[pos]
@@ -151,3 +97,88 @@ def all_pairs(
         out.append((a, b, sim) if id_key(a) <= id_key(b) else (b, a, sim))
     out.sort(key=lambda p: (id_key(p[0]), id_key(p[1])))
     return out
+
+
+def _checked_sets(
+    shingle_sets: Mapping[str, Iterable[Hashable]] | Iterable[tuple[str, Iterable[Hashable]]],
+    threshold: float,
+) -> dict[str, frozenset[Hashable]]:
+    """The shingle sets by record id, once the threshold and the ids are checked: a
+    duplicate id would otherwise silently lose one record's set."""
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+        raise TypeError(f"threshold must be a number, got {threshold!r}")
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+    items = list(shingle_sets.items()) if isinstance(shingle_sets, Mapping) else list(shingle_sets)
+    sets: dict[str, frozenset[Hashable]] = {}
+    for rid, shingles in items:
+        if not isinstance(rid, str):
+            raise TypeError(f"record ids must be strings, got {rid!r}")
+        if rid in sets:
+            raise ValueError(f"duplicate record id {rid!r}")
+        sets[rid] = frozenset(shingles)
+    return sets
+
+
+def _ranked(sets: Mapping[str, frozenset[Hashable]]) -> list[tuple[str, list[int]]]:
+    """The non-empty records as sorted token ranks, rarest token first, in increasing size:
+    rare tokens keep the prefixes' posting lists short, and the size order lets the size
+    filter only move forward."""
+    # Global token order: rarest first (ties by repr, so the order is deterministic).
+    freq = Counter(tok for s in sets.values() for tok in s)
+    rank = {
+        tok: i
+        for i, (tok, _) in enumerate(sorted(freq.items(), key=lambda kv: (kv[1], repr(kv[0]))))
+    }
+    records = [(rid, sorted(rank[t] for t in s)) for rid, s in sets.items() if s]
+    records.sort(key=lambda r: (len(r[1]), id_key(r[0])))
+    return records
+
+
+def _probe(
+    index: dict[int, list], toks: list[int], threshold: float, ratio: float
+) -> dict[int, int]:
+    """The candidates of one record from its probe prefix: earlier record -> shared tokens
+    seen, or -1 once the positional filter has ruled it out."""
+    n = len(toks)
+    probe_len = n - _min_overlap(threshold, n) + 1
+    min_size = threshold * n - _EPS
+    # Positional filter (PPJoin): a partner of size m needs an overlap of at least
+    # t/(1+t) * (n + m); a candidate whose matches so far plus all the tokens left on the
+    # shorter side cannot reach it is pruned (-1) for good.
+    need = [max(1, math.ceil(ratio * (n + m) - _EPS)) for m in range(n + 1)]
+    overlap: dict[int, int] = {}  # candidate -> shared tokens seen in the prefixes so far
+    get = overlap.get
+    for i in range(probe_len):
+        entry = index.get(toks[i])
+        if entry is None:
+            continue
+        first, docs, msizes, rests = entry
+        end = len(docs)
+        while first < end and msizes[first] < min_size:
+            first += 1
+        entry[0] = first
+        rest_x = n - i - 1
+        for other, m, rest in zip(docs[first:], msizes[first:], rests[first:], strict=True):
+            seen = get(other, 0)
+            if seen < 0:
+                continue
+            if rest > rest_x:
+                rest = rest_x
+            overlap[other] = seen + 1 if seen + 1 + rest >= need[m] else -1
+    return overlap
+
+
+def _add_to_index(index: dict[int, list], pos: int, toks: list[int], ratio: float) -> None:
+    """Index only the shorter prefix that later (larger) records need to probe: with
+    |y| >= |x| the overlap is at least 2t/(1+t) * |x| (Bayardo et al., "AllPairs")."""
+    n = len(toks)
+    index_len = n - max(1, math.ceil(2 * ratio * n - _EPS)) + 1
+    for i in range(index_len):
+        entry = index.get(toks[i])
+        if entry is None:
+            index[toks[i]] = [0, [pos], [n], [n - i - 1]]
+        else:
+            entry[1].append(pos)
+            entry[2].append(n)
+            entry[3].append(n - i - 1)
