@@ -222,15 +222,6 @@ class ShingleProcessor:
         """Words of the normalized text ([] for empty/blank text)."""
         return self.normalize(text).split()
 
-    def first_word(self, text: str) -> str:
-        """First normalized word, "" for empty text; used to narrow the Solr search scope."""
-        words = self.words(text)
-        return words[0] if words else ""
-
-    def num_words(self, text: str) -> int:
-        """Number of normalized words; another cheap filter for candidate search."""
-        return len(self.words(text))
-
     def prepare(self, text: str) -> str:
         """The text that is shingled: normalized, and in canonical record forms if enabled;
         for character shingles, hyphens become spaces (:data:`CHAR_HYPHENS`).

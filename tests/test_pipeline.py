@@ -79,7 +79,8 @@ def expected_documents(params: Params, records: list[Record]) -> list[dict[str, 
         if params.fields_2014:
             old = params.processor_2014()
             shingles = old.ngrams(text)
-            longest = max(len(s.encode("utf-8")) for s in [old.first_word(text), *shingles])
+            words = old.words(text)
+            longest = max(len(s.encode("utf-8")) for s in [words[0], *shingles])
             if longest > MAX_TERM_BYTES:
                 reason = (
                     f"a word or shingle of {longest} bytes is longer than Solr's limit "
@@ -90,8 +91,8 @@ def expected_documents(params: Params, records: list[Record]) -> list[dict[str, 
             doc.update(
                 {
                     "md5_hash": hashlib.md5(text.encode("utf-8")).hexdigest(),
-                    "num_words": old.num_words(text),
-                    "first_word": old.first_word(text),
+                    "num_words": len(words),
+                    "first_word": words[0],
                     "content_ng": shingles,
                     "content_sg": [str(int(v)) for v in old.signature(text)],
                 }
