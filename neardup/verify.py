@@ -9,7 +9,7 @@ threshold, and :func:`verify_codes` measures the rest exactly, with their word e
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from math import nan
 
 import numpy as np
@@ -269,22 +269,7 @@ def verify_codes(
     label, first, second = label[order], first[order], second[order]
     ends = np.flatnonzero(np.r_[label[1:] != label[:-1], True]) + 1
     exact = _char_jaccards(first, second, text, processor)
-    codes = WordCodes()
-    shingles: dict[int, frozenset[str]] = {}
-    encoded: dict[int, tuple[int, str]] = {}  # code -> (generation of `codes`, encoded words)
-
-    def sh(i: int) -> frozenset[str]:
-        s = shingles.get(i)
-        if s is None:
-            s = shingles[i] = processor.shingle_set(text(i))
-        return s
-
-    def enc(i: int) -> str:
-        got = encoded.get(i)
-        if got is None or got[0] != codes.generation:
-            words = codes.encode(processor.normalize(text(i)).split())
-            got = encoded[i] = (codes.generation, words)
-        return got[1]
+    records = _ComponentRecords(processor, text)
 
     # The pairs kept, as arrays until the end (a tuple of four numbers costs 124 bytes).
     kept_a, kept_b, kept_dist = array("q"), array("q"), array("q")
@@ -299,27 +284,18 @@ def verify_codes(
     try:
         start = 0
         for end in ends.tolist():
-            shingles.clear()
-            encoded.clear()
+            records.clear()
             pairs = zip(first[start:end].tolist(), second[start:end].tolist(), strict=True)
             known = exact[start:end].tolist() if exact is not None else None
             for p, (a, b) in enumerate(pairs):
                 jac = known[p] if known is not None else nan
                 if jac != jac:  # NaN: not measured in C, so by the sets of shingles
-                    jac = verified_jaccard(sh(a), sh(b))
+                    jac = verified_jaccard(records.shingle_set(a), records.shingle_set(b))
                 elif jac < 0:  # a record without shingles duplicates nothing
                     continue
                 if jac is None or jac < threshold:
                     continue
-                ea, eb = enc(a), enc(b)
-                if encoded[a][0] != codes.generation:  # encoding b filled the table: afresh
-                    codes.restart()
-                    ea, eb = enc(a), enc(b)
-                    if encoded[a][0] != codes.generation:
-                        raise InputError(
-                            f"records {ids[a]!r} and {ids[b]!r} are too long to compare word "
-                            "by word"
-                        )
+                ea, eb = records.words(a, b, ids)
                 kept_a.append(a)
                 kept_b.append(b)
                 kept_jac.append(round(jac, 6))
@@ -328,8 +304,59 @@ def verify_codes(
             start = end
     finally:
         bar.close()
+    return _in_id_order(ids, kept_a, kept_b, kept_jac, kept_dist)
+
+
+class _ComponentRecords:
+    """The shingle sets and encoded words of one component's records, each made once and
+    all dropped with the component (:meth:`clear`), so that memory holds the largest
+    component's, not every candidate's."""
+
+    def __init__(self, processor: ShingleProcessor, text: Callable[[int], str]) -> None:
+        self.processor = processor
+        self.text = text
+        self.codes = WordCodes()
+        self.shingles: dict[int, frozenset[str]] = {}
+        #: code -> (generation of :attr:`codes`, encoded words)
+        self.encoded: dict[int, tuple[int, str]] = {}
+
+    def clear(self) -> None:
+        self.shingles.clear()
+        self.encoded.clear()
+
+    def shingle_set(self, i: int) -> frozenset[str]:
+        s = self.shingles.get(i)
+        if s is None:
+            s = self.shingles[i] = self.processor.shingle_set(self.text(i))
+        return s
+
+    def _encoded(self, i: int) -> str:
+        got = self.encoded.get(i)
+        if got is None or got[0] != self.codes.generation:
+            words = self.codes.encode(self.processor.normalize(self.text(i)).split())
+            got = self.encoded[i] = (self.codes.generation, words)
+        return got[1]
+
+    def words(self, a: int, b: int, ids: Sequence[str]) -> tuple[str, str]:
+        """The words of records ``a`` and ``b`` in one generation of codes, for their edit
+        distance; an error names the two records if even fresh codes cannot hold both."""
+        ea, eb = self._encoded(a), self._encoded(b)
+        if self.encoded[a][0] != self.codes.generation:  # encoding b filled the table: afresh
+            self.codes.restart()
+            ea, eb = self._encoded(a), self._encoded(b)
+            if self.encoded[a][0] != self.codes.generation:
+                raise InputError(
+                    f"records {ids[a]!r} and {ids[b]!r} are too long to compare word by word"
+                )
+        return ea, eb
+
+
+def _in_id_order(
+    ids: Sequence[str], kept_a: array, kept_b: array, kept_jac: array, kept_dist: array
+) -> list[Pair]:
+    """The kept pairs as :class:`Pair`, sorted by id (codes are in id order)."""
     ka, kb = np.frombuffer(kept_a, dtype=np.int64), np.frombuffer(kept_b, dtype=np.int64)
-    order = np.lexsort((kb, ka))  # codes are in id order
+    order = np.lexsort((kb, ka))
     columns = (
         ka[order].tolist(),
         kb[order].tolist(),
