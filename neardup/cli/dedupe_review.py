@@ -1,6 +1,7 @@
-"""The verbs that hand users what they take away from a run: ``dedupe`` (their dataset without
-its near-duplicates, or with a cluster id on every record) and ``review`` (one HTML page to look
-at what was merged before trusting it)."""
+"""The verbs that index a file and hand back another: ``dedupe`` (the dataset without its
+near-duplicates, or with a cluster id on every record) and ``review`` (one HTML page to look at
+what was merged before trusting it); and ``clean``, which removes the temporary collections of
+their runs that were killed."""
 
 from __future__ import annotations
 

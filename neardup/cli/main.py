@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import InputError, NeardupError
-from . import commands, takeaway
+from . import commands, dedupe_review
 from .common import emit, json_option, local_node, port_number
 
 Handler = Callable[[argparse.Namespace], int]
@@ -105,9 +105,9 @@ VERBS: tuple[Callable[[Any], None], ...] = (
     commands.register_evaluate,
     commands.register_plot,
     commands.register_experiment,
-    takeaway.register_dedupe,
-    takeaway.register_review,
-    takeaway.register_clean,
+    dedupe_review.register_dedupe,
+    dedupe_review.register_review,
+    dedupe_review.register_clean,
 )
 
 
