@@ -178,21 +178,25 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
-    """Every node, inside functions too, except the bodies of ``if TYPE_CHECKING:``."""
+def _nodes(tree: ast.AST, type_checking: bool) -> Iterator[ast.AST]:
+    """Every node, inside functions too; the bodies of ``if TYPE_CHECKING:`` only with
+    ``type_checking``."""
     stack = [tree]
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
+        if not type_checking and isinstance(node, ast.If) and _is_type_checking(node.test):
             stack.extend(node.orelse)
             continue
         stack.extend(ast.iter_child_nodes(node))
 
 
-def _imports(name: str, path: Path, modules: dict[str, Path]) -> dict[str, str]:
+def _imports(
+    name: str, path: Path, modules: dict[str, Path], type_checking: bool = False
+) -> dict[str, str]:
     """The neardup modules that module ``name`` imports, at any depth of its code, each with
-    where (``path:line``) it is first imported.
+    where (``path:line``) it is first imported; those under ``if TYPE_CHECKING:`` only with
+    ``type_checking`` (for annotations: no import at run time, but a cycle all the same).
 
     ``from pkg import x`` is an edge to ``pkg.x`` when that is a module, else to ``pkg``. The
     parent packages that Python initialises on the way are not edges: every submodule would
@@ -209,7 +213,7 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> dict[str, str]:
     def add(target: str, line: int) -> None:
         edges[target] = min(line, edges.get(target, line))
 
-    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    for node in _nodes(ast.parse(path.read_text(encoding="utf-8"), str(path)), type_checking):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 add(alias.name, node.lineno)
@@ -228,11 +232,11 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> dict[str, str]:
     return {e: f"{where}:{n}" for e, n in sorted(edges.items()) if e in modules and e != name}
 
 
-def _import_graph() -> dict[str, dict[str, str]]:
+def _import_graph(type_checking: bool = False) -> dict[str, dict[str, str]]:
     """The import graph of neardup and of the benchmarks (which import neardup, never the
-    other way round)."""
+    other way round); with ``type_checking``, the imports for annotations too."""
     modules = {**_modules(), **_benchmark_modules()}
-    return {name: _imports(name, path, modules) for name, path in modules.items()}
+    return {name: _imports(name, path, modules, type_checking) for name, path in modules.items()}
 
 
 def _benchmark_modules() -> dict[str, Path]:
@@ -268,9 +272,36 @@ def _find_cycle(graph: Mapping[str, Iterable[str]]) -> list[str] | None:
     return None
 
 
+def _cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
+    """One cycle in each group of modules that reach each other through imports (a strongly
+    connected component), so that a failure names every group at once."""
+    reach: dict[str, set[str]] = {}
+    for root in graph:
+        seen, todo = set(), [root]
+        while todo:
+            for nxt in graph[todo.pop()]:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        reach[root] = seen
+    out, placed = [], set()
+    for root in sorted(graph):
+        group = {m for m in reach[root] if root in reach[m]} | {root}
+        if root in placed or root not in reach[root]:
+            continue
+        placed |= group
+        cycle = _find_cycle({m: [n for n in graph[m] if n in group] for m in group})
+        assert cycle is not None  # a group of modules that reach each other holds a cycle
+        out.append(cycle)
+    return out
+
+
 def test_import_graph_is_built_from_real_imports() -> None:
-    """The graph sees relative imports, imports inside functions, and skips TYPE_CHECKING."""
+    """The graph sees relative imports, imports inside functions, and TYPE_CHECKING imports
+    only when asked."""
     graph = _import_graph()
+    assert "neardup.index" not in graph["neardup.review"]  # under TYPE_CHECKING only
+    assert "neardup.index" in _import_graph(type_checking=True)["neardup.review"]
     assert len(graph) >= 20 and "neardup.cli.main" in graph
     assert "neardup.index" in graph["neardup"]  # from .index import ... (package __init__)
     assert "neardup.resources" in graph["neardup.solr.local"]  # from .. import resources
@@ -280,7 +311,7 @@ def test_import_graph_is_built_from_real_imports() -> None:
     assert sum(len(v) for v in graph.values()) > len(graph)
 
 
-def test_import_graph_skips_type_checking_only(tmp_path: Path) -> None:
+def test_import_graph_sees_type_checking_only_when_asked(tmp_path: Path) -> None:
     pkg = tmp_path / "pkg" / "sub"
     pkg.mkdir(parents=True)
     mod = pkg / "mod.py"
@@ -306,6 +337,8 @@ def test_import_graph_skips_type_checking_only(tmp_path: Path) -> None:
         "pkg.d": "pkg/sub/mod.py:9",  # inside a function: counted; under TYPE_CHECKING: not
         "pkg.sub.e": "pkg/sub/mod.py:7",
     }
+    with_annotations = _imports("pkg.sub.mod", mod, modules, type_checking=True)
+    assert with_annotations == {**edges, "pkg.d": "pkg/sub/mod.py:5"}  # the first: line 5
 
 
 def test_find_cycle_finds_one() -> None:
@@ -313,15 +346,25 @@ def test_find_cycle_finds_one() -> None:
     assert _find_cycle({"a": {"b"}, "b": set()}) is None
 
 
+def test_cycles_names_each_group_once() -> None:
+    graph = {"a": {"b"}, "b": {"c", "a"}, "c": {"a"}, "d": {"e"}, "e": {"d", "f"}, "f": set()}
+    assert _cycles(graph) == [["a", "b", "a"], ["d", "e", "d"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
 def test_no_import_cycles() -> None:
-    """A cycle, even through an import inside a function, makes the layers inseparable."""
-    graph = _import_graph()
-    cycle = _find_cycle(graph)
-    assert cycle is None, (
-        "import cycle: "
-        + " -> ".join(f"{a} ({graph[a][b]})" for a, b in zip(cycle, cycle[1:], strict=False))
-        + f" -> {cycle[0]}"
-    )
+    """No import cycle, TYPE_CHECKING imports included: a cycle, even through an import
+    inside a function or one for annotations only, makes the layers inseparable."""
+    graph, runtime = _import_graph(type_checking=True), _import_graph()
+
+    def step(a: str, b: str) -> str:
+        return f"{a} ({graph[a][b]}{'' if b in runtime[a] else ', TYPE_CHECKING'})"
+
+    cycles = [
+        " -> ".join(step(a, b) for a, b in zip(cycle, cycle[1:], strict=False)) + f" -> {cycle[0]}"
+        for cycle in _cycles(graph)
+    ]
+    assert cycles == [], "import cycles:\n" + "\n".join(cycles)
 
 
 #: The steps of the decision layer: index.py composes them and defines none of their work.
