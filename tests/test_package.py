@@ -576,19 +576,21 @@ def test_every_parameter_is_read() -> None:
             for u in _unread_parameters(path)] == []  # fmt: skip
 
 
-def _unused_definitions() -> list[str]:
-    """Public functions and classes of neardup that nothing imports or names: not their own
-    module, neardup, benchmarks, the tests, nor a doctest."""
-    sources = {**_python_sources()}
-    for path in sorted((REPO / "tests").glob("*.py")):
-        sources[f"tests.{path.stem}"] = path
+def _uses(
+    sources: Mapping[str, Path],
+) -> tuple[set[tuple[str, str]], set[str], dict[str, set[str]]]:
+    """What the sources use: the ``(module, name)`` pairs they import, every attribute they
+    name (``x.name``) or pass to ``getattr`` as a string, and each module's own names (its
+    code's and its doctests')."""
     imported: set[tuple[str, str]] = set()
     attributes: set[str] = set()
     named: dict[str, set[str]] = {}
     for name, path in sources.items():
         text = path.read_text(encoding="utf-8")
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        mine = named.setdefault(name, set(re.findall(r"\w+", " ".join(re.findall(">>> .*", text)))))
+        doctests = set(re.findall(r"\w+", " ".join(re.findall(">>> .*", text))))
+        mine = named.setdefault(name, set(doctests))
+        attributes |= doctests  # ``>>> p.words(...)`` names a method
         for node in ast.walk(ast.parse(text, str(path))):
             if isinstance(node, ast.ImportFrom):
                 base = package.split(".")
@@ -599,22 +601,89 @@ def _unused_definitions() -> list[str]:
                 attributes.add(node.attr)
             elif isinstance(node, ast.Name):
                 mine.add(node.id)
-    return [
-        f"{name}.{node.name}"
-        for name, path in _modules().items()
-        if path.suffix == ".py"
-        for node in ast.parse(path.read_text(encoding="utf-8")).body
-        if isinstance(node, ast.FunctionDef | ast.ClassDef)
-        and not node.name.startswith("_")
-        and (name, node.name) not in imported
-        and node.name not in attributes
-        and node.name not in named[name]
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+                and len(node.args) > 1
+                and isinstance(node.args[1], ast.Constant)
+            ):
+                attributes.add(str(node.args[1].value))
+    return imported, attributes, named
+
+
+def _unused_definitions(modules: Mapping[str, Path], sources: Mapping[str, Path]) -> list[str]:
+    """Public functions and classes of ``modules`` that no source imports or names (their own
+    module, neardup, benchmarks, the tests, a doctest), and public methods of their public
+    classes that no source names as an attribute, unless they override a method of a base
+    class from outside ``modules`` (a library calls it: ``Thread.run``, ``JSONEncoder.default``).
+    A method called through a Protocol counts, since the call names it."""
+    imported, attributes, named = _uses(sources)
+    found = []
+    for name, path in modules.items():
+        if path.suffix != ".py":
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if not isinstance(node, ast.FunctionDef | ast.ClassDef) or node.name.startswith("_"):
+                continue
+            if (name, node.name) not in imported and node.name not in attributes | named[name]:
+                found.append(f"{name}.{node.name}")
+            if not isinstance(node, ast.ClassDef):
+                continue
+            methods = [
+                m.name
+                for m in node.body
+                if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)
+                and not m.name.startswith("_")
+                and m.name not in attributes
+            ]
+            if not methods:
+                continue
+            cls = getattr(importlib.import_module(name), node.name)
+            outside = [b for b in cls.__mro__[1:] if b.__module__ not in modules]
+            found += [
+                f"{name}.{node.name}.{m}" for m in methods if not any(m in vars(b) for b in outside)
+            ]
+    return found
+
+
+def test_unused_definition_check_sees_methods(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pkg = tmp_path / "probe_unused"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "mod.py").write_text(
+        "import json\n"
+        "class Used:\n"
+        "    def called(self):\n        return self.by_name\n"
+        "    def by_name(self):\n        return 1\n"
+        "    def dead(self):\n        return 2\n"
+        "    def _private(self):\n        return 3\n"
+        "class Encoder(json.JSONEncoder):\n"
+        "    def default(self, o):\n        return str(o)\n"
+        "    def also_dead(self):\n        return 4\n"
+        "def unused():\n    return Used, Encoder\n"
+    )
+    (pkg / "user.py").write_text(
+        "from .mod import Used, Encoder\ngetattr(Used(), 'by_name')\nUsed().called()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    modules = {"probe_unused.mod": pkg / "mod.py"}
+    sources = {**modules, "probe_unused.user": pkg / "user.py"}
+    assert _unused_definitions(modules, sources) == [
+        "probe_unused.mod.Used.dead",
+        "probe_unused.mod.Encoder.also_dead",
+        "probe_unused.mod.unused",
     ]
 
 
 def test_no_unused_public_definitions() -> None:
     """Code nothing calls is code a reader studies for nothing, and it rots untested."""
-    assert _unused_definitions() == []
+    sources = {**_python_sources()}
+    for path in sorted((REPO / "tests").glob("*.py")):
+        sources[f"tests.{path.stem}"] = path
+    assert _unused_definitions(_modules(), sources) == []
 
 
 def _repeated_handlers(path: Path) -> list[str]:
