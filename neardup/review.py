@@ -30,19 +30,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import resources
+from . import __version__, resources
+from .cluster import center_clusters
 from .column_map import ColumnMap, match_columns
 from .decision.numbers import identifiers
 from .decision.valley import WEIGHTED
+from .evaluate.scores import Scores, score
 from .io import AtomicFile, Record, check_output, read_records
 from .keys import SEP, record_id, source_of_key
+from .minhash import ShingleProcessor
+from .output import reason, rule_text
+from .params import Params
 from .results import Report
 from .text import id_key, normalize, number_words, ordered, word_edit_distance
+from .verify import verified_jaccard
 
 if TYPE_CHECKING:
-    from .evaluate.scores import Scores
     from .index import NearDupIndex
-    from .params import Params
 
 #: Histogram bins over [0, 1].
 BINS = 50
@@ -229,8 +233,6 @@ def _cards(summary: Sequence[tuple[str, str, Any]]) -> str:
 def _clusters_of(rows: Sequence[_Row]) -> list[list[str]]:
     """The page's clusters as dedupe makes them (center clusters: :mod:`neardup.cluster`), so
     that each cluster shows one kept record; of records (keys), never of bare ids."""
-    from .cluster import center_clusters
-
     found = center_clusters((r.id1, r.id2, r.jaccard or 0.0) for r in rows)
     return [sorted(c.members, key=_key_order) for c in found]
 
@@ -345,8 +347,6 @@ def render(
     records by their :func:`page_key` (of ``primary``). ``rule``: a panel's HTML (the review
     page's threshold and rule); ``extra``: more data for the script (the review page's
     evidence, and that pairs can be marked)."""
-    from . import __version__
-
     groups = _clusters_of(rows)
     data = {**_payload(rows, texts, groups, labels, filters, threshold, sort, kept, primary),
             **(extra or {})}
@@ -435,8 +435,6 @@ def evidence(
     two sources matched first (by ``given_columns``, name and content: a field that agrees
     across them reads ``title=product_name``). ``texts`` and ``columns`` are keyed by
     :func:`page_key` (of ``primary``)."""
-    from .output import reason
-
     bag = {i: set(normalize(t).split()) for i, t in texts.items() if t}
     df = Counter(w for ws in bag.values() for w in ws)
     reasons: dict[str, int] = {}
@@ -471,8 +469,6 @@ def evidence(
 
 def _rule_panel(report: Report, kept: Collection[str] | None, keep: str) -> str:
     """The threshold and rule in the words ``neardup report`` prints, and the record kept."""
-    from .output import rule_text
-
     lines = "".join(f"<div>{html.escape(line)}</div>" for line in rule_text(report))
     if report.mode == "link":
         said = "link mode: records of different sources are paired; none is removed"
@@ -517,23 +513,8 @@ def write_review(
     # Pairs a completed cluster added (neardup.completion) sit below the rule's threshold,
     # which every pair the rule kept reaches: shown apart, so a reader sees which is which.
     added = bool(report.completion and report.completion.get("added"))
-    # The similarity that decided: the weighted link's cosine where it decided, so that the
-    # histogram, its threshold and each pair's figure are one measure.
-    rule = report.decision.explain or {}
-    weighted = report.decision.rule == "weighted" or (
-        report.decision.rule == "valley" and rule.get("similarity") == WEIGHTED
-    )
-    rows = [
-        _Row(
-            page_key(p.id1, p.source1, primary), page_key(p.id2, p.source2, primary),
-            p.similarity if weighted and p.similarity is not None else p.jaccard,
-            p.edit_distance,
-            "completed" if added and (p.similarity if weighted and p.similarity is not None
-                                      else p.jaccard) < report.threshold else "pair",
-            getattr(p, "probability", None),
-        )
-        for p in report.pairs
-    ]  # fmt: skip
+    weighted = _weighted(report)
+    rows = _review_rows(report, primary, weighted, added)
     labels = ["pair", "completed"] if added else ["pair"]
     filters = [("all pairs", labels)]
     if added:
@@ -570,6 +551,31 @@ def write_review(
         primary=primary,
     )
     return _write(out, page, len(rows), n_clusters)
+
+
+def _weighted(report: Report) -> bool:
+    """Whether the weighted link's cosine decided the report: then the page shows it, so
+    that the histogram, its threshold and each pair's figure are one measure."""
+    rule = report.decision.explain or {}
+    return report.decision.rule == "weighted" or (
+        report.decision.rule == "valley" and rule.get("similarity") == WEIGHTED
+    )
+
+
+def _review_rows(report: Report, primary: str | None, weighted: bool, added: bool) -> list[_Row]:
+    """The report's pairs as the page's rows, in the measure that decided (``weighted``);
+    with ``added``, those under the threshold are the pairs a completed cluster added."""
+    return [
+        _Row(
+            page_key(p.id1, p.source1, primary), page_key(p.id2, p.source2, primary),
+            p.similarity if weighted and p.similarity is not None else p.jaccard,
+            p.edit_distance,
+            "completed" if added and (p.similarity if weighted and p.similarity is not None
+                                      else p.jaccard) < report.threshold else "pair",
+            getattr(p, "probability", None),
+        )
+        for p in report.pairs
+    ]  # fmt: skip
 
 
 def _floor(params: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -624,6 +630,36 @@ def _texts_of(records: str | Path | Iterable[Any], wanted: set[str]) -> dict[str
     return texts
 
 
+def _evaluation_rows(
+    found: set[tuple[str, str]],
+    gold: set[tuple[str, str]],
+    texts: Mapping[str, str],
+    processor: ShingleProcessor,
+) -> list[_Row]:
+    """False positives, then missed pairs, then true ones, each in id order, measured
+    exactly with ``processor``'s shingles where both texts are known (a file of pairs need
+    not carry similarities)."""
+    shingles: dict[str, frozenset[str]] = {}
+
+    def row(a: str, b: str, label: str) -> _Row:
+        if a not in texts or b not in texts:
+            return _Row(a, b, None, None, label)
+        for x in (a, b):
+            if x not in shingles:
+                shingles[x] = processor.shingle_set(texts[x])
+        jac = verified_jaccard(shingles[a], shingles[b])
+        dist = word_edit_distance(normalize(texts[a]).split(), normalize(texts[b]).split())
+        return _Row(a, b, jac, dist, label)
+
+    def key(p: tuple[str, str]) -> tuple[Any, ...]:
+        return (id_key(p[0]), id_key(p[1]))
+
+    rows = [row(a, b, "false positive") for a, b in sorted(found - gold, key=key)]
+    rows += [row(a, b, "missed") for a, b in sorted(gold - found, key=key)]
+    rows += [row(a, b, "true positive") for a, b in sorted(found & gold, key=key)]
+    return rows
+
+
 def write_evaluation_page(
     out: str | Path,
     found: Iterable[tuple[str, str]],
@@ -644,35 +680,13 @@ def write_evaluation_page(
     neardup's defaults), since a file of pairs need not carry them; the threshold marked is
     ``threshold``, else ``params``'.
     """
-    from .evaluate.scores import score
-    from .params import Params
-    from .verify import verified_jaccard
-
     found_set = {ordered(a, b) for a, b in found if a != b}
     gold_set = {ordered(a, b) for a, b in gold if a != b}
     params = params if params is not None else Params()
     scores = scores if scores is not None else score(found_set, gold_set)
     wanted = {i for p in found_set | gold_set for i in p}
     texts = _texts_of(records, wanted) if records is not None else {}
-    processor = params.processor()
-    shingles: dict[str, frozenset[str]] = {}
-
-    def row(a: str, b: str, label: str) -> _Row:
-        if a not in texts or b not in texts:
-            return _Row(a, b, None, None, label)
-        for x in (a, b):
-            if x not in shingles:
-                shingles[x] = processor.shingle_set(texts[x])
-        jac = verified_jaccard(shingles[a], shingles[b])
-        dist = word_edit_distance(normalize(texts[a]).split(), normalize(texts[b]).split())
-        return _Row(a, b, jac, dist, label)
-
-    def key(p: tuple[str, str]) -> tuple[Any, ...]:
-        return (id_key(p[0]), id_key(p[1]))
-
-    rows = [row(a, b, "false positive") for a, b in sorted(found_set - gold_set, key=key)]
-    rows += [row(a, b, "missed") for a, b in sorted(gold_set - found_set, key=key)]
-    rows += [row(a, b, "true positive") for a, b in sorted(found_set & gold_set, key=key)]
+    rows = _evaluation_rows(found_set, gold_set, texts, params.processor())
     missing = len(wanted - texts.keys())
     summary = [
         ("gold", "gold pairs", scores.gold),
