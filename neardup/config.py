@@ -29,12 +29,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .errors import InputError
-
-if TYPE_CHECKING:
-    from .solr.client import Auth
+from .solr.client import Auth
+from .solr.local import url_auth
 
 
 @dataclass(frozen=True)
@@ -55,8 +53,6 @@ class Config:
     @property
     def auth(self) -> Auth | None:
         """Basic-auth credentials, if a user is set."""
-        from .solr.client import Auth
-
         return Auth(self.user, self.password or "") if self.user else None
 
     @property
@@ -97,8 +93,6 @@ def load(
     solr_url = solr_url or get("NEARDUP_SOLR_URL")
     user = user or get("NEARDUP_SOLR_USER")
     if solr_url and user is None and password is None:
-        from .solr.local import url_auth
-
         own = url_auth(solr_url, home_path)  # the URL of neardup's own node: its password
         if own is not None:
             user, password = own.user, own.password

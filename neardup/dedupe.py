@@ -86,6 +86,7 @@ from .io import (
 )
 from .results import Pair
 from .text import ordered
+from .verify import verified_jaccard
 
 if TYPE_CHECKING:
     from .index import NearDupIndex
@@ -159,8 +160,6 @@ class DedupeStats:
 def index_similarity(index: NearDupIndex) -> Similarity:
     """Exact Jaccard of two texts as ``index`` measures its pairs (its own shingles), for the
     members of a cluster that the report did not pair with the record kept."""
-    from .verify import verified_jaccard
-
     shingles = index.processor.shingle_set
 
     def similarity(a: str, b: str) -> float | None:

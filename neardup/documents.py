@@ -65,6 +65,8 @@ def documents(
             values = list(band_hashes_batch(sigs, params.bands, params.rows).view(np.int64))
     extras: list[dict[str, Any] | str] = []
     if params.fields_2014 and keep:
+        # Here, not at the top: the 2014 design is a plug-in that the core loads only for an
+        # index that asks for its fields (it brings the Solr backend and its HTTP client).
         from .seed2014 import fields_2014
 
         extras = fields_2014(params, [texts[i] for i in keep])

@@ -19,6 +19,8 @@ from types import ModuleType
 import numpy as np
 from numpy.typing import NDArray
 
+from .errors import ArgumentError
+
 try:  # built by setup.py; optional
     from . import _kernel as _compiled
 except ImportError:  # pragma: no cover - only without a C compiler at install time
@@ -31,8 +33,6 @@ def use(name: str) -> None:
     """Pick the implementation: ``"c"`` (the default, when compiled) or ``"numpy"``."""
     global _wanted
     if name not in ("c", "numpy"):
-        from .errors import ArgumentError
-
         raise ArgumentError(f"kernel must be 'c' or 'numpy', got {name!r}")
     _wanted = name
 

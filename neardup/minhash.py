@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import kernel
+from .canonical import CANONICAL_VERSION, canonicalize, trigger_table
 from .errors import ArgumentError
 from .text import NORMALIZATION_VERSION, char_grams, check_text, jaccard, normalize
 
@@ -229,8 +230,6 @@ class ShingleProcessor:
         Give it the record as written: canonical forms read ``&``, which normalization deletes.
         """
         if self.canonical:
-            from .canonical import canonicalize
-
             text = canonicalize(self.repair(text), self.fold_accents)
         else:
             text = self.normalize(text)
@@ -465,8 +464,6 @@ class ShingleProcessor:
                 if not isinstance(t, str):
                     raise TypeError(f"text {i} is {type(t).__name__}, not str")
             c = kernel.get()
-            from .canonical import trigger_table
-
             table = trigger_table() if self.canonical else None
             if c is None or (self.canonical and table is None):
                 return [self.prepare(check_text(t, f"text {i}")) for i, t in enumerate(texts)]
@@ -614,8 +611,6 @@ class ShingleProcessor:
 
     def params(self) -> dict[str, Any]:
         """Everything that determines a signature, for storing with an index and checking later."""
-        from .canonical import CANONICAL_VERSION
-
         return {
             "canonical": CANONICAL_VERSION if self.canonical else "off",
             "kind": self.kind,

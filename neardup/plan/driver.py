@@ -23,14 +23,16 @@ from ..text import id_key, sort_ids
 from ..texts import TextTable
 from ..verify import SCREEN_MIN
 from . import steps
+from .duck import DuckDB
+from .spark import Spark
 from .steps import sql
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
     from ..options import ReportOptions
-    from .duck import DuckDB, DuckDBSession
-    from .spark import Spark, SparkPlanSession
+    from .duck import DuckDBSession
+    from .spark import SparkPlanSession
 
     Session = DuckDBSession | SparkPlanSession
 
@@ -207,9 +209,6 @@ def decided(
 
 def engine_named(engine: Any) -> DuckDB | Spark:
     """The engine ``engine`` names (``"duckdb"``, ``"spark"``: its defaults) or is."""
-    from .duck import DuckDB
-    from .spark import Spark
-
     if isinstance(engine, DuckDB | Spark):
         return engine
     return Spark() if engine == "spark" else DuckDB()

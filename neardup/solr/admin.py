@@ -13,15 +13,13 @@ import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import InputError, SolrRequestError
-from ..resources import CONFIGSET_NAME
+from ..resources import CONFIGSET_NAME, configset_dir
 from .client import Auth, Solr, redact
-
-if TYPE_CHECKING:
-    from .local import LocalSolr, NodeState
+from .local import LocalSolr, NodeState, neardup_home
 
 log = logging.getLogger("neardup")
 
@@ -197,8 +195,6 @@ def connect(
     information) fails within seconds if nothing answers at the URL (see
     :mod:`neardup.solr.client` for the retry policy).
     """
-    from .local import LocalSolr
-
     options: dict[str, Any] = {
         "auth": auth,
         "verify": verify,
@@ -238,8 +234,6 @@ def local_state(local: LocalSolr) -> NodeState:
 
 def started_message(node: NodeState, home: Path) -> str:
     """What is said when neardup starts its own node."""
-    from .local import neardup_home
-
     port = urlsplit(node.url).port
     where = "" if home == neardup_home().resolve() else f"NEARDUP_HOME={home} "
     return (
@@ -252,8 +246,6 @@ def started_message(node: NodeState, home: Path) -> str:
 def ensure_collection(solr: Solr, *, create: bool = True, shards: int = 1) -> Solr:
     """``solr`` once its collection exists (created from the configset if allowed) and has
     neardup's fields."""
-    from ..resources import configset_dir
-
     info = solr.system_info()  # fails fast, with the URL, if Solr is not there
     if not collection_exists(solr):
         if not create:
@@ -301,6 +293,8 @@ def collection_facts(solr: Solr) -> tuple[int, bool]:
     neardup's configset and, unless it is empty, the record of neardup's stored parameters
     (written by the first ``index``). A collection made otherwise, even one of the same
     schema holding records that neardup did not index, is not neardup's to drop."""
+    # Here, not at the top: backends.solr imports neardup.solr.client, which runs
+    # neardup/solr/__init__.py, which imports this module before backends.solr has its names.
     from ..backends.solr import META_ID, RECORDS_FQ
 
     records = solr.count("*:*", fq=[RECORDS_FQ])
