@@ -61,6 +61,7 @@ from .decision.decide import Features, rule_for
 from .decision.labelled import Label, link_by_labels, pairs_to_ask
 from .decision.link import _pairs as link_pairs
 from .decision.prune import prune
+from .decision.route import LABELLED, WEIGHTED, Route, across_sources, route, within_distance
 from .defaults import DEFAULTS
 from .documents import documents
 from .errors import ArgumentError, InputError
@@ -70,6 +71,7 @@ from .io import Blank, Checked, Item, Record, Rejection, checked_items
 from .keys import SEP, key_of, qualified, record_id, source_of_key
 from .minhash import ShingleProcessor
 from .options import ReportOptions
+from .output import pair_columns, to_frame
 from .params import Params
 from .pipeline import IndexStats, Writer
 from .results import Decision, Match, Pair, Report
@@ -761,29 +763,13 @@ class NearDupIndex:
             options = given
         elif given != ReportOptions():
             raise ArgumentError("give the report's options or its keywords, not both")
-        if labels is not None:
-            if options.mode != "link" or options.since is not None or options.threshold:
-                raise ArgumentError(
-                    "labels teach the link's rule: they need mode link and the full report "
-                    "(no since, no threshold)"
-                )
+        chosen = route(options, self.params.rule, self.params.threshold, self.from_data,
+                       labels is not None)  # fmt: skip
+        if chosen.rule == LABELLED:
             result = self._report_labelled(labels, options.max_dist)
             result.index = self
             return result
-        if options.weighted(self.from_data):
-            if options.engine != "memory":
-                raise ArgumentError(
-                    f"the {getattr(options.engine, 'name', options.engine)} engine runs the "
-                    "Jaccard report: add similarity='jaccard' "
-                    "(--similarity jaccard) to link by Jaccard, or use the memory engine"
-                )
-            if options.pruning != "one-to-one" or options.complete:
-                raise ArgumentError(
-                    "the weighted link keeps one partner each (prune one-to-one) and adds no "
-                    f"pairs; prune {options.pruning!r}"
-                    f"{' and complete' if options.complete else ''} needs the Jaccard rule: "
-                    "add similarity='jaccard' (--similarity jaccard)"
-                )
+        if chosen.rule == WEIGHTED:
             result = self._report_weighted(
                 options.max_dist, options.numbers_check, dict(options.columns or ()),
                 options.since,
@@ -791,15 +777,13 @@ class NearDupIndex:
             result.index = self
             return result
         with _gc_paused():
-            result = self._report(options)
+            result = self._report(options, chosen)
         result.index = self  # where to_pandas() reads the records' texts
         return result
 
-    def _report(self, options: ReportOptions) -> Report:
+    def _report(self, options: ReportOptions, chosen: Route) -> Report:
         start = time.perf_counter()
-        rule_name = self.params.rule if options.threshold is None else "threshold"
-        complete = options.completes(rule_name)
-        threshold = self.params.threshold if options.threshold is None else options.threshold
+        rule_name, complete, threshold = chosen.rule, chosen.complete, chosen.threshold
         prune_mode, mode, since = options.pruning, options.mode, options.since
         max_bucket, progress, max_dist = options.max_bucket, options.progress, options.max_dist
         records = self.backend.count()
@@ -825,12 +809,7 @@ class NearDupIndex:
                 cands, fresh = self.candidates_since(since, max_bucket)
             t1 = time.perf_counter()
             if mode == "link":
-                used = used_codes(cands)
-                sources = self.backend.sources([cands.ids[k] for k in used.tolist()])
-                names: dict[str | None, int] = {None: -1}
-                src = np.full(len(cands.ids), -1, dtype=np.int64)
-                src[used] = [names.setdefault(sources.get(cands.ids[k]), len(names)) for k in used]
-                cands.only(src[cands.first] != src[cands.second])
+                sources = across_sources(cands, self.backend.sources)
             texts = cands.texts
             if texts is None:
                 texts = TextTable.read(self.backend, cands.ids, used_codes(cands))
@@ -856,9 +835,7 @@ class NearDupIndex:
             if missing:
                 pairs = pairs + verify(missing, texts, self.processor, 0.0, screened=True)
                 pairs.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
-        if max_dist is not None:
-            pairs = [p for p in pairs if p.edit_distance <= max_dist]
-        pairs = self._shown(pairs, sources, mode == "link")
+        pairs = self._shown(within_distance(pairs, max_dist), sources, mode == "link")
         t3 = time.perf_counter()
         return Report(
             pairs=pairs,
@@ -975,8 +952,7 @@ class NearDupIndex:
         of = self.backend.sources(ids)
         pairs = shown(linked.pairs, of, self.primary_source, True)
         dropped = shown(linked.dropped, of, self.primary_source, True)
-        if max_dist is not None:
-            pairs = [p for p in pairs if p.edit_distance <= max_dist]
+        pairs = within_distance(pairs, max_dist)
         t2 = time.perf_counter()
         decision = Decision("weighted", linked.explain["threshold"], explain=linked.explain)
         return Report(
@@ -1050,9 +1026,7 @@ class NearDupIndex:
         found = [dataclasses.replace(p, probability=round(chance[(p.id1, p.id2)], 6))
                  for p in found]  # fmt: skip
         of = dict(zip(keys, sources, strict=True))
-        pairs = shown(found, of, self.primary_source, True)
-        if max_dist is not None:
-            pairs = [p for p in pairs if p.edit_distance <= max_dist]
+        pairs = within_distance(shown(found, of, self.primary_source, True), max_dist)
         explain = decided.explain(name)
         t2 = time.perf_counter()
         return Report(
@@ -1087,6 +1061,11 @@ class NearDupIndex:
                                      else round(chance[(p.id1, p.id2)], 6))  # type: ignore[arg-type]
                  for p in found]  # fmt: skip
         return shown(found, dict(zip(keys, sources, strict=True)), self.primary_source, True)
+
+    def frame(self, report: Report, text_column: str | None, kind: str) -> Any:
+        """``report``'s pairs as a ``kind`` (pandas or polars) DataFrame, with this index's
+        texts and sources (:meth:`Report.to_pandas <neardup.results.Report.to_pandas>`)."""
+        return to_frame(pair_columns(report, self, text_column), kind)
 
     def pairs(self, threshold: float | None = None, **options: Any) -> list[Pair]:
         """All verified near-duplicate pairs: :meth:`report`'s pairs, with its keywords (see

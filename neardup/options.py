@@ -4,8 +4,8 @@ Why: :meth:`NearDupIndex.report <neardup.index.NearDupIndex.report>` takes nine 
 (threshold, mode, pruning, ...) that the CLI, the dedupe and review commands and the library
 all pass; as one frozen :class:`ReportOptions` they are checked once, when it is made, and
 handed on whole instead of as long lists of positional arguments. ``None`` (and ``"auto"`` for
-the similarity) means the data or the index decides: :meth:`ReportOptions.weighted` and
-:meth:`ReportOptions.completes` say what it decides.
+the similarity) means the data or the index decides: :func:`neardup.decision.route.route`
+says what it decides.
 
 >>> ReportOptions(mode="link").pruning
 'one-to-one'
@@ -114,22 +114,3 @@ class ReportOptions:
     def pruning(self) -> str:
         """The pruning asked for, else the mode's (:data:`neardup.decision.prune.DEFAULT_PRUNE`)."""
         return DEFAULT_PRUNE[self.mode] if self.prune is None else self.prune
-
-    def weighted(self, from_data: bool) -> bool:
-        """Whether the weighted similarity decides: asked for, or ``auto`` for a link report
-        (the full one or that of new records, ``since``) of an index whose parameters were
-        chosen from the data (``from_data``) and no threshold given."""
-        return self.similarity == "weighted" or (
-            self.similarity == "auto" and self.mode == "link" and self.threshold is None
-            and from_data
-        )  # fmt: skip
-
-    def completes(self, rule: str) -> bool:
-        """Whether clusters are completed: as asked, else where a rule read off the data
-        (``rule`` is not ``threshold``) decides the full dedup report without pruning."""
-        if self.complete is not None:
-            return self.complete
-        return (
-            self.mode == "dedup" and self.pruning == "none" and self.since is None
-            and rule != "threshold"
-        )  # fmt: skip

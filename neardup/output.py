@@ -18,14 +18,15 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from .decision.words import words_for
 from .errors import ArgumentError, InputError
 from .io import AtomicFile, when_written
 from .keys import key_of, record_id
 
 if TYPE_CHECKING:
-    from .index import NearDupIndex
+    from .backends.base import Backend
     from .results import Decision, Pair, Report
 
 TABLE_FORMATS = ("tsv", "csv", "jsonl", "parquet")
@@ -33,6 +34,14 @@ TABLE_FORMATS = ("tsv", "csv", "jsonl", "parquet")
 STDOUT = "-"
 EXTRA = "pip install 'neardup[data]'"
 Columns = dict[str, list[Any]]
+
+
+class Held(Protocol):
+    """Where the records of a report are held: an index (:class:`neardup.index.NearDupIndex`),
+    named by what the tables read of it so that this module needs no index."""
+
+    backend: Backend
+    primary_source: str | None
 
 
 def is_stdout(path: str | Path | None) -> bool:
@@ -82,124 +91,27 @@ def table_format(path: str | Path, given: str | None) -> str | None:
 
 def decided(result: Report) -> str:
     """How the report's threshold came about, in a few words (``report`` prints it; the review
-    page shows the same words)."""
-    decision = result.decision
-    if decision.rule == "weighted":
-        return f"weighted rule, kept from cosine {round(decision.threshold, 3):g}"
-    if decision.rule == "valley":
-        found = (decision.explain or {})["found"]
-        how = "read off the data" if found else "the default, as the data show no clear cut"
-        return f"{_similarity(decision)} >= {decision.threshold:g}, {how}"
-    if decision.rule == "learned":
-        return f"learned rule from Jaccard {decision.threshold:g}"
-    if decision.rule == "labelled":
-        return f"rule taught by labels, kept from probability {round(decision.threshold, 3):g}"
-    if decision.rule == "asked":
-        return "pairs to label"
-    return f"Jaccard >= {decision.threshold:g}"
+    page shows the same words): the rule's own (:mod:`neardup.decision.words`)."""
+    return words_for(result.decision).short(result.decision)
 
 
 def decided_line(result: Report) -> str:
     """The one line, after a leading newline, that says in plain words which pairs the report
     kept: what ``dedupe`` and ``review`` print by default (``-v`` adds :func:`rule_line`'s
     details, ``--json`` has them all)."""
-    decision = result.decision
-    if decision.rule in ("valley", "threshold"):
-        return f"\ndecided: pairs with {decided(result)}"
-    if decision.rule == "weighted":
-        return (
-            "\ndecided: pairs of records that are each other's clear best match "
-            f"(weighted similarity >= {round(decision.threshold, 3):g})"
-        )
-    if decision.rule == "labelled":
-        rule = decision.explain or {}
-        return (
-            f"\ndecided: pairs the rule taught by {rule['labels']} gives a probability of 0.5 "
-            f"or more, one partner each; {rule['estimate']}"
-        )
-    if decision.rule == "asked":
-        return f"\n{(decision.explain or {})['decision']}"
-    return (
-        "\ndecided: pairs a rule learned from the data accepts "
-        f"(Jaccard >= {decision.threshold:g})"
-    )
+    return "\n" + words_for(result.decision).line(result.decision)
 
 
 def rule_line(
     decision: Decision, completion: dict[str, Any] | None = None, verbose: bool = True
 ) -> str:
-    """What a report's rule decided, in detail: the valley, the numbers and columns checks,
-    or the learned rule, and the clusters completed (a leading newline each). Details a new
-    user need not read: the CLI prints them with ``-v`` only (``verbose`` False: nothing)."""
+    """What a report's rule decided, in detail (the rule's own words), and the clusters
+    completed (a leading newline each). Details a new user need not read: the CLI prints them
+    with ``-v`` only (``verbose`` False: nothing)."""
     if not verbose:
         return ""
     done = f"\nclusters completed: {completion['reason']}" if completion else ""
-    return (_rule_line(decision) if decision.explain else "") + done
-
-
-def _rule_line(decision: Decision) -> str:
-    rule: dict[str, Any] = decision.explain or {}
-    cols = rule.get("columns")
-    if decision.rule == "weighted":
-        return (
-            f"\nweighted rule: {rule['similarity']}; candidates: {rule['candidates']}; "
-            f"{rule['assignment']} ({rule['mapped']} pairs); {rule['decision']} "
-            f"({rule['stood_out']} pairs); numbers check {rule['numbers_check']}"
-            + (
-                f", {rule['numbers_disagree']} pairs dropped whose records both hold numbers "
-                "and share none"
-                if rule["numbers_check"].startswith("made")
-                else ""
-            )
-            + f"\n{rule['columns']}"
-            + _matched_line(rule.get("columns_matched"))
-        )
-    if decision.rule == "labelled":
-        return (
-            f"\nlabelled rule: {rule['similarity']}; candidates: {rule['candidates']} "
-            f"({rule['candidates_scored']} pairs); {rule['assignment']}; {rule['decision']}"
-            f"\nwhat each piece of evidence weighed: {rule['evidence']}"
-        )
-    if decision.rule == "asked":
-        return ""
-    checks = (
-        (
-            f"{rule.get('numbers_disagree', 0)} pairs dropped whose records both hold "
-            "numbers and share none"
-            if rule.get("numbers_check", "made").startswith("made")
-            else f"numbers check {rule['numbers_check']}"
-        )
-        + (f"\ncolumns ({', '.join(cols['columns'])}): {cols['reason']}" if cols else "")
-        + _matched_line(cols.get("matched") if cols else None)
-    )
-    if decision.rule == "valley":
-        chose = f"; {rule['choice']}" if rule.get("choice") else ""
-        return (
-            f"\nvalley rule: {_similarity(decision)} >= {rule['threshold']:g}; {rule['reason']}"
-            f"{chose}; " + checks
-        )
-    checked = "numbers_check" in rule or "columns" in rule  # checks composed with the rule
-    if decision.rule == "learned":
-        return (
-            f"\nlearned rule ({', '.join(rule['features'])}): accepts from Jaccard "
-            f"{rule['threshold']:.3f}, {rule['accepted']} of {rule['candidates']} candidates; "
-            f"estimated precision {decision.precision:.3f}, recall {decision.recall:.3f}"
-            + (f"; {checks}" if checked else "")
-        )
-    return f"\nchecks: {checks}" if checked else ""  # a fixed threshold
-
-
-def _similarity(decision: Decision) -> str:
-    """The similarity a valley rule's threshold applies to, as the report names it."""
-    weighted = (decision.explain or {}).get("similarity") == "weighted jaccard"
-    return "weighted Jaccard" if weighted else "Jaccard"
-
-
-def _matched_line(matched: list[str] | None) -> str:
-    """The columns of two sources compared as one (:mod:`neardup.column_map`), if any."""
-    if not matched:
-        return ""
-    return f"\ncolumns compared across sources: {', '.join(matched)}"
+    return (words_for(decision).detail(decision) if decision.explain else "") + done
 
 
 def rule_text(report: Report) -> list[str]:
@@ -210,30 +122,11 @@ def rule_text(report: Report) -> list[str]:
 
 
 def reason(report: Report, pair: Pair) -> str:
-    """Which rule kept ``pair``, in words."""
-    if pair.probability is not None:
-        return f"learned rule: match probability {pair.probability:.3f}"
-    decision = report.decision
-    rule = decision.explain or {}
-    if decision.rule == "weighted" and pair.similarity is not None:
-        return (
-            f"weighted similarity {pair.similarity:.3f}, one partner each, ahead of both "
-            f"records' runner-ups by {rule.get('margin', 0.1):.0%}"
-        )
-    # A valley read on weighted Jaccard: each pair it kept carries that similarity.
-    weighed = decision.rule == "valley" and _similarity(decision) != "Jaccard"
-    sim = pair.similarity if weighed else pair.jaccard
-    if sim is None or sim + 1e-9 < report.threshold:
-        return "cluster completed: most pairs of its cluster verified"
-    how = ", valley read off the data" if decision.rule == "valley" else ""
-    name = _similarity(decision) if weighed else "Jaccard"
-    said = f"{name} {sim:.3f} >= {report.threshold:g}{how}"
-    if rule.get("columns"):
-        said += "; columns checked"
-    return said
+    """Which rule kept ``pair``, in its words."""
+    return words_for(report.decision).reason(report.decision, pair, report.threshold)
 
 
-def _lookup(index: NearDupIndex | None, ids: list[str], column: str | None) -> tuple[
+def _lookup(index: Held | None, ids: list[str], column: str | None) -> tuple[
     dict[str, str], dict[str, str]
 ]:
     """The texts (or one column's values) and the sources of ``ids`` in ``index``."""
@@ -252,7 +145,7 @@ def _lookup(index: NearDupIndex | None, ids: list[str], column: str | None) -> t
 
 
 def pair_columns(
-    report: Report, index: NearDupIndex | None = None, text_column: str | None = None
+    report: Report, index: Held | None = None, text_column: str | None = None
 ) -> Columns:
     """The report's pairs as columns: ids, similarity, edit distance, the learned rule's
     probability, the reason and, given the index, both records' sources and texts (or their
@@ -283,7 +176,7 @@ def pair_columns(
 
 def cluster_columns(
     groups: Sequence[Sequence[str]],
-    index: NearDupIndex | None = None,
+    index: Held | None = None,
     text_column: str | None = None,
 ) -> Columns:
     """Clusters as one row per record: the cluster's number (from 1, largest first), its size,

@@ -141,15 +141,21 @@ class Report:
         ``edit_distance``, ``probability``, ``reason``, and from the index, ``source1``,
         ``source2``, ``text1``, ``text2`` (or the values of ``text_column``). Needs pandas
         (``pip install 'neardup[data]'``)."""
-        from .output import pair_columns, to_frame
-
-        return to_frame(pair_columns(self, self.index, text_column), "pandas")
+        return self._frame(text_column, "pandas")
 
     def to_polars(self, text_column: str | None = None) -> Any:
         """The pairs as a polars DataFrame (the columns of :meth:`to_pandas`)."""
-        from .output import pair_columns, to_frame
+        return self._frame(text_column, "polars")
 
-        return to_frame(pair_columns(self, self.index, text_column), "polars")
+    def _frame(self, text_column: str | None, kind: str) -> Any:
+        """The table the index the report came from makes of it: the index reads the records'
+        texts and sources, and the rule's words say why each pair stands."""
+        if self.index is None:
+            raise ValueError(
+                f"to_{kind}() reads the records from the index this report came from; this "
+                "report has none: make it with NearDupIndex.report()"
+            )
+        return self.index.frame(self, text_column, kind)
 
     def counts(self) -> dict[str, Any]:
         return {

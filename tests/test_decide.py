@@ -125,3 +125,109 @@ def test_rule_for_names_each_rule() -> None:
     valley = rule_for("valley", 0.3)
     assert isinstance(valley, Checked) and valley.rule == ValleyRule(0.3)
     assert [type(c) for c in valley.checks] == [NumbersCheck, ColumnsCheck]
+
+
+# -- which rule decides, and the words each rule owns ------------------------------------------
+
+
+def test_route_names_the_rule_the_options_and_the_index_choose() -> None:
+    from neardup.decision.route import route
+    from neardup.options import ReportOptions
+
+    def name(options: ReportOptions, from_data: bool = True, labelled: bool = False) -> str:
+        return route(options, "valley", 0.4, from_data, labelled).rule
+
+    assert name(ReportOptions(mode="link")) == "weighted"
+    assert name(ReportOptions(mode="link"), from_data=False) == "valley"
+    assert name(ReportOptions(0.5, mode="link")) == "threshold"
+    assert name(ReportOptions(mode="link", similarity="weighted"), from_data=False) == "weighted"
+    assert name(ReportOptions(mode="link"), labelled=True) == "labelled"
+    assert name(ReportOptions()) == "valley"
+    chosen = route(ReportOptions(0.7), "valley", 0.4, True, False)
+    assert (chosen.rule, chosen.threshold, chosen.complete) == ("threshold", 0.7, False)
+    assert route(ReportOptions(), "valley", 0.4, True, False).complete
+    assert not route(ReportOptions(complete=False), "valley", 0.4, True, False).complete
+    assert route(ReportOptions(complete=True), "threshold", 0.4, True, False).complete
+    assert not route(ReportOptions(mode="link"), "valley", 0.4, False, False).complete
+
+
+@pytest.mark.parametrize(
+    ("options", "labelled", "message"),
+    [
+        ({"mode": "link", "prune": "best"}, False, "prune 'best' needs the Jaccard rule"),
+        ({"mode": "link", "engine": "duckdb"}, False, "duckdb engine runs the Jaccard report"),
+        ({}, True, "labels teach the link's rule: they need mode link"),
+        ({"mode": "link", "threshold": 0.5}, True, "no since, no threshold"),
+    ],
+)
+def test_route_refuses_what_the_rule_cannot_honour(
+    options: dict[str, object], labelled: bool, message: str
+) -> None:
+    from neardup.decision.route import route
+    from neardup.errors import ArgumentError
+    from neardup.options import ReportOptions
+
+    with pytest.raises(ArgumentError, match=message):
+        route(ReportOptions(**options), "valley", 0.4, True, labelled)  # type: ignore[arg-type]
+
+
+def test_link_candidates_keep_only_pairs_across_sources() -> None:
+    import numpy as np
+
+    from neardup.candidates import Candidates
+    from neardup.decision.route import across_sources
+
+    ids = ["a", "b", "c", "d"]
+    cands = Candidates(ids=ids, first=np.array([0, 0, 1, 2]), second=np.array([1, 2, 3, 3]))
+    of = {"a": "left", "b": "left", "c": "right", "d": "right"}
+    sources = across_sources(cands, lambda wanted: {i: of[i] for i in wanted})
+    assert sorted(zip(cands.first.tolist(), cands.second.tolist(), strict=True)) == [(0, 2), (1, 3)]
+    assert sources == of
+
+
+def test_within_distance_caps_the_edit_distance() -> None:
+    from neardup.decision.route import within_distance
+
+    assert within_distance(list(PAIRS), None) == PAIRS
+    assert within_distance(list(PAIRS), 1) == PAIRS[:2]
+
+
+def test_every_rule_a_report_can_carry_has_its_own_words() -> None:
+    """The outputs print a decision through its rule's words and name no rule themselves."""
+    import ast
+    from pathlib import Path
+
+    from neardup import output
+    from neardup.decision.labelled import asked_explain
+    from neardup.decision.words import WORDS, words_for
+
+    assert set(WORDS) == {"threshold", "valley", "learned", "weighted", "labelled", "asked"}
+    decisions = {
+        "weighted": Decision("weighted", 0.3, explain={"margin": 0.1}),
+        "threshold": Decision("threshold", 0.5),
+        "asked": Decision("asked", 0.0, explain=asked_explain(3, None, taught=False)),
+    }
+    shorts = {name: words_for(d).short(d) for name, d in decisions.items()}
+    assert shorts == {
+        "weighted": "weighted rule, kept from cosine 0.3",
+        "threshold": "Jaccard >= 0.5",
+        "asked": "pairs to label",
+    }
+    pair = Pair("a", "b", 0.6, 1, similarity=0.42)
+    asked = decisions["asked"]
+    assert words_for(asked).line(asked) == (
+        "the 3 pairs whose labels would teach the most: spread over the weighted link's "
+        "mapping, most from its top"
+    )
+    assert "ahead of both records' runner-ups by 10%" in words_for(decisions["weighted"]).reason(
+        decisions["weighted"], pair, 0.3
+    )
+    assert words_for(decisions["threshold"]).reason(decisions["threshold"], pair, 0.5) == (
+        "Jaccard 0.600 >= 0.5"
+    )
+    # output.py holds no rule's name: a string literal naming one would be a decision there.
+    tree = ast.parse(Path(output.__file__).read_text(encoding="utf-8"))
+    named = {
+        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in WORDS
+    }
+    assert named == set()

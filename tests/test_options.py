@@ -42,17 +42,9 @@ def test_bad_options_are_refused_when_made(given: dict[str, Any], message: str) 
         ReportOptions(**given)
 
 
-def test_what_the_data_decides() -> None:
+def test_pruning_follows_the_mode() -> None:
     assert ReportOptions().pruning == "none" and ReportOptions(mode="link").pruning == "one-to-one"
     assert ReportOptions(mode="link", prune="best").pruning == "best"
-    assert ReportOptions(mode="link").weighted(from_data=True)
-    assert not ReportOptions(mode="link").weighted(from_data=False)
-    assert not ReportOptions(0.5, mode="link").weighted(from_data=True)
-    assert ReportOptions(mode="link", similarity="weighted").weighted(from_data=False)
-    assert ReportOptions().completes("valley") and not ReportOptions().completes("threshold")
-    assert not ReportOptions(complete=False).completes("valley")
-    assert ReportOptions(complete=True).completes("threshold")
-    assert not ReportOptions(mode="link").completes("valley")
 
 
 def test_options_give_the_report_the_keywords_give() -> None:

@@ -369,7 +369,8 @@ def test_no_import_cycles() -> None:
 
 #: The steps of the decision layer: index.py composes them and defines none of their work.
 STEPS = ("verify", "texts", "decision/prune", "documents", "decision/decide", "decision/valley",
-         "decision/rule", "fields", "decision/link")
+         "decision/rule", "fields", "decision/link", "decision/route", "decision/labelled",
+         "decision/words")
 #: What index.py may define outside NearDupIndex: input conversion, the ids shown, the GC pause.
 FACADE_FUNCTIONS = {"_as_record", "shown", "_gc_paused"}
 
@@ -403,6 +404,40 @@ def test_index_is_a_facade_over_the_steps() -> None:
     assert loose <= FACADE_FUNCTIONS, f"index.py defines functions of its own: {loose}"
     deciding = re.compile(r"jaccard|screen|verif|prune|threshold|valley|rule|numbers|columns")
     assert not [f for f in functions if deciding.search(f)], "index.py decides something"
+
+
+#: What a pair or a candidate is judged by: index.py's report compares none of them.
+JUDGED = {"jaccard", "similarity", "edit_distance", "probability", "threshold", "first", "second",
+          "margin", "cosine", "max_dist"}
+#: The methods of NearDupIndex that make a report (lookups rank records, they decide no pairs).
+REPORTING = {"report", "_report", "_report_weighted", "_weighted_report", "_report_labelled",
+             "_link_new", "ask", "pairs", "clusters", "frame"}
+
+
+def _judgements(tree: ast.AST) -> list[int]:
+    """The lines where a comparison or a filter reads what a pair is judged by."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            names = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+            names |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            if names & JUDGED:
+                found.append(node.lineno)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr == "only"):  # fmt: skip
+            found.append(node.lineno)  # Candidates.only: a filter of the candidates
+    return found
+
+
+def test_index_judges_no_pair() -> None:
+    """index.py compares no pair's similarity, distance or probability, no rule's name or
+    threshold, and filters no candidates: the decision package does (its route, rules, prune)."""
+    assert _judgements(ast.parse("if p.jaccard >= t:\n    pass\ncands.only(mask)\n")) == [1, 3]
+    assert _judgements(ast.parse("if len(pairs) > 2:\n    pass\n")) == []
+    tree = ast.parse((PACKAGE / "index.py").read_text(encoding="utf-8"))
+    methods = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in REPORTING]
+    assert {m.name for m in methods} == REPORTING
+    assert [line for m in methods for line in _judgements(m)] == [], "index.py judges pairs"
 
 
 def test_the_outputs_import_the_steps_not_the_index() -> None:

@@ -246,3 +246,122 @@ def rule_for(name: str, threshold: float, *, numbers_check: bool = True) -> Rule
     if name == "valley":
         return Checked(ValleyRule(threshold), (NumbersCheck(numbers_check), ColumnsCheck()))
     return FixedThreshold(threshold)
+
+
+# -- what the Jaccard rules say -------------------------------------------------------------
+# Each rule's words live beside it: the outputs (report, dedupe, review, --json) print them
+# through :func:`neardup.decision.words.words_for` and know no rule by name.
+
+
+def similarity_name(decision: Decision) -> str:
+    """The similarity a rule's threshold applies to, as the report names it."""
+    weighted = (decision.explain or {}).get("similarity") == "weighted jaccard"
+    return "weighted Jaccard" if weighted else "Jaccard"
+
+
+def matched_line(matched: list[str] | None) -> str:
+    """The columns of two sources compared as one (:mod:`neardup.column_map`), if any."""
+    if not matched:
+        return ""
+    return f"\ncolumns compared across sources: {', '.join(matched)}"
+
+
+def _checks_text(explain: Mapping[str, Any]) -> str:
+    """What the numbers and columns checks composed with a Jaccard rule found."""
+    cols = explain.get("columns")
+    numbers = (
+        f"{explain.get('numbers_disagree', 0)} pairs dropped whose records both hold "
+        "numbers and share none"
+        if explain.get("numbers_check", "made").startswith("made")
+        else f"numbers check {explain['numbers_check']}"
+    )
+    return (
+        numbers
+        + (f"\ncolumns ({', '.join(cols['columns'])}): {cols['reason']}" if cols else "")
+        + matched_line(cols.get("matched") if cols else None)
+    )
+
+
+def _checked(explain: Mapping[str, Any]) -> bool:
+    """Whether checks were composed with the rule (:class:`Checked`)."""
+    return "numbers_check" in explain or "columns" in explain
+
+
+def jaccard_reason(decision: Decision, pair: Pair, threshold: float) -> str:
+    """Why a pair stands under a Jaccard rule: its similarity at the bar, or a completed
+    cluster's."""
+    explain = decision.explain or {}
+    # A valley read on weighted Jaccard: each pair it kept carries that similarity.
+    weighed = decision.rule == "valley" and similarity_name(decision) != "Jaccard"
+    sim = pair.similarity if weighed else pair.jaccard
+    if sim is None or sim + 1e-9 < threshold:
+        return "cluster completed: most pairs of its cluster verified"
+    how = ", valley read off the data" if decision.rule == "valley" else ""
+    name = similarity_name(decision) if weighed else "Jaccard"
+    said = f"{name} {sim:.3f} >= {threshold:g}{how}"
+    if explain.get("columns"):
+        said += "; columns checked"
+    return said
+
+
+def probability_reason(pair: Pair) -> str | None:
+    """Why a pair a learned rule scored stands: its match probability."""
+    if pair.probability is None:
+        return None
+    return f"learned rule: match probability {pair.probability:.3f}"
+
+
+class ThresholdWords:
+    """A fixed Jaccard bar."""
+
+    def short(self, decision: Decision) -> str:
+        return f"Jaccard >= {decision.threshold:g}"
+
+    def line(self, decision: Decision) -> str:
+        return f"decided: pairs with {self.short(decision)}"
+
+    def detail(self, decision: Decision) -> str:
+        explain = decision.explain or {}
+        return f"\nchecks: {_checks_text(explain)}" if _checked(explain) else ""
+
+    def reason(self, decision: Decision, pair: Pair, threshold: float) -> str:
+        return probability_reason(pair) or jaccard_reason(decision, pair, threshold)
+
+
+class ValleyWords(ThresholdWords):
+    """The bar read off the data, and what the checks found."""
+
+    def short(self, decision: Decision) -> str:
+        found = (decision.explain or {})["found"]
+        how = "read off the data" if found else "the default, as the data show no clear cut"
+        return f"{similarity_name(decision)} >= {decision.threshold:g}, {how}"
+
+    def detail(self, decision: Decision) -> str:
+        explain = decision.explain or {}
+        chose = f"; {explain['choice']}" if explain.get("choice") else ""
+        return (
+            f"\nvalley rule: {similarity_name(decision)} >= {explain['threshold']:g}; "
+            f"{explain['reason']}{chose}; " + _checks_text(explain)
+        )
+
+
+class LearnedWords(ThresholdWords):
+    """The rule fitted without labels, with its own estimates."""
+
+    def short(self, decision: Decision) -> str:
+        return f"learned rule from Jaccard {decision.threshold:g}"
+
+    def line(self, decision: Decision) -> str:
+        return (
+            "decided: pairs a rule learned from the data accepts "
+            f"(Jaccard >= {decision.threshold:g})"
+        )
+
+    def detail(self, decision: Decision) -> str:
+        explain = decision.explain or {}
+        return (
+            f"\nlearned rule ({', '.join(explain['features'])}): accepts from Jaccard "
+            f"{explain['threshold']:.3f}, {explain['accepted']} of {explain['candidates']} "
+            f"candidates; estimated precision {decision.precision:.3f}, recall "
+            f"{decision.recall:.3f}" + (f"; {_checks_text(explain)}" if _checked(explain) else "")
+        )

@@ -18,8 +18,10 @@ import numpy as np
 
 from ..defaults import DEFAULTS
 from ..minhash import ShingleProcessor
+from ..results import Decision
 from .ask import ask
 from .assign import unique_mapping
+from .decide import ThresholdWords
 from .evidence import Evidence, Records, gather, space_of
 from .learned import Taught, teach
 
@@ -140,3 +142,57 @@ def pairs_to_ask(
          int(evidence.second[r]))
         for r in picked
     ]  # fmt: skip
+
+
+def asked_explain(pairs: int, labels: str | None, taught: bool) -> dict[str, Any]:
+    """The explanation of a report of pairs to label (:func:`pairs_to_ask`): how many, from
+    which labels, and how they were picked (``taught``: the labels so far taught a rule)."""
+    how = (
+        "those the labels' rule is least sure of, spread over the kinds of pairs"
+        if taught
+        else "spread over the weighted link's mapping, most from its top"
+    )
+    return {
+        "kind": "asked",
+        "decision": f"the {pairs} pairs whose labels would teach the most: {how}",
+        "labels": labels,
+        "threshold": 0.0,
+    }
+
+
+class LabelledWords(ThresholdWords):
+    """What the rule taught by labels says, with the precision and recall the labels
+    estimate; a pair stands by its probability, as under a threshold's words."""
+
+    def short(self, decision: Decision) -> str:
+        return f"rule taught by labels, kept from probability {round(decision.threshold, 3):g}"
+
+    def line(self, decision: Decision) -> str:
+        rule = decision.explain or {}
+        return (
+            f"decided: pairs the rule taught by {rule['labels']} gives a probability of 0.5 "
+            f"or more, one partner each; {rule['estimate']}"
+        )
+
+    def detail(self, decision: Decision) -> str:
+        rule = decision.explain or {}
+        return (
+            f"\nlabelled rule: {rule['similarity']}; candidates: {rule['candidates']} "
+            f"({rule['candidates_scored']} pairs); {rule['assignment']}; {rule['decision']}"
+            f"\nwhat each piece of evidence weighed: {rule['evidence']}"
+        )
+
+
+class AskedWords(LabelledWords):
+    """Pairs to label: no decision yet, only how they were picked."""
+
+    def short(self, decision: Decision) -> str:
+        labels = (decision.explain or {}).get("labels")
+        return "pairs to label" + (f" after the labels of {labels}" if labels else "")
+
+    def line(self, decision: Decision) -> str:
+        return str((decision.explain or {})["decision"])
+
+    def detail(self, decision: Decision) -> str:
+        labels = (decision.explain or {}).get("labels")
+        return f"\nlabels so far: {labels}" if labels else "\nlabels so far: none"

@@ -41,11 +41,12 @@ from numpy.typing import NDArray
 from ..column_map import match_columns
 from ..defaults import DEFAULTS
 from ..minhash import ShingleProcessor
-from ..results import Pair
+from ..results import Decision, Pair
 from ..text import word_edit_distance
 from ..topk import purged, top_k
 from ..weights import TfidfSpace, cosine
 from .assign import runner_up, second, stands_out, unique_mapping
+from .decide import jaccard_reason, matched_line, probability_reason
 from .numbers import apart, differ, identifiers
 
 #: A candidate pass's mapped pairs: (similarity, row a, row b, a's runner-up, b's runner-up).
@@ -544,3 +545,43 @@ def _pairs(
         out.append(Pair(keys[a], keys[b], round(jac, 6), dist, similarity=round(s, 6)))
     out.sort(key=lambda p: -(p.similarity or 0.0))
     return out
+
+
+class WeightedWords:
+    """What the weighted link says: its similarity, candidates, mapping and relative rule."""
+
+    def short(self, decision: Decision) -> str:
+        return f"weighted rule, kept from cosine {round(decision.threshold, 3):g}"
+
+    def line(self, decision: Decision) -> str:
+        return (
+            "decided: pairs of records that are each other's clear best match "
+            f"(weighted similarity >= {round(decision.threshold, 3):g})"
+        )
+
+    def detail(self, decision: Decision) -> str:
+        rule = decision.explain or {}
+        numbers = (
+            f", {rule['numbers_disagree']} pairs dropped whose records both hold numbers "
+            "and share none"
+            if rule["numbers_check"].startswith("made")
+            else ""
+        )
+        return (
+            f"\nweighted rule: {rule['similarity']}; candidates: {rule['candidates']}; "
+            f"{rule['assignment']} ({rule['mapped']} pairs); {rule['decision']} "
+            f"({rule['stood_out']} pairs); numbers check {rule['numbers_check']}{numbers}"
+            f"\n{rule['columns']}" + matched_line(rule.get("columns_matched"))
+        )
+
+    def reason(self, decision: Decision, pair: Pair, threshold: float) -> str:
+        said = probability_reason(pair)
+        if said is not None:
+            return said
+        if pair.similarity is None:
+            return jaccard_reason(decision, pair, threshold)
+        margin = (decision.explain or {}).get("margin", 0.1)
+        return (
+            f"weighted similarity {pair.similarity:.3f}, one partner each, ahead of both "
+            f"records' runner-ups by {margin:.0%}"
+        )

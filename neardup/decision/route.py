@@ -1,0 +1,116 @@
+"""Which rule decides a report, with the options it cannot honour refused, and the two cuts
+every Jaccard report makes: link mode's pairs across sources, and the edit-distance cap.
+
+Why here: the report (:meth:`neardup.index.NearDupIndex.report`) asks this module which rule
+decides and runs it; it weighs nothing itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..candidates import Candidates
+from ..errors import ArgumentError
+from ..options import ReportOptions
+from ..results import Pair
+from ..verify import used_codes
+
+#: The rule a reviewer's labels teach (:mod:`neardup.decision.labelled`).
+LABELLED = "labelled"
+#: The weighted link (:mod:`neardup.decision.link`).
+WEIGHTED = "weighted"
+
+
+@dataclass(frozen=True)
+class Route:
+    """The rule that decides a report: ``labelled``, ``weighted``, or a Jaccard rule
+    (``threshold``, ``valley``, ``learned``: :func:`neardup.decision.decide.rule_for`) at
+    ``threshold``; ``complete``: whether its clusters are completed."""
+
+    rule: str
+    threshold: float
+    complete: bool = False
+
+    @property
+    def jaccard(self) -> bool:
+        """Whether a Jaccard rule decides (the report verifies LSH candidates first)."""
+        return self.rule not in (LABELLED, WEIGHTED)
+
+
+def weighs(options: ReportOptions, from_data: bool) -> bool:
+    """Whether the weighted similarity decides: asked for, or ``auto`` for a link report (the
+    full one or that of new records) of an index whose parameters were chosen from the data
+    (``from_data``) and no threshold given."""
+    return options.similarity == "weighted" or (
+        options.similarity == "auto" and options.mode == "link" and options.threshold is None
+        and from_data
+    )  # fmt: skip
+
+
+def completes(options: ReportOptions, rule: str) -> bool:
+    """Whether clusters are completed: as asked, else where a rule read off the data (``rule``
+    is not ``threshold``) decides the full dedup report without pruning."""
+    if options.complete is not None:
+        return options.complete
+    return (
+        options.mode == "dedup" and options.pruning == "none" and options.since is None
+        and rule != "threshold"
+    )  # fmt: skip
+
+
+def route(
+    options: ReportOptions, rule: str, threshold: float, from_data: bool, labelled: bool
+) -> Route:
+    """The rule that decides a report with ``options`` in an index whose rule is ``rule`` at
+    ``threshold`` (its parameters chosen ``from_data`` or not), ``labelled`` by a reviewer or
+    not; options that rule cannot honour are refused (:class:`~neardup.errors.ArgumentError`)."""
+    if labelled:
+        if options.mode != "link" or options.since is not None or options.threshold:
+            raise ArgumentError(
+                "labels teach the link's rule: they need mode link and the full report "
+                "(no since, no threshold)"
+            )
+        return Route(LABELLED, 0.5)
+    if weighs(options, from_data):
+        if options.engine != "memory":
+            raise ArgumentError(
+                f"the {getattr(options.engine, 'name', options.engine)} engine runs the "
+                "Jaccard report: add similarity='jaccard' "
+                "(--similarity jaccard) to link by Jaccard, or use the memory engine"
+            )
+        if options.pruning != "one-to-one" or options.complete:
+            raise ArgumentError(
+                "the weighted link keeps one partner each (prune one-to-one) and adds no "
+                f"pairs; prune {options.pruning!r}"
+                f"{' and complete' if options.complete else ''} needs the Jaccard rule: "
+                "add similarity='jaccard' (--similarity jaccard)"
+            )
+        return Route(WEIGHTED, 0.0)
+    name = rule if options.threshold is None else "threshold"
+    bar = threshold if options.threshold is None else options.threshold
+    return Route(name, bar, completes(options, name))
+
+
+def across_sources(
+    cands: Candidates, read_sources: Callable[[list[str]], Mapping[str, str]]
+) -> dict[str, str]:
+    """Link mode: only the candidates whose records come from different sources stay in
+    ``cands``; the sources of the records in a candidate, by id (what pruning one-to-one reads
+    next)."""
+    used = used_codes(cands)
+    sources = dict(read_sources([cands.ids[k] for k in used.tolist()]))
+    names: dict[str | None, int] = {None: -1}
+    src = np.full(len(cands.ids), -1, dtype=np.int64)
+    src[used] = [names.setdefault(sources.get(cands.ids[k]), len(names)) for k in used]
+    cands.only(src[cands.first] != src[cands.second])
+    return sources
+
+
+def within_distance(pairs: list[Pair], max_dist: int | None) -> list[Pair]:
+    """The pairs whose word edit distance is at most ``max_dist`` (None: all)."""
+    if max_dist is None:
+        return pairs
+    return [p for p in pairs if p.edit_distance <= max_dist]
