@@ -4,27 +4,50 @@ plot, experiment."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
-from dataclasses import fields
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from .. import io
+from ..choose import SAMPLE
+from ..cluster import pair_clusters
 from ..decision.prune import PRUNE_MODES
 from ..errors import InputError, MissingColumn, ParameterMismatch
 from ..evaluate import bcubed, score
+from ..evaluate.compare import compare, format_compare
+from ..evaluate.pairs import STDIN, align, read_pairs_file
+from ..evaluate.plot import plot_s_curve, restaurant_plots
 from ..index import SHORT_QUERY, NearDupIndex
 from ..options import MODES, SIMILARITIES, ReportOptions
-from ..output import TABLE_FORMATS
+from ..output import (
+    TABLE_FORMATS,
+    cluster_columns,
+    decided,
+    destination,
+    is_stdout,
+    pair_columns,
+    rule_line,
+    table_format,
+    write_table,
+)
 from ..params import Params
 from ..pipeline import IndexStats
 from ..plan import ENGINES, Spark
+from ..review import write_evaluation_page
+from ..text import check_text
 from .common import (
+    check_outputs,
+    emit,
     input_options,
     json_option,
     max_bucket_option,
+    open_solr,
     out_option,
     param_options,
+    progress,
+    read_input,
     solr_options,
     verbose_option,
 )
@@ -32,7 +55,7 @@ from .common import (
 
 def given_params(args: argparse.Namespace) -> dict[str, Any]:
     """The parameters of :class:`~neardup.params.Params` that the flags give (not None)."""
-    names = {f.name for f in fields(Params)}
+    names = {f.name for f in dataclasses.fields(Params)}
     return {k: v for k, v in vars(args).items() if k in names and v is not None}
 
 
@@ -47,8 +70,8 @@ def open_index(
     keeps its own, and a flag that disagrees with them is an error. ``report_flags`` name the
     parameter flags that mean the report's option here, not the index's (``--threshold`` of
     ``dedupe --no-index``)."""
+    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
     from ..backends.solr import SolrBackend
-    from .common import open_solr
 
     backend = SolrBackend(open_solr(args, create=create))
     stored = backend.load_params()
@@ -534,9 +557,6 @@ def print_choice(index: NearDupIndex, out: Any = sys.stderr) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from ..io import expected_records
-    from .common import emit, progress, read_input
-
     items = read_input(args, args.file)
     if args.source is not None:
         items = _named_source(items, args.source, args.source_field)
@@ -550,7 +570,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             items = _named_source(items, args.source, None)
     if args.source_field is None and index.chosen is None:
         _joining_note(args, index)
-    total = expected_records(args.file, args.format)  # a new index chooses for it; the bar
+    total = io.expected_records(args.file, args.format)  # a new index chooses for it; the bar
     stats = add_records(index, items, writers=args.writers, progress=progress(args), total=total)
     print_stats(stats, quiet=args.quiet)
     print_choice(index)
@@ -580,7 +600,8 @@ def _file_source(index: NearDupIndex, path: Path) -> str | None:
     this very file by (indexed before under another spelling, or from another folder), else
     its absolute path, so that '../d5k.csv', 'd5k.csv' and '/tmp/rel/d5k.csv' are one source
     and a re-run replaces its records; None for standard input and pipes (named as given)."""
-    from ..backends.solr import SolrBackend  # the Solr client is imported only where used
+    # lazy: both pull in pysolr and requests, which --help and the verbs without Solr do not need
+    from ..backends.solr import SolrBackend
     from ..collection import describe
 
     if str(path) == "-" or not path.is_file():
@@ -609,8 +630,6 @@ def _given_source(index: NearDupIndex, source: str | None) -> str | None:
 def _named_source(items: Any, name: str, source_field: str | None) -> Any:
     """The records of a file as records of the source ``name`` (``--source``): the same source
     and id is the same record, so changed rows sent again replace their records."""
-    import dataclasses
-
     if source_field is not None:
         raise InputError("give --source (one source for the file) or --source-field, not both")
     if not name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name):
@@ -627,12 +646,10 @@ def _joining_note(args: argparse.Namespace, index: NearDupIndex) -> None:
     """Say in one line when ``args.file`` joins a collection of other files' records with
     parameters its own data would not get (neardup.collection.joining_note): the
     collection's parameters stand for every later file the user gives none for."""
-    from itertools import islice
 
-    from ..backends.solr import SolrBackend  # the Solr client is imported only where used
-    from ..choose import SAMPLE
+    # lazy: both pull in pysolr and requests, which --help and the verbs without Solr do not need
+    from ..backends.solr import SolrBackend
     from ..collection import joining_note
-    from .common import read_input
 
     if index.backend.load_params() is None or not isinstance(index.backend, SolrBackend):
         return  # a new index: its parameters will be this file's own
@@ -646,9 +663,9 @@ def _joining_note(args: argparse.Namespace, index: NearDupIndex) -> None:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    # lazy: both pull in pysolr and requests, which --help and the verbs without Solr do not need
     from ..backends.solr import SolrBackend
     from ..collection import describe, format_info
-    from .common import emit, open_solr
 
     info = describe(SolrBackend(open_solr(args, create=False)))
     emit(args, info, format_info(info))
@@ -656,10 +673,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ..cluster import pair_clusters
-    from ..output import decided, destination, is_stdout, rule_line
+    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
     from ..seed2014 import SeedSearcher, seed_report
-    from .common import check_outputs, emit
 
     if is_stdout(args.dropped):
         raise InputError("--dropped needs a file, not standard output ('-')")
@@ -746,10 +761,6 @@ def _dropped_line(result: Any, path: Path | None) -> str:
 
 def _write_dropped(args: argparse.Namespace, result: Any, index: NearDupIndex) -> None:
     """The pairs the checks dropped, as a pairs table with the check that dropped each."""
-    import dataclasses
-
-    from ..output import pair_columns, table_format, write_table
-
     pairs = [p for found in result.dropped.values() for p in found]
     checks = [check for check, found in result.dropped.items() for _ in found]
     fmt = table_format(args.dropped, args.format) or "tsv"
@@ -759,8 +770,6 @@ def _write_dropped(args: argparse.Namespace, result: Any, index: NearDupIndex) -
 
 def _write_pairs(args: argparse.Namespace, result: Any, index: NearDupIndex) -> None:
     """The pairs file: ids only, or a table with texts, sources and reasons (neardup.output)."""
-    from ..output import destination, pair_columns, table_format, write_table
-
     fmt = table_format(args.out, args.format)
     if fmt is None:
         with destination(args.out) as target:
@@ -771,8 +780,6 @@ def _write_pairs(args: argparse.Namespace, result: Any, index: NearDupIndex) -> 
 
 def _write_clusters(args: argparse.Namespace, groups: list[Any], index: Any) -> None:
     """The clusters file: one center cluster a line, or a table of one record a row."""
-    from ..output import cluster_columns, destination, table_format, write_table
-
     fmt = table_format(args.clusters, args.format)
     if fmt is None:
         with destination(args.clusters) as target:
@@ -783,8 +790,6 @@ def _write_clusters(args: argparse.Namespace, groups: list[Any], index: Any) -> 
 
 
 def _matches(args: argparse.Namespace, matches: list[Any], title: str) -> None:
-    from .common import emit
-
     lines = [title] + [
         (f"{m.containment:.3f} of the query, " if m.containment is not None else "")
         + f"{m.jaccard:.3f}  {m.id}{f' ({m.source})' if m.source else ''}: {m.text}  "
@@ -826,7 +831,8 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
 def _other_sources(index: NearDupIndex, ids: list[str], source: str | None) -> str:
     """A hint for ids not found in ``source``: the other sources of the collection that hold
     them, and the flag that names one (a record is its source and its id)."""
-    from ..backends.solr import SolrBackend  # the Solr client is imported only where used
+    # lazy: both pull in pysolr and requests, which --help and the verbs without Solr do not need
+    from ..backends.solr import SolrBackend
     from ..collection import describe
 
     backend = index.backend
@@ -846,8 +852,6 @@ def _other_sources(index: NearDupIndex, ids: list[str], source: str | None) -> s
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from ..text import check_text
-
     _k(args)
     check_text(args.text, "the search text")  # before Solr: undecodable argv bytes end here
     index = open_index(args, create=False)
@@ -863,8 +867,6 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    from .common import emit
-
     ids = list(args.ids)
     if args.ids_file is not None:
         if not args.ids_file.is_file():
@@ -904,9 +906,9 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def cmd_drop(args: argparse.Namespace) -> int:
     """Drop a collection after a yes (or ``--yes``): never on the strength of a missing
     terminal, so a script must say ``--yes``."""
+    # lazy: both pull in pysolr and requests, which --help and the verbs without Solr do not need
     from ..solr.admin import collection_exists, collection_facts, drop_collection
     from ..solr.client import check_collection_name, redact
-    from .common import emit, open_solr
 
     check_collection_name(args.name)
     if not args.yes and not sys.stdin.isatty():
@@ -942,17 +944,12 @@ def cmd_drop(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from ..evaluate.compare import compare, format_compare
-    from .common import emit
-
     result = compare(open_index(args, create=False), args.threshold, progress=not args.json)
     emit(args, result, format_compare(result))
     return 0
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    from ..evaluate.plot import plot_s_curve, restaurant_plots
-
     args.out_dir.mkdir(parents=True, exist_ok=True)
     if args.what == "restaurants":
         paths = restaurant_plots(args.out_dir)
@@ -977,9 +974,6 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from ..evaluate.pairs import STDIN, align, read_pairs_file
-    from .common import check_outputs, emit
-
     if str(args.pairs) == STDIN and str(args.gold) == STDIN:
         raise InputError("evaluate: the pairs and the gold cannot both be read from stdin ('-')")
     inputs = [args.pairs, args.gold, *(args.records or [])]
@@ -1005,9 +999,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     s = score(aligned.found, aligned.gold)
     b3 = bcubed(aligned.found, aligned.gold, keys)
     if args.html is not None:
-        from ..output import destination
-        from ..review import write_evaluation_page
-
         def shown(r: tuple[str, str]) -> str:
             return f"{r[1]} ({r[0]})" if aligned.by_source and r[0] else r[1]
 
@@ -1036,9 +1027,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
+    # lazy: both pull in pysolr and requests, which --help and the verbs without Solr do not need
     from ..backends.solr import SolrBackend
     from ..evaluate.experiment import PARAMS, check_collection, format_table, run_restaurants
-    from .common import emit, open_solr
 
     if args.collection is None:
         args.collection = args.collection_default

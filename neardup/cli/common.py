@@ -7,14 +7,35 @@ import json
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..errors import InputError
+from .. import config as cfg
+from ..candidates import DEFAULT_MAX_BUCKET
+from ..errors import (
+    InputError,
+    MissingCABundle,
+    SolrCertificateUnverified,
+    SolrUnauthorized,
+    SolrUnavailable,
+)
+from ..io import (
+    ARROW_FORMATS,
+    FORMATS,
+    MAX_RECORD_BYTES,
+    ROW_ID,
+    Item,
+    _checked,
+    check_output,
+    check_source,
+    distinct_outputs,
+    read_records,
+    resolve_id_field,
+    shown,
+    table_delimiter,
+)
 from ..minhash import HASH_FAMILIES, KINDS
+from ..output import is_stdout
 from ..params import RULES
-
-if TYPE_CHECKING:
-    from ..io import Item
 
 
 def solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
@@ -74,8 +95,6 @@ def verbose_option(p: argparse.ArgumentParser, help: str) -> None:
 
 def max_bucket_option(p: argparse.ArgumentParser) -> None:
     """``--max-bucket``: the bound on what a common feature costs (neardup.candidates)."""
-    from ..candidates import DEFAULT_MAX_BUCKET
-
     def parse(text: str) -> int | None:
         if text.strip().lower() in ("none", "0"):
             return None
@@ -171,8 +190,6 @@ def param_options(p: argparse.ArgumentParser) -> None:
 def input_options(p: argparse.ArgumentParser) -> None:
     """How records are read from a file: its format, the id and text fields of a table, and the
     largest record."""
-    from ..io import FORMATS
-
     p.add_argument(
         "--format",
         default="auto",
@@ -229,8 +246,6 @@ def delimiter_option(raw: str) -> str:
 
 def record_limit_option(p: argparse.ArgumentParser) -> None:
     """``--max-record-bytes``: records with a larger text are rejected as they are read."""
-    from ..io import MAX_RECORD_BYTES
-
     p.add_argument(
         "--max-record-bytes",
         type=_positive_int,
@@ -267,8 +282,6 @@ def _positive_int(raw: str) -> int:
 def read_input(args: argparse.Namespace, path: Path) -> Iterator[Item]:
     """The records of ``path`` as the input options say to read them. Without ``--id-field``,
     a file without an ``id`` column is numbered by its lines, and this says so."""
-    from ..io import read_records
-
     resolve_ids(args, path)
     return read_records(
         path,
@@ -286,8 +299,6 @@ def resolve_ids(args: argparse.Namespace, path: Path) -> None:
     one, else line numbers (``@row``), which this says. The file is checked either way (no
     such file, a spreadsheet, a table that would be read as lines: :func:`neardup.io._checked`)
     with the format and ``--delimiter`` it will be read with."""
-    from ..io import ARROW_FORMATS, ROW_ID, _checked, resolve_id_field, table_delimiter
-
     check_input_name(path)
     delimiter = getattr(args, "delimiter", None)
     # the file checked first, id field or not: a spreadsheet or a table read wrongly is said
@@ -309,8 +320,6 @@ def resolve_ids(args: argparse.Namespace, path: Path) -> None:
 
 def config(args: argparse.Namespace | None = None) -> Any:
     """The configuration (:mod:`neardup.config`): the Solr flags given, else the environment."""
-    from .. import config as cfg
-
     def flag(name: str) -> Any:
         return getattr(args, name, None) if args is not None else None
 
@@ -326,6 +335,7 @@ def config(args: argparse.Namespace | None = None) -> Any:
 
 def local_node(args: argparse.Namespace | None = None) -> Any:
     """neardup's own node, in ``$NEARDUP_HOME``; a heap flag wins over ``$NEARDUP_SOLR_HEAP``."""
+    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
     from ..solr.local import LocalSolr
 
     settings = config(args)
@@ -338,13 +348,9 @@ def open_solr(
     """The collection the flags and the environment name, as a :class:`neardup.solr.Solr`
     (with ``server``, a client of the server alone: no collection is looked for or made; the
     local node is started for it only with ``start``)."""
-    from ..errors import (
-        MissingCABundle,
-        SolrCertificateUnverified,
-        SolrUnauthorized,
-        SolrUnavailable,
-    )
+    # lazy: both pull in pysolr and requests, which --help and the verbs without Solr do not need
     from ..solr.admin import connect, local_state
+    from ..solr.client import Solr
 
     if getattr(args, "solr_password", None) is not None:
         print(
@@ -363,8 +369,6 @@ def open_solr(
     collection = getattr(args, "collection", None)
     try:
         if server:
-            from ..solr.client import Solr
-
             options.pop("create")
             url = settings.solr_url
             if url is None:
@@ -396,8 +400,6 @@ def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
     (``--out -``). A control or bidirectional character in it (of an id, a source, a path, a
     record's text) is shown as its code point, ``[U+202E]``, as the review page shows it: it
     could move the terminal's cursor or make one name read as another (JSON escapes them)."""
-    from ..io import shown
-
     out = sys.stderr if stdout_taken(args) else sys.stdout
     if getattr(args, "json", False):
         print(json.dumps(payload, indent=2, sort_keys=False), file=out)
@@ -411,9 +413,6 @@ def check_outputs(
     """A verb's outputs (``(flag, what)``, e.g. ``("--out", "report")``), checked before any
     work: at most one is standard output, no two are one file however spelled, none is an input,
     and each can be written (:func:`neardup.io.check_output`)."""
-    from ..io import check_output, distinct_outputs
-    from ..output import is_stdout
-
     given = {flag: getattr(args, flag.lstrip("-").replace("-", "_")) for flag, _ in outputs}
     taken = [flag for flag, path in given.items() if is_stdout(path)]
     if len(taken) > 1:
@@ -429,8 +428,6 @@ def check_input_name(path: Path) -> None:
     """A file whose name holds a control or bidirectional character is refused: its name is
     its records' source, written in the pairs and clusters files (a tab or a line break there
     splits a row) and shown on the terminal (:func:`neardup.io.check_source`)."""
-    from ..io import check_source, shown
-
     problem = check_source(str(path))
     if problem:
         said = problem.replace("source holds", "its name holds")
@@ -442,8 +439,6 @@ def check_input_name(path: Path) -> None:
 
 def stdout_taken(args: argparse.Namespace) -> bool:
     """Whether an output of the command is standard output (``-``)."""
-    from ..output import is_stdout
-
     names = ("out", "clusters", "rejects", "html", "review")
     return any(is_stdout(getattr(args, name, None)) for name in names)
 

@@ -6,7 +6,9 @@ their runs that were killed."""
 from __future__ import annotations
 
 import argparse
+import copy
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -14,21 +16,39 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..cluster import pair_clusters
 from ..decision.prune import PRUNE_MODES
-from ..dedupe import KEEP_RULES
-from ..errors import InputError
+from ..dedupe import KEEP_RULES, dedupe, index_similarity, kept_ids
+from ..errors import InputError, NeardupError
 from ..index import NearDupIndex
-from ..options import MODES
-from ..output import decided_line, rule_line
+from ..io import Outputs, expected_records
+from ..options import MODES, ReportOptions
+from ..output import decided_line, destination, rule_line
+from ..params import Params
 from ..pipeline import IndexStats
 from ..results import Report
+from ..review import review_index
+from .commands import (
+    add_records,
+    check_indexed,
+    given_params,
+    open_index,
+    print_choice,
+    print_stats,
+)
 from .common import (
+    check_outputs,
+    config,
+    emit,
     input_options,
     json_option,
     max_bucket_option,
+    open_solr,
     out_option,
     param_options,
+    progress,
     read_input,
+    resolve_ids,
     solr_options,
     verbose_option,
 )
@@ -197,11 +217,9 @@ TEMP_PREFIX = "neardup_tmp_"
 def cmd_clean(args: argparse.Namespace) -> int:
     """List, and unless ``--dry-run`` delete, the temporary collections that runs killed
     before their clean-up (SIGKILL, a crash, a power cut) left on the server."""
-    import re
-
+    # lazy: both pull in pysolr and requests, which --help and the verbs without Solr do not need
     from ..solr import admin
     from ..solr.local import _alive
-    from .common import emit, open_solr
 
     server = open_solr(args, server=True)
     leftover, running = [], []
@@ -228,12 +246,11 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
 def _collection_named(args: argparse.Namespace) -> bool:
     """Whether the flags or the environment name a collection (else a temporary one is used)."""
+    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
     from ..solr.client import split_url
 
     if args.collection:
         return True
-    from .common import config
-
     url = config(args).solr_url
     return bool(url) and split_url(url)[1] is not None
 
@@ -244,18 +261,6 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
     nothing was indexed). Memory: a new index in this process. Solr: the collection named
     (kept afterwards; ``--no-index`` uses what it holds), else a temporary collection that is
     deleted at the end, whatever happens."""
-    from ..io import expected_records
-    from ..params import Params
-    from .commands import (
-        add_records,
-        check_indexed,
-        given_params,
-        open_index,
-        print_choice,
-        print_stats,
-    )
-    from .common import progress
-
     files = list(getattr(args, "more_inputs", [])) if args.input is not None else []
     files = [args.input, *files] if args.input is not None else []
     if args.input is None:  # review of a collection as it is
@@ -298,9 +303,8 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
 def _drop(args: argparse.Namespace, index: NearDupIndex | None) -> None:
     """Delete the temporary collection; also when the run stopped while opening it (the
     collection made, its schema not yet checked), found then by its name."""
-    from ..errors import NeardupError
+    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
     from ..solr import admin
-    from .common import open_solr
 
     try:
         if index is not None:
@@ -316,8 +320,6 @@ def _drop(args: argparse.Namespace, index: NearDupIndex | None) -> None:
 
 def _on(server: Any, name: str) -> Any:
     """The client ``server`` (a :class:`neardup.solr.Solr`) for the collection ``name``."""
-    import copy
-
     one = copy.copy(server)
     one.collection = name
     return one
@@ -335,9 +337,6 @@ def _keep_option(p: argparse.ArgumentParser) -> None:
 
 def _kept(args: argparse.Namespace, report: Any, groups: list[list[str]] | None = None) -> Any:
     """The ids dedupe keeps (by ``--keep``) for the review page; None without an input file."""
-    from ..cluster import pair_clusters
-    from ..dedupe import kept_ids
-
     if args.input is None or not args.input.is_file():
         return None
     if groups is None:
@@ -346,9 +345,6 @@ def _kept(args: argparse.Namespace, report: Any, groups: list[list[str]] | None 
 
 
 def _report(index: NearDupIndex, args: argparse.Namespace, mode: str = "dedup") -> Any:
-    from ..options import ReportOptions
-    from .common import progress
-
     options = ReportOptions(
         args.threshold, mode=mode, prune=args.prune, progress=progress(args),
         max_bucket=args.max_bucket,
@@ -357,13 +353,6 @@ def _report(index: NearDupIndex, args: argparse.Namespace, mode: str = "dedup") 
 
 
 def cmd_dedupe(args: argparse.Namespace) -> int:
-    from ..cluster import pair_clusters
-    from ..dedupe import dedupe, index_similarity
-    from ..io import Outputs
-    from ..output import destination
-    from ..review import review_index
-    from .common import check_outputs, emit, progress, resolve_ids
-
     started = time.perf_counter()
     if args.input.exists() and not args.input.is_file():
         raise InputError(
@@ -470,10 +459,6 @@ def _asked(index: NearDupIndex, n: int, labels: Path | None) -> Report:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from ..output import destination
-    from ..review import review_index
-    from .common import check_outputs, emit
-
     inputs = list(args.inputs)
     args.input = inputs[0] if inputs else None
     args.more_inputs = inputs[1:]

@@ -14,6 +14,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .. import __version__, kernel
+from ..config import load
 from ..errors import InputError, NeardupError
 from . import commands, dedupe_review
 from .common import emit, json_option, local_node, port_number
@@ -112,8 +114,6 @@ VERBS: tuple[Callable[[Any], None], ...] = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
-
     parser = _Parser(
         prog="neardup",
         description="Near-duplicate detection with shingles, MinHash and LSH, backed by Solr.",
@@ -130,12 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    from ..config import load
-
     kernel_choice = load().kernel
     if kernel_choice:
-        from .. import kernel
-
         try:
             kernel.use(kernel_choice)
         except InputError as exc:
@@ -159,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except NeardupError as exc:  # InputError among them: its exit_code is 2
         # The messages already leave credentials out; masking them here guards any new path.
+        # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
         from ..solr.client import mask_userinfo
 
         print(f"neardup: error: {mask_userinfo(str(exc))}", file=sys.stderr)
