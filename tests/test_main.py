@@ -1,0 +1,48 @@
+"""neardup/cli/main.py: the verbs, each with a register function of its own, in the order
+``neardup --help`` lists them; and a start that leaves the Solr client unloaded."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from neardup.cli.main import VERBS, build_parser
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _verbs(parser: argparse.ArgumentParser) -> list[str]:
+    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return list(actions[0].choices)
+
+
+def test_each_verb_registers_its_own_flags() -> None:
+    """One ``register_<verb>`` per verb, adding that verb and no other, in the help's order."""
+    assert [f"register_{verb}" for verb in _verbs(build_parser())] == [
+        register.__name__ for register in VERBS
+    ]
+    for register in VERBS:
+        probe = argparse.ArgumentParser()
+        register(probe.add_subparsers())
+        assert _verbs(probe) == [register.__name__.removeprefix("register_")]
+
+
+def test_help_leaves_the_solr_client_unloaded() -> None:
+    """The reason the CLI imports the Solr modules inside its functions: ``neardup --help``
+    (and a verb without Solr) should not pay for loading pysolr and requests."""
+    code = (
+        "import sys\n"
+        "from neardup.cli.main import main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in ('pysolr', 'requests') if m in sys.modules))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[-1] == "[]"
