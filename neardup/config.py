@@ -29,10 +29,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import InputError
-from .solr.client import Auth
-from .solr.local import url_auth
+
+if TYPE_CHECKING:
+    from .solr.client import Auth
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,10 @@ class Config:
     @property
     def auth(self) -> Auth | None:
         """Basic-auth credentials, if a user is set."""
+        # Here, not at the top: the Solr client loads pysolr and requests, which the CLI's
+        # --help and its verbs without Solr read this module without paying for.
+        from .solr.client import Auth
+
         return Auth(self.user, self.password or "") if self.user else None
 
     @property
@@ -93,6 +99,9 @@ def load(
     solr_url = solr_url or get("NEARDUP_SOLR_URL")
     user = user or get("NEARDUP_SOLR_USER")
     if solr_url and user is None and password is None:
+        # Here, not at the top: see Config.auth (the Solr modules load pysolr and requests).
+        from .solr.local import url_auth
+
         own = url_auth(solr_url, home_path)  # the URL of neardup's own node: its password
         if own is not None:
             user, password = own.user, own.password
