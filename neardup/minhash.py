@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mmh3
 import numpy as np
@@ -36,9 +36,6 @@ from . import kernel
 from .canonical import CANONICAL_VERSION, canonicalize, trigger_table
 from .errors import ArgumentError
 from .text import NORMALIZATION_VERSION, char_grams, check_text, jaccard, normalize
-
-if TYPE_CHECKING:
-    from .params import Params
 
 __all__ = [
     "CHAR_HYPHENS",
@@ -179,21 +176,6 @@ class ShingleProcessor:
         #: is an extra, and a text that is right must not be rewritten by a guess).
         self.fix_text = bool(fix_text)
         self._fixer: Any = _ftfy() if self.fix_text else None
-
-    @classmethod
-    def from_params(cls, params: Params) -> ShingleProcessor:
-        """The processor of an index's parameter set."""
-        return cls(
-            params.shingle_size,
-            kind=params.shingle_kind,
-            num_perm=params.num_perm,
-            hash_family=params.hash_family,
-            seed=params.seed,
-            canonical=params.canonical,
-            fold_accents=params.fold_accents,
-            split_hyphens=params.split_hyphens,
-            fix_text=params.fix_text,
-        )
 
     def __repr__(self) -> str:
         return (

@@ -122,8 +122,19 @@ class Params:
         )
 
     def processor(self) -> ShingleProcessor:
-        """The one :class:`ShingleProcessor` of this parameter set."""
-        return ShingleProcessor.from_params(self)
+        """The one :class:`ShingleProcessor` of this parameter set: the only factory of a
+        processor from parameters, so that the two cannot drift."""
+        return ShingleProcessor(
+            self.shingle_size,
+            kind=self.shingle_kind,
+            num_perm=self.num_perm,
+            hash_family=self.hash_family,
+            seed=self.seed,
+            canonical=self.canonical,
+            fold_accents=self.fold_accents,
+            split_hyphens=self.split_hyphens,
+            fix_text=self.fix_text,
+        )
 
     def processor_2014(self) -> ShingleProcessor:
         """The 2014 article's processor for its fields: word 3-grams of the normalized text,

@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from tqdm import tqdm
 
@@ -32,8 +32,14 @@ from .results import Pair
 from .solr.client import Solr, or_query, quote, terms_params
 from .text import id_key, jaccard, word_edit_distance
 
-if TYPE_CHECKING:
-    from .index import NearDupIndex
+
+class Indexed(Protocol):
+    """What the article's search reads of an index (:class:`neardup.index.NearDupIndex`):
+    named by its parts, so that this plug-in needs no index module."""
+
+    backend: Any
+    params: Params
+
 
 METHODS = ("shingles", "minhash")
 #: The article's setup: word 3-grams, 20 MinHash values, word edit distance <= 2.
@@ -94,7 +100,7 @@ class Neighbor:
 class SeedSearcher:
     """The article's per-record near-duplicate search, over an index that has its fields."""
 
-    def __init__(self, index: NearDupIndex, rows: int = SEED_ROWS) -> None:
+    def __init__(self, index: Indexed, rows: int = SEED_ROWS) -> None:
         if not isinstance(index.backend, SolrBackend):
             raise ArgumentError("the 2014 methods are Solr queries: open the index in Solr")
         if not index.params.fields_2014:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import kernel
 from ..backends.base import Backend
@@ -30,11 +30,23 @@ from .steps import sql
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ..options import ReportOptions
     from .duck import DuckDBSession
     from .spark import SparkPlanSession
 
     Session = DuckDBSession | SparkPlanSession
+
+
+
+class PlanOptions(Protocol):
+    """What the plan reads of a report's options (:class:`neardup.options.ReportOptions`,
+    which imports this package to check its engine)."""
+
+    mode: str
+    max_bucket: int | None
+    cap: int | None
+    columns: Any
+    numbers_check: bool
+
 
 #: Records signed and loaded at a time.
 LOAD_BATCH = 50_000
@@ -163,7 +175,7 @@ def decided(
     processor: ShingleProcessor,
     bands: int,
     rows: int,
-    options: ReportOptions,
+    options: PlanOptions,
     threshold: float,
     rule_name: str,
     primary: str | None,
