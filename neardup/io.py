@@ -177,10 +177,34 @@ def guess_format(path: Path, delimiter: str | None = None) -> str:
     fmt = EXTENSIONS.get(path.suffix.lower())
     if fmt is not None:
         return fmt
+    if path.suffix.lower() == ".json":
+        return _json_lines_or_refused(path)
     if delimiter is not None:
         return "csv"
     layout = sniff_table(path)
     return "csv" if layout is not None and layout.names_ids() else "lines"
+
+
+def _json_lines_or_refused(path: Path) -> str:
+    """``jsonl`` for a ``.json`` file of one object a line (JSON Lines under another name); a
+    JSON array or one document over several lines is refused with how to convert it, rather
+    than read as lines of text (each line would be one record of JSON syntax)."""
+    head = _head(path, SNIFF_BYTES).lstrip(b"\xef\xbb\xbf \t\r\n")
+    convert = f"convert it to JSON Lines, one object a line: jq -c '.[]' {path} > new.jsonl"
+    if head.startswith(b"["):
+        raise InputError(f"{path} is one JSON array, not JSON Lines: {convert}")
+    if head.startswith(b"{"):
+        first = head.split(b"\n", 1)[0].decode("utf-8", "replace")
+        try:
+            whole = isinstance(_json(first), dict)
+        except (ValueError, RecursionError):
+            whole = False
+        if not whole:
+            raise InputError(
+                f"{path} holds a JSON document over several lines, not JSON Lines (one object "
+                f"a line): convert it, e.g. jq -c '.records[]' {path} > new.jsonl"
+            )
+    return "jsonl"
 
 
 def read_records(

@@ -689,3 +689,31 @@ def test_a_fifo_is_read_once_and_one_without_a_writer_is_refused(
             _within(30, lambda: list(read_records(lonely)))
     finally:
         _release(lonely)
+
+
+def test_a_json_file_of_one_object_a_line_is_json_lines(tmp_path: Path) -> None:
+    path = tmp_path / "shops.json"
+    path.write_text('{"id": "1", "name": "Cafe Roma"}\n{"id": "2", "name": "Café Roma"}\n')
+    records = [i for i in read_records(path) if isinstance(i, Record)]
+    assert [(r.id, r.text) for r in records] == [("1", "Cafe Roma"), ("2", "Café Roma")]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('[{"id": 1, "name": "Cafe Roma"}, {"id": 2, "name": "Cafe Roma"}]', "one JSON array"),
+        ('\ufeff [\n  {"id": 1}\n]\n', "one JSON array"),
+        ('{\n  "records": [{"id": 1}]\n}\n', "a JSON document over several lines"),
+    ],
+)
+def test_a_json_document_is_refused_not_read_as_lines(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    """Read as lines, a JSON array would be one record of JSON syntax: a silent wrong answer."""
+    path = tmp_path / "shops.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=f"{said}.*jq -c"):
+        list(read_records(path))
+    done = run_cli("dedupe", str(path), "--out", str(tmp_path / "out.json"), "--backend", "memory")
+    assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "out.json").exists()
