@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cluster import pair_clusters
+from ..decision.labelled import asked_explain
 from ..decision.prune import PRUNE_MODES
 from ..dedupe import KEEP_RULES, dedupe, index_similarity, kept_ids
 from ..errors import InputError, NeardupError
@@ -445,15 +446,8 @@ def _verbose(args: argparse.Namespace) -> bool:
 def _asked(index: NearDupIndex, n: int, labels: Path | None) -> Report:
     """The pairs to label next as a report (its rule says how they were picked)."""
     pairs = index.ask(n, labels)
-    rule = {
-        "kind": "asked",
-        "decision": f"the {len(pairs)} pairs whose labels would teach the most: "
-        + ("those the labels' rule is least sure of, spread over the kinds of pairs"
-           if labels is not None and any(p.probability is not None for p in pairs)
-           else "spread over the weighted link's mapping, most from its top"),
-        "labels": str(labels) if labels is not None else None,
-        "threshold": 0.0,
-    }
+    taught = labels is not None and any(p.probability is not None for p in pairs)
+    rule = asked_explain(len(pairs), str(labels) if labels is not None else None, taught)
     return Report(pairs=pairs, records=index.backend.count(), candidates=len(pairs),
                   confirmed=len(pairs), prune="one-to-one", mode="link", rule=rule, index=index)
 
