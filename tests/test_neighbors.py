@@ -144,6 +144,9 @@ def test_cli_neighbors_and_delete_reach_every_source(solr_base: str, tmp_path: P
     assert near.returncode == 0, near.stderr
     found = json.loads(near.stdout)["matches"]
     assert found and found[0]["id"] == "3" and "golden dragon" in found[0]["text"]
+    assert found[0]["source"] == str(a)  # the match is a.csv's 3, not b.csv's
+    text = run_cli("neighbors", "1", "--source", str(b), "--collection", name, env=env).stdout
+    assert f"3 ({a}): golden dragon" in text
     plain = run_cli("neighbors", "1", "--collection", name, "--json", env=env)
     assert json.loads(plain.stdout)["matches"][0]["id"] == "2"  # a.csv's 1 is cafe roma
     none = run_cli("neighbors", "7", "--collection", name, env=env)

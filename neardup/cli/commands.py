@@ -789,7 +789,14 @@ def _write_clusters(args: argparse.Namespace, groups: list[Any], index: Any) -> 
     write_table(cluster_columns(members, index, args.text_column), args.clusters, fmt)
 
 
-def _matches(args: argparse.Namespace, matches: list[Any], title: str) -> None:
+def _matches(
+    args: argparse.Namespace, matches: list[Any], title: str, primary: str | None
+) -> None:
+    """The matches, each record by its id and, where another source is in play (a match of
+    one, or the record asked about is of one), by its source too: an id alone would name a
+    record of either."""
+    if any(m.source for m in matches) or getattr(args, "source", None):
+        matches = [m if m.source else dataclasses.replace(m, source=primary) for m in matches]
     lines = [title] + [
         (f"{m.containment:.3f} of the query, " if m.containment is not None else "")
         + f"{m.jaccard:.3f}  {m.id}{f' ({m.source})' if m.source else ''}: {m.text}  "
@@ -824,6 +831,7 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
         matches,
         f"records most similar to {args.id}{of} (Jaccard of {p.shingle_kind} "
         f"{p.shingle_size}-gram shingles):",
+        index.primary_source,
     )
     return 0
 
@@ -862,6 +870,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         "records holding most of the text (containment, then Jaccard):"
         if short
         else "records most similar to the text:",
+        index.primary_source,
     )
     return 0
 
