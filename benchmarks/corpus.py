@@ -49,8 +49,8 @@ import numpy as np
 from neardup.bruteforce import all_pairs
 from neardup.canonical import DIRECTIONALS, STREET_SUFFIXES, canonicalize
 from neardup.io import Record
+from neardup.keys import id_key
 from neardup.params import Params
-from neardup.text import id_key
 
 __all__ = [
     "Copy",

@@ -69,7 +69,7 @@ def planted(corp: C.Corpus) -> set[tuple[str, str]]:
     """Every pair inside a family, smaller id first (as the pairs files are read)."""
     from itertools import combinations
 
-    from neardup.text import id_key
+    from neardup.keys import id_key
 
     out = set()
     for members in corp.families.values():

@@ -102,7 +102,7 @@ def _verify_and_write(
 
 def _peer(kind: str, path: str, out: str, cfg: Any) -> dict[str, Any]:
     """datasketch or rensa: read, shingle, MinHash, LSH insert and query, verify, write."""
-    from neardup.text import id_key
+    from neardup.keys import id_key
 
     t = cfg.threshold
     proc = cfg.replace(canonical=False).processor()  # the texts are canonical: same sets

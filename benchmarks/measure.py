@@ -24,12 +24,13 @@ from neardup.backends.solr import SolrBackend
 from neardup.banding import band_keys_batch
 from neardup.index import NearDupIndex
 from neardup.io import Record
+from neardup.keys import id_key
 from neardup.minhash import ShingleProcessor
 from neardup.params import Params
 from neardup.seed2014 import SeedSearcher
 from neardup.solr.admin import delete_collection
 from neardup.solr.client import Solr
-from neardup.text import id_key, normalize
+from neardup.text import normalize
 from neardup.verify import verify
 
 NUM_PERM = 128

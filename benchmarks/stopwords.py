@@ -28,7 +28,7 @@ from typing import Any
 
 from benchmarks import corpus as C
 from neardup import NearDupIndex
-from neardup.text import id_key
+from neardup.keys import id_key
 
 
 def run(n: int, seed: int, exponent: float | None) -> dict[str, Any]:

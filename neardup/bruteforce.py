@@ -41,7 +41,8 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 
-from .text import id_key, jaccard
+from .keys import id_key
+from .text import jaccard
 
 __all__ = ["all_pairs", "id_key", "jaccard"]
 

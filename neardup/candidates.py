@@ -49,7 +49,7 @@ class Candidates:
     """The candidate pairs and how they were found: ``buckets`` shared keys, ``large`` of them
     above ``max_bucket``, whose members paired only where they share another band.
 
-    The pairs are kept as codes into ``ids`` (sorted by :func:`~neardup.text.id_key`):
+    The pairs are kept as codes into ``ids`` (sorted by :func:`~neardup.keys.id_key`):
     ``first[i] < second[i]``, so that millions of them cost two int64 arrays, not tuples of
     strings; :attr:`pairs` spells them out (smaller id first).
     """

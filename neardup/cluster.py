@@ -23,9 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .keys import key_of
+from .keys import id_key, key_of
 from .results import Pair
-from .text import id_key
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from typing import Any
 
 from .defaults import DEFAULTS
 from .graph import union_find
-from .text import id_key
+from .keys import id_key
 
 
 def missing_pairs(

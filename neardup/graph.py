@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 from numpy.typing import NDArray
 
-from .text import id_key
+from .keys import id_key
 
 
 def union_find(pairs: Iterable[tuple[str, str]]) -> Callable[[str], str]:

@@ -68,19 +68,14 @@ from .errors import ArgumentError, InputError
 from .evaluate.pairs import Labels, read_labels
 from .graph import clusters as clusters  # re-exported: connected components
 from .io import Blank, Checked, Item, Record, Rejection, checked_items
-from .keys import SEP, key_of, qualified, record_id, source_of_key
+from .keys import SEP, id_key, key_of, qualified, record_id, source_of_key
 from .minhash import ShingleProcessor
 from .options import ReportOptions
 from .output import pair_columns, to_frame
 from .params import Params
 from .pipeline import IndexStats, Writer
 from .results import Decision, Match, Pair, Report
-from .text import (
-    check_text,
-    id_key,
-    sort_ids,
-    word_edit_distance,
-)
+from .text import check_text, sort_ids, word_edit_distance
 from .texts import TextTable
 from .verify import (
     held_hashes,

@@ -1,4 +1,5 @@
-"""Record keys: a record is its source and its id, so two files may both number from 0.
+"""Record keys: a record is its source and its id, so two files may both number from 0; and
+the order of ids that every output shares (:func:`id_key`).
 
 A backend keys documents by one string. Two catalogues indexed into one collection often share
 ids (each numbers its rows from 0): keyed by id alone, the second file would silently replace
@@ -47,3 +48,21 @@ def qualified(key: str) -> bool:
     """Whether a key is that of a record of a secondary source."""
     return SEP in key
 
+
+def id_key(record_id: str) -> tuple[int, int | str]:
+    """Sort key of an id: numeric ids as numbers (``"9" < "10"``, the seed's ``toInt``), then
+    the others as text. Pairs, clusters and reports all order ids by it. (Decimal digits
+    only: ``"²"`` is a digit that ``int`` cannot read, so it is text.)"""
+    if not record_id.isdecimal():
+        return (1, record_id)
+    if len(record_id) <= _INT_DIGITS:
+        return (0, int(record_id))
+    value = 0  # Python reads at most 4,300 digits at once
+    for lo in range(0, len(record_id), _INT_DIGITS):
+        chunk = record_id[lo : lo + _INT_DIGITS]
+        value = value * 10 ** len(chunk) + int(chunk)
+    return (0, value)
+
+
+#: Digits ``int`` reads at once (Python's limit is 4,300).
+_INT_DIGITS = 4000

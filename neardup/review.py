@@ -37,12 +37,12 @@ from .decision.numbers import identifiers
 from .decision.valley import WEIGHTED
 from .evaluate.scores import Scores, score
 from .io import AtomicFile, Record, check_output, read_records
-from .keys import SEP, record_id, source_of_key
+from .keys import SEP, id_key, record_id, source_of_key
 from .minhash import ShingleProcessor
 from .output import reason, rule_text
 from .params import Params
 from .results import Report
-from .text import id_key, normalize, number_words, ordered, word_edit_distance
+from .text import normalize, number_words, ordered, word_edit_distance
 from .verify import verified_jaccard
 
 if TYPE_CHECKING:

@@ -26,11 +26,11 @@ from tqdm import tqdm
 from .backends.solr import RECORDS_FQ, SolrBackend
 from .errors import ArgumentError, InputError
 from .io import AtomicFile
-from .keys import record_id
+from .keys import id_key, record_id
 from .params import Params
 from .results import Pair
 from .solr.client import Solr, or_query, quote, terms_params
-from .text import id_key, jaccard, word_edit_distance
+from .text import jaccard, word_edit_distance
 
 
 class Indexed(Protocol):

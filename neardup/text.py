@@ -18,6 +18,7 @@ import numpy as np
 
 from . import kernel
 from .errors import InvalidText
+from .keys import id_key
 
 #: Bump whenever ``normalize`` changes: signatures stored in an index are only comparable with
 #: signatures computed under the same normalization. v2: Unicode folding of non-ASCII text.
@@ -174,25 +175,6 @@ def jaccard(a: Iterable[Hashable], b: Iterable[Hashable]) -> float:
         return 1.0
     inter = len(sa & sb)
     return inter / (len(sa) + len(sb) - inter)
-
-
-def id_key(record_id: str) -> tuple[int, int | str]:
-    """Sort key of an id: numeric ids as numbers (``"9" < "10"``, the seed's ``toInt``), then
-    the others as text. Pairs, clusters and reports all order ids by it. (Decimal digits
-    only: ``"²"`` is a digit that ``int`` cannot read, so it is text.)"""
-    if not record_id.isdecimal():
-        return (1, record_id)
-    if len(record_id) <= _INT_DIGITS:
-        return (0, int(record_id))
-    value = 0  # Python reads at most 4,300 digits at once
-    for lo in range(0, len(record_id), _INT_DIGITS):
-        chunk = record_id[lo : lo + _INT_DIGITS]
-        value = value * 10 ** len(chunk) + int(chunk)
-    return (0, value)
-
-
-#: Digits ``int`` reads at once (Python's limit is 4,300).
-_INT_DIGITS = 4000
 
 
 def sort_ids(ids: Iterable[str]) -> list[str]:

@@ -17,7 +17,7 @@ from .backends.base import Backend
 
 class TextTable(Mapping[str, str]):
     """The texts of the candidates' records by code (``ids`` sorted by
-    :func:`~neardup.text.id_key`), read from the backend :data:`TEXT_CHUNK` at a time and
+    :func:`~neardup.keys.id_key`), read from the backend :data:`TEXT_CHUNK` at a time and
     held as UTF-8 in one buffer.
 
     Why not a dict of id -> text: at ten million records a report's candidates hold millions

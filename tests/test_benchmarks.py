@@ -18,8 +18,9 @@ import pytest
 from benchmarks import corpus as C
 from benchmarks import end_to_end as E
 from benchmarks import render as R
+from neardup.keys import id_key
 from neardup.params import Params
-from neardup.text import id_key, word_edit_distance
+from neardup.text import word_edit_distance
 
 THRESHOLD = 0.8
 

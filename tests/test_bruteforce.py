@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.bruteforce import all_pairs, id_key, jaccard
+from neardup.bruteforce import all_pairs, jaccard
+from neardup.keys import id_key
 
 
 def naive_pairs(sets: dict[str, set], threshold: float) -> list[tuple[str, str, float]]:

@@ -21,8 +21,8 @@ from neardup.candidates import (
     large_key_groups,
 )
 from neardup.errors import ArgumentError
+from neardup.keys import id_key
 from neardup.resources import restaurants
-from neardup.text import id_key
 
 from .conftest import run_cli
 

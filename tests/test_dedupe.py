@@ -22,10 +22,11 @@ from neardup import InputError, NearDupIndex, Record, read_records
 from neardup.decision.valley import numbers_disagree
 from neardup.dedupe import DedupeStats, dedupe, index_similarity
 from neardup.graph import clusters
+from neardup.keys import id_key
 from neardup.resources import restaurants
 from neardup.results import Pair, Report
 from neardup.solr import admin
-from neardup.text import id_key, jaccard
+from neardup.text import jaccard
 
 from .conftest import REPO, run_cli
 from .test_readme import expected_lines, matches

@@ -14,8 +14,9 @@ from neardup import Match, NearDupIndex, Params
 from neardup.backends.solr import SolrBackend
 from neardup.banding import band_keys_batch
 from neardup.io import Record
+from neardup.keys import id_key
 from neardup.solr.client import Solr
-from neardup.text import id_key, normalize, word_edit_distance
+from neardup.text import normalize, word_edit_distance
 from neardup.verify import verified_jaccard
 
 from .conftest import counted, run_cli

@@ -22,6 +22,7 @@ from benchmarks.review_page import chromium, chromium_paths, measure, write
 from neardup import NearDupIndex, read_records
 from neardup.cluster import pair_clusters
 from neardup.io import read_pairs, write_pairs
+from neardup.keys import id_key
 from neardup.resources import restaurants
 from neardup.results import Pair, Report
 from neardup.review import (
@@ -31,7 +32,7 @@ from neardup.review import (
     write_evaluation_page,
     write_review,
 )
-from neardup.text import id_key, ordered
+from neardup.text import ordered
 
 from .conftest import IN_CI, run_cli
 

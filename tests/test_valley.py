@@ -7,9 +7,9 @@ import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.decision.valley import PLAIN, WEIGHTED, read_valley, weighted_jaccards
+from neardup.keys import id_key
 from neardup.output import decided, reason, rule_line
 from neardup.results import Pair, Report
-from neardup.text import id_key
 
 
 def _stopword_report(seed: int) -> tuple[Report, set[tuple[str, str]]]:

@@ -10,7 +10,8 @@ import pytest
 
 from neardup import Params
 from neardup.graph import clusters, component_labels
-from neardup.text import id_key, sort_ids, word_edit_distance
+from neardup.keys import id_key
+from neardup.text import sort_ids, word_edit_distance
 from neardup.texts import TextTable
 from neardup.verify import verify
 

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..banding import band_keys_batch
-from ..text import id_key
+from ..keys import id_key
 from .base import Document, StoredRecord, search_terms
 
 #: Segments of a search lookup at most: past it they are merged into one (each search reads

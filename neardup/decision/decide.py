@@ -32,9 +32,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..keys import id_key
 from ..minhash import ShingleProcessor
 from ..results import Decision, Pair
-from ..text import id_key
 
 #: The columns of records by id (:meth:`neardup.backends.base.Backend.columns`).
 ColumnReader = Callable[[list[str]], Mapping[str, Mapping[str, str]]]

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import ArgumentError
+from ..keys import id_key
 from ..results import Pair
-from ..text import id_key
 from .valley import best_similarities
 
 PRUNE_MODES = ("best", "mutual", "one-to-one", "none")

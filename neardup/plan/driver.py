@@ -17,9 +17,10 @@ from .. import kernel
 from ..backends.base import Backend
 from ..candidates import COUNT_BITS, protected_bands
 from ..decision.decide import Features, rule_for
+from ..keys import id_key
 from ..minhash import ShingleProcessor
 from ..results import Decision, Pair
-from ..text import id_key, sort_ids
+from ..text import sort_ids
 from ..texts import TextTable
 from ..verify import SCREEN_MIN
 from . import steps

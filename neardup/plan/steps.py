@@ -8,7 +8,7 @@ Tables, each made by one step from the ones before it:
   :func:`~neardup.banding.band_hashes_batch`, the same 64-bit values a Solr index holds);
 * ``buckets(band, key, size)``: the shared buckets (two or more records);
 * ``codes(seq, code)``: the records in some shared bucket, numbered in id order
-  (:func:`~neardup.text.id_key`, through ``idkey``), as :mod:`neardup.candidates` numbers them;
+  (:func:`~neardup.keys.id_key`, through ``idkey``), as :mod:`neardup.candidates` numbers them;
 * ``m(code, band, key, size)``: each such record's shared buckets;
 * ``found(a, b, n)``: each time a pair is found (``a < b``): once per small bucket it shares;
   from a large bucket of band ``b`` that is not coherent, once per later band it shares too;
@@ -288,7 +288,7 @@ def sql(template: str, **values: Any) -> list[str]:
 
 
 def id_sort_key(record_id: str) -> bytes:
-    """Bytes that sort as :func:`~neardup.text.id_key` orders ids: numbers (decimal digits) by
+    """Bytes that sort as :func:`~neardup.keys.id_key` orders ids: numbers (decimal digits) by
     value, before any other id, those by code point (UTF-8 bytes sort so). Ids of one value
     written two ways (``7``, ``07``) are ordered by the ids themselves."""
     if not record_id.isdecimal():
