@@ -68,14 +68,20 @@ from .errors import ArgumentError, InputError
 from .evaluate.pairs import Labels, read_labels
 from .graph import clusters as clusters  # re-exported: connected components
 from .io import Blank, Checked, Item, Record, Rejection, checked_items
-from .keys import SEP, id_key, key_of, qualified, record_id, source_of_key
+from .keys import SEP, key_of, qualified, record_id, source_of_key
 from .minhash import ShingleProcessor
 from .options import ReportOptions
 from .output import pair_columns, to_frame
 from .params import Params
 from .pipeline import IndexStats, Writer
+from .plan.budget import Placement, mean_text_bytes, place
 from .results import Decision, Match, Pair, Report
-from .text import check_text, sort_ids, word_edit_distance
+from .text import (
+    check_text,
+    id_key,
+    sort_ids,
+    word_edit_distance,
+)
 from .texts import TextTable
 from .verify import (
     held_hashes,
@@ -707,7 +713,8 @@ class NearDupIndex:
         cap: int | None = DEFAULT_CAP,
         numbers_check: bool = True,
         columns: Mapping[str, str] | str | None = None,
-        engine: Any = "memory",
+        engine: Any = "auto",
+        memory: str | int | None = None,
         options: ReportOptions | None = None,
         labels: Any = None,
     ) -> Report:
@@ -752,7 +759,7 @@ class NearDupIndex:
         """
         given = ReportOptions(
             threshold, mode, prune, max_dist, progress, since, max_bucket, complete, similarity,
-            cap, numbers_check, columns, engine,
+            cap, numbers_check, columns, engine, memory,
         )  # fmt: skip
         if options is None:
             options = given
@@ -785,12 +792,13 @@ class NearDupIndex:
         t0 = time.perf_counter()
         fresh: set[str] | None = None
         sources: dict[str, str] | None = None  # link mode: every candidate's source
-        if options.engine != "memory":  # the same steps, as one plan of table operations
+        placed = self._placed(options, records)
+        if placed.engine != "memory":  # the same steps, as one plan of table operations
             from .plan import decided, engine_named
 
             planned = decided(
                 self.backend, self.processor, self.params.bands, self.params.rows, options,
-                threshold, rule_name, self.primary_source, engine_named(options.engine),
+                threshold, rule_name, self.primary_source, engine_named(placed.engine),
             )  # fmt: skip
             cands, texts, verified = planned, planned.texts, planned.verified
             pairs, decision = planned.pairs, planned.decision
@@ -857,7 +865,17 @@ class NearDupIndex:
                 check: self._shown(dropped, sources, mode == "link")
                 for check, dropped in decision.dropped.items()
             },
+            engine=placed.name,
+            engine_why=placed.why,
         )
+
+    def _placed(self, options: ReportOptions, records: int) -> Placement:
+        """Where the report runs under its memory budget (:mod:`neardup.plan.budget`); a
+        report of new records runs in this process, whatever its size."""
+        if options.since is not None:
+            return Placement("memory", "a report of new records runs in this process")
+        sample = mean_text_bytes(self.backend.all_texts()) if records else 0.0
+        return place(options.engine, records, sample, options.memory)
 
     def _shown(
         self, pairs: list[Pair], sources: Mapping[str, str] | None, link: bool

@@ -25,7 +25,7 @@ from .candidates import DEFAULT_CAP, DEFAULT_MAX_BUCKET, check_max_bucket
 from .column_map import parse_given
 from .decision.prune import DEFAULT_PRUNE, PRUNE_MODES
 from .errors import ArgumentError
-from .plan import ENGINES, DuckDB, Spark
+from .plan import ENGINES, IN_PROCESS, DuckDB, Spark, budget_of
 
 MODES = ("dedup", "link")
 #: What decides a pair (see :meth:`NearDupIndex.report <neardup.index.NearDupIndex.report>`).
@@ -54,11 +54,15 @@ class ReportOptions:
     #: the others are matched by name and content (:mod:`neardup.column_map`).
     #: Given as a mapping, ``"a=b,c=d"`` or a list of ``"a=b"``; kept as pairs.
     columns: Mapping[str, str] | str | tuple[tuple[str, str], ...] | None = None
-    #: Where the report runs (:data:`neardup.plan.ENGINES`): ``"memory"`` in this process,
-    #: ``"duckdb"`` or ``"spark"`` as the plan of :mod:`neardup.plan`, or a
+    #: Where the report runs (:data:`neardup.plan.ENGINES`): ``"auto"`` in this process while
+    #: the memory budget holds it, else on DuckDB (:mod:`neardup.plan.budget`); ``"memory"``
+    #: in this process; ``"duckdb"`` or ``"spark"`` as the plan of :mod:`neardup.plan`, or a
     #: :class:`neardup.plan.DuckDB` or :class:`neardup.plan.Spark` with its settings (memory
     #: limit, temporary directory; Spark's master).
-    engine: Any = "memory"
+    engine: Any = "auto"
+    #: The memory the report may take (``"12GB"``, ``"500MB"`` or bytes; None: half the
+    #: machine): what decides the ``auto`` engine, and the engines' own limit.
+    memory: str | int | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -104,7 +108,9 @@ class ReportOptions:
             raise ArgumentError(
                 f"unknown engine {self.engine!r}: choose one of {', '.join(ENGINES)}"
             )
-        if self.engine != "memory" and since is not None:
+        if self.memory is not None:
+            budget_of(self.memory)  # a size, checked now
+        if self.engine not in IN_PROCESS and since is not None:
             raise ArgumentError(
                 f"the {getattr(self.engine, 'name', self.engine)} engine makes the full report: "
                 "a report of new records (since, --new) runs in memory"

@@ -127,6 +127,10 @@ class Report:
     completion: dict[str, Any] | None = None
     #: The pairs the decision's checks dropped, by check (:attr:`Decision.dropped`).
     dropped: dict[str, list[Pair]] = field(default_factory=dict)
+    #: Where the report ran (``memory``: this process; ``duckdb``, ``spark``) and why
+    #: (:mod:`neardup.plan.budget`: the estimated peak against the memory budget).
+    engine: str = "memory"
+    engine_why: str | None = None
     #: The index the report was made from (set by :meth:`NearDupIndex.report`): where
     #: :meth:`to_pandas` and :meth:`to_polars` read the records' texts and sources.
     index: Any = field(default=None, repr=False, compare=False)
@@ -181,4 +185,6 @@ class Report:
             "dropped": {
                 check: [p.as_dict() for p in pairs] for check, pairs in self.dropped.items()
             },
+            "engine": self.engine,
+            "engine_why": self.engine_why,
         }

@@ -4,6 +4,10 @@ limit that makes DuckDB spill."""
 
 from __future__ import annotations
 
+import json
+import random
+from pathlib import Path
+
 import pytest
 
 from benchmarks import corpus as C
@@ -15,6 +19,8 @@ from neardup.plan import DuckDB, EngineFailed
 from neardup.plan.steps import id_sort_key
 from neardup.results import Report
 from neardup.text import sort_ids
+
+from .conftest import run_cli
 
 pytest.importorskip("duckdb")
 
@@ -109,3 +115,80 @@ def test_id_sort_key_orders_as_the_report() -> None:
     ids += ["é", "z", "2", "1" * 30]
     distinct = [i for i in ids if i != "00"]  # "0" and "00" are one number: any order
     assert sorted(distinct, key=id_sort_key) == sort_ids(distinct)
+
+
+# -- the memory budget and the engine it chooses ------------------------------------------------
+
+
+def test_sizes_are_read_as_people_write_them() -> None:
+    from neardup.plan.budget import parse_size
+
+    assert parse_size("8GB") == 8 << 30 and parse_size("500mb") == 500 << 20
+    assert parse_size("1.5g") == int(1.5 * (1 << 30)) and parse_size(1 << 30) == 1 << 30
+    for bad in ("lots", "8 parsecs", "", True, -1):
+        with pytest.raises(ArgumentError, match="memory budget"):
+            parse_size(bad)  # type: ignore[arg-type]
+    with pytest.raises(ArgumentError, match="too small: give at least 256 MB"):
+        parse_size("1KB")
+    with pytest.raises(ArgumentError, match="memory budget"):
+        ReportOptions(memory="lots")
+
+
+def test_auto_runs_in_process_while_the_budget_holds_the_estimate() -> None:
+    from neardup.plan.budget import in_process_peak, place
+
+    small = place("auto", 10_000, 60.0, "1GB")
+    assert small.engine == "memory" and "within the memory budget of 1.0 GB" in small.why
+    large = place("auto", 10_000_000, 60.0, "8GB")
+    assert in_process_peak(10_000_000, 60.0) > 8 << 30
+    assert isinstance(large.engine, DuckDB) and large.engine.memory_limit == "6144MB"
+    assert "over the memory budget of 8.0 GB" in large.why and "DuckDB" in large.why
+    asked = place("duckdb", 10, 60.0, "1GB")
+    assert isinstance(asked.engine, DuckDB) and asked.engine.memory_limit == "768MB"
+    with pytest.raises(ArgumentError, match=r"over the memory budget of 8.0 GB \(--memory\)"):
+        place("memory", 10_000_000, 60.0, "8GB")
+    assert place("memory", 10_000_000, 60.0, None).engine == "memory"  # no budget given
+
+
+def test_a_report_past_its_budget_runs_on_duckdb_with_the_same_pairs(
+    short_index: NearDupIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The estimate made large (as a collection past the budget has it): auto runs the plan on
+    DuckDB under the budget and says why; the pairs are the in-process report's."""
+    from neardup.plan import budget
+
+    mem = short_index.report()
+    assert mem.engine == "memory" and "within" in (mem.engine_why or "")
+    monkeypatch.setattr(budget, "PER_RECORD", 1 << 20)
+    placed = short_index.report(memory="2GB")
+    assert placed.engine == "duckdb" and "over the memory budget of 2.0 GB" in placed.engine_why
+    _same(mem, placed)
+    with pytest.raises(ArgumentError, match="raise the budget, or let the report run on DuckDB"):
+        short_index.report(memory="2GB", engine="memory")
+
+
+@pytest.mark.solr
+def test_cli_report_says_where_it_ran_and_refuses_a_bad_budget(
+    solr_base: str, tmp_path: Path
+) -> None:
+    src = tmp_path / "in.txt"
+    src.write_text("1 the quick brown fox jumps over the lazy dog\n"
+                   "2 the quick brown fox jumps over the lazy cat\n", encoding="utf-8")  # fmt: skip
+    env = {"NEARDUP_SOLR_URL": solr_base}
+    name = f"test_budget_{random.randrange(10**9)}"
+    assert run_cli("index", str(src), "--collection", name, env=env).returncode == 0
+    out = tmp_path / "pairs.tsv"
+    bad = run_cli("report", "--collection", name, "--out", str(out), "--memory", "lots", env=env)
+    assert bad.returncode == 2 and "a memory budget is a size such as '8GB'" in bad.stderr
+    assert "Traceback" not in bad.stderr and not out.exists()
+    done = run_cli("report", "--collection", name, "--out", str(out), "--memory", "1GB", "-v",
+                   "--json", env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    counts = json.loads(done.stdout)
+    assert counts["engine"] == "memory" and "within the memory budget of 1.0 GB" in (
+        counts["engine_why"]
+    )
+    text = run_cli("report", "--collection", name, "--out", str(out), "-v", env=env)
+    assert "engine: memory; the in-process report of 2 records needs about" in text.stderr + (
+        text.stdout
+    )

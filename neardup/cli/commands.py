@@ -289,10 +289,18 @@ def _report_scope_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--engine",
         choices=ENGINES,
-        default="memory",
-        help="lsh: where the report runs: memory (this process, default), duckdb (one plan "
-        "of table operations on DuckDB: every core, spilling to disk past its memory; the "
+        default="auto",
+        help="lsh: where the report runs: auto (default: this process while the report's "
+        "estimated memory fits --memory, else duckdb), memory (this process), duckdb (one "
+        "plan of table operations on DuckDB: every core, spilling to disk past --memory; the "
         "same pairs; the full report only) or spark (the same plan on Spark: --spark-master)",
+    )
+    p.add_argument(
+        "--memory",
+        default=None,
+        metavar="SIZE",
+        help="the memory the report may take (8GB, 500MB; default: half of this machine's): "
+        "what --engine auto decides by, and DuckDB's or Spark's memory limit",
     )
     p.add_argument(
         "--spark-master",
@@ -707,6 +715,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             numbers_check=args.numbers_check,
             columns=args.columns,
             engine=engine,
+            memory=args.memory,
         )
         result = index.report(options=options, labels=args.labels)
         counts = result.counts()
@@ -734,6 +743,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             + (f"; {counts['clusters']} clusters -> {args.clusters}" if args.clusters else "")
             + f" ({result.seconds:.1f} s)"
             + _dropped_line(result, args.dropped)
+            + _engine_line(result, args.verbose)
             + rule_line(result.decision, result.completion, verbose=args.verbose),
         )
         return 0
@@ -746,6 +756,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def _engine_line(result: Any, verbose: bool) -> str:
+    """Where the report ran and why: always when not in this process, with -v otherwise."""
+    if result.engine == "memory" and not verbose:
+        return ""
+    return f"\nengine: {result.engine}; {result.engine_why}" if result.engine_why else ""
 
 
 def _dropped_line(result: Any, path: Path | None) -> str:

@@ -15,6 +15,7 @@ import numpy as np
 from ..candidates import Candidates
 from ..errors import ArgumentError
 from ..options import ReportOptions
+from ..plan import IN_PROCESS
 from ..results import Pair
 from ..verify import used_codes
 
@@ -75,7 +76,7 @@ def route(
             )
         return Route(LABELLED, 0.5)
     if weighs(options, from_data):
-        if options.engine != "memory":
+        if options.engine not in IN_PROCESS:
             raise ArgumentError(
                 f"the {getattr(options.engine, 'name', options.engine)} engine runs the "
                 "Jaccard report: add similarity='jaccard' "

@@ -5,14 +5,21 @@ call the in-process steps); :mod:`neardup.plan.driver` runs them in order on an 
 :mod:`neardup.plan.duck` is the DuckDB engine (in process, every core, spilling to disk under a
 memory limit), :mod:`neardup.plan.spark` the Spark engine (the same steps on a cluster, or in
 local mode). ``NearDupIndex.report(engine="duckdb")`` (``"spark"``) and ``neardup report
---engine duckdb`` (``spark``) use them; the default stays the in-process report.
+--engine duckdb`` (``spark``) use them; the default, ``auto``, runs the report in process while
+its estimated peak fits the memory budget and on DuckDB past it (:mod:`neardup.plan.budget`).
 """
 
+from .budget import Placement, budget_of, place
 from .driver import Planned, decided, engine_named
 from .duck import DuckDB, EngineFailed
 from .spark import Spark
 
-#: The engines a report runs on: ``memory`` (the in-process report) or a plan engine.
-ENGINES = ("memory", "duckdb", "spark")
+#: The engines a report runs on: ``auto`` (in process while the memory budget holds it, else
+#: DuckDB), ``memory`` (the in-process report) or a plan engine.
+ENGINES = ("auto", "memory", "duckdb", "spark")
+#: The engines that run the report in this process (the weighted link and a report of new
+#: records run nowhere else).
+IN_PROCESS = ("auto", "memory")
 
-__all__ = ["ENGINES", "DuckDB", "EngineFailed", "Planned", "Spark", "decided", "engine_named"]
+__all__ = ["ENGINES", "IN_PROCESS", "DuckDB", "EngineFailed", "Placement", "Planned", "Spark",
+           "budget_of", "decided", "engine_named", "place"]

@@ -145,8 +145,9 @@ class DuckDBSession:
             disk = self.engine.disk_limit or "DuckDB's default (90% of the free disk)"
             raise EngineFailed(
                 f"the duckdb engine ran out of memory or disk (memory_limit {memory}, disk_limit "
-                f"{disk}, spilling to {self.directory}): raise memory_limit or disk_limit, or "
-                f"give a temp_directory on a disk with more room; nothing was written "
+                f"{disk}, spilling to {self.directory}): raise memory_limit (the memory budget: "
+                f"--memory, memory=) or disk_limit, or give a temp_directory on a disk with "
+                f"more room; nothing was written "
                 f"({str(e).splitlines()[0]})"
             ) from None
 

@@ -1,0 +1,152 @@
+"""How much memory a report may take, and the engine that keeps it within that.
+
+The in-process report holds every record's signature, band keys, texts and candidates at once:
+past what the machine's memory holds it would be killed by the system, after running for a
+long time, with no word of why. So a report has a memory budget (``memory``: ``"12GB"``, a
+number of bytes, or by default a share of the machine), and with the engine ``auto`` (the
+default) it runs where the budget holds it: in this process while its estimated peak fits,
+else as the plan on DuckDB with the budget as DuckDB's memory limit, spilling to disk past it.
+The estimate is what the in-process report was measured to hold per record and per byte of
+text (docs/scale.md); it errs on the large side, since a wrong "fits" is the costly mistake.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any
+
+from ..errors import ArgumentError
+from .duck import DuckDB
+from .spark import Spark
+
+#: The share of the machine's memory a report may take when no budget is given.
+DEFAULT_SHARE = 0.5
+#: What the in-process report holds per record beyond its text (signature, band keys, codes,
+#: candidates of a record with copies), and per byte of its text (the text, its normalized
+#: form and its shingle hashes), in bytes.
+PER_RECORD = 4_000
+PER_TEXT_BYTE = 4
+#: The share of the budget DuckDB's own memory limit gets; the rest is this process's (the
+#: records read in batches, the verified pairs, the decision).
+ENGINE_SHARE = 0.75
+#: How many records the mean text size is read off.
+SAMPLE = 2_000
+#: A budget below this is refused: no engine runs in less.
+LEAST = 256 << 20
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20,
+          "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
+          "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}  # fmt: skip
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
+
+
+def parse_size(value: str | int) -> int:
+    """Bytes from ``"12GB"``, ``"500MB"``, ``"1.5g"`` or a number of bytes."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise ArgumentError(f"a memory budget is a size such as '8GB', got {value!r}")
+    if isinstance(value, int):
+        size = value
+    else:
+        found = _SIZE.match(value)
+        unit = found.group(2).lower() if found else None
+        if found is None or unit not in _UNITS:
+            raise ArgumentError(
+                f"a memory budget is a size such as '8GB' or '500MB', got {value!r}"
+            )
+        size = int(float(found.group(1)) * _UNITS[unit])
+    if size < LEAST:
+        raise ArgumentError(
+            f"a memory budget of {size_text(size)} is too small: give at least {size_text(LEAST)}"
+        )
+    return size
+
+
+def size_text(size: int) -> str:
+    """A size as people read it: ``12.0 GB``, ``512 MB``."""
+    if size >= 1 << 30:
+        return f"{size / (1 << 30):.1f} GB"
+    return f"{size / (1 << 20):.0f} MB"
+
+
+def machine_memory() -> int | None:
+    """The machine's physical memory in bytes, where the system says (None where not)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def budget_of(memory: str | int | None) -> int:
+    """The budget given, else :data:`DEFAULT_SHARE` of the machine (8 GB where the machine's
+    memory is unknown)."""
+    if memory is not None:
+        return parse_size(memory)
+    total = machine_memory()
+    return max(LEAST, int((total if total else 16 << 30) * DEFAULT_SHARE))
+
+
+def mean_text_bytes(texts: Iterable[tuple[str, str]], sample: int = SAMPLE) -> float:
+    """The mean UTF-8 size of the first ``sample`` texts of ``(id, text)`` pairs (0 if none):
+    what the estimate needs, read off a few records rather than all of them."""
+    sizes = [len(text.encode("utf-8")) for _, text in islice(texts, sample)]
+    return sum(sizes) / len(sizes) if sizes else 0.0
+
+
+def in_process_peak(records: int, mean_text_bytes: float) -> int:
+    """The estimated peak memory of the in-process report of ``records`` records."""
+    return int(records * (PER_RECORD + PER_TEXT_BYTE * mean_text_bytes))
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a report runs (``"memory"``, or a plan engine) and why, in words."""
+
+    engine: Any
+    why: str
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self.engine, "name", self.engine))
+
+
+def place(engine: Any, records: int, mean_text_bytes: float, memory: str | int | None) -> Placement:
+    """Where a report of ``records`` records (``mean_text_bytes`` of text each) runs under the
+    budget ``memory`` (None: :func:`budget_of`'s share of the machine).
+
+    ``auto``: this process while the estimated peak fits the budget, else DuckDB. ``memory``
+    asked for whose estimate is over a budget the user gave is refused, naming both and what
+    to do. DuckDB and Spark get the budget as their memory limit where none is set."""
+    budget = budget_of(memory)
+    peak = in_process_peak(records, mean_text_bytes)
+    said = (
+        f"the in-process report of {records:,} records needs about {size_text(peak)}, "
+        f"{'within' if peak <= budget else 'over'} the memory budget of {size_text(budget)}"
+    )
+    if engine == "auto":
+        if peak <= budget:
+            return Placement("memory", said)
+        engine = "duckdb"
+        said += ": it runs on DuckDB, which spills to disk past the budget"
+    elif engine == "memory":
+        if memory is not None and peak > budget:
+            raise ArgumentError(
+                f"{said} (--memory): raise the budget, or let the report run on DuckDB, "
+                "which spills to disk past it (engine auto or duckdb, --engine duckdb)"
+            )
+        return Placement("memory", "as asked")
+    else:
+        said = "as asked"
+    limit = max(LEAST, int(budget * ENGINE_SHARE)) >> 20
+    if engine == "duckdb":
+        return Placement(DuckDB(memory_limit=f"{limit}MB"), said)
+    if engine == "spark":
+        return Placement(Spark(memory=f"{limit}m" if memory is not None else None), said)
+    if isinstance(engine, DuckDB) and engine.memory_limit is None and memory is not None:
+        return Placement(dataclasses.replace(engine, memory_limit=f"{limit}MB"), said)
+    if isinstance(engine, Spark) and engine.memory is None and memory is not None:
+        return Placement(dataclasses.replace(engine, memory=f"{limit}m"), said)
+    return Placement(engine, said)
