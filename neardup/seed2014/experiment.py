@@ -8,13 +8,14 @@ from typing import Any
 
 from ..backends.base import Backend
 from ..errors import InputError, ParameterMismatch
+from ..evaluate.scores import Scores, score
 from ..index import NearDupIndex, clusters
 from ..io import Record, read_pairs, read_records, write_clusters, write_pairs
 from ..keys import record_id
 from ..params import Params
 from ..resources import restaurants
-from ..seed2014 import MAX_DIST, NGRAM, NUM_PERM, SeedSearcher, seed_report
-from .scores import Scores, score
+from .schema import MAX_DIST, NGRAM, NUM_PERM
+from .searcher import SeedSearcher, seed_report
 
 #: What the 2014 article reports for 3-gram shingles and 20 MinHash values, max distance 2.
 SEED_PAIRS = {"shingles": 65, "minhash": 64}
