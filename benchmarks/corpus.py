@@ -48,9 +48,9 @@ import numpy as np
 
 from neardup.bruteforce import all_pairs
 from neardup.canonical import DIRECTIONALS, STREET_SUFFIXES, canonicalize
-from neardup.io import Record
 from neardup.keys import id_key
 from neardup.params import Params
+from neardup.read.items import Record
 
 __all__ = [
     "Copy",

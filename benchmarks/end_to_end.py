@@ -5,7 +5,7 @@
 
 The corpus (``benchmarks/corpus.py``) is written to a text file of ``ID TEXT`` lines first,
 outside the timed region. Then each method runs as its own process(es), one after the other,
-each writing the verified pairs to a TSV file (``neardup.io.write_pairs``: ``id1 id2 jaccard
+each writing the verified pairs to a TSV file (``neardup.write.write_pairs``: ``id1 id2 jaccard
 edit_distance``), which is scored against the corpus's exact truth. Every method gets the same
 parameters: word 3-gram shingles (``--kind``/``--size``) of the canonical text, 128 MinHash
 permutations, Jaccard threshold t (0.8 by default).
@@ -92,8 +92,8 @@ def read_lines(path: str) -> tuple[list[str], list[str]]:
 def _verify_and_write(
     cands: set[tuple[str, str]], ids: list[str], texts: list[str], cfg: Any, t: float, out: str
 ) -> int:
-    from neardup.io import write_pairs
     from neardup.verify import verify
+    from neardup.write import write_pairs
 
     content = dict(zip(ids, texts, strict=True))
     pairs = verify(cands, content, cfg.processor(), t, progress=False)
@@ -156,7 +156,7 @@ def _peer(kind: str, path: str, out: str, cfg: Any) -> dict[str, Any]:
 def _memory(path: str, out: str, cfg: Any) -> dict[str, Any]:
     """neardup's library in memory: read_records + NearDupIndex + add_many + report."""
     from neardup import NearDupIndex, read_records
-    from neardup.io import write_pairs
+    from neardup.write import write_pairs
 
     t0 = time.perf_counter()
     index = NearDupIndex() if cfg is None else NearDupIndex(cfg)

@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
 def link_new_records(size: int, seed: int, old_b: int = 5_000, new: int = 1_000) -> dict:
     """The weighted link of ``new`` records of shop B against shop A's ``size`` (and
     ``old_b`` of B's linked before): its time, and its pairs against a full link's."""
-    from neardup.io import Record
+    from neardup.read.items import Record
 
     from .shops import two_shops
 

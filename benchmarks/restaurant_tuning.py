@@ -24,8 +24,10 @@ from neardup.bruteforce import all_pairs, jaccard
 from neardup.canonical import CANONICAL_VERSION, DIRECTIONALS, STREET_SUFFIXES, canonicalize
 from neardup.decision.assign import best_of_each
 from neardup.evaluate import Scores, score
-from neardup.io import Record, read_pairs, read_records
 from neardup.minhash import ShingleProcessor
+from neardup.read.items import Record
+from neardup.read.pairs import read_pairs
+from neardup.read.records import read_records
 from neardup.resources import restaurants
 from neardup.text import normalize
 

@@ -43,8 +43,8 @@ import numpy as np
 
 from neardup import NearDupIndex, Params
 from neardup.backends.solr import SolrBackend
-from neardup.io import Record
 from neardup.plan import ENGINES, Spark
+from neardup.read.items import Record
 from neardup.solr.admin import delete_collection
 
 from . import corpus as C

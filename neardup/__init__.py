@@ -20,10 +20,11 @@ from .errors import (
     SolrUnavailable,
 )
 from .index import Match, NearDupIndex, Pair, Report
-from .io import Record, Rejection, read_records
 from .minhash import ShingleProcessor
 from .params import Params
 from .pipeline import IndexStats
+from .read.items import Record, Rejection
+from .read.records import read_records
 
 __version__ = "0.2.0"
 

@@ -23,14 +23,14 @@ Rules, in the order the code applies them:
   space). The cluster id is the id of the record the cluster keeps; a record in no cluster is its
   own cluster (similarity 1.0).
 - **Identical rows** (a record with the id and the text of an earlier one:
-  :attr:`neardup.io.Record.copy_of`) are duplicates like any other: removed (counted in
+  :attr:`neardup.read.items.Record.copy_of`) are duplicates like any other: removed (counted in
   ``removed`` and ``identical``), or with ``cluster_column``, written with their cluster's id
   and similarity 1.0 to their first line.
 - **Records with an empty text** cannot be compared: they are written as they are (counted in
   ``kept`` and ``empty``, the first 1,000 in ``empties``; their own cluster, similarity empty).
 - **Rows that are not records** (invalid UTF-8, a malformed row, no id, an id seen before in
   the file with another text, a record over ``max_record_bytes``: what the readers of
-  :mod:`neardup.io` reject) are never lost: a deduplicated file that silently lacks the rows
+  :mod:`neardup.read` reject) are never lost: a deduplicated file that silently lacks the rows
   it could not read would pass for the whole data. Each is counted in ``rejected`` and kept in
   ``rejections`` (the first 1,000), and its lines are written byte for byte as they are in the
   input: by default into the output, in their place (with ``cluster_column``: with the two
@@ -50,7 +50,7 @@ Rules, in the order the code applies them:
   streamed.
 - The output appears whole or not at all, and so does the rejects file, together with it: each
   is written to a temporary file beside it and both are renamed at the end
-  (:class:`neardup.io.Outputs`; a device or a FIFO is written through, never replaced); a file
+  (:class:`neardup.write.Outputs`; a device or a FIFO is written through, never replaced); a file
   replaced keeps its permission bits. The output and the rejects file must be two files.
 """
 
@@ -69,24 +69,14 @@ from typing import IO, TYPE_CHECKING, Any
 from tqdm import tqdm
 
 from .errors import ArgumentError, InputError
-from .io import (
-    ARROW_FORMATS,
-    MAX_RECORD_BYTES,
-    AtomicFile,
-    Blank,
-    EmptyText,
-    Outputs,
-    Record,
-    Rejection,
-    check_output,
-    distinct_outputs,
-    guess_format,
-    raw_lines,
-    read_spans,
-)
+from .read.checks import MAX_RECORD_BYTES
+from .read.inputs import raw_lines
+from .read.items import Blank, EmptyText, Record, Rejection
+from .read.records import ARROW_FORMATS, guess_format, read_spans
 from .results import Pair
 from .text import ordered
 from .verify import verified_jaccard
+from .write import AtomicFile, Outputs, check_output, distinct_outputs
 
 if TYPE_CHECKING:
     from .index import NearDupIndex
@@ -472,7 +462,7 @@ def dedupe(
     ``pairs`` (the report's) give the similarities the report measured and the weights of the
     ``central`` rule; ``similarity(text_a, text_b)`` (e.g. :func:`index_similarity`) measures
     the members of a cluster that no pair links to the record kept (left empty without it).
-    ``max_record_bytes`` is the readers' limit (:func:`neardup.io.read_records`): give the
+    ``max_record_bytes`` is the readers' limit (:func:`neardup.read.records.read_records`): give the
     one the input was indexed with, so that the same lines are rejected; ``source_field`` too.
     ``rejects``: a file for the rows rejected, as they are in the input; without it they are
     written into ``out``, in their place.

@@ -2,10 +2,11 @@
 
 Why a module of its own: pandas and polars are optional (the ``data`` extra) and neither is
 imported here: a frame is recognised by its type's module and read column by column. Every row
-goes through the same checks as a row of a CSV file (:func:`neardup.io._record_from_mapping`,
-:func:`neardup.io.checked_spans`): the same rejections, identical rows, the same ``fields`` a
-report compares one by one. A record's ids come from ``id``, else from the pandas index (so
-that results join back with ``df.loc``), else from its position (from 0, polars).
+goes through the same checks as a row of a CSV file
+(:func:`neardup.read.rows.record_from_mapping`, :func:`neardup.read.checks.checked_spans`): the
+same rejections, identical rows, the same ``fields`` a report compares one by one. A record's
+ids come from ``id``, else from the pandas index (so that results join back with ``df.loc``),
+else from its position (from 0, polars).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .errors import ArgumentError, MissingColumn
-from .io import ROW_ID, Checked, _record_from_mapping, checked_spans, default_text_fields
+from .read.checks import Checked, checked_spans
+from .read.rows import ROW_ID, default_text_fields, record_from_mapping
 
 #: The key a DataFrame row's index label is read under (no column can have this name).
 INDEX = "\0index"
@@ -45,7 +47,8 @@ def frame_records(
     position from 0 (polars). ``text`` names the text column or columns (default: ``text``, or
     every column but the id and the source, each compared on its own too). ``source`` names
     the column of each record's source (link mode); a record's ``line`` is its position + 1.
-    The frame's columns are checked now, its rows as they are read (:class:`~neardup.io.Checked`).
+    The frame's columns are checked now, its rows as they are read
+    (:class:`~neardup.read.checks.Checked`).
     """
     if not is_frame(frame):
         raise ArgumentError(f"expected a pandas or polars DataFrame, got {type(frame).__name__}")
@@ -70,7 +73,7 @@ def frame_records(
         values[INDEX] = [_label(v) for v in labels]
     key = id_column or INDEX
     rows_read = (
-        _record_from_mapping({c: _cell(v[k]) for c, v in values.items()}, name, k + 1, key,
+        record_from_mapping({c: _cell(v[k]) for c, v in values.items()}, name, k + 1, key,
                              texts, source)
         for k in range(rows)
     )  # fmt: skip

@@ -67,21 +67,17 @@ from .documents import documents
 from .errors import ArgumentError, InputError
 from .evaluate.pairs import Labels, read_labels
 from .graph import clusters as clusters  # re-exported: connected components
-from .io import Blank, Checked, Item, Record, Rejection, checked_items
-from .keys import SEP, key_of, qualified, record_id, source_of_key
+from .keys import SEP, id_key, key_of, qualified, record_id, source_of_key
 from .minhash import ShingleProcessor
 from .options import ReportOptions
 from .output import pair_columns, to_frame
 from .params import Params
 from .pipeline import IndexStats, Writer
 from .plan.budget import Placement, mean_text_bytes, place
+from .read.checks import Checked, checked_items
+from .read.items import Blank, Item, Record, Rejection
 from .results import Decision, Match, Pair, Report
-from .text import (
-    check_text,
-    id_key,
-    sort_ids,
-    word_edit_distance,
-)
+from .text import check_text, sort_ids, word_edit_distance
 from .texts import TextTable
 from .verify import (
     held_hashes,
@@ -269,8 +265,10 @@ class NearDupIndex:
         self.processor: ShingleProcessor = self.params.processor()
 
     def _store(self) -> None:
-        for plugin in self.params.extra_fields():  # before anything is stored
-            plugin.check(self.backend)
+        if self.params.fields_2014 and self.backend.kind != "solr":
+            raise ArgumentError(
+                "the 2014 design's fields are searched by Solr queries: use a Solr backend"
+            )
         mine = self.params.to_dict()
         mine["chosen_from_data"] = self.from_data
         stored = self.backend.store_params(mine)
@@ -389,7 +387,7 @@ class NearDupIndex:
         threads = kernel.threads() if self.backend.kind == "memory" else 1
         docs = documents(
             self.params, self.processor, records, self.batch_written, self.backend.key_strings,
-            self.backend.keeps_signatures and not self.params.extra_fields(), threads,
+            self.backend.keeps_signatures and not self.params.fields_2014, threads,
         )  # fmt: skip
         primary = self.primary_source
         docs = [
@@ -493,14 +491,14 @@ class NearDupIndex:
         replace: bool = False,
     ) -> IndexStats:
         """Add records: ``(id, text)`` pairs, ``(id, text, source)`` triples, what
-        :func:`neardup.io.read_records` yields, or a pandas or polars DataFrame (its columns as
-        :meth:`add_frame` reads them by default). Returns the counts (read, indexed, rejected
-        with where and why, identical: ``read == indexed + rejected + identical``); the records
-        carry a new batch number (:attr:`batch_written`).
+        :func:`neardup.read.records.read_records` yields, or a pandas or polars DataFrame (its
+        columns as :meth:`add_frame` reads them by default). Returns the counts (read, indexed,
+        rejected with where and why, identical: ``read == indexed + rejected + identical``); the
+        records carry a new batch number (:attr:`batch_written`).
 
         Records given as values are checked as the lines of a file are
-        (:func:`neardup.io.checked_items`): an id is made a string, so ``1`` and ``"1"`` are
-        one id, and an id seen before in the same call and source is rejected (a copy, if its
+        (:func:`neardup.read.checks.checked_items`): an id is made a string, so ``1`` and ``"1"``
+        are one id, and an id seen before in the same call and source is rejected (a copy, if its
         text is the same: counted as identical); an id over 512 bytes is rejected, whatever
         the backend.
 
@@ -1280,7 +1278,8 @@ class _Batch:
         self._writer.write(next(self._checked))
 
     def add_record(self, item: Item) -> None:
-        """An item of :func:`neardup.io.read_records` (a record, a rejection or a blank)."""
+        """An item of :func:`neardup.read.records.read_records` (a record, a rejection or a
+        blank)."""
         self._writer.write(item)
 
     def __enter__(self) -> _Batch:

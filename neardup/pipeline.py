@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from .backends.base import Backend
 from .errors import ArgumentError, SolrRequestError
-from .io import Blank, EmptyText, Item, Record, Rejection
+from .read.items import Blank, EmptyText, Item, Record, Rejection
 
 #: A batch is sent once its records' text reaches this many bytes, whatever their number: a
 #: thousand records of 7 MB each (each under the reader's limit) would otherwise make one 7 GB

@@ -36,14 +36,16 @@ from .column_map import ColumnMap, match_columns
 from .decision.numbers import identifiers
 from .decision.valley import WEIGHTED
 from .evaluate.scores import Scores, score
-from .io import AtomicFile, Record, check_output, read_records
 from .keys import SEP, id_key, record_id, source_of_key
 from .minhash import ShingleProcessor
 from .output import reason, rule_text
 from .params import Params
+from .read.items import Record
+from .read.records import read_records
 from .results import Report
 from .text import normalize, number_words, ordered, word_edit_distance
 from .verify import verified_jaccard
+from .write import AtomicFile, check_output
 
 if TYPE_CHECKING:
     from .index import NearDupIndex

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from neardup import NearDupIndex, Params
 from neardup.backends.solr import SolrBackend
-from neardup.io import Record
+from neardup.read.items import Record
 from neardup.seed2014 import SeedSearcher
 from neardup.solr import admin
 from neardup.solr.admin import connect

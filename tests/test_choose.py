@@ -280,7 +280,7 @@ def test_a_large_collection_is_banded_against_its_chance_pairs(
     told.add_many((r for r in records), total=len(records))
     assert told.params.rows == 4
     # read_records' items hint at their file's lines
-    from neardup.io import read_records
+    from neardup.read.records import read_records
 
     path = tmp_path / "records.txt"
     path.write_text("".join(f"{i} {t}\n" for i, t in records), encoding="utf-8")
@@ -296,7 +296,7 @@ def test_a_large_collection_is_banded_against_its_chance_pairs(
 
 
 def test_the_records_a_file_holds_are_counted_off_its_lines(tmp_path: Path) -> None:
-    from neardup.io import expected_records
+    from neardup.read.records import expected_records
 
     (tmp_path / "a.txt").write_bytes(b"1 a\n2 b\n3 c\n")
     (tmp_path / "b.txt").write_bytes(b"1 a\r\n2 b")

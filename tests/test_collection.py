@@ -73,7 +73,7 @@ def test_a_file_joins_a_collection_banded_for_its_size(
     from neardup import NearDupIndex
     from neardup.collection import joining_note
     from neardup.defaults import DEFAULTS
-    from neardup.io import read_records
+    from neardup.read.records import read_records
 
     monkeypatch.setattr(choose_module, "DEFAULTS", dataclasses.replace(DEFAULTS, large_records=400))
     records = list(read_records(ADDRESSES, "lines"))

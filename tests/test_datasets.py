@@ -12,7 +12,9 @@ import pytest
 from neardup import resources
 from neardup.errors import InputError
 from neardup.evaluate import bcubed, score
-from neardup.io import Blank, Record, Rejection, read_pairs, read_records
+from neardup.read.items import Blank, Record, Rejection
+from neardup.read.pairs import read_pairs
+from neardup.read.records import read_records
 
 REPO = Path(__file__).resolve().parents[1]
 

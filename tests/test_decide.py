@@ -17,8 +17,8 @@ from neardup.decision.decide import (
     ValleyRule,
     rule_for,
 )
-from neardup.io import read_records
 from neardup.output import decided, rule_line, rule_text
+from neardup.read.records import read_records
 from neardup.resources import restaurants
 from neardup.results import Decision, Pair, Report
 

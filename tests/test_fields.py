@@ -19,7 +19,8 @@ from neardup import fields as F
 from neardup.backends.solr import SolrBackend
 from neardup.defaults import DEFAULTS
 from neardup.errors import InputError
-from neardup.io import Record, read_records
+from neardup.read.items import Record
+from neardup.read.records import read_records
 from neardup.results import Pair
 from neardup.solr.client import Solr
 

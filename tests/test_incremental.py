@@ -11,7 +11,8 @@ import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.errors import ArgumentError
-from neardup.io import Record, read_records
+from neardup.read.items import Record
+from neardup.read.records import read_records
 from neardup.resources import restaurants
 from neardup.solr import admin
 

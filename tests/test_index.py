@@ -18,7 +18,7 @@ from neardup.bruteforce import all_pairs
 from neardup.decision.prune import prune
 from neardup.errors import ArgumentError
 from neardup.graph import clusters
-from neardup.io import Record, Rejection
+from neardup.read.items import Record, Rejection
 from neardup.resources import restaurants
 from neardup.results import Pair
 from neardup.solr import admin

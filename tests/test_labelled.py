@@ -15,7 +15,7 @@ from benchmarks.accuracy.er import folder
 from neardup import NearDupIndex
 from neardup.errors import ArgumentError, InputError
 from neardup.evaluate.pairs import read_labels
-from neardup.io import read_records
+from neardup.read.records import read_records
 
 HEADER = "source1\tid1\tsource2\tid2\tlabel\n"
 

@@ -14,8 +14,11 @@ import pytest
 from neardup import NearDupIndex, Params
 from neardup.decision.assign import runner_up, stands_out, unique_mapping
 from neardup.errors import ArgumentError, InputError
-from neardup.io import Record, Rejection, read_pairs, read_records, sniff_delimiter
 from neardup.keys import SEP, key_of, record_id, source_of_key
+from neardup.read.items import Record, Rejection
+from neardup.read.pairs import read_pairs
+from neardup.read.records import read_records
+from neardup.read.sniff import sniff_delimiter
 
 from .conftest import run_cli
 

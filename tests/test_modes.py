@@ -13,7 +13,7 @@ import pytest
 from neardup import NearDupIndex, Params
 from neardup.decision.prune import prune
 from neardup.decision.rule import learn_rule, levels
-from neardup.io import read_pairs
+from neardup.read.pairs import read_pairs
 from neardup.resources import restaurants
 from neardup.results import Pair
 

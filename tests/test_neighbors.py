@@ -13,8 +13,8 @@ import pytest
 from neardup import Match, NearDupIndex, Params
 from neardup.backends.solr import SolrBackend
 from neardup.banding import band_keys_batch
-from neardup.io import Record
 from neardup.keys import id_key
+from neardup.read.items import Record
 from neardup.solr.client import Solr
 from neardup.text import normalize, word_edit_distance
 from neardup.verify import verified_jaccard

@@ -8,8 +8,8 @@ import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.errors import ArgumentError
-from neardup.io import read_records
 from neardup.options import ReportOptions
+from neardup.read.records import read_records
 from neardup.resources import restaurants
 
 

@@ -278,9 +278,9 @@ def test_a_replaced_table_keeps_its_mode(tmp_path: Path) -> None:
 def test_outputs_are_replaced_together_and_stdout_only_after(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Inside :class:`neardup.io.Outputs` a table is not in place, nor sent to stdout, until
+    """Inside :class:`neardup.write.Outputs` a table is not in place, nor sent to stdout, until
     the block ends; an error in the block leaves every old file and sends nothing."""
-    from neardup.io import Outputs
+    from neardup.write import Outputs
 
     a, b = tmp_path / "a.csv", tmp_path / "b.jsonl"
     a.write_bytes(b"old a\n")

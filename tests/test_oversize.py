@@ -20,7 +20,8 @@ from neardup import NearDupIndex, Params, read_records
 from neardup.backends.solr import RECORDS_FQ, SolrBackend
 from neardup.dedupe import dedupe
 from neardup.errors import ArgumentError, SolrUnavailable
-from neardup.io import LINE_ROOM, MAX_RECORD_BYTES, Record, Rejection
+from neardup.read.checks import LINE_ROOM, MAX_RECORD_BYTES
+from neardup.read.items import Record, Rejection
 from neardup.solr.client import LARGE_REQUEST, Solr
 
 from .conftest import REPO, run_cli

@@ -14,8 +14,8 @@ import pytest
 
 from neardup import NearDupIndex
 from neardup.cli.main import main
-from neardup.io import write_pairs
 from neardup.output import pair_columns, write_table
+from neardup.write import write_pairs
 
 from .conftest import REPO
 

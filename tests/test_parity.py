@@ -11,7 +11,8 @@ import pytest
 from benchmarks import corpus as C
 from neardup import NearDupIndex, Params
 from neardup.backends.solr import SolrBackend
-from neardup.io import Record, read_records
+from neardup.read.items import Record
+from neardup.read.records import read_records
 from neardup.resources import restaurants
 from neardup.solr.client import Solr
 

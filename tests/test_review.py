@@ -21,8 +21,8 @@ import pytest
 from benchmarks.review_page import chromium, chromium_paths, measure, write
 from neardup import NearDupIndex, read_records
 from neardup.cluster import pair_clusters
-from neardup.io import read_pairs, write_pairs
 from neardup.keys import id_key
+from neardup.read.pairs import read_pairs
 from neardup.resources import restaurants
 from neardup.results import Pair, Report
 from neardup.review import (
@@ -33,6 +33,7 @@ from neardup.review import (
     write_review,
 )
 from neardup.text import ordered
+from neardup.write import write_pairs
 
 from .conftest import IN_CI, run_cli
 
@@ -770,7 +771,7 @@ def test_the_page_compares_columns_named_differently_across_sources(tmp_path: Pa
     """Issue 38 case 7: title/product_name and price/cost_eur are matched (by content) and
     compared column to column: the evidence names the column pairs that agreed."""
     from benchmarks.shops import write_shops
-    from neardup.io import read_records
+    from neardup.read.records import read_records
     from neardup.review import evidence, review_index
 
     a, b, _ = write_shops(tmp_path, n=120)

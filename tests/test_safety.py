@@ -29,11 +29,14 @@ from neardup.errors import (
     ParameterMismatch,
     SolrRequestError,
 )
-from neardup.io import AtomicFile, Record, Rejection, read_pairs, read_records
+from neardup.read.items import Record, Rejection
+from neardup.read.pairs import read_pairs
+from neardup.read.records import read_records
 from neardup.resources import CONFIGSET_NAME
 from neardup.solr import admin
 from neardup.solr.client import Solr
 from neardup.solr.local import LocalSolr
+from neardup.write import AtomicFile
 
 from .conftest import node_of_its_own, run_cli, with_credentials
 from .faultproxy import Fault, FaultProxy
@@ -55,7 +58,7 @@ def cli_index(solr_base: str, path: Path, *extra: str) -> tuple[int, dict, str, 
 
 
 def test_the_metadata_id_is_reserved() -> None:
-    from neardup.io import RESERVED_PREFIX
+    from neardup.read.checks import RESERVED_PREFIX
 
     assert META_ID.startswith(RESERVED_PREFIX)
 
@@ -948,8 +951,8 @@ def test_a_source_with_a_control_character_is_rejected_with_its_line(tmp_path: P
 def test_the_pairs_file_stays_one_line_per_pair_whatever_the_sources(tmp_path: Path) -> None:
     """Sources that reached an index before they were checked are written escaped: one line a
     pair, seven cells, and read back as the pairs they are."""
-    from neardup.io import write_pairs
     from neardup.results import Pair
+    from neardup.write import write_pairs
 
     pairs = [
         Pair("1", "2", 0.9, 1, source1="a\tb.csv", source2="c\nd.csv"),

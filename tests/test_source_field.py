@@ -11,7 +11,8 @@ import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.errors import InputError
-from neardup.io import Record, Rejection, read_records
+from neardup.read.items import Record, Rejection
+from neardup.read.records import read_records
 
 from .conftest import run_cli
 

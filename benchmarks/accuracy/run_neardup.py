@@ -20,7 +20,7 @@ def _record_fields() -> tuple[Any, set[str]] | None:
     """neardup's Record and its field names, if it carries ``source`` and ``fields`` (then
     add_many takes Records, and whatever neardup does with sources and columns is measured)."""
     try:
-        from neardup.io import Record
+        from neardup.read.items import Record
     except ImportError:
         return None
     names = {f.name for f in dataclasses.fields(Record)}

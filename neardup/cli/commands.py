@@ -1,17 +1,15 @@
 """The verbs that work on an index: index, report, neighbors, search, delete, compare, evaluate,
-plot; and the hook through which a plug-in adds methods to ``report`` (:data:`REPORT_METHODS`)."""
+plot, experiment."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import sys
-from collections.abc import Callable
 from itertools import islice
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from .. import io
 from ..choose import SAMPLE
 from ..cluster import pair_clusters
 from ..decision.prune import PRUNE_MODES
@@ -36,8 +34,11 @@ from ..output import (
 from ..params import Params
 from ..pipeline import IndexStats
 from ..plan import ENGINES, Spark
+from ..read.items import EmptyText, Record
+from ..read.records import expected_records, read_records
 from ..review import write_evaluation_page
 from ..text import check_text
+from ..write import Outputs, write_clusters, write_pairs
 from .common import (
     check_outputs,
     emit,
@@ -97,25 +98,6 @@ def open_index(
     return index
 
 
-class ReportMethod(Protocol):
-    """Methods a plug-in adds to ``report --method`` (the 2014 design's two): their names,
-    their help, the flags only they read, and what runs them on the opened index."""
-
-    @property
-    def names(self) -> tuple[str, ...]: ...
-    @property
-    def help(self) -> str: ...
-    @property
-    def run(self) -> Callable[[argparse.Namespace, NearDupIndex], int]: ...
-    @property
-    def flags(self) -> Callable[[argparse.ArgumentParser], None] | None: ...
-
-
-#: ``report --method``'s choices besides lsh: the CLI adds the plug-ins' (neardup/cli/main.py)
-#: before it builds the parser.
-REPORT_METHODS: list[ReportMethod] = []
-
-
 # -- the verbs' flags: one function per verb, in the order `neardup --help` lists them ----------
 def register_index(sub: Any) -> None:
     p = sub.add_parser("index", help="index a file of records")
@@ -157,11 +139,11 @@ def register_report(sub: Any) -> None:
     p = sub.add_parser("report", help="all near-duplicate pairs of an index, as TSV")
     p.add_argument(
         "--method",
-        choices=["lsh", *(n for m in REPORT_METHODS for n in m.names)],
+        choices=["lsh", "shingles", "minhash"],
         default="lsh",
-        help="; ".join(["lsh: banded MinHash in Solr, verified by Jaccard (default)",
-                        *(m.help for m in REPORT_METHODS)]),
-    )  # fmt: skip
+        help="lsh: banded MinHash in Solr, verified by Jaccard (default); "
+        "shingles/minhash: the 2014 article's one query per record (needs --fields-2014)",
+    )
     p.add_argument(
         "--threshold",
         type=float,
@@ -172,14 +154,13 @@ def register_report(sub: Any) -> None:
         "--max-dist",
         type=int,
         default=None,
-        help="largest word edit distance (lsh: no limit; other methods: their own default)",
+        help="largest word edit distance (2014 methods: default 2; lsh: no limit)",
     )
     _report_table_options(p)
     _report_rule_options(p)
     _report_added_options(p)
     _report_scope_options(p)
-    for flags in dict.fromkeys(m.flags for m in REPORT_METHODS if m.flags):
-        flags(p)
+    p.add_argument("--quiet", action="store_true", help="2014 methods: do not print the pairs")
     json_option(p, "print the counts as JSON")
     verbose_option(p, "also say how the pairs were decided: the valley, the checks, clusters")
     solr_options(p)
@@ -474,6 +455,20 @@ def register_plot(sub: Any) -> None:
     p.set_defaults(func=cmd_plot)
 
 
+def register_experiment(sub: Any) -> None:
+    p = sub.add_parser("experiment", help="run a bundled experiment end to end")
+    p.add_argument("name", choices=["restaurants"])
+    p.add_argument(
+        "--out-dir",
+        type=Path,
+        default=Path("out/restaurants"),
+        help="where the pair reports are written (default out/restaurants)",
+    )
+    json_option(p)
+    solr_options(p)
+    p.set_defaults(func=cmd_experiment, collection_default="restaurants")
+
+
 #: Rejections printed with ``--quiet``.
 QUIET_SHOWN = 5
 
@@ -483,7 +478,7 @@ def print_stats(stats: IndexStats, out: Any = sys.stderr, quiet: bool = False) -
     reason."""
     shown = stats.rejections[:QUIET_SHOWN] if quiet else stats.rejections
     for r in shown:
-        what = "empty text, not indexed:" if isinstance(r, io.EmptyText) else "rejected"
+        what = "empty text, not indexed:" if isinstance(r, EmptyText) else "rejected"
         print(f"neardup: {what} {r}", file=out)
     hidden = stats.rejected - len(shown)
     if hidden > 0:
@@ -585,7 +580,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             items = _named_source(items, args.source, None)
     if args.source_field is None and index.chosen is None:
         _joining_note(args, index)
-    total = io.expected_records(args.file, args.format)  # a new index chooses for it; the bar
+    total = expected_records(args.file, args.format)  # a new index chooses for it; the bar
     stats = add_records(index, items, writers=args.writers, progress=progress(args), total=total)
     print_stats(stats, quiet=args.quiet)
     print_choice(index)
@@ -651,7 +646,7 @@ def _named_source(items: Any, name: str, source_field: str | None) -> Any:
         raise InputError(f"--source must be a name without control characters, got {name!r}")
     return (
         dataclasses.replace(item, source=name, file=item.file or item.source)
-        if isinstance(item, io.Record)
+        if isinstance(item, Record)
         else item
         for item in items
     )
@@ -668,7 +663,7 @@ def _joining_note(args: argparse.Namespace, index: NearDupIndex) -> None:
 
     if index.backend.load_params() is None or not isinstance(index.backend, SolrBackend):
         return  # a new index: its parameters will be this file's own
-    sample = (r.text for r in read_input(args, args.file) if isinstance(r, io.Record))
+    sample = (r.text for r in read_input(args, args.file) if isinstance(r, Record))
     source = args.source if args.source is not None else str(args.file)
     note = joining_note(
         index.backend, index.params, source, list(islice(sample, SAMPLE)), given_params(args)
@@ -688,6 +683,9 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
+    from ..seed2014 import SeedSearcher, seed_report
+
     if is_stdout(args.dropped):
         raise InputError("--dropped needs a file, not standard output ('-')")
     named = (("--out", "report"), ("--clusters", "clusters file"), ("--dropped", "--dropped"))
@@ -723,7 +721,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         )
         result = index.report(options=options, labels=args.labels)
         counts = result.counts()
-        with io.Outputs():  # the pairs, the dropped and the clusters replaced together, or none
+        with Outputs():  # the pairs, the dropped and the clusters replaced together, or none
             _write_pairs(args, result, index)
             if args.dropped is not None:
                 _write_dropped(args, result, index)
@@ -751,7 +749,15 @@ def cmd_report(args: argparse.Namespace) -> int:
             + rule_line(result.decision, result.completion, verbose=args.verbose),
         )
         return 0
-    return next(m for m in REPORT_METHODS if args.method in m.names).run(args, index)
+    max_dist = 2 if args.max_dist is None else args.max_dist
+    console = None if args.quiet or is_stdout(args.out) else sys.stdout
+    with destination(args.out) as target:
+        pairs = seed_report(SeedSearcher(index), args.method, max_dist, target, console)
+    print(
+        f"{len(pairs)} pairs ({args.method}, max distance {max_dist}) -> {args.out}",
+        file=sys.stderr,
+    )
+    return 0
 
 
 def _engine_line(result: Any, verbose: bool) -> str:
@@ -786,7 +792,7 @@ def _write_pairs(args: argparse.Namespace, result: Any, index: NearDupIndex) -> 
     fmt = table_format(args.out, args.format)
     if fmt is None:
         with destination(args.out) as target:
-            io.write_pairs(result.pairs, target)
+            write_pairs(result.pairs, target)
         return
     write_table(pair_columns(result, index, args.text_column), args.out, fmt)
 
@@ -796,7 +802,7 @@ def _write_clusters(args: argparse.Namespace, groups: list[Any], index: Any) -> 
     fmt = table_format(args.clusters, args.format)
     if fmt is None:
         with destination(args.clusters) as target:
-            io.write_clusters(groups, target, index.primary_source)
+            write_clusters(groups, target, index.primary_source)
         return
     members = [g.members for g in groups]
     write_table(cluster_columns(members, index, args.text_column), args.clusters, fmt)
@@ -1005,10 +1011,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for note in aligned.notes:
         print(f"neardup: {note}", file=sys.stderr)
     keys: list[tuple[str, str]] | None = None
-    records: list[io.Record] = []
+    records: list[Record] = []
     for path in args.records or []:
-        read = io.read_records(path, id_field=args.id_field)
-        records += [r for r in read if isinstance(r, io.Record)]
+        read = read_records(path, id_field=args.id_field)
+        records += [r for r in read if isinstance(r, Record)]
     if args.records:
         keys = [(r.source if aligned.by_source else "", r.id) for r in records]
         stray = sorted({s for s, _ in keys} - aligned.sources()) if aligned.by_source else []
@@ -1045,4 +1051,21 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         f"clusters (B-cubed over {b3.records} records): recall {b3.recall:.3f}  "
         f"precision {b3.precision:.3f}  F1 {b3.f1:.3f}",
     )
+    return 0
+
+
+def cmd_experiment(args: argparse.Namespace) -> int:
+    # lazy: both pull in pysolr and requests, which --help and the verbs without Solr do not need
+    from ..backends.solr import SolrBackend
+    from ..evaluate.experiment import PARAMS, check_collection, format_table, run_restaurants
+
+    if args.collection is None:
+        args.collection = args.collection_default
+    solr = open_solr(args)
+    check_collection(SolrBackend(solr))
+    solr.delete_query("*:*")  # afresh, parameters included
+    solr.commit()
+    index = NearDupIndex(PARAMS, backend=SolrBackend(solr))
+    result = run_restaurants(index, args.out_dir, progress=not args.json)
+    emit(args, result["scores"], format_table(result))
     return 0

@@ -18,24 +18,15 @@ from ..errors import (
     SolrUnauthorized,
     SolrUnavailable,
 )
-from ..io import (
-    ARROW_FORMATS,
-    FORMATS,
-    MAX_RECORD_BYTES,
-    ROW_ID,
-    Item,
-    _checked,
-    check_output,
-    check_source,
-    distinct_outputs,
-    read_records,
-    resolve_id_field,
-    shown,
-    table_delimiter,
-)
 from ..minhash import HASH_FAMILIES, KINDS
 from ..output import is_stdout
 from ..params import RULES
+from ..read.checks import MAX_RECORD_BYTES, check_source
+from ..read.items import Item
+from ..read.records import ARROW_FORMATS, FORMATS, checked_file, read_records, resolve_id_field
+from ..read.rows import ROW_ID
+from ..read.sniff import table_delimiter
+from ..write import check_output, distinct_outputs, shown
 
 
 def solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
@@ -297,13 +288,14 @@ def read_input(args: argparse.Namespace, path: Path) -> Iterator[Item]:
 def resolve_ids(args: argparse.Namespace, path: Path) -> None:
     """``args.id_field`` for ``path`` when no ``--id-field`` was given: ``id`` if the file has
     one, else line numbers (``@row``), which this says. The file is checked either way (no
-    such file, a spreadsheet, a table that would be read as lines: :func:`neardup.io._checked`)
-    with the format and ``--delimiter`` it will be read with."""
+    such file, a spreadsheet, a table that would be read as lines:
+    :func:`neardup.read.records.checked_file`) with the format and ``--delimiter`` it will be
+    read with."""
     check_input_name(path)
     delimiter = getattr(args, "delimiter", None)
     # the file checked first, id field or not: a spreadsheet or a table read wrongly is said
     # before Solr is started or asked
-    file, fmt = _checked(path, args.format, delimiter, refuse_tables=args.format == "auto")
+    file, fmt = checked_file(path, args.format, delimiter, refuse_tables=args.format == "auto")
     if fmt in ("csv", "tsv"):
         table_delimiter(file, fmt, delimiter, args.id_field)
     if args.id_field is not None:
@@ -412,7 +404,7 @@ def check_outputs(
 ) -> None:
     """A verb's outputs (``(flag, what)``, e.g. ``("--out", "report")``), checked before any
     work: at most one is standard output, no two are one file however spelled, none is an input,
-    and each can be written (:func:`neardup.io.check_output`)."""
+    and each can be written (:func:`neardup.write.check_output`)."""
     given = {flag: getattr(args, flag.lstrip("-").replace("-", "_")) for flag, _ in outputs}
     taken = [flag for flag, path in given.items() if is_stdout(path)]
     if len(taken) > 1:
@@ -427,7 +419,7 @@ def check_outputs(
 def check_input_name(path: Path) -> None:
     """A file whose name holds a control or bidirectional character is refused: its name is
     its records' source, written in the pairs and clusters files (a tab or a line break there
-    splits a row) and shown on the terminal (:func:`neardup.io.check_source`)."""
+    splits a row) and shown on the terminal (:func:`neardup.read.checks.check_source`)."""
     problem = check_source(str(path))
     if problem:
         said = problem.replace("source holds", "its name holds")

@@ -22,13 +22,14 @@ from ..decision.prune import PRUNE_MODES
 from ..dedupe import KEEP_RULES, dedupe, index_similarity, kept_ids
 from ..errors import InputError, NeardupError
 from ..index import NearDupIndex
-from ..io import Outputs, expected_records
 from ..options import MODES, ReportOptions
 from ..output import decided_line, destination, rule_line
 from ..params import Params
 from ..pipeline import IndexStats
+from ..read.records import expected_records
 from ..results import Report
 from ..review import review_index
+from ..write import Outputs
 from .commands import (
     add_records,
     check_indexed,

@@ -1,5 +1,5 @@
 """Pairs files as ``evaluate`` reads them: neardup's own pairs tables (TSV, CSV, JSON Lines,
-Parquet, as :mod:`neardup.output` and :func:`neardup.io.write_pairs` write them, and the review
+Parquet, as :mod:`neardup.output` and :func:`neardup.write.write_pairs` write them, and the review
 page's gold and labels files) by their headers, and plain files of two ids a line (gold
 standards such as ``12|345`` under ``D1|D2``).
 

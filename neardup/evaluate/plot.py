@@ -19,8 +19,10 @@ import numpy as np
 from .. import bruteforce
 from ..banding import optimal_bands, s_curve
 from ..index import NearDupIndex
-from ..io import Record, read_pairs, read_records
 from ..params import Params
+from ..read.items import Record
+from ..read.pairs import read_pairs
+from ..read.records import read_records
 from ..resources import restaurants
 from ..text import ordered
 from .scores import score

@@ -19,7 +19,8 @@ from neardup import InputError, NearDupIndex, Params, Record, read_records
 from neardup.dedupe import dedupe
 from neardup.errors import MissingColumn
 from neardup.index import clusters
-from neardup.io import ROW_ID, Blank, EmptyText, Rejection
+from neardup.read.items import Blank, EmptyText, Rejection
+from neardup.read.rows import ROW_ID
 
 from .conftest import run_cli
 
@@ -319,7 +320,7 @@ def test_the_ids_seen_are_held_where_the_cycle_collector_does_not_walk() -> None
     objects again and again at 10M records. Duplicates and copies are still found."""
     import gc
 
-    from neardup.io import checked_spans
+    from neardup.read.checks import checked_spans
 
     records = [Record(str(i), f"text {i}", "f.txt", line=i) for i in range(1, 1001)]
     records.append(Record("7", "text 7", "f.txt", line=1001))  # an identical row
@@ -378,7 +379,8 @@ def test_a_table_reads_the_same_whatever_its_separator(
     """Files separated by any of the separators publishers use, ``.csv`` or ``.txt``, are read
     into the same records as with the separator given: the id column's ids (from 0), the other
     columns as text."""
-    from neardup.io import guess_format, sniff_table
+    from neardup.read.records import guess_format
+    from neardup.read.sniff import sniff_table
 
     path = _table(tmp_path / f"places{suffix}", sep)
     layout = sniff_table(path)
@@ -456,7 +458,7 @@ def test_lines_with_punctuation_are_not_taken_for_a_table(tmp_path: Path, text: 
     """``ID TEXT`` lines and lines of text stay lines: a table needs a header of names over
     several lines of its width, and in a file read as lines, a separator of tables (a comma or
     a tab only under a header naming an ``id`` column)."""
-    from neardup.io import guess_format
+    from neardup.read.records import guess_format
 
     path = tmp_path / "plain.txt"
     path.write_text(text, encoding="utf-8")
@@ -663,8 +665,8 @@ def test_a_fifo_is_read_once_and_one_without_a_writer_is_refused(
 ) -> None:
     """A FIFO's first lines (the id column looked up, the separator sniffed) and its records
     come from one read: read twice, the second ``open()`` waited for a writer for ever. With no
-    writer at all, it is refused after :data:`neardup.io.FIFO_WAIT` seconds."""
-    import neardup.io as nio
+    writer at all, it is refused after :data:`neardup.read.inputs.FIFO_WAIT` seconds."""
+    import neardup.read.inputs as nio
 
     fifo = tmp_path / "people.csv"
     os.mkfifo(fifo)

@@ -1,0 +1,62 @@
+"""What a reader yields for each line or row of its input: a :class:`Record`, a
+:class:`Rejection` (or an :class:`EmptyText`) that names the file, the line and the reason, or a
+:class:`Blank`, so that the counts a run prints add up to the lines of the input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Record:
+    id: str
+    text: str
+    #: Where the record comes from: the file it was read from, or the value of its source
+    #: column (``source_field``), which link mode pairs across.
+    source: str = ""
+    line: int = 0
+    fields: dict[str, str] = field(default_factory=dict, compare=False)
+    #: The file, when ``source`` is a column's value (else empty: ``source`` is the file).
+    file: str = field(default="", compare=False)
+    #: The line of an earlier record of the same file with the same id, text and source: this
+    #: one is a copy of it (an identical row), a duplicate like any other, not a new record.
+    copy_of: int = field(default=0, compare=False)
+
+    @property
+    def location(self) -> str:
+        """The file a message about this record names with its line."""
+        return self.file or self.source
+
+
+@dataclass(frozen=True)
+class Rejection:
+    source: str
+    line: int
+    reason: str
+    id: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "line": self.line, "reason": self.reason, "id": self.id}
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.line}"
+        return f"{where}: {self.reason}" + (f" (id {self.id!r})" if self.id is not None else "")
+
+
+@dataclass(frozen=True)
+class EmptyText(Rejection):
+    """A record whose text is empty: it cannot be compared, so it is never indexed, but it is
+    a row of the user's data, counted apart (``dedupe`` writes it as it is)."""
+
+
+@dataclass
+class Blank:
+    """A blank or whitespace-only line: skipped, but counted."""
+
+    source: str
+    line: int
+
+
+Item = Record | Rejection | Blank

@@ -1,0 +1,351 @@
+"""The records of a file, in whatever format: ``ID TEXT`` lines, TSV, CSV, JSON Lines,
+Parquet, Arrow (:func:`read_records`).
+
+A reader never drops a line silently: every line that is not a record comes out as a
+:class:`~neardup.read.items.Rejection` that names the file, the line and the reason. A file is
+refused as a whole, by name, when it cannot be read as text: its lines end with ``\\r`` alone, it
+is UTF-16 or gzip-compressed, or a spreadsheet.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from ..errors import ArgumentError, InputError
+from .arrow import arrow_columns, read_arrow
+from .checks import MAX_RECORD_BYTES, Checked, checked_spans
+from .inputs import SNIFF_BYTES, first_bytes
+from .items import Item
+from .jsonl import decode_json, read_jsonl
+from .lines import decoded_lines, read_lines
+from .rows import ROW_ID
+from .sniff import refuse_unread_table, sniff_table, table_delimiter
+from .tables import read_table
+
+FORMATS = ("lines", "tsv", "csv", "jsonl", "parquet", "arrow")
+#: Formats read with pyarrow (the ``data`` extra): a row number stands for a line number.
+ARROW_FORMATS = ("parquet", "arrow")
+#: Bytes read at the start of a file to tell CR-only line endings: a CR and no LF in them.
+CR_PEEK = 1 << 16
+#: The first bytes of a gzip file, and the byte-order marks of UTF-32 and UTF-16 (UTF-32 first:
+#: its little-endian mark starts with UTF-16's). Such a file is refused by name
+#: (:func:`_refuse_encoding`) rather than rejected line by line as NUL bytes or invalid UTF-8.
+GZIP_MAGIC = b"\x1f\x8b"
+WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"),
+)  # fmt: skip
+
+
+#: The formats that extensions name; a file of any other extension is ``lines`` unless its first
+#: lines are a table (:func:`guess_format`).
+EXTENSIONS = {
+    ".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",
+    ".parquet": "parquet", ".pq": "parquet",
+    ".arrow": "arrow", ".feather": "arrow", ".ipc": "arrow",
+}  # fmt: skip
+#: Spreadsheets by their extension: refused by name (reading them would need openpyxl or odfpy),
+#: rather than read as lines of ZIP or OLE bytes.
+SPREADSHEETS = {
+    ".xlsx": "an Excel workbook", ".xlsm": "an Excel workbook", ".xlsb": "an Excel workbook",
+    ".xls": "an Excel 97-2003 workbook", ".ods": "an OpenDocument spreadsheet",
+    ".numbers": "a Numbers spreadsheet",
+}  # fmt: skip
+#: The first bytes of a ZIP archive (xlsx, ods) and of an OLE2 compound file (xls).
+ZIP_MAGIC = b"PK\x03\x04"
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+def guess_format(path: Path, delimiter: str | None = None) -> str:
+    """A file's format: the one its extension names (:data:`EXTENSIONS`); else ``csv`` when a
+    delimiter is given, or when its first lines are a table whose header names an ``id``
+    column (:meth:`TableLayout.names_ids`); else ``lines``."""
+    fmt = EXTENSIONS.get(path.suffix.lower())
+    if fmt is not None:
+        return fmt
+    if path.suffix.lower() == ".json":
+        return _json_lines_or_refused(path)
+    if delimiter is not None:
+        return "csv"
+    layout = sniff_table(path)
+    return "csv" if layout is not None and layout.names_ids() else "lines"
+
+
+def _json_lines_or_refused(path: Path) -> str:
+    """``jsonl`` for a ``.json`` file of one object a line (JSON Lines under another name); a
+    JSON array or one document over several lines is refused with how to convert it, rather
+    than read as lines of text (each line would be one record of JSON syntax)."""
+    head = first_bytes(path, SNIFF_BYTES).lstrip(b"\xef\xbb\xbf \t\r\n")
+    convert = f"convert it to JSON Lines, one object a line: jq -c '.[]' {path} > new.jsonl"
+    if head.startswith(b"["):
+        raise InputError(f"{path} is one JSON array, not JSON Lines: {convert}")
+    if head.startswith(b"{"):
+        first = head.split(b"\n", 1)[0].decode("utf-8", "replace")
+        try:
+            whole = isinstance(decode_json(first), dict)
+        except (ValueError, RecursionError):
+            whole = False
+        if not whole:
+            raise InputError(
+                f"{path} holds a JSON document over several lines, not JSON Lines (one object "
+                f"a line): convert it, e.g. jq -c '.records[]' {path} > new.jsonl"
+            )
+    return "jsonl"
+
+
+def read_records(
+    path: str | Path,
+    fmt: str = "auto",
+    id_field: str | None = "id",
+    text_fields: Sequence[str] | None = None,
+    *,
+    max_record_bytes: int | None = MAX_RECORD_BYTES,
+    source_field: str | None = None,
+    delimiter: str | None = None,
+) -> Iterator[Item]:
+    """Every line of ``path`` as a Record, a Rejection or a Blank, in file order.
+
+    ``text_fields`` names the columns (csv, tsv) or keys (jsonl) whose values, joined, are a
+    record's text; by default the one named ``text``, or every one but the id (and the source)
+    when there is none. ``source_field`` names the column or key whose value is a record's
+    source (what link mode pairs across: one file holding several catalogues); by default a
+    record's source is its file.
+
+    A record whose text is over ``max_record_bytes`` bytes of UTF-8 is rejected with its size
+    (None: no limit); so is a line longer than that plus :data:`LINE_ROOM`, before it is decoded.
+    ``delimiter`` separates a table's columns, and makes a file of another extension one
+    (None: read off its first lines, :func:`table_delimiter`).
+
+    A JSON key (or a field of a Parquet struct) may be named by its path, ``item.title``.
+    ``id_field`` :data:`ROW_ID` numbers the records by their line (row); None means ``id`` if
+    the file has one, else line numbers (:func:`resolve_id_field`).
+    """
+    path, fmt = checked_file(path, fmt, delimiter, refuse_tables=fmt == "auto")
+    limit = _checked_limit(max_record_bytes)
+    id_field = resolve_id_field(path, fmt, id_field, delimiter)
+    spans = _iter_spans(path, fmt, id_field, text_fields, limit, source_field, delimiter)
+    return _Items((item for item, _last in spans), path, fmt)
+
+
+class _Items(Checked):
+    """A file's items, with its line count as their length hint (:func:`expected_records`,
+    counted when first asked): a new index chooses its parameters for the size it is about to
+    receive (``NearDupIndex().add_many(read_records(path))``)."""
+
+    def __init__(self, items: Iterator[Item], path: Path, fmt: str) -> None:
+        super().__init__(items)
+        self._path, self._fmt = path, fmt
+
+    def __length_hint__(self) -> int:
+        lines = expected_records(self._path, self._fmt)
+        return NotImplemented if lines is None else lines
+
+
+def read_spans(
+    path: str | Path,
+    fmt: str = "auto",
+    id_field: str | None = "id",
+    text_fields: Sequence[str] | None = None,
+    *,
+    max_record_bytes: int | None = MAX_RECORD_BYTES,
+    source_field: str | None = None,
+    delimiter: str | None = None,
+) -> Iterator[tuple[Item, int]]:
+    """What :func:`read_records` yields, each item with the number of its last line.
+
+    An item ends at that line and begins after the item before it: at ``item.line`` (a CSV row
+    with a quoted line break covers several lines; a rejected one may name the line of its fault
+    instead of its first), or after a table's header, the lines no item covers before the first
+    row. Writers that copy records as they were written (``neardup dedupe``) read the raw lines
+    alongside (:func:`raw_lines`).
+    """
+    path, fmt = checked_file(path, fmt, delimiter, refuse_tables=fmt == "auto")
+    limit = _checked_limit(max_record_bytes)
+    id_field = resolve_id_field(path, fmt, id_field, delimiter)
+    return _iter_spans(path, fmt, id_field, text_fields, limit, source_field, delimiter)
+
+
+def checked_file(
+    path: str | Path, fmt: str, delimiter: str | None = None, refuse_tables: bool = False
+) -> tuple[Path, str]:
+    """The file and its format (``auto``: :func:`guess_format`; ``lines`` with a delimiter is
+    a table), or an error that says why it cannot be read: no such file, a spreadsheet, CR
+    line endings; with ``refuse_tables``, a file read as lines that looks like a table
+    (:func:`refuse_unread_table`)."""
+    path = Path(path)
+    if fmt != "auto" and fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, not a file")
+    head = first_bytes(path, CR_PEEK)  # a pipe's first bytes are kept to be read again
+    _refuse_spreadsheet(path, head)
+    if (EXTENSIONS.get(path.suffix.lower()) if fmt == "auto" else fmt) not in ARROW_FORMATS:
+        _refuse_encoding(path, head)  # (Parquet and Arrow files are binary)
+    if b"\r" in head.rstrip(b"\r") and b"\n" not in head:
+        raise InputError(
+            f"{path}: its lines end with a carriage return alone (CR, old Mac OS), which would "
+            "make the whole file one line: convert them to LF first (tr '\\r' '\\n')"
+        )
+    if fmt == "auto":
+        fmt = guess_format(path, delimiter)
+        if fmt == "lines" and refuse_tables:
+            refuse_unread_table(path)
+    elif fmt == "lines" and delimiter is not None:
+        fmt = "csv"  # a separator of columns is given: the file is a table
+    return path, fmt
+
+
+def _refuse_spreadsheet(path: Path, head: bytes) -> None:
+    """A spreadsheet (by its extension, or a ZIP or OLE2 file by its first bytes) is refused by
+    name: read as text, its bytes would be rejected line by line (NUL bytes, invalid UTF-8)."""
+    kind = SPREADSHEETS.get(path.suffix.lower())
+    if kind is not None:
+        what = f"is a spreadsheet ({kind}), which neardup does not read"
+    elif head.startswith(ZIP_MAGIC):
+        what = "is a ZIP archive, not text (an .xlsx or .ods spreadsheet?)"
+    elif head.startswith(OLE_MAGIC):
+        what = "is an OLE2 compound file, not text (an .xls spreadsheet?)"
+    else:
+        return
+    raise InputError(
+        f"{path} {what}: save it as CSV (UTF-8) from the spreadsheet program and give that file"
+    )
+
+
+def _refuse_encoding(path: Path, head: bytes) -> None:
+    """A file neardup cannot read as text, refused by name rather than line by line (every
+    line a NUL byte or invalid UTF-8): gzip-compressed (its magic bytes), or UTF-16 or UTF-32
+    (a byte-order mark, or, without one, a NUL byte in every other byte: ASCII text in UTF-16).
+
+    Not read transparently: a compressed file could not be written back as it was by
+    ``dedupe``, its line count (:func:`expected_records`) would be its compressed bytes', and
+    ``zcat FILE | neardup index /dev/stdin`` reads it as it is, once."""
+    if head.startswith(GZIP_MAGIC):
+        raise InputError(
+            f"{path} is gzip-compressed: gunzip it first (or zcat {path} | neardup index "
+            "/dev/stdin --format ...)"
+        )
+    wide = next((name for bom, name in WIDE_BOMS if head.startswith(bom)), None)
+    sample = head[:4096]
+    pairs = len(sample) // 2
+    if wide is None and pairs >= 2:
+        even, odd = sample[0 : 2 * pairs : 2].count(0), sample[1 : 2 * pairs : 2].count(0)
+        if max(even, odd) >= 0.9 * pairs and min(even, odd) <= 0.1 * pairs:
+            wide = "UTF-16LE" if odd > even else "UTF-16BE"
+    if wide is not None:
+        raise InputError(
+            f"{path} is {wide}, not UTF-8: save it as UTF-8 (iconv -f {wide} -t UTF-8 {path} "
+            "> new-file)"
+        )
+
+
+def expected_records(path: str | Path, fmt: str = "auto") -> int | None:
+    r"""About how many records a file holds, read off its lines (a header and quoted line
+    breaks make it a little more than the records), or None for a pipe and for Parquet and
+    Arrow files. A size hint only: a new index chooses its parameters for it
+    (:func:`neardup.choose.choose`) and the progress bar ends there.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("wb", suffix=".txt", delete=False) as fh:
+    ...     _ = fh.write(b"1 a\n2 b\n3 c")
+    >>> expected_records(fh.name), os.unlink(fh.name)
+    (3, None)
+    """
+    file, fmt = checked_file(path, fmt)
+    if fmt in ARROW_FORMATS or not file.is_file():
+        return None
+    lines, last = 0, b"\n"
+    try:
+        with open(file, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                lines += chunk.count(b"\n")
+                last = chunk[-1:]
+    except OSError:
+        return None
+    return lines + (last != b"\n")
+
+
+def _checked_limit(max_record_bytes: int | None) -> int | None:
+    if max_record_bytes is None:
+        return None
+    if isinstance(max_record_bytes, bool) or not isinstance(max_record_bytes, int):
+        raise ArgumentError(f"max_record_bytes must be an integer, got {max_record_bytes!r}")
+    if max_record_bytes < 1:
+        raise ArgumentError(f"max_record_bytes must be >= 1, got {max_record_bytes}")
+    return max_record_bytes
+
+
+def _iter_spans(
+    path: Path,
+    fmt: str,
+    id_field: str,
+    text_fields: Sequence[str] | None,
+    limit: int | None,
+    source_field: str | None = None,
+    delimiter: str | None = None,
+) -> Iterator[tuple[Item, int]]:
+    source = str(path)
+    spans: Iterator[tuple[Item, int]]
+    lines = decoded_lines(path, limit)
+    if source_field is not None and (fmt == "lines" or not source_field.strip()):
+        raise InputError(
+            f"{source}: a source field names a column of a table or a key of JSON lines"
+            + (f", not of the {fmt!r} format" if fmt == "lines" else "")
+        )
+    if fmt in ARROW_FORMATS:
+        read = read_arrow(path, fmt, id_field, text_fields, source_field)
+        spans = ((item, item.line) for item in read)
+    elif fmt == "lines":
+        spans = read_lines(lines, source, id_field == ROW_ID)
+    elif fmt == "jsonl":
+        read = read_jsonl(lines, source, id_field, text_fields, source_field)
+        spans = ((item, item.line) for item in read)
+    else:
+        delimiter = table_delimiter(path, fmt, delimiter, id_field)
+        spans = read_table(lines, source, delimiter, id_field, text_fields, limit, source_field)
+    yield from checked_spans(spans, source, limit)
+
+
+def resolve_id_field(
+    path: Path, fmt: str, id_field: str | None, delimiter: str | None = None
+) -> str:
+    """The id field to read ``path`` with: ``id_field``, or for None, ``id`` when the file
+    has such a column or key (the first row or object says), else :data:`ROW_ID`."""
+    if id_field is not None:
+        if not id_field.strip():
+            raise ArgumentError("the id field needs a name (or @row for line numbers)")
+        return id_field
+    if fmt == "lines":
+        return "id"
+    return "id" if "id" in first_columns(path, fmt, delimiter) else ROW_ID
+
+
+def first_columns(path: Path, fmt: str, delimiter: str | None = None) -> list[str]:
+    """The columns of a table's header, the keys of the first JSON object (lines that are not
+    one are passed over), or the columns of a Parquet or Arrow file (empty when there are none,
+    or the header cannot be read)."""
+    if fmt in ARROW_FORMATS:
+        return arrow_columns(path, fmt)
+    for _number, text, _problem in decoded_lines(path, MAX_RECORD_BYTES, head_only=True):
+        if text is None or not text.strip():
+            continue
+        if fmt == "jsonl":
+            try:
+                obj = decode_json(text)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(obj, dict):
+                return list(obj)
+            continue
+        delimiter = table_delimiter(path, fmt, delimiter)
+        quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
+        try:
+            row = next(csv.reader([text], delimiter=delimiter, quoting=quoting), [])
+        except csv.Error:
+            return []
+        return [cell.strip() for cell in row]
+    return []

@@ -1,0 +1,97 @@
+"""A row of a table, an object of JSON Lines or a row of a Parquet or Arrow file, as a
+record: its id, its text from the fields named (by default :func:`default_text_fields`), its
+source, or a rejection that says which field is wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..errors import InvalidText
+from ..text import check_text
+from .items import EmptyText, Record, Rejection
+
+#: The id "field" that numbers records by their line in the file (their row in Parquet and
+#: Arrow files, from 1): for data without an id column (``--id-field @row``).
+ROW_ID = "@row"
+
+
+class BigNumber(str):
+    """A JSON number beyond a float's range (``1e400``), kept as it is written: as a float it
+    would be ``inf``, a text that every such record shares. Text, but not an id."""
+
+
+def default_text_fields(
+    columns: Iterable[str], id_field: str, source_field: str | None = None
+) -> list[str]:
+    """The text of a record when no text field is named: the column ``text`` if there is one,
+    else every column but the id (and the source), joined in their order (and kept apart as the
+    record's ``fields``, which a report compares one by one: :mod:`neardup.fields`)."""
+    names = list(columns)
+    return ["text"] if "text" in names else [n for n in names if n not in (id_field, source_field)]
+
+
+def field_value(obj: Mapping[str, Any], name: str) -> Any:
+    """The value of key ``name`` of ``obj``, or, if it has no such key, of the nested key its
+    dotted path names (``item.title``: ``obj["item"]["title"]``); None if there is none."""
+    if name in obj:
+        return obj[name]
+    if "." not in name:
+        return None
+    value: Any = obj
+    for part in name.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def scalar(value: object) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+def record_from_mapping(
+    obj: dict[str, object],
+    source: str,
+    number: int,
+    id_field: str,
+    text_fields: Sequence[str],
+    source_field: str | None = None,
+    kinds: Mapping[str, str] | None = None,
+) -> Record | Rejection:
+    """The record of a row or object; ``kinds``: the fields left out of the text for what
+    they hold (a list, a struct), named with it where the record has no text."""
+    raw_id = number if id_field == ROW_ID else field_value(obj, id_field)
+    if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
+        return Rejection(source, number, f"missing id field {id_field!r}")
+    if not isinstance(raw_id, str | int) or isinstance(raw_id, bool | BigNumber):
+        return Rejection(source, number, f"id field {id_field!r} is not a string or an integer")
+    parts: dict[str, str] = {}
+    for name in text_fields:
+        value = field_value(obj, name)
+        if value is None:
+            continue
+        if not isinstance(value, str | int | float) or isinstance(value, bool):
+            return Rejection(source, number, f"field {name!r} is not text", str(raw_id))
+        parts[name] = str(value)
+    for name, value in [(id_field, str(raw_id)), *parts.items()]:
+        try:
+            check_text(value, f"field {name!r}")
+        except InvalidText as exc:  # only JSON escapes can make one: files are decoded UTF-8
+            shown = str(raw_id)[:80].encode("utf-8", "replace").decode("utf-8")
+            return Rejection(source, number, str(exc), shown)
+    text = " ".join(v.strip() for v in parts.values() if v.strip())
+    if not text:
+        kinds = kinds or {}
+        named = [*text_fields, *(k for k in kinds if k not in text_fields)]
+        names = ", ".join(f"{n!r} ({kinds[n]})" if n in kinds else repr(n) for n in named)
+        reason = f"no text in {names or 'any field but the id'}"
+        return EmptyText(source, number, reason, str(raw_id).strip())
+    if source_field is None:
+        return Record(str(raw_id).strip(), text, source, number, parts)
+    origin = field_value(obj, source_field)
+    if not scalar(origin) or not str(origin).strip():
+        reason = f"no source in field {source_field!r}"
+        return Rejection(source, number, reason, str(raw_id).strip())
+    return Record(str(raw_id).strip(), text, str(origin).strip(), number, parts, file=source)

@@ -1,0 +1,391 @@
+"""Writers of reports: pairs and clusters as TSV; outputs checked before the work starts,
+and written whole or not at all (:class:`AtomicFile`, :class:`Outputs`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import errno
+import os
+import re
+import secrets
+import stat
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from .errors import InputError, OutputError
+from .keys import qualified, record_id, source_of_key
+from .read.checks import BAD_ID_CHAR
+
+
+def write_pairs(pairs: Sequence[Any], out: str | Path) -> int:
+    """The pairs report: TSV with the header ``id1 id2 jaccard edit_distance``; how many.
+
+    Where pairs carry their sources (link mode; two files may both hold an id 7), three more
+    columns: ``similarity`` (the weighted similarity that decided, empty where Jaccard did)
+    and ``source1 source2``. Written whole or not at all (:class:`AtomicFile`); a control
+    character in an id or a source is written as its code point (:func:`_cell`)."""
+    linked = any(getattr(p, "source1", None) is not None for p in pairs)
+    n = 0
+    with AtomicFile(out, text=True) as fh:
+        if not linked:
+            fh.write("id1\tid2\tjaccard\tedit_distance\n")
+        else:
+            fh.write("id1\tid2\tjaccard\tedit_distance\tsimilarity\tsource1\tsource2\n")
+        for p in pairs:
+            # ids and sources are checked as they are read, so _cell() changes nothing but
+            # what an older index may hold: a row is one line of as many cells, always.
+            id1, id2 = _cell(p.id1), _cell(p.id2)
+            if not linked:
+                fh.write(f"{id1}\t{id2}\t{p.jaccard:.4f}\t{p.edit_distance}\n")
+            else:
+                sim = "" if p.similarity is None else f"{p.similarity:.4f}"
+                fh.write(
+                    f"{id1}\t{id2}\t{p.jaccard:.4f}\t{p.edit_distance}\t{sim}\t"
+                    f"{_cell(p.source1 or '')}\t{_cell(p.source2 or '')}\n"
+                )
+            n += 1
+    return n
+
+
+def write_clusters(groups: Iterable[Any], out: str | Path, primary: str | None = None) -> None:
+    """Clusters as TSV: ``center least_similarity members...``, one cluster a line under a
+    header: the record every member is paired with, the smallest similarity of a member to it,
+    then the other members (:class:`neardup.cluster.Cluster`). Where a cluster holds records
+    of a source other than the index's ``primary`` one, each record is written as its id and
+    its source (``center center_source least_similarity member source ...``), so that two
+    files' records 7 are never read as one. Plain groups of ids (connected components) are
+    written one a line, their ids separated by tabs."""
+    groups = list(groups)
+    sourced = any(qualified(m) for g in groups if hasattr(g, "center") for m in g.members)
+
+    def cells(key: str) -> list[str]:
+        if not sourced:
+            return [_cell(record_id(key))]  # the record's own id
+        return [_cell(record_id(key)), _cell(source_of_key(key) or primary or "")]
+
+    with AtomicFile(out, text=True) as fh:
+        header = False
+        for g in groups:
+            if hasattr(g, "center"):
+                if not header:
+                    fh.write(
+                        "center\tcenter_source\tleast_similarity\tmembers (id, source)\n"
+                        if sourced
+                        else "center\tleast_similarity\tmembers\n"
+                    )
+                    header = True
+                first, *rest = g.members
+                row = [*cells(first), f"{g.least:.4f}", *(c for m in rest for c in cells(m))]
+                fh.write("\t".join(row) + "\n")
+            else:
+                fh.write("\t".join(map(_cell, g)) + "\n")
+
+
+# -- outputs: checked before the work starts, and written whole or not at all -------------------
+#
+# A run that indexes and reports for minutes must not fail at the end on a path it could have
+# checked at the start (check_output, distinct_outputs), and a run that fails or is interrupted
+# must leave no half-written or empty file (AtomicFile), nor some of its outputs new and others
+# old (Outputs). What is replaced is only ever a regular file, and it keeps its permission bits:
+# a device (/dev/null, /dev/full), a FIFO or a terminal is written through, and a symbolic link
+# is followed (the file it points at is replaced; the link stays a link).
+
+#: Write errors that are the output's, not the input's: said as such, without a traceback.
+WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE)
+#: What a temporary output file's name ends with (``.NAME.PID.RANDOM.tmp``, beside its target).
+TMP_SUFFIX = ".tmp"
+
+
+def check_output(path: str | Path, what: str = "output", inputs: Iterable[Path] = ()) -> Path:
+    """``path`` if a file can be written there, else an :class:`InputError` that says why:
+    a directory, no such directory, no permission, or one of ``inputs`` (never overwritten)."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{shown(str(path))}: the {what} is a directory")
+    real = path.resolve()
+    for source in inputs:
+        if Path(source).exists() and _same_file(path, Path(source)):
+            raise InputError(f"{shown(str(path))}: the {what} would overwrite the input")
+    if path.exists():
+        if not os.access(real, os.W_OK):
+            raise InputError(f"{path}: the {what} cannot be written (permission denied)")
+        if not _regular(real):
+            return path  # written through: its directory need not be writable
+    parent = real.parent
+    if not parent.is_dir():
+        raise InputError(f"{path}: no such directory {str(path.parent)!r}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"{path}: the {what} cannot be written in {str(parent)!r}")
+    return path
+
+
+def distinct_outputs(named: Mapping[str, str | Path | None]) -> None:
+    """An :class:`InputError` if two of a run's outputs (by the name it is given as, e.g.
+    ``--out``) are one file: the same path however spelled (``./x`` and ``x``, a symbolic link
+    and its file, a hard link) or both standard output (``-``). Each would replace the other, or
+    the two would be mixed. Character devices (``/dev/null``) are written through, and may be
+    given twice."""
+    given = [(name, Path(path)) for name, path in named.items() if path is not None]
+    for k, (name, path) in enumerate(given):
+        for other, path2 in given[:k]:
+            if str(path) == "-" or str(path2) == "-":
+                same = str(path) == str(path2)
+            else:
+                same = _same_file(path, path2) and not _device(path)
+            if same:
+                where = "standard output ('-')" if str(path) == "-" else shown(str(path))
+                raise InputError(
+                    f"{other} and {name} are the same file, {where}: give each its own"
+                )
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same resolved path, or one inode."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _device(path: Path) -> bool:
+    try:
+        return stat.S_ISCHR(path.stat().st_mode)
+    except OSError:
+        return False
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return True  # does not exist (yet): it will be a regular file
+
+
+#: The outputs of the run in progress (:class:`Outputs`), if one is open.
+_RUN: contextvars.ContextVar[Outputs | None] = contextvars.ContextVar("neardup_run", default=None)
+
+
+class Outputs:
+    """The outputs of one run, replaced all together or not at all.
+
+    Every :class:`AtomicFile` completed inside the block stays under its temporary name; when
+    the block ends without an error, and so every output of the run is complete, each is renamed
+    over its target. On an error (or Ctrl-C) none is replaced and every temporary file is
+    removed: a run that writes a report and its clusters, or a dataset and its review page, never
+    leaves one new and the other old. Renames in one folder need no space, so once every file is
+    complete the commit does not fail for a full disk. Outputs written through (a device, a FIFO)
+    cannot be taken back; standard output is sent last, after the files (:func:`when_written`).
+    Blocks nest: an inner one's files are committed with the outer one's."""
+
+    def __init__(self) -> None:
+        self.files: list[AtomicFile] = []
+        self.then: list[Callable[[], None]] = []
+        self.finally_: list[Callable[[], None]] = []
+        self._token: contextvars.Token[Outputs | None] | None = None
+        self._outer: Outputs | None = None
+
+    def __enter__(self) -> Outputs:
+        self._outer = _RUN.get()
+        self._token = _RUN.set(self)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._token is not None:
+            _RUN.reset(self._token)
+        if exc_type is not None:
+            self.abort()
+        elif self._outer is not None:
+            self._outer.files += self.files
+            self._outer.then += self.then
+            self._outer.finally_ += self.finally_
+        else:
+            self.commit()
+
+    def commit(self) -> None:
+        files, self.files = self.files, []
+        try:
+            for k, f in enumerate(files):
+                try:
+                    f.replace()
+                except OSError as exc:
+                    for rest in files[k:]:
+                        rest.discard()
+                    raise f.error(exc) from None
+            for step in self.then:
+                step()
+        finally:
+            self._cleanup()
+
+    def abort(self) -> None:
+        files, self.files = self.files, []
+        for f in files:
+            f.discard()
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        steps, self.then, self.finally_ = self.finally_, [], []
+        for step in steps:
+            step()
+
+
+def when_written(step: Callable[[], None], cleanup: Callable[[], None]) -> None:
+    """Run ``step`` once the run's files are in place, then ``cleanup`` (which runs also when
+    they are thrown away): at the end of the :class:`Outputs` block, or now outside one. What
+    writes to standard output through a temporary file sends it this way."""
+    run = _RUN.get()
+    if run is None:
+        try:
+            step()
+        finally:
+            cleanup()
+        return
+    run.then.append(step)
+    run.finally_.append(cleanup)
+
+
+class AtomicFile:
+    """A file written under a temporary name beside its target and renamed over it only when
+    complete (:meth:`done`); :meth:`fail` (or leaving the ``with`` block on an error) removes
+    the temporary file and leaves the target as it was. Inside an :class:`Outputs` block the
+    rename waits for the run's other outputs. The file replaced keeps its permission bits (a
+    new one gets the umask's, as :func:`open` gives). A target that exists and is not a
+    regular file is opened and written through instead; a symbolic link's target is the file
+    replaced. Every error writing it is an :class:`OutputError` that names the target."""
+
+    def __init__(self, target: str | Path, text: bool = False) -> None:
+        self.target = Path(target)
+        self.real = real = self.target.resolve()
+        self.tmp: Path | None = None
+        self.fh: IO[Any]
+        try:
+            if self.target.exists() and not _regular(real):
+                fd = os.open(real, os.O_WRONLY | os.O_CLOEXEC)
+            else:
+                fd = self._temporary(real)
+        except OSError as exc:
+            raise self.error(exc) from None
+        if text:
+            self.fh = open(fd, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+        else:
+            self.fh = open(fd, "wb")  # noqa: SIM115 - closed by done() or fail()
+
+    def _temporary(self, real: Path) -> int:
+        """The temporary file, made (never an existing one), with the bits of the file it
+        will replace."""
+        try:
+            mode: int | None = stat.S_IMODE(real.stat().st_mode) & 0o777
+        except FileNotFoundError:
+            mode = None  # a new file: 0o666 less the umask, as open() makes it
+        self.tmp = real.with_name(f".{real.name}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+        fd = os.open(self.tmp, flags, 0o666 if mode is None else mode)
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)  # exactly the old bits, whatever the umask takes off
+        except OSError:
+            os.close(fd)
+            self.discard()
+            raise
+        return fd
+
+    def done(self) -> None:
+        """Complete the file: flushed and, unless a run's :class:`Outputs` wait for their
+        other files, renamed over its target."""
+        try:
+            self.fh.flush()
+            if self.tmp is not None:
+                os.fsync(self.fh.fileno())  # on disk before the rename makes it the file
+            self.fh.close()
+        except OSError as exc:
+            self.fail()
+            raise self.error(exc) from None
+        run = _RUN.get()
+        if run is not None and self.tmp is not None:
+            run.files.append(self)
+            return
+        try:
+            self.replace()
+        except OSError as exc:
+            self.discard()
+            raise self.error(exc) from None
+
+    def replace(self) -> None:
+        """Rename the complete temporary file over the target."""
+        if self.tmp is not None:
+            os.replace(self.tmp, self.real)
+            self.tmp = None
+
+    def fail(self) -> None:
+        try:
+            self.fh.close()
+        except OSError:
+            pass  # the data that could not be flushed is being thrown away anyway
+        self.discard()
+
+    def discard(self) -> None:
+        """Remove the temporary file, if any: the target stays as it was."""
+        if self.tmp is not None:
+            self.tmp.unlink(missing_ok=True)
+            self.tmp = None
+
+    def error(self, exc: OSError) -> OutputError:
+        """What the user is told when this file cannot be written."""
+        return OutputError(f"{shown(str(self.target))}: cannot be written: {exc.strerror or exc}")
+
+    def __enter__(self) -> IO[Any]:
+        return self.fh
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self.done()
+            return
+        self.fail()
+        if isinstance(exc, OSError) and exc.errno in WRITE_ERRORS:
+            raise self.error(exc) from None
+
+
+#: What a TSV cell or a terminal line must not show raw (:func:`shown`): the control characters
+#: and line separators, which break a TSV row or move a terminal's cursor, and the characters
+#: that change how the text around them reads without being seen (bidirectional controls,
+#: zero-width characters, the byte-order mark), as the review page shows them.
+_UNSEEN = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]"
+)
+_UNSEEN_BUT_LINES = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]"
+)
+
+
+def shown(text: str, lines: bool = False) -> str:
+    """``text`` with each control or invisible character as its code point, ``[U+202E]``, as
+    the review page shows them; with ``lines``, tabs and line feeds are kept (a summary's own
+    layout). For what is printed on a terminal, and the names in messages."""
+    if text.isprintable() and text.isascii():
+        return text
+    pattern = _UNSEEN_BUT_LINES if lines else _UNSEEN
+    return pattern.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+
+
+def _cell(text: str) -> str:
+    """``text`` fit for a TSV cell: the characters no id or source may hold (:func:`check_id`,
+    :func:`check_source`) as their code points, ``[U+0009]``. Checked data has none, so this
+    changes only what an index made before the checks may hold; nothing an id may hold is
+    changed, so the file reads back as the ids it was written from."""
+    if text.isprintable():
+        return text
+    return BAD_ID_CHAR.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
