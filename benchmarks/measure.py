@@ -27,7 +27,7 @@ from neardup.keys import id_key
 from neardup.minhash import ShingleProcessor
 from neardup.params import Params
 from neardup.read.items import Record
-from neardup.seed2014 import SeedSearcher
+from neardup.seed2014 import SeedSearcher, processor_2014
 from neardup.solr.admin import delete_collection
 from neardup.solr.client import Solr
 from neardup.text import normalize
@@ -443,7 +443,7 @@ def indexing_stages(records: list[Record], index: NearDupIndex) -> dict[str, flo
     involved: ``documents`` only computes what a batch sends)."""
     cfg = index.params
     proc = index.processor
-    seed_proc = cfg.processor_2014()
+    seed_proc = processor_2014(cfg)
     texts = [normalize(r.text) for r in records]
     parts: dict[str, float] = {}
     t = time.perf_counter()

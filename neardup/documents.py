@@ -1,5 +1,6 @@
-"""What an index stores for each record: the normalized text, its LSH band keys and, for the
-2014 design, its fields (:func:`documents`), or why a record cannot be stored."""
+"""What an index stores for each record: the normalized text, its LSH band keys and the fields
+of the plug-ins its parameters turn on (:mod:`neardup.extra_fields`), or why a record cannot
+be stored (:func:`documents`)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def documents(
     threads: int = 1,
 ) -> list[Document | Rejection]:
     """What an index with ``params`` stores for each record, or why a record cannot be stored
-    (no words after normalization; for the 2014 fields, a word or shingle too long for Solr).
+    (no words after normalization; a plug-in's reason, e.g. a word too long for Solr).
     Ids are checked here too (:func:`neardup.read.checks.check_id`): records given as values, not
     read from a file, must not reach the index's own metadata either. ``strings``: the band keys as
     strings (``Document.keys``), else as the band fields' values (``Document.values``);
@@ -65,12 +66,13 @@ def documents(
             # rows of one int64 matrix: the Solr backend writes them as JSON in C
             values = list(band_hashes_batch(sigs, params.bands, params.rows).view(np.int64))
     extras: list[dict[str, Any] | str] = []
-    if params.fields_2014 and keep:
-        # Here, not at the top: the 2014 design is a plug-in that the core loads only for an
-        # index that asks for its fields (it brings the Solr backend and its HTTP client).
-        from .seed2014 import fields_2014
-
-        extras = fields_2014(params, [texts[i] for i in keep])
+    plugins = params.extra_fields()
+    for plugin in plugins if keep else []:
+        got = plugin.fields(params, [texts[i] for i in keep])
+        extras = got if not extras else [  # a record one plug-in rejects is rejected
+            e if isinstance(e, str) else f if isinstance(f, str) else {**e, **f}
+            for e, f in zip(extras, got, strict=True)
+        ]  # fmt: skip
     out: list[Document | Rejection] = []
     row = -1
     for record, text in zip(records, texts, strict=True):

@@ -265,10 +265,8 @@ class NearDupIndex:
         self.processor: ShingleProcessor = self.params.processor()
 
     def _store(self) -> None:
-        if self.params.fields_2014 and self.backend.kind != "solr":
-            raise ArgumentError(
-                "the 2014 design's fields are searched by Solr queries: use a Solr backend"
-            )
+        for plugin in self.params.extra_fields():  # before anything is stored
+            plugin.check(self.backend)
         mine = self.params.to_dict()
         mine["chosen_from_data"] = self.from_data
         stored = self.backend.store_params(mine)
@@ -387,7 +385,7 @@ class NearDupIndex:
         threads = kernel.threads() if self.backend.kind == "memory" else 1
         docs = documents(
             self.params, self.processor, records, self.batch_written, self.backend.key_strings,
-            self.backend.keeps_signatures and not self.params.fields_2014, threads,
+            self.backend.keeps_signatures and not self.params.extra_fields(), threads,
         )  # fmt: skip
         primary = self.primary_source
         docs = [

@@ -14,11 +14,12 @@ True
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from .banding import MAX_BANDS, choose_bands
 from .errors import ArgumentError, ParameterMismatch
+from .extra_fields import ExtraFields, loaded, wanted
 from .minhash import HASH_FAMILIES, KINDS, ShingleProcessor
 
 #: Version of the stored form (and of the band-key layout in a Solr index). An index written
@@ -49,8 +50,8 @@ class Params:
     forms (street suffixes, ordinals) before shingling. ``split_hyphens``: character shingles
     read a hyphen as a space (``bel-air``/``bel air``; indexes stored before it existed read
     as False, the way they were built). ``fields_2014``: also store the 2014
-    article's fields (word 3-grams, 20 MinHash values, MD5, first word) for its two methods
-    (:mod:`neardup.seed2014`); only a Solr index can answer those.
+    article's fields for its two methods: a plug-in (:mod:`neardup.extra_fields`) that
+    :mod:`neardup.seed2014` adds when it is imported.
 
     The field defaults (word 1-grams of the canonical text at Jaccard >= 0.65, 128 permutations
     of the universal family) are what ``Params()`` means. An index created without any
@@ -70,7 +71,9 @@ class Params:
     rule: str = "threshold"
     bands: int = 0
     rows: int = 0
-    fields_2014: bool = False
+    #: Fields a plug-in adds (:mod:`neardup.extra_fields`); the metadata names its package.
+    #: The name is what indexes store: an index made with it keeps reading the same.
+    fields_2014: bool = field(default=False, metadata={"extra_fields": "neardup.seed2014"})
     #: Repair mojibake with ftfy before normalizing (the ``repair`` extra; off by default).
     fix_text: bool = False
 
@@ -136,12 +139,12 @@ class Params:
             fix_text=self.fix_text,
         )
 
-    def processor_2014(self) -> ShingleProcessor:
-        """The 2014 article's processor for its fields: word 3-grams of the normalized text,
-        20 MinHash values of the xor family, drawn from this parameter set's seed."""
-        return ShingleProcessor(
-            3, kind="word", num_perm=20, hash_family="xor", seed=self.seed, canonical=False
-        )
+    def extra_fields(self) -> list[ExtraFields]:
+        """The plug-ins whose fields this parameter set asks for, or an error naming the
+        package to import for one that is not loaded (never an index without its fields)."""
+        plugins = {f.name: f.metadata["extra_fields"] for f in fields(self)
+                   if "extra_fields" in f.metadata}  # fmt: skip
+        return wanted([n for n in plugins if getattr(self, n)], plugins)
 
     def replace(self, **changes: Any) -> Params:
         """A copy with ``changes``; bands and rows follow a new threshold unless given."""
@@ -154,8 +157,8 @@ class Params:
         """What is stored with an index: the fields, and the versions of every fixed choice
         (normalization, canonical rules, shingle hash, permutation generator, layout)."""
         out = {"format": FORMAT, **asdict(self), "processor": self.processor().params()}
-        if self.fields_2014:
-            out["processor_2014"] = self.processor_2014().params()
+        for plugin in loaded(out):  # its versions too (one not loaded is not checked)
+            out.update(plugin.stored(self))
         return out
 
     @classmethod
@@ -179,8 +182,9 @@ class Params:
         mine = params.to_dict()
         stale = [
             f"{part}.{k}"
-            for part in ("processor", "processor_2014")
-            for k in mine.get(part, {})
+            for part in mine
+            if isinstance(mine[part], dict)  # the versions: the processor's and plug-ins'
+            for k in mine[part]
             if stored.get(part, {}).get(k) != mine[part][k]
         ]
         if stale:

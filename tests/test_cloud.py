@@ -10,8 +10,8 @@ import pytest
 
 from neardup import NearDupIndex
 from neardup.backends.solr import SolrBackend
-from neardup.evaluate.experiment import PARAMS, run_restaurants
 from neardup.resources import restaurants
+from neardup.seed2014.experiment import PARAMS, run_restaurants
 from neardup.solr import admin
 from neardup.solr.admin import connect
 from neardup.solr.local import LocalSolr

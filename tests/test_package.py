@@ -367,6 +367,45 @@ def test_no_import_cycles() -> None:
     assert cycles == [], "import cycles:\n" + "\n".join(cycles)
 
 
+#: The 2014 design is a plug-in: the one module outside it that imports it is the CLI's
+#: registration of its verbs.
+SEED2014 = "neardup.seed2014"
+SEED2014_IMPORTERS = {"neardup.cli.main"}
+
+
+def _seed2014_importers(graph: Mapping[str, Mapping[str, str]]) -> dict[str, list[str]]:
+    """The neardup modules outside :data:`SEED2014` that import it or one of its modules,
+    each with where."""
+    return {
+        name: [where for target, where in edges.items()
+               if target == SEED2014 or target.startswith(f"{SEED2014}.")]
+        for name, edges in graph.items()
+        if name.startswith("neardup.") and not name.startswith(SEED2014)
+    }  # fmt: skip
+
+
+def test_seed2014_check_sees_an_import() -> None:
+    graph = {
+        "neardup.documents": {"neardup.seed2014": "neardup/documents.py:70"},
+        "neardup.seed2014.cli": {"neardup.cli.commands": "neardup/seed2014/cli.py:15"},
+        "neardup.cli.main": {"neardup.seed2014.cli": "neardup/cli/main.py:21"},
+        "neardup.seed2014x": {},
+    }
+    found = {k: v for k, v in _seed2014_importers(graph).items() if v}
+    assert found == {
+        "neardup.documents": ["neardup/documents.py:70"],
+        "neardup.cli.main": ["neardup/cli/main.py:21"],
+    }
+
+
+def test_the_core_does_not_import_the_2014_design() -> None:
+    """The 2014 design lives in neardup/seed2014/ (#42): no module of the core imports it,
+    inside functions and for annotations included; the CLI imports it once, for its verbs."""
+    found = {k: v for k, v in _seed2014_importers(_import_graph(type_checking=True)).items() if v}
+    assert set(found) == SEED2014_IMPORTERS, f"modules that import the 2014 design: {found}"
+    assert (PACKAGE / "seed2014" / "__init__.py").exists()
+
+
 #: The steps of the decision layer: index.py composes them and defines none of their work.
 STEPS = ("verify", "texts", "decision/prune", "documents", "decision/decide", "decision/valley",
          "decision/rule", "fields", "decision/link", "decision/route", "decision/labelled",
@@ -774,6 +813,7 @@ CROSS_CUTTING = {
     "readme": "README and docs examples",
     "reliability": "faults against Solr", "safety": "hostile input",
     "search": "search by containment", "security": "authentication and secrets",
+    "seed2014": "the 2014 design (neardup/seed2014)",
     "source_field": "a source column",
 }  # fmt: skip
 

@@ -22,7 +22,7 @@ from neardup.banding import band_keys_batch
 from neardup.documents import documents
 from neardup.errors import InputError, SolrUnavailable
 from neardup.read.items import Blank, Item, Record, Rejection
-from neardup.seed2014 import MAX_TERM_BYTES
+from neardup.seed2014 import MAX_TERM_BYTES, processor_2014
 from neardup.solr.client import Solr
 from neardup.text import normalize
 
@@ -77,7 +77,7 @@ def expected_documents(params: Params, records: list[Record]) -> list[dict[str, 
         if params.fields_2014:  # format 3 keeps key strings for the 2014 design alone
             doc["content_lsh"] = keys
         if params.fields_2014:
-            old = params.processor_2014()
+            old = processor_2014(params)
             shingles = old.ngrams(text)
             words = old.words(text)
             longest = max(len(s.encode("utf-8")) for s in [words[0], *shingles])

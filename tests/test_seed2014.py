@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,14 +13,15 @@ import pytest
 
 from neardup import NearDupIndex, ParameterMismatch, Params
 from neardup.backends.solr import SolrBackend
+from neardup.documents import documents
 from neardup.errors import InputError
 from neardup.evaluate import score
-from neardup.evaluate.experiment import PARAMS, SEED_PAIRS, check_collection, run_restaurants
-from neardup.read.items import Record
+from neardup.read.items import Record, Rejection
 from neardup.read.pairs import read_pairs
 from neardup.read.records import read_records
 from neardup.resources import restaurants as bundled
-from neardup.seed2014 import MAX_SCORED_TERMS, SeedSearcher, seed_report
+from neardup.seed2014 import MAX_SCORED_TERMS, SeedSearcher, processor_2014, seed_report
+from neardup.seed2014.experiment import PARAMS, SEED_PAIRS, check_collection, run_restaurants
 from neardup.solr import admin
 from neardup.solr.admin import connect
 from neardup.solr.client import Solr
@@ -46,7 +49,7 @@ def restaurants(solr_base: str) -> NearDupIndex:
 def test_index_counts_and_fields(restaurants: NearDupIndex) -> None:
     solr = restaurants.backend.solr
     assert solr.count(fq=["-id:_neardup_meta_"]) == 864 == len(restaurants)
-    proc = PARAMS.processor_2014()
+    proc = processor_2014(PARAMS)
     assert (proc.size, proc.num_perm, proc.hash_family, proc.canonical) == (3, 20, "xor", False)
     line = RECORDS.read_text(encoding="utf-8").splitlines()[1]  # id 2
     rid, text = line.split(" ", 1)
@@ -78,6 +81,58 @@ def test_arts_delicatessen_finds_arts_deli(restaurants: NearDupIndex) -> None:
         deli = [n for n in found if n.content.startswith("arts deli ")]
         assert deli and deli[0].edit_distance == 1, (method, found)
         assert all(int(n.id) > 2 for n in found)
+
+
+#: What an index with the 2014 fields has stored since they exist: the same keys, so that such
+#: an index is read and reported as before.
+STORED_2014 = {
+    "fields_2014": True,
+    "processor_2014": {
+        "canonical": "off", "kind": "word", "size": 3, "num_perm": 20, "hash_family": "xor",
+        "seed": 42, "normalization": "v2", "shingle_hash": "mmh3_x86_32_seed42",
+        "perm_rng": "splitmix64",
+    },
+}  # fmt: skip
+
+
+def test_the_2014_parameters_are_stored_under_their_names() -> None:
+    stored = PARAMS.to_dict()
+    assert {k: stored[k] for k in STORED_2014} == STORED_2014
+    assert Params.from_dict({**Params().to_dict(), **STORED_2014}) == PARAMS
+    changed = {**STORED_2014["processor_2014"], "hash_family": "universal"}
+    with pytest.raises(ParameterMismatch, match="processor_2014.hash_family"):
+        Params.from_dict({**stored, "processor_2014": changed})
+
+
+def test_documents_carry_the_2014_fields() -> None:
+    """Through the index's hook (neardup.extra_fields): the schema's fields, or a rejection."""
+    text = "Arts Deli 12224 Ventura Blvd"
+    long = Record("2", "a" * 40_000, "in.txt", 7)
+    doc, rejected = documents(PARAMS, PARAMS.processor(), [Record("1", text), long])
+    content = normalize(text)
+    assert not isinstance(doc, Rejection) and doc.extra == {
+        "md5_hash": hashlib.md5(content.encode()).hexdigest(),
+        "num_words": 5, "first_word": "arts",
+        "content_ng": processor_2014(PARAMS).ngrams(content),
+        "content_sg": [str(int(v)) for v in processor_2014(PARAMS).signature(content)],
+    }  # fmt: skip
+    assert isinstance(rejected, Rejection) and (rejected.source, rejected.line) == ("in.txt", 7)
+    assert "longer than Solr's limit" in rejected.reason
+    plain = documents(Params(), Params().processor(), [Record("1", text), long])
+    assert [d.extra for d in plain if not isinstance(d, Rejection)] == [{}, {}]
+
+
+def test_the_core_asks_for_the_plugin_it_has_not_loaded() -> None:
+    """The core imports nothing of the 2014 design: an index asked for its fields before the
+    package is imported is refused with the import to add, never written without them."""
+    code = (
+        "import sys\n"
+        "from neardup import NearDupIndex, Params\n"
+        "assert 'neardup.seed2014' not in sys.modules\n"
+        "NearDupIndex(Params(fields_2014=True))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 1 and "import neardup.seed2014" in proc.stderr, proc.stderr
 
 
 def test_the_2014_methods_need_their_fields(restaurants: NearDupIndex) -> None:

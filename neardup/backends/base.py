@@ -13,8 +13,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Document:
     """A record ready to store: its id, its text as written and normalized, its LSH band keys
-    (one per band, ``b07_3f9c...``), and any fields of other methods (the 2014 design's) in
-    ``extra``."""
+    (one per band, ``b07_3f9c...``), and in ``extra`` the fields of the plug-ins its index's
+    parameters turn on (:mod:`neardup.extra_fields`), stored as they are."""
 
     id: str
     text: str

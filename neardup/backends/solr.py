@@ -3,8 +3,9 @@
 Each record is one Solr document: ``id``, ``raw`` (the text as written), and one
 single-valued field per band (``lsh_b00``, ``lsh_b01``, ...: indexed with docValues) that
 searches and the report of a large index facet on; a record's keys are read back from the same
-fields' docValues (``fl=lsh_b*``). Indexes of format 2 (:data:`neardup.params.READS`), the 2014
-design's and those with string band fields also store the keys as strings (``content_lsh``):
+fields' docValues (``fl=lsh_b*``). Indexes of format 2 (:data:`neardup.params.READS`), those
+whose plug-in asks for it (:mod:`neardup.extra_fields`) and those with string band fields also
+store the keys as strings (``content_lsh``):
 40 stored strings a record took 3.6 of the 8.4 s of Solr CPU that indexing 100k short records
 cost, and reading them back was no faster (10,000 records: 0.23-0.28 s, against 0.15 s for
 their docValues).
@@ -13,8 +14,9 @@ docValues), not the key's text: Lucene indexes a long per band about twice as fa
 string term with sorted docValues (measured: 40 bands, 60,000 records, 13,700 against 7,300 a
 second). Collections made before keep their string band fields, and are read as they are.
 A record read from several columns keeps them as JSON in ``columns_txt`` (stored only).
-The 2014 design's fields come along when the index's parameters ask for them. The parameter
-set lives in one metadata document.
+The fields of a plug-in come along when the index's parameters turn it on
+(:attr:`~neardup.backends.base.Document.extra`). The parameter set lives in one metadata
+document.
 
 Solr does the bucketing: a JSON terms facet with ``mincount: 2`` on a band's field returns only
 the keys that two or more records share, and one terms query on those keys returns their
@@ -33,7 +35,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .. import kernel
+from .. import extra_fields, kernel
 from ..banding import MAX_BANDS, band_field, key_field
 from ..errors import SolrRequestError
 from ..solr.client import EncodedJSON, Solr, _separator, any_term_params, terms_params
@@ -110,7 +112,7 @@ def solr_document(
         held = terms_of(doc.text)
         out[TERMS_FIELD] = sorted(held)
         out[TERMS_COUNT_FIELD] = len(held)
-    if doc.extra:  # the 2014 searcher reads the normalized text; LSH normalizes ``raw`` again
+    if doc.extra:  # a plug-in's fields come with the normalized text they are made of
         out["content"] = doc.content
     if strings or not numeric:
         out["content_lsh"] = doc.keys
@@ -279,8 +281,9 @@ class SolrBackend:
     @property
     def strings(self) -> bool:
         """Whether records are written with their keys also as stored strings: in an index of
-        format 2 (the neardup that made it reads them), of the 2014 design, or with string
-        band fields; asked of the stored parameters once they exist."""
+        format 2 (the neardup that made it reads them), of a plug-in that asks for them
+        (``key_strings`` of :class:`neardup.extra_fields.ExtraFields`), or with string band fields;
+        asked of the stored parameters once they exist."""
         if self._strings is None:
             stored = self.load_params()
             if stored is None:  # no parameters yet: written as every reader can read them
@@ -288,7 +291,7 @@ class SolrBackend:
             self._strings = (
                 not self.numeric
                 or int(stored.get("format", 0)) < 3
-                or bool(stored.get("fields_2014"))
+                or any(plugin.key_strings for plugin in extra_fields.loaded(stored))
             )
         return self._strings
 

@@ -1,14 +1,15 @@
 """The verbs that work on an index: index, report, neighbors, search, delete, compare, evaluate,
-plot, experiment."""
+plot; and the hook through which a plug-in adds methods to ``report`` (:data:`REPORT_METHODS`)."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import sys
+from collections.abc import Callable
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..choose import SAMPLE
 from ..cluster import pair_clusters
@@ -98,6 +99,25 @@ def open_index(
     return index
 
 
+class ReportMethod(Protocol):
+    """Methods a plug-in adds to ``report --method`` (the 2014 design's two): their names,
+    their help, the flags only they read, and what runs them on the opened index."""
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+    @property
+    def help(self) -> str: ...
+    @property
+    def run(self) -> Callable[[argparse.Namespace, NearDupIndex], int]: ...
+    @property
+    def flags(self) -> Callable[[argparse.ArgumentParser], None] | None: ...
+
+
+#: ``report --method``'s choices besides lsh: the CLI adds the plug-ins' (neardup/cli/main.py)
+#: before it builds the parser.
+REPORT_METHODS: list[ReportMethod] = []
+
+
 # -- the verbs' flags: one function per verb, in the order `neardup --help` lists them ----------
 def register_index(sub: Any) -> None:
     p = sub.add_parser("index", help="index a file of records")
@@ -139,11 +159,11 @@ def register_report(sub: Any) -> None:
     p = sub.add_parser("report", help="all near-duplicate pairs of an index, as TSV")
     p.add_argument(
         "--method",
-        choices=["lsh", "shingles", "minhash"],
+        choices=["lsh", *(n for m in REPORT_METHODS for n in m.names)],
         default="lsh",
-        help="lsh: banded MinHash in Solr, verified by Jaccard (default); "
-        "shingles/minhash: the 2014 article's one query per record (needs --fields-2014)",
-    )
+        help="; ".join(["lsh: banded MinHash in Solr, verified by Jaccard (default)",
+                        *(m.help for m in REPORT_METHODS)]),
+    )  # fmt: skip
     p.add_argument(
         "--threshold",
         type=float,
@@ -154,13 +174,14 @@ def register_report(sub: Any) -> None:
         "--max-dist",
         type=int,
         default=None,
-        help="largest word edit distance (2014 methods: default 2; lsh: no limit)",
+        help="largest word edit distance (lsh: no limit; other methods: their own default)",
     )
     _report_table_options(p)
     _report_rule_options(p)
     _report_added_options(p)
     _report_scope_options(p)
-    p.add_argument("--quiet", action="store_true", help="2014 methods: do not print the pairs")
+    for flags in dict.fromkeys(m.flags for m in REPORT_METHODS if m.flags):
+        flags(p)
     json_option(p, "print the counts as JSON")
     verbose_option(p, "also say how the pairs were decided: the valley, the checks, clusters")
     solr_options(p)
@@ -455,20 +476,6 @@ def register_plot(sub: Any) -> None:
     p.set_defaults(func=cmd_plot)
 
 
-def register_experiment(sub: Any) -> None:
-    p = sub.add_parser("experiment", help="run a bundled experiment end to end")
-    p.add_argument("name", choices=["restaurants"])
-    p.add_argument(
-        "--out-dir",
-        type=Path,
-        default=Path("out/restaurants"),
-        help="where the pair reports are written (default out/restaurants)",
-    )
-    json_option(p)
-    solr_options(p)
-    p.set_defaults(func=cmd_experiment, collection_default="restaurants")
-
-
 #: Rejections printed with ``--quiet``.
 QUIET_SHOWN = 5
 
@@ -683,9 +690,6 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
-    from ..seed2014 import SeedSearcher, seed_report
-
     if is_stdout(args.dropped):
         raise InputError("--dropped needs a file, not standard output ('-')")
     named = (("--out", "report"), ("--clusters", "clusters file"), ("--dropped", "--dropped"))
@@ -749,15 +753,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             + rule_line(result.decision, result.completion, verbose=args.verbose),
         )
         return 0
-    max_dist = 2 if args.max_dist is None else args.max_dist
-    console = None if args.quiet or is_stdout(args.out) else sys.stdout
-    with destination(args.out) as target:
-        pairs = seed_report(SeedSearcher(index), args.method, max_dist, target, console)
-    print(
-        f"{len(pairs)} pairs ({args.method}, max distance {max_dist}) -> {args.out}",
-        file=sys.stderr,
-    )
-    return 0
+    return next(m for m in REPORT_METHODS if args.method in m.names).run(args, index)
 
 
 def _engine_line(result: Any, verbose: bool) -> str:
@@ -1051,21 +1047,4 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         f"clusters (B-cubed over {b3.records} records): recall {b3.recall:.3f}  "
         f"precision {b3.precision:.3f}  F1 {b3.f1:.3f}",
     )
-    return 0
-
-
-def cmd_experiment(args: argparse.Namespace) -> int:
-    # lazy: both pull in pysolr and requests, which --help and the verbs without Solr do not need
-    from ..backends.solr import SolrBackend
-    from ..evaluate.experiment import PARAMS, check_collection, format_table, run_restaurants
-
-    if args.collection is None:
-        args.collection = args.collection_default
-    solr = open_solr(args)
-    check_collection(SolrBackend(solr))
-    solr.delete_query("*:*")  # afresh, parameters included
-    solr.commit()
-    index = NearDupIndex(PARAMS, backend=SolrBackend(solr))
-    result = run_restaurants(index, args.out_dir, progress=not args.json)
-    emit(args, result["scores"], format_table(result))
     return 0

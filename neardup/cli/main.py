@@ -17,6 +17,7 @@ from typing import Any
 from .. import __version__, kernel
 from ..config import load
 from ..errors import InputError, NeardupError
+from ..seed2014 import cli as seed2014  # the one import of the 2014 plug-in: its verbs
 from . import commands, dedupe_review
 from .common import emit, json_option, local_node, port_number
 
@@ -93,6 +94,8 @@ def register_solr(sub: Any) -> None:
     p.set_defaults(func=cmd_solr)
 
 
+commands.REPORT_METHODS.append(seed2014.REPORT)  # report --method shingles|minhash
+
 #: Each verb's flags, in the order ``neardup --help`` lists the verbs.
 VERBS: tuple[Callable[[Any], None], ...] = (
     register_solr,
@@ -106,7 +109,7 @@ VERBS: tuple[Callable[[Any], None], ...] = (
     commands.register_compare,
     commands.register_evaluate,
     commands.register_plot,
-    commands.register_experiment,
+    seed2014.register_experiment,
     dedupe_review.register_dedupe,
     dedupe_review.register_review,
     dedupe_review.register_clean,

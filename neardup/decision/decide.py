@@ -32,9 +32,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..column_map import match_columns
+from ..fields import fields_disagree, sample_pairs
 from ..keys import id_key
 from ..minhash import ShingleProcessor
 from ..results import Decision, Pair
+from .rule import apply_rule
+from .valley import numbers_disagree, numbers_identify, read_valley
 
 #: The columns of records by id (:meth:`neardup.backends.base.Backend.columns`).
 ColumnReader = Callable[[list[str]], Mapping[str, Mapping[str, str]]]
@@ -108,8 +112,6 @@ class ValleyRule:
     floor: float
 
     def decide(self, features: Features) -> tuple[list[Pair], Decision]:
-        from .valley import read_valley
-
         fresh, pairs = features.fresh, features.pairs
         records = features.records if fresh is None else len(fresh)
         found, weights = read_valley(
@@ -133,8 +135,6 @@ class LearnedRule:
     (:func:`neardup.decision.rule.apply_rule`): each pair kept carries its match probability."""
 
     def decide(self, features: Features) -> tuple[list[Pair], Decision]:
-        from .rule import apply_rule
-
         kept, fitted = apply_rule(features.pairs, features.texts, features.processor)
         explain = fitted.as_dict()
         return kept, Decision(
@@ -153,8 +153,6 @@ class NumbersCheck:
     name: str = "numbers"
 
     def check(self, kept: list[Pair], features: Features) -> tuple[list[Pair], dict[str, Any]]:
-        from .valley import numbers_disagree, numbers_identify
-
         if not self.enabled:
             return kept, {"numbers_check": OFF, "numbers_disagree": 0}
         identify, why = numbers_identify(kept, features.texts, features.processor)
@@ -172,8 +170,6 @@ class ColumnsCheck:
     name: str = "columns"
 
     def check(self, kept: list[Pair], features: Features) -> tuple[list[Pair], dict[str, Any]]:
-        from ..fields import fields_disagree, sample_pairs
-
         held = {(p.id1, p.id2) for p in kept}
         below = [p for p in features.pairs if (p.id1, p.id2) not in held]
         others = sample_pairs(below)
@@ -196,8 +192,6 @@ def _matched_columns(
 ) -> tuple[Mapping[str, Mapping[str, str]], Any]:
     """The records' columns renamed into the primary source's names, where they come from
     more than one source (:func:`neardup.column_map.match_columns`, from the kept pairs)."""
-    from ..column_map import match_columns
-
     assert features.sources is not None
     sources = features.sources(list(rows))
     if len(set(sources.values())) < 2:

@@ -1,5 +1,6 @@
-"""Measuring what neardup finds: scores against gold pairs, LSH against brute force, the
-restaurant experiment and its pictures."""
+"""Measuring what neardup finds: scores against gold pairs, LSH against brute force, and the
+pictures that explain the LSH choices (the 2014 restaurant experiment is
+:mod:`neardup.seed2014.experiment`)."""
 
 from .scores import ClusterScores, Scores, bcubed, score
 

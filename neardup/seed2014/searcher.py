@@ -1,21 +1,14 @@
-"""The 2014 design (seed 003), reproduced exactly: its fields, its searcher, its report.
+"""The 2014 article's Searcher and report (seed 003), reproduced exactly.
 
-Not neardup's default path: an index carries these fields only when its parameters say
-``fields_2014=True`` (the restaurant experiment always does), and only a Solr index can answer
-them. The article's Indexer writes, per record, ``md5_hash``, ``first_word``, ``num_words``,
-``content_ng`` (word 3-gram shingles) and ``content_sg`` (20 MinHash values, xor family); its
-Searcher ORs a record's shingles (or MinHash values) into one ranked query, filters to records
-with the same first word, reads the top 10, and confirms each by MD5 equality (distance 0) or
-word-level Levenshtein distance, stopping down the ranked list once one neighbour is too far.
-
->>> from neardup import Params
->>> fields_2014(Params(fields_2014=True), ["arts deli 12224 ventura blvd"])[0]["first_word"]
-'arts'
+Its Searcher ORs a record's shingles (or MinHash values) into one ranked query, filters to
+records with the same first word, reads the top 10, and confirms each by MD5 equality
+(distance 0) or word-level Levenshtein distance, stopping down the ranked list once one
+neighbour is too far. Only a Solr index with the article's fields
+(:mod:`neardup.seed2014.schema`) can answer it.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,14 +16,15 @@ from typing import Any, Protocol, TextIO
 
 from tqdm import tqdm
 
-from .backends.solr import RECORDS_FQ, SolrBackend
-from .errors import ArgumentError, InputError
-from .keys import id_key, record_id
-from .params import Params
-from .results import Pair
-from .solr.client import Solr, or_query, quote, terms_params
-from .text import jaccard, word_edit_distance
-from .write import AtomicFile
+from ..backends.solr import RECORDS_FQ, SolrBackend
+from ..errors import ArgumentError, InputError
+from ..keys import id_key, record_id
+from ..params import Params
+from ..results import Pair
+from ..solr.client import Solr, or_query, quote, terms_params
+from ..text import jaccard, word_edit_distance
+from ..write import AtomicFile
+from .schema import MAX_DIST, processor_2014
 
 
 class Indexed(Protocol):
@@ -42,49 +36,11 @@ class Indexed(Protocol):
 
 
 METHODS = ("shingles", "minhash")
-#: The article's setup: word 3-grams, 20 MinHash values, word edit distance <= 2.
-NGRAM, NUM_PERM, MAX_DIST = 3, 20, 2
-#: Lucene refuses an indexed term longer than this (a string field value, one shingle).
-MAX_TERM_BYTES = 32766
 #: A scored OR query stays below Solr's default maxBooleanClauses (1024); larger term sets go
 #: through {!terms}, which has no limit but scores every match alike.
 MAX_SCORED_TERMS = 1000
 SEED_ROWS = 10
 SOURCE_FIELDS = "id,content,md5_hash,first_word"
-
-
-def fields_2014(params: Params, texts: list[str]) -> list[dict[str, Any] | str]:
-    """The article's fields of each normalized text, or why the text cannot have them (a word
-    or shingle longer than Lucene's term limit).
-
-    The byte length of every word and shingle is only measured when the whole text is longer
-    than one term may be (each of them is a part of the text).
-    """
-    proc = params.processor_2014()
-    sigs = proc.signatures_batch(texts).tolist()
-    out: list[dict[str, Any] | str] = []
-    for text, sig in zip(texts, sigs, strict=True):
-        first = text.partition(" ")[0]  # words are separated by exactly one space
-        shingles = proc.ngrams(text, prepared=True)
-        data = text.encode("utf-8")
-        if len(data) > MAX_TERM_BYTES:
-            longest = max(len(s.encode("utf-8")) for s in [first, *shingles])
-            if longest > MAX_TERM_BYTES:
-                out.append(
-                    f"a word or shingle of {longest} bytes is longer than Solr's limit "
-                    f"for one indexed term ({MAX_TERM_BYTES} bytes)"
-                )
-                continue
-        out.append(
-            {
-                "md5_hash": hashlib.md5(data).hexdigest(),
-                "num_words": text.count(" ") + 1,
-                "first_word": first,
-                "content_ng": shingles,
-                "content_sg": list(map(str, sig)),
-            }
-        )
-    return out
 
 
 @dataclass(frozen=True)
@@ -109,7 +65,7 @@ class SeedSearcher:
                 "Params(fields_2014=True) to use the shingles and minhash methods"
             )
         self.solr: Solr = index.backend.solr
-        self.processor = index.params.processor_2014()
+        self.processor = processor_2014(index.params)
         self.rows = rows
 
     def get(self, doc_id: str) -> dict[str, Any]:

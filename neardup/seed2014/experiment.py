@@ -8,6 +8,7 @@ from typing import Any
 
 from ..backends.base import Backend
 from ..errors import InputError, ParameterMismatch
+from ..evaluate.scores import Scores, score
 from ..index import NearDupIndex, clusters
 from ..keys import record_id
 from ..params import Params
@@ -15,9 +16,9 @@ from ..read.items import Record
 from ..read.pairs import read_pairs
 from ..read.records import read_records
 from ..resources import restaurants
-from ..seed2014 import MAX_DIST, NGRAM, NUM_PERM, SeedSearcher, seed_report
 from ..write import write_clusters, write_pairs
-from .scores import Scores, score
+from .schema import MAX_DIST, NGRAM, NUM_PERM
+from .searcher import SeedSearcher, seed_report
 
 #: What the 2014 article reports for 3-gram shingles and 20 MinHash values, max distance 2.
 SEED_PAIRS = {"shingles": 65, "minhash": 64}
