@@ -57,6 +57,7 @@ from .candidates import (
 )
 from .choose import Choice, choose
 from .cluster import pair_clusters
+from .completion import missing_pairs
 from .decision.decide import Features, rule_for
 from .decision.labelled import Label, link_by_labels, pairs_to_ask
 from .decision.link import _pairs as link_pairs
@@ -73,6 +74,7 @@ from .options import ReportOptions
 from .output import pair_columns, to_frame
 from .params import Params
 from .pipeline import IndexStats, Writer
+from .plan import decided, engine_named
 from .plan.budget import Placement, mean_text_bytes, place
 from .read.checks import Checked, checked_items
 from .read.items import Blank, Item, Record, Rejection
@@ -714,36 +716,9 @@ class NearDupIndex:
     ) -> Report:
         """All verified near-duplicate pairs, with the counts of how they were found.
 
-        ``mode="dedup"`` pairs any two records; ``mode="link"`` only records of different
-        sources. ``threshold`` (default: the index's) is a fixed Jaccard bar; without one, an
-        index whose rule is ``valley`` reads its threshold off the records' nearest-neighbour
-        similarities (:mod:`neardup.decision.valley`), one whose rule is ``learned`` fits its match
-        rule to the candidates (:mod:`neardup.decision.rule`). ``prune`` (default: none in dedup,
-        one-to-one in link; see :func:`prune`). ``max_dist`` also caps the word edit distance.
-        ``since`` (a batch number, :attr:`batch_written` or :meth:`last_batch`) reports only
-        the pairs of the records written by that batch or later, at a cost that follows their
-        number, not the index's. ``max_bucket`` bounds what common features cost: members of
-        a larger bucket become candidates only where they share another band too
-        (:mod:`neardup.candidates`; None pairs every bucket in full), and ``cap`` what a
-        record costs: one with more candidates keeps its ``cap`` sharing the most bands
-        (:func:`~neardup.candidates.cap_per_record`; None: no cap). ``complete`` adds the
-        missing pairs of clusters whose pairs are nearly all verified
-        (:mod:`neardup.completion`); by default it does so where a rule read off the data
-        decides (valley or learned, not a fixed threshold), in dedup mode without pruning,
-        for the full report.
-
-        ``similarity`` says what decides: ``"jaccard"`` (the shingle sets' Jaccard, through
-        the LSH bands and the rule above), ``"weighted"`` (TF-IDF cosine, each record's top
-        candidates, one partner each and the relative rule of :mod:`neardup.decision.link`; link
-        mode only), or ``"auto"``: weighted for the full report in link mode of an index whose
-        parameters were chosen from the data and without a ``threshold``, Jaccard otherwise.
-        ``engine`` says where the Jaccard report runs: ``"memory"`` in this process,
-        ``"duckdb"`` (or a :class:`neardup.plan.DuckDB` with its memory limit) as one plan of
-        table operations that spills to disk (:mod:`neardup.plan`), ``"spark"`` (or a
-        :class:`neardup.plan.Spark` with its master) as the same plan on Spark; the same pairs
-        on each.
-        ``options`` gives all of these as one :class:`~neardup.options.ReportOptions` (checked
-        when made) instead of the keywords; giving both is refused.
+        The keywords are those of :class:`~neardup.options.ReportOptions`, which says what
+        each means and checks them; ``options`` gives them as one object instead (giving both
+        is refused). Which rule decides: :func:`neardup.decision.route.route`.
 
         ``labels`` (link mode): a reviewer's labels, as the review page downloads them (a
         ``labels.tsv`` path, :class:`~neardup.evaluate.pairs.Labels`, or
@@ -779,79 +754,40 @@ class NearDupIndex:
 
     def _report(self, options: ReportOptions, chosen: Route) -> Report:
         start = time.perf_counter()
-        rule_name, complete, threshold = chosen.rule, chosen.complete, chosen.threshold
         prune_mode, mode, since = options.pruning, options.mode, options.since
-        max_bucket, progress, max_dist = options.max_bucket, options.progress, options.max_dist
         records = self.backend.count()
-        t0 = time.perf_counter()
-        fresh: set[str] | None = None
-        sources: dict[str, str] | None = None  # link mode: every candidate's source
         placed = self._placed(options, records)
         if placed.engine != "memory":  # the same steps, as one plan of table operations
-            from .plan import decided, engine_named
-
-            planned = decided(
-                self.backend, self.processor, self.params.bands, self.params.rows, options,
-                threshold, rule_name, self.primary_source, engine_named(placed.engine),
-            )  # fmt: skip
-            cands, texts, verified = planned, planned.texts, planned.verified
-            pairs, decision = planned.pairs, planned.decision
-            if mode == "link":
-                sources = self.backend.sources(sorted({i for p in pairs for i in (p.id1, p.id2)}))
-            t1 = t2 = time.perf_counter()
+            found = self._planned(options, chosen, placed)
         else:
-            if since is None:
-                cands = self.candidates(progress, max_bucket, options.cap)
-            else:
-                cands, fresh = self.candidates_since(since, max_bucket)
-            t1 = time.perf_counter()
-            if mode == "link":
-                sources = across_sources(cands, self.backend.sources)
-            texts = cands.texts
-            if texts is None:
-                texts = TextTable.read(self.backend, cands.ids, used_codes(cands))
-            t2 = time.perf_counter()
-            keep = screen_keep(cands, texts, self.processor, threshold)
-            pairs = verify_codes(
-                cands.first[keep], cands.second[keep], texts, self.processor, threshold, progress
-            )
-            verified = len(pairs)
-            features = Features(
-                pairs, texts, self.processor, records, fresh, self.backend.columns,
-                self.backend.sources, self.primary_source, dict(options.columns or ()),
-            )  # fmt: skip
-            rule = rule_for(rule_name, threshold, numbers_check=options.numbers_check)
-            pairs, decision = rule.decide(features)
+            found = self._in_process(options, chosen, records)
+        sources = found.sources
         # In link mode the candidates' sources, read above, are every pair's.
-        pairs = prune(pairs, prune_mode, sources=sources if prune_mode == "one-to-one" else None)
-        completion = None
-        if complete:
-            from .completion import missing_pairs
-
-            missing, completion = missing_pairs((p.id1, p.id2) for p in pairs)
-            if missing:
-                pairs = pairs + verify(missing, texts, self.processor, 0.0, screened=True)
-                pairs.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
-        pairs = self._shown(within_distance(pairs, max_dist), sources, mode == "link")
+        pairs = prune(found.pairs, prune_mode,
+                      sources=sources if prune_mode == "one-to-one" else None)  # fmt: skip
+        pairs, completion = self._completed(pairs, found.texts, chosen.complete)
+        pairs = self._shown(within_distance(pairs, options.max_dist), sources, mode == "link")
         t3 = time.perf_counter()
+        cands, decision, fresh = found.cands, found.decision, found.fresh
         return Report(
             pairs=pairs,
             records=records,
             bands=self.params.bands,
             buckets=cands.buckets,
             large_buckets=cands.large,
-            max_bucket=max_bucket,
+            max_bucket=options.max_bucket,
             capped=cands.capped,
             cap=cands.cap,
             candidates=len(cands),
-            verified=verified,
+            verified=found.verified,
             confirmed=len(pairs),
             threshold=decision.threshold,
             prune=prune_mode,
             mode=mode,
             rule=decision.explain,
             seconds=time.perf_counter() - start,
-            timings={"buckets": t1 - t0, "fetch": t2 - t1, "verify": t3 - t2},
+            timings={"buckets": found.t1 - start, "fetch": found.t2 - found.t1,
+                     "verify": t3 - found.t2},  # fmt: skip
             since=since,
             new_records=0 if fresh is None else len(fresh),
             completion=completion,
@@ -862,6 +798,65 @@ class NearDupIndex:
             engine=placed.name,
             engine_why=placed.why,
         )
+
+    def _planned(self, options: ReportOptions, chosen: Route, placed: Placement) -> _Found:
+        """The verified pairs and the rule's decision, from the plan run by an engine
+        (:mod:`neardup.plan`)."""
+        planned = decided(
+            self.backend, self.processor, self.params.bands, self.params.rows, options,
+            chosen.threshold, chosen.rule, self.primary_source, engine_named(placed.engine),
+        )  # fmt: skip
+        sources = None
+        if options.mode == "link":
+            ids = sorted({i for p in planned.pairs for i in (p.id1, p.id2)})
+            sources = self.backend.sources(ids)
+        now = time.perf_counter()
+        return _Found(planned, planned.texts, planned.verified, planned.pairs, planned.decision,
+                      sources, None, now, now)  # fmt: skip
+
+    def _in_process(self, options: ReportOptions, chosen: Route, records: int) -> _Found:
+        """The verified pairs and the rule's decision, found in this process: candidates (of
+        the records since a batch, given one), the link's cut across sources, the texts, the
+        screen and exact verification, then the rule."""
+        fresh: set[str] | None = None
+        if options.since is None:
+            cands = self.candidates(options.progress, options.max_bucket, options.cap)
+        else:
+            cands, fresh = self.candidates_since(options.since, options.max_bucket)
+        t1 = time.perf_counter()
+        sources = None  # link mode: every candidate's source
+        if options.mode == "link":
+            sources = across_sources(cands, self.backend.sources)
+        texts = cands.texts
+        if texts is None:
+            texts = TextTable.read(self.backend, cands.ids, used_codes(cands))
+        t2 = time.perf_counter()
+        threshold = chosen.threshold
+        keep = screen_keep(cands, texts, self.processor, threshold)
+        pairs = verify_codes(
+            cands.first[keep], cands.second[keep], texts, self.processor, threshold,
+            options.progress,
+        )  # fmt: skip
+        features = Features(
+            pairs, texts, self.processor, records, fresh, self.backend.columns,
+            self.backend.sources, self.primary_source, dict(options.columns or ()),
+        )  # fmt: skip
+        rule = rule_for(chosen.rule, threshold, numbers_check=options.numbers_check)
+        kept, decision = rule.decide(features)
+        return _Found(cands, texts, len(pairs), kept, decision, sources, fresh, t1, t2)
+
+    def _completed(
+        self, pairs: list[Pair], texts: Any, complete: bool
+    ) -> tuple[list[Pair], dict[str, Any] | None]:
+        """The pairs with their clusters completed where asked (:mod:`neardup.completion`),
+        and what the completion did."""
+        if not complete:
+            return pairs, None
+        missing, completion = missing_pairs((p.id1, p.id2) for p in pairs)
+        if missing:
+            pairs = pairs + verify(missing, texts, self.processor, 0.0, screened=True)
+            pairs.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
+        return pairs, completion
 
     def _placed(self, options: ReportOptions, records: int) -> Placement:
         """Where the report runs under its memory budget (:mod:`neardup.plan.budget`); a
@@ -1255,6 +1250,24 @@ def _source_name(name: str | None, default: str) -> str:
     if any(ord(c) < 32 or ord(c) == 127 for c in name):
         raise ArgumentError(f"source_name may not hold a control character: {name!r}")
     return name
+
+
+@dataclasses.dataclass
+class _Found:
+    """What a report found before pruning: the candidates (their counts), the texts read, how
+    many pairs were verified, the pairs the rule kept and its decision, the candidates'
+    sources (link mode), the new records (a report since a batch), and when the candidates
+    and the texts were ready."""
+
+    cands: Any
+    texts: Any
+    verified: int
+    pairs: list[Pair]
+    decision: Decision
+    sources: dict[str, str] | None
+    fresh: set[str] | None
+    t1: float
+    t2: float
 
 
 class _Batch:

@@ -35,17 +35,39 @@ SIMILARITIES = ("auto", "jaccard", "weighted")
 @dataclass(frozen=True)
 class ReportOptions:
     """What a report is asked for (the keywords of :meth:`NearDupIndex.report
-    <neardup.index.NearDupIndex.report>`, which says what each means); checked when made."""
+    <neardup.index.NearDupIndex.report>`), each explained here, where it is checked when made.
+    Which rule decides with them: :func:`neardup.decision.route.route`."""
 
+    #: A fixed Jaccard bar (None: the index's rule decides: ``valley`` reads its bar off the
+    #: records' nearest-neighbour similarities, :mod:`neardup.decision.valley`; ``learned``
+    #: fits its match rule to the candidates, :mod:`neardup.decision.rule`).
     threshold: float | None = None
+    #: ``dedup`` pairs any two records; ``link`` only records of different sources.
     mode: str = "dedup"
+    #: The pruning of the pairs kept (:data:`neardup.decision.prune.PRUNE_MODES`; None: none in
+    #: dedup, one-to-one in link).
     prune: str | None = None
+    #: The most word edit distance a pair may have (None: any).
     max_dist: int | None = None
+    #: Progress bars on standard error.
     progress: bool = False
+    #: A batch number (``NearDupIndex.batch_written``, ``last_batch()``): only the pairs of
+    #: the records written by that batch or later, at a cost that follows their number.
     since: int | None = None
+    #: Members of a bucket larger than this become candidates only where they share another
+    #: band too (:mod:`neardup.candidates`; None pairs every bucket in full).
     max_bucket: int | None = DEFAULT_MAX_BUCKET
+    #: Add the missing pairs of clusters whose pairs are nearly all verified
+    #: (:mod:`neardup.completion`); None: where a rule read off the data decides the full
+    #: dedup report without pruning.
     complete: bool | None = None
+    #: What decides: ``jaccard`` (the shingle sets' Jaccard through the LSH bands and the
+    #: rule), ``weighted`` (TF-IDF cosine, one partner each, the relative rule of
+    #: :mod:`neardup.decision.link`; link mode only) or ``auto``: weighted for the full link
+    #: report of an index whose parameters were chosen from the data, with no threshold.
     similarity: str = "auto"
+    #: A record with more candidates keeps the ``cap`` that share the most bands
+    #: (:func:`neardup.candidates.cap_per_record`; None: no cap).
     cap: int | None = DEFAULT_CAP
     #: Whether pairs whose records hold different numbers may be dropped (where the data's
     #: numbers identify records: :mod:`neardup.decision.numbers`); False keeps them.
