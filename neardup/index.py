@@ -61,12 +61,15 @@ from .completion import missing_pairs
 from .decision.decide import Features, rule_for
 from .decision.labelled import Label, link_by_labels, pairs_to_ask
 from .decision.link import _pairs as link_pairs
+from .decision.link import link
+from .decision.link_new import link_new, updated
 from .decision.prune import prune
 from .decision.route import LABELLED, WEIGHTED, Route, across_sources, route, within_distance
 from .defaults import DEFAULTS
 from .documents import documents
 from .errors import ArgumentError, InputError
 from .evaluate.pairs import Labels, read_labels
+from .frames import frame_records, is_frame
 from .graph import clusters as clusters  # re-exported: connected components
 from .keys import SEP, id_key, key_of, qualified, record_id, source_of_key
 from .minhash import ShingleProcessor
@@ -327,6 +330,7 @@ class NearDupIndex:
         ``neardup`` uses. A missing collection is created from neardup's configset where the
         server allows it.
         """
+        # lazy: the Solr client (pysolr, requests) loads only for an index kept in Solr
         from . import config
         from .backends.solr import SolrBackend
         from .solr.admin import connect, ensure_collection
@@ -512,8 +516,6 @@ class NearDupIndex:
         progress bar's end and, in a new index whose
         parameters are chosen from the data, the size they are chosen for
         (:func:`neardup.choose.choose`)."""
-        from .frames import frame_records, is_frame
-
         default = _source_name(source_name, "<records>")
         if is_frame(records):
             total = len(records) if total is None else total  # type: ignore[arg-type]
@@ -565,8 +567,6 @@ class NearDupIndex:
         such column (default ``"<frame>"``; two frames with overlapping ids and no source are
         refused, see :meth:`add_many`). Rows are checked like the lines of a file; ``options``
         are :meth:`add_many`'s."""
-        from .frames import frame_records
-
         name = _source_name(source_name, "<frame>")
         rows = frame_records(frame, id=id, text=text, source=source, name=name)
         return self.add_many(rows, total=len(frame), source_name=source_name, **options)
@@ -888,8 +888,6 @@ class NearDupIndex:
         ``since``, the pairs of the full link that hold a record of that batch or later, from
         what the last full link kept when it holds the other records
         (:mod:`neardup.decision.link_new`), else from a full link."""
-        from .decision.link import link
-
         start = time.perf_counter()
         fresh: set[str] | None = None
         if since is not None:
@@ -924,8 +922,6 @@ class NearDupIndex:
         date, or None where it cannot hold every other record (none yet, records removed
         since, another primary source) or learned no column weights to keep (records with
         columns, too few pairs then: the full link learns them now)."""
-        from .decision.link_new import link_new, updated
-
         state = self._link_state
         order = [self.primary_source] if self.primary_source is not None else []
         if state is None or state.batch is None or state.order != order:

@@ -833,3 +833,64 @@ def test_tests_are_named_after_what_they_test() -> None:
     the cross-cutting subjects above, so a new test file says where it belongs."""
     names = [p.stem.removeprefix("test_") for p in (REPO / "tests").glob("test_*.py")]
     assert _test_subjects(names) == []
+
+
+def _long_functions(path: Path, most: int = 80) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return [
+        f"{path.relative_to(REPO)}:{n.lineno} {n.name} ({n.end_lineno - n.lineno + 1} lines)"
+        for n in ast.walk(tree)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        and (n.end_lineno or n.lineno) - n.lineno + 1 > most
+    ]
+
+
+def test_no_function_is_over_80_lines() -> None:
+    """A function a reader cannot hold at once is several steps without their names."""
+    found = [f for path in sorted(PACKAGE.rglob("*.py")) for f in _long_functions(path)]
+    assert found == []
+
+
+def _unexplained_imports(path: Path) -> list[str]:
+    """neardup's own imports inside a function with no comment saying why: on the line, or on
+    a line above it within the run of imports it belongs to."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    where = path.relative_to(REPO) if path.is_relative_to(REPO) else path.name
+    found = []
+    for fn in ast.walk(ast.parse(text, str(path))):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(fn):
+            if not isinstance(node, ast.ImportFrom) or not (
+                node.level or (node.module or "").split(".")[0] == "neardup"
+            ):
+                continue
+            k, said = node.lineno - 1, "#" in lines[(node.end_lineno or node.lineno) - 1]
+            while not said and k > 0:
+                above = lines[k - 1].strip()
+                said = above.startswith("#")
+                if not (above.startswith(("from ", "import ", ")")) or above.endswith(",")):
+                    break
+                k -= 1
+            if not said:
+                found.append(f"{where}:{node.lineno}")
+    return found
+
+
+def test_unexplained_imports_check_sees_one(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "def f():\n    from .a import b\n    return b\n"
+        "def g():\n    # lazy: heavy\n    from .a import c\n    from .a import d\n    return c, d\n"
+        "def h():\n    from .a import e  # lazy: heavy\n    import os\n    return e, os\n",
+        encoding="utf-8",
+    )
+    assert _unexplained_imports(probe) == ["probe.py:2"]
+
+
+def test_every_import_inside_a_function_says_why() -> None:
+    """An import of neardup's own inside a function either breaks a cycle or keeps an optional
+    package unloaded; a comment says which, else it belongs at the top."""
+    found = [f for path in sorted(PACKAGE.rglob("*.py")) for f in _unexplained_imports(path)]
+    assert found == []

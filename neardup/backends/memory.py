@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from ..banding import band_keys_batch
 from ..keys import id_key
+from ..params import Params
 from .base import Document, StoredRecord, search_terms
 
 #: Segments of a search lookup at most: past it they are merged into one (each search reads
@@ -403,8 +404,6 @@ class MemoryBackend:
         if self._lookup is None:
             if self._params is None:
                 return []  # no parameters: no records either
-            from ..params import Params
-
             processor = Params.from_dict(self._params).processor()
             self._lookup = TermLookup(functools.partial(search_terms, processor))
             self._lookup.add(self._texts.items())

@@ -38,6 +38,7 @@ import numpy as np
 from .. import extra_fields, kernel
 from ..banding import MAX_BANDS, band_field, key_field
 from ..errors import SolrRequestError
+from ..params import Params
 from ..solr.client import EncodedJSON, Solr, _separator, any_term_params, terms_params
 from .base import Document, StoredRecord, search_terms
 
@@ -332,8 +333,6 @@ class SolrBackend:
         if self._terms_of is None and self.has_terms:
             stored = self.load_params()
             if stored is not None:
-                from ..params import Params
-
                 processor = Params.from_dict(stored).processor()
                 self._terms_of = functools.partial(search_terms, processor)
         return self._terms_of

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import bruteforce
 from ..banding import optimal_bands, s_curve
+from ..errors import NeardupError
 from ..index import NearDupIndex
 from ..params import Params
 from ..read.items import Record
@@ -58,8 +59,6 @@ def _pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
-        from ..errors import NeardupError
-
         raise NeardupError(
             "plot draws with matplotlib, which is not installed: pip install 'neardup[plot]'"
         ) from None

@@ -13,6 +13,8 @@ from collections.abc import Hashable, Iterable
 from dataclasses import asdict, dataclass
 from typing import TypeVar
 
+from ..graph import union_find
+
 #: A record's key: an id, or a ``(source, id)`` tuple.
 K = TypeVar("K", bound=Hashable)
 
@@ -127,8 +129,6 @@ def bcubed(
 def _components(pairs: Iterable[tuple[K, K]]) -> dict[K, str]:
     """Each record of ``pairs`` -> its connected component. Keys of any kind are numbered
     first, for :func:`neardup.graph.union_find` orders ids as strings."""
-    from ..graph import union_find
-
     edges = list(pairs)
     number: dict[K, str] = {}
     for a, b in edges:
