@@ -4,6 +4,7 @@ limit that makes DuckDB spill."""
 
 from __future__ import annotations
 
+import io
 import json
 import random
 from pathlib import Path
@@ -192,3 +193,31 @@ def test_cli_report_says_where_it_ran_and_refuses_a_bad_budget(
     assert "engine: memory; the in-process report of 2 records needs about" in text.stderr + (
         text.stdout
     )
+
+
+def test_each_stage_of_the_plan_shows_its_rows_and_what_spilled() -> None:
+    from neardup.plan.driver import _Stage
+
+    class Spilling:
+        def spilled(self) -> int:
+            return 3 << 20
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Terminal()
+    with _Stage(Spilling(), "screen", 250_000, "pair", True, out) as stage:  # type: ignore[arg-type]
+        stage.advance(100_000)
+        stage.advance(50_000)
+        assert stage.bar.n == 150_000 and stage.bar.total == 250_000
+        stage.bar.refresh()
+    assert "plan: screen" in out.getvalue() and "spilled 3 MB" in out.getvalue()
+    hidden = Terminal()
+    with _Stage(Spilling(), "screen", 10, "pair", False, hidden) as stage:  # type: ignore[arg-type]
+        stage.advance(5)
+    assert hidden.getvalue() == ""
+
+
+def test_a_plan_with_progress_gives_the_same_pairs(short_index: NearDupIndex) -> None:
+    _same(short_index.report(), short_index.report(engine="duckdb", progress=True))

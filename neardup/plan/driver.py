@@ -13,6 +13,8 @@ from functools import partial
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tqdm import tqdm
+
 from .. import kernel
 from ..backends.base import Backend
 from ..candidates import COUNT_BITS, protected_bands
@@ -47,6 +49,7 @@ class PlanOptions(Protocol):
     cap: int | None
     columns: Any
     numbers_check: bool
+    progress: bool
 
 
 #: Records signed and loaded at a time.
@@ -81,8 +84,9 @@ def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[
 
 
 def _map_into(
-    session: Session, table: str, query: str, fn: Callable[[pa.RecordBatch], pa.Table]
-) -> None:
+    session: Session, table: str, query: str, fn: Callable[[pa.RecordBatch], pa.Table],
+    stage: _Stage | None = None,
+) -> None:  # fmt: skip
     """``fn`` over the query's rows in batches, its rows appended to ``table``: where the rows
     are on an engine that says how (Spark's executors: ``map_into``), else in this process."""
     mapped = getattr(session, "map_into", None)
@@ -91,6 +95,33 @@ def _map_into(
         return
     for batch in session.batches(query, VERIFY_BATCH):
         session.load(table, fn(batch))
+        if stage is not None:
+            stage.advance(batch.num_rows)
+
+
+class _Stage:
+    """One stage of the plan as a progress bar on standard error: its rows (or steps) and,
+    where the engine says (DuckDB), what it has spilled to disk. Why: a plan of a large
+    collection runs for long, and a user should see which stage and whether it spills."""
+
+    def __init__(self, session: Session, name: str, total: int | None, unit: str,
+                 shown: bool, out: Any = None) -> None:  # fmt: skip
+        self.session = session
+        # None: shown where standard error (``out``) is a terminal, as the other bars are
+        self.bar = tqdm(total=total, unit=unit, desc=f"plan: {name}", leave=False, file=out,
+                        disable=None if shown else True)  # fmt: skip
+
+    def advance(self, n: int = 1) -> None:
+        self.bar.update(n)
+        spilled = getattr(self.session, "spilled", None)
+        if spilled is not None and not self.bar.disable:
+            self.bar.set_postfix_str(f"spilled {spilled() >> 20} MB", refresh=False)
+
+    def __enter__(self) -> _Stage:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.close()
 
 
 def _load(
@@ -100,6 +131,7 @@ def _load(
     bands: int,
     rows: int,
     link: bool,
+    stage: _Stage,
 ) -> None:
     """Every record of the backend signed, in batches, into ``records`` and ``keys``."""
     session.run(sql(steps.CREATE_INPUT))
@@ -115,11 +147,13 @@ def _load(
         session.load("records", records)
         session.load("keys", keys)
         start += len(ids)
+        stage.advance(len(ids))
 
 
 def _candidates(
-    session: Session, max_bucket: int | None, cap: int | None, protect: int, link: bool
-) -> tuple[int, int, int, int | None]:
+    session: Session, max_bucket: int | None, cap: int | None, protect: int, link: bool,
+    stage: _Stage,
+) -> tuple[int, int, int, int | None]:  # fmt: skip
     """The candidates table; returns the shared buckets, the large ones, the candidates the
     cap dropped and the cap applied."""
     bound = steps.UNBOUNDED if max_bucket is None else max_bucket
@@ -135,6 +169,7 @@ def _candidates(
         steps.COUNTED,
     ):
         session.run(sql(step, max_bucket=bound))  # fmt: skip
+        stage.advance()
     buckets = int(session.scalar("SELECT count(*) FROM buckets"))
     large = int(session.scalar(f"SELECT count(*) FROM buckets WHERE size > {bound}"))
     held = int(session.scalar("SELECT count(*) FROM codes"))
@@ -158,7 +193,7 @@ def _candidates(
     return buckets, large, capped, cap if capping else None
 
 
-def _screen(session: Session, total: int, threshold: float) -> None:
+def _screen(session: Session, total: int, threshold: float, stage: _Stage) -> None:
     """The ``screened`` table: the candidates the screen passes, where the in-process report
     screens (:func:`~neardup.verify.screen_keep`: with the C kernel, from
     :data:`~neardup.verify.SCREEN_MIN` candidates), else all of them."""
@@ -166,9 +201,8 @@ def _screen(session: Session, total: int, threshold: float) -> None:
     if kernel.active() != "c" or total < SCREEN_MIN:
         session.run([steps.UNSCREENED])
         return
-    _map_into(
-        session, "screened", steps.SCREEN_PAIRS, partial(steps.screened_batch, threshold=threshold)
-    )
+    screen = partial(steps.screened_batch, threshold=threshold)
+    _map_into(session, "screened", steps.SCREEN_PAIRS, screen, stage)
 
 
 def decided(
@@ -185,22 +219,27 @@ def decided(
     """The full report's verified pairs and the rule's decision, run as a plan by ``engine``:
     the same pairs as the in-process report (candidates, screen, exact Jaccard and rule as
     :meth:`NearDupIndex.report <neardup.index.NearDupIndex.report>` finds them)."""
-    link = options.mode == "link"
+    link, shown = options.mode == "link", options.progress
     session = engine.open()
     try:
         session.function("tie_hash", steps.tie_hash, "BIGINT", "FLOAT")
-        _load(session, backend, processor, bands, rows, link)
+        with _Stage(session, "sign and load", backend.count(), "rec", shown) as stage:
+            _load(session, backend, processor, bands, rows, link, stage)
         protect = protected_bands(bands, rows)
-        buckets, large, capped, cap = _candidates(
-            session, options.max_bucket, options.cap, protect, link
-        )
+        with _Stage(session, "candidates", None, "step", shown) as stage:
+            buckets, large, capped, cap = _candidates(
+                session, options.max_bucket, options.cap, protect, link, stage
+            )
         total = int(session.scalar("SELECT count(*) FROM candidates"))
         pairs: list[Pair] = []
         held: dict[str, str] = {}
-        _screen(session, total, threshold)
+        with _Stage(session, "screen", total, "pair", shown) as stage:
+            _screen(session, total, threshold, stage)
         session.run([steps.CREATE_VERIFIED])
         verify = partial(steps.verified_rows, processor=processor, threshold=threshold)
-        _map_into(session, "verified", steps.PAIRS, verify)
+        screened = int(session.scalar("SELECT count(*) FROM screened"))
+        with _Stage(session, "verify", screened, "pair", shown) as stage:
+            _map_into(session, "verified", steps.PAIRS, verify, stage)
         for batch in session.batches("SELECT * FROM verified", VERIFY_BATCH):
             found, texts = steps.verified_pairs(batch)
             pairs.extend(found)

@@ -125,6 +125,14 @@ class DuckDBSession:
         with self._failures():
             return [r[0] for r in self.con.execute(query).fetchall()]
 
+    def spilled(self) -> int:
+        """The bytes DuckDB holds in its spill files now."""
+        with self._failures():
+            rows = self.con.execute(
+                "SELECT coalesce(sum(size), 0) FROM duckdb_temporary_files()"
+            ).fetchall()
+        return int(rows[0][0])
+
     def batches(self, query: str, size: int) -> Iterator[pa.RecordBatch]:
         """The query's rows, ``size`` at a time, read on a cursor of their own (the caller may
         write meanwhile)."""
