@@ -70,7 +70,7 @@ class ReportOptions:
     #: (:func:`neardup.candidates.cap_per_record`; None: no cap).
     cap: int | None = DEFAULT_CAP
     #: Whether pairs whose records hold different numbers may be dropped (where the data's
-    #: numbers identify records: :mod:`neardup.decision.numbers`); False keeps them.
+    #: numbers identify records: :mod:`neardup.decision.identifiers`); False keeps them.
     numbers_check: bool = True
     #: Column pairs of two sources the user says are one (``{"title": "product_name"}``);
     #: the others are matched by name and content (:mod:`neardup.column_map`).

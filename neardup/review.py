@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__, resources
 from .cluster import center_clusters
 from .column_map import ColumnMap, match_columns
-from .decision.numbers import identifiers
+from .decision.identifiers import identifiers
 from .decision.valley import WEIGHTED
 from .evaluate.scores import Scores, score
 from .keys import SEP, id_key, record_id, source_of_key

@@ -11,7 +11,7 @@ for every candidate and each telling something the cosine alone hides:
   is ahead of that record's best other candidate (negative when behind);
 * ``numbers_shared`` / ``numbers_differ``: identifiers (house numbers, years, model codes) the
   records share, and whether both hold some but share none
-  (:func:`neardup.decision.numbers.identifiers`);
+  (:func:`neardup.decision.identifiers.identifiers`);
 * ``words_jaccard``: the share of words in common, and ``length_ratio``: the shorter text's
   length over the longer's;
 * ``shared_rarity``: the mean inverse document frequency of the grams the records share, over
@@ -36,8 +36,8 @@ from ..defaults import DEFAULTS
 from ..minhash import ShingleProcessor
 from ..topk import purged, top_k
 from ..weights import TfidfSpace, cosine
+from .identifiers import identifiers
 from .link import _pass, column_weights, groups_of
-from .numbers import identifiers
 
 #: The comparisons of a pair, in the order of :attr:`Evidence.values`' columns.
 FEATURES = (

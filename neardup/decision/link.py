@@ -47,7 +47,7 @@ from ..topk import purged, top_k
 from ..weights import TfidfSpace, cosine
 from .assign import runner_up, second, stands_out, unique_mapping
 from .decide import jaccard_reason, matched_line, probability_reason
-from .numbers import apart, differ, identifiers
+from .identifiers import count_unshared, identifiers, identifiers_differ
 
 #: A candidate pass's mapped pairs: (similarity, row a, row b, a's runner-up, b's runner-up).
 Mapped = tuple[float, int, int, int | None, int | None]
@@ -314,7 +314,8 @@ def numbers_check(
     none. House numbers, phone numbers and years are shared by matches; prices, lengths and
     counts written in several forms are not, and then the check is not made."""
     waived, noisy = DEFAULTS.numbers_waived_cosine, DEFAULTS.numbers_noisy
-    both, differing = apart(((m[0], m[1], m[2]) for m in mapped), lambda i: numbers[i], waived)
+    triples = ((m[0], m[1], m[2]) for m in mapped)
+    both, differing = count_unshared(triples, lambda i: numbers[i], waived)
     if both < DEFAULTS.numbers_min_pairs:
         return False, (
             f"not made: {both} mapped pairs at cosine >= {waived} hold numbers on "
@@ -450,7 +451,7 @@ def link(
     dropped: list[tuple[float, int, int]] = []
     if identify:
         waived = DEFAULTS.numbers_waived_cosine
-        vetoed_at = [s < waived and differ(numbers[a], numbers[b]) for s, a, b in found]
+        vetoed_at = [s < waived and identifiers_differ(numbers[a], numbers[b]) for s, a, b in found]
         dropped = [t for t, veto in zip(found, vetoed_at, strict=True) if veto]
         found = [t for t, veto in zip(found, vetoed_at, strict=True) if not veto]
     vetoed = len(dropped)

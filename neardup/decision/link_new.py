@@ -40,6 +40,7 @@ from ..minhash import ShingleProcessor
 from ..text import sort_ids
 from ..topk import purged, top_k
 from ..weights import cosine
+from .identifiers import identifiers, identifiers_differ
 from .link import (
     NUMBERS_OFF,
     Grams,
@@ -51,7 +52,6 @@ from .link import (
     vectors_of,
     weighed,
 )  # fmt: skip
-from .numbers import differ, identifiers
 
 #: A record written since the state: (key, text as written, source, columns or None).
 Later = tuple[str, str, str, Mapping[str, str] | None]
@@ -142,7 +142,7 @@ def link_new(
     if identify:
         numbers = {r: identifiers(processor.normalize(written[r]).split()) for r in rows}
         waived = DEFAULTS.numbers_waived_cosine
-        veto = [s < waived and differ(numbers[a], numbers[b]) for s, a, b in found]
+        veto = [s < waived and identifiers_differ(numbers[a], numbers[b]) for s, a, b in found]
         dropped = [t for t, v in zip(found, veto, strict=True) if v]
         found = [t for t, v in zip(found, veto, strict=True) if not v]
     explain = dict(state.explain)

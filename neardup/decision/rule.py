@@ -38,7 +38,7 @@ from ..minhash import ShingleProcessor
 from ..results import Pair
 from ..text import jaccard
 from .assign import best_of_each
-from .numbers import identifiers
+from .identifiers import identifiers
 
 #: Upper edges of the similarity levels: ten bins of width 0.1; a similarity of exactly 1.0
 #: (a copy) has a level of its own.

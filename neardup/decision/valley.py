@@ -69,7 +69,7 @@ from ..defaults import DEFAULTS
 from ..minhash import ShingleProcessor
 from ..results import Pair
 from .assign import best_of_each
-from .numbers import apart, differ, identifiers
+from .identifiers import count_unshared, identifiers, identifiers_differ
 
 
 @dataclass
@@ -278,7 +278,7 @@ def numbers_identify(
     """
     numbers = _Numbers(texts, processor)
     waived, noisy = DEFAULTS.numbers_waived_jaccard, DEFAULTS.numbers_noisy
-    both, differing = apart(((p.jaccard, p.id1, p.id2) for p in pairs), numbers, waived)
+    both, differing = count_unshared(((p.jaccard, p.id1, p.id2) for p in pairs), numbers, waived)
     if both < DEFAULTS.numbers_min_pairs:
         return True, f"made ({both} pairs alike enough to tell are too few to judge by)"
     share = differing / both
@@ -308,5 +308,9 @@ def numbers_disagree(
     """
     numbers = _Numbers(texts, processor)
     waived = DEFAULTS.numbers_waived_jaccard
-    kept = [p for p in pairs if p.jaccard >= waived or not differ(numbers(p.id1), numbers(p.id2))]
+    kept = [
+        p
+        for p in pairs
+        if p.jaccard >= waived or not identifiers_differ(numbers(p.id1), numbers(p.id2))
+    ]
     return kept, len(pairs) - len(kept)

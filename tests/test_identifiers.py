@@ -1,30 +1,31 @@
-"""neardup.decision.numbers: the numbers check's two questions, shared by the valley rule and the
-link."""
+"""neardup.decision.identifiers: a record's numbers as identifiers, and the numbers check's two
+questions, shared by the valley rule and the link."""
 
 from __future__ import annotations
 
 import random
 
 from neardup import Params
+from neardup.decision.identifiers import count_unshared, identifiers_differ
 from neardup.decision.link import numbers_check
-from neardup.decision.numbers import apart, differ
 from neardup.decision.valley import numbers_disagree, numbers_identify
 from neardup.results import Pair
 
 
-def test_differ_needs_numbers_on_both_sides_and_none_shared() -> None:
-    assert differ(frozenset({"12"}), frozenset({"14"}))
-    assert not differ(frozenset({"12", "3"}), frozenset({"12"}))
-    assert not differ(frozenset({"12"}), frozenset())
-    assert not differ(frozenset(), frozenset())
+def test_identifiers_differ_needs_numbers_on_both_sides_and_none_shared() -> None:
+    assert identifiers_differ(frozenset({"12"}), frozenset({"14"}))
+    assert not identifiers_differ(frozenset({"12", "3"}), frozenset({"12"}))
+    assert not identifiers_differ(frozenset({"12"}), frozenset())
+    assert not identifiers_differ(frozenset(), frozenset())
 
 
-def test_apart_counts_the_alike_pairs_holding_numbers_and_those_sharing_none() -> None:
+def test_count_unshared_counts_the_alike_pairs_holding_numbers_and_those_sharing_none() -> None:
     nums = {"a": frozenset({"1"}), "b": frozenset({"1"}), "c": frozenset({"2"}), "d": frozenset()}
     pairs = [(0.9, "a", "b"), (0.7, "a", "c"), (0.95, "a", "d"), (0.69, "b", "c")]
-    assert apart(pairs, nums.__getitem__, 0.7) == (2, 1)  # a-d: d holds none; b-c: not alike
-    assert apart(pairs, nums.__getitem__, 0.6) == (3, 2)
-    assert apart([], nums.__getitem__, 0.7) == (0, 0)
+    # a-d: d holds none; b-c: not alike
+    assert count_unshared(pairs, nums.__getitem__, 0.7) == (2, 1)
+    assert count_unshared(pairs, nums.__getitem__, 0.6) == (3, 2)
+    assert count_unshared([], nums.__getitem__, 0.7) == (0, 0)
 
 
 def _alike(k: int, n: int = 40) -> tuple[list[Pair], dict[str, str]]:
@@ -63,7 +64,7 @@ def test_the_valley_drops_the_pairs_whose_numbers_differ_below_the_waiver() -> N
 
 def test_identifiers_written_two_ways_are_one_number() -> None:
     """Issue 38 case 6: case, hyphens and spaces do not make another number."""
-    from neardup.decision.numbers import identifiers
+    from neardup.decision.identifiers import identifiers
 
     proc = Params().processor()
 
@@ -72,10 +73,10 @@ def test_identifiers_written_two_ways_are_one_number() -> None:
 
     forms = [ids(t) for t in ("Camera RL-1299 black", "camera RL1299", "camera rl 1299",
                               "CAMERA rl-1299")]  # fmt: skip
-    assert all(not differ(x, y) for x in forms for y in forms)
-    assert differ(ids("Sony KDL-46V3000"), ids("Sony KDL-52V3000"))
-    assert differ(ids("Camera RL-1299"), ids("Camera RL-1300"))
-    assert not differ(ids("tel. 555-1234"), ids("tel 5551234"))
+    assert all(not identifiers_differ(x, y) for x in forms for y in forms)
+    assert identifiers_differ(ids("Sony KDL-46V3000"), ids("Sony KDL-52V3000"))
+    assert identifiers_differ(ids("Camera RL-1299"), ids("Camera RL-1300"))
+    assert not identifiers_differ(ids("tel. 555-1234"), ids("tel 5551234"))
 
 
 def test_the_numbers_check_lists_what_it_dropped_and_can_be_turned_off() -> None:

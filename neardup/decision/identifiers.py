@@ -4,13 +4,16 @@ Two records that both hold numbers (house and phone numbers, birth dates, model 
 words of :func:`neardup.text.number_words`) and share none are different entities unless they
 are alike overall. The valley rule (:mod:`neardup.decision.valley`, by Jaccard) and the weighted
 link (:mod:`neardup.decision.link`, by cosine) both ask the same two things: do a pair's numbers
-differ (:func:`differ`), and do the data's numbers identify records at all (:func:`apart`: among the
-pairs alike enough to waive the check, how many share no number).
+differ (:func:`identifiers_differ`), and do the data's numbers identify records at all
+(:func:`count_unshared`: among the pairs alike enough to waive the check, how many share no
+number).
 
->>> differ(frozenset({"12"}), frozenset({"14"})), differ(frozenset({"12"}), frozenset())
-(True, False)
+>>> identifiers_differ(frozenset({"12"}), frozenset({"14"}))
+True
+>>> identifiers_differ(frozenset({"12"}), frozenset())
+False
 >>> nums = {"a": frozenset({"12"}), "b": frozenset({"12"}), "c": frozenset({"40"})}
->>> apart([(0.9, "a", "b"), (0.8, "a", "c"), (0.2, "b", "c")], nums.__getitem__, 0.7)
+>>> count_unshared([(0.9, "a", "b"), (0.8, "a", "c"), (0.2, "b", "c")], nums.__getitem__, 0.7)
 (2, 1)
 
 The numbers compared are :func:`identifiers`: one catalogue's "RL-1299" is the other's
@@ -58,12 +61,12 @@ def identifiers(words: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-def differ(a: frozenset[str], b: frozenset[str]) -> bool:
+def identifiers_differ(a: frozenset[str], b: frozenset[str]) -> bool:
     """Whether two records' numbers tell them apart: both hold some and they share none."""
     return bool(a) and bool(b) and not a & b
 
 
-def apart(
+def count_unshared(
     pairs: Iterable[tuple[float, K, K]], numbers: Callable[[K], frozenset[str]], waived: float
 ) -> tuple[int, int]:
     """Of the pairs ``(similarity, a, b)`` at least ``waived`` similar whose records both hold
