@@ -41,6 +41,8 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 
+from .constraints import check_all
+from .errors import ArgumentError
 from .keys import id_key
 from .text import jaccard
 
@@ -106,17 +108,14 @@ def _checked_sets(
 ) -> dict[str, frozenset[Hashable]]:
     """The shingle sets by record id, once the threshold and the ids are checked: a
     duplicate id would otherwise silently lose one record's set."""
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
-        raise TypeError(f"threshold must be a number, got {threshold!r}")
-    if not 0.0 < threshold <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+    check_all("all_pairs", {"threshold": threshold})
     items = list(shingle_sets.items()) if isinstance(shingle_sets, Mapping) else list(shingle_sets)
     sets: dict[str, frozenset[Hashable]] = {}
     for rid, shingles in items:
         if not isinstance(rid, str):
-            raise TypeError(f"record ids must be strings, got {rid!r}")
+            raise ArgumentError(f"record ids must be strings, got {rid!r}")
         if rid in sets:
-            raise ValueError(f"duplicate record id {rid!r}")
+            raise ArgumentError(f"duplicate record id {rid!r}")
         sets[rid] = frozenset(shingles)
     return sets
 

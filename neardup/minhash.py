@@ -34,6 +34,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import kernel
 from .canonical import CANONICAL_VERSION, canonicalize, trigger_table
+from .constraints import HASH_FAMILIES, KINDS, check_all
 from .errors import ArgumentError
 from .text import NORMALIZATION_VERSION, char_grams, check_text, jaccard, normalize
 
@@ -64,9 +65,6 @@ EMPTY_SIGNATURE_VALUE = 0xFFFFFFFF
 #: b < p < 2**32 + 16, so a*x + b < 2**63 + 2**33 < 2**64 -- no wrap-around before ``% p``.
 UNIVERSAL_PRIME = 4294967311
 _UNIVERSAL_A_MAX = 1 << 31  # a is drawn from [1, 2**31)
-
-KINDS = ("word", "char")
-HASH_FAMILIES = ("xor", "universal")
 
 #: Stored with an index of character shingles (so one shingled the older way is refused): the
 #: hyphens of the prepared text are spaces. Normalization keeps ``-`` so that a *word* stays
@@ -153,16 +151,11 @@ class ShingleProcessor:
         split_hyphens: bool = True,
         fix_text: bool = False,
     ) -> None:
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise ArgumentError(f"shingle size must be an integer >= 1, got {size!r}")
-        if isinstance(num_perm, bool) or not isinstance(num_perm, int) or num_perm < 1:
-            raise ArgumentError(f"num_perm must be an integer >= 1, got {num_perm!r}")
-        if kind not in KINDS:
-            raise ArgumentError(f"shingle kind must be one of {KINDS}, got {kind!r}")
-        if hash_family not in HASH_FAMILIES:
-            raise ArgumentError(f"hash_family must be one of {HASH_FAMILIES}, got {hash_family!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ArgumentError(f"seed must be an integer, got {seed!r}")
+        check_all("ShingleProcessor", {
+            "size": size, "kind": kind, "num_perm": num_perm, "hash_family": hash_family,
+            "seed": seed, "canonical": canonical, "fold_accents": fold_accents,
+            "split_hyphens": split_hyphens, "fix_text": fix_text,
+        })  # fmt: skip
         self.size = size
         self.kind = kind
         self.split_hyphens = bool(split_hyphens)

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.bruteforce import all_pairs, jaccard
+from neardup.errors import ArgumentError
 from neardup.keys import id_key
 
 
@@ -127,15 +128,16 @@ def test_accepts_a_list_of_pairs_and_frozensets() -> None:
 
 
 def test_rejects_bad_input() -> None:
-    with pytest.raises(ValueError):
+    """Bad input is an ArgumentError (exit code 2 in the CLI), in the constraints' format."""
+    with pytest.raises(ArgumentError, match=r"^threshold must be a number in \(0, 1\], got 0.0$"):
         all_pairs({"1": {"a"}}, 0.0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ArgumentError, match=r"threshold must be a number in \(0, 1\], got 1.5"):
         all_pairs({"1": {"a"}}, 1.5)
-    with pytest.raises(ValueError):
+    with pytest.raises(ArgumentError, match="duplicate record id '1'"):
         all_pairs([("1", {"a"}), ("1", {"b"})], 0.5)
-    with pytest.raises(TypeError):
+    with pytest.raises(ArgumentError, match="record ids must be strings, got 1"):
         all_pairs([(1, {"a"})], 0.5)  # type: ignore[list-item]
-    with pytest.raises(TypeError):
+    with pytest.raises(ArgumentError, match="threshold must be a number in .*, got True"):
         all_pairs({"1": {"a"}}, True)
 
 
