@@ -155,7 +155,7 @@ class Defaults:
     #: Character k-grams each column is compared by (those of the records' default shingles).
     fields_gram: int = 3
 
-    # -- the learned rule (neardup.decision.rule) --------------------------------------------------
+    # -- the learned rule (neardup.decision.fellegi_sunter) ------------------------------------
     #: Dirichlet smoothing of every level count: no level is ever impossible.
     em_smoothing: float = 0.5
     #: EM stops after this many iterations ...

@@ -7,7 +7,7 @@ address but not the name. Which columns decide depends on the data, and no label
 the valley's own split does:
 
 * the pairs the valley keeps are mostly matches: per column, how similar the two values are
-  among them (``m``, levels of :func:`neardup.decision.rule.levels`);
+  among them (``m``, levels of :func:`neardup.decision.fellegi_sunter.levels`);
 * the candidates it drops (verified at the floor, below the valley) are mostly non-matches: the
   same per column among them (``u``);
 * each kept pair's columns then weigh for or against it (Fellegi-Sunter: the sum of
@@ -66,7 +66,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .decision.assign import best_of_each
-from .decision.rule import LEVELS, MISSING, MatchRule, estimate, levels
+from .decision.fellegi_sunter import LEVELS, MISSING, MatchRule, estimate, levels
 from .defaults import DEFAULTS
 from .minhash import ShingleProcessor
 from .results import Pair

@@ -40,7 +40,7 @@ class ReportOptions:
 
     #: A fixed Jaccard bar (None: the index's rule decides: ``valley`` reads its bar off the
     #: records' nearest-neighbour similarities, :mod:`neardup.decision.valley`; ``learned``
-    #: fits its match rule to the candidates, :mod:`neardup.decision.rule`).
+    #: fits its match rule to the candidates, :mod:`neardup.decision.fellegi_sunter`).
     threshold: float | None = None
     #: ``dedup`` pairs any two records; ``link`` only records of different sources.
     mode: str = "dedup"

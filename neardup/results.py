@@ -114,7 +114,7 @@ class Report:
     mode: str = "dedup"
     #: How the threshold was decided from the data: the valley found
     #: (:meth:`neardup.decision.valley.Valley.as_dict`) or the learned match rule
-    #: (:meth:`neardup.decision.rule.MatchRule.as_dict`); None for a fixed threshold.
+    #: (:meth:`neardup.decision.fellegi_sunter.MatchRule.as_dict`); None for a fixed threshold.
     #: :attr:`decision` reads it, with ``threshold``, as the :class:`Decision` the rule returned.
     rule: dict[str, Any] | None = None
     seconds: float = 0.0

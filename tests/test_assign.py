@@ -8,7 +8,7 @@ import numpy as np
 
 from neardup import Params
 from neardup.decision.assign import best_of_each
-from neardup.decision.rule import features
+from neardup.decision.fellegi_sunter import features
 from neardup.decision.valley import best_similarities
 from neardup.fields import far_below_best, mutual_best
 from neardup.results import Pair

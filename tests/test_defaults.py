@@ -39,7 +39,7 @@ MOVED = {
         "CUT": "fields_cut", "SAMPLE": "fields_sample", "MIN_PAIRS": "fields_min_pairs",
         "MARGIN": "fields_margin_bits", "GRAM": "fields_gram",
     },
-    "neardup.decision.rule": {
+    "neardup.decision.fellegi_sunter": {
         "SMOOTHING": "em_smoothing", "ITERATIONS": "em_iterations", "TOLERANCE": "em_tolerance",
     },
     "neardup.weights": {"GRAM": "weighted_gram"},

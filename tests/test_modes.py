@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from neardup import NearDupIndex, Params
+from neardup.decision.fellegi_sunter import learn_rule, levels
 from neardup.decision.prune import prune
-from neardup.decision.rule import learn_rule, levels
 from neardup.read.pairs import read_pairs
 from neardup.resources import restaurants
 from neardup.results import Pair

@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.accuracy import oracle
 from neardup import Params
-from neardup.decision.rule import MISSING, features
+from neardup.decision.fellegi_sunter import MISSING, features
 from neardup.decision.valley import _Numbers
 from neardup.fields import _Columns
 from neardup.minhash import ShingleProcessor

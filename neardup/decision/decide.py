@@ -9,7 +9,7 @@ and what it found). Three rules today:
 * :class:`ValleyRule`: the bar read off the records' best-match similarities
   (:mod:`neardup.decision.valley`);
 * :class:`LearnedRule`: a Fellegi-Sunter rule fitted by EM without labels
-  (:mod:`neardup.decision.rule`).
+  (:mod:`neardup.decision.fellegi_sunter`).
 
 A :class:`Check` (the numbers check, :class:`NumbersCheck`; the columns check,
 :class:`ColumnsCheck`) second-guesses the pairs a rule kept; :class:`Checked` composes any rule
@@ -37,7 +37,7 @@ from ..fields import fields_disagree, sample_pairs
 from ..keys import id_key
 from ..minhash import ShingleProcessor
 from ..results import Decision, Pair
-from .rule import apply_rule
+from .fellegi_sunter import apply_rule
 from .valley import numbers_disagree, numbers_identify, read_valley
 
 #: The columns of records by id (:meth:`neardup.backends.base.Backend.columns`).
@@ -132,7 +132,8 @@ class ValleyRule:
 @dataclass(frozen=True)
 class LearnedRule:
     """The match rule fitted to the candidates without labels
-    (:func:`neardup.decision.rule.apply_rule`): each pair kept carries its match probability."""
+    (:func:`neardup.decision.fellegi_sunter.apply_rule`): each pair kept carries its match
+    probability."""
 
     def decide(self, features: Features) -> tuple[list[Pair], Decision]:
         kept, fitted = apply_rule(features.pairs, features.texts, features.processor)

@@ -1,5 +1,5 @@
-"""The learned rule's comparisons (neardup.decision.rule.features): which columns, and their
-values."""
+"""The rule learned without labels (neardup.decision.fellegi_sunter): its comparisons (which
+columns, and their values), its estimate of m and u, and how it weighs pairs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from neardup.decision.rule import LEVELS, MISSING, MatchRule, estimate, features, levels
+from neardup.decision.fellegi_sunter import LEVELS, MISSING, MatchRule, estimate, features, levels
 from neardup.defaults import DEFAULTS
 from neardup.params import Params
 from neardup.results import Pair
