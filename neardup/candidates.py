@@ -61,7 +61,7 @@ class Candidates:
     capped: int = 0
     cap: int | None = None
     #: The texts of :attr:`ids` where they were read to find the candidates (a
-    #: :class:`~neardup.texts.TextTable`; None: read them from the index).
+    #: :class:`~neardup.text_table.TextTable`; None: read them from the index).
     texts: Any = None
     #: The shingle hashes ``(values, offsets)`` of every code of :attr:`ids`, where they were
     #: made while the texts were at hand (:func:`neardup.verify.held_hashes`); else None.

@@ -18,7 +18,7 @@ pairs/clusters.
 
 This module is the facade: it composes the steps and decides nothing itself. What is stored
 for a record is :mod:`neardup.documents`; candidates, :mod:`neardup.candidates`; their texts,
-:mod:`neardup.texts`; verification, :mod:`neardup.verify`; the decision (a threshold, the
+:mod:`neardup.text_table`; verification, :mod:`neardup.verify`; the decision (a threshold, the
 valley, the learned rule, and their checks), :mod:`neardup.decision.decide`; pruning,
 :mod:`neardup.decision.prune`; clusters, :mod:`neardup.completion` and :mod:`neardup.cluster`; what
 a report is asked for, :mod:`neardup.options`.
@@ -83,7 +83,7 @@ from .read.checks import Checked, checked_items
 from .read.items import Blank, Item, Record, Rejection
 from .results import Decision, Match, Pair, Report
 from .text import check_text, sort_ids, word_edit_distance
-from .texts import TextTable
+from .text_table import TextTable
 from .verify import (
     held_hashes,
     runs_of,

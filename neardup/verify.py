@@ -23,7 +23,7 @@ from .graph import component_labels
 from .minhash import ShingleProcessor, hashed_jaccard
 from .results import Pair
 from .text import WordCodes, encoded_distance
-from .texts import TextTable
+from .text_table import TextTable
 
 
 def verified_jaccard(a: frozenset[str], b: frozenset[str]) -> float | None:

@@ -407,9 +407,9 @@ def test_the_core_does_not_import_the_2014_design() -> None:
 
 
 #: The steps of the decision layer: index.py composes them and defines none of their work.
-STEPS = ("verify", "texts", "decision/prune", "documents", "decision/decide", "decision/valley",
-         "decision/fellegi_sunter", "fields", "decision/link", "decision/route",
-         "decision/labelled", "decision/words")
+STEPS = ("verify", "text_table", "decision/prune", "documents", "decision/decide",
+         "decision/valley", "decision/fellegi_sunter", "fields", "decision/link",
+         "decision/route", "decision/labelled", "decision/words")
 #: What index.py may define outside NearDupIndex: input conversion, the ids shown, the GC pause.
 FACADE_FUNCTIONS = {"_as_record", "shown", "_gc_paused"}
 

@@ -12,7 +12,7 @@ from neardup import Params
 from neardup.graph import clusters, component_labels
 from neardup.keys import id_key
 from neardup.text import sort_ids, word_edit_distance
-from neardup.texts import TextTable
+from neardup.text_table import TextTable
 from neardup.verify import verify
 
 

@@ -52,7 +52,7 @@ class Features:
 
     #: The verified candidates (each at the floor or more), sorted by id.
     pairs: list[Pair]
-    #: The records' texts by id (:class:`neardup.texts.TextTable`).
+    #: The records' texts by id (:class:`neardup.text_table.TextTable`).
     texts: Mapping[str, str]
     processor: ShingleProcessor
     #: How many records the index holds (those without a candidate count too).

@@ -23,7 +23,7 @@ from ..keys import id_key
 from ..minhash import ShingleProcessor
 from ..results import Decision, Pair
 from ..text import sort_ids
-from ..texts import TextTable
+from ..text_table import TextTable
 from ..verify import SCREEN_MIN
 from . import steps
 from .duck import DuckDB

@@ -41,7 +41,7 @@ from ..candidates import COUNT_MAX, _uniform
 from ..defaults import DEFAULTS
 from ..minhash import ShingleProcessor, hashed_jaccard
 from ..results import Pair
-from ..texts import TextTable
+from ..text_table import TextTable
 from ..verify import SCREEN_MARGIN, verify_codes
 
 if TYPE_CHECKING:
