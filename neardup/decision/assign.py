@@ -89,7 +89,7 @@ def runner_up(pairs: Iterable[tuple[float, K, K]], keep: int = 2) -> dict[K, lis
     return best
 
 
-def second(
+def best_other(
     me: K, partner: K, runner: Mapping[K, Sequence[tuple[K, float]]]
 ) -> tuple[K | None, float]:
     """The best candidate of ``me`` other than ``partner`` and its similarity (None, 0 if
@@ -108,4 +108,5 @@ def stands_out(
     margin: float = DEFAULTS.link_margin,
 ) -> bool:
     """Whether the pair ``a``-``b`` is ahead of both records' runner-ups by ``margin``."""
-    return max(second(a, b, runner)[1], second(b, a, runner)[1]) <= similarity * (1.0 - margin)
+    closest = max(best_other(a, b, runner)[1], best_other(b, a, runner)[1])
+    return closest <= similarity * (1.0 - margin)

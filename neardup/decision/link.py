@@ -45,7 +45,7 @@ from ..results import Decision, Pair
 from ..text import word_edit_distance
 from ..topk import purged, top_k
 from ..weights import TfidfSpace, cosine
-from .assign import runner_up, second, stands_out, unique_mapping
+from .assign import best_other, runner_up, stands_out, unique_mapping
 from .decide import jaccard_reason, matched_line, probability_reason
 from .identifiers import count_unshared, identifiers, identifiers_differ
 
@@ -295,7 +295,7 @@ def _pass(
         out.candidates += len(scored)
         runner = runner_up(scored)
         for s, a, b in unique_mapping(scored):
-            mapped = (s, a, b, second(a, b, runner)[0], second(b, a, runner)[0])
+            mapped = (s, a, b, best_other(a, b, runner)[0], best_other(b, a, runner)[0])
             out.mapped.append(mapped)
             if stands_out(s, a, b, runner, margin):
                 out.stood_out.append(mapped)
