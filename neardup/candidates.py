@@ -36,8 +36,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import kernel
+from .constraints import declared
 from .defaults import DEFAULTS
-from .errors import ArgumentError
 from .text import sort_ids
 
 # Tuned: the values and the reasons for them are in neardup.defaults.
@@ -97,12 +97,8 @@ class Candidates:
 
 
 def check_max_bucket(max_bucket: int | None) -> int | None:
-    """``None`` (no bound) or an integer >= 2."""
-    if max_bucket is None:
-        return None
-    if isinstance(max_bucket, bool) or not isinstance(max_bucket, int) or max_bucket < 2:
-        raise ArgumentError(f"max_bucket must be an integer >= 2 or None, got {max_bucket!r}")
-    return max_bucket
+    """``None`` (no bound) or an integer >= 2 (as :mod:`neardup.constraints` declares it)."""
+    return declared("ReportOptions")["max_bucket"].check(max_bucket)
 
 
 def _runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -36,8 +36,8 @@ KINDS = ("word", "char")
 HASH_FAMILIES = ("xor", "universal")
 #: How a report decides: pairs at ``threshold`` or more; the threshold at the valley of the
 #: records' nearest-neighbour similarities (:mod:`neardup.decision.valley`); or a rule learned
-#: from the candidates (:mod:`neardup.decision.rule`). For the last two, ``threshold`` is the
-#: floor banding finds.
+#: from the candidates (:mod:`neardup.decision.fellegi_sunter`). For the last two,
+#: ``threshold`` is the floor banding finds.
 RULES = ("threshold", "valley", "learned")
 #: Which records a report pairs: any two, or only records of different sources.
 MODES = ("dedup", "link")
@@ -45,7 +45,8 @@ MODES = ("dedup", "link")
 SIMILARITIES = ("auto", "jaccard", "weighted")
 #: The prunings of a report's pairs (:mod:`neardup.decision.prune`).
 PRUNE_MODES = ("best", "mutual", "one-to-one", "none")
-#: Where a report runs (:mod:`neardup.plan`).
+#: Where a report runs (:mod:`neardup.plan`): ``auto`` (in process while the memory budget holds
+#: it, else DuckDB), ``memory`` (the in-process report) or a plan engine.
 ENGINES = ("auto", "memory", "duckdb", "spark")
 
 
@@ -396,6 +397,5 @@ _declare(
         "conf",
         "other Spark settings, as strings",
         InstanceOf((Mapping, tuple), "a mapping of strings"),
-        NONE,
     ),
 )

@@ -12,24 +12,23 @@ says what it decides.
 >>> ReportOptions(mode="other")
 Traceback (most recent call last):
 ...
-neardup.errors.ArgumentError: unknown mode 'other': choose one of dedup, link
+neardup.errors.ArgumentError: mode must be one of dedup, link, got 'other'
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .candidates import DEFAULT_CAP, DEFAULT_MAX_BUCKET, check_max_bucket
 from .column_map import parse_given
-from .decision.prune import DEFAULT_PRUNE, PRUNE_MODES
+from .constraints import MODES, SIMILARITIES, InstanceOf, check, check_all, declared
+from .decision.prune import DEFAULT_PRUNE
 from .errors import ArgumentError
-from .plan import ENGINES, IN_PROCESS, DuckDB, Spark, budget_of
+from .plan import IN_PROCESS, DuckDB, Spark, budget_of
 
-MODES = ("dedup", "link")
-#: What decides a pair (see :meth:`NearDupIndex.report <neardup.index.NearDupIndex.report>`).
-SIMILARITIES = ("auto", "jaccard", "weighted")
+__all__ = ["MODES", "SIMILARITIES", "ReportOptions"]
 
 
 @dataclass(frozen=True)
@@ -87,12 +86,10 @@ class ReportOptions:
     memory: str | int | None = None
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise ArgumentError(f"unknown mode {self.mode!r}: choose one of {', '.join(MODES)}")
-        if self.similarity not in SIMILARITIES:
-            raise ArgumentError(
-                f"unknown similarity {self.similarity!r}: choose one of {', '.join(SIMILARITIES)}"
-            )
+        check_all("ReportOptions", {f.name: getattr(self, f.name) for f in fields(self)
+                                    if f.name != "engine"})  # fmt: skip
+        engine = declared("ReportOptions")["engine"]
+        check("engine", self.engine, *engine.constraints, InstanceOf((DuckDB, Spark), "an engine"))
         if self.similarity == "weighted" and self.mode != "link":
             raise ArgumentError("the weighted similarity links sources: it needs mode link")
         if self.columns is not None:
@@ -100,39 +97,17 @@ class ReportOptions:
             if isinstance(given, tuple) and all(isinstance(g, tuple) for g in given):
                 given = dict(given)
             object.__setattr__(self, "columns", tuple(parse_given(given).items()))
-        if not isinstance(self.numbers_check, bool):
-            raise ArgumentError(f"numbers_check must be True or False, got {self.numbers_check!r}")
-        since = self.since
-        if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
-            raise ArgumentError(f"since must be a batch number, got {since!r}")
         object.__setattr__(self, "max_bucket", check_max_bucket(self.max_bucket))
-        cap = self.cap
-        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
-            raise ArgumentError(f"cap must be a positive integer or None, got {cap!r}")
-        if self.complete and (self.mode != "dedup" or self.pruning != "none" or since is not None):
+        if self.complete and (
+            self.mode != "dedup" or self.pruning != "none" or self.since is not None
+        ):
             raise ArgumentError(
                 "complete adds the pairs of clusters: it needs mode dedup, prune none and the "
                 "full report (no since)"
             )
-        threshold = self.threshold
-        if threshold is not None:
-            if isinstance(threshold, bool) or not isinstance(threshold, int | float):
-                raise ArgumentError(f"threshold must be a number in (0, 1], got {threshold!r}")
-            if not 0.0 < threshold <= 1.0:
-                raise ArgumentError(f"threshold must be in (0, 1], got {threshold}")
-        if self.pruning not in PRUNE_MODES:
-            raise ArgumentError(
-                f"unknown pruning {self.pruning!r}: choose one of {', '.join(PRUNE_MODES)}"
-            )
-        if not isinstance(self.engine, DuckDB | Spark) and (
-            not isinstance(self.engine, str) or self.engine not in ENGINES
-        ):
-            raise ArgumentError(
-                f"unknown engine {self.engine!r}: choose one of {', '.join(ENGINES)}"
-            )
         if self.memory is not None:
             budget_of(self.memory)  # a size, checked now
-        if self.engine not in IN_PROCESS and since is not None:
+        if self.engine not in IN_PROCESS and self.since is not None:
             raise ArgumentError(
                 f"the {getattr(self.engine, 'name', self.engine)} engine makes the full report: "
                 "a report of new records (since, --new) runs in memory"

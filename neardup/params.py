@@ -18,9 +18,10 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from .banding import MAX_BANDS, choose_bands
+from .constraints import RULES, check_all
 from .errors import ArgumentError, ParameterMismatch
 from .extra_fields import ExtraFields, loaded, wanted
-from .minhash import HASH_FAMILIES, KINDS, ShingleProcessor
+from .minhash import ShingleProcessor
 
 #: Version of the stored form (and of the band-key layout in a Solr index). An index written
 #: in another form is refused with "re-index", never read as if it had no shared buckets.
@@ -32,11 +33,8 @@ FORMAT = 3
 #: The formats this version reads: 2 (keys also stored as strings; it keeps writing them
 #: there, so that the neardup that made it can still read it) and 3.
 READS = (2, 3)
-#: How a report decides: pairs at ``threshold`` or more; the threshold at the valley of the
-#: records' nearest-neighbour similarities (:mod:`neardup.decision.valley`); or a rule learned from
-#: the candidates (:mod:`neardup.decision.fellegi_sunter`). For the last two, ``threshold`` is
-#: the floor banding finds.
-RULES = ("threshold", "valley", "learned")
+#: How a report decides (declared with the other parameters' values in :mod:`neardup.constraints`).
+__all__ = ["FORMAT", "READS", "RULES", "Params"]
 
 
 @dataclass(frozen=True)
@@ -78,23 +76,9 @@ class Params:
     fix_text: bool = False
 
     def __post_init__(self) -> None:
-        if isinstance(self.threshold, bool) or not isinstance(self.threshold, int | float):
-            raise ArgumentError(f"threshold must be a number in (0, 1], got {self.threshold!r}")
-        if not 0.0 < self.threshold <= 1.0:
-            raise ArgumentError(f"threshold must be in (0, 1], got {self.threshold}")
-        if self.shingle_kind not in KINDS:
-            raise ArgumentError(f"shingle_kind must be one of {KINDS}, got {self.shingle_kind!r}")
-        if self.rule not in RULES:
-            raise ArgumentError(f"rule must be one of {RULES}, got {self.rule!r}")
-        if self.hash_family not in HASH_FAMILIES:
-            raise ArgumentError(
-                f"hash_family must be one of {HASH_FAMILIES}, got {self.hash_family!r}"
-            )
-        self.processor()  # validates size, num_perm and seed
-        for name in ("bands", "rows"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ArgumentError(f"{name} must be an integer >= 0, got {value!r}")
+        check_all("Params", {f.name: getattr(self, f.name) for f in fields(self)})
+        if self.fix_text:
+            self.processor()  # ftfy is there, or the error names the extra now
         if (self.bands > 0) != (self.rows > 0):
             raise ArgumentError("give both bands and rows, or neither (they follow the threshold)")
         if self.bands == 0:

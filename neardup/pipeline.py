@@ -14,7 +14,8 @@ from typing import Any
 from tqdm import tqdm
 
 from .backends.base import Backend
-from .errors import ArgumentError, SolrRequestError
+from .constraints import check_all
+from .errors import SolrRequestError
 from .read.items import Blank, EmptyText, Item, Record, Rejection
 
 #: A batch is sent once its records' text reaches this many bytes, whatever their number: a
@@ -96,10 +97,8 @@ class Writer:
         progress: bool = False,
         total: int | None = None,
     ) -> None:
-        if isinstance(writers, bool) or not isinstance(writers, int) or writers < 1:
-            raise ArgumentError(f"writers must be an integer >= 1, got {writers!r}")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ArgumentError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+        check_all("Writer", {"batch_size": batch_size, "writers": writers,
+                             "progress": progress, "total": total})  # fmt: skip
         self.backend = backend
         self.documents = documents
         self.batch_size = batch_size

@@ -568,7 +568,7 @@ def test_cli_exit_codes(tmp_path: Path) -> None:
          f"{bad}:2: no text after the id"),
         (["review", "--out", str(tmp_path / "p.html"), "--backend", "memory"], "holds nothing"),
         (["dedupe", str(bad), "--out", str(out), "--backend", "memory", "--threshold", "2"],
-         "threshold must be in (0, 1]"),
+         "threshold must be a number in (0, 1]"),
     ]
     for args, message in cases:
         proc = run_cli(*args)

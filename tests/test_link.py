@@ -145,7 +145,7 @@ def test_weighted_needs_link_mode_and_the_full_report() -> None:
     index.add_many([("1", "cafe roma", "a"), ("2", "caffe roma", "b")])
     with pytest.raises(ArgumentError, match="mode link"):
         index.report(mode="dedup", similarity="weighted")
-    with pytest.raises(ArgumentError, match="unknown similarity"):
+    with pytest.raises(ArgumentError, match="similarity must be one of auto, jaccard, weighted"):
         index.report(mode="link", similarity="cosine")
     # Parameters given: link mode keeps Jaccard unless asked.
     assert index.report(mode="link").rule is None

@@ -54,7 +54,7 @@ def test_link_mode_needs_sources_to_differ(make_index: MakeIndex) -> None:
     index.add_many([("1", "same words here"), ("2", "same words here")])
     assert len(index.report(mode="dedup").pairs) == 1
     assert index.report(mode="link").pairs == []  # one source: nothing to link
-    with pytest.raises(Exception, match="unknown mode"):
+    with pytest.raises(Exception, match="mode must be one of dedup, link, got 'merge'"):
         index.report(mode="merge")
 
 

@@ -23,18 +23,22 @@ def _index(**params: Any) -> NearDupIndex:
 @pytest.mark.parametrize(
     ("given", "message"),
     [
-        ({"mode": "both"}, "unknown mode 'both'"),
-        ({"similarity": "cosine"}, "unknown similarity 'cosine'"),
+        ({"mode": "both"}, "^mode must be one of dedup, link, got 'both'$"),
+        ({"similarity": "cosine"}, "similarity must be one of auto, jaccard, weighted, got 'c"),
         ({"similarity": "weighted"}, "needs mode link"),
         ({"since": "5"}, "since must be a batch number"),
         ({"since": True}, "since must be a batch number"),
-        ({"max_bucket": 0}, "max_bucket"),
+        ({"max_bucket": 0}, "^max_bucket must be an integer >= 2 or None, got 0$"),
+        ({"cap": 0}, "^cap must be an integer >= 1 or None, got 0$"),
+        ({"max_dist": -1}, "^max_dist must be an integer >= 0 or None, got -1$"),
+        ({"numbers_check": None}, "^numbers_check must be True or False, got None$"),
+        ({"engine": "hadoop"}, "^engine must be one of auto, memory, duckdb, spark or an"),
         ({"complete": True, "mode": "link"}, "complete adds the pairs of clusters"),
         ({"complete": True, "prune": "best"}, "complete adds the pairs of clusters"),
-        ({"threshold": 0}, r"threshold must be in \(0, 1\]"),
-        ({"threshold": 1.5}, r"threshold must be in \(0, 1\]"),
+        ({"threshold": 0}, r"^threshold must be a number in \(0, 1\] or None, got 0$"),
+        ({"threshold": 1.5}, r"^threshold must be a number in \(0, 1\] or None, got 1.5$"),
         ({"threshold": "0.5"}, "threshold must be a number"),
-        ({"prune": "all"}, "unknown pruning 'all'"),
+        ({"prune": "all"}, "^prune must be one of best, mutual, one-to-one, none or None, got"),
     ],
 )
 def test_bad_options_are_refused_when_made(given: dict[str, Any], message: str) -> None:

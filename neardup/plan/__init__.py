@@ -9,14 +9,12 @@ local mode). ``NearDupIndex.report(engine="duckdb")`` (``"spark"``) and ``neardu
 its estimated peak fits the memory budget and on DuckDB past it (:mod:`neardup.plan.budget`).
 """
 
+from ..constraints import ENGINES
 from .budget import Placement, budget_of, place
 from .driver import Planned, decided, engine_named
 from .duck import DuckDB, EngineFailed
 from .spark import Spark
 
-#: The engines a report runs on: ``auto`` (in process while the memory budget holds it, else
-#: DuckDB), ``memory`` (the in-process report) or a plan engine.
-ENGINES = ("auto", "memory", "duckdb", "spark")
 #: The engines that run the report in this process (the weighted link and a report of new
 #: records run nowhere else).
 IN_PROCESS = ("auto", "memory")

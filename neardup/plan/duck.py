@@ -14,10 +14,11 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..constraints import check_all
 from ..errors import ArgumentError, NeardupError
 
 if TYPE_CHECKING:
@@ -44,14 +45,7 @@ class DuckDB:
     name = "duckdb"
 
     def __post_init__(self) -> None:
-        for name in ("memory_limit", "disk_limit"):
-            limit = getattr(self, name)
-            if limit is not None and (not isinstance(limit, str) or not limit.strip()):
-                raise ArgumentError(f"{name} must be a size such as '2GB', got {limit!r}")
-        threads = self.threads
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
-                                    or threads < 1):  # fmt: skip
-            raise ArgumentError(f"threads must be a positive integer or None, got {threads!r}")
+        check_all("DuckDB", {f.name: getattr(self, f.name) for f in fields(self)})
 
     def open(self) -> DuckDBSession:
         """A connection to a fresh database (close it: :meth:`DuckDBSession.close`)."""

@@ -25,10 +25,11 @@ import tempfile
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..constraints import check_all
 from ..errors import ArgumentError
 from .duck import EngineFailed
 
@@ -73,13 +74,7 @@ class Spark:
     name = "spark"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.master, str) or not self.master.strip():
-            raise ArgumentError(
-                f"master must be a Spark master URL such as 'local[2]', got {self.master!r}"
-            )
-        memory = self.memory
-        if memory is not None and (not isinstance(memory, str) or not memory.strip()):
-            raise ArgumentError(f"memory must be a size such as '4g', got {memory!r}")
+        check_all("Spark", {f.name: getattr(self, f.name) for f in fields(self)})
         conf = dict(self.conf)
         for key, value in conf.items():
             if not isinstance(key, str) or not isinstance(value, str):
