@@ -14,7 +14,8 @@ import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .backends.solr import BATCH_FIELD, RECORDS_FQ, SOURCE_FIELD, SolrBackend
+from .backends.base import SolrStore
+from .backends.solr import BATCH_FIELD, RECORDS_FQ, SOURCE_FIELD
 from .choose import choose
 from .params import Params
 
@@ -25,9 +26,10 @@ DECIDING = ("shingle_kind", "shingle_size", "threshold", "rule", "canonical", "f
             "split_hyphens", "fix_text", "num_perm", "hash_family", "seed")  # fmt: skip
 
 
-def describe(backend: SolrBackend) -> dict[str, Any]:
+def describe(backend: SolrStore) -> dict[str, Any]:
     """Records, sources (most records first), parameters and batches (newest first) of a
-    collection, each batch with its sources."""
+    collection, each batch with its sources: of a backend that declares
+    :attr:`~neardup.backends.base.Capability.COLLECTION_INFO`."""
     stored = backend.load_params()
     facet = {
         "sources": {"type": "terms", "field": SOURCE_FIELD, "limit": LISTED, "numBuckets": True,
@@ -86,7 +88,7 @@ def format_info(info: Mapping[str, Any]) -> str:
 
 
 def joining_note(
-    backend: SolrBackend, params: Params, source: str, texts: Iterable[str],
+    backend: SolrStore, params: Params, source: str, texts: Iterable[str],
     given: Mapping[str, Any],
 ) -> str | None:  # fmt: skip
     """One line for a file that joins a collection of other sources' records whose parameters

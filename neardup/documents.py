@@ -31,7 +31,7 @@ def documents(
     read from a file, must not reach the index's own metadata either. ``strings``: the band keys as
     strings (``Document.keys``), else as the band fields' values (``Document.values``);
     ``signatures``: neither, but the signature (``Document.signature``), for a backend that
-    keeps it and makes the keys itself (:attr:`~neardup.backends.base.Backend.keeps_signatures`);
+    keeps it and makes the keys itself (:attr:`~neardup.backends.base.Capability.SIGNATURES`);
     ``threads``: how many threads may sign
     (:meth:`~neardup.minhash.ShingleProcessor.signatures_batch`)."""
     bad = [(r, check_id(r.id, None)) for r in records]

@@ -36,13 +36,13 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 from tqdm import tqdm
 
 from . import kernel
-from .backends.base import Backend, Document, search_terms
+from .backends.base import Backend, Capability, Document, SignatureStore, TermSearch, search_terms
 from .backends.memory import MemoryBackend
 from .banding import band_keys_batch
 from .candidates import (
@@ -388,10 +388,11 @@ class NearDupIndex:
             self._choose(records)
         # Signed on every core in memory; a Solr node on this machine indexes on the other
         # one (100k documents split over two threads: 8.0 -> 8.5 s into the local node).
-        threads = kernel.threads() if self.backend.kind == "memory" else 1
+        offers = self.backend.capabilities
+        threads = kernel.threads() if Capability.THREADS in offers else 1
         docs = documents(
             self.params, self.processor, records, self.batch_written, self.backend.key_strings,
-            self.backend.keeps_signatures and not self.params.extra_fields(), threads,
+            Capability.SIGNATURES in offers and not self.params.extra_fields(), threads,
         )  # fmt: skip
         primary = self.primary_source
         docs = [
@@ -623,7 +624,7 @@ class NearDupIndex:
         scan = DEFAULTS.scan_records
         if self.params.shingle_kind == "char":
             scan *= DEFAULTS.scan_char_factor
-        if total <= scan or self.backend.keeps_signatures:
+        if total <= scan or Capability.SIGNATURES in self.backend.capabilities:
             return self._signed_candidates(max_bucket, cap, protect, total)
         return all_candidates(bands, max_bucket, cap, protect)
 
@@ -635,11 +636,13 @@ class NearDupIndex:
         kept, or else signed again from the texts (what they were signed from when written);
         the texts stay with the candidates, so the report does not read them twice."""
         held: dict[str, str] = {}
-        stored = self.backend.signatures()
+        keeper = cast(SignatureStore, self.backend)
+        kept_all = Capability.SIGNATURES in self.backend.capabilities
+        stored = keeper.signatures() if kept_all else None
         if stored is not None:  # the screen's shingle hashes are kept too, or made here
             kept, sigs = stored
             held.update(self.backend.all_texts())
-            hashes = self.backend.shingle_hashes(kept)
+            hashes = keeper.shingle_hashes(kept)
             if hashes is None:
                 sizes = np.fromiter((len(held[i]) for i in kept), np.int64, count=len(kept))
                 hashes = held_hashes(lambda j: held[kept[j]], sizes, self.processor)
@@ -1107,7 +1110,7 @@ class NearDupIndex:
 
         Why not LSH: it finds records *similar* to the query, and a short query is similar to
         no long record. The backend looks the query's terms up instead
-        (:meth:`~neardup.backends.base.Backend.holding`: the records that hold the most of
+        (:meth:`~neardup.backends.base.TermSearch.holding`: the records that hold the most of
         them, and all tied with the ``k``-th), and those are scored here, so the answer is the
         one a scan of every record gives. A backend without a lookup (a Solr collection made
         before its terms field) is scanned whole up to :data:`SCAN_LIMIT` records; above
@@ -1161,7 +1164,10 @@ class NearDupIndex:
         processor = self.processor
         # the search terms are the shingles themselves: a record's Jaccard is counted too
         counted = processor.kind == "char" or (processor.size == 1 and not processor.canonical)
-        found = self.backend.holding(sorted(mine), sorted(whole) if counted else None, k, least)
+        found = None
+        if Capability.TERM_LOOKUP in self.backend.capabilities:
+            lookup = cast(TermSearch, self.backend)
+            found = lookup.holding(sorted(mine), sorted(whole) if counted else None, k, least)
         if found is not None:
             return found
         if len(self) <= SCAN_LIMIT:

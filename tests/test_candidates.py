@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from neardup import NearDupIndex, Params
-from neardup.backends.base import Document
+from neardup.backends.base import Capability, Document
 from neardup.backends.memory import MemoryBackend
 from neardup.banding import band_keys_batch
 from neardup.candidates import (
@@ -258,7 +258,8 @@ def test_signing_again_finds_the_candidates_the_index_holds(
     monkeypatch.setattr(index_mod, "DEFAULTS", dataclasses.replace(DEFAULTS, scan_records=0))
     if backend == "memory":  # past the bound too, it bands the signatures it kept
         assert idx.candidates().texts is not None
-        monkeypatch.setattr(idx.backend, "keeps_signatures", False)
+        kept = idx.backend.capabilities - {Capability.SIGNATURES}
+        monkeypatch.setattr(idx.backend, "capabilities", kept)
     held = idx.candidates()
     assert held.texts is None
     assert signed.pairs == held.pairs and len(signed) > 1_000

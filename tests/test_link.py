@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from neardup import NearDupIndex, Params
+from neardup.backends.base import Capability
 from neardup.decision.assign import runner_up, stands_out, unique_mapping
 from neardup.errors import ArgumentError, InputError
 from neardup.keys import SEP, key_of, record_id, source_of_key
@@ -83,7 +84,7 @@ def test_the_same_id_in_two_sources_is_two_records(make_index: MakeIndex) -> Non
     assert (pair.id1, pair.source1, pair.id2, pair.source2) == ("0", "a.csv", "0", "b.csv")
     assert index.primary_source == "a.csv"
     # Reopened, the index keeps its primary source: the first file's records keep their keys.
-    if index.backend.kind == "solr":
+    if Capability.PERSISTENT in index.backend.capabilities:
         again = NearDupIndex(backend=index.backend)
         assert again.primary_source == "a.csv" and again.from_data
 

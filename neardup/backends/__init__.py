@@ -3,11 +3,12 @@
 ``memory`` (:class:`MemoryBackend`) holds everything in Python dictionaries: tests, notebooks,
 small jobs, no Java. ``solr`` (:class:`SolrBackend`) keeps it in a Solr collection: persistent,
 incremental, shared between processes, SolrCloud beyond one machine. :class:`NearDupIndex
-<neardup.index.NearDupIndex>` only talks to :class:`Backend`, so the same parameters give the
-same pairs, neighbours and clusters on both (a test checks).
+<neardup.index.NearDupIndex>` only talks to :class:`Storage`, and asks a backend's
+``capabilities`` (:class:`Capability`) for the rest, so the same parameters give the same
+pairs, neighbours and clusters on both (a test checks).
 """
 
-from .base import Backend, Document, StoredRecord
+from .base import Backend, Capability, Document, Storage, StoredRecord
 from .memory import MemoryBackend
 
-__all__ = ["Backend", "Document", "MemoryBackend", "StoredRecord"]
+__all__ = ["Backend", "Capability", "Document", "MemoryBackend", "Storage", "StoredRecord"]

@@ -1,13 +1,21 @@
-"""The storage protocol every backend implements."""
+"""The storage protocol every backend implements, and the capabilities some declare.
+
+As datasketch's ``Storage``: a few members every backend must have (:class:`Storage`), what
+the core needs of records and band keys; what only some backends do (keep signatures, look
+search terms up, answer Solr queries, ...) is a :class:`Capability` a backend declares in
+``capabilities``, and the core asks for it there, never for a backend's class or name.
+"""
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from ..minhash import ShingleProcessor
+    from ..solr.client import Solr
 
 
 @dataclass(frozen=True)
@@ -30,12 +38,12 @@ class Document:
     #: The record's columns, when it has two or more (:mod:`neardup.fields` compares them).
     fields: dict[str, str] = field(default_factory=dict)
     #: The band keys as the 64-bit values a Solr index's band fields hold (signed), made
-    #: instead of ``keys`` for a backend that does not read strings (:attr:`Backend.key_strings`):
+    #: instead of ``keys`` for a backend that does not read strings (:attr:`Storage.key_strings`):
     #: 40 strings a record made and parsed again were a third of indexing's Python time.
     #: A list of ints, or a row of int64 (what :func:`neardup.documents.documents` makes).
     values: Any = field(default_factory=list)
     #: The record's MinHash signature, given instead of keys and values to a backend that keeps
-    #: signatures (:attr:`Backend.keeps_signatures`) and makes the keys from it when asked.
+    #: signatures (:attr:`Capability.SIGNATURES`) and makes the keys from it when asked.
     signature: Any = None
     #: The record's sorted distinct shingle hashes (uint32), given with its signature to a
     #: backend that keeps signatures: the screen of a report compares them.
@@ -60,11 +68,42 @@ def search_terms(processor: ShingleProcessor, text: str) -> frozenset[str]:
     return processor.shingle_set(text)
 
 
-class Backend(Protocol):
-    """Storage of records and band keys. Ids are strings; adding an id again replaces it."""
+class Capability(enum.Enum):
+    """What a backend offers beyond :class:`Storage`, declared in its ``capabilities``.
 
-    #: ``"memory"`` or ``"solr"``.
-    kind: str
+    Why declared rather than told by the backend's class or a name: the core asks what it
+    needs ("may signing use threads here?"), so a third backend says what it can and no
+    module has to know the first two. Each capability with members of its own has a protocol
+    of them (:class:`SignatureStore`, :class:`TermSearch`, :class:`SolrStore`); a test holds
+    that every backend that declares one implements it.
+    """
+
+    #: The records outlive the process: a second handle on the same storage sees them.
+    PERSISTENT = "persistent"
+    #: Signing may use every core of this process: the backend does its work in the
+    #: caller's thread (a Solr node on the same machine indexes on the other cores).
+    THREADS = "threads"
+    #: It keeps the signatures and shingle hashes it is given (:class:`SignatureStore`), so
+    #: that a report need not sign every text again.
+    SIGNATURES = "signatures"
+    #: It looks a short search's terms up (:class:`TermSearch`) instead of the search
+    #: reading every record.
+    TERM_LOOKUP = "term lookup"
+    #: It is a Solr collection with neardup's configset, whose client answers queries of
+    #: their own (:class:`SolrStore`): the 2014 design's, a temporary collection's deletion.
+    SOLR_QUERIES = "solr queries"
+    #: :func:`neardup.collection.describe` answers for it (records, sources, batches): the
+    #: CLI names the sources a collection holds from it.
+    COLLECTION_INFO = "collection info"
+
+
+class Storage(Protocol):
+    """Storage of records and band keys: what every backend must do, as the core uses it.
+    Ids are strings; adding an id again replaces it. What only some backends do is a
+    :class:`Capability` they declare."""
+
+    #: What it offers beyond these members.
+    capabilities: frozenset[Capability]
     #: How many writers may call :meth:`add` at the same time (each on its own :meth:`clone`).
     max_writers: int
 
@@ -75,17 +114,11 @@ class Backend(Protocol):
         ...
 
     @property
-    def keeps_signatures(self) -> bool:
-        """Whether :meth:`add` takes a document's signature (``Document.signature``) in place
-        of its keys, and :meth:`signatures` gives them back, so that a report need not sign
-        every text again."""
-        ...
-
-    @property
     def location(self) -> str:
         """Where the index is, for messages (a URL without credentials, or ``memory``)."""
         ...
 
+    # -- parameters -----------------------------------------------------------------------
     def load_params(self) -> dict[str, Any] | None:
         """The stored parameter set, or None for an index that has none yet."""
         ...
@@ -95,6 +128,7 @@ class Backend(Protocol):
         which is another writer's if one stored its own first (the caller uses or refuses it)."""
         ...
 
+    # -- writes ---------------------------------------------------------------------------
     def add(self, docs: Sequence[Document]) -> None:
         """Add or replace documents by id (visible to readers after :meth:`commit`)."""
         ...
@@ -105,13 +139,16 @@ class Backend(Protocol):
 
     def commit(self) -> None: ...
 
+    def clone(self) -> Storage:
+        """A handle on the same storage for another writer thread."""
+        ...
+
+    # -- records --------------------------------------------------------------------------
     def count(self) -> int:
         """How many records the index holds."""
         ...
 
-    def buckets(self, band: int) -> Iterator[list[str]]:
-        """The member ids of every bucket of one band that holds two or more records."""
-        ...
+    def get(self, record_id: str) -> StoredRecord | None: ...
 
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
         """``id -> text as written`` for the ids that exist."""
@@ -125,28 +162,29 @@ class Backend(Protocol):
         """``id -> columns`` for the ids that exist and were stored with two or more."""
         ...
 
-    def get(self, record_id: str) -> StoredRecord | None: ...
-
-    def sharing(self, keys: Sequence[str]) -> Iterator[StoredRecord]:
-        """Every record that has at least one of ``keys``."""
+    def records(self) -> Iterator[StoredRecord]:
+        """Every record, in id order."""
         ...
 
     def all_texts(self) -> Iterator[tuple[str, str]]:
         """Every record's id and text, in any order (a report signs them again)."""
         ...
 
-    def signatures(self) -> tuple[list[str], Any] | None:
-        """Every record's id, in :meth:`all_texts` order, and its signature (one row each), if
-        the backend keeps them for every record; None if it does not."""
+    def records_since(self, batch: int) -> Iterator[StoredRecord]:
+        """The records written by ``batch`` or a later one."""
         ...
 
-    def shingle_hashes(self, ids: Sequence[str]) -> tuple[Any, Any] | None:
-        """The shingle hashes of ``ids`` as ``(values, offsets)`` (those of ``ids[k]`` are
-        ``values[offsets[k]:offsets[k + 1]]``), if the backend kept them for each; else None."""
+    def last_batch(self) -> int | None:
+        """The newest batch of the index (None when it is empty)."""
         ...
 
-    def records(self) -> Iterator[StoredRecord]:
-        """Every record, in id order."""
+    # -- band lookups ---------------------------------------------------------------------
+    def buckets(self, band: int) -> Iterator[list[str]]:
+        """The member ids of every bucket of one band that holds two or more records."""
+        ...
+
+    def sharing(self, keys: Sequence[str]) -> Iterator[StoredRecord]:
+        """Every record that has at least one of ``keys``."""
         ...
 
     def members(self, keys: Sequence[str]) -> dict[str, list[str]]:
@@ -163,6 +201,31 @@ class Backend(Protocol):
         Not all of its keys: 40 keys a record were most of what the answer cost."""
         ...
 
+
+#: The name the rest of the package types a backend with.
+Backend = Storage
+
+
+@runtime_checkable
+class SignatureStore(Protocol):
+    """:attr:`Capability.SIGNATURES`: :meth:`Storage.add` takes a document's signature
+    (``Document.signature``) in place of its keys, and gives it back."""
+
+    def signatures(self) -> tuple[list[str], Any] | None:
+        """Every record's id, in :meth:`Storage.all_texts` order, and its signature (one row
+        each), if every record was stored with one; None if not."""
+        ...
+
+    def shingle_hashes(self, ids: Sequence[str]) -> tuple[Any, Any] | None:
+        """The shingle hashes of ``ids`` as ``(values, offsets)`` (those of ``ids[k]`` are
+        ``values[offsets[k]:offsets[k + 1]]``), if the backend kept them for each; else None."""
+        ...
+
+
+@runtime_checkable
+class TermSearch(Protocol):
+    """:attr:`Capability.TERM_LOOKUP`: the records' :func:`search_terms` looked up."""
+
     def holding(
         self, wanted: Sequence[str], whole: Sequence[str] | None, k: int, least: int
     ) -> list[StoredRecord] | None:
@@ -171,18 +234,19 @@ class Backend(Protocol):
         of ``wanted`` they hold (at least ``least``), then, if ``whole`` is given, by the
         Jaccard similarity of their terms with ``whole``; every record tied with the ``k``-th
         comes too, so that the caller's exact order picks the same ``k`` as a scan. None
-        when the backend cannot look terms up (a Solr collection made before its terms
-        field): the caller scans."""
+        when this storage cannot look them up after all (a Solr collection made before its
+        terms field): the caller scans."""
         ...
 
-    def records_since(self, batch: int) -> Iterator[StoredRecord]:
-        """The records written by ``batch`` or a later one."""
-        ...
 
-    def last_batch(self) -> int | None:
-        """The newest batch of the index (None when it is empty)."""
-        ...
+@runtime_checkable
+class SolrStore(Protocol):
+    """:attr:`Capability.SOLR_QUERIES` and :attr:`Capability.COLLECTION_INFO`: the Solr
+    collection behind the backend, for queries the storage protocol does not make."""
 
-    def clone(self) -> Backend:
-        """A handle on the same storage for another writer thread."""
-        ...
+    solr: Solr
+
+    @property
+    def location(self) -> str: ...
+
+    def load_params(self) -> dict[str, Any] | None: ...

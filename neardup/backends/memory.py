@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from ..banding import band_keys_batch
 from ..keys import id_key
 from ..params import Params
-from .base import Document, StoredRecord, search_terms
+from .base import Capability, Document, StoredRecord, search_terms
 
 #: Segments of a search lookup at most: past it they are merged into one (each search reads
 #: every segment's postings, and a merge sorts every posting again).
@@ -159,19 +159,19 @@ class MemoryBackend:
     """An in-memory index.
 
     >>> from neardup import NearDupIndex
+    >>> from neardup.backends.base import Capability
     >>> idx = NearDupIndex()            # a MemoryBackend by default
-    >>> idx.backend.kind
-    'memory'
+    >>> Capability.THREADS in idx.backend.capabilities
+    True
     """
 
-    kind = "memory"
+    #: Signed on every core (nothing else of the process works meanwhile); the signatures
+    #: and search terms kept (:class:`~neardup.backends.base.SignatureStore`,
+    #: :class:`~neardup.backends.base.TermSearch`); nothing persisted.
+    capabilities = frozenset({Capability.THREADS, Capability.SIGNATURES, Capability.TERM_LOOKUP})
     max_writers = 1
     #: Records' keys are held as strings.
     key_strings = True
-    #: A record's signature is kept and its keys made from it when first needed: a report of
-    #: every pair bands the signatures in numpy and never needs the keys (making them was a
-    #: quarter of adding 100k short records), and it need not sign the texts again.
-    keeps_signatures = True
 
     def __init__(self) -> None:
         self._params: dict[str, Any] | None = None
@@ -183,8 +183,11 @@ class MemoryBackend:
         self._bands: dict[int, dict[str, set[str]]] = {}
         #: Records written since the buckets were last brought up to date (:meth:`_buckets`).
         self._pending: list[tuple[str, list[str]]] = []
-        #: The signatures of records stored with one (:attr:`keeps_signatures`), and of those
-        #: whose keys are not made yet (:meth:`_keyed`).
+        #: The signatures of records stored with one (:attr:`Capability.SIGNATURES`), and of
+        #: those whose keys are not made yet (:meth:`_keyed`). A record's keys are made from its
+        #: signature when first needed: a report of every pair bands the signatures in numpy
+        #: and never needs the keys (making them was a quarter of adding 100k short records),
+        #: and it need not sign the texts again.
         self._sigs: dict[str, NDArray[np.uint32]] = {}
         self._unkeyed: dict[str, NDArray[np.uint32]] = {}
         #: The shingle hashes of records stored with them, while they take at most
@@ -399,8 +402,9 @@ class MemoryBackend:
     def holding(
         self, wanted: Sequence[str], whole: Sequence[str] | None, k: int, least: int
     ) -> list[StoredRecord]:
-        """See :meth:`Backend.holding`: from a :class:`TermLookup` of every record, made by the
-        first call (the records' terms as the index's stored parameters make them)."""
+        """See :meth:`~neardup.backends.base.TermSearch.holding`: from a :class:`TermLookup` of
+        every record, made by the first call (the records' terms as the index's stored
+        parameters make them)."""
         if self._lookup is None:
             if self._params is None:
                 return []  # no parameters: no records either

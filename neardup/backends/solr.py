@@ -40,7 +40,7 @@ from ..banding import MAX_BANDS, band_field, key_field
 from ..errors import SolrRequestError
 from ..params import Params
 from ..solr.client import EncodedJSON, Solr, _separator, any_term_params, terms_params
-from .base import Document, StoredRecord, search_terms
+from .base import Capability, Document, StoredRecord, search_terms
 
 META_ID = "_neardup_meta_"
 #: Filter that keeps records and leaves out the metadata document.
@@ -266,7 +266,13 @@ class SolrBackend:
     :meth:`NearDupIndex.open <neardup.index.NearDupIndex.open>`.
     """
 
-    kind = "solr"
+    #: Persistent; a Solr collection that describes itself and answers queries of its own;
+    #: its search terms looked up (:meth:`holding`). Signatures are not stored (128 values a
+    #: record would double what Solr indexes): a report signs the texts it reads again.
+    capabilities = frozenset({
+        Capability.PERSISTENT, Capability.TERM_LOOKUP, Capability.SOLR_QUERIES,
+        Capability.COLLECTION_INFO,
+    })  # fmt: skip
     #: Solr indexes one update request on one thread: two requests use two cores.
     max_writers = 64
 
@@ -295,10 +301,6 @@ class SolrBackend:
                 or any(plugin.key_strings for plugin in extra_fields.loaded(stored))
             )
         return self._strings
-
-    #: Signatures are not stored (128 values a record would double what Solr indexes): a
-    #: report signs the texts it reads again.
-    keeps_signatures = False
 
     @property
     def key_strings(self) -> bool:
@@ -634,15 +636,15 @@ class SolrBackend:
     def holding(
         self, wanted: Sequence[str], whole: Sequence[str] | None, k: int, least: int
     ) -> list[StoredRecord] | None:
-        """See :meth:`Backend.holding`: up to three requests. The first ranks the records
-        that hold ``least`` of ``wanted`` by how many they hold (one constant-score clause a
-        term, so the score is the count, and Lucene skips what cannot reach the top ``k``):
-        the ``k``-th holds ``c``. The second ranks those holding ``c`` or more by two per term
-        held plus their Jaccard similarity (a function of two such counts and
-        :data:`TERMS_COUNT_FIELD`); the third reads every record within :data:`SOLR_TIE` of
-        the ``k``-th's rank. Every term travels in a parameter of its own, never parsed as
-        syntax. None for a collection without the terms' fields, or a query of more than
-        :data:`MAX_SEARCH_TERMS` terms."""
+        """See :meth:`~neardup.backends.base.TermSearch.holding`: up to three requests. The first
+        ranks the records that hold ``least`` of ``wanted`` by how many they hold (one
+        constant-score clause a term, so the score is the count, and Lucene skips what cannot reach
+        the top ``k``): the ``k``-th holds ``c``. The second ranks those holding ``c`` or more by
+        two per term held plus their Jaccard similarity (a function of two such counts and
+        :data:`TERMS_COUNT_FIELD`); the third reads every record within :data:`SOLR_TIE` of the
+        ``k``-th's rank. Every term travels in a parameter of its own, never parsed as syntax. None
+        for a collection without the terms' fields, or a query of more than :data:`MAX_SEARCH_TERMS`
+        terms."""
         if not self.has_terms or max(len(wanted), len(whole or ())) > MAX_SEARCH_TERMS:
             return None
         if not wanted:
@@ -679,13 +681,6 @@ class SolrBackend:
     def records(self) -> Iterator[StoredRecord]:
         for doc in self.solr.iter_docs(RECORD_FIELDS, fq=[RECORDS_FQ]):
             yield _record(doc)
-
-    def signatures(self) -> None:
-        """None: not kept (:attr:`keeps_signatures`)."""
-        return None
-
-    def shingle_hashes(self, ids: Sequence[str]) -> None:
-        """None: not kept (a report makes them from the texts it reads)."""
 
     def all_texts(self) -> Iterator[tuple[str, str]]:
         """Every record's id and text, by :data:`TEXT_PARTS` cursors side by side (pages of

@@ -9,8 +9,9 @@ import sys
 from collections.abc import Callable
 from itertools import islice
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
+from ..backends.base import Capability, SolrStore
 from ..choose import SAMPLE
 from ..cluster import pair_clusters
 from ..decision.prune import PRUNE_MODES
@@ -617,16 +618,16 @@ def _file_source(index: NearDupIndex, path: Path) -> str | None:
     this very file by (indexed before under another spelling, or from another folder), else
     its absolute path, so that '../d5k.csv', 'd5k.csv' and '/tmp/rel/d5k.csv' are one source
     and a re-run replaces its records; None for standard input and pipes (named as given)."""
-    # lazy: both pull in pysolr and requests, which --help and the verbs without Solr do not need
-    from ..backends.solr import SolrBackend
+    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
     from ..collection import describe
 
     if str(path) == "-" or not path.is_file():
         return None
     real = path.resolve()
     known: list[str] = []
-    if isinstance(index.backend, SolrBackend) and index.backend.load_params() is not None:
-        known = list(describe(index.backend)["sources"])
+    backend = index.backend
+    if Capability.COLLECTION_INFO in backend.capabilities and backend.load_params() is not None:
+        known = list(describe(cast(SolrStore, backend))["sources"])
     for name in known:
         try:
             if name == str(real) or Path(name).resolve() == real:
@@ -664,17 +665,18 @@ def _joining_note(args: argparse.Namespace, index: NearDupIndex) -> None:
     parameters its own data would not get (neardup.collection.joining_note): the
     collection's parameters stand for every later file the user gives none for."""
 
-    # lazy: both pull in pysolr and requests, which --help and the verbs without Solr do not need
-    from ..backends.solr import SolrBackend
+    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
     from ..collection import joining_note
 
-    if index.backend.load_params() is None or not isinstance(index.backend, SolrBackend):
+    backend = index.backend
+    if Capability.COLLECTION_INFO not in backend.capabilities or backend.load_params() is None:
         return  # a new index: its parameters will be this file's own
     sample = (r.text for r in read_input(args, args.file) if isinstance(r, Record))
     source = args.source if args.source is not None else str(args.file)
     note = joining_note(
-        index.backend, index.params, source, list(islice(sample, SAMPLE)), given_params(args)
-    )
+        cast(SolrStore, backend), index.params, source, list(islice(sample, SAMPLE)),
+        given_params(args),
+    )  # fmt: skip
     if note:
         print(f"note: {note}", file=sys.stderr)
 
@@ -854,14 +856,14 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
 def _other_sources(index: NearDupIndex, ids: list[str], source: str | None) -> str:
     """A hint for ids not found in ``source``: the other sources of the collection that hold
     them, and the flag that names one (a record is its source and its id)."""
-    # lazy: both pull in pysolr and requests, which --help and the verbs without Solr do not need
-    from ..backends.solr import SolrBackend
+    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
     from ..collection import describe
 
     backend = index.backend
-    if not isinstance(backend, SolrBackend):
+    if Capability.COLLECTION_INFO not in backend.capabilities:
         return ""
-    names = [s for s in describe(backend)["sources"] if s != (source or index.primary_source)]
+    held = describe(cast(SolrStore, backend))["sources"]
+    names = [s for s in held if s != (source or index.primary_source)]
     holding = []
     for name in names:
         keys = [index.key(i, name) for i in ids]

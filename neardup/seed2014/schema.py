@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from ..backends.base import Capability
 from ..errors import ArgumentError
 from ..minhash import ShingleProcessor
 from ..params import Params
@@ -84,7 +85,7 @@ class Fields2014:
 
     def check(self, backend: Any) -> None:
         """Only Solr answers the article's queries (a ranked OR of shingles, a filter)."""
-        if backend.kind != "solr":
+        if Capability.SOLR_QUERIES not in backend.capabilities:
             raise ArgumentError(
                 "the 2014 design's fields are searched by Solr queries: use a Solr backend"
             )

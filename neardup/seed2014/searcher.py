@@ -16,7 +16,8 @@ from typing import Any, Protocol, TextIO
 
 from tqdm import tqdm
 
-from ..backends.solr import RECORDS_FQ, SolrBackend
+from ..backends.base import Capability
+from ..backends.solr import RECORDS_FQ
 from ..errors import ArgumentError, InputError
 from ..keys import id_key, record_id
 from ..params import Params
@@ -57,7 +58,7 @@ class SeedSearcher:
     """The article's per-record near-duplicate search, over an index that has its fields."""
 
     def __init__(self, index: Indexed, rows: int = SEED_ROWS) -> None:
-        if not isinstance(index.backend, SolrBackend):
+        if Capability.SOLR_QUERIES not in index.backend.capabilities:
             raise ArgumentError("the 2014 methods are Solr queries: open the index in Solr")
         if not index.params.fields_2014:
             raise InputError(
