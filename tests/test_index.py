@@ -7,10 +7,13 @@ import json
 import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from neardup import NearDupIndex, ParameterMismatch, Params
+from neardup import index as index_mod
+from neardup.backends.base import Capability
 from neardup.backends.memory import MemoryBackend
 from neardup.backends.solr import SolrBackend, key_value, keys_of, value_key
 from neardup.banding import band_keys_batch, choose_bands, key_field, s_curve
@@ -478,3 +481,27 @@ def test_ids_of_different_types_in_one_call_are_one_id_seen_twice() -> None:
         b.add("5", "first text of five")
         b.add(5, "second text of five")  # type: ignore[arg-type]
     assert (b.stats.indexed, b.stats.rejected) == (1, 1)
+
+
+def test_signing_uses_threads_only_where_the_backend_declares_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Records are signed on every core only for a backend that declares
+    ``Capability.THREADS`` (#42); else on one thread, the others left to the backend."""
+    seen: list[int] = []
+    real = index_mod.documents
+
+    def spy(*args: Any) -> Any:
+        seen.append(args[-1])  # the threads it signs on
+        return real(*args)
+
+    monkeypatch.setattr(index_mod, "documents", spy)
+    monkeypatch.setattr(index_mod.kernel, "threads", lambda: 3)
+    index = NearDupIndex(Params(threshold=0.5))
+    texts = [(str(i), f"record {i} of a dozen words, {i % 7} alike") for i in range(100)]
+    index.add_many(texts[:50])
+    declared, seen[:] = list(seen), []
+    without = index.backend.capabilities - {Capability.THREADS}
+    monkeypatch.setattr(index.backend, "capabilities", without)
+    index.add_many(texts[50:])
+    assert set(declared) == {3} and set(seen) == {1}

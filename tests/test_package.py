@@ -15,7 +15,7 @@ import inspect
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
@@ -648,6 +648,98 @@ def test_every_parameter_is_read() -> None:
     """A parameter a function ignores tells its caller that it matters when it does not."""
     assert [u for path in _modules().values() if path.suffix == ".py"
             for u in _unread_parameters(path)] == []  # fmt: skip
+
+
+#: The backends' classes: outside neardup/backends a module asks a backend's capabilities.
+BACKEND_CLASSES = {"SolrBackend", "MemoryBackend"}
+#: The names the backends went by before their capabilities.
+BACKEND_KINDS = {"memory", "solr"}
+
+
+def _names_backend(node: ast.expr) -> bool:
+    """``backend`` or ``<anything>.backend``."""
+    return (isinstance(node, ast.Name) and node.id == "backend") or (
+        isinstance(node, ast.Attribute) and node.attr == "backend"
+    )
+
+
+def _backend_branches(source: str) -> list[str]:
+    """Where a module's source branches on which backend it holds: compares a backend's
+    ``kind`` (or any ``kind`` with ``"memory"``/``"solr"``), or asks ``isinstance`` of a
+    backend class."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            kinds = [s for s in sides if isinstance(s, ast.Attribute) and s.attr == "kind"]
+            named = {s.value for s in sides if isinstance(s, ast.Constant)} & BACKEND_KINDS
+            if any(_names_backend(k.value) for k in kinds) or (kinds and named):
+                found.append(f"{node.lineno}: compares {ast.unparse(kinds[0])}")
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "isinstance"
+            and len(node.args) == 2
+        ):
+            classes = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            for cls in classes:
+                name = cls.attr if isinstance(cls, ast.Attribute) else getattr(cls, "id", "")
+                if name in BACKEND_CLASSES:
+                    found.append(f"{node.lineno}: isinstance of {name}")
+    return found
+
+
+def test_backend_branch_check_sees_each_form() -> None:
+    found = _backend_branches(
+        "a = self.backend.kind == 'memory'\n"
+        "b = backend.kind != other\n"
+        "c = 'solr' == store.kind\n"
+        "d = isinstance(index.backend, SolrBackend)\n"
+        "e = isinstance(b, (int, solr.MemoryBackend))\n"
+        "f = processor.kind == 'word' or arr.dtype.kind == 'u'\n"  # not a backend's
+    )
+    assert found == [
+        "1: compares self.backend.kind",
+        "2: compares backend.kind",
+        "3: compares store.kind",
+        "4: isinstance of SolrBackend",
+        "5: isinstance of MemoryBackend",
+    ]
+
+
+def test_only_the_backends_know_which_backend_they_are() -> None:
+    """The core and the CLI ask a backend's ``capabilities`` (neardup.backends.base.Capability)
+    and never its class or its name (#42): a third backend then needs no change to them."""
+    offenders = {
+        str(path.relative_to(REPO)): found
+        for name, path in _modules().items()
+        if path.suffix == ".py" and not name.startswith("neardup.backends")
+        for found in [_backend_branches(path.read_text(encoding="utf-8"))]
+        if found
+    }
+    assert offenders == {}
+
+
+def test_every_backend_implements_the_capabilities_it_declares() -> None:
+    """A declared capability is a promise of its protocol's members (and an undeclared one
+    is not offered, so the core never calls a member a backend only half has)."""
+    from neardup.backends.base import Capability, SignatureStore, SolrStore, TermSearch
+    from neardup.backends.memory import MemoryBackend
+    from neardup.backends.solr import SolrBackend
+
+    protocols = {
+        Capability.SIGNATURES: SignatureStore,
+        Capability.TERM_LOOKUP: TermSearch,
+        Capability.SOLR_QUERIES: SolrStore,
+        Capability.COLLECTION_INFO: SolrStore,
+    }
+    memory = MemoryBackend()
+    # no server: a protocol check only asks that the members are there
+    solr = SolrBackend(SimpleNamespace(url="http://localhost:8983/solr/c"))  # type: ignore[arg-type]
+    for backend in (memory, solr):
+        for capability, protocol in protocols.items():
+            declared = capability in backend.capabilities
+            assert isinstance(backend, protocol) == declared, (type(backend), capability)
 
 
 def _uses(

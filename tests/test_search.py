@@ -12,6 +12,7 @@ import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.backends import memory
+from neardup.backends.base import Capability
 from neardup.errors import ArgumentError
 from neardup.resources import restaurants
 from neardup.results import Match
@@ -176,3 +177,16 @@ def test_a_collection_without_the_search_terms_fields_is_written_to_and_searched
     assert index.backend.has_terms is False  # type: ignore[attr-defined]
     _same_as_scan(index)
     assert index.search("ventura blvd", 5)[0].text == "ventura blvd st"
+
+
+def test_a_backend_without_a_term_lookup_is_scanned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A backend that does not declare ``Capability.TERM_LOOKUP`` is never asked to look
+    terms up (#42): search reads every record, and answers as the lookup did."""
+    index = NearDupIndex(Params(threshold=0.5))
+    index.add_many(_records(200, seed=3))
+    looked_up = {q: index.search(q, 5) for q in QUERIES}
+    without = index.backend.capabilities - {Capability.TERM_LOOKUP}
+    monkeypatch.setattr(index.backend, "capabilities", without)
+    monkeypatch.setattr(index.backend, "holding", mock.Mock(side_effect=AssertionError("asked")))
+    assert {q: index.search(q, 5) for q in QUERIES} == looked_up
+    assert any(looked_up.values())
