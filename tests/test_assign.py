@@ -7,8 +7,9 @@ import random
 import numpy as np
 
 from neardup import Params
-from neardup.decision.assign import best_of_each
+from neardup.decision.assign import best_of_each, one_partner_each, unique_mapping
 from neardup.decision.fellegi_sunter import features
+from neardup.decision.prune import prune
 from neardup.decision.valley import best_similarities
 from neardup.fields import far_below_best, mutual_best
 from neardup.results import Pair
@@ -50,3 +51,29 @@ def test_the_steps_read_one_best_per_record() -> None:
     weight = np.array([5.0, -20.0, 4.0, -1.0])
     # 2-3 is more than DEFAULTS.fields_margin_bits (10) below both 2's best (5) and 3's best (4)
     assert far_below_best(pairs, weight).tolist() == [False, True, False, False]
+
+
+def test_one_partner_each_keeps_a_pair_while_neither_end_is_taken() -> None:
+    """The one greedy one-partner matching (#42): its ends say who takes a single partner, so
+    the same ranked pairs give one partner a record, or one a record and other source."""
+    ranked = [("a1", "b1"), ("a1", "c1"), ("b1", "c1"), ("a2", "b1")]
+    source = {"a1": "a", "a2": "a", "b1": "b", "c1": "c"}
+    assert one_partner_each(ranked, lambda p: p) == [("a1", "b1")]
+    by_source = one_partner_each(ranked, lambda p: ((p[0], source[p[1]]), (p[1], source[p[0]])))
+    assert by_source == [("a1", "b1"), ("a1", "c1"), ("b1", "c1")]  # a2-b1: b1 has an a
+
+
+def test_unique_mapping_and_one_to_one_pruning_take_the_same_partners() -> None:
+    """Both are the greedy matching: on two sources, best first, they keep the same pairs. In
+    unique mapping a record's two sides are apart: "x" of one source and "x" of the other are
+    two records, each with a partner."""
+    rng = random.Random(3)
+    left, right = [f"a{i}" for i in range(30)], [f"b{i}" for i in range(30)]
+    sims = rng.sample(range(1, 10_000), 200)  # distinct: one order for both
+    scored = [(s / 10_000, rng.choice(left), rng.choice(right)) for s in sims]
+    mapped = {(a, b) for _, a, b in unique_mapping(scored)}
+    pairs = [Pair(a, b, s, 0) for s, a, b in scored]
+    sources = {i: i[0] for i in left + right}
+    assert {(p.id1, p.id2) for p in prune(pairs, "one-to-one", sources=sources)} == mapped
+    assert len(mapped) > 10
+    assert unique_mapping([(0.9, "x", "y"), (0.8, "y", "x")]) == [(0.9, "x", "y"), (0.8, "y", "x")]

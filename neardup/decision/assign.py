@@ -31,29 +31,45 @@ never linked.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from ..defaults import DEFAULTS
 
 K = TypeVar("K", bound=Hashable)
+T = TypeVar("T")
+
+
+def one_partner_each(
+    ranked: Iterable[T], ends: Callable[[T], tuple[Hashable, Hashable]]
+) -> list[T]:
+    """The pairs in the order given (best first), each kept while neither of its two ``ends``
+    has a partner yet: the one greedy one-partner matching, shared by :func:`unique_mapping`
+    and the one-to-one pruning (:func:`neardup.decision.prune.prune`). The ends say who may
+    take only one partner: a record of one side (unique mapping), or a record towards one
+    other source (pruning, where an entity listed by several sources keeps a pair with each).
+
+    >>> one_partner_each(["ab", "ac", "cd", "bd"], lambda p: (p[0], p[1]))
+    ['ab', 'cd']
+    """
+    taken: set[Hashable] = set()
+    kept: list[T] = []
+    for pair in ranked:
+        one, two = ends(pair)
+        if one not in taken and two not in taken:
+            taken.update((one, two))
+            kept.append(pair)
+    return kept
 
 
 def unique_mapping(pairs: Iterable[tuple[float, K, K]]) -> list[tuple[float, K, K]]:
     """Pairs ``(similarity, a, b)`` best first (ties by ``a``, ``b``), each record at most once.
 
     The greedy best-first mapping, not the optimal assignment: both find the same pairs where
-    a true partner stands out, and the greedy one is ``O(n log n)``."""
-    out: list[tuple[float, K, K]] = []
-    taken_a: set[K] = set()
-    taken_b: set[K] = set()
-    for s, a, b in sorted(pairs, key=lambda p: (-p[0], str(p[1]), str(p[2]))):
-        if a in taken_a or b in taken_b:
-            continue
-        taken_a.add(a)
-        taken_b.add(b)
-        out.append((s, a, b))
-    return out
+    a true partner stands out, and the greedy one is ``O(n log n)``. ``a`` and ``b`` are of two
+    sides: a record of one side is never taken for the other's."""
+    ranked = sorted(pairs, key=lambda p: (-p[0], str(p[1]), str(p[2])))
+    return one_partner_each(ranked, lambda p: ((0, p[1]), (1, p[2])))
 
 
 def best_of_each(pairs: Iterable[tuple[K, K, float]]) -> dict[K, float]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..constraints import PRUNE_MODES  # declared with the other parameters' values
 from ..errors import ArgumentError
 from ..keys import id_key
 from ..results import Pair
+from .assign import one_partner_each
 from .valley import best_similarities
 
+PRUNE_MODES = ("best", "mutual", "one-to-one", "none")
 #: What each mode prunes by default: nothing in a cluster of duplicates; in linkage of sources
 #: that each list an entity once, every record keeps at most one partner.
 DEFAULT_PRUNE = {"dedup": "none", "link": "one-to-one"}
@@ -43,18 +44,13 @@ def prune(
     if mode == "none":
         return pairs
     if mode == "one-to-one":
-        taken: set[tuple[str, str | None]] = set()
-        kept = []
-        order = sorted(
+        ranked = sorted(
             pairs,
             key=lambda p: (-(p.probability or 0.0), -p.jaccard, p.edit_distance),
         )
         src = sources.get if sources is not None else (lambda _i: None)
-        for p in order:
-            one, two = (p.id1, src(p.id2)), (p.id2, src(p.id1))
-            if one not in taken and two not in taken:
-                taken.update((one, two))
-                kept.append(p)
+        # A record takes one partner in each other source (one in all, without sources).
+        kept = one_partner_each(ranked, lambda p: ((p.id1, src(p.id2)), (p.id2, src(p.id1))))
         kept.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
         return kept
     best = best_similarities(pairs)
