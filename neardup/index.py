@@ -58,6 +58,7 @@ from .candidates import (
 from .choose import Choice, choose
 from .cluster import pair_clusters
 from .completion import missing_pairs
+from .constraints import check_all
 from .decision.decide import Features, rule_for
 from .decision.labelled import Label, link_by_labels, pairs_to_ask
 from .decision.link import _pairs as link_pairs
