@@ -1052,8 +1052,7 @@ class NearDupIndex:
         (:mod:`neardup.decision.ask`), given the ``labels`` so far (as :meth:`report` takes
         them; None: none yet). Each pair's ``probability`` is the current rule's (None before
         the labels can teach one)."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ArgumentError(f"n must be an integer >= 1, got {n!r}")
+        check_all("ask", {"n": n})
         keys, texts, sources, order, columns = self._link_records()
         rows = self._label_rows(labels, keys)[1] if labels is not None else []
         asked = pairs_to_ask(texts, sources, self.processor, n, rows, order, columns)
@@ -1234,13 +1233,9 @@ class NearDupIndex:
 
 
 def _check_rank(k: int, threshold: float) -> None:
-    """The ``k`` and ``threshold`` of a ranked lookup (query, neighbours, search)."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ArgumentError(f"k must be an integer >= 1, got {k!r}")
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
-        raise ArgumentError(f"threshold must be a number in [0, 1], got {threshold!r}")
-    if not 0.0 <= threshold <= 1.0:  # NaN too
-        raise ArgumentError(f"threshold must be in [0, 1], got {threshold}")
+    """The ``k`` and ``threshold`` of a ranked lookup (query, neighbours, search): a threshold
+    of 0 is every candidate, ranked (:mod:`neardup.constraints` declares both)."""
+    check_all("lookup", {"k": k, "threshold": threshold})
 
 
 def _source_name(name: str | None, default: str) -> str:
