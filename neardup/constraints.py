@@ -219,12 +219,6 @@ class Parameter:
                 return c.kind
         return str
 
-    def __str__(self) -> str:
-        """The help line with what it takes: ``MinHash values per record (an integer >= 1)``."""
-        if self.choices is not None:  # argparse shows them
-            return self.help
-        return f"{self.help} ({self.allowed})"
-
 
 #: The declared parameters: owner (a class, a function, or ``lookup`` for query, search and
 #: neighbors) -> name -> :class:`Parameter`.
@@ -291,8 +285,8 @@ _declare(
     FOLD_ACCENTS,
     SPLIT_HYPHENS,
     _param("rule", "how pairs are decided", Options(RULES)),
-    _param("bands", "LSH bands (0: from the threshold)", Interval(int, 0, None)),
-    _param("rows", "rows per band (0: from the threshold)", Interval(int, 0, None)),
+    _param("bands", "LSH bands", Interval(int, 0, None)),
+    _param("rows", "rows per band", Interval(int, 0, None)),
     _param("fields_2014", "also store the 2014 article's fields", BOOL),
     FIX_TEXT,
 )

@@ -386,7 +386,7 @@ def test_the_cli_checks_the_threshold_of_neighbors_and_search(solr_base: str) ->
     for args in (["neighbors", "1"], ["search", "some text"]):
         proc = run_cli(*args, "--threshold", "7", "--solr-url", f"{solr_base}/no_such_coll_x")
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
-        assert "--threshold must be in [0, 1], got 7.0" in proc.stderr
+        assert "--threshold must be a number in [0, 1], got 7.0" in proc.stderr
 
 
 def test_a_5000_digit_id(tmp_path: Path) -> None:

@@ -14,14 +14,14 @@ from typing import Any, Protocol, cast
 from ..backends.base import Capability, SolrStore
 from ..choose import SAMPLE
 from ..cluster import pair_clusters
-from ..decision.prune import PRUNE_MODES
+from ..constraints import check, declared
 from ..errors import InputError, MissingColumn, ParameterMismatch
 from ..evaluate import bcubed, score
 from ..evaluate.compare import compare, format_compare
 from ..evaluate.pairs import STDIN, align, read_pairs_file
 from ..evaluate.plot import plot_s_curve, restaurant_plots
 from ..index import SHORT_QUERY, NearDupIndex
-from ..options import MODES, SIMILARITIES, ReportOptions
+from ..options import ReportOptions
 from ..output import (
     TABLE_FORMATS,
     cluster_columns,
@@ -35,7 +35,7 @@ from ..output import (
 )
 from ..params import Params
 from ..pipeline import IndexStats
-from ..plan import ENGINES, Spark
+from ..plan import Spark
 from ..read.items import EmptyText, Record
 from ..read.records import expected_records, read_records
 from ..review import write_evaluation_page
@@ -114,6 +114,10 @@ class ReportMethod(Protocol):
     def flags(self) -> Callable[[argparse.ArgumentParser], None] | None: ...
 
 
+#: The declarations of the report's and the lookups' flags (:mod:`neardup.constraints`).
+REPORT = declared("ReportOptions")
+LOOKUP = declared("lookup")
+
 #: ``report --method``'s choices besides lsh: the CLI adds the plug-ins' (neardup/cli/main.py)
 #: before it builds the parser.
 REPORT_METHODS: list[ReportMethod] = []
@@ -169,7 +173,8 @@ def register_report(sub: Any) -> None:
         "--threshold",
         type=float,
         default=None,
-        help="lsh: smallest verified Jaccard (default: the index's threshold)",
+        help=f"lsh: smallest verified Jaccard, {REPORT['threshold'].constraints[0]} (default: "
+        "the index's threshold)",
     )
     p.add_argument(
         "--max-dist",
@@ -216,14 +221,14 @@ def _report_rule_options(p: argparse.ArgumentParser) -> None:
     """Which pairs are kept: the mode, the pruning, the similarity, the checks, the labels."""
     p.add_argument(
         "--mode",
-        choices=list(MODES),
+        choices=REPORT["mode"].choices,
         default="dedup",
         help="lsh: dedup (default) pairs any two records; link pairs only records of "
         "different sources (the files they were indexed from)",
     )
     p.add_argument(
         "--prune",
-        choices=list(PRUNE_MODES),
+        choices=REPORT["prune"].choices,
         default=None,
         help="lsh: keep every verified pair (none: the default in dedup mode), give each record "
         "at most one partner in each other source (one-to-one: the default in link mode), keep "
@@ -231,7 +236,7 @@ def _report_rule_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--similarity",
-        choices=list(SIMILARITIES),
+        choices=REPORT["similarity"].choices,
         default="auto",
         help="lsh: what decides a pair: jaccard (shingle sets, LSH candidates), weighted "
         "(TF-IDF cosine, each record's top candidates, one partner each, the relative rule; "
@@ -312,7 +317,7 @@ def _report_scope_options(p: argparse.ArgumentParser) -> None:
     max_bucket_option(p)
     p.add_argument(
         "--engine",
-        choices=ENGINES,
+        choices=REPORT["engine"].choices,
         default="auto",
         help="lsh: where the report runs: auto (default: this process while the report's "
         "estimated memory fits --memory, else duckdb), memory (this process), duckdb (one "
@@ -357,13 +362,14 @@ def register_search(sub: Any) -> None:
 
 def _lookup_options(p: argparse.ArgumentParser) -> None:
     """What neighbors and search share: how many records, how similar, and where."""
-    p.add_argument("-k", type=int, default=10, help="how many (default 10)")
+    p.add_argument("-k", type=int, default=10, help=f"how many, {LOOKUP['k'].allowed} "
+                   "(default 10)")  # fmt: skip
     p.add_argument(
         "--threshold",
         type=float,
         default=0.0,
-        help="smallest Jaccard (default 0); search: of a query of at most "
-        f"{SHORT_QUERY} words, the smallest share of it a record holds",
+        help=f"smallest Jaccard, {LOOKUP['threshold'].allowed} (default 0); search: of a query "
+        f"of at most {SHORT_QUERY} words, the smallest share of it a record holds",
     )
     json_option(p)
     solr_options(p)
@@ -826,11 +832,10 @@ def _matches(
 
 
 def _k(args: argparse.Namespace) -> None:
-    """-k and --threshold of a lookup, checked before Solr is asked."""
-    if args.k < 1:
-        raise InputError(f"-k must be >= 1, got {args.k}")
-    if not 0.0 <= args.threshold <= 1.0:  # NaN too
-        raise InputError(f"--threshold must be in [0, 1], got {args.threshold}")
+    """-k and --threshold of a lookup, checked as the library checks them, before Solr is
+    asked."""
+    check("-k", args.k, *LOOKUP["k"].constraints)
+    check("--threshold", args.threshold, *LOOKUP["threshold"].constraints)
 
 
 def cmd_neighbors(args: argparse.Namespace) -> int:

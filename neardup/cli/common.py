@@ -6,11 +6,13 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from .. import config as cfg
 from ..candidates import DEFAULT_MAX_BUCKET
+from ..constraints import Parameter, declared
 from ..errors import (
     InputError,
     MissingCABundle,
@@ -18,9 +20,8 @@ from ..errors import (
     SolrUnauthorized,
     SolrUnavailable,
 )
-from ..minhash import HASH_FAMILIES, KINDS
 from ..output import is_stdout
-from ..params import RULES
+from ..params import Params
 from ..read.checks import MAX_RECORD_BYTES, check_source
 from ..read.items import Item
 from ..read.records import ARROW_FORMATS, FORMATS, checked_file, read_records, resolve_id_field
@@ -102,29 +103,38 @@ def max_bucket_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-#: One flag per parameter of :class:`~neardup.params.Params` (name, type, help).
-PARAM_FLAGS: list[tuple[str, Any, str]] = [
-    ("shingle_kind", str, "word n-grams or character k-grams (default: chosen from the data, "
-     "char for records, word for documents)"),
-    ("shingle_size", int, "words or characters per shingle (default 3 for char, 1 for word)"),
-    ("num_perm", int, "MinHash values per record (default 128)"),
-    ("hash_family", str, "permutations: universal (default) or xor"),
-    ("seed", int, "random seed of the permutations (default 42)"),
-    ("threshold", float, "Jaccard similarity a pair needs (giving it fixes it; default: read "
-     "off the data for records, 0.65 for documents); with --rule valley or learned, the "
-     "floor of the candidates"),
-    ("rule", str, "threshold: pairs at --threshold or more; valley: the threshold at the "
-     "valley of the records' best-match similarities (default for records); learned: a match "
-     "rule fitted to the candidates without labels (Fellegi-Sunter, EM)"),
-    ("bands", int, "LSH bands (default: from the threshold)"),
-    ("rows", int, "rows per band (default: from the threshold)"),
-]
-#: The values a parameter flag takes: the parameters' own (not a copy that could drift).
-CHOICES = {
-    "shingle_kind": list(KINDS),
-    "hash_family": sorted(HASH_FAMILIES),  # universal (the default) first
-    "rule": list(RULES),
+#: One flag per parameter of :class:`~neardup.params.Params` that takes a value, with what the
+#: CLI does without it; its type, its choices and what it allows come from its declaration
+#: (:mod:`neardup.constraints`).
+PARAM_FLAGS: dict[str, str] = {
+    "shingle_kind": "default: chosen from the data, char for records, word for documents",
+    "shingle_size": "default 3 for char, 1 for word",
+    "num_perm": "default 128",
+    "hash_family": "default universal",
+    "seed": "default 42",
+    "threshold": "giving it fixes it; default: read off the data for records, 0.65 for "
+    "documents; with --rule valley or learned, the floor of the candidates",
+    "rule": "threshold: pairs at --threshold or more; valley: the threshold at the valley of "
+    "the records' best-match similarities (default for records); learned: a match rule fitted "
+    "to the candidates without labels (Fellegi-Sunter, EM)",
+    "bands": "default: from the threshold",
+    "rows": "default: from the threshold",
 }
+
+
+def flag_help(parameter: Parameter, note: str) -> str:
+    """A flag's help: the declaration's line, what it allows (argparse lists choices itself),
+    and the CLI's ``note``."""
+    allowed = "" if parameter.choices else f", {parameter.allowed}"
+    return f"{parameter.help}{allowed} ({note})"
+
+
+def flag_choices(parameter: Parameter, default: Any = None) -> list[str] | None:
+    """The declared choices of a flag, ``default`` first (as the help names it)."""
+    choices = parameter.choices
+    if choices is None or default not in choices:
+        return choices
+    return [default, *(c for c in choices if c != default)]
 
 
 def param_options(p: argparse.ArgumentParser) -> None:
@@ -132,13 +142,16 @@ def param_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group(
         "index parameters (stored with a new index; an existing index keeps its own)"
     )
-    for name, kind, text in PARAM_FLAGS:
+    declarations = declared("Params")
+    defaults = {f.name: f.default for f in fields(Params)}
+    for name, note in PARAM_FLAGS.items():
+        parameter = declarations[name]
         g.add_argument(
             "--" + name.replace("_", "-"),
-            type=kind,
+            type=parameter.kind,
             default=None,
-            choices=CHOICES.get(name),
-            help=text,
+            choices=flag_choices(parameter, defaults[name]),
+            help=flag_help(parameter, note),
         )
     g.add_argument(
         "--no-canonical",
