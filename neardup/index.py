@@ -182,7 +182,7 @@ def _as_record(item: Any, position: int, default_source: str = "<records>") -> I
     return Record(str(record_id), text, source, position)
 
 
-def shown(
+def with_record_ids(
     pairs: Iterable[Pair], sources: Mapping[str, str], primary: str | None, link: bool
 ) -> list[Pair]:
     """Pairs of storage keys as a user reads them: the records' own ids, with their sources
@@ -874,12 +874,12 @@ class NearDupIndex:
         self, pairs: list[Pair], sources: Mapping[str, str] | None, link: bool
     ) -> list[Pair]:
         """Pairs with the records' own ids and, where they matter, sources
-        (:func:`neardup.index.shown`)."""
+        (:func:`neardup.index.with_record_ids`)."""
         if not link and not any(qualified(p.id1) or qualified(p.id2) for p in pairs):
             return pairs
         if sources is None:
             sources = self.backend.sources(sorted({i for p in pairs for i in (p.id1, p.id2)}))
-        return shown(pairs, sources, self.primary_source, link)
+        return with_record_ids(pairs, sources, self.primary_source, link)
 
     def _report_weighted(
         self,
@@ -952,8 +952,8 @@ class NearDupIndex:
     ) -> Report:  # fmt: skip
         ids = sorted({i for p in linked.pairs + linked.dropped for i in (p.id1, p.id2)})
         of = self.backend.sources(ids)
-        pairs = shown(linked.pairs, of, self.primary_source, True)
-        dropped = shown(linked.dropped, of, self.primary_source, True)
+        pairs = with_record_ids(linked.pairs, of, self.primary_source, True)
+        dropped = with_record_ids(linked.dropped, of, self.primary_source, True)
         pairs = within_distance(pairs, max_dist)
         t2 = time.perf_counter()
         decision = Decision("weighted", linked.explain["threshold"], explain=linked.explain)
@@ -1028,7 +1028,7 @@ class NearDupIndex:
         found = [dataclasses.replace(p, probability=round(chance[(p.id1, p.id2)], 6))
                  for p in found]  # fmt: skip
         of = dict(zip(keys, sources, strict=True))
-        pairs = within_distance(shown(found, of, self.primary_source, True), max_dist)
+        pairs = within_distance(with_record_ids(found, of, self.primary_source, True), max_dist)
         explain = decided.explain(name)
         t2 = time.perf_counter()
         return Report(
@@ -1061,7 +1061,8 @@ class NearDupIndex:
         found = [dataclasses.replace(p, probability=None if chance[(p.id1, p.id2)] is None
                                      else round(chance[(p.id1, p.id2)], 6))  # type: ignore[arg-type]
                  for p in found]  # fmt: skip
-        return shown(found, dict(zip(keys, sources, strict=True)), self.primary_source, True)
+        of = dict(zip(keys, sources, strict=True))
+        return with_record_ids(found, of, self.primary_source, True)
 
     def frame(self, report: Report, text_column: str | None, kind: str) -> Any:
         """``report``'s pairs as a ``kind`` (pandas or polars) DataFrame, with this index's

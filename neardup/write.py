@@ -104,11 +104,11 @@ def check_output(path: str | Path, what: str = "output", inputs: Iterable[Path] 
     a directory, no such directory, no permission, or one of ``inputs`` (never overwritten)."""
     path = Path(path)
     if path.is_dir():
-        raise InputError(f"{shown(str(path))}: the {what} is a directory")
+        raise InputError(f"{escape_unseen(str(path))}: the {what} is a directory")
     real = path.resolve()
     for source in inputs:
         if Path(source).exists() and _same_file(path, Path(source)):
-            raise InputError(f"{shown(str(path))}: the {what} would overwrite the input")
+            raise InputError(f"{escape_unseen(str(path))}: the {what} would overwrite the input")
     if path.exists():
         if not os.access(real, os.W_OK):
             raise InputError(f"{path}: the {what} cannot be written (permission denied)")
@@ -136,7 +136,7 @@ def distinct_outputs(named: Mapping[str, str | Path | None]) -> None:
             else:
                 same = _same_file(path, path2) and not _device(path)
             if same:
-                where = "standard output ('-')" if str(path) == "-" else shown(str(path))
+                where = "standard output ('-')" if str(path) == "-" else escape_unseen(str(path))
                 raise InputError(
                     f"{other} and {name} are the same file, {where}: give each its own"
                 )
@@ -340,7 +340,8 @@ class AtomicFile:
 
     def error(self, exc: OSError) -> OutputError:
         """What the user is told when this file cannot be written."""
-        return OutputError(f"{shown(str(self.target))}: cannot be written: {exc.strerror or exc}")
+        where = escape_unseen(str(self.target))
+        return OutputError(f"{where}: cannot be written: {exc.strerror or exc}")
 
     def __enter__(self) -> IO[Any]:
         return self.fh
@@ -359,7 +360,8 @@ class AtomicFile:
             raise self.error(exc) from None
 
 
-#: What a TSV cell or a terminal line must not show raw (:func:`shown`): the control characters
+#: What a TSV cell or a terminal line must not show raw (:func:`escape_unseen`): the
+#: control characters
 #: and line separators, which break a TSV row or move a terminal's cursor, and the characters
 #: that change how the text around them reads without being seen (bidirectional controls,
 #: zero-width characters, the byte-order mark), as the review page shows them.
@@ -371,7 +373,7 @@ _UNSEEN_BUT_LINES = re.compile(
 )
 
 
-def shown(text: str, lines: bool = False) -> str:
+def escape_unseen(text: str, lines: bool = False) -> str:
     """``text`` with each control or invisible character as its code point, ``[U+202E]``, as
     the review page shows them; with ``lines``, tabs and line feeds are kept (a summary's own
     layout). For what is printed on a terminal, and the names in messages."""

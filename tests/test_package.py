@@ -411,7 +411,7 @@ STEPS = ("verify", "text_table", "decision/prune", "documents", "decision/decide
          "decision/valley", "decision/fellegi_sunter", "fields", "decision/link",
          "decision/route", "decision/labelled", "decision/words")
 #: What index.py may define outside NearDupIndex: input conversion, the ids shown, the GC pause.
-FACADE_FUNCTIONS = {"_as_record", "shown", "_gc_paused"}
+FACADE_FUNCTIONS = {"_as_record", "with_record_ids", "_gc_paused"}
 
 
 def _defined(path: Path) -> tuple[set[str], set[str]]:

@@ -27,7 +27,7 @@ from ..read.items import Item
 from ..read.records import ARROW_FORMATS, FORMATS, checked_file, read_records, resolve_id_field
 from ..read.rows import ROW_ID
 from ..read.sniff import table_delimiter
-from ..write import check_output, distinct_outputs, shown
+from ..write import check_output, distinct_outputs, escape_unseen
 
 
 def solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
@@ -409,7 +409,7 @@ def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
     if getattr(args, "json", False):
         print(json.dumps(payload, indent=2, sort_keys=False), file=out)
     else:
-        print(shown(text, lines=True), file=out)
+        print(escape_unseen(text, lines=True), file=out)
 
 
 def check_outputs(
@@ -437,7 +437,7 @@ def check_input_name(path: Path) -> None:
     if problem:
         said = problem.replace("source holds", "its name holds")
         raise InputError(
-            f"{shown(str(path))}: {said}, and a file's name is its records' source in the "
+            f"{escape_unseen(str(path))}: {said}, and a file's name is its records' source in the "
             "pairs and clusters files: rename the file"
         )
 
