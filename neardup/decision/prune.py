@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..constraints import PRUNE_MODES  # declared with the other parameters' values
 from ..errors import ArgumentError
 from ..keys import id_key
 from ..results import Pair
 from .assign import one_partner_each
 from .valley import best_similarities
 
-PRUNE_MODES = ("best", "mutual", "one-to-one", "none")
 #: What each mode prunes by default: nothing in a cluster of duplicates; in linkage of sources
 #: that each list an entity once, every record keeps at most one partner.
 DEFAULT_PRUNE = {"dedup": "none", "link": "one-to-one"}
