@@ -113,6 +113,10 @@ class Defaults:
     valley_gap: float = 0.05
     #: How many times lower than both sides a bin must be to be the valley.
     valley_depth: float = 2.5
+    #: How many times deeper plain Jaccard's valley must be than weighted Jaccard's to be
+    #: chosen over it: rarity is evidence plain Jaccard lacks, and a depth is read off a noisy
+    #: histogram, so a slightly deeper plain valley is no reason to drop it (docs/accuracy.md).
+    valley_plain_margin: float = 1.5
     #: Without a valley: the threshold at which character 3-grams of records kept the most F1
     #: on the development suite where no valley showed. Forced through the whole rule (checks
     #: and completion) at 0.4 / 0.45 / 0.5 / 0.55 / 0.6, F1: affiliations .333 / .362 / .377 /

@@ -3,10 +3,13 @@ which (issue #39 item 3: short records made mostly of stop words)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.decision.valley import PLAIN, WEIGHTED, read_valley, weighted_jaccards
+from neardup.defaults import DEFAULTS
 from neardup.keys import id_key
 from neardup.output import decided, reason, rule_line
 from neardup.results import Pair, Report
@@ -57,11 +60,20 @@ def test_the_report_says_which_similarity_the_valley_was_read_on() -> None:
     corp = short_families(3_000, seed=1, words="pseudo")
     index = NearDupIndex()
     index.add_many([(r.id, r.text) for r in corp.records])
-    plain = index.report()
+    close = index.report()  # the plain valley a little deeper: within the margin
+    assert close.rule is not None and close.rule["similarity"] == WEIGHTED
+    assert "whose valley is within 1.5x of plain Jaccard's at its cut" in close.rule["choice"]
+    from neardup.decision import valley
+
+    try:  # no margin: the deeper valley is taken, the plain one here
+        valley.DEFAULTS = dataclasses.replace(DEFAULTS, valley_plain_margin=1.0)  # type: ignore[misc]
+        plain = index.report()
+    finally:
+        valley.DEFAULTS = DEFAULTS  # type: ignore[misc]
     assert plain.rule is not None and plain.rule["similarity"] == PLAIN
     assert decided(plain).startswith("Jaccard >= ")
-    assert "; read on plain Jaccard, whose valley is at least as deep at its cut as that of " \
-        "weighted Jaccard (shingles weighted by rarity): " in rule_line(plain.decision)  # fmt: skip
+    said = "; read on plain Jaccard, whose valley is more than 1x as deep at its cut as that of "
+    assert said + "weighted Jaccard (shingles weighted by rarity): " in rule_line(plain.decision)
     assert all(p.similarity is None for p in plain.pairs)
     assert reason(plain, plain.pairs[0]).startswith("Jaccard ")
 

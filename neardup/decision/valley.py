@@ -32,8 +32,10 @@ unrelated records share "the", "and", "of" and reach the plain valley's cut on t
 weighted, the grams every record holds count for little and such pairs fall back among the
 non-matches. Where the records' words are rare or the data tell matches apart by frequent
 values (a common surname with another birth date), the plain valley is the clearer one. The
-one taken is the one deeper at its cut, where each would part records (its depth there says
-how few records sit where it cuts against both bumps). The report prints both depths.
+one taken is weighted Jaccard's unless plain Jaccard's is more than
+``DEFAULTS.valley_plain_margin`` times deeper at its cut, where each would part records (its
+depth there says how few records sit where it cuts against both bumps): rarity is evidence plain
+Jaccard lacks, and a depth is read off a noisy histogram. The report prints both depths.
 
 A second check, for records: two records that both hold numbers (house numbers, dates, phone
 numbers, years) and share none are different entities unless they are alike overall (Jaccard
@@ -220,12 +222,15 @@ def read_valley(
     weights = weighted_jaccards(pairs, texts, processor) if pairs else []
     weighted = valley_threshold(_best(pairs, weights, fresh), records, floor)
     weighed = "weighted Jaccard (shingles weighted by rarity)"
-    if weighted.found and weighted.depth > plain.depth:
+    margin = DEFAULTS.valley_plain_margin
+    if weighted.found and weighted.depth * margin > plain.depth:
         against = f"{plain.depth:.1f}x" + ("" if plain.found else " (no valley)")
-        why = (
-            f"read on {weighed}, whose valley is deeper at its cut than plain Jaccard's: "
-            f"{weighted.depth:.1f}x against {against}"
+        how = (
+            "deeper at its cut than plain Jaccard's"
+            if weighted.depth > plain.depth
+            else f"within {margin:g}x of plain Jaccard's at its cut, and rarity is more evidence"
         )
+        why = f"read on {weighed}, whose valley is {how}: {weighted.depth:.1f}x against {against}"
         return replace(weighted, similarity=WEIGHTED, choice=why), weights
     if not weighted.found:
         either = "" if plain.found else " either"
@@ -235,8 +240,8 @@ def read_valley(
         )
     else:
         why = (
-            f"read on plain Jaccard, whose valley is at least as deep at its cut as that of "
-            f"{weighed}: {plain.depth:.1f}x against {weighted.depth:.1f}x"
+            f"read on plain Jaccard, whose valley is more than {margin:g}x as deep at its cut "
+            f"as that of {weighed}: {plain.depth:.1f}x against {weighted.depth:.1f}x"
         )
     return replace(plain, similarity=PLAIN, choice=why), None
 
