@@ -23,29 +23,26 @@ from .read.checks import BAD_ID_CHAR
 def write_pairs(pairs: Sequence[Any], out: str | Path) -> int:
     """The pairs report: TSV with the header ``id1 id2 jaccard edit_distance``; how many.
 
-    Where pairs carry their sources (link mode; two files may both hold an id 7), three more
-    columns: ``similarity`` (the weighted similarity that decided, empty where Jaccard did)
-    and ``source1 source2``. Written whole or not at all (:class:`AtomicFile`); a control
+    Where a weighted similarity decided (link mode; a valley read on weighted Jaccard), a
+    column ``similarity`` (empty for a pair Jaccard decided, such as a completed cluster's);
+    where pairs carry their sources (link mode; two files may both hold an id 7), two more:
+    ``source1 source2``. Written whole or not at all (:class:`AtomicFile`); a control
     character in an id or a source is written as its code point (:func:`_cell`)."""
     linked = any(getattr(p, "source1", None) is not None for p in pairs)
+    weighed = linked or any(getattr(p, "similarity", None) is not None for p in pairs)
     n = 0
     with AtomicFile(out, text=True) as fh:
-        if not linked:
-            fh.write("id1\tid2\tjaccard\tedit_distance\n")
-        else:
-            fh.write("id1\tid2\tjaccard\tedit_distance\tsimilarity\tsource1\tsource2\n")
+        fh.write("id1\tid2\tjaccard\tedit_distance" + ("\tsimilarity" if weighed else "")
+                 + ("\tsource1\tsource2" if linked else "") + "\n")  # fmt: skip
         for p in pairs:
             # ids and sources are checked as they are read, so _cell() changes nothing but
             # what an older index may hold: a row is one line of as many cells, always.
-            id1, id2 = _cell(p.id1), _cell(p.id2)
-            if not linked:
-                fh.write(f"{id1}\t{id2}\t{p.jaccard:.4f}\t{p.edit_distance}\n")
-            else:
-                sim = "" if p.similarity is None else f"{p.similarity:.4f}"
-                fh.write(
-                    f"{id1}\t{id2}\t{p.jaccard:.4f}\t{p.edit_distance}\t{sim}\t"
-                    f"{_cell(p.source1 or '')}\t{_cell(p.source2 or '')}\n"
-                )
+            row = f"{_cell(p.id1)}\t{_cell(p.id2)}\t{p.jaccard:.4f}\t{p.edit_distance}"
+            if weighed:
+                row += "\t" + ("" if p.similarity is None else f"{p.similarity:.4f}")
+            if linked:
+                row += f"\t{_cell(p.source1 or '')}\t{_cell(p.source2 or '')}"
+            fh.write(row + "\n")
             n += 1
     return n
 

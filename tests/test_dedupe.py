@@ -19,7 +19,7 @@ import pytest
 import requests
 
 from neardup import InputError, NearDupIndex, Record, read_records
-from neardup.decision.valley import numbers_disagree
+from neardup.decision.valley import WEIGHTED, numbers_disagree, weighted_jaccards
 from neardup.dedupe import DedupeStats, dedupe, index_similarity
 from neardup.graph import clusters
 from neardup.keys import id_key
@@ -47,9 +47,15 @@ def _same_rule(index: NearDupIndex, report: Report) -> list[Pair]:
     """The pairs ``index`` holds by the rule that made ``report``: its threshold, and for the
     valley rule its numbers check too (read off data without duplicates, the valley itself
     would land elsewhere)."""
-    pairs = index.report(report.threshold, prune="none").pairs
+    weighted = bool(report.rule) and report.rule.get("similarity") == WEIGHTED
+    # a bar on weighted Jaccard: the candidates from the index's floor, then that bar
+    pairs = index.report(index.params.threshold if weighted else report.threshold,
+                         prune="none").pairs  # fmt: skip
     if report.rule and report.rule["kind"].startswith("valley"):
         texts = index.backend.texts([i for p in pairs for i in (p.id1, p.id2)])
+        if weighted:
+            sims = weighted_jaccards(pairs, texts, index.processor)
+            pairs = [p for p, w in zip(pairs, sims, strict=True) if w >= report.threshold]
         pairs, _ = numbers_disagree(pairs, texts, index.processor)
     return pairs
 

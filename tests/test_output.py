@@ -187,7 +187,7 @@ def test_cli_report_tables_and_stdout(solr_base: str, tmp_path: Path) -> None:
         assert run_cli("index", str(ADDRESSES), env=env).returncode == 0
         ids = run_cli("report", "--out", "-", env=env)
         assert ids.returncode == 0, ids.stderr
-        assert ids.stdout.splitlines()[0] == "id1\tid2\tjaccard\tedit_distance"
+        assert ids.stdout.splitlines()[0] == "id1\tid2\tjaccard\tedit_distance\tsimilarity"
         assert "kept" in ids.stderr and "kept" not in ids.stdout
         clusters = tmp_path / "clusters.jsonl"
         table = run_cli("report", "--out", "-", "--format", "csv", "--clusters", str(clusters),

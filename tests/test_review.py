@@ -244,10 +244,12 @@ def test_review_page_in_a_browser(
     assert kept_a == kept_b and len(kept_a) == _lcs(a, b)  # unmarked: a longest common part
 
     # a filter by similarity
+    # (each pair's similarity is the one that decided: weighted where the valley was read on it)
+    shown = [round(p.jaccard if p.similarity is None else p.similarity, 4) for p in report.pairs]
     _type(browser, "nd-min", "0.9")
-    _wait_total(browser, sum(round(p.jaccard, 4) >= 0.9 for p in report.pairs))
+    _wait_total(browser, sum(s >= 0.9 for s in shown))
     _type(browser, "nd-max", "0.95")
-    _wait_total(browser, sum(0.9 <= round(p.jaccard, 4) <= 0.95 for p in report.pairs))
+    _wait_total(browser, sum(0.9 <= s <= 0.95 for s in shown))
     browser.find_element("id", "nd-reset").click()
     _wait_total(browser, len(report.pairs))
 
@@ -418,8 +420,9 @@ def test_the_threshold_and_rule_are_the_words_report_prints(
     finally:
         admin.delete_collection(admin.connect(solr_base, name))
     # the page says how the pairs were decided, as report -v does; which pairs the checks
-    # dropped is the report's own line (its --dropped file), not the page's
-    said = [ln for ln in rep.stdout.strip().splitlines() if not re.match(r"\d+ pairs dropped", ln)]
+    # dropped (its --dropped file) and where the report ran are the report's own lines
+    said = [ln for ln in rep.stdout.strip().splitlines()
+            if not re.match(r"\d+ pairs dropped|engine: ", ln)]  # fmt: skip
     threshold = re.search(r"Jaccard >= ([0-9.]+), ", said[0])
     assert threshold is not None
     _open(browser, page)
