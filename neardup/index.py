@@ -770,7 +770,8 @@ class NearDupIndex:
         pairs = prune(found.pairs, prune_mode,
                       sources=sources if prune_mode == "one-to-one" else None)  # fmt: skip
         pairs, completion = self._completed(pairs, found.texts, chosen.complete)
-        pairs = self._shown(within_distance(pairs, options.max_dist), sources, mode == "link")
+        pairs = within_distance(pairs, options.max_dist)
+        pairs = self._with_record_ids(pairs, sources, mode == "link")
         t3 = time.perf_counter()
         cands, decision, fresh = found.cands, found.decision, found.fresh
         return Report(
@@ -796,7 +797,7 @@ class NearDupIndex:
             new_records=0 if fresh is None else len(fresh),
             completion=completion,
             dropped={
-                check: self._shown(dropped, sources, mode == "link")
+                check: self._with_record_ids(dropped, sources, mode == "link")
                 for check, dropped in decision.dropped.items()
             },
             engine=placed.name,
@@ -870,7 +871,7 @@ class NearDupIndex:
         sample = mean_text_bytes(self.backend.all_texts()) if records else 0.0
         return place(options.engine, records, sample, options.memory)
 
-    def _shown(
+    def _with_record_ids(
         self, pairs: list[Pair], sources: Mapping[str, str] | None, link: bool
     ) -> list[Pair]:
         """Pairs with the records' own ids and, where they matter, sources

@@ -13,7 +13,7 @@ import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.backends.base import Capability
-from neardup.decision.assign import runner_up, stands_out, unique_mapping
+from neardup.decision.assign import best_candidates, stands_out, unique_mapping
 from neardup.errors import ArgumentError, InputError
 from neardup.keys import SEP, key_of, record_id, source_of_key
 from neardup.read.items import Record, Rejection
@@ -107,7 +107,7 @@ def test_an_id_with_a_control_character_is_refused(tmp_path: Path) -> None:
 def test_unique_mapping_gives_each_record_one_partner_best_first() -> None:
     pairs = [(0.9, "a1", "b1"), (0.85, "a2", "b1"), (0.8, "a2", "b2"), (0.3, "a3", "b2")]
     assert [(a, b) for _, a, b in unique_mapping(pairs)] == [("a1", "b1"), ("a2", "b2")]
-    runner = runner_up(pairs)
+    runner = best_candidates(pairs)
     # a2-b2 (0.8) is ahead of a2's runner-up (b1 at 0.85)? No: a2 prefers b1, taken by a1.
     assert not stands_out(0.8, "a2", "b2", runner)
     assert stands_out(0.9, "a1", "b1", {"a1": [("b1", 0.9)], "b1": [("a1", 0.9)]})

@@ -21,7 +21,7 @@ never linked.
 >>> pairs = [(0.9, "a1", "b1"), (0.8, "a1", "b2"), (0.7, "a2", "b2"), (0.2, "a3", "b3")]
 >>> [(a, b) for _, a, b in unique_mapping(pairs)]
 [('a1', 'b1'), ('a2', 'b2'), ('a3', 'b3')]
->>> runner = runner_up(pairs)
+>>> runner = best_candidates(pairs)
 >>> runner["a1"], runner["b2"]
 ([('b1', 0.9), ('b2', 0.8)], [('a1', 0.8), ('a2', 0.7)])
 >>> stands_out(0.7, "a2", "b2", runner), stands_out(0.9, "a1", "b1", runner)
@@ -89,7 +89,9 @@ def best_of_each(pairs: Iterable[tuple[K, K, float]]) -> dict[K, float]:
     return best
 
 
-def runner_up(pairs: Iterable[tuple[float, K, K]], keep: int = 2) -> dict[K, list[tuple[K, float]]]:
+def best_candidates(
+    pairs: Iterable[tuple[float, K, K]], keep: int = 2
+) -> dict[K, list[tuple[K, float]]]:
     """Each record's ``keep`` best candidates ``(other, similarity)``, best first."""
     best: dict[K, list[tuple[K, float]]] = {}
     for s, a, b in pairs:

@@ -45,7 +45,7 @@ from ..results import Decision, Pair
 from ..text import word_edit_distance
 from ..topk import purged, top_k
 from ..weights import TfidfSpace, cosine
-from .assign import best_other, runner_up, stands_out, unique_mapping
+from .assign import best_candidates, best_other, stands_out, unique_mapping
 from .decide import jaccard_reason, matched_line, probability_reason
 from .identifiers import count_unshared, identifiers, identifiers_differ
 
@@ -293,7 +293,7 @@ def _pass(
             if s > 0.0
         ]
         out.candidates += len(scored)
-        runner = runner_up(scored)
+        runner = best_candidates(scored)
         for s, a, b in unique_mapping(scored):
             mapped = (s, a, b, best_other(a, b, runner)[0], best_other(b, a, runner)[0])
             out.mapped.append(mapped)
