@@ -79,7 +79,7 @@ from .output import pair_columns, to_frame
 from .params import Params
 from .pipeline import IndexStats, Writer
 from .plan import decided, engine_named
-from .plan.budget import Placement, mean_text_bytes, place
+from .plan.budget import SAMPLE, Placement, mean_text_bytes, place
 from .read.checks import Checked, checked_items
 from .read.items import Blank, Item, Record, Rejection
 from .results import Decision, Match, Pair, Report
@@ -868,7 +868,7 @@ class NearDupIndex:
         report of new records runs in this process, whatever its size."""
         if options.since is not None:
             return Placement("memory", "a report of new records runs in this process")
-        sample = mean_text_bytes(self.backend.all_texts()) if records else 0.0
+        sample = mean_text_bytes(self.backend.some_texts(SAMPLE)) if records else 0.0
         return place(options.engine, records, sample, options.memory)
 
     def _with_record_ids(

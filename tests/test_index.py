@@ -508,3 +508,20 @@ def test_signing_uses_threads_only_where_the_backend_declares_it(
     monkeypatch.setattr(index.backend, "capabilities", without)
     index.add_many(texts[50:])
     assert set(declared) == {3} and set(seen) == {1}
+
+
+def test_some_texts_reads_a_few_records_in_one_request(
+    make_index: Callable[..., NearDupIndex]
+) -> None:
+    """What the memory budget's estimate reads: a few records' texts, not every record."""
+    idx = make_index(Params(threshold=0.5))
+    texts = {f"r{k}": f"record number {k} of a few words" for k in range(50)}
+    idx.add_many(list(texts.items()))
+    got = idx.backend.some_texts(20)
+    assert len(got) == 20 and set(got) <= set(texts.values())
+    assert sorted(idx.backend.some_texts(500)) == sorted(texts.values())
+    solr = getattr(idx.backend, "solr", None)
+    if solr is not None:
+        with counted(solr) as requests:
+            idx.backend.some_texts(20)
+        assert requests == ["select"]

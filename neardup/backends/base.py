@@ -170,6 +170,11 @@ class Storage(Protocol):
         """Every record's id and text, in any order (a report signs them again)."""
         ...
 
+    def some_texts(self, n: int) -> list[str]:
+        """Up to ``n`` records' texts, whichever the backend gives cheapest: what an estimate
+        of the records' size reads (:mod:`neardup.plan.budget`), in one request at most."""
+        ...
+
     def records_since(self, batch: int) -> Iterator[StoredRecord]:
         """The records written by ``batch`` or a later one."""
         ...

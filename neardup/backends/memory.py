@@ -10,6 +10,7 @@ import copy
 import functools
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -364,6 +365,9 @@ class MemoryBackend:
     def all_texts(self) -> Iterator[tuple[str, str]]:
         """Every record's id and text."""
         yield from self._texts.items()
+
+    def some_texts(self, n: int) -> list[str]:
+        return list(islice(self._texts.values(), n))
 
     def records(self) -> Iterator[StoredRecord]:
         for record_id in sorted(self._texts, key=id_key):

@@ -682,6 +682,12 @@ class SolrBackend:
         for doc in self.solr.iter_docs(RECORD_FIELDS, fq=[RECORDS_FQ]):
             yield _record(doc)
 
+    def some_texts(self, n: int) -> list[str]:
+        """One page of ``n`` records (not the cursors of :meth:`all_texts`, which read ahead
+        pages of :data:`TEXT_ROWS`)."""
+        params = {"fq": RECORDS_FQ, "fl": "raw,content", "rows": n}
+        return [_text(doc) for doc in self.solr.select(params)["response"]["docs"]]
+
     def all_texts(self) -> Iterator[tuple[str, str]]:
         """Every record's id and text, by :data:`TEXT_PARTS` cursors side by side (pages of
         :data:`TEXT_ROWS`), the next pages read while the caller works on this one."""

@@ -17,7 +17,6 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import islice
 from typing import Any
 
 from ..errors import ArgumentError
@@ -89,10 +88,10 @@ def budget_of(memory: str | int | None) -> int:
     return max(LEAST, int((total if total else 16 << 30) * DEFAULT_SHARE))
 
 
-def mean_text_bytes(texts: Iterable[tuple[str, str]], sample: int = SAMPLE) -> float:
-    """The mean UTF-8 size of the first ``sample`` texts of ``(id, text)`` pairs (0 if none):
-    what the estimate needs, read off a few records rather than all of them."""
-    sizes = [len(text.encode("utf-8")) for _, text in islice(texts, sample)]
+def mean_text_bytes(texts: Iterable[str]) -> float:
+    """The mean UTF-8 size of ``texts`` (0 if none): what the estimate needs, read off a few
+    records (:data:`SAMPLE`) rather than all of them."""
+    sizes = [len(text.encode("utf-8")) for text in texts]
     return sum(sizes) / len(sizes) if sizes else 0.0
 
 
