@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -107,3 +108,15 @@ def test_spark_master_needs_the_spark_engine() -> None:
     done = run_cli("report", "--out", "-", "--spark-master", "local[2]")
     assert done.returncode == 2
     assert "--spark-master says where Spark runs: use it with --engine spark" in done.stderr
+
+
+def test_spark_leaves_no_warehouse_in_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spark's default warehouse is ./spark-warehouse: a local engine points it at a temporary
+    folder, so a report leaves nothing where the user runs it."""
+    monkeypatch.chdir(tmp_path)
+    for local_dir in (None, str(tmp_path / "scratch")):
+        where = Spark(master="local[2]").settings(local_dir)["spark.sql.warehouse.dir"]
+        assert not where.startswith(str(tmp_path) + "/spark-warehouse")
+        assert where.endswith("neardup-spark-warehouse")

@@ -100,6 +100,11 @@ class Spark:
             cores = self.master.removeprefix("local").strip("[]").split(",")[0]
             threads = os.cpu_count() or 1 if cores in ("", "*") else int(cores)
             settings["spark.sql.shuffle.partitions"] = str(2 * threads)
+            # the plan's tables have a location of their own; Spark's default warehouse would
+            # otherwise be an empty spark-warehouse/ left in the user's working directory
+            settings["spark.sql.warehouse.dir"] = os.path.join(
+                local_dir or tempfile.gettempdir(), "neardup-spark-warehouse"
+            )
             if local_dir is not None:
                 settings["spark.local.dir"] = local_dir
         if self.memory is not None:
