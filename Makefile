@@ -38,7 +38,7 @@ $(VENV)/.installed: pyproject.toml setup.py neardup/_kernel.c
 	$(BIN)/pip install -q --upgrade pip
 	rm -f neardup/_kernel*.so
 	$(BIN)/pip install -q -e '.[test,plot,bench,data,repair,scale,spark]'
-	@$(BIN)/python -c 'import neardup.kernel as k; k.compiled() or print("make: the C kernel did not build (no C compiler, or neardup/_kernel.c does not compile): neardup runs on its numpy path")'
+	@$(BIN)/python -c 'import neardup.sign.kernel as k; k.compiled() or print("make: the C kernel did not build (no C compiler, or neardup/_kernel.c does not compile): neardup runs on its numpy path")'
 	touch $@
 
 bench: setup

@@ -243,7 +243,7 @@ def clean_env(venv: Path, home: Path, solr_url: str | None = None) -> dict[str, 
 
 
 PROBE = """
-import json, neardup, neardup.resources as r, neardup.kernel as k
+import json, neardup, neardup.resources as r, neardup.sign.kernel as k
 paths = [r.configset_dir() / "conf" / "schema.xml", r.launcher_dir() / "pom.xml", r.solr_xml(),
          *r.restaurants()]
 print(json.dumps({"file": neardup.__file__, "version": neardup.__version__, "solr_dir": str(r.SOLR),

@@ -11,7 +11,7 @@ Document positions are shuffled, so ids (``"0"`` .. ``"n-1"``) say nothing about
 The ground truth is the list of pairs ``(id_a, id_b, jaccard)`` whose EXACT Jaccard similarity is
 at least ``threshold``, computed on the same shingle sets that neardup verifies
 (``Params(threshold=t).processor().shingle_set(text)``, or the ``config`` given), in
-:func:`neardup.bruteforce.all_pairs` format (smaller id first, sorted).
+:func:`neardup.candidates.bruteforce.all_pairs` format (smaller id first, sorted).
 
 ``truth="families"`` (the default) compares only the members of each family with each other.
 That is exact for this generator, not an approximation, because two documents from different
@@ -19,8 +19,8 @@ families are independent draws from the vocabulary, and their Jaccard is far bel
 threshold (measured: below 0.1 for character 4-grams, about 0.2 for word 1-grams, the most
 sensitive kind to shared frequent words; see ``cross_family_similarity``; the
 benchmark reports the largest value of a random sample of cross-family pairs for every corpus).
-It is also checked: ``truth="exact"`` runs :func:`neardup.bruteforce.all_pairs` over the whole
-corpus, and the benchmark compares the two at 10,000 documents; the tests do it on small
+It is also checked: ``truth="exact"`` runs :func:`neardup.candidates.bruteforce.all_pairs` over the
+whole corpus, and the benchmark compares the two at 10,000 documents; the tests do it on small
 corpora. ``"exact"`` holds every shingle set in memory at once (up to about 85 KB per 200-word
 document with character 4-grams), which is why it is not used at 100,000 documents and above.
 
@@ -46,11 +46,11 @@ from typing import Any
 
 import numpy as np
 
-from neardup.bruteforce import all_pairs
-from neardup.canonical import DIRECTIONALS, STREET_SUFFIXES, canonicalize
+from neardup.candidates.bruteforce import all_pairs
 from neardup.keys import id_key
 from neardup.params import Params
 from neardup.read.items import Record
+from neardup.sign.canonical import DIRECTIONALS, STREET_SUFFIXES, canonicalize
 
 __all__ = [
     "Copy",

@@ -5,7 +5,7 @@
 
 The corpus (``benchmarks/corpus.py``) is written to a text file of ``ID TEXT`` lines first,
 outside the timed region. Then each method runs as its own process(es), one after the other,
-each writing the verified pairs to a TSV file (``neardup.write.write_pairs``: ``id1 id2 jaccard
+each writing the verified pairs to a TSV file (``neardup.out.write.write_pairs``: ``id1 id2 jaccard
 edit_distance``), which is scored against the corpus's exact truth. Every method gets the same
 parameters: word 3-gram shingles (``--kind``/``--size``) of the canonical text, 128 MinHash
 permutations, Jaccard threshold t (0.8 by default).
@@ -23,8 +23,8 @@ permutations, Jaccard threshold t (0.8 by default).
   (128 permutations, ``hashfunc`` = 32-bit MurmurHash3 from ``mmh3``, the fast hash its docs
   recommend instead of its SHA-1 default), ``MinHashLSH(threshold=t, num_perm=128)`` with its
   default bands, ``insert`` every MinHash, ``query`` every MinHash, verify the candidate pairs
-  with ``neardup.verify.verify`` (exact Jaccard of the shingle sets: the function neardup's report
-  and ``benchmarks/measure.py`` verify with), ``write_pairs``.
+  with ``neardup.candidates.verify.verify`` (exact Jaccard of the shingle sets: the function
+  neardup's report and ``benchmarks/measure.py`` verify with), ``write_pairs``.
 - ``rensa``: the same with ``RMinHash.from_token_sets(sets, 128, seed=42)`` (rensa hashes the
   ``str`` shingles itself) and ``RMinHashLSH(threshold=t, num_perm=128, num_bands=16)``:
   rensa requires the bands to divide the permutations, and 16 x 8 is the divisor of 128 whose
@@ -37,10 +37,10 @@ it with ``os.wait4``): wall time from start to exit (interpreter start and impor
 CPU time (user + system, all threads) and peak RSS (``ru_maxrss``). The launcher is what makes
 the peak the process's own: a child's ``ru_maxrss`` starts from the resident size of the process
 that spawned it (Linux carries it across ``exec``), about 10 MB for the launcher instead of the
-benchmark's corpus. The peer processes import ``neardup.verify`` for the verification (about 26 MB
-of RSS, numpy included); each reports its RSS after its imports. For neardup in Solr, Solr's
-CPU time during each command (``utime + stime`` of the JVM from ``/proc/PID/stat``) and its peak
-RSS (``VmHWM``, reset before each command through ``/proc/PID/clear_refs``) are recorded too,
+benchmark's corpus. The peer processes import ``neardup.candidates.verify`` for the verification
+(about 26 MB of RSS, numpy included); each reports its RSS after its imports. For neardup in Solr,
+Solr's CPU time during each command (``utime + stime`` of the JVM from ``/proc/PID/stat``) and its
+peak RSS (``VmHWM``, reset before each command through ``/proc/PID/clear_refs``) are recorded too,
 when the benchmark runs the local node (with ``NEARDUP_SOLR_URL`` there is no pid to read).
 recall = reported true pairs / truth pairs, precision = reported true pairs / reported pairs.
 """
@@ -92,8 +92,8 @@ def read_lines(path: str) -> tuple[list[str], list[str]]:
 def _verify_and_write(
     cands: set[tuple[str, str]], ids: list[str], texts: list[str], cfg: Any, t: float, out: str
 ) -> int:
-    from neardup.verify import verify
-    from neardup.write import write_pairs
+    from neardup.candidates.verify import verify
+    from neardup.out.write import write_pairs
 
     content = dict(zip(ids, texts, strict=True))
     pairs = verify(cands, content, cfg.processor(), t, progress=False)
@@ -156,7 +156,7 @@ def _peer(kind: str, path: str, out: str, cfg: Any) -> dict[str, Any]:
 def _memory(path: str, out: str, cfg: Any) -> dict[str, Any]:
     """neardup's library in memory: read_records + NearDupIndex + add_many + report."""
     from neardup import NearDupIndex, read_records
-    from neardup.write import write_pairs
+    from neardup.out.write import write_pairs
 
     t0 = time.perf_counter()
     index = NearDupIndex() if cfg is None else NearDupIndex(cfg)
@@ -193,7 +193,7 @@ def child_main(argv: list[str]) -> int:
                     help="neardup_memory: NearDupIndex() as a user makes it (parameters chosen "
                          "from the data), not the parameters above")  # fmt: skip
     a = ap.parse_args(argv)
-    import neardup.verify  # noqa: F401  (every method verifies with it)
+    import neardup.candidates.verify  # noqa: F401  (every method verifies with it)
     from neardup.params import Params
 
     if a.kind == "datasketch":
@@ -412,10 +412,10 @@ HOW = {
     "shingle_size, threshold, rule='threshold')).add_many(...); .report(); write_pairs",
     "datasketch": "read lines; neardup's shingle sets; MinHash.bulk(num_perm=128, hashfunc=mmh3 "
     "32-bit); MinHashLSH(threshold=t, num_perm=128) default bands; insert all, query each; "
-    "neardup.verify.verify; write_pairs",
+    "neardup.candidates.verify.verify; write_pairs",
     "rensa": "read lines; neardup's shingle sets; RMinHash.from_token_sets(num_perm=128, "
     f"seed=42); RMinHashLSH(t, 128, num_bands={RENSA_BANDS}); insert_pairs, query_all; "
-    "neardup.verify.verify; write_pairs",
+    "neardup.candidates.verify.verify; write_pairs",
 }
 #: ``neardup_memory`` run with ``--defaults`` (``benchmarks/defaults.py``): no parameters given.
 HOW_DEFAULTS = "read_records(FILE, 'lines'); NearDupIndex().add_many(...); .report(); write_pairs"
@@ -423,7 +423,7 @@ HOW_DEFAULTS = "read_records(FILE, 'lines'); NearDupIndex().add_many(...); .repo
 
 def read_pairs(path: Path) -> set[tuple[str, str]]:
     """The pairs of a ``write_pairs`` TSV, smaller id first."""
-    from neardup.text import ordered
+    from neardup.sign.text import ordered
 
     with open(path, encoding="utf-8") as fh:
         header = fh.readline().rstrip("\n").split("\t")

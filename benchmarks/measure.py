@@ -19,19 +19,19 @@ from benchmarks import corpus as C
 from benchmarks import end_to_end as E
 from benchmarks.corpus import bench_params, score
 from benchmarks.node import SolrNode, index_size_bytes, phase, rss_mb, say, solr_of
-from neardup import kernel
 from neardup.backends.solr import SolrBackend
-from neardup.banding import band_keys_batch
+from neardup.candidates.verify import verify
 from neardup.index import NearDupIndex
 from neardup.keys import id_key
-from neardup.minhash import ShingleProcessor
 from neardup.params import Params
 from neardup.read.items import Record
 from neardup.seed2014 import SeedSearcher, processor_2014
+from neardup.sign import kernel
+from neardup.sign.banding import band_keys_batch
+from neardup.sign.minhash import ShingleProcessor
+from neardup.sign.text import normalize
 from neardup.solr.admin import delete_collection
 from neardup.solr.client import Solr
-from neardup.text import normalize
-from neardup.verify import verify
 
 NUM_PERM = 128
 #: ``max_dist`` for the seed loop: no edit-distance cut, every top-10 hit goes to verification.
@@ -170,7 +170,7 @@ def prepared_processor(cfg: Params) -> ShingleProcessor:
 
 
 def verify_content(records: list[Record]) -> dict[str, str]:
-    """What ``neardup.verify.verify`` reads for each id (the text as written), as
+    """What ``neardup.candidates.verify.verify`` reads for each id (the text as written), as
     ``SolrBackend.texts`` returns it."""
     return {r.id: r.text for r in records}
 

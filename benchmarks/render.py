@@ -845,10 +845,11 @@ END_TO_END_TEXT = """\
   `read_records` + `NearDupIndex(Params(...))` + `add_many` + `report` + `write_pairs`.
   datasketch: read the lines, neardup's shingle sets, `MinHash.bulk` (mmh3 32-bit hash),
   `MinHashLSH(threshold=t, num_perm=128)` (default bands), insert all, query each,
-  `neardup.verify.verify`, `write_pairs`. rensa: the same with `RMinHash.from_token_sets` and
-  `RMinHashLSH(t, 128, num_bands=16)` (its bands must divide 128; 16 x 8 is nearest neardup's
+  `neardup.candidates.verify.verify`, `write_pairs`. rensa: the same with `RMinHash.from_token_sets`
+  and `RMinHashLSH(t, 128, num_bands=16)` (its bands must divide 128; 16 x 8 is nearest neardup's
   S-curve). Each process is started by a small launcher that reads its wall time, CPU time
   (all threads) and peak RSS with `os.wait4` (interpreter start and imports included; the peers
-  import `neardup.verify` for the verification, about 26 MB). Solr's CPU (`/proc/PID/stat`) and
-  peak RSS (`VmHWM`, reset before each command) are read around each neardup command.
+  import `neardup.candidates.verify` for the verification, about 26 MB). Solr's CPU
+  (`/proc/PID/stat`) and peak RSS (`VmHWM`, reset before each command) are read around each neardup
+  command.
 """

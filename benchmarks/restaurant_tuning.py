@@ -1,7 +1,7 @@
 """Which shingles, threshold and canonicalization make a good near-duplicate default?
 
-Exact brute force (:func:`neardup.bruteforce.all_pairs`), in memory, no Solr: this measures
-what the LSH pipeline can at best achieve when it verifies candidates by exact Jaccard.
+Exact brute force (:func:`neardup.candidates.bruteforce.all_pairs`), in memory, no Solr: this
+measures what the LSH pipeline can at best achieve when it verifies candidates by exact Jaccard.
 
 1. Restaurants (864 records, 112 gold pairs): {normalize only, canonicalize} x {word 1/2/3-gram,
    char 3/4/5-gram} x thresholds 0.30..0.90 step 0.05; best threshold per configuration.
@@ -20,16 +20,16 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 
-from neardup.bruteforce import all_pairs, jaccard
-from neardup.canonical import CANONICAL_VERSION, DIRECTIONALS, STREET_SUFFIXES, canonicalize
+from neardup.candidates.bruteforce import all_pairs, jaccard
 from neardup.decision.assign import best_of_each
 from neardup.evaluate import Scores, score
-from neardup.minhash import ShingleProcessor
 from neardup.read.items import Record
 from neardup.read.pairs import read_pairs
 from neardup.read.records import read_records
 from neardup.resources import restaurants
-from neardup.text import normalize
+from neardup.sign.canonical import CANONICAL_VERSION, DIRECTIONALS, STREET_SUFFIXES, canonicalize
+from neardup.sign.minhash import ShingleProcessor
+from neardup.sign.text import normalize
 
 THRESHOLDS = [round(0.30 + 0.05 * i, 2) for i in range(13)]
 SHINGLES = [("word", 1), ("word", 2), ("word", 3), ("char", 3), ("char", 4), ("char", 5)]

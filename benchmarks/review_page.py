@@ -19,9 +19,9 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from neardup.out.review import Page, write_review
 from neardup.results import Pair, Report
-from neardup.review import Page, write_review
-from neardup.text import jaccard, word_edit_distance
+from neardup.sign.text import jaccard, word_edit_distance
 
 CHROMIUM_FLAGS = (
     "--headless",

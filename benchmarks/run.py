@@ -23,8 +23,8 @@ What is measured at each corpus size (see ``benchmarks/corpus.py`` for the corpu
     seed's one-query-per-document loop (``seed2014.SeedSearcher.near_dups`` with its 20 MinHash
     values, top 10, first-word filter), run on a sample of documents and extrapolated linearly;
     datasketch ``MinHashLSH`` in memory (insert all, query each). Every method's candidates are
-    verified by the same exact Jaccard (``neardup.verify.verify``), so (d) recall and precision
-    against the ground truth compare candidate generation on equal terms.
+    verified by the same exact Jaccard (``neardup.candidates.verify.verify``), so (d) recall and
+    precision against the ground truth compare candidate generation on equal terms.
 (e) peak memory (VmHWM of this process, reset before each phase) and Solr's index size.
 (f) growth between sizes, and ``NearDupIndex.neighbors`` latency.
 (g) end to end, the headline: a text file in, verified pairs out, each library as a user runs

@@ -20,13 +20,12 @@ from .errors import (
     SolrUnavailable,
 )
 from .index import Match, NearDupIndex, Pair, Report
-from .minhash import ShingleProcessor
 from .params import Params
 from .pipeline import IndexStats
 from .read.items import Record, Rejection
 from .read.records import read_records
-
-__version__ = "0.2.0"
+from .sign.minhash import ShingleProcessor
+from .version import __version__ as __version__
 
 __all__ = [
     "ArgumentError",

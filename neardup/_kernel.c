@@ -1030,7 +1030,7 @@ PyDoc_STRVAR(band_json_doc,
              "JSON members '\"name\":value,...' (names are plain ASCII field names): 40 longs\n"
              "a record made decimal by json.dumps were a fifth of indexing's Python time.");
 
-/* Band fields a record at most: neardup.banding.MAX_BANDS. */
+/* Band fields a record at most: neardup.sign.banding.MAX_BANDS. */
 #define BAND_JSON_NAMES 1024
 
 static PyObject *k_band_json(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -1521,7 +1521,7 @@ PyDoc_STRVAR(char_jaccard_doc,
              "char_jaccard(texts, k, a, b, out) -> None\n\n"
              "texts: prepared texts (str); a, b: int64 buffers of pairs of indices into texts;\n"
              "out: float64 buffer. The exact Jaccard similarity of the character k-grams\n"
-             "(k <= 7) of texts[a[i]] and texts[b[i]], as neardup.text.char_grams makes them (a\n"
+             "(k <= 7) of texts[a[i]] and texts[b[i]], as neardup.sign.text.char_grams makes them (a\n"
              "text shorter than k is one gram): each ASCII gram is its bytes packed in an\n"
              "integer, so no two grams are confused. -1 where a text has no grams, NaN where\n"
              "a text is not ASCII (the caller compares those as sets of strings).");

@@ -30,9 +30,9 @@ from typing import Any, Literal, Protocol
 
 from .errors import ArgumentError
 
-#: Word n-grams or character k-grams (:class:`neardup.minhash.ShingleProcessor`).
+#: Word n-grams or character k-grams (:class:`neardup.sign.minhash.ShingleProcessor`).
 KINDS = ("word", "char")
-#: How the random permutations are simulated (:class:`neardup.minhash.ShingleProcessor`).
+#: How the random permutations are simulated (:class:`neardup.sign.minhash.ShingleProcessor`).
 HASH_FAMILIES = ("xor", "universal")
 #: How a report decides: pairs at ``threshold`` or more; the threshold at the valley of the
 #: records' nearest-neighbour similarities (:mod:`neardup.decision.valley`); or a rule learned
@@ -48,6 +48,9 @@ PRUNE_MODES = ("best", "mutual", "one-to-one", "none")
 #: Where a report runs (:mod:`neardup.plan`): ``auto`` (in process while the memory budget holds
 #: it, else DuckDB), ``memory`` (the in-process report) or a plan engine.
 ENGINES = ("auto", "memory", "duckdb", "spark")
+#: The engines that run the report in this process (the weighted link and a report of new
+#: records run nowhere else).
+IN_PROCESS = ("auto", "memory")
 
 
 class Constraint(Protocol):

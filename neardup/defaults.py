@@ -9,8 +9,8 @@ fingerprint (changing one changes what a report decides, never what is stored), 
 built before they moved here opens as it did. The steps read them as ``DEFAULTS.<name>`` when
 they run (a test changes one by replacing a module's ``DEFAULTS`` with
 ``dataclasses.replace(DEFAULTS, ...)``); two old names stay for the CLI and ``index.py``
-(``neardup.candidates.DEFAULT_MAX_BUCKET``, ``neardup.choose.SAMPLE``), read from here. More of
-the measurements behind the values are in the docstrings of the modules that use them.
+(``neardup.candidates.buckets.DEFAULT_MAX_BUCKET``, ``neardup.choose.SAMPLE``), read from here. More
+of the measurements behind the values are in the docstrings of the modules that use them.
 
 A leaf module: it imports nothing of neardup, so every step can read it without a cycle.
 
@@ -27,7 +27,8 @@ from dataclasses import dataclass
 class Defaults:
     """One field per tuned constant, grouped by the step that reads it."""
 
-    # -- candidates (neardup.banding, neardup.candidates) ----------------------------------------
+    # -- candidates (neardup.sign.banding, neardup.candidates.buckets)
+    # ----------------------------------------
     #: The chance that a pair exactly at the threshold becomes a candidate; pairs above it are
     #: more likely still, and verification removes the false candidates this lets in.
     target_recall: float = 0.99
@@ -42,7 +43,7 @@ class Defaults:
     #: is a cluster of near-copies: its pairs are enumerated once and filtered instead.
     coherent: float = 2.0
     #: A record with more candidates than this keeps the this-many sharing the most bands
-    #: (neardup.candidates.cap_per_record). On 100k records of short tokens (w0..w49999)
+    #: (neardup.candidates.buckets.cap_per_record). On 100k records of short tokens (w0..w49999)
     #: banding at the 0.3 floor gave 66M candidates, 660 a record; at 100 a record 7.5M, with
     #: the same planted pairs found. Real-word records (4.0M candidates) lost 4% of them and
     #: no true pair, 100k documents 460 of 1.0M; every dataset of the suite kept its F1
@@ -53,7 +54,7 @@ class Defaults:
     #: copies (a much-cited paper) keeps every partner.
     cap_protect_jaccard: float = 0.6
     #: A report of an index of at most this many records signs them again and groups the
-    #: bands in numpy (neardup.candidates.signature_candidates) instead of asking the index
+    #: bands in numpy (neardup.candidates.buckets.signature_candidates) instead of asking the index
     #: for each band's buckets: the report of 100k short records took 10.8 s instead of
     #: 21.6 s; of 100k documents 11.5 s instead of 13.1-13.9 s, once their texts came
     #: uncompressed in pages of 10,000 (2.5 s; 7.5 s before, when documents kept the facets).
@@ -142,22 +143,22 @@ class Defaults:
     #: valley rule then makes the check, the weighted link does not).
     numbers_min_pairs: int = 20
 
-    # -- the columns check (neardup.fields) ------------------------------------------------------
+    # -- the columns check (neardup.decision.columns) ----------------------------------------------
     #: A kept pair whose columns give it less than this chance of a match is dropped: a low
     #: bar, since the valley kept it (0.1 and 0.05 differed by one restaurant pair).
-    fields_cut: float = 0.05
+    columns_cut: float = 0.05
     #: Pairs each side of the estimate is read from (a seeded sample beyond that): the
     #: estimate of a share per level needs thousands, not millions.
-    fields_sample: int = 20_000
+    columns_sample: int = 20_000
     #: Fewer kept or dropped pairs than this, and there is nothing to learn the columns from.
-    fields_min_pairs: int = 20
+    columns_min_pairs: int = 20
     #: A kept pair is dropped when its columns' weight (log2 m/u) is this many bits below the
     #: best weight of each of its records (both have a match 2**10 times likelier): 9 to 12
     #: bits gave multilingual F1 0.913 to 0.923, below 9 the citations (copies in other
     #: styles) start to pay.
-    fields_margin_bits: float = 10.0
+    columns_margin_bits: float = 10.0
     #: Character k-grams each column is compared by (those of the records' default shingles).
-    fields_gram: int = 3
+    columns_gram: int = 3
 
     # -- the learned rule (neardup.decision.fellegi_sunter) ------------------------------------
     #: Dirichlet smoothing of every level count: no level is ever impossible.
@@ -167,7 +168,7 @@ class Defaults:
     #: ... or when no pair's posterior moved more than this.
     em_tolerance: float = 1e-7
 
-    # -- the weighted link (neardup.weights, neardup.topk, neardup.decision.assign, neardup.decision
+    # -- the weighted link (neardup.decision: weights, topk, assign, link) ------------------------
     #: Character n-grams of TF-IDF: within words, they survive typos and re-ordered words, and
     #: were the representation whose best threshold was highest on the development tasks.
     weighted_gram: int = 4
@@ -186,7 +187,7 @@ class Defaults:
     #: alone lost on model numbers written otherwise, the joined text alone on long abstracts.
     joined_share: float = 0.5
 
-    # -- clusters (neardup.completion) -----------------------------------------------------------
+    # -- clusters (neardup.decision.completion) ----------------------------------------------------
     #: A component is completed when its pairs cover at least this share of its possible pairs
     #: (more than two thirds: a chain of three records is never completed).
     complete_density: float = 0.7

@@ -1,7 +1,7 @@
 """The graph of pairs: its connected components (clusters), found by union-find.
 
 One place for the clusters every output uses (``--clusters``, dedupe, the review page) and for
-the completion of nearly complete ones (:mod:`neardup.completion`).
+the completion of nearly complete ones (:mod:`neardup.decision.completion`).
 
 >>> clusters([("3", "1"), ("1", "2"), ("7", "8")])
 [['1', '2', '3'], ['7', '8']]

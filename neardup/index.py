@@ -17,11 +17,13 @@ backend: read -> normalize -> shingle -> sign -> band -> store -> candidates -> 
 pairs/clusters.
 
 This module is the facade: it composes the steps and decides nothing itself. What is stored
-for a record is :mod:`neardup.documents`; candidates, :mod:`neardup.candidates`; their texts,
-:mod:`neardup.text_table`; verification, :mod:`neardup.verify`; the decision (a threshold, the
-valley, the learned rule, and their checks), :mod:`neardup.decision.decide`; pruning,
-:mod:`neardup.decision.prune`; clusters, :mod:`neardup.completion` and :mod:`neardup.cluster`; what
-a report is asked for, :mod:`neardup.options`.
+for a record is :mod:`neardup.candidates.documents`; candidates,
+:mod:`neardup.candidates.buckets`; their texts, :mod:`neardup.candidates.text_table`;
+verification, :mod:`neardup.candidates.verify`; the decision (a threshold, the valley, the
+learned rule, and their checks),
+:mod:`neardup.decision.decide`; pruning, :mod:`neardup.decision.prune`; clusters,
+:mod:`neardup.decision.completion` and :mod:`neardup.decision.cluster`; what a report is asked
+for, :mod:`neardup.options`.
 """
 
 from __future__ import annotations
@@ -41,11 +43,9 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import numpy as np
 from tqdm import tqdm
 
-from . import kernel
 from .backends.base import Backend, Capability, Document, SignatureStore, TermSearch, search_terms
 from .backends.memory import MemoryBackend
-from .banding import band_keys_batch
-from .candidates import (
+from .candidates.buckets import (
     DEFAULT_CAP,
     DEFAULT_MAX_BUCKET,
     Candidates,
@@ -55,37 +55,9 @@ from .candidates import (
     protected_bands,
     signature_candidates,
 )
-from .choose import Choice, choose
-from .cluster import pair_clusters
-from .completion import missing_pairs
-from .constraints import check_all
-from .decision.decide import Features, rule_for
-from .decision.labelled import Label, link_by_labels, pairs_to_ask
-from .decision.link import _pairs as link_pairs
-from .decision.link import link
-from .decision.link_new import link_new, updated
-from .decision.prune import prune
-from .decision.route import LABELLED, WEIGHTED, Route, across_sources, route, within_distance
-from .defaults import DEFAULTS
-from .documents import documents
-from .errors import ArgumentError, InputError
-from .evaluate.pairs import Labels, read_labels
-from .frames import frame_records, is_frame
-from .graph import clusters as clusters  # re-exported: connected components
-from .keys import SEP, id_key, key_of, qualified, record_id, source_of_key
-from .minhash import ShingleProcessor
-from .options import ReportOptions
-from .output import pair_columns, to_frame
-from .params import Params
-from .pipeline import IndexStats, Writer
-from .plan import decided, engine_named
-from .plan.budget import SAMPLE, Placement, mean_text_bytes, place
-from .read.checks import Checked, checked_items
-from .read.items import Blank, Item, Record, Rejection
-from .results import Decision, Match, Pair, Report
-from .text import check_text, sort_ids, word_edit_distance
-from .text_table import TextTable
-from .verify import (
+from .candidates.documents import documents
+from .candidates.text_table import TextTable
+from .candidates.verify import (
     held_hashes,
     runs_of,
     screen_keep,
@@ -95,6 +67,36 @@ from .verify import (
     verify,
     verify_codes,
 )
+from .choose import Choice, choose
+from .constraints import check_all
+from .decision.cluster import pair_clusters
+from .decision.completion import missing_pairs
+from .decision.decide import Features, rule_for
+from .decision.labelled import Label, link_by_labels, pairs_to_ask
+from .decision.link import _pairs as link_pairs
+from .decision.link import link
+from .decision.link_new import link_new, updated
+from .decision.prune import prune
+from .decision.route import LABELLED, WEIGHTED, Route, across_sources, route, within_distance
+from .defaults import DEFAULTS
+from .errors import ArgumentError, InputError
+from .graph import clusters as clusters  # re-exported: connected components
+from .keys import SEP, id_key, key_of, qualified, record_id, source_of_key
+from .options import ReportOptions
+from .out.output import pair_columns, to_frame
+from .params import Params
+from .pipeline import IndexStats, Writer
+from .plan import decided, engine_named
+from .plan.budget import SAMPLE, Placement, mean_text_bytes, place
+from .read.checks import Checked, checked_items
+from .read.frames import frame_records, is_frame
+from .read.items import Blank, Item, Record, Rejection
+from .read.pair_files import Labels, read_labels
+from .results import Decision, Match, Pair, Report
+from .sign import kernel
+from .sign.banding import band_keys_batch
+from .sign.minhash import ShingleProcessor
+from .sign.text import check_text, sort_ids, word_edit_distance
 
 if TYPE_CHECKING:
     from .decision.link import Linked, LinkState
@@ -608,7 +610,7 @@ class NearDupIndex:
     ) -> Candidates:
         """Candidate pairs (smaller id first) from every band: a shared bucket of at most
         ``max_bucket`` records, or two shared buckets; a record with more than ``cap`` keeps
-        its ``cap`` best by shared bands (:mod:`neardup.candidates`; None: no cap)."""
+        its ``cap`` best by shared bands (:mod:`neardup.candidates.buckets`; None: no cap)."""
         bands = (
             self.backend.buckets(band)
             for band in tqdm(
@@ -633,7 +635,7 @@ class NearDupIndex:
         self, max_bucket: int | None, cap: int | None, protect: int, total: int = 0
     ) -> Candidates:
         """The candidates of every record, banded in numpy
-        (:func:`~neardup.candidates.signature_candidates`) from the signatures the backend
+        (:func:`~neardup.candidates.buckets.signature_candidates`) from the signatures the backend
         kept, or else signed again from the texts (what they were signed from when written);
         the texts stay with the candidates, so the report does not read them twice."""
         held: dict[str, str] = {}
@@ -725,7 +727,7 @@ class NearDupIndex:
         is refused). Which rule decides: :func:`neardup.decision.route.route`.
 
         ``labels`` (link mode): a reviewer's labels, as the review page downloads them (a
-        ``labels.tsv`` path, :class:`~neardup.evaluate.pairs.Labels`, or
+        ``labels.tsv`` path, :class:`~neardup.read.pair_files.Labels`, or
         ``((source, id), (source, id), match)`` triples): the pairs are then decided by the
         rule they teach on every candidate's evidence (:mod:`neardup.decision.labelled`), with
         its precision and recall estimated from them. :meth:`ask` says which pairs to label.
@@ -853,7 +855,7 @@ class NearDupIndex:
     def _completed(
         self, pairs: list[Pair], texts: Any, complete: bool
     ) -> tuple[list[Pair], dict[str, Any] | None]:
-        """The pairs with their clusters completed where asked (:mod:`neardup.completion`),
+        """The pairs with their clusters completed where asked (:mod:`neardup.decision.completion`),
         and what the completion did."""
         if not complete:
             return pairs, None
@@ -989,7 +991,7 @@ class NearDupIndex:
         return keys, texts, [of.get(k, "") for k in keys], order, [stored.get(k) for k in keys]
 
     def _label_rows(self, labels: Any, keys: Sequence[str]) -> tuple[str, list[Label]]:
-        """The labels (a labels file's path, a :class:`~neardup.evaluate.pairs.Labels`, or
+        """The labels (a labels file's path, a :class:`~neardup.read.pair_files.Labels`, or
         ``((source, id), (source, id), match)`` triples) as rows of ``keys``."""
         if isinstance(labels, str | os.PathLike):
             labels = read_labels(labels)
@@ -1079,7 +1081,7 @@ class NearDupIndex:
         self, threshold: float | None = None, *, mode: str = "dedup", prune: str | None = None
     ) -> list[list[str]] | list[list[tuple[str, str]]]:
         """Groups of records linked by verified pairs, largest first: center clusters
-        (:mod:`neardup.cluster`), each its center first, so that groups do not chain.
+        (:mod:`neardup.decision.cluster`), each its center first, so that groups do not chain.
 
         A member is its id while every record clustered is of the primary source; once one
         is not (link mode, or several sources in one index), every member is a

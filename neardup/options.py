@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .candidates import DEFAULT_CAP, DEFAULT_MAX_BUCKET, check_max_bucket
-from .column_map import parse_given
+from .candidates.buckets import DEFAULT_CAP, DEFAULT_MAX_BUCKET, check_max_bucket
 from .constraints import MODES, SIMILARITIES, InstanceOf, check, check_all, declared
+from .decision.column_map import parse_given
 from .decision.prune import DEFAULT_PRUNE
 from .errors import ArgumentError
 from .plan import IN_PROCESS, DuckDB, Spark, budget_of
@@ -54,10 +54,10 @@ class ReportOptions:
     #: the records written by that batch or later, at a cost that follows their number.
     since: int | None = None
     #: Members of a bucket larger than this become candidates only where they share another
-    #: band too (:mod:`neardup.candidates`; None pairs every bucket in full).
+    #: band too (:mod:`neardup.candidates.buckets`; None pairs every bucket in full).
     max_bucket: int | None = DEFAULT_MAX_BUCKET
     #: Add the missing pairs of clusters whose pairs are nearly all verified
-    #: (:mod:`neardup.completion`); None: where a rule read off the data decides the full
+    #: (:mod:`neardup.decision.completion`); None: where a rule read off the data decides the full
     #: dedup report without pruning.
     complete: bool | None = None
     #: What decides: ``jaccard`` (the shingle sets' Jaccard through the LSH bands and the
@@ -66,13 +66,13 @@ class ReportOptions:
     #: report of an index whose parameters were chosen from the data, with no threshold.
     similarity: str = "auto"
     #: A record with more candidates keeps the ``cap`` that share the most bands
-    #: (:func:`neardup.candidates.cap_per_record`; None: no cap).
+    #: (:func:`neardup.candidates.buckets.cap_per_record`; None: no cap).
     cap: int | None = DEFAULT_CAP
     #: Whether pairs whose records hold different numbers may be dropped (where the data's
     #: numbers identify records: :mod:`neardup.decision.identifiers`); False keeps them.
     numbers_check: bool = True
     #: Column pairs of two sources the user says are one (``{"title": "product_name"}``);
-    #: the others are matched by name and content (:mod:`neardup.column_map`).
+    #: the others are matched by name and content (:mod:`neardup.decision.column_map`).
     #: Given as a mapping, ``"a=b,c=d"`` or a list of ``"a=b"``; kept as pairs.
     columns: Mapping[str, str] | str | tuple[tuple[str, str], ...] | None = None
     #: Where the report runs (:data:`neardup.plan.ENGINES`): ``"auto"`` in this process while

@@ -17,11 +17,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from .banding import MAX_BANDS, choose_bands
 from .constraints import RULES, check_all
 from .errors import ArgumentError, ParameterMismatch
 from .extra_fields import ExtraFields, loaded, wanted
-from .minhash import ShingleProcessor
+from .sign.banding import MAX_BANDS, choose_bands
+from .sign.minhash import ShingleProcessor
 
 #: Version of the stored form (and of the band-key layout in a Solr index). An index written
 #: in another form is refused with "re-index", never read as if it had no shared buckets.
@@ -44,7 +44,7 @@ class Params:
     ``shingle_kind``/``shingle_size``: word n-grams or character k-grams. ``num_perm``: MinHash
     values per record, drawn by ``hash_family`` from ``seed``. ``threshold``: the Jaccard
     similarity a pair needs; ``bands`` x ``rows`` follow from it (see
-    :func:`~neardup.banding.choose_bands`) unless both are given. ``canonical``: rewrite record
+    :func:`~neardup.sign.banding.choose_bands`) unless both are given. ``canonical``: rewrite record
     forms (street suffixes, ordinals) before shingling. ``split_hyphens``: character shingles
     read a hyphen as a space (``bel-air``/``bel air``; indexes stored before it existed read
     as False, the way they were built). ``fields_2014``: also store the 2014

@@ -20,8 +20,8 @@ class Pair:
     #: The learned rule's chance that the pair is a match (None under a fixed threshold).
     probability: float | None = None
     #: The weighted similarity that decided the pair: the TF-IDF cosine where the weighted
-    #: link decided (:mod:`neardup.weights`), the rarity-weighted Jaccard where the valley was
-    #: read on it (:mod:`neardup.decision.valley`); None where plain Jaccard did.
+    #: link decided (:mod:`neardup.decision.weights`), the rarity-weighted Jaccard where the valley
+    #: was read on it (:mod:`neardup.decision.valley`); None where plain Jaccard did.
     similarity: float | None = None
     #: The sources of ``id1`` and ``id2`` (link mode, or a pair with a record of a secondary
     #: source: two files may both hold an id 7); None otherwise.
@@ -99,11 +99,12 @@ class Report:
     bands: int = 0
     buckets: int = 0
     #: Buckets of more than ``max_bucket`` records, whose members became candidates only
-    #: where they share another band too (:mod:`neardup.candidates`).
+    #: where they share another band too (:mod:`neardup.candidates.buckets`).
     large_buckets: int = 0
     max_bucket: int | None = None
     #: Candidates dropped by the per-record cap (records with more than ``cap`` candidates
-    #: keep their ``cap`` sharing the most bands: :func:`neardup.candidates.cap_per_record`).
+    #: keep their ``cap`` sharing the most bands:
+    #: :func:`neardup.candidates.buckets.cap_per_record`).
     capped: int = 0
     cap: int | None = None
     candidates: int = 0
@@ -123,7 +124,7 @@ class Report:
     since: int | None = None
     #: How many records of those batches (with ``since``).
     new_records: int = 0
-    #: The clusters completed in dedup mode (:mod:`neardup.completion`); None if not made.
+    #: The clusters completed in dedup mode (:mod:`neardup.decision.completion`); None if not made.
     completion: dict[str, Any] | None = None
     #: The pairs the decision's checks dropped, by check (:attr:`Decision.dropped`).
     dropped: dict[str, list[Pair]] = field(default_factory=dict)

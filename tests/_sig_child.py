@@ -6,7 +6,7 @@ Reads {"params": {...}, "texts": [...]} as JSON on stdin, prints {"signatures": 
 import json
 import sys
 
-from neardup.minhash import ShingleProcessor
+from neardup.sign.minhash import ShingleProcessor
 
 
 def main() -> None:

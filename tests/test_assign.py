@@ -8,10 +8,10 @@ import numpy as np
 
 from neardup import Params
 from neardup.decision.assign import best_of_each, one_partner_each, unique_mapping
+from neardup.decision.columns import far_below_best, mutual_best
 from neardup.decision.fellegi_sunter import features
 from neardup.decision.prune import prune
 from neardup.decision.valley import best_similarities
-from neardup.fields import far_below_best, mutual_best
 from neardup.results import Pair
 
 
@@ -49,7 +49,7 @@ def test_the_steps_read_one_best_per_record() -> None:
     assert values[:, names.index("best")].tolist() == [1.0, 0.5, 1.0, 0.0]
     assert mutual_best(pairs).tolist() == [True, False, True, False]
     weight = np.array([5.0, -20.0, 4.0, -1.0])
-    # 2-3 is more than DEFAULTS.fields_margin_bits (10) below both 2's best (5) and 3's best (4)
+    # 2-3 is more than DEFAULTS.columns_margin_bits (10) below both 2's best (5) and 3's best (4)
     assert far_below_best(pairs, weight).tolist() == [False, True, False, False]
 
 

@@ -23,10 +23,10 @@ from neardup import NearDupIndex, Params
 from neardup.backends.solr import SolrBackend
 from neardup.read.items import Record
 from neardup.seed2014 import SeedSearcher
+from neardup.sign.text import normalize
 from neardup.solr import admin
 from neardup.solr.admin import connect
 from neardup.solr.client import Solr
-from neardup.text import normalize
 
 from .conftest import REPO, run_cli
 

@@ -20,7 +20,7 @@ from benchmarks import end_to_end as E
 from benchmarks import render as R
 from neardup.keys import id_key
 from neardup.params import Params
-from neardup.text import word_edit_distance
+from neardup.sign.text import word_edit_distance
 
 THRESHOLD = 0.8
 

@@ -1,4 +1,5 @@
-"""Tests for neardup.bruteforce: the prefix-filtered join against a naive O(n^2) double loop."""
+"""Tests for neardup.candidates.bruteforce: the prefix-filtered join against a naive O(n^2) double
+loop."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.bruteforce import all_pairs, jaccard
+from neardup.candidates.bruteforce import all_pairs, jaccard
 from neardup.errors import ArgumentError
 from neardup.keys import id_key
 
@@ -158,9 +159,9 @@ def test_verify_gives_the_same_pairs_when_the_word_table_restarts(
 ) -> None:
     # verify.verify encodes each record's words once in a shared WordCodes table; when the
     # table is full it starts a new generation and stale encodings must not be compared.
+    from neardup.candidates.verify import verify
     from neardup.params import Params
-    from neardup.text import WordCodes, word_edit_distance
-    from neardup.verify import verify
+    from neardup.sign.text import WordCodes, word_edit_distance
 
     rng = random.Random(5)
     vocab = [f"w{i}" for i in range(40)]

@@ -13,8 +13,7 @@ import pytest
 from neardup import NearDupIndex, Params
 from neardup.backends.base import Capability, Document
 from neardup.backends.memory import MemoryBackend
-from neardup.banding import band_keys_batch
-from neardup.candidates import (
+from neardup.candidates.buckets import (
     all_candidates,
     check_max_bucket,
     fresh_candidates,
@@ -23,6 +22,7 @@ from neardup.candidates import (
 from neardup.errors import ArgumentError
 from neardup.keys import id_key
 from neardup.resources import restaurants
+from neardup.sign.banding import band_keys_batch
 
 from .conftest import run_cli
 
@@ -171,7 +171,7 @@ def test_cli_max_bucket(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_cap_keeps_each_record_its_best_and_never_a_protected_pair(seed: int) -> None:
-    from neardup.candidates import cap_per_record
+    from neardup.candidates.buckets import cap_per_record
 
     rng = np.random.default_rng(seed)
     n, cap, protect = 300, 8, 6
@@ -197,7 +197,7 @@ def test_the_cap_keeps_each_record_its_best_and_never_a_protected_pair(seed: int
 
 
 def test_a_light_record_keeps_every_candidate() -> None:
-    from neardup.candidates import cap_per_record
+    from neardup.candidates.buckets import cap_per_record
 
     keys = np.array([(0 << 32) | k for k in range(1, 30)])  # a hub and 29 records of one pair
     keep = cap_per_record(keys, np.ones(29, np.uint16), 30, cap=5, protect=9)
@@ -378,7 +378,7 @@ def test_regrouping_labels_every_member_by_both_buckets_sorted() -> None:
     """Large buckets' members regrouped by other bands: each member with a bucket there,
     labelled by both buckets and the band, in label order; the same whether label and code fit
     one packed radix sort or (labels past 2**52 here) are argsorted."""
-    from neardup.candidates import _regroup
+    from neardup.candidates.buckets import _regroup
 
     rng = np.random.default_rng(7)
     codes = rng.permutation(5_000)[:3_000].astype(np.int32)
@@ -402,8 +402,8 @@ def test_banding_signatures_in_c_gives_numpy_s_candidates(n: int, bands: int, ro
     """The kernel's buckets (band_buckets), radix sort and fold give the candidates, buckets,
     large buckets and capped count of the numpy path, on signatures of few values (many
     shared and large buckets)."""
-    from neardup import kernel
-    from neardup.candidates import signature_candidates
+    from neardup.candidates.buckets import signature_candidates
+    from neardup.sign import kernel
 
     if kernel.get() is None:
         pytest.skip("the C kernel is not built")
@@ -427,9 +427,9 @@ def test_large_buckets_in_c_give_numpy_s_pairs_and_coherent_buckets(seed: int) -
     """The kernel's large_pairs gives, band by band, the pairs of numpy's regrouping (the same
     multiset once sorted: a pair once per later band it shares) and the same coherent
     buckets, whose pairs are then enumerated and filtered in both."""
-    from neardup import kernel
-    from neardup.candidates import DEFAULTS as CD
-    from neardup.candidates import _large_bucket_pairs
+    from neardup.candidates.buckets import DEFAULTS as CD
+    from neardup.candidates.buckets import _large_bucket_pairs
+    from neardup.sign import kernel
 
     c = kernel.get()
     if c is None:
@@ -459,7 +459,7 @@ def test_large_buckets_in_c_give_numpy_s_pairs_and_coherent_buckets(seed: int) -
 def test_large_pairs_refuses_what_does_not_fit() -> None:
     """Sizes that do not add up to the members, and a member outside the bands' records, are
     errors, not reads past the arrays."""
-    from neardup import kernel
+    from neardup.sign import kernel
 
     c = kernel.get()
     if c is None:

@@ -1,4 +1,4 @@
-"""Tests for neardup.canonical: the rules, their limits on prose, and idempotence."""
+"""Tests for neardup.sign.canonical: the rules, their limits on prose, and idempotence."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.canonical import (
+from neardup.sign.canonical import (
     CANONICAL_VERSION,
     DIRECTIONALS,
     STREET_SUFFIXES,
     canonicalize,
 )
-from neardup.text import normalize
+from neardup.sign.text import normalize
 
 # Words that trigger the rules, mixed with ordinary ones, so that random texts hit rule
 # interactions (clauses next to ordinals next to suffixes ...).
@@ -176,14 +176,14 @@ def test_no_word_is_deleted_without_a_clause_word(text: str) -> None:
 @given(st.lists(st.sampled_from(TRICKY + PROSE.split()), max_size=30).map(" ".join))
 def test_fast_path_gives_what_the_rules_give(text: str) -> None:
     # canonicalize() returns early when no word can trigger a rule; the rules must agree.
-    from neardup import canonical
+    from neardup.sign import canonical
 
     words = normalize(text.replace("&", " and ")).split()
     assert canonicalize(text) == canonical._canonical_words(words)
 
 
 def test_fast_path_is_taken_for_plain_prose_and_not_for_addresses() -> None:
-    from neardup import canonical
+    from neardup.sign import canonical
 
     assert canonical._TRIGGERS.isdisjoint(normalize("the committee met on tuesday").split())
     for address in ("12 main street", "between 5th and 6th", "new york city", "west 54th"):

@@ -6,11 +6,11 @@ import random
 from pathlib import Path
 
 from neardup import NearDupIndex, Params
-from neardup.cluster import center_clusters, pair_clusters
+from neardup.decision.cluster import center_clusters, pair_clusters
 from neardup.graph import clusters
+from neardup.out.write import write_clusters
 from neardup.read.items import Record
 from neardup.results import Pair
-from neardup.write import write_clusters
 
 
 def _random_pairs(seed: int, n: int = 60, m: int = 150) -> list[tuple[str, str, float]]:

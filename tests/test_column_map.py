@@ -1,4 +1,4 @@
-"""neardup.column_map: columns of two sources matched by what the user says, by name and by
+"""neardup.decision.column_map: columns of two sources matched by what the user says, by name and by
 content (issue 38 case 7)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 import pytest
 
 from benchmarks.shops import two_shops
-from neardup.column_map import match_columns, name_key, parse_given
+from neardup.decision.column_map import match_columns, name_key, parse_given
 from neardup.errors import ArgumentError
 
 

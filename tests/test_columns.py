@@ -1,6 +1,6 @@
 """Records with columns: read from any table, stored by both backends, and compared one by one
-by the valley rule's report (neardup.fields), which drops kept pairs whose columns look like
-the non-matches'."""
+by the valley rule's report (neardup.decision.columns), which drops kept pairs whose columns look
+like the non-matches'."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from neardup import NearDupIndex, Params
-from neardup import fields as F
 from neardup.backends.solr import SolrBackend
+from neardup.decision import columns as F
 from neardup.defaults import DEFAULTS
 from neardup.errors import InputError
 from neardup.read.items import Record
@@ -121,10 +121,10 @@ def test_no_columns_or_too_few_pairs_change_nothing() -> None:
     proc = Params().processor()
     kept, others = _pairs(30, 0, 0.8), _pairs(30, 100, 0.4)
     one_column = {i: {"text": "x"} for p in kept + others for i in (p.id1, p.id2)}
-    out, check = F.fields_disagree(kept, others, one_column, proc)
+    out, check = F.columns_disagree(kept, others, one_column, proc)
     assert out == kept and check.dropped == 0 and "two or more columns" in check.reason
     rows = _rows(kept, lambda k: "zzz") | _rows(others, lambda k: f"n{k}")
-    out, check = F.fields_disagree(kept[:5], others, rows, proc)
+    out, check = F.columns_disagree(kept[:5], others, rows, proc)
     assert out == kept[:5] and "fewer than 20" in check.reason
 
 
@@ -136,7 +136,7 @@ def test_a_missing_column_weighs_neither_way() -> None:
     # dropped; one whose second record has no name is not.
     rows["r1000"] = {"name": "other35", "city": "rome"}
     rows["r1001"] = {"city": "rome"}
-    out, check = F.fields_disagree(kept, others, rows, proc)
+    out, check = F.columns_disagree(kept, others, rows, proc)
     dropped = {p.id1 for p in kept} - {p.id1 for p in out}
     assert dropped == {"r0"} and check.dropped == 1
     assert check.weights["name"][0] == 0.0  # the missing level
@@ -150,11 +150,11 @@ def test_the_sample_is_seeded_and_the_prior_counts_every_pair(
     kept, others = _pairs(40, 0, 0.8), _pairs(400, 100, 0.4)
     rows = _rows(kept, lambda k: f"n{k}") | _rows(others, lambda k: f"other{k * 7}")
     rows["r1000"] = {"name": "other35", "city": "rome"}
-    monkeypatch.setattr(F, "DEFAULTS", dataclasses.replace(DEFAULTS, fields_sample=50))
+    monkeypatch.setattr(F, "DEFAULTS", dataclasses.replace(DEFAULTS, columns_sample=50))
     assert F.sample_pairs(others) == F.sample_pairs(others) != others[:50]
     assert len(F.sample_pairs(others)) == 50
-    _, small = F.fields_disagree(kept, F.sample_pairs(others), rows, proc)
-    _, full = F.fields_disagree(kept, F.sample_pairs(others), rows, proc, len(others))
+    _, small = F.columns_disagree(kept, F.sample_pairs(others), rows, proc)
+    _, full = F.columns_disagree(kept, F.sample_pairs(others), rows, proc, len(others))
     assert (small.other_pairs, full.other_pairs) == (50, 400)
     assert full.dropped >= small.dropped == 1
 
@@ -295,12 +295,12 @@ def test_relatives_far_below_both_records_best_match_are_dropped(
     kept, others, rows, relatives = _households()
     proc = Params().processor()
     assert F.mutual_best(kept).tolist() == [True] * 40 + [False] * 30  # copies, not relatives
-    out, check = F.fields_disagree(kept, others, rows, proc)
+    out, check = F.columns_disagree(kept, others, rows, proc)
     gone = {f"{p.id1}-{p.id2}" for p in kept} - {f"{p.id1}-{p.id2}" for p in out}
     assert gone == relatives and check.dropped == 30 and check.mutual == 40
     assert check.as_dict()["far_below_best"] == check.far > 0
     # Without the margin, m learned from the mutual best pairs alone drops none of them:
     # the household's street and phone weigh for them as much as the names weigh against.
-    monkeypatch.setattr(F, "DEFAULTS", dataclasses.replace(DEFAULTS, fields_margin_bits=1e9))
-    out, check = F.fields_disagree(kept, others, rows, proc)
+    monkeypatch.setattr(F, "DEFAULTS", dataclasses.replace(DEFAULTS, columns_margin_bits=1e9))
+    out, check = F.columns_disagree(kept, others, rows, proc)
     assert check.far == 0 and out == kept

@@ -1,5 +1,5 @@
-"""Clusters completed (neardup.completion): which components are completed, the pairs added to a
-report with their exact similarities, on the memory backend and on a real Solr, and what it
+"""Clusters completed (neardup.decision.completion): which components are completed, the pairs added
+to a report with their exact similarities, on the memory backend and on a real Solr, and what it
 does on generated citations."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from benchmarks.accuracy import datasets as D
 from benchmarks.accuracy import metrics
 from benchmarks.accuracy.run_neardup import _items
 from neardup import NearDupIndex, Params
-from neardup.completion import missing_pairs
+from neardup.decision.completion import missing_pairs
 from neardup.defaults import DEFAULTS
 from neardup.errors import ArgumentError
-from neardup.text import word_edit_distance
+from neardup.sign.text import word_edit_distance
 
 from .conftest import run_cli
 
@@ -145,7 +145,7 @@ def test_cli_report_says_what_completion_added(solr_base: str, tmp_path: Path) -
 
 
 def test_the_review_page_shows_completed_pairs_apart(tmp_path: Path) -> None:
-    from neardup.review import write_review
+    from neardup.out.review import write_review
 
     index = NearDupIndex(Params(threshold=0.3))
     index.add_many(_RECORDS)

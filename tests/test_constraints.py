@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from neardup import NearDupIndex, Params, ShingleProcessor
-from neardup.bruteforce import all_pairs
+from neardup.candidates.bruteforce import all_pairs
 from neardup.cli.common import PARAM_FLAGS
 from neardup.cli.main import build_parser
 from neardup.constraints import (

@@ -17,7 +17,7 @@ from neardup.decision.decide import (
     ValleyRule,
     rule_for,
 )
-from neardup.output import decided, rule_line, rule_text
+from neardup.out.output import decided, rule_line, rule_text
 from neardup.read.records import read_records
 from neardup.resources import restaurants
 from neardup.results import Decision, Pair, Report
@@ -174,7 +174,7 @@ def test_route_refuses_what_the_rule_cannot_honour(
 def test_link_candidates_keep_only_pairs_across_sources() -> None:
     import numpy as np
 
-    from neardup.candidates import Candidates
+    from neardup.candidates.buckets import Candidates
     from neardup.decision.route import across_sources
 
     ids = ["a", "b", "c", "d"]
@@ -197,9 +197,9 @@ def test_every_rule_a_report_can_carry_has_its_own_words() -> None:
     import ast
     from pathlib import Path
 
-    from neardup import output
     from neardup.decision.labelled import asked_explain
     from neardup.decision.words import WORDS, words_for
+    from neardup.out import output
 
     assert set(WORDS) == {"threshold", "valley", "learned", "weighted", "labelled", "asked"}
     decisions = {

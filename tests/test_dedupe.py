@@ -20,13 +20,13 @@ import requests
 
 from neardup import InputError, NearDupIndex, Record, read_records
 from neardup.decision.valley import WEIGHTED, numbers_disagree, weighted_jaccards
-from neardup.dedupe import DedupeStats, dedupe, index_similarity
 from neardup.graph import clusters
 from neardup.keys import id_key
+from neardup.out.dedupe import DedupeStats, dedupe, index_similarity
 from neardup.resources import restaurants
 from neardup.results import Pair, Report
+from neardup.sign.text import jaccard
 from neardup.solr import admin
-from neardup.text import jaccard
 
 from .conftest import REPO, run_cli
 from .test_readme import expected_lines, matches

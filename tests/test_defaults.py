@@ -14,8 +14,8 @@ from neardup.defaults import DEFAULTS, Defaults
 
 #: Each step, the names it gave its tuned values before they moved here, and their fields.
 MOVED = {
-    "neardup.banding": {"TARGET_RECALL": "target_recall"},
-    "neardup.candidates": {
+    "neardup.sign.banding": {"TARGET_RECALL": "target_recall"},
+    "neardup.candidates.buckets": {
         "DEFAULT_MAX_BUCKET": "max_bucket", "COHERENT": "coherent", "DEFAULT_CAP": "candidate_cap",
         "PROTECT_JACCARD": "cap_protect_jaccard",
     },
@@ -36,22 +36,24 @@ MOVED = {
         "NUMBERS_MIN_PAIRS": "numbers_min_pairs", "COLUMNS_MIN_PAIRS": "columns_min_pairs",
         "JOINED_SHARE": "joined_share",
     },
-    "neardup.fields": {
-        "CUT": "fields_cut", "SAMPLE": "fields_sample", "MIN_PAIRS": "fields_min_pairs",
-        "MARGIN": "fields_margin_bits", "GRAM": "fields_gram",
+    "neardup.decision.columns": {
+        "CUT": "columns_cut", "SAMPLE": "columns_sample", "MIN_PAIRS": "columns_min_pairs",
+        "MARGIN": "columns_margin_bits", "GRAM": "columns_gram",
     },
     "neardup.decision.fellegi_sunter": {
         "SMOOTHING": "em_smoothing", "ITERATIONS": "em_iterations", "TOLERANCE": "em_tolerance",
     },
-    "neardup.weights": {"GRAM": "weighted_gram"},
-    "neardup.topk": {"TOP_K": "link_top_k", "PURGE": "link_purge"},
+    "neardup.decision.weights": {"GRAM": "weighted_gram"},
+    "neardup.decision.topk": {"TOP_K": "link_top_k", "PURGE": "link_purge"},
     "neardup.decision.assign": {"MARGIN": "link_margin"},
-    "neardup.completion": {"DENSITY": "complete_density", "MIN_RECORDS": "complete_min_records"},
-    "neardup.index": {"SCAN_RECORDS": "scan_records", "SCAN_CHAR_FACTOR": "scan_char_factor"},
+    "neardup.decision.completion": {"DENSITY": "complete_density", "MIN_RECORDS":
+    "complete_min_records"}, "neardup.index": {"SCAN_RECORDS": "scan_records", "SCAN_CHAR_FACTOR":
+    "scan_char_factor"},
 }  # fmt: skip
 #: The names kept, because the CLI and index.py read them: each only DEFAULTS' value.
 KEPT = {
-    ("neardup.candidates", "DEFAULT_MAX_BUCKET"), ("neardup.candidates", "DEFAULT_CAP"),
+    ("neardup.candidates.buckets", "DEFAULT_MAX_BUCKET"),
+    ("neardup.candidates.buckets", "DEFAULT_CAP"),
     ("neardup.choose", "SAMPLE"),
 }  # fmt: skip
 

@@ -16,14 +16,14 @@ from neardup import index as index_mod
 from neardup.backends.base import Capability
 from neardup.backends.memory import MemoryBackend
 from neardup.backends.solr import SolrBackend, key_value, keys_of, value_key
-from neardup.banding import band_keys_batch, choose_bands, key_field, s_curve
-from neardup.bruteforce import all_pairs
+from neardup.candidates.bruteforce import all_pairs
 from neardup.decision.prune import prune
 from neardup.errors import ArgumentError
 from neardup.graph import clusters
 from neardup.read.items import Record, Rejection
 from neardup.resources import restaurants
 from neardup.results import Pair
+from neardup.sign.banding import band_keys_batch, choose_bands, key_field, s_curve
 from neardup.solr import admin
 from neardup.solr.client import Auth, Solr
 

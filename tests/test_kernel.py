@@ -16,11 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup import banding, kernel
-from neardup import minhash as minhash_module
-from neardup import text as textmod
 from neardup.errors import InvalidText
-from neardup.minhash import EMPTY_SIGNATURE_VALUE, ShingleProcessor
+from neardup.sign import banding, kernel
+from neardup.sign import minhash as minhash_module
+from neardup.sign import text as textmod
+from neardup.sign.minhash import EMPTY_SIGNATURE_VALUE, ShingleProcessor
 
 pytestmark = pytest.mark.skipif(
     kernel.compiled() is None and os.environ.get("CI") != "true",
@@ -54,15 +54,15 @@ def test_kernel_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
     kernel.use("numpy")
     try:
         assert kernel.active() == "numpy"
-        from neardup.banding import band_hashes_batch, band_keys_batch
-        from neardup.text import normalize
+        from neardup.sign.banding import band_hashes_batch, band_keys_batch
+        from neardup.sign.text import normalize
 
         sig = ShingleProcessor().signatures_batch(["a b c d"])
         assert (ShingleProcessor().signed_and_hashed(["a b c d"], 1 << 20)[0] == sig).all()
         band_keys_batch(sig, 32, 4)
         band_hashes_batch(sig, 32, 4)
         normalize("Some ASCII text")
-        from neardup.canonical import canonicalize
+        from neardup.sign.canonical import canonicalize
 
         assert canonicalize("854 Seventh Avenue") == "854 7th ave"
     finally:
@@ -311,7 +311,7 @@ def test_pair_jaccard_equals_the_shingle_sets(kind: str, size: int) -> None:
 def test_the_screen_keeps_every_pair_verification_keeps(monkeypatch: pytest.MonkeyPatch) -> None:
     from benchmarks.corpus import short_records
     from neardup import NearDupIndex
-    from neardup import verify as verify_mod
+    from neardup.candidates import verify as verify_mod
 
     calls: list[int] = []
     real = ShingleProcessor.shingle_hashes
@@ -351,7 +351,7 @@ def test_the_screen_keeps_every_pair_verification_keeps(monkeypatch: pytest.Monk
 
 
 def test_hashed_jaccard_checks_its_runs() -> None:
-    from neardup.minhash import hashed_jaccard
+    from neardup.sign.minhash import hashed_jaccard
 
     p = ShingleProcessor(3, kind="char")
     values, offsets = p.shingle_hashes(["abcd", "abce", ""])
@@ -373,7 +373,7 @@ def test_hashed_jaccard_checks_its_runs() -> None:
 def test_the_floor_only_cuts_short_the_pairs_below_it(seed: int) -> None:
     """With a floor, a pair that reaches it gets its exact similarity and one that does not
     stays below it (the screen asks no more), on either side of the floor."""
-    from neardup.minhash import hashed_jaccard
+    from neardup.sign.minhash import hashed_jaccard
 
     rng = np.random.default_rng(seed)
     runs = [np.unique(rng.integers(0, 400, rng.integers(0, 120))) for _ in range(300)]
@@ -392,7 +392,7 @@ def test_the_floor_only_cuts_short_the_pairs_below_it(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_the_radix_sort_and_the_fold_equal_numpy(seed: int) -> None:
-    from neardup import candidates
+    from neardup.candidates import buckets as candidates
 
     rng = np.random.default_rng(seed)
     c = kernel.get()
@@ -449,7 +449,7 @@ def test_texts_prepared_in_one_kernel_call_are_prepare_s(
     """The texts that only need normalizing are prepared in one kernel call, the others by
     prepare(): what the kernel is given is prepare()'s text either way, on texts full of the
     canonical rules' words, ampersands, hyphens and non-ASCII letters."""
-    from neardup.canonical import _TRIGGERS
+    from neardup.sign.canonical import _TRIGGERS
 
     rng = random.Random(len(kind) * 4 + canonical * 2 + split_hyphens)
     rules = sorted(_TRIGGERS)
@@ -478,7 +478,7 @@ def test_c_exact_char_jaccard_equals_python_sets(k: int) -> None:
     """char_jaccard's exact value is the one of Python's sets of character grams, whatever
     the text: shorter than k (one gram), empty (-1), grams that differ in one byte, and
     non-ASCII texts, which it leaves to Python (NaN)."""
-    from neardup.verify import verified_jaccard
+    from neardup.candidates.verify import verified_jaccard
 
     c = kernel.compiled()
     assert c is not None

@@ -14,7 +14,7 @@ import pytest
 from benchmarks.accuracy.er import folder
 from neardup import NearDupIndex
 from neardup.errors import ArgumentError, InputError
-from neardup.evaluate.pairs import read_labels
+from neardup.read.pair_files import read_labels
 from neardup.read.records import read_records
 
 HEADER = "source1\tid1\tsource2\tid2\tlabel\n"

@@ -264,7 +264,7 @@ def test_three_sources_each_pair_linked_once() -> None:
 
 
 def test_the_review_page_of_two_sources_shows_each_records_own_text(tmp_path: Path) -> None:
-    from neardup.review import review_index
+    from neardup.out.review import review_index
 
     index = NearDupIndex()
     index.add_many([("0", "cafe roma 12 main street springfield", "a.csv"),

@@ -1,4 +1,4 @@
-"""Tests for neardup.text, neardup.minhash and neardup.banding.
+"""Tests for neardup.sign.text, neardup.sign.minhash and neardup.sign.banding.
 
 Expected values are either the seed's published numbers (003: the Art's Deli example) or
 computed here by independent, deliberately naive reference implementations (regex
@@ -23,11 +23,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup import banding, minhash
-from neardup import text as textmod
-from neardup.banding import band_keys, band_keys_batch, optimal_bands, s_curve
-from neardup.minhash import CHAR_HYPHENS, EMPTY_SIGNATURE_VALUE, ShingleProcessor, splitmix64
-from neardup.text import normalize, word_edit_distance
+from neardup.sign import banding, minhash
+from neardup.sign import text as textmod
+from neardup.sign.banding import band_keys, band_keys_batch, optimal_bands, s_curve
+from neardup.sign.minhash import CHAR_HYPHENS, EMPTY_SIGNATURE_VALUE, ShingleProcessor, splitmix64
+from neardup.sign.text import normalize, word_edit_distance
 
 REPO = Path(__file__).resolve().parents[1]
 FAMILIES = ["xor", "universal"]

@@ -12,12 +12,12 @@ import pytest
 
 from neardup import Match, NearDupIndex, Params
 from neardup.backends.solr import SolrBackend
-from neardup.banding import band_keys_batch
+from neardup.candidates.verify import verified_jaccard
 from neardup.keys import id_key
 from neardup.read.items import Record
+from neardup.sign.banding import band_keys_batch
+from neardup.sign.text import normalize, word_edit_distance
 from neardup.solr.client import Solr
-from neardup.text import normalize, word_edit_distance
-from neardup.verify import verified_jaccard
 
 from .conftest import counted, run_cli
 

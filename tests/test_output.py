@@ -16,9 +16,9 @@ import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.cli.main import build_parser
-from neardup.cluster import pair_clusters
+from neardup.decision.cluster import pair_clusters
 from neardup.keys import record_id
-from neardup.output import (
+from neardup.out.output import (
     cluster_columns,
     decided_line,
     pair_columns,
@@ -242,7 +242,7 @@ def test_plot_without_matplotlib_names_the_extra(tmp_path: Path) -> None:
 
 WRITE_FULL = """
 import resource, sys
-from neardup.output import write_table
+from neardup.out.output import write_table
 resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))
 columns = {"id": [str(n) for n in range(100)], "text": ["a text of some length"] * 100}
 write_table(columns, sys.argv[1], sys.argv[2])
@@ -278,9 +278,9 @@ def test_a_replaced_table_keeps_its_mode(tmp_path: Path) -> None:
 def test_outputs_are_replaced_together_and_stdout_only_after(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Inside :class:`neardup.write.Outputs` a table is not in place, nor sent to stdout, until
+    """Inside :class:`neardup.out.write.Outputs` a table is not in place, nor sent to stdout, until
     the block ends; an error in the block leaves every old file and sends nothing."""
-    from neardup.write import Outputs
+    from neardup.out.write import Outputs
 
     a, b = tmp_path / "a.csv", tmp_path / "b.jsonl"
     a.write_bytes(b"old a\n")

@@ -18,8 +18,8 @@ import pytest
 
 from neardup import NearDupIndex, Params, read_records
 from neardup.backends.solr import RECORDS_FQ, SolrBackend
-from neardup.dedupe import dedupe
 from neardup.errors import ArgumentError, SolrUnavailable
+from neardup.out.dedupe import dedupe
 from neardup.read.checks import LINE_ROOM, MAX_RECORD_BYTES
 from neardup.read.items import Record, Rejection
 from neardup.solr.client import LARGE_REQUEST, Solr

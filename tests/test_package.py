@@ -300,12 +300,13 @@ def test_import_graph_is_built_from_real_imports() -> None:
     """The graph sees relative imports, imports inside functions, and TYPE_CHECKING imports
     only when asked."""
     graph = _import_graph()
-    assert "neardup.index" not in graph["neardup.review"]  # under TYPE_CHECKING only
-    assert "neardup.index" in _import_graph(type_checking=True)["neardup.review"]
+    assert "neardup.index" not in graph["neardup.out.review"]  # under TYPE_CHECKING only
+    assert "neardup.index" in _import_graph(type_checking=True)["neardup.out.review"]
     assert len(graph) >= 20 and "neardup.cli.main" in graph
     assert "neardup.index" in graph["neardup"]  # from .index import ... (package __init__)
     assert "neardup.resources" in graph["neardup.solr.local"]  # from .. import resources
-    assert set(graph["neardup.kernel"]) >= {"neardup._kernel", "neardup.errors"}  # in functions
+    kernel = graph["neardup.sign.kernel"]
+    assert set(kernel) >= {"neardup._kernel", "neardup.errors"}  # in functions
     assert "benchmarks.corpus" in graph["benchmarks.end_to_end"]  # in a function
     assert "neardup.params" in graph["benchmarks.corpus"]
     assert sum(len(v) for v in graph.values()) > len(graph)
@@ -367,6 +368,95 @@ def test_no_import_cycles() -> None:
     assert cycles == [], "import cycles:\n" + "\n".join(cycles)
 
 
+
+#: neardup's layers, bottom to top: a module imports its own layer and those below. The folders
+#: are the pipeline's steps (read, sign, candidates, decision, plan, out) with what they stand on
+#: below them and the front door, the plug-in and the command line above. A name is a module or
+#: a folder (every module in it); the longest name that holds a module places it.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors", "keys", "defaults", "results", "constraints", "extra_fields", "resources",
+     "_kernel", "graph", "version", "read.items"),
+    ("sign",),
+    ("params",),
+    ("choose",),
+    ("read",),
+    ("solr",),
+    ("config",),
+    ("backends",),
+    ("pipeline", "collection"),
+    ("candidates",),
+    ("decision",),
+    ("plan",),
+    ("options",),
+    ("index",),
+    ("evaluate",),
+    ("out",),
+    ("",),  # neardup/__init__.py, the front door of the library
+    ("seed2014",),
+    ("cli", "__main__"),
+)  # fmt: skip
+#: The imports that go from a lower layer up to a higher one (#42: at most 5), each with why.
+UPWARD = {
+    ("neardup.solr.admin", "neardup.backends.solr"):
+        "the names of the records filter and the meta record, read inside the one function "
+        "that counts a collection's records",
+    ("neardup.index", "neardup.out.output"):
+        "Report.to_pandas and NearDupIndex.frame: the front door hands back the table the "
+        "outputs build",
+    ("neardup.seed2014.cli", "neardup.cli.common"):
+        "the plug-in's verbs take the flags every verb shares; the CLI registers them",
+}  # fmt: skip
+
+
+def _layer(name: str) -> int:
+    """The layer of module ``name`` (:data:`LAYERS`)."""
+    inner = name.removeprefix("neardup").removeprefix(".")
+    best: tuple[int, int] | None = None
+    for i, layer in enumerate(LAYERS):
+        for room in layer:
+            if inner == room or inner.startswith(f"{room}.") or (room == "" and inner == ""):
+                if best is None or len(room) > best[1]:
+                    best = (i, len(room))
+    assert best is not None, f"{name} is in no layer of LAYERS"
+    return best[0]
+
+
+def _upward(graph: Mapping[str, Mapping[str, str]]) -> dict[tuple[str, str], str]:
+    """The imports of neardup modules from a lower layer up to a higher one, with where."""
+    return {
+        (a, b): where
+        for a, edges in graph.items() if a.startswith("neardup")
+        for b, where in edges.items()
+        if _layer(a) < _layer(b)
+    }  # fmt: skip
+
+
+def test_layer_check_sees_an_upward_import() -> None:
+    graph = {
+        "neardup.sign.text": {"neardup.decision.link": "neardup/sign/text.py:3"},
+        "neardup.decision.link": {"neardup.sign.text": "neardup/decision/link.py:9"},
+        "neardup.index": {"neardup": "neardup/index.py:5"},
+    }
+    assert _upward(graph) == {
+        ("neardup.sign.text", "neardup.decision.link"): "neardup/sign/text.py:3",
+        ("neardup.index", "neardup"): "neardup/index.py:5",
+    }
+
+
+def test_every_module_has_a_layer() -> None:
+    for name in _modules():
+        _layer(name)
+
+
+def test_few_imports_go_up_a_layer() -> None:
+    """The folders show the pipeline's steps: a step imports the steps before it, not those
+    after; the few imports that go up (#42: at most 5), TYPE_CHECKING included, say why."""
+    found = _upward(_import_graph(type_checking=True))
+    unexplained = {k: v for k, v in found.items() if k not in UPWARD}
+    assert not unexplained, f"imports up a layer: {unexplained}"
+    assert len(UPWARD) <= 5
+    assert set(UPWARD) <= set(found), "UPWARD names an import that is gone: remove it"
+
 #: The 2014 design is a plug-in: the one module outside it that imports it is the CLI's
 #: registration of its verbs.
 SEED2014 = "neardup.seed2014"
@@ -386,14 +476,14 @@ def _seed2014_importers(graph: Mapping[str, Mapping[str, str]]) -> dict[str, lis
 
 def test_seed2014_check_sees_an_import() -> None:
     graph = {
-        "neardup.documents": {"neardup.seed2014": "neardup/documents.py:70"},
+        "neardup.candidates.documents": {"neardup.seed2014": "neardup/candidates/documents.py:70"},
         "neardup.seed2014.cli": {"neardup.cli.commands": "neardup/seed2014/cli.py:15"},
         "neardup.cli.main": {"neardup.seed2014.cli": "neardup/cli/main.py:21"},
         "neardup.seed2014x": {},
     }
     found = {k: v for k, v in _seed2014_importers(graph).items() if v}
     assert found == {
-        "neardup.documents": ["neardup/documents.py:70"],
+        "neardup.candidates.documents": ["neardup/candidates/documents.py:70"],
         "neardup.cli.main": ["neardup/cli/main.py:21"],
     }
 
@@ -407,8 +497,9 @@ def test_the_core_does_not_import_the_2014_design() -> None:
 
 
 #: The steps of the decision layer: index.py composes them and defines none of their work.
-STEPS = ("verify", "text_table", "decision/prune", "documents", "decision/decide",
-         "decision/valley", "decision/fellegi_sunter", "fields", "decision/link",
+STEPS = ("candidates/verify", "candidates/text_table", "decision/prune", "candidates/documents",
+         "decision/decide", "decision/valley", "decision/fellegi_sunter", "decision/columns",
+         "decision/link",
          "decision/route", "decision/labelled", "decision/words")
 #: What index.py may define outside NearDupIndex: input conversion, the ids shown, the GC pause.
 FACADE_FUNCTIONS = {"_as_record", "with_record_ids", "_gc_paused"}
@@ -482,9 +573,9 @@ def test_index_judges_no_pair() -> None:
 def test_the_outputs_import_the_steps_not_the_index() -> None:
     """dedupe and review measure pairs with the verification step, not through the facade."""
     graph = _import_graph()
-    for name in ("neardup.dedupe", "neardup.review"):
+    for name in ("neardup.out.dedupe", "neardup.out.review"):
         assert "neardup.index" not in graph[name], f"{name} imports neardup.index"
-        assert "neardup.verify" in graph[name]
+        assert "neardup.candidates.verify" in graph[name]
 
 
 def _environment_reads(path: Path) -> list[str]:
@@ -547,7 +638,7 @@ def test_the_readme_layout_names_every_module() -> None:
 
 
 # -- code that says what is not so ------------------------------------------------------------
-#: A Sphinx role in a docstring or comment: ``:func:`~neardup.banding.choose_bands```.
+#: A Sphinx role in a docstring or comment: ``:func:`~neardup.sign.banding.choose_bands```.
 ROLE = re.compile(r":(?:func|mod|class|meth|attr|data|exc|obj):`~?([A-Za-z_][\w.]*)`")
 
 
@@ -588,9 +679,9 @@ def _resolves(dotted: str, home: ModuleType, everywhere: list[ModuleType]) -> bo
 
 
 def test_role_check_sees_a_missing_module() -> None:
-    import neardup.banding as banding
+    import neardup.sign.banding as banding
 
-    assert _resolves("neardup.banding.optimal_bands", banding, [])
+    assert _resolves("neardup.sign.banding.optimal_bands", banding, [])
     assert _resolves("choose_bands", banding, [])
     assert not _resolves("neardup.shingles.optimal_bands", banding, [])
     assert not _resolves("no_such_function", banding, [])

@@ -1,4 +1,4 @@
-"""neardup.evaluate.pairs: ``evaluate`` reads neardup's own pairs tables by their headers, a
+"""neardup.read.pair_files: ``evaluate`` reads neardup's own pairs tables by their headers, a
 record is its source and its id, and a pair is unordered (#38 item 3)."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 
 from neardup import NearDupIndex
 from neardup.cli.main import main
-from neardup.output import pair_columns, write_table
-from neardup.write import write_pairs
+from neardup.out.output import pair_columns, write_table
+from neardup.out.write import write_pairs
 
 from .conftest import REPO
 

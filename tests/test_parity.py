@@ -68,7 +68,7 @@ def test_the_benchmark_corpus_gives_identical_pairs(new_collection: NewCollectio
 def test_the_lookups_of_an_incremental_report_agree(new_collection: NewCollection) -> None:
     """key_counts and holding_two (what report(since=...) asks a backend) give the same answers
     on both backends, for character 3-grams whose buckets reach past max_bucket."""
-    from neardup.candidates import large_key_groups
+    from neardup.candidates.buckets import large_key_groups
 
     path, _ = restaurants()
     records = [r for r in read_records(path) if isinstance(r, Record)]

@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 from neardup import NearDupIndex, Params
 from neardup.backends.base import Document
 from neardup.backends.solr import SolrBackend, key_value, solr_document
-from neardup.banding import band_keys_batch
-from neardup.documents import documents
+from neardup.candidates.documents import documents
 from neardup.errors import InputError, SolrUnavailable
 from neardup.read.items import Blank, Item, Record, Rejection
 from neardup.seed2014 import MAX_TERM_BYTES, processor_2014
+from neardup.sign.banding import band_keys_batch
+from neardup.sign.text import normalize
 from neardup.solr.client import Solr
-from neardup.text import normalize
 
 from .faultproxy import Fault, FaultProxy
 
@@ -318,8 +318,8 @@ def test_batches_are_bounded_by_their_text_as_well_as_their_count(
 def test_encoded_documents_are_the_documents_as_json(kernel_name: str) -> None:
     """What the Solr backend sends, band fields written in C or by json.dumps, is the JSON of
     :func:`solr_document` for any text, and a list of values or keys gives the same."""
-    from neardup import kernel
     from neardup.backends.solr import encoded_documents
+    from neardup.sign import kernel
     from neardup.solr.client import EncodedJSON
 
     params = Params(shingle_kind="char", shingle_size=3)
@@ -346,7 +346,7 @@ def test_encoded_documents_are_the_documents_as_json(kernel_name: str) -> None:
 def test_encoded_documents_of_the_most_bands_are_their_json() -> None:
     """A record of MAX_BANDS band fields (1,024) is written by the kernel like one of 32."""
     from neardup.backends.solr import encoded_documents
-    from neardup.banding import MAX_BANDS
+    from neardup.sign.banding import MAX_BANDS
 
     rng = np.random.default_rng(3)
     values = rng.integers(-(2**63), 2**63 - 1, (3, MAX_BANDS), dtype=np.int64, endpoint=True)

@@ -19,7 +19,7 @@ from neardup.options import ReportOptions
 from neardup.plan import DuckDB, EngineFailed
 from neardup.plan.steps import id_sort_key
 from neardup.results import Report
-from neardup.text import sort_ids
+from neardup.sign.text import sort_ids
 
 from .conftest import run_cli
 

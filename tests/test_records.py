@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from neardup import InputError, NearDupIndex, Params, Record, read_records
-from neardup.dedupe import dedupe
 from neardup.errors import MissingColumn
 from neardup.index import clusters
+from neardup.out.dedupe import dedupe
 from neardup.read.items import Blank, EmptyText, Rejection
 from neardup.read.rows import ROW_ID
 

@@ -20,20 +20,20 @@ import pytest
 
 from benchmarks.review_page import chromium, chromium_paths, measure, write
 from neardup import NearDupIndex, read_records
-from neardup.cluster import pair_clusters
+from neardup.decision.cluster import pair_clusters
 from neardup.keys import id_key
-from neardup.read.pairs import read_pairs
-from neardup.resources import restaurants
-from neardup.results import Pair, Report
-from neardup.review import (
+from neardup.out.review import (
     MAX_TEXT,
     bin_of,
     review_index,
     write_evaluation_page,
     write_review,
 )
-from neardup.text import ordered
-from neardup.write import write_pairs
+from neardup.out.write import write_pairs
+from neardup.read.pairs import read_pairs
+from neardup.resources import restaurants
+from neardup.results import Pair, Report
+from neardup.sign.text import ordered
 
 from .conftest import IN_CI, run_cli
 
@@ -450,8 +450,8 @@ d1,new Apple iPod nano 8GB blue,Apple,149
 
 @pytest.fixture
 def shop_page(tmp_path: Path) -> tuple[Report, Path]:
-    from neardup.cluster import pair_clusters
-    from neardup.dedupe import kept_ids
+    from neardup.decision.cluster import pair_clusters
+    from neardup.out.dedupe import kept_ids
 
     shop = tmp_path / "shop.csv"
     shop.write_text(SHOP, encoding="utf-8")
@@ -477,8 +477,8 @@ def _codes(element: Any, cls: str) -> list[str]:
 
 
 def test_each_pair_shows_its_evidence(browser: Any, shop_page: tuple[Report, Path]) -> None:
-    from neardup.output import reason
-    from neardup.text import normalize
+    from neardup.out.output import reason
+    from neardup.sign.text import normalize
 
     report, page = shop_page
     _open(browser, page)
@@ -774,8 +774,8 @@ def test_the_page_compares_columns_named_differently_across_sources(tmp_path: Pa
     """Issue 38 case 7: title/product_name and price/cost_eur are matched (by content) and
     compared column to column: the evidence names the column pairs that agreed."""
     from benchmarks.shops import write_shops
+    from neardup.out.review import evidence, review_index
     from neardup.read.records import read_records
-    from neardup.review import evidence, review_index
 
     a, b, _ = write_shops(tmp_path, n=120)
     idx = NearDupIndex()

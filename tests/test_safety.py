@@ -29,6 +29,7 @@ from neardup.errors import (
     ParameterMismatch,
     SolrRequestError,
 )
+from neardup.out.write import AtomicFile
 from neardup.read.items import Record, Rejection
 from neardup.read.pairs import read_pairs
 from neardup.read.records import read_records
@@ -36,7 +37,6 @@ from neardup.resources import CONFIGSET_NAME
 from neardup.solr import admin
 from neardup.solr.client import Solr
 from neardup.solr.local import LocalSolr
-from neardup.write import AtomicFile
 
 from .conftest import node_of_its_own, run_cli, with_credentials
 from .faultproxy import Fault, FaultProxy
@@ -452,7 +452,7 @@ def test_json_nan_is_not_a_text(tmp_path: Path) -> None:
 
 
 def test_bidi_controls_are_visible_on_the_review_page(tmp_path: Path) -> None:
-    from neardup.review import review_index
+    from neardup.out.review import review_index
 
     idx = NearDupIndex(Params(threshold=0.3))
     spoof = "invoice for acme payment \u202eexe.txt\u202c due today"
@@ -951,8 +951,8 @@ def test_a_source_with_a_control_character_is_rejected_with_its_line(tmp_path: P
 def test_the_pairs_file_stays_one_line_per_pair_whatever_the_sources(tmp_path: Path) -> None:
     """Sources that reached an index before they were checked are written escaped: one line a
     pair, seven cells, and read back as the pairs they are."""
+    from neardup.out.write import write_pairs
     from neardup.results import Pair
-    from neardup.write import write_pairs
 
     pairs = [
         Pair("1", "2", 0.9, 1, source1="a\tb.csv", source2="c\nd.csv"),

@@ -13,7 +13,7 @@ import pytest
 
 from neardup import NearDupIndex, ParameterMismatch, Params
 from neardup.backends.solr import SolrBackend
-from neardup.documents import documents
+from neardup.candidates.documents import documents
 from neardup.errors import InputError
 from neardup.evaluate import score
 from neardup.read.items import Record, Rejection
@@ -22,10 +22,10 @@ from neardup.read.records import read_records
 from neardup.resources import restaurants as bundled
 from neardup.seed2014 import MAX_SCORED_TERMS, SeedSearcher, processor_2014, seed_report
 from neardup.seed2014.experiment import PARAMS, SEED_PAIRS, check_collection, run_restaurants
+from neardup.sign.text import normalize
 from neardup.solr import admin
 from neardup.solr.admin import connect
 from neardup.solr.client import Solr
-from neardup.text import normalize
 
 from .conftest import run_cli
 

@@ -1,4 +1,5 @@
-"""neardup.text: the shared building blocks every step uses (number words, character k-grams)."""
+"""neardup.sign.text: the shared building blocks every step uses (number words, character
+k-grams)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ import pytest
 
 from benchmarks.accuracy import oracle
 from neardup import Params
+from neardup.decision.columns import _Columns
 from neardup.decision.fellegi_sunter import MISSING, features
 from neardup.decision.valley import _Numbers
-from neardup.fields import _Columns
-from neardup.minhash import ShingleProcessor
 from neardup.results import Pair
-from neardup.text import char_grams, number_words
+from neardup.sign.minhash import ShingleProcessor
+from neardup.sign.text import char_grams, number_words
 
 
 def test_number_words_are_the_words_holding_a_digit() -> None:

@@ -11,7 +11,7 @@ from neardup import NearDupIndex, Params
 from neardup.decision.valley import PLAIN, WEIGHTED, read_valley, weighted_jaccards
 from neardup.defaults import DEFAULTS
 from neardup.keys import id_key
-from neardup.output import decided, reason, rule_line
+from neardup.out.output import decided, reason, rule_line
 from neardup.results import Pair, Report
 
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from neardup import Params
+from neardup.candidates.text_table import TextTable
+from neardup.candidates.verify import verify
 from neardup.graph import clusters, component_labels
 from neardup.keys import id_key
-from neardup.text import sort_ids, word_edit_distance
-from neardup.text_table import TextTable
-from neardup.verify import verify
+from neardup.sign.text import sort_ids, word_edit_distance
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -94,8 +94,8 @@ def test_sort_ids_orders_as_id_key_does(seed: int) -> None:
 def test_exact_check_in_the_kernel_gives_the_sets_pairs() -> None:
     """verify_codes measures character grams in the kernel (ASCII texts) and by Python sets
     (the rest, and without the kernel): the same pairs, Jaccard values and distances."""
-    from neardup import kernel
-    from neardup.verify import verify_codes
+    from neardup.candidates.verify import verify_codes
+    from neardup.sign import kernel
 
     if kernel.compiled() is None:
         pytest.skip("the C kernel is not built")

@@ -20,9 +20,9 @@ import argparse
 import csv
 from pathlib import Path
 
-from neardup.minhash import ShingleProcessor
 from neardup.read.items import Record
 from neardup.read.records import read_records
+from neardup.sign.minhash import ShingleProcessor
 
 from .er import TASKS, Task, folder
 

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from neardup.evaluate.scores import f1
-from neardup.text import char_grams
+from neardup.sign.text import char_grams
 
 from .datasets import LINK, Dataset, Pair, pair
 

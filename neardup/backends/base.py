@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from ..minhash import ShingleProcessor
+    from ..sign.minhash import ShingleProcessor
     from ..solr.client import Solr
 
 
@@ -35,12 +35,14 @@ class Document:
     #: The write (``add_many`` call, ``neardup index`` run) that stored it: a report of only
     #: the pairs of new records starts from the records of a batch.
     batch: int = 0
-    #: The record's columns, when it has two or more (:mod:`neardup.fields` compares them).
+    #: The record's columns, when it has two or more (:mod:`neardup.decision.columns` compares
+    #: them).
     fields: dict[str, str] = field(default_factory=dict)
     #: The band keys as the 64-bit values a Solr index's band fields hold (signed), made
     #: instead of ``keys`` for a backend that does not read strings (:attr:`Storage.key_strings`):
     #: 40 strings a record made and parsed again were a third of indexing's Python time.
-    #: A list of ints, or a row of int64 (what :func:`neardup.documents.documents` makes).
+    #: A list of ints, or a row of int64 (what
+    #: :func:`neardup.candidates.documents.documents` makes).
     values: Any = field(default_factory=list)
     #: The record's MinHash signature, given instead of keys and values to a backend that keeps
     #: signatures (:attr:`Capability.SIGNATURES`) and makes the keys from it when asked.
@@ -202,7 +204,7 @@ class Storage(Protocol):
 
     def holding_two(self, groups: Sequence[Sequence[str]]) -> dict[str, list[str]]:
         """Every record that holds two or more keys of one group, with the keys it holds of
-        each such group (sorted): what :func:`~neardup.candidates.fresh_candidates` counts.
+        each such group (sorted): what :func:`~neardup.candidates.buckets.fresh_candidates` counts.
         Not all of its keys: 40 keys a record were most of what the answer cost."""
         ...
 

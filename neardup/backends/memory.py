@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..banding import band_keys_batch
 from ..keys import id_key
 from ..params import Params
+from ..sign.banding import band_keys_batch
 from .base import Capability, Document, StoredRecord, search_terms
 
 #: Segments of a search lookup at most: past it they are merged into one (each search reads
@@ -147,7 +147,7 @@ def _segment(
 
 
 #: Shingle hashes kept for a report's screen at most (the screen's own budget,
-#: :data:`neardup.verify.SCREEN_HASH_BYTES`): 100k short records take 24 MB.
+#: :data:`neardup.candidates.verify.SCREEN_HASH_BYTES`): 100k short records take 24 MB.
 HASH_BYTES = 1 << 30
 
 
@@ -271,7 +271,7 @@ class MemoryBackend:
 
     def _keyed(self) -> dict[str, list[str]]:
         """Every record's keys, made for the records stored with a signature since the last
-        call (in one :func:`~neardup.banding.band_keys_batch`)."""
+        call (in one :func:`~neardup.sign.banding.band_keys_batch`)."""
         if self._unkeyed:
             if self._params is None:
                 raise RuntimeError("records were stored before the index's parameters")

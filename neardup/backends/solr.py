@@ -35,10 +35,11 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .. import extra_fields, kernel
-from ..banding import MAX_BANDS, band_field, key_field
+from .. import extra_fields
 from ..errors import SolrRequestError
 from ..params import Params
+from ..sign import kernel
+from ..sign.banding import MAX_BANDS, band_field, key_field
 from ..solr.client import EncodedJSON, Solr, _separator, any_term_params, terms_params
 from .base import Capability, Document, StoredRecord, search_terms
 
@@ -143,9 +144,9 @@ def encoded_documents(
     terms_of: Callable[[str], frozenset[str]] | None = None,
 ) -> list[dict[str, Any] | EncodedJSON]:
     """What Solr is sent for ``docs``: those whose band values are an int64 row (as
-    :func:`neardup.documents.documents` makes them) as JSON text, their band fields written by
-    the C kernel (``json.dumps`` of 40 longs a record was a fifth of indexing's Python time);
-    the others as :func:`solr_document`'s dicts.
+    :func:`neardup.candidates.documents.documents` makes them) as JSON text, their band fields
+    written by the C kernel (``json.dumps`` of 40 longs a record was a fifth of indexing's Python
+    time); the others as :func:`solr_document`'s dicts.
     """
     c = kernel.get()
     fast = [
@@ -541,8 +542,8 @@ class SolrBackend:
     def holding_two(self, groups: Sequence[Sequence[str]]) -> dict[str, list[str]]:
         """A ``{!bool mm=2}`` of ``{!term}`` queries per group, :data:`TWO_GROUPS` groups OR-ed
         in a request, :data:`MEMBER_THREADS` requests at a time; each record comes with the
-        keys of the groups it holds (what :func:`~neardup.candidates.fresh_candidates` reads),
-        not with all of its keys (few records: two shared bands are rare)."""
+        keys of the groups it holds (what :func:`~neardup.candidates.buckets.fresh_candidates`
+        reads), not with all of its keys (few records: two shared bands are rare)."""
         numeric = self.numeric
 
         def fetch(solr: Solr, chunk: Sequence[Sequence[str]]) -> list[tuple[str, set[str]]]:

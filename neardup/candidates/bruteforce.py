@@ -41,10 +41,10 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 
-from .constraints import check_all
-from .errors import ArgumentError
-from .keys import id_key
-from .text import jaccard
+from ..constraints import check_all
+from ..errors import ArgumentError
+from ..keys import id_key
+from ..sign.text import jaccard
 
 __all__ = ["all_pairs", "id_key", "jaccard"]
 

@@ -35,10 +35,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from . import kernel
-from .constraints import declared
-from .defaults import DEFAULTS
-from .text import sort_ids
+from ..constraints import declared
+from ..defaults import DEFAULTS
+from ..sign import kernel
+from ..sign.text import sort_ids
 
 # Tuned: the values and the reasons for them are in neardup.defaults.
 DEFAULT_MAX_BUCKET = DEFAULTS.max_bucket
@@ -61,10 +61,10 @@ class Candidates:
     capped: int = 0
     cap: int | None = None
     #: The texts of :attr:`ids` where they were read to find the candidates (a
-    #: :class:`~neardup.text_table.TextTable`; None: read them from the index).
+    #: :class:`~neardup.candidates.text_table.TextTable`; None: read them from the index).
     texts: Any = None
     #: The shingle hashes ``(values, offsets)`` of every code of :attr:`ids`, where they were
-    #: made while the texts were at hand (:func:`neardup.verify.held_hashes`); else None.
+    #: made while the texts were at hand (:func:`neardup.candidates.verify.held_hashes`); else None.
     hashes: Any = None
     ids: list[str] = field(default_factory=list)
     first: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))

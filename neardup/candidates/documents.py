@@ -8,12 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from .backends.base import Document
-from .banding import band_hashes_batch, band_keys_batch
-from .minhash import ShingleProcessor
-from .params import Params
-from .read.checks import check_id
-from .read.items import Record, Rejection
+from ..backends.base import Document
+from ..params import Params
+from ..read.checks import check_id
+from ..read.items import Record, Rejection
+from ..sign.banding import band_hashes_batch, band_keys_batch
+from ..sign.minhash import ShingleProcessor
 
 
 def documents(
@@ -33,7 +33,7 @@ def documents(
     ``signatures``: neither, but the signature (``Document.signature``), for a backend that
     keeps it and makes the keys itself (:attr:`~neardup.backends.base.Capability.SIGNATURES`);
     ``threads``: how many threads may sign
-    (:meth:`~neardup.minhash.ShingleProcessor.signatures_batch`)."""
+    (:meth:`~neardup.sign.minhash.ShingleProcessor.signatures_batch`)."""
     bad = [(r, check_id(r.id, None)) for r in records]
     if any(problem for _, problem in bad):
         kept = [r for r, problem in bad if not problem]

@@ -1,7 +1,7 @@
 """The texts of a report's candidates, held for the verification and the rules.
 
 Why a module of its own: the report reads its candidates' texts from the backend once
-(:meth:`TextTable.read`), and verification (:mod:`neardup.verify`), the rules
+(:meth:`TextTable.read`), and verification (:mod:`neardup.candidates.verify`), the rules
 (:mod:`neardup.decision.decide`) and the checks all read them from here.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping
 import numpy as np
 from numpy.typing import NDArray
 
-from .backends.base import Backend
+from ..backends.base import Backend
 
 
 class TextTable(Mapping[str, str]):

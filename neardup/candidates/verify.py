@@ -16,13 +16,13 @@ import numpy as np
 from numpy.typing import NDArray
 from tqdm import tqdm
 
-from . import kernel
-from .candidates import Candidates
-from .errors import InputError
-from .graph import component_labels
-from .minhash import ShingleProcessor, hashed_jaccard
-from .results import Pair
-from .text import WordCodes, encoded_distance
+from ..errors import InputError
+from ..graph import component_labels
+from ..results import Pair
+from ..sign import kernel
+from ..sign.minhash import ShingleProcessor, hashed_jaccard
+from ..sign.text import WordCodes, encoded_distance
+from .buckets import Candidates
 from .text_table import TextTable
 
 
@@ -157,7 +157,7 @@ def signed_for_screen(
 ) -> tuple[NDArray[np.uint32], tuple[NDArray[np.uint32], NDArray[np.int64]] | None]:
     """The signatures of ``texts`` (``total`` of them expected) and, within
     :data:`SCREEN_HASH_BYTES`, the shingle hashes the screen compares
-    (:meth:`~neardup.minhash.ShingleProcessor.signed_and_hashed`)."""
+    (:meth:`~neardup.sign.minhash.ShingleProcessor.signed_and_hashed`)."""
     return processor.signed_and_hashed(texts, SCREEN_HASH_BYTES, total=total, threads=threads)
 
 

@@ -13,16 +13,15 @@ from typing import Any, Protocol, cast
 
 from ..backends.base import Capability, SolrStore
 from ..choose import SAMPLE
-from ..cluster import pair_clusters
 from ..constraints import check, declared
+from ..decision.cluster import pair_clusters
 from ..errors import InputError, MissingColumn, ParameterMismatch
 from ..evaluate import bcubed, score
 from ..evaluate.compare import compare, format_compare
-from ..evaluate.pairs import STDIN, align, read_pairs_file
 from ..evaluate.plot import plot_s_curve, restaurant_plots
 from ..index import SHORT_QUERY, NearDupIndex
 from ..options import ReportOptions
-from ..output import (
+from ..out.output import (
     TABLE_FORMATS,
     cluster_columns,
     decided,
@@ -33,14 +32,15 @@ from ..output import (
     table_format,
     write_table,
 )
+from ..out.review import write_evaluation_page
+from ..out.write import Outputs, write_clusters, write_pairs
 from ..params import Params
 from ..pipeline import IndexStats
 from ..plan import Spark
 from ..read.items import EmptyText, Record
+from ..read.pair_files import STDIN, align, read_pairs_file
 from ..read.records import expected_records, read_records
-from ..review import write_evaluation_page
-from ..text import check_text
-from ..write import Outputs, write_clusters, write_pairs
+from ..sign.text import check_text
 from .common import (
     check_outputs,
     emit,
@@ -792,7 +792,7 @@ def _write_dropped(args: argparse.Namespace, result: Any, index: NearDupIndex) -
 
 
 def _write_pairs(args: argparse.Namespace, result: Any, index: NearDupIndex) -> None:
-    """The pairs file: ids only, or a table with texts, sources and reasons (neardup.output)."""
+    """The pairs file: ids only, or a table with texts, sources and reasons (neardup.out.output)."""
     fmt = table_format(args.out, args.format)
     if fmt is None:
         with destination(args.out) as target:
@@ -1009,7 +1009,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise InputError("evaluate: the pairs and the gold cannot both be read from stdin ('-')")
     inputs = [args.pairs, args.gold, *(args.records or [])]
     check_outputs(args, (("--html", "review page"),), inputs)  # never one of the inputs
-    # A record is its source and its id: two files may both hold an id 7 (neardup.evaluate.pairs).
+    # A record is its source and its id: two files may both hold an id 7 (neardup.read.pair_files).
     aligned = align(read_pairs_file(args.pairs), read_pairs_file(args.gold))
     for note in aligned.notes:
         print(f"neardup: {note}", file=sys.stderr)

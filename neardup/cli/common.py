@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import config as cfg
-from ..candidates import DEFAULT_MAX_BUCKET
+from ..candidates.buckets import DEFAULT_MAX_BUCKET
 from ..constraints import Parameter, declared
 from ..errors import (
     InputError,
@@ -20,14 +20,14 @@ from ..errors import (
     SolrUnauthorized,
     SolrUnavailable,
 )
-from ..output import is_stdout
+from ..out.output import is_stdout
+from ..out.write import check_output, distinct_outputs, escape_unseen
 from ..params import Params
 from ..read.checks import MAX_RECORD_BYTES, check_source
 from ..read.items import Item
 from ..read.records import ARROW_FORMATS, FORMATS, checked_file, read_records, resolve_id_field
 from ..read.rows import ROW_ID
 from ..read.sniff import table_delimiter
-from ..write import check_output, distinct_outputs, escape_unseen
 
 
 def solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
@@ -86,7 +86,7 @@ def verbose_option(p: argparse.ArgumentParser, help: str) -> None:
 
 
 def max_bucket_option(p: argparse.ArgumentParser) -> None:
-    """``--max-bucket``: the bound on what a common feature costs (neardup.candidates)."""
+    """``--max-bucket``: the bound on what a common feature costs (neardup.candidates.buckets)."""
     def parse(text: str) -> int | None:
         if text.strip().lower() in ("none", "0"):
             return None
@@ -417,7 +417,7 @@ def check_outputs(
 ) -> None:
     """A verb's outputs (``(flag, what)``, e.g. ``("--out", "report")``), checked before any
     work: at most one is standard output, no two are one file however spelled, none is an input,
-    and each can be written (:func:`neardup.write.check_output`)."""
+    and each can be written (:func:`neardup.out.write.check_output`)."""
     given = {flag: getattr(args, flag.lstrip("-").replace("-", "_")) for flag, _ in outputs}
     taken = [flag for flag, path in given.items() if is_stdout(path)]
     if len(taken) > 1:

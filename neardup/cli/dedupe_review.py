@@ -16,20 +16,20 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..cluster import pair_clusters
+from ..decision.cluster import pair_clusters
 from ..decision.labelled import asked_explain
 from ..decision.prune import PRUNE_MODES
-from ..dedupe import KEEP_RULES, dedupe, index_similarity, kept_ids
 from ..errors import InputError, NeardupError
 from ..index import NearDupIndex
 from ..options import MODES, ReportOptions
-from ..output import decided_line, destination, rule_line
+from ..out.dedupe import KEEP_RULES, dedupe, index_similarity, kept_ids
+from ..out.output import decided_line, destination, rule_line
+from ..out.review import review_index
+from ..out.write import Outputs
 from ..params import Params
 from ..pipeline import IndexStats
 from ..read.records import expected_records
 from ..results import Report
-from ..review import review_index
-from ..write import Outputs
 from .commands import (
     add_records,
     check_indexed,

@@ -14,10 +14,11 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import __version__, kernel
 from ..config import load
 from ..errors import InputError, NeardupError
 from ..seed2014 import cli as seed2014  # the one import of the 2014 plug-in: its verbs
+from ..sign import kernel
+from ..version import __version__
 from . import commands, dedupe_review
 from .common import emit, json_option, local_node, port_number
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .keys import id_key, key_of
-from .results import Pair
+from ..keys import id_key, key_of
+from ..results import Pair
 
 
 @dataclass(frozen=True)

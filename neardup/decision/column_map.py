@@ -3,7 +3,8 @@
 Two catalogues seldom name their columns alike (``title``/``product_name``,
 ``price``/``cost_eur``), and a check that compares columns by name alone compares nothing
 across them. A :class:`ColumnMap` renames every source's columns into the names of the first
-source (the index's primary one), so that the columns check (:mod:`neardup.fields`) and the
+source (the index's primary one), so that the columns check (:mod:`neardup.decision.columns`) and
+the
 review page compare them column to column. Columns are matched, in this order:
 
 1. as the user maps them (``title=product_name``);
@@ -26,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ArgumentError
-from .text import char_grams, jaccard, normalize
+from ..errors import ArgumentError
+from ..sign.text import char_grams, jaccard, normalize
 
 #: Pairs needed before columns are matched by content; fewer say nothing reliable.
 MIN_ANCHORS = 8

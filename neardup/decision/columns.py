@@ -12,7 +12,7 @@ the valley's own split does:
   same per column among them (``u``);
 * each kept pair's columns then weigh for or against it (Fellegi-Sunter: the sum of
   ``log m/u`` over its columns, plus the kept share as the prior). A kept pair whose chance of
-  being a match, so computed, is under ``DEFAULTS.fields_cut`` (:mod:`neardup.defaults`) is
+  being a match, so computed, is under ``DEFAULTS.columns_cut`` (:mod:`neardup.defaults`) is
   dropped: its columns agree the way the dropped candidates' do, and not the way the kept
   pairs' do.
 
@@ -22,7 +22,7 @@ which the valley keeps and which are many of its pairs on generated multilingual
 * ``m`` is learned from the kept pairs that are the best match of both their records (mutual
   best): a relative is rarely both records' best match while a copy usually is, so ``m`` no
   longer learns that a birth date or given name may disagree;
-* a kept pair whose columns' weight is ``DEFAULTS.fields_margin_bits`` bits (1024 times) below
+* a kept pair whose columns' weight is ``DEFAULTS.columns_margin_bits`` bits (1024 times) below
   the best weight of each of its two records is dropped: both records have a far better
   match, and the one at hand shares the household's columns, not the person's. The
   below-valley candidates cannot teach this: they disagree on the address too, so agreeing on
@@ -50,7 +50,7 @@ figures: docs/accuracy.md, "What each step for records did when it was added").
 >>> rows |= {str(i + 100): {"name": f"name{i}", "city": "Rome"} for i in range(40)}
 >>> rows |= {str(i + 200): {"name": f"other{i * 7}", "city": "Rome"} for i in range(40)}
 >>> rows["39"] = {"name": "other273", "city": "Rome"}   # a kept pair whose names differ
->>> out, check = fields_disagree(kept, dropped, rows, proc)
+>>> out, check = columns_disagree(kept, dropped, rows, proc)
 >>> check.dropped, len(out)
 (1, 39)
 """
@@ -65,12 +65,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .decision.assign import best_of_each
-from .decision.fellegi_sunter import LEVELS, MISSING, MatchRule, estimate, levels
-from .defaults import DEFAULTS
-from .minhash import ShingleProcessor
-from .results import Pair
-from .text import char_grams, jaccard
+from ..defaults import DEFAULTS
+from ..results import Pair
+from ..sign.minhash import ShingleProcessor
+from ..sign.text import char_grams, jaccard
+from .assign import best_of_each
+from .fellegi_sunter import LEVELS, MISSING, MatchRule, estimate, levels
 
 SEED = 0
 
@@ -97,10 +97,10 @@ class FieldCheck:
             "dropped": self.dropped,
             "far_below_best": self.far,
             "mutual_best": self.mutual,
-            "margin_bits": DEFAULTS.fields_margin_bits,
+            "margin_bits": DEFAULTS.columns_margin_bits,
             "kept_pairs": self.kept_pairs,
             "other_pairs": self.other_pairs,
-            "cut": DEFAULTS.fields_cut,
+            "cut": DEFAULTS.columns_cut,
             "reason": self.reason,
             "weights": self.weights,
         }
@@ -120,7 +120,7 @@ class _Columns:
         if key not in self.cache:
             value = self.rows.get(record, {}).get(column, "")
             norm = self.proc.normalize(value) if value.strip() else ""
-            self.cache[key] = frozenset(char_grams(norm, DEFAULTS.fields_gram)) if norm else None
+            self.cache[key] = frozenset(char_grams(norm, DEFAULTS.columns_gram)) if norm else None
         return self.cache[key]
 
     def similarities(self, pairs: Sequence[Pair]) -> NDArray[np.float64]:
@@ -144,7 +144,7 @@ def compared_columns(rows: dict[str, dict[str, str]]) -> list[str]:
 
 def sample_pairs(pairs: list[Pair], n: int | None = None) -> list[Pair]:
     """At most ``n`` of ``pairs``, a seeded sample: the same pairs give the same answer."""
-    n = DEFAULTS.fields_sample if n is None else n
+    n = DEFAULTS.columns_sample if n is None else n
     return pairs if len(pairs) <= n else random.Random(SEED).sample(pairs, n)
 
 
@@ -165,10 +165,10 @@ def mutual_best(pairs: Sequence[Pair]) -> NDArray[np.bool_]:
 
 
 def far_below_best(pairs: Sequence[Pair], weight: NDArray[np.float64]) -> NDArray[np.bool_]:
-    """Whether each pair's ``weight`` is more than ``DEFAULTS.fields_margin_bits`` below the
+    """Whether each pair's ``weight`` is more than ``DEFAULTS.columns_margin_bits`` below the
     best weight of both its records: each record has a far better match than this one."""
     best = best_of_each((p.id1, p.id2, w) for p, w in zip(pairs, weight.tolist(), strict=True))
-    margin = DEFAULTS.fields_margin_bits
+    margin = DEFAULTS.columns_margin_bits
     return np.array(
         [w < best[p.id1] - margin and w < best[p.id2] - margin
          for p, w in zip(pairs, weight.tolist(), strict=True)],
@@ -176,7 +176,7 @@ def far_below_best(pairs: Sequence[Pair], weight: NDArray[np.float64]) -> NDArra
     )  # fmt: skip
 
 
-def fields_disagree(
+def columns_disagree(
     kept: list[Pair],
     others: list[Pair],
     rows: dict[str, dict[str, str]],
@@ -192,7 +192,7 @@ def fields_disagree(
     if not columns:
         check.reason = "records without two or more columns: nothing to compare"
         return kept, check
-    least = DEFAULTS.fields_min_pairs
+    least = DEFAULTS.columns_min_pairs
     if len(kept) < least or len(others) < least:
         check.reason = (
             f"{len(kept)} kept and {len(others)} dropped candidates: fewer than {least} "
@@ -208,7 +208,7 @@ def fields_disagree(
         mutual[:] = True
     learn = [p for p, b in zip(kept, mutual, strict=True) if b]
     learn_values = kept_values[mutual]
-    if len(learn) > DEFAULTS.fields_sample:
+    if len(learn) > DEFAULTS.columns_sample:
         learn_values = table.similarities(sample_pairs(learn))
     cm = _counts(levels(learn_values))
     cu = _counts(levels(table.similarities(sample_pairs(others))))
@@ -219,14 +219,14 @@ def fields_disagree(
     weight = rule.weights(kept_values)
     chance = rule.chance(weight)
     far = far_below_best(kept, weight)
-    unlike = chance < DEFAULTS.fields_cut
+    unlike = chance < DEFAULTS.columns_cut
     out = [p for p, u, f in zip(kept, unlike, far, strict=True) if not (u or f)]
     check.dropped = len(kept) - len(out)
     check.far = int((far & ~unlike).sum())
     check.reason = (
         f"{len(columns)} columns compared; {check.dropped} of {len(kept)} pairs dropped: "
         f"{check.dropped - check.far} whose columns agree the way the {total} candidates below "
-        f"the threshold do, {check.far} whose columns weigh {DEFAULTS.fields_margin_bits:g} bits "
+        f"the threshold do, {check.far} whose columns weigh {DEFAULTS.columns_margin_bits:g} bits "
         "below both records' best match"
     )
     return out, check

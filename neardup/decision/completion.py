@@ -36,9 +36,9 @@ from collections.abc import Iterable
 from itertools import combinations
 from typing import Any
 
-from .defaults import DEFAULTS
-from .graph import union_find
-from .keys import id_key
+from ..defaults import DEFAULTS
+from ..graph import union_find
+from ..keys import id_key
 
 
 def missing_pairs(

@@ -32,11 +32,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..column_map import match_columns
-from ..fields import fields_disagree, sample_pairs
 from ..keys import id_key
-from ..minhash import ShingleProcessor
 from ..results import Decision, Pair
+from ..sign.minhash import ShingleProcessor
+from .column_map import match_columns
+from .columns import columns_disagree, sample_pairs
 from .fellegi_sunter import apply_rule
 from .valley import numbers_disagree, numbers_identify, read_valley
 
@@ -52,7 +52,7 @@ class Features:
 
     #: The verified candidates (each at the floor or more), sorted by id.
     pairs: list[Pair]
-    #: The records' texts by id (:class:`neardup.text_table.TextTable`).
+    #: The records' texts by id (:class:`neardup.candidates.text_table.TextTable`).
     texts: Mapping[str, str]
     processor: ShingleProcessor
     #: How many records the index holds (those without a candidate count too).
@@ -62,7 +62,7 @@ class Features:
     #: The records' columns, for the columns check; None where there are none.
     columns: ColumnReader | None = None
     #: The records' sources by id, so that the columns of two sources are matched before they
-    #: are compared (:mod:`neardup.column_map`); None: one source.
+    #: are compared (:mod:`neardup.decision.column_map`); None: one source.
     sources: SourceReader | None = None
     #: The index's primary source: the names the other sources' columns are renamed into.
     primary: str | None = None
@@ -165,8 +165,8 @@ class NumbersCheck:
 
 @dataclass(frozen=True)
 class ColumnsCheck:
-    """The kept pairs after the records' columns had their say (:mod:`neardup.fields`); the
-    verified pairs the rule dropped are what non-matches look like."""
+    """The kept pairs after the records' columns had their say (:mod:`neardup.decision.columns`);
+    the verified pairs the rule dropped are what non-matches look like."""
 
     name: str = "columns"
 
@@ -181,7 +181,7 @@ class ColumnsCheck:
         matched = None
         if features.sources is not None:
             rows, matched = _matched_columns(rows, kept, features)
-        out, check = fields_disagree(kept, others, dict(rows), features.processor, len(below))
+        out, check = columns_disagree(kept, others, dict(rows), features.processor, len(below))
         found = check.as_dict()
         if matched is not None:
             found["matched"] = matched.pairs()
@@ -192,7 +192,8 @@ def _matched_columns(
     rows: Mapping[str, Mapping[str, str]], kept: Sequence[Pair], features: Features
 ) -> tuple[Mapping[str, Mapping[str, str]], Any]:
     """The records' columns renamed into the primary source's names, where they come from
-    more than one source (:func:`neardup.column_map.match_columns`, from the kept pairs)."""
+    more than one source (:func:`neardup.decision.column_map.match_columns`, from the kept
+    pairs)."""
     assert features.sources is not None
     sources = features.sources(list(rows))
     if len(set(sources.values())) < 2:
@@ -255,7 +256,7 @@ def similarity_name(decision: Decision) -> str:
 
 
 def matched_line(matched: list[str] | None) -> str:
-    """The columns of two sources compared as one (:mod:`neardup.column_map`), if any."""
+    """The columns of two sources compared as one (:mod:`neardup.decision.column_map`), if any."""
     if not matched:
         return ""
     return f"\ncolumns compared across sources: {', '.join(matched)}"

@@ -17,7 +17,8 @@ for every candidate and each telling something the cosine alone hides:
 * ``shared_rarity``: the mean inverse document frequency of the grams the records share, over
   the largest there is: two records that share only common grams look alike by chance;
 * ``column <name>``: the cosine of each pair of columns the two sources match (by name or by
-  content, :mod:`neardup.column_map`): a title against a title, a birth date against a date.
+  content, :mod:`neardup.decision.column_map`): a title against a title, a birth date against a
+  date.
 
 A comparison that cannot be made (no numbers on one side) is :data:`MISSING`.
 """
@@ -31,13 +32,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..column_map import match_columns
 from ..defaults import DEFAULTS
-from ..minhash import ShingleProcessor
-from ..topk import purged, top_k
-from ..weights import TfidfSpace, cosine
+from ..sign.minhash import ShingleProcessor
+from .column_map import match_columns
 from .identifiers import identifiers
 from .link import _pass, column_weights, groups_of
+from .topk import purged, top_k
+from .weights import TfidfSpace, cosine
 
 #: The comparisons of a pair, in the order of :attr:`Evidence.values`' columns.
 FEATURES = (

@@ -34,9 +34,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..defaults import DEFAULTS
-from ..minhash import ShingleProcessor
 from ..results import Pair
-from ..text import jaccard
+from ..sign.minhash import ShingleProcessor
+from ..sign.text import jaccard
 from .assign import best_of_each
 from .identifiers import identifiers
 
@@ -173,7 +173,7 @@ def estimate(
     """``m`` and ``u`` (per feature, the chance of each level) from the expected counts of
     matches ``cm`` and non-matches ``cu``: the share of matches made :func:`monotone`, every
     level smoothed by ``DEFAULTS.em_smoothing``, and the missing level (0) weighing neither way.
-    The M-step of :func:`learn_rule`, and the one estimate of :mod:`neardup.fields`.
+    The M-step of :func:`learn_rule`, and the one estimate of :mod:`neardup.decision.columns`.
 
     >>> m, u = estimate(np.array([[2.0, 0.0, 8.0]]), np.array([[4.0, 8.0, 2.0]]))
     >>> m.round(3).tolist(), u.round(3).tolist()

@@ -1,7 +1,7 @@
 """The numbers check's two questions, one answer each for every rule that makes the check.
 
 Two records that both hold numbers (house and phone numbers, birth dates, model numbers: the
-words of :func:`neardup.text.number_words`) and share none are different entities unless they
+words of :func:`neardup.sign.text.number_words`) and share none are different entities unless they
 are alike overall. The valley rule (:mod:`neardup.decision.valley`, by Jaccard) and the weighted
 link (:mod:`neardup.decision.link`, by cosine) both ask the same two things: do a pair's numbers
 differ (:func:`identifiers_differ`), and do the data's numbers identify records at all
@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Hashable, Iterable
 from typing import TypeVar
 
-from ..text import number_words
+from ..sign.text import number_words
 
 K = TypeVar("K", bound=Hashable)
 

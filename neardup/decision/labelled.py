@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..defaults import DEFAULTS
-from ..minhash import ShingleProcessor
 from ..results import Decision
+from ..sign.minhash import ShingleProcessor
 from .ask import ask
 from .assign import unique_mapping
 from .decide import ThresholdWords

@@ -3,8 +3,8 @@
 The steps, each in its own module:
 
 1. **records** of every source, read back from the backend (keys, texts, sources, columns);
-2. **weights**: TF-IDF of character 4-grams over all of them (:mod:`neardup.weights`);
-3. **candidates**: each record's top-k of every other source (:mod:`neardup.topk`);
+2. **weights**: TF-IDF of character 4-grams over all of them (:mod:`neardup.decision.weights`);
+3. **candidates**: each record's top-k of every other source (:mod:`neardup.decision.topk`);
 4. **similarity**: the exact cosine of every candidate pair;
 5. **assignment**: one partner per record and source
    (:func:`neardup.decision.assign.unique_mapping`);
@@ -38,16 +38,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..column_map import match_columns
 from ..defaults import DEFAULTS
-from ..minhash import ShingleProcessor
 from ..results import Decision, Pair
-from ..text import word_edit_distance
-from ..topk import purged, top_k
-from ..weights import TfidfSpace, cosine
+from ..sign.minhash import ShingleProcessor
+from ..sign.text import word_edit_distance
 from .assign import best_candidates, best_other, stands_out, unique_mapping
+from .column_map import match_columns
 from .decide import jaccard_reason, matched_line, probability_reason
 from .identifiers import count_unshared, identifiers, identifiers_differ
+from .topk import purged, top_k
+from .weights import TfidfSpace, cosine
 
 #: A candidate pass's mapped pairs: (similarity, row a, row b, a's runner-up, b's runner-up).
 Mapped = tuple[float, int, int, int | None, int | None]
@@ -69,8 +69,9 @@ class Grams:
 
     @classmethod
     def of(cls, texts: Sequence[str]) -> Grams:
-        """Count the grams of ``texts`` (normalized) as :class:`~neardup.weights.TfidfSpace`
-        cuts them (its analyzer, the same scikit-learn counting)."""
+        """Count the grams of ``texts`` (normalized) as
+        :class:`~neardup.decision.weights.TfidfSpace` cuts them (its analyzer, the same scikit-learn
+        counting)."""
         from scipy import sparse
         from sklearn.feature_extraction.text import CountVectorizer
 
@@ -146,7 +147,7 @@ class LinkState:
     """What a weighted link of new records needs of the last full link: every record's gram
     counts (of its joined text and of each of its columns), and what the full link learned
     from all of its pairs (the columns' weights, whether numbers identify records). Records
-    are in id order (:func:`~neardup.text.sort_ids`), the rows of the full link."""
+    are in id order (:func:`~neardup.sign.text.sort_ids`), the rows of the full link."""
 
     keys: list[str]
     sources: list[str]
@@ -501,7 +502,7 @@ def _matched_columns(
     given: Mapping[str, str] | None,
 ) -> list[str]:
     """The column pairs of the sources, read off the pairs that stood out
-    (:func:`neardup.column_map.match_columns`), as ``a=b (how)``."""
+    (:func:`neardup.decision.column_map.match_columns`), as ``a=b (how)``."""
     if columns is None:
         return []
     anchors = [

@@ -36,10 +36,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..defaults import DEFAULTS
-from ..minhash import ShingleProcessor
-from ..text import sort_ids
-from ..topk import purged, top_k
-from ..weights import cosine
+from ..sign.minhash import ShingleProcessor
+from ..sign.text import sort_ids
 from .identifiers import identifiers, identifiers_differ
 from .link import (
     NUMBERS_OFF,
@@ -52,6 +50,8 @@ from .link import (
     vectors_of,
     weighed,
 )  # fmt: skip
+from .topk import purged, top_k
+from .weights import cosine
 
 #: A record written since the state: (key, text as written, source, columns or None).
 Later = tuple[str, str, str, Mapping[str, str] | None]

@@ -9,20 +9,41 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
-from ..candidates import Candidates
+from ..candidates.buckets import Candidates
+from ..candidates.verify import used_codes
+from ..constraints import IN_PROCESS
 from ..errors import ArgumentError
-from ..options import ReportOptions
-from ..plan import IN_PROCESS
 from ..results import Pair
-from ..verify import used_codes
 
 #: The rule a reviewer's labels teach (:mod:`neardup.decision.labelled`).
 LABELLED = "labelled"
 #: The weighted link (:mod:`neardup.decision.link`).
 WEIGHTED = "weighted"
+
+
+class Asked(Protocol):
+    """What the routing reads of a report's options (:class:`neardup.options.ReportOptions`):
+    the decision package names what it needs rather than importing the options, which sit
+    above it (they check the engines of :mod:`neardup.plan`, which runs the rules)."""
+
+    @property
+    def mode(self) -> str: ...
+    @property
+    def similarity(self) -> str: ...
+    @property
+    def threshold(self) -> float | None: ...
+    @property
+    def complete(self) -> bool | None: ...
+    @property
+    def since(self) -> int | None: ...
+    @property
+    def engine(self) -> Any: ...
+    @property
+    def pruning(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -41,7 +62,7 @@ class Route:
         return self.rule not in (LABELLED, WEIGHTED)
 
 
-def weighs(options: ReportOptions, from_data: bool) -> bool:
+def weighs(options: Asked, from_data: bool) -> bool:
     """Whether the weighted similarity decides: asked for, or ``auto`` for a link report (the
     full one or that of new records) of an index whose parameters were chosen from the data
     (``from_data``) and no threshold given."""
@@ -51,7 +72,7 @@ def weighs(options: ReportOptions, from_data: bool) -> bool:
     )  # fmt: skip
 
 
-def completes(options: ReportOptions, rule: str) -> bool:
+def completes(options: Asked, rule: str) -> bool:
     """Whether clusters are completed: as asked, else where a rule read off the data (``rule``
     is not ``threshold``) decides the full dedup report without pruning."""
     if options.complete is not None:
@@ -63,7 +84,7 @@ def completes(options: ReportOptions, rule: str) -> bool:
 
 
 def route(
-    options: ReportOptions, rule: str, threshold: float, from_data: bool, labelled: bool
+    options: Asked, rule: str, threshold: float, from_data: bool, labelled: bool
 ) -> Route:
     """The rule that decides a report with ``options`` in an index whose rule is ``rule`` at
     ``threshold`` (its parameters chosen ``from_data`` or not), ``labelled`` by a reviewer or

@@ -10,8 +10,8 @@ a sparse matrix product).
 The cost stays near linear by design (the block purging of token blocking): a gram held by
 more than ``DEFAULTS.link_purge`` records (:mod:`neardup.defaults`) names no record in
 particular, so it is left out of the search for candidates (it still counts in their similarity,
-:func:`neardup.weights.cosine`). A record then meets at most ``grams x DEFAULTS.link_purge``
-others while its candidates are sought.
+:func:`neardup.decision.weights.cosine`). A record then meets at most ``grams x
+DEFAULTS.link_purge`` others while its candidates are sought.
 
 Why ``sparse_dot_topn``: it multiplies two sparse matrices keeping only each row's top-n, in
 C++ on several threads, without ever holding the dense product (50,000 x 50,000 records would
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .defaults import DEFAULTS
+from ..defaults import DEFAULTS
 
 
 def purged(a: Any, b: Any, cap: int = DEFAULTS.link_purge) -> tuple[Any, Any]:

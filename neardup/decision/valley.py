@@ -68,8 +68,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..defaults import DEFAULTS
-from ..minhash import ShingleProcessor
 from ..results import Pair
+from ..sign.minhash import ShingleProcessor
 from .assign import best_of_each
 from .identifiers import count_unshared, identifiers, identifiers_differ
 

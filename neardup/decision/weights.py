@@ -15,8 +15,8 @@ of the index (both catalogues), read back from the backend.
 
 Why scikit-learn's ``TfidfVectorizer`` and not our own: it is the maintained, tested
 implementation of exactly this (analyzer, smoothing, normalisation), and its sparse output is
-what :mod:`neardup.topk` multiplies. The text is first normalized by the index's own
-:class:`~neardup.minhash.ShingleProcessor` (lower case, accents, canonical forms), so that the
+what :mod:`neardup.decision.topk` multiplies. The text is first normalized by the index's own
+:class:`~neardup.sign.minhash.ShingleProcessor` (lower case, accents, canonical forms), so that the
 weighted path sees the same words as the MinHash path.
 
 >>> space = TfidfSpace.fit(["sony kdl-46v3000 black tv", "black usb cable", "sony kdl46v3000 tv"])
@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .defaults import DEFAULTS
+from ..defaults import DEFAULTS
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..bruteforce import all_pairs
+from ..candidates.bruteforce import all_pairs
 from ..index import NearDupIndex
 
 

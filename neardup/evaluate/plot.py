@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import bruteforce
-from ..banding import optimal_bands, s_curve
+from ..candidates import bruteforce
 from ..errors import NeardupError
 from ..index import NearDupIndex
 from ..params import Params
@@ -25,7 +24,8 @@ from ..read.items import Record
 from ..read.pairs import read_pairs
 from ..read.records import read_records
 from ..resources import restaurants
-from ..text import ordered
+from ..sign.banding import optimal_bands, s_curve
+from ..sign.text import ordered
 from .scores import score
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def plot_s_curve(
 ) -> Path:
     """Draw P(candidate) = 1 - (1 - s^r)^b, to show how much recall the banding keeps at the
     threshold. With ``num_perm``, the datasketch-style balanced (b, r) of
-    :func:`~neardup.banding.optimal_bands` is drawn faintly for comparison."""
+    :func:`~neardup.sign.banding.optimal_bands` is drawn faintly for comparison."""
     plt = _pyplot()
     s = np.linspace(0.0, 1.0, 501)
     p_at = float(s_curve(threshold, bands, rows))
@@ -143,7 +143,7 @@ def plot_s_curve(
 def _prepared(texts: Mapping[str, str], cfg: Params) -> tuple[list[str], list[Any]]:
     """(ids, shingle sets) of the records that have shingles.
 
-    Records without shingles are left out, as :func:`~neardup.bruteforce.all_pairs` never
+    Records without shingles are left out, as :func:`~neardup.candidates.bruteforce.all_pairs` never
     reports them (their MinHash signatures would all collide).
     """
     proc = cfg.processor()

@@ -2,7 +2,7 @@
 scores of the clusters they make.
 
 A record may be any hashable key: an id, or where two sources may both hold an id 7, its
-``(source, id)`` (:mod:`neardup.evaluate.pairs` reads files into such keys), so that a pair
+``(source, id)`` (:mod:`neardup.read.pair_files` reads files into such keys), so that a pair
 (a's 7, b's 9) is never taken for (b's 7, a's 9) and two records 7 never share a cluster.
 """
 

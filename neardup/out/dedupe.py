@@ -50,8 +50,8 @@ Rules, in the order the code applies them:
   streamed.
 - The output appears whole or not at all, and so does the rejects file, together with it: each
   is written to a temporary file beside it and both are renamed at the end
-  (:class:`neardup.write.Outputs`; a device or a FIFO is written through, never replaced); a file
-  replaced keeps its permission bits. The output and the rejects file must be two files.
+  (:class:`neardup.out.write.Outputs`; a device or a FIFO is written through, never replaced); a
+  file replaced keeps its permission bits. The output and the rejects file must be two files.
 """
 
 from __future__ import annotations
@@ -68,18 +68,18 @@ from typing import IO, TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from .errors import ArgumentError, InputError
-from .read.checks import MAX_RECORD_BYTES
-from .read.inputs import raw_lines
-from .read.items import Blank, EmptyText, Record, Rejection
-from .read.records import ARROW_FORMATS, guess_format, read_spans
-from .results import Pair
-from .text import ordered
-from .verify import verified_jaccard
+from ..candidates.verify import verified_jaccard
+from ..errors import ArgumentError, InputError
+from ..read.checks import MAX_RECORD_BYTES
+from ..read.inputs import raw_lines
+from ..read.items import Blank, EmptyText, Record, Rejection
+from ..read.records import ARROW_FORMATS, guess_format, read_spans
+from ..results import Pair
+from ..sign.text import ordered
 from .write import AtomicFile, Outputs, check_output, distinct_outputs
 
 if TYPE_CHECKING:
-    from .index import NearDupIndex
+    from ..index import NearDupIndex
 
 KEEP_RULES = ("first", "last", "longest", "shortest", "central")
 #: Rejections kept in full in :class:`DedupeStats` (every row rejected is written, to the output

@@ -3,7 +3,7 @@ and polars, with the records' texts, their sources, the similarity and the reaso
 
 Why a module of its own: the report decides which pairs there are (:mod:`neardup.index`); this
 only lays them out. The ids alone (``id1 id2 jaccard edit_distance``, the pairs file
-:func:`neardup.write.write_pairs` writes and :func:`neardup.read.pairs.read_pairs` reads back)
+:func:`neardup.out.write.write_pairs` writes and :func:`neardup.read.pairs.read_pairs` reads back)
 cannot be read by a person or joined without a second step. pandas, polars and pyarrow are
 optional and imported only here, when a table of theirs is asked for; ``-`` as a path is
 standard output.
@@ -21,14 +21,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .decision.words import words_for
-from .errors import ArgumentError, InputError
-from .keys import key_of, record_id
+from ..decision.words import words_for
+from ..errors import ArgumentError, InputError
+from ..keys import key_of, record_id
 from .write import AtomicFile, when_written
 
 if TYPE_CHECKING:
-    from .backends.base import Backend
-    from .results import Decision, Pair, Report
+    from ..backends.base import Backend
+    from ..results import Decision, Pair, Report
 
 TABLE_FORMATS = ("tsv", "csv", "jsonl", "parquet")
 #: The path that means standard output.
@@ -52,7 +52,7 @@ def is_stdout(path: str | Path | None) -> bool:
 @contextmanager
 def destination(path: str | Path) -> Iterator[Path]:
     """Where to write ``path``: itself, or for ``-``, a temporary file whose bytes go to
-    standard output once the block is done, or inside a run's :class:`neardup.write.Outputs`,
+    standard output once the block is done, or inside a run's :class:`neardup.out.write.Outputs`,
     once its files are in place (so every writer that takes a path can write to stdout, and a
     failed run writes nothing there)."""
     if not is_stdout(path):
@@ -197,7 +197,7 @@ def cluster_columns(
 
 def write_table(columns: Columns, path: str | Path, fmt: str) -> int:
     """Write ``columns`` to ``path`` (``-``: standard output) as ``fmt``; how many rows.
-    Written whole or not at all, as every output (:class:`neardup.write.AtomicFile`)."""
+    Written whole or not at all, as every output (:class:`neardup.out.write.AtomicFile`)."""
     names = list(columns)
     rows = len(next(iter(columns.values()), []))
     with destination(path) as target:

@@ -30,25 +30,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__, resources
-from .cluster import center_clusters
-from .column_map import ColumnMap, match_columns
-from .decision.identifiers import identifiers
-from .decision.valley import WEIGHTED
-from .evaluate.scores import Scores, score
-from .keys import SEP, id_key, record_id, source_of_key
-from .minhash import ShingleProcessor
+from .. import resources
+from ..candidates.verify import verified_jaccard
+from ..decision.cluster import center_clusters
+from ..decision.column_map import ColumnMap, match_columns
+from ..decision.identifiers import identifiers
+from ..decision.valley import WEIGHTED
+from ..evaluate.scores import Scores, score
+from ..keys import SEP, id_key, record_id, source_of_key
+from ..params import Params
+from ..read.items import Record
+from ..read.records import read_records
+from ..results import Report
+from ..sign.minhash import ShingleProcessor
+from ..sign.text import normalize, number_words, ordered, word_edit_distance
+from ..version import __version__
 from .output import reason, rule_text
-from .params import Params
-from .read.items import Record
-from .read.records import read_records
-from .results import Report
-from .text import normalize, number_words, ordered, word_edit_distance
-from .verify import verified_jaccard
 from .write import AtomicFile, check_output
 
 if TYPE_CHECKING:
-    from .index import NearDupIndex
+    from ..index import NearDupIndex
 
 #: Histogram bins over [0, 1].
 BINS = 50
@@ -233,8 +234,8 @@ def _cards(summary: Sequence[tuple[str, str, Any]]) -> str:
 
 
 def _clusters_of(rows: Sequence[_Row]) -> list[list[str]]:
-    """The page's clusters as dedupe makes them (center clusters: :mod:`neardup.cluster`), so
-    that each cluster shows one kept record; of records (keys), never of bare ids."""
+    """The page's clusters as dedupe makes them (center clusters: :mod:`neardup.decision.cluster`),
+    so that each cluster shows one kept record; of records (keys), never of bare ids."""
     found = center_clusters((r.id1, r.id2, r.jaccard or 0.0) for r in rows)
     return [sorted(c.members, key=_key_order) for c in found]
 
@@ -409,7 +410,8 @@ def _column_map(
     primary: str | None,
     given: Mapping[str, str] | None,
 ) -> ColumnMap:
-    """The columns of the page's sources matched (:mod:`neardup.column_map`), from its pairs."""
+    """The columns of the page's sources matched (:mod:`neardup.decision.column_map`), from its
+    pairs."""
     anchors = []
     for p in report.pairs:
         s1, s2 = p.source1 or primary, p.source2 or primary
@@ -430,7 +432,7 @@ def evidence(
     """Why each pair of ``report`` is one, for a reviewer: the reasons (each once) and per
     pair ``[reason, identifiers, rare words, fields that agree, that differ, that one record
     lacks]``. Identifiers are the shared normalized words that hold a digit
-    (:func:`neardup.text.number_words`: house, phone, model numbers), rare words the other
+    (:func:`neardup.sign.text.number_words`: house, phone, model numbers), rare words the other
     shared words; both rarest first over the page's records (then longest), since a shared
     ``the`` says nothing and a shared ``kdl-46v3000`` says much. Fields compare the records'
     columns (``columns``: key -> column -> value) by their normalized values, the columns of
@@ -501,7 +503,7 @@ def write_review(
     """The review page of a report: ``texts`` maps the records of its pairs to their texts,
     ``params`` are the index's (``Params.to_dict()``). Values are read from the report, so a
     threshold it learned or a mode it ran in shows as it is, in the words ``report`` prints.
-    ``kept``: the records dedupe keeps by its rule ``keep`` (:func:`neardup.dedupe.kept_ids`);
+    ``kept``: the records dedupe keeps by its rule ``keep`` (:func:`neardup.out.dedupe.kept_ids`);
     ``columns``: the records' columns, compared in each pair's evidence (:func:`evidence`;
     ``given_columns``: column pairs of two sources the user says are one).
 
@@ -512,7 +514,7 @@ def write_review(
     texts, columns = _keyed(texts, primary), _keyed(columns, primary)
     if kept is not None:
         kept = set(_keyed(dict.fromkeys(kept), primary))
-    # Pairs a completed cluster added (neardup.completion) sit below the rule's threshold,
+    # Pairs a completed cluster added (neardup.decision.completion) sit below the rule's threshold,
     # which every pair the rule kept reaches: shown apart, so a reader sees which is which.
     added = bool(report.completion and report.completion.get("added"))
     weighted = _weighted(report)

@@ -15,9 +15,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from .errors import InputError, OutputError
-from .keys import qualified, record_id, source_of_key
-from .read.checks import BAD_ID_CHAR
+from ..errors import InputError, OutputError
+from ..keys import qualified, record_id, source_of_key
+from ..read.checks import BAD_ID_CHAR
 
 
 def write_pairs(pairs: Sequence[Any], out: str | Path) -> int:
@@ -50,8 +50,8 @@ def write_pairs(pairs: Sequence[Any], out: str | Path) -> int:
 def write_clusters(groups: Iterable[Any], out: str | Path, primary: str | None = None) -> None:
     """Clusters as TSV: ``center least_similarity members...``, one cluster a line under a
     header: the record every member is paired with, the smallest similarity of a member to it,
-    then the other members (:class:`neardup.cluster.Cluster`). Where a cluster holds records
-    of a source other than the index's ``primary`` one, each record is written as its id and
+    then the other members (:class:`neardup.decision.cluster.Cluster`). Where a cluster holds
+    records of a source other than the index's ``primary`` one, each record is written as its id and
     its source (``center center_source least_similarity member source ...``), so that two
     files' records 7 are never read as one. Plain groups of ids (connected components) are
     written one a line, their ids separated by tabs."""

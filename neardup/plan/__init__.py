@@ -9,15 +9,11 @@ local mode). ``NearDupIndex.report(engine="duckdb")`` (``"spark"``) and ``neardu
 its estimated peak fits the memory budget and on DuckDB past it (:mod:`neardup.plan.budget`).
 """
 
-from ..constraints import ENGINES
+from ..constraints import ENGINES, IN_PROCESS
 from .budget import Placement, budget_of, place
 from .driver import Planned, decided, engine_named
 from .duck import DuckDB, EngineFailed
 from .spark import Spark
-
-#: The engines that run the report in this process (the weighted link and a report of new
-#: records run nowhere else).
-IN_PROCESS = ("auto", "memory")
 
 __all__ = ["ENGINES", "IN_PROCESS", "DuckDB", "EngineFailed", "Placement", "Planned", "Spark",
            "budget_of", "decided", "engine_named", "place"]

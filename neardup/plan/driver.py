@@ -1,6 +1,6 @@
 """The report run as one plan by an engine: records -> signatures -> band keys -> candidates
-(the large-bucket rule and the per-record cap of :mod:`neardup.candidates`) -> verified pairs
-(:mod:`neardup.verify`, on Arrow batches) -> the pairs the index's rule keeps
+(the large-bucket rule and the per-record cap of :mod:`neardup.candidates.buckets`) -> verified
+pairs (:mod:`neardup.candidates.verify`, on Arrow batches) -> the pairs the index's rule keeps
 (:mod:`neardup.decision.decide`). The engine holds every table; Python holds one batch at a time,
 and the verified pairs with their texts.
 """
@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tqdm import tqdm
 
-from .. import kernel
 from ..backends.base import Backend
-from ..candidates import COUNT_BITS, protected_bands
+from ..candidates.buckets import COUNT_BITS, protected_bands
+from ..candidates.text_table import TextTable
+from ..candidates.verify import SCREEN_MIN
 from ..decision.decide import Features, rule_for
 from ..keys import id_key
-from ..minhash import ShingleProcessor
 from ..results import Decision, Pair
-from ..text import sort_ids
-from ..text_table import TextTable
-from ..verify import SCREEN_MIN
+from ..sign import kernel
+from ..sign.minhash import ShingleProcessor
+from ..sign.text import sort_ids
 from . import steps
 from .duck import DuckDB
 from .spark import Spark
@@ -195,8 +195,8 @@ def _candidates(
 
 def _screen(session: Session, total: int, threshold: float, stage: _Stage) -> None:
     """The ``screened`` table: the candidates the screen passes, where the in-process report
-    screens (:func:`~neardup.verify.screen_keep`: with the C kernel, from
-    :data:`~neardup.verify.SCREEN_MIN` candidates), else all of them."""
+    screens (:func:`~neardup.candidates.verify.screen_keep`: with the C kernel, from
+    :data:`~neardup.candidates.verify.SCREEN_MIN` candidates), else all of them."""
     session.run([steps.CREATE_SCREENED])
     if kernel.active() != "c" or total < SCREEN_MIN:
         session.run([steps.UNSCREENED])

@@ -5,18 +5,19 @@ Tables, each made by one step from the ones before it:
 
 * ``records(seq, id, idkey, source, text)`` and ``keys(seq, band, key)``: loaded from
   :func:`signed_batch` (the texts signed by the C kernel, the band keys of
-  :func:`~neardup.banding.band_hashes_batch`, the same 64-bit values a Solr index holds);
+  :func:`~neardup.sign.banding.band_hashes_batch`, the same 64-bit values a Solr index holds);
 * ``buckets(band, key, size)``: the shared buckets (two or more records);
 * ``codes(seq, code)``: the records in some shared bucket, numbered in id order
-  (:func:`~neardup.keys.id_key`, through ``idkey``), as :mod:`neardup.candidates` numbers them;
+  (:func:`~neardup.keys.id_key`, through ``idkey``), as :mod:`neardup.candidates.buckets` numbers
+  them;
 * ``m(code, band, key, size)``: each such record's shared buckets;
 * ``found(a, b, n)``: each time a pair is found (``a < b``): once per small bucket it shares;
   from a large bucket of band ``b`` that is not coherent, once per later band it shares too;
   from a coherent large bucket, once if any other band is shared
-  (:func:`neardup.candidates._large_bucket_pairs`, same counts);
+  (:func:`neardup.candidates.buckets._large_bucket_pairs`, same counts);
 * ``counted(a, b, shared)``: the candidates, each with its finds summed up to
-  :data:`~neardup.candidates.COUNT_MAX` (what :func:`~neardup.candidates.cap_per_record`
-  ranks by);
+  :data:`~neardup.candidates.buckets.COUNT_MAX` (what
+  :func:`~neardup.candidates.buckets.cap_per_record` ranks by);
 * ``candidates(a, b)``: after the per-record cap, level by level (:data:`CAP_LEVEL`);
 * ``screened(a, b)``: the candidates that pass the screen (:func:`screened_batch`, on their
   shingle hashes, made with the signatures);
@@ -24,7 +25,7 @@ Tables, each made by one step from the ones before it:
 
 One definition a step: plain SQL (joins, group by, window) that DuckDB runs and Spark SQL can;
 the constants are put in as literals (:func:`sql`). The tie-break hash of the cap is
-:func:`neardup.candidates._uniform` itself, registered as a function over Arrow batches.
+:func:`neardup.candidates.buckets._uniform` itself, registered as a function over Arrow batches.
 """
 
 from __future__ import annotations
@@ -35,14 +36,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import kernel
-from ..banding import band_hashes_batch
-from ..candidates import COUNT_MAX, _uniform
+from ..candidates.buckets import COUNT_MAX, _uniform
+from ..candidates.text_table import TextTable
+from ..candidates.verify import SCREEN_MARGIN, verify_codes
 from ..defaults import DEFAULTS
-from ..minhash import ShingleProcessor, hashed_jaccard
 from ..results import Pair
-from ..text_table import TextTable
-from ..verify import SCREEN_MARGIN, verify_codes
+from ..sign import kernel
+from ..sign.banding import band_hashes_batch
+from ..sign.minhash import ShingleProcessor, hashed_jaccard
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -163,7 +164,7 @@ JOIN (
 ) w ON w.code = d.code
 """
 
-#: One level of shared bands of the cap (:func:`neardup.candidates.cap_per_record`), most
+#: One level of shared bands of the cap (:func:`neardup.candidates.buckets.cap_per_record`), most
 #: shared first: each record's room, the pairs drawn by the hash against its share of room,
 #: then the pairs it is still owed, its next by the hash (ties as numpy's stable sort leaves
 #: them: the record's first-of-pair ends first, then by key). Its pairs kept go to ``chosen``.
@@ -343,8 +344,8 @@ def signed_batch(
 
 
 def tie_hash(keys: pa.Array) -> pa.Array:
-    """The cap's tie-break of pairs ``a << 32 | b`` (:func:`neardup.candidates._uniform`), as a
-    function over an Arrow batch."""
+    """The cap's tie-break of pairs ``a << 32 | b``
+    (:func:`neardup.candidates.buckets._uniform`), as a function over an Arrow batch."""
     import pyarrow as pa
 
     return pa.array(_uniform(np.asarray(keys.to_numpy(zero_copy_only=False), np.int64)))
@@ -352,8 +353,9 @@ def tie_hash(keys: pa.Array) -> pa.Array:
 
 def screened_batch(batch: pa.RecordBatch, threshold: float) -> pa.Table:
     """The candidates of one batch (columns of :data:`SCREEN_PAIRS`) that can reach
-    ``threshold``: the screen of :func:`~neardup.verify.screen_keep` (the kernel's Jaccard of
-    the shingle hashes, :data:`~neardup.verify.SCREEN_MARGIN` under the threshold)."""
+    ``threshold``: the screen of :func:`~neardup.candidates.verify.screen_keep` (the kernel's
+    Jaccard of the shingle hashes, :data:`~neardup.candidates.verify.SCREEN_MARGIN` under the
+    threshold)."""
     import pyarrow as pa
 
     first, second = batch.column("hashes_a"), batch.column("hashes_b")
@@ -377,7 +379,8 @@ def verified_rows(
     threshold: float,
 ) -> pa.Table:
     """The screened candidates of one batch (columns of :data:`PAIRS`) verified by the
-    in-process step: the exact Jaccard and edit distance (:func:`~neardup.verify.verify_codes`).
+    in-process step: the exact Jaccard and edit distance
+    (:func:`~neardup.candidates.verify.verify_codes`).
     Returns the pairs with their records' texts (the columns of :data:`CREATE_VERIFIED`), an
     Arrow table, so that an engine may run it where the rows are (Spark's executors)."""
     import pyarrow as pa

@@ -141,7 +141,7 @@ def check_id(record_id: str, max_bytes: int | None = MAX_ID_BYTES) -> str | None
     the one size limit :data:`MAX_ID_BYTES` whatever the backend (Solr would refuse an id
     over Lucene's 32,766-byte term, memory none): the readers, and ``add_many`` for records
     given as values (:func:`checked_items`); what an index stores is checked again, without
-    the size (:func:`neardup.documents.documents`)."""
+    the size (:func:`neardup.candidates.documents.documents`)."""
     if not record_id:
         return "missing id"
     if (

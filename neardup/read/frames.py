@@ -15,9 +15,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from .errors import ArgumentError, MissingColumn
-from .read.checks import Checked, checked_spans
-from .read.rows import ROW_ID, default_text_fields, record_from_mapping
+from ..errors import ArgumentError, MissingColumn
+from .checks import Checked, checked_spans
+from .rows import ROW_ID, default_text_fields, record_from_mapping
 
 #: The key a DataFrame row's index label is read under (no column can have this name).
 INDEX = "\0index"

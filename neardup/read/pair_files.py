@@ -1,6 +1,6 @@
 """Pairs files as ``evaluate`` reads them: neardup's own pairs tables (TSV, CSV, JSON Lines,
-Parquet, as :mod:`neardup.output` and :func:`neardup.write.write_pairs` write them, and the review
-page's gold and labels files) by their headers, and plain files of two ids a line (gold
+Parquet, as :mod:`neardup.out.output` and :func:`neardup.out.write.write_pairs` write them, and the
+review page's gold and labels files) by their headers, and plain files of two ids a line (gold
 standards such as ``12|345`` under ``D1|D2``).
 
 Why a reader of its own: a table's text columns hold tabs, commas, quotes and line breaks, so

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError
-from ..text import ordered
+from ..sign.text import ordered
 
 
 def read_pairs(path: str | Path, linked: bool = False) -> set[tuple[str, str]]:

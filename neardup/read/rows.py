@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidText
-from ..text import check_text
+from ..sign.text import check_text
 from .items import EmptyText, Record, Rejection
 
 #: The id "field" that numbers records by their line in the file (their row in Parquet and
@@ -27,7 +27,7 @@ def default_text_fields(
 ) -> list[str]:
     """The text of a record when no text field is named: the column ``text`` if there is one,
     else every column but the id (and the source), joined in their order (and kept apart as the
-    record's ``fields``, which a report compares one by one: :mod:`neardup.fields`)."""
+    record's ``fields``, which a report compares one by one: :mod:`neardup.decision.columns`)."""
     names = list(columns)
     return ["text"] if "text" in names else [n for n in names if n not in (id_field, source_field)]
 

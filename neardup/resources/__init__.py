@@ -58,6 +58,6 @@ def restaurants() -> tuple[Path, Path]:
 
 
 def review_page() -> tuple[Path, Path, Path]:
-    """The review page's template, style and script (neardup.review fills and inlines them)."""
+    """The review page's template, style and script (neardup.out.review fills and inlines them)."""
     folder = HERE / "review"
     return folder / "page.html", folder / "page.css", folder / "page.js"

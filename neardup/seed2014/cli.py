@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..index import NearDupIndex
-from ..output import destination, is_stdout
+from ..out.output import destination, is_stdout
 from .schema import MAX_DIST
 
 

@@ -11,12 +11,12 @@ from ..errors import InputError, ParameterMismatch
 from ..evaluate.scores import Scores, score
 from ..index import NearDupIndex, clusters
 from ..keys import record_id
+from ..out.write import write_clusters, write_pairs
 from ..params import Params
 from ..read.items import Record
 from ..read.pairs import read_pairs
 from ..read.records import read_records
 from ..resources import restaurants
-from ..write import write_clusters, write_pairs
 from .schema import MAX_DIST, NGRAM, NUM_PERM
 from .searcher import SeedSearcher, seed_report
 

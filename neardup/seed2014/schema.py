@@ -20,8 +20,8 @@ from typing import Any
 
 from ..backends.base import Capability
 from ..errors import ArgumentError
-from ..minhash import ShingleProcessor
 from ..params import Params
+from ..sign.minhash import ShingleProcessor
 
 #: The article's setup: word 3-grams, 20 MinHash values, word edit distance <= 2.
 NGRAM, NUM_PERM, MAX_DIST = 3, 20, 2

@@ -20,11 +20,11 @@ from ..backends.base import Capability
 from ..backends.solr import RECORDS_FQ
 from ..errors import ArgumentError, InputError
 from ..keys import id_key, record_id
+from ..out.write import AtomicFile
 from ..params import Params
 from ..results import Pair
+from ..sign.text import jaccard, word_edit_distance
 from ..solr.client import Solr, or_query, quote, terms_params
-from ..text import jaccard, word_edit_distance
-from ..write import AtomicFile
 from .schema import MAX_DIST, processor_2014
 
 

@@ -17,9 +17,9 @@ import mmh3
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..defaults import DEFAULTS
+from ..errors import ArgumentError
 from . import kernel
-from .defaults import DEFAULTS
-from .errors import ArgumentError
 
 #: Seed of the 64-bit band hash used in :func:`band_keys`.
 BAND_HASH_SEED = 0x5EED
@@ -36,7 +36,7 @@ def choose_bands(
     ``recall`` at ``threshold``.
 
     Longer bands mean fewer false candidates, so this is the cheapest choice that keeps recall.
-    datasketch-style :func:`~neardup.banding.optimal_bands` balances false positives against
+    datasketch-style :func:`~neardup.sign.banding.optimal_bands` balances false positives against
     false negatives instead, which loses about half the pairs right at the threshold; here
     false positives cost only verification, never a wrong answer.
     """

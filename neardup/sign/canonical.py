@@ -6,8 +6,8 @@ grill"``, with or without a cross-street hint (``"between 54th and 55th sts."``)
 those as different words. :func:`canonicalize` rewrites the text so that such variants become
 identical, with GENERAL rules (postal conventions, not rules fitted to one data set):
 
-1. ``&`` becomes ``and`` (before :func:`~neardup.text.normalize`, which would delete it).
-2. :func:`~neardup.text.normalize`: lower case, punctuation except ``-`` removed.
+1. ``&`` becomes ``and`` (before :func:`~neardup.sign.text.normalize`, which would delete it).
+2. :func:`~neardup.sign.text.normalize`: lower case, punctuation except ``-`` removed.
 3. Street suffixes take their USPS standard abbreviation (Publication 28, appendix C1):
    ``street/st/str -> st``, ``avenue/ave/av -> ave``, ``boulevard/blvd/blv -> blvd``,
    ``road -> rd``, ``drive -> dr``, ``place -> pl``, ``lane -> ln``, ``highway -> hwy``,

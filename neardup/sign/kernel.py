@@ -19,10 +19,10 @@ from types import ModuleType
 import numpy as np
 from numpy.typing import NDArray
 
-from .errors import ArgumentError
+from ..errors import ArgumentError
 
 try:  # built by setup.py; optional
-    from . import _kernel as _compiled
+    from .. import _kernel as _compiled
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _compiled = None
 

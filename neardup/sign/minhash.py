@@ -32,10 +32,10 @@ import mmh3
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..constraints import HASH_FAMILIES, KINDS, check_all
+from ..errors import ArgumentError
 from . import kernel
 from .canonical import CANONICAL_VERSION, canonicalize, trigger_table
-from .constraints import HASH_FAMILIES, KINDS, check_all
-from .errors import ArgumentError
 from .text import NORMALIZATION_VERSION, char_grams, check_text, jaccard, normalize
 
 __all__ = [
@@ -129,7 +129,7 @@ class ShingleProcessor:
 
     ``kind="word"`` makes word n-grams of ``size`` words (seeds 001, 003); ``kind="char"`` makes
     character k-grams of the prepared text (seeds 000, 002). ``canonical=True`` rewrites record
-    forms first (``seventh ave`` -> ``7th ave``, see :mod:`neardup.canonical`); otherwise the
+    forms first (``seventh ave`` -> ``7th ave``, see :mod:`neardup.sign.canonical`); otherwise the
     text is only normalized. ``hash_family`` picks how the ``num_perm`` random permutations are
     simulated: ``"xor"`` (hash XOR mask, as in the 2014 article) or ``"universal"``
     (``(a*x + b) mod p``). Both are drawn from a SplitMix64 stream seeded with ``seed``.
@@ -186,7 +186,7 @@ class ShingleProcessor:
     # -- text ----------------------------------------------------------------------------------
 
     def normalize(self, text: str) -> str:
-        """See :func:`neardup.text.normalize`; accents folded if this processor folds them,
+        """See :func:`neardup.sign.text.normalize`; accents folded if this processor folds them,
         mojibake repaired first if it repairs it."""
         return normalize(self.repair(text), self.fold_accents)
 
@@ -299,8 +299,8 @@ class ShingleProcessor:
     ) -> NDArray[np.uint32]:
         """Signatures of many texts, shape (len(texts), num_perm); equal to ``signature`` each.
 
-        With the C kernel (see :mod:`neardup.kernel`) the texts never become shingle strings: it
-        shingles, hashes and permutes the normalized bytes in one call, without the GIL.
+        With the C kernel (see :mod:`neardup.sign.kernel`) the texts never become shingle strings:
+        it shingles, hashes and permutes the normalized bytes in one call, without the GIL.
         ``ready``: the texts are :meth:`kernel_ready`'s already (kernel only), so that a caller
         that also wants their :meth:`shingle_hashes` prepares them once. ``threads``: the
         kernel may sign slices of many texts on up to this many threads at once (a caller whose

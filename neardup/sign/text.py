@@ -16,9 +16,9 @@ from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
 
+from ..errors import InvalidText
+from ..keys import id_key
 from . import kernel
-from .errors import InvalidText
-from .keys import id_key
 
 #: Bump whenever ``normalize`` changes: signatures stored in an index are only comparable with
 #: signatures computed under the same normalization. v2: Unicode folding of non-ASCII text.
@@ -203,8 +203,8 @@ def ordered(a: str, b: str) -> tuple[str, str]:
 class WordCodes:
     """Words -> one code point each, so that an edit distance in words is one between strings.
 
-    One instance can serve many comparisons (``neardup.verify`` encodes each record once).
-    ``generation`` grows when the table is full and starts again (past 1,112,064 distinct
+    One instance can serve many comparisons (``neardup.candidates.verify`` encodes each record
+    once). ``generation`` grows when the table is full and starts again (past 1,112,064 distinct
     words, the number of Unicode scalar values), so cached encodings of an older generation
     must not be compared with newer ones.
     """

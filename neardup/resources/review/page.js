@@ -1,4 +1,4 @@
-// The review page's script (neardup/review.py inlines it): renders one page of pairs or
+// The review page's script (neardup/out/review.py inlines it): renders one page of pairs or
 // clusters at a time from the JSON in #nd-data, with word differences computed here.
 // A record is its source and its id: record i is (sources[source[i]], ids[i]), and every pair,
 // cluster, mark and download refers to records by their index, never by a bare id.
