@@ -618,6 +618,52 @@ def test_utf16_and_gzip_files_are_refused_by_name(tmp_path: Path, data: bytes, s
             list(read_records(path))
 
 
+def test_a_parquet_or_arrow_file_under_another_name_is_refused_with_its_format(
+    tmp_path: Path,
+) -> None:
+    """Renamed .csv or .txt, a Parquet or Arrow file was read as lines of binary: every line
+    rejected for a NUL byte, a note that the file had no 'id' column, and not a word of what
+    it was. Given its format, it reads."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+
+    table = pa.table({"id": ["1", "2"], "text": [DELI, HOTEL]})
+    pq.write_table(table, tmp_path / "p.csv")
+    feather.write_feather(table, tmp_path / "a.txt")
+    files = (("p.csv", "parquet", "a Parquet file"), ("a.txt", "arrow", "an Arrow file"))
+    for name, fmt, said in files:
+        path = tmp_path / name
+        for given in ("auto", "csv", "lines", "jsonl"):
+            with pytest.raises(InputError, match=f"{path} is {said}, not text: .*--format {fmt}"):
+                list(read_records(path, given))
+        assert _records(list(read_records(path, fmt))) == [("1", DELI), ("2", HOTEL)]
+    proc = run_cli("dedupe", str(tmp_path / "p.csv"), "--out", str(tmp_path / "o.csv"),
+                   "--backend", "memory")  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        f"neardup: error: {tmp_path / 'p.csv'} is a Parquet file, not text: read it as one "
+        "(--format parquet, or name it .parquet)"
+    ]
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_a_frame_whose_columns_are_not_strings(tmp_path: Path) -> None:
+    """Columns labelled 0 and 1 (a frame made from lists) or by a MultiIndex's tuples were
+    named by their text and then looked up by it: a KeyError from pandas."""
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame([["a", DELI], ["b", DELI2], ["c", HOTEL]])  # columns 0 and 1
+    index = NearDupIndex(Params(threshold=0.4))
+    stats = index.add_frame(df, id="0", text="1")
+    assert (stats.read, stats.indexed) == (3, 3)
+    assert [(p.id1, p.id2) for p in index.pairs()] == [("a", "b")]
+    tuples = pd.MultiIndex.from_tuples([("r", "key"), ("r", "name")])
+    stats = NearDupIndex().add_frame(df.set_axis(tuples, axis=1), id="('r', 'key')")
+    assert (stats.read, stats.indexed) == (3, 3)
+    with pytest.raises(InputError, match="two columns of the same name"):
+        NearDupIndex().add_frame(pd.DataFrame([["1", "x", DELI]], columns=[1, "1", "text"]))
+
+
 def test_a_field_that_is_not_text_is_named(tmp_path: Path) -> None:
     """A list column was "no text in " with no name (Parquet), or named without its cause."""
     path = tmp_path / "tags.jsonl"

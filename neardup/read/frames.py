@@ -52,8 +52,11 @@ def frame_records(
     """
     if not is_frame(frame):
         raise ArgumentError(f"expected a pandas or polars DataFrame, got {type(frame).__name__}")
-    columns = [str(c) for c in frame.columns]
-    if len(set(columns)) != len(columns):
+    # Columns by name: a label that is not a string (0, a MultiIndex's tuple) is named by its
+    # text, and read by the label itself (``frame["0"]`` would be a KeyError).
+    labels = {str(c): c for c in frame.columns}
+    columns = list(labels)
+    if len(columns) != len(frame.columns):
         raise ArgumentError(f"{name}: the DataFrame has two columns of the same name")
     texts = [text] if isinstance(text, str) else list(text) if text is not None else None
     id_column = id if id is not None else "id" if "id" in columns else None
@@ -66,7 +69,7 @@ def frame_records(
             f"{name}: the DataFrame has no column {', '.join(map(repr, missing))} "
             f"(columns: {', '.join(columns)})"
         )
-    values = {c: _column(frame, c) for c in dict.fromkeys(wanted)}
+    values = {c: _column(frame, labels[c]) for c in dict.fromkeys(wanted)}
     rows = len(frame)
     if id_column is None:  # the labels are read like a column of their own
         labels = list(frame.index) if hasattr(frame, "index") else range(rows)
@@ -80,8 +83,8 @@ def frame_records(
     return Checked(item for item, _line in checked_spans(((r, r.line) for r in rows_read), name))
 
 
-def _column(frame: Any, name: str) -> list[Any]:
-    return list(frame[name].to_list())
+def _column(frame: Any, label: Any) -> list[Any]:
+    return list(frame[label].to_list())
 
 
 def _label(value: Any) -> Any:

@@ -56,6 +56,10 @@ SPREADSHEETS = {
 #: The first bytes of a ZIP archive (xlsx, ods) and of an OLE2 compound file (xls).
 ZIP_MAGIC = b"PK\x03\x04"
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+#: The first bytes of the columnar files neardup reads (a Parquet file, an Arrow IPC file):
+#: under another extension, such a file is refused with the format to give, rather than read
+#: as lines of binary and every line rejected.
+COLUMNAR_MAGIC = ((b"PAR1", "parquet", "a Parquet file"), (b"ARROW1", "arrow", "an Arrow file"))
 
 
 def guess_format(path: Path, delimiter: str | None = None) -> str:
@@ -184,6 +188,7 @@ def checked_file(
     head = first_bytes(path, CR_PEEK)  # a pipe's first bytes are kept to be read again
     _refuse_spreadsheet(path, head)
     if (EXTENSIONS.get(path.suffix.lower()) if fmt == "auto" else fmt) not in ARROW_FORMATS:
+        _refuse_columnar(path, head)
         _refuse_encoding(path, head)  # (Parquet and Arrow files are binary)
     if b"\r" in head.rstrip(b"\r") and b"\n" not in head:
         raise InputError(
@@ -214,6 +219,17 @@ def _refuse_spreadsheet(path: Path, head: bytes) -> None:
     raise InputError(
         f"{path} {what}: save it as CSV (UTF-8) from the spreadsheet program and give that file"
     )
+
+
+def _refuse_columnar(path: Path, head: bytes) -> None:
+    """A Parquet or Arrow file to be read as text (another extension, or another format
+    given) is refused with the format to read it with: as text, every line of it would be
+    rejected for NUL bytes or invalid UTF-8."""
+    for magic, fmt, kind in COLUMNAR_MAGIC:
+        if head.startswith(magic):
+            raise InputError(
+                f"{path} is {kind}, not text: read it as one (--format {fmt}, or name it .{fmt})"
+            )
 
 
 def _refuse_encoding(path: Path, head: bytes) -> None:
