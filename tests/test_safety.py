@@ -135,6 +135,43 @@ def test_ids_with_control_characters_are_refused_with_their_line(tmp_path: Path)
     assert stats.rejected == 1 and "U+000D" in stats.rejections[0].reason
 
 
+def test_values_with_lone_surrogates_are_rejected_with_their_position() -> None:
+    """A lone surrogate has no UTF-8 form. In an id it passed the checks, was stored, and broke
+    every output that wrote it (to_pandas: UnicodeEncodeError); in a text it stopped add_many
+    half-way with "text 1 is not valid Unicode", the position in a batch, not the record."""
+    idx = NearDupIndex()
+    stats = idx.add_many(
+        [("0", "a fine text here"), ("1", "bad \ud800 text"), ("\udc80", "another fine text"),
+         ("3", "a fine text here too")]
+    )  # fmt: skip
+    assert (stats.read, stats.indexed, stats.rejected) == (4, 2, 2)
+    assert [(r.line, r.reason) for r in stats.rejections] == [
+        (2, "text is not valid Unicode: lone surrogate U+D800 at character 5"),
+        (3, "id is not valid Unicode: lone surrogate U+DC80 at character 1"),
+    ]
+    assert len(idx) == 2
+    assert sorted(idx.report(threshold=0.5).to_pandas()["id1"]) == ["0"]
+
+
+def test_a_read_only_output_is_never_replaced(tmp_path: Path) -> None:
+    """A file without a write bit was replaced when the user could rename over it: root (to
+    whom os.access says yes) through the CLI, anyone whose folder is writable through the
+    library's writers."""
+    src = tmp_path / "in.txt"
+    src.write_text("1 the quick brown fox\n2 the quick brown fax\n")
+    out = tmp_path / "out.txt"
+    out.write_text("old\n")
+    out.chmod(0o444)
+    proc = run_cli("dedupe", str(src), "--out", str(out), "--backend", "memory")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"{out}: the output is a read-only file" in proc.stderr
+    with pytest.raises(OutputError, match=f"{out}: cannot be written: a read-only file"):
+        with AtomicFile(out) as fh:
+            fh.write(b"new\n")
+    assert out.read_text() == "old\n" and stat.S_IMODE(out.stat().st_mode) == 0o444
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt", "out.txt"]
+
+
 def test_a_report_with_spaces_in_ids_reads_back(tmp_path: Path) -> None:
     report = tmp_path / "pairs.tsv"
     report.write_text(

@@ -109,6 +109,8 @@ def check_output(path: str | Path, what: str = "output", inputs: Iterable[Path] 
     if path.exists():
         if not os.access(real, os.W_OK):
             raise InputError(f"{path}: the {what} cannot be written (permission denied)")
+        if _read_only(real):
+            raise InputError(f"{path}: the {what} is a read-only file: {_READ_ONLY}")
         if not _regular(real):
             return path  # written through: its directory need not be writable
     parent = real.parent
@@ -154,6 +156,21 @@ def _device(path: Path) -> bool:
         return stat.S_ISCHR(path.stat().st_mode)
     except OSError:
         return False
+
+
+#: What to do about an output that is a read-only file.
+_READ_ONLY = "neardup does not replace it; make it writable (chmod u+w) or give another path"
+
+
+def _read_only(path: Path) -> bool:
+    """Whether ``path`` is a regular file that no one may write (no ``w`` bit): refused even
+    where :func:`os.access` allows it (root may write any file, and the rename that replaces
+    an output needs only its folder), as it is for any other user."""
+    try:
+        st = path.stat()
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and not st.st_mode & 0o222
 
 
 def _regular(path: Path) -> bool:
@@ -264,6 +281,9 @@ class AtomicFile:
         self.real = real = self.target.resolve()
         self.tmp: Path | None = None
         self.fh: IO[Any]
+        if _read_only(real):  # the library's writers too, not only the CLI's checked outputs
+            where = escape_unseen(str(self.target))
+            raise OutputError(f"{where}: cannot be written: a read-only file: {_READ_ONLY}")
         try:
             if self.target.exists() and not _regular(real):
                 fd = os.open(real, os.O_WRONLY | os.O_CLOEXEC)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 
+from ..errors import InvalidText
+from ..sign.text import check_text
 from .items import Item, Record, Rejection
 
 #: The longest id, in bytes of UTF-8, in files and in records given as values alike.
@@ -115,6 +117,11 @@ def checked_items(items: Iterable[Item], limit: int | None = None) -> Iterator[I
         if not isinstance(item, Record):
             yield item
             continue
+        try:  # a file's text is decoded UTF-8; a value may hold a lone surrogate
+            check_text(item.text)
+        except InvalidText as exc:
+            yield Rejection(item.location, item.line, str(exc), item.id[:80])
+            continue
         out = check(item)
         if out is not item and isinstance(out, Rejection):
             out = Rejection(item.location, out.line, out.reason, out.id)
@@ -157,12 +164,20 @@ def check_id(record_id: str, max_bytes: int | None = MAX_ID_BYTES) -> str | None
 
 def _bad_character(text: str, what: str) -> str | None:
     """Why ``text`` (an id, a source) cannot be ``what``, if it holds a character no id or
-    source may hold (:data:`BAD_ID_CHAR`): which, and where."""
-    bad = None if text.isprintable() else BAD_ID_CHAR.search(text)
-    if bad is None:
+    source may hold (:data:`BAD_ID_CHAR`), or a lone surrogate (only a value given to
+    ``add_many`` or a DataFrame can hold one): which, and where. A surrogate has no UTF-8 form,
+    so such an id would be stored and then break every output that writes it."""
+    if text.isprintable():
         return None
-    code = ord(bad.group())
-    return f"{what} holds the control character U+{code:04X} at character {bad.start() + 1}"
+    bad = BAD_ID_CHAR.search(text)
+    if bad is not None:
+        code = ord(bad.group())
+        return f"{what} holds the control character U+{code:04X} at character {bad.start() + 1}"
+    try:
+        check_text(text, what)
+    except InvalidText as exc:
+        return str(exc)
+    return None
 
 
 def _check_size(text: str, limit: int | None) -> str | None:
