@@ -264,6 +264,20 @@ def test_the_local_nodes_heap_is_checked_and_sized_for_the_machine(tmp_path: Pat
 NO_SOLR = {"NEARDUP_SOLR_URL": "http://127.0.0.1:9/solr/never"}
 
 
+def test_an_empty_table_is_said_in_one_line(tmp_path: Path) -> None:
+    """An empty .csv first printed that it had no 'id' column and that its ids would be line
+    numbers, then that it held no records: a note about columns a file without any lacks."""
+    for data in (b"", b"\n\n"):
+        path = tmp_path / "empty.csv"
+        path.write_bytes(data)
+        proc = run_cli("dedupe", str(path), "--out", str(tmp_path / "o.csv"), "--backend", "memory")
+        assert proc.returncode == 2
+        assert proc.stderr.splitlines() == [
+            f"neardup: error: {path}: nothing was indexed: the file holds no records"
+        ]
+        assert not (tmp_path / "o.csv").exists()
+
+
 def test_spreadsheets_are_refused_by_name(tmp_path: Path) -> None:
     """An .xlsx (a ZIP), an .xls (OLE2), an .ods, and a workbook renamed .txt: one error that
     says to save the sheet as CSV, exit 2; never its bytes read as ``ID TEXT`` lines."""

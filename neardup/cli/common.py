@@ -25,7 +25,14 @@ from ..out.write import check_output, distinct_outputs, escape_unseen
 from ..params import Params
 from ..read.checks import MAX_RECORD_BYTES, check_source
 from ..read.items import Item
-from ..read.records import ARROW_FORMATS, FORMATS, checked_file, read_records, resolve_id_field
+from ..read.records import (
+    ARROW_FORMATS,
+    FORMATS,
+    checked_file,
+    first_columns,
+    read_records,
+    resolve_id_field,
+)
 from ..read.rows import ROW_ID
 from ..read.sniff import table_delimiter
 
@@ -314,7 +321,7 @@ def resolve_ids(args: argparse.Namespace, path: Path) -> None:
     if args.id_field is not None:
         return
     args.id_field = resolve_id_field(file, fmt, None, delimiter)
-    if args.id_field == ROW_ID:
+    if args.id_field == ROW_ID and first_columns(file, fmt, delimiter):  # (an empty file has none)
         what = "rows" if fmt in ARROW_FORMATS else "lines"
         print(
             f"neardup: {path} has no 'id' column: the records' ids are the numbers of their "
