@@ -19,9 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from neardup import NearDupIndex, Params
+from neardup import InputError, NearDupIndex, Params
 from neardup.backends.solr import SolrBackend
 from neardup.read.items import Record
+from neardup.read.pair_files import read_pairs_file
+from neardup.read.pairs import read_pairs
 from neardup.seed2014 import SeedSearcher
 from neardup.sign.text import normalize
 from neardup.solr import admin
@@ -276,6 +278,27 @@ def test_an_empty_table_is_said_in_one_line(tmp_path: Path) -> None:
             f"neardup: error: {path}: nothing was indexed: the file holds no records"
         ]
         assert not (tmp_path / "o.csv").exists()
+
+
+def test_pairs_files_in_utf16_or_gzip_are_refused_by_name(tmp_path: Path) -> None:
+    """A gold file saved as UTF-16 (no byte-order mark) was read as "expected two ids, found 1
+    column", one gzipped as "invalid UTF-8 (byte 2)": the records' files name both."""
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("id1\tid2\n1\t2\n")
+    cases = (
+        ("utf16.tsv", pairs.read_text().encode("utf-16-le"), "is UTF-16LE, not UTF-8"),
+        ("gold.tsv.gz", gzip.compress(pairs.read_bytes()), "is gzip-compressed: gunzip it first"),
+    )
+    for name, data, said in cases:
+        gold = tmp_path / name
+        gold.write_bytes(data)
+        for read in (read_pairs, read_pairs_file):
+            with pytest.raises(InputError, match=f"^{gold} {said}"):
+                read(gold)
+        proc = run_cli("evaluate", str(pairs), "--gold", str(gold))
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert proc.stderr.startswith(f"neardup: error: {gold} {said}")
+        assert "neardup index" not in proc.stderr  # a pairs file is not indexed
 
 
 def test_spreadsheets_are_refused_by_name(tmp_path: Path) -> None:

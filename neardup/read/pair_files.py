@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from .inputs import SNIFF_BYTES
+from .records import refuse_encoding
 
 #: A record: its source ("" where the file names none) and its id.
 Rec = tuple[str, str]
@@ -227,6 +229,7 @@ def _bytes(name: str) -> bytes:
 
 
 def _text(name: str, data: bytes) -> str:
+    refuse_encoding(Path(name), data[:SNIFF_BYTES], records=False)  # UTF-16, gzip: by name
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..sign.text import ordered
+from .inputs import SNIFF_BYTES, first_bytes
+from .records import refuse_encoding
 
 
 def read_pairs(path: str | Path, linked: bool = False) -> set[tuple[str, str]]:
@@ -21,6 +23,7 @@ def read_pairs(path: str | Path, linked: bool = False) -> set[tuple[str, str]]:
     if not path.exists():
         raise InputError(f"{path}: no such file")
     pairs: set[tuple[str, str]] = set()
+    refuse_encoding(path, first_bytes(path, SNIFF_BYTES), records=False)  # UTF-16, gzip
     with open(path, encoding="utf-8", errors="strict") as fh:
         try:
             lines = fh.read().splitlines()

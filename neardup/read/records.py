@@ -31,7 +31,7 @@ ARROW_FORMATS = ("parquet", "arrow")
 CR_PEEK = 1 << 16
 #: The first bytes of a gzip file, and the byte-order marks of UTF-32 and UTF-16 (UTF-32 first:
 #: its little-endian mark starts with UTF-16's). Such a file is refused by name
-#: (:func:`_refuse_encoding`) rather than rejected line by line as NUL bytes or invalid UTF-8.
+#: (:func:`refuse_encoding`) rather than rejected line by line as NUL bytes or invalid UTF-8.
 GZIP_MAGIC = b"\x1f\x8b"
 WIDE_BOMS = (
     (b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
@@ -189,7 +189,7 @@ def checked_file(
     _refuse_spreadsheet(path, head)
     if (EXTENSIONS.get(path.suffix.lower()) if fmt == "auto" else fmt) not in ARROW_FORMATS:
         _refuse_columnar(path, head)
-        _refuse_encoding(path, head)  # (Parquet and Arrow files are binary)
+        refuse_encoding(path, head)  # (Parquet and Arrow files are binary)
     if b"\r" in head.rstrip(b"\r") and b"\n" not in head:
         raise InputError(
             f"{path}: its lines end with a carriage return alone (CR, old Mac OS), which would "
@@ -232,19 +232,19 @@ def _refuse_columnar(path: Path, head: bytes) -> None:
             )
 
 
-def _refuse_encoding(path: Path, head: bytes) -> None:
+def refuse_encoding(path: Path, head: bytes, records: bool = True) -> None:
     """A file neardup cannot read as text, refused by name rather than line by line (every
-    line a NUL byte or invalid UTF-8): gzip-compressed (its magic bytes), or UTF-16 or UTF-32
+    line a NUL byte or invalid UTF-8), the records' files and the pairs files alike
+    (:mod:`neardup.read.pair_files`): gzip-compressed (its magic bytes), or UTF-16 or UTF-32
     (a byte-order mark, or, without one, a NUL byte in every other byte: ASCII text in UTF-16).
 
     Not read transparently: a compressed file could not be written back as it was by
     ``dedupe``, its line count (:func:`expected_records`) would be its compressed bytes', and
-    ``zcat FILE | neardup index /dev/stdin`` reads it as it is, once."""
+    ``zcat FILE | neardup index /dev/stdin`` reads it as it is, once (said of ``records``'
+    files only: a pairs file is not indexed)."""
     if head.startswith(GZIP_MAGIC):
-        raise InputError(
-            f"{path} is gzip-compressed: gunzip it first (or zcat {path} | neardup index "
-            "/dev/stdin --format ...)"
-        )
+        pipe = f" (or zcat {path} | neardup index /dev/stdin --format ...)" if records else ""
+        raise InputError(f"{path} is gzip-compressed: gunzip it first{pipe}")
     wide = next((name for bom, name in WIDE_BOMS if head.startswith(bom)), None)
     sample = head[:4096]
     pairs = len(sample) // 2
