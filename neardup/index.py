@@ -784,6 +784,7 @@ class NearDupIndex:
             large_buckets=cands.large,
             max_bucket=options.max_bucket,
             capped=cands.capped,
+            identical=cands.identical,
             cap=cands.cap,
             candidates=len(cands),
             verified=found.verified,

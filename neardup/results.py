@@ -107,6 +107,9 @@ class Report:
     #: :func:`neardup.candidates.buckets.cap_per_record`).
     capped: int = 0
     cap: int | None = None
+    #: Records of a group of more than ``DEFAULTS.repeated_group`` with the same band keys,
+    #: paired with their group's first record only.
+    identical: int = 0
     candidates: int = 0
     verified: int = 0
     confirmed: int = 0
@@ -170,6 +173,7 @@ class Report:
             "large_buckets": self.large_buckets,
             "max_bucket": self.max_bucket,
             "capped": self.capped,
+            "identical": self.identical,
             "cap": self.cap,
             "candidates": self.candidates,
             "verified": self.verified,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from functools import partial
 from itertools import combinations
 from pathlib import Path
 
@@ -13,12 +14,14 @@ import pytest
 from neardup import NearDupIndex, Params
 from neardup.backends.base import Capability, Document
 from neardup.backends.memory import MemoryBackend
+from neardup.candidates import buckets
 from neardup.candidates.buckets import (
     all_candidates,
     check_max_bucket,
     fresh_candidates,
     large_key_groups,
 )
+from neardup.defaults import DEFAULTS
 from neardup.errors import ArgumentError
 from neardup.keys import id_key
 from neardup.resources import restaurants
@@ -45,13 +48,25 @@ def _buckets(keys: dict[str, list[str]], bands: int) -> list[list[list[str]]]:
     return [[m for m in band.values() if len(m) > 1] for band in per_band]
 
 
-def _by_the_rule(keys: dict[str, list[str]], max_bucket: int | None) -> set[tuple[str, str]]:
-    """Every pair checked on its own, as the module's docstring states the rule."""
+def _by_the_rule(
+    keys: dict[str, list[str]], max_bucket: int | None, bound: int = DEFAULTS.repeated_group
+) -> set[tuple[str, str]]:
+    """Every pair checked on its own, as the module's docstring states the rule (and its
+    exception: a group of more than ``bound`` with the same keys in every band)."""
+    out = set()
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for rid in sorted(keys, key=id_key):
+        groups.setdefault(tuple(keys[rid]), []).append(rid)
+    keys = dict(keys)
+    for members in groups.values():
+        if max_bucket is not None and len(members) > bound:
+            out |= {(members[0], m) for m in members[1:]}
+            for m in members[1:]:
+                del keys[m]
     size: dict[str, int] = {}
     for ks in keys.values():
         for k in ks:
             size[k] = size.get(k, 0) + 1
-    out = set()
     for a, b in combinations(sorted(keys, key=id_key), 2):
         shared = set(keys[a]) & set(keys[b])
         if not shared:
@@ -474,3 +489,41 @@ def test_large_pairs_refuses_what_does_not_fit() -> None:
         c.large_pairs(codes, np.array([5], dtype=np.int64), [*where, where[0][:4]], 2.0)
     pairs, flags = c.large_pairs(codes, np.array([5], dtype=np.int64), where, 2.0)
     assert len(pairs) == 10 * 8 and bytes(flags) == b"\x00"  # all five share bucket 0
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_a_group_over_the_bound_follows_the_rule_s_exception(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a bound of 3, the copies that share every band are paired with their first only,
+    and the rest of the rule still holds pair by pair."""
+    monkeypatch.setattr(buckets, "_identical", partial(buckets._identical, bound=3))
+    keys = _random_keys(80, 8, 12, seed)
+    for c in range(12):
+        keys[f"c{c}"] = [f"b{b}_copy" for b in range(8)]
+    for max_bucket in (3, 10):
+        found = all_candidates(_buckets(keys, 8), max_bucket)
+        assert found.pairs == _by_the_rule(keys, max_bucket, bound=3)
+        assert found.identical == 11
+
+
+def test_a_repeated_text_is_paired_with_its_first_copy_only() -> None:
+    """1,200 copies of one text share every band: the rule alone would pair all 719,400 of
+    them. Each copy is paired with the first instead, a near variant still pairs with the
+    group, and the report says how many copies it treated so; 20 copies keep every pair."""
+    text = "usb charging cable one metre white"
+    idx = NearDupIndex()
+    idx.add_many([(f"c{i:04d}", text) for i in range(1200)], progress=False)
+    idx.add_many([("few0", "red wool scarf knitted by hand"), ("variant", text + " x")],
+                 progress=False)  # fmt: skip
+    idx.add_many([(f"few{i}", "red wool scarf knitted by hand") for i in range(1, 20)],
+                 progress=False)  # fmt: skip
+    report = idx.report()
+    pairs = {(p.id1, p.id2) for p in report.pairs}
+    assert report.identical == 1199 and report.counts()["identical"] == 1199
+    assert {("c0000", f"c{i:04d}") for i in range(1, 1200)} <= pairs
+    assert not any(a.startswith("c") and a != "c0000" and b.startswith("c") for a, b in pairs)
+    assert ("c0000", "variant") in pairs
+    assert len([p for p in pairs if p[0].startswith("few")]) == 20 * 19 // 2
+    clusters = [sorted(c) for c in idx.clusters() if "c0000" in c]
+    assert len(clusters) == 1 and len(clusters[0]) == 1201

@@ -17,6 +17,12 @@ and two with 0.0008. Records in small buckets keep everything they had; only the
 one shared band is a common one are dropped, and those are what the floor would have let in
 by chance.
 
+One exception: more than ``DEFAULTS.repeated_group`` records with the same key in every band
+(as a rule, one text repeated) share every band, so the rule would pair them all, a number of
+pairs that grows with the square of the group. Each but the group's first (in id order) is
+paired with that first record only and takes no other part: the group stays one cluster
+through it.
+
 >>> found = all_candidates([[["a", "b"], ["c", "d", "e"]], [["a", "c"]]], max_bucket=2)
 >>> sorted(found.pairs), found.large
 ([('a', 'b'), ('a', 'c')], 1)
@@ -60,6 +66,9 @@ class Candidates:
     #: Candidates dropped by the per-record cap (:func:`cap_per_record`), and the cap.
     capped: int = 0
     cap: int | None = None
+    #: Records of a group of more than ``DEFAULTS.repeated_group`` that shares every band key,
+    #: paired with their group's first record only (:func:`_identical`).
+    identical: int = 0
     #: The texts of :attr:`ids` where they were read to find the candidates (a
     #: :class:`~neardup.candidates.text_table.TextTable`; None: read them from the index).
     texts: Any = None
@@ -505,6 +514,10 @@ def coded_candidates(
     keys: list[np.ndarray] = []
     # With a cap, each pair carries the bands it was found in (packed: _unique_counted).
     counted = cap is not None and n < 1 << (31 - COUNT_BITS)
+    if regroup:
+        found.identical, star = _identical(bucket_of, flats, band_sizes, n)
+        if star.size:  # shares every band: never capped
+            keys.append((star << COUNT_BITS) | COUNT_MAX if counted else star)
     for b, (flat_b, sizes_b) in enumerate(zip(flats, band_sizes, strict=True)):
         done = len(keys)
         big = sizes_b > max_bucket if max_bucket is not None else np.zeros(len(sizes_b), bool)
@@ -534,6 +547,62 @@ def coded_candidates(
         found.cap, found.capped = cap, int(keep.size - keep.sum())
         found.set_keys(merged[keep] if found.capped else merged)
     return found
+
+
+def _identical(
+    bucket_of: list[np.ndarray],
+    flats: list[np.ndarray],
+    band_sizes: list[np.ndarray],
+    n: int,
+    bound: int = DEFAULTS.repeated_group,
+) -> tuple[int, NDArray[np.int64]]:
+    """Groups of more than ``bound`` records that share a bucket in every band (the same
+    band keys: as a rule the same text): each record but the group's first leaves every
+    bucket, and is paired with that first record only. Returns how many left, and their
+    pairs (``first << 32 | record``); ``flats``, ``band_sizes`` and ``bucket_of`` are updated.
+
+    Why: every pair of such a group shares every band, so neither the bound on buckets nor
+    the cap cuts them, and their number is quadratic: a file that repeats one text 100,000
+    times ran out of memory. The group still forms one cluster through its first record, and
+    the pairs of its records with others are that record's.
+    """
+    none = np.empty(0, dtype=np.int64)
+    everywhere = np.ones(n, dtype=bool)
+    mixed = np.zeros(n, dtype=np.uint64)
+    for where in bucket_of:
+        everywhere &= where >= 0
+        mixed ^= where.astype(np.uint64)
+        mixed *= np.uint64(0x100000001B3)
+    codes = np.flatnonzero(everywhere)
+    if codes.size <= bound:
+        return 0, none
+    codes = codes[np.argsort(mixed[codes], kind="stable")]  # ascending codes within a group
+    starts, lengths = _runs(mixed[codes])
+    big = lengths > bound
+    if not big.any():
+        return 0, none
+    at = np.repeat(starts[big], lengths[big])
+    offset = np.arange(at.size) - np.repeat(np.cumsum(lengths[big]) - lengths[big], lengths[big])
+    members, first = codes[at + offset], codes[at]
+    same = members != first
+    for where in bucket_of:  # the hash's word checked: the same bucket in every band
+        same &= where[members] == where[first]
+    gone, first = members[same], first[same]
+    if not gone.size:
+        return 0, none
+    removed = np.zeros(n, dtype=bool)
+    removed[gone] = True
+    for b, (flat_b, sizes_b) in enumerate(zip(flats, band_sizes, strict=True)):
+        labels = np.repeat(np.arange(len(sizes_b)), sizes_b)
+        keep = ~removed[flat_b]
+        sizes = np.bincount(labels[keep], minlength=len(sizes_b))
+        shared = sizes >= 2
+        keep &= shared[labels]
+        flats[b], band_sizes[b] = flat_b[keep], sizes[shared]
+        where = np.full(n, -1, dtype=np.int32)
+        where[flats[b]] = np.repeat(np.arange(int(shared.sum()), dtype=np.int32), band_sizes[b])
+        bucket_of[b] = where
+    return int(gone.size), (first.astype(np.int64) << 32) | gone.astype(np.int64)
 
 
 def _codes(ids: list[str], seen: dict[str, int]) -> NDArray[np.int32]:

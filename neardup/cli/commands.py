@@ -15,6 +15,7 @@ from ..backends.base import Capability, SolrStore
 from ..choose import SAMPLE
 from ..constraints import check, declared
 from ..decision.cluster import pair_clusters
+from ..defaults import DEFAULTS
 from ..errors import InputError, MissingColumn, ParameterMismatch
 from ..evaluate import bcubed, score
 from ..evaluate.compare import compare, format_compare
@@ -544,6 +545,11 @@ def _large(result: Any) -> str:
         out = (
             f" ({result.large_buckets} of more than {result.max_bucket} records paired only "
             "on a second shared band)"
+        )
+    if result.identical:
+        out += (
+            f" ({result.identical} records of groups of more than {DEFAULTS.repeated_group} "
+            "with the same band keys paired with their group's first record only)"
         )
     if result.capped:
         out += (

@@ -72,6 +72,9 @@ class Planned:
     pairs: list[Pair]
     decision: Decision
     texts: TextTable
+    #: The plan's SQL pairs every record of a repeated group (no group is starred on an engine
+    #: yet: :func:`neardup.candidates.buckets._identical` is the in-process step's).
+    identical: int = 0
 
     def __len__(self) -> int:
         return self.candidates
