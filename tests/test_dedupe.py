@@ -369,6 +369,18 @@ def test_bad_lines_are_written_through_in_their_place_by_default(tmp_path: Path)
     assert stats.first_rejected == f"{src}:2"
 
 
+
+def test_a_row_without_words_is_written_and_not_called_rejected(tmp_path: Path) -> None:
+    """A row of punctuation has no words to compare: dedupe writes it and counts it kept, so
+    its message must not call it rejected (the summary says rejected 0)."""
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    src.write_text("id,text\n1,hello world foo\n2,hello world foo\n3,!!!\n", encoding="utf-8")
+    done = run_cli("dedupe", str(src), "--backend", "memory", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert f"not compared, written as it is: {src}:4: no words after normalization" in done.stderr
+    assert "neardup: rejected" not in done.stderr and "rejected 0" in done.stdout
+    assert out.read_text(encoding="utf-8").splitlines() == ["id,text", "1,hello world foo", "3,!!!"]
+
 def test_parquet_rows_rejected_are_written_through_or_to_a_parquet_rejects_file(
     tmp_path: Path,
 ) -> None:

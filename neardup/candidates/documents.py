@@ -11,7 +11,7 @@ import numpy as np
 from ..backends.base import Document
 from ..params import Params
 from ..read.checks import check_id
-from ..read.items import Record, Rejection
+from ..read.items import Record, Rejection, Unstored
 from ..sign.banding import band_hashes_batch, band_keys_batch
 from ..sign.minhash import ShingleProcessor
 
@@ -78,13 +78,13 @@ def documents(
     for record, text in zip(records, texts, strict=True):
         if not text:
             out.append(
-                Rejection(record.location, record.line, "no words after normalization", record.id)
+                Unstored(record.location, record.line, "no words after normalization", record.id)
             )
             continue
         row += 1
         extra = extras[row] if extras else {}
         if isinstance(extra, str):
-            out.append(Rejection(record.location, record.line, extra, record.id))
+            out.append(Unstored(record.location, record.line, extra, record.id))
             continue
         out.append(
             Document(

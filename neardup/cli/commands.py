@@ -38,7 +38,7 @@ from ..out.write import Outputs, write_clusters, write_pairs
 from ..params import Params
 from ..pipeline import IndexStats
 from ..plan import Spark
-from ..read.items import EmptyText, Record
+from ..read.items import EmptyText, Record, Unstored
 from ..read.pair_files import STDIN, align, read_pairs_file
 from ..read.records import expected_records, read_records
 from ..sign.text import check_text
@@ -488,12 +488,17 @@ def register_plot(sub: Any) -> None:
 QUIET_SHOWN = 5
 
 
-def print_stats(stats: IndexStats, out: Any = sys.stderr, quiet: bool = False) -> None:
+def print_stats(
+    stats: IndexStats, out: Any = sys.stderr, quiet: bool = False, written: bool = False
+) -> None:
     """The lines rejected: each one, or with ``quiet``, the first few and the counts by
-    reason."""
+    reason. ``written``: the records the index could not store are written as they are
+    (``dedupe``), so they are not called rejected."""
     shown = stats.rejections[:QUIET_SHOWN] if quiet else stats.rejections
     for r in shown:
         what = "empty text, not indexed:" if isinstance(r, EmptyText) else "rejected"
+        if written and isinstance(r, Unstored):
+            what = "not compared, written as it is:"
         print(f"neardup: {what} {r}", file=out)
     hidden = stats.rejected - len(shown)
     if hidden > 0:

@@ -293,7 +293,7 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
                 total = expected_records(path, args.format)  # chosen for its size too
                 items = read_input(args, path)
                 stats = add_records(index, items, progress=progress(args), total=total)
-                print_stats(stats, quiet=args.quiet)
+                print_stats(stats, quiet=args.quiet, written=args.verb == "dedupe")
                 check_indexed(stats, path)
             print_choice(index)
         yield index, stats

@@ -51,6 +51,12 @@ class EmptyText(Rejection):
     a row of the user's data, counted apart (``dedupe`` writes it as it is)."""
 
 
+class Unstored(Rejection):
+    """A record read whole that the index cannot store (no words after normalization, or a
+    plug-in's reason): it duplicates nothing, so ``dedupe`` writes it as it is and counts it
+    kept, while ``index`` reports it rejected."""
+
+
 @dataclass
 class Blank:
     """A blank or whitespace-only line: skipped, but counted."""
