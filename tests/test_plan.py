@@ -51,6 +51,20 @@ def test_short_records_same_pairs_as_in_process(short_index: NearDupIndex) -> No
     assert mem.large_buckets > 0 and len(mem.pairs) > 1_000
 
 
+
+def test_a_repeated_text_is_starred_as_in_process() -> None:
+    """1,100 copies of one text: the plan pairs each with the first copy only, as the
+    in-process step does (DEFAULTS.repeated_group), with the same pairs and counts."""
+    text = "usb charging cable one metre white"
+    idx = NearDupIndex()
+    idx.add_many([(f"c{i:04d}", text) for i in range(1100)], progress=False)
+    idx.add_many([("variant", text + " x"), ("other", "red wool scarf knitted by hand")],
+                 progress=False)  # fmt: skip
+    planned, held = idx.report(engine=DuckDB()), idx.report(engine="memory")
+    _same(planned, held)
+    assert planned.identical == held.identical == 1099
+    assert ("c0000", "variant") in {(p.id1, p.id2) for p in planned.pairs}
+
 def test_small_cap_and_buckets_same_pairs(short_index: NearDupIndex) -> None:
     """A cap of 3 and buckets of more than 8 large: most of the cap's levels and ties are
     drawn, and the coherent cluster's pairs are found once, where they share another band."""

@@ -120,3 +120,15 @@ def test_spark_leaves_no_warehouse_in_the_working_directory(
         where = Spark(master="local[2]").settings(local_dir)["spark.sql.warehouse.dir"]
         assert not where.startswith(str(tmp_path) + "/spark-warehouse")
         assert where.endswith("neardup-spark-warehouse")
+
+
+def test_spark_stars_a_repeated_text_as_duckdb(spark: Spark) -> None:
+    """The repeated-group step's SQL (steps.REPEATS, UNREPEAT) runs on Spark too: 1,100 copies
+    of one text, each paired with the first copy only, the pairs of DuckDB."""
+    text = "usb charging cable one metre white"
+    idx = NearDupIndex()
+    idx.add_many([(f"c{i:04d}", text) for i in range(1100)], progress=False)
+    idx.add_many([("variant", text + " x")], progress=False)
+    on_spark, on_duckdb = idx.report(engine=spark), idx.report(engine="duckdb")
+    _same(on_spark, on_duckdb)
+    assert on_spark.identical == on_duckdb.identical == 1099

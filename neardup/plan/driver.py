@@ -20,6 +20,7 @@ from ..candidates.buckets import COUNT_BITS, protected_bands
 from ..candidates.text_table import TextTable
 from ..candidates.verify import SCREEN_MIN
 from ..decision.decide import Features, rule_for
+from ..defaults import DEFAULTS
 from ..keys import id_key
 from ..results import Decision, Pair
 from ..sign import kernel
@@ -72,8 +73,7 @@ class Planned:
     pairs: list[Pair]
     decision: Decision
     texts: TextTable
-    #: The plan's SQL pairs every record of a repeated group (no group is starred on an engine
-    #: yet: :func:`neardup.candidates.buckets._identical` is the in-process step's).
+    #: Records of repeated groups paired with their group's first only (steps.REPEATS).
     identical: int = 0
 
     def __len__(self) -> int:
@@ -156,14 +156,16 @@ def _load(
 def _candidates(
     session: Session, max_bucket: int | None, cap: int | None, protect: int, link: bool,
     stage: _Stage,
-) -> tuple[int, int, int, int | None]:  # fmt: skip
+) -> tuple[int, int, int, int | None, int]:  # fmt: skip
     """The candidates table; returns the shared buckets, the large ones, the candidates the
-    cap dropped and the cap applied."""
+    cap dropped, the cap applied and the copies of repeated groups paired with their first."""
     bound = steps.UNBOUNDED if max_bucket is None else max_bucket
+    for step in (steps.BUCKETS, steps.CODES, steps.MEMBERS):
+        session.run(sql(step, max_bucket=bound))
+        stage.advance()
+    buckets = int(session.scalar("SELECT count(*) FROM buckets"))
+    identical = _repeats(session, bound)
     for step in (
-        steps.BUCKETS,
-        steps.CODES,
-        steps.MEMBERS,
         steps.SMALL_PAIRS,
         steps.REGROUPED,
         steps.COHERENT,
@@ -173,7 +175,8 @@ def _candidates(
     ):
         session.run(sql(step, max_bucket=bound))  # fmt: skip
         stage.advance()
-    buckets = int(session.scalar("SELECT count(*) FROM buckets"))
+        if step is steps.SMALL_PAIRS and identical:
+            session.run(sql(steps.COPY_PAIRS))
     large = int(session.scalar(f"SELECT count(*) FROM buckets WHERE size > {bound}"))
     held = int(session.scalar("SELECT count(*) FROM codes"))
     capping = cap is not None and held < 1 << (31 - COUNT_BITS) and buckets > 0
@@ -193,7 +196,24 @@ def _candidates(
     session.run(sql(steps.CANDIDATES.replace("{uncapped}", uncapped)))
     if link:
         session.run(sql(steps.OTHER_SOURCES))
-    return buckets, large, capped, cap if capping else None
+    return buckets, large, capped, cap if capping else None, identical
+
+
+def _repeats(session: Session, bound: int) -> int:
+    """Starred repeated groups (:data:`~neardup.plan.steps.REPEATS`): how many copies left the
+    buckets. Only where a bucket is that large (a group of copies fills one in every band) and
+    the buckets are bounded, as the in-process step."""
+    repeated = DEFAULTS.repeated_group
+    if bound == steps.UNBOUNDED or not int(
+        session.scalar(f"SELECT count(*) FROM buckets WHERE size > {repeated}")
+    ):
+        return 0
+    bands = int(session.scalar("SELECT count(DISTINCT band) FROM m"))
+    session.run(sql(steps.REPEATS, bands=bands, repeated=repeated))
+    copies = int(session.scalar("SELECT count(*) FROM copies"))
+    if copies:
+        session.run(sql(steps.UNREPEAT))
+    return copies
 
 
 def _screen(session: Session, total: int, threshold: float, stage: _Stage) -> None:
@@ -230,7 +250,7 @@ def decided(
             _load(session, backend, processor, bands, rows, link, stage)
         protect = protected_bands(bands, rows)
         with _Stage(session, "candidates", None, "step", shown) as stage:
-            buckets, large, capped, cap = _candidates(
+            buckets, large, capped, cap, identical = _candidates(
                 session, options.max_bucket, options.cap, protect, link, stage
             )
         total = int(session.scalar("SELECT count(*) FROM candidates"))
@@ -259,7 +279,9 @@ def decided(
     )  # fmt: skip
     rule = rule_for(rule_name, threshold, numbers_check=options.numbers_check)
     kept, decision = rule.decide(features)
-    return Planned(buckets, large, total, capped, cap, len(pairs), kept, decision, table)
+    return Planned(
+        buckets, large, total, capped, cap, len(pairs), kept, decision, table, identical
+    )
 
 
 def engine_named(engine: Any) -> DuckDB | Spark:

@@ -78,6 +78,46 @@ JOIN buckets b ON k.band = b.band AND k.key = b.key
 JOIN codes c ON c.seq = k.seq
 """
 
+#: The records in a shared bucket of every band whose keys more than ``repeated`` records hold
+#: (one text repeated), each with its group's first (``head``): the in-process step is
+#: :func:`neardup.candidates.buckets._identical`. Grouped by a sum over the bands (the same in
+#: DuckDB and Spark), then checked band by band against the head.
+REPEATS = """
+CREATE TABLE sigs AS
+SELECT code, sum(CAST(key % 2147483647 AS BIGINT) * (2 * band + 1)) AS sig
+FROM m GROUP BY code HAVING count(*) = {bands};
+CREATE TABLE heads AS
+SELECT sig, min(code) AS head FROM sigs GROUP BY sig HAVING count(*) > {repeated};
+CREATE TABLE copies AS
+SELECT s.code, h.head
+FROM sigs s
+JOIN heads h ON h.sig = s.sig
+JOIN m x ON x.code = s.code
+JOIN m y ON y.code = h.head AND y.band = x.band AND y.key = x.key
+WHERE s.code <> h.head
+GROUP BY s.code, h.head
+HAVING count(*) = {bands}
+"""
+
+#: The copies out of every bucket (buckets left with one member are no longer shared).
+UNREPEAT = """
+CREATE TABLE kept_members AS
+SELECT code, band, key FROM m WHERE NOT EXISTS (SELECT 1 FROM copies c WHERE c.code = m.code);
+DROP TABLE m;
+DROP TABLE buckets;
+CREATE TABLE buckets AS
+SELECT band, key, count(*) AS size FROM kept_members GROUP BY band, key HAVING count(*) > 1;
+CREATE TABLE m AS
+SELECT k.code, k.band, k.key, b.size
+FROM kept_members k JOIN buckets b ON b.band = k.band AND b.key = k.key;
+DROP TABLE kept_members
+"""
+
+#: Each copy paired with its head only, as sharing every band (never capped).
+COPY_PAIRS = """
+INSERT INTO found SELECT head AS a, code AS b, {count_max} AS n FROM copies
+"""
+
 #: Every pair of a small bucket, once per band.
 SMALL_PAIRS = """
 CREATE TABLE found AS
