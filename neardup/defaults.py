@@ -45,6 +45,8 @@ class Defaults:
     #: 100,000 ran out of memory). Real groups stay under it and keep every pair: the largest
     #: in the suite is one company name written 263 times among 2,379 patent applicants, whose
     #: pairwise F1 fell from 0.850 to 0.193 when groups of more than max_bucket were starred.
+    #: A bucket of more than this many records pairs each member with a few neighbours
+    #: (neardup.candidates.buckets._windowed_pairs) for the same reason.
     repeated_group: int = 1000
     #: A large bucket whose members would pair again in more than this many times its own pairs
     #: is a cluster of near-copies: its pairs are enumerated once and filtered instead.

@@ -527,3 +527,36 @@ def test_a_repeated_text_is_paired_with_its_first_copy_only() -> None:
     assert len([p for p in pairs if p[0].startswith("few")]) == 20 * 19 // 2
     clusters = [sorted(c) for c in idx.clusters() if "c0000" in c]
     assert len(clusters) == 1 and len(clusters[0]) == 1201
+
+
+def test_a_bucket_of_thousands_pairs_each_member_with_few_neighbours() -> None:
+    """3,000 records that differ in one number share most bands: every pair of them would be
+    a candidate that the cap keeps (4.5M). Buckets past DEFAULTS.repeated_group pair each
+    member with its neighbours instead: candidates stay a few hundred a record, and a
+    near-copy of one of them is still found."""
+    idx = NearDupIndex()
+    idx.add_many([(str(i), f"replacement filter cartridge model {i}") for i in range(3000)],
+                 progress=False)  # fmt: skip
+    idx.add_many([("dup", "replacement filter cartrige model 1717")], progress=False)
+    report = idx.report()
+    assert report.large_buckets > 0
+    assert report.candidates + report.capped < 3001 * 300
+    assert ("1717", "dup") in {(p.id1, p.id2) for p in report.pairs}
+
+
+def test_windowed_pairs_follow_their_order_and_share_another_band() -> None:
+    """Members ordered by the smallest code of their bucket in the next band, then by code;
+    each paired with its next WINDOW members when they share another band."""
+    n = 12
+    members = np.arange(n)
+    # band 0: one bucket of all; band 1: two buckets (evens, odds); band 2: none shared
+    bucket_of = [np.zeros(n, np.int32), (members % 2).astype(np.int32), np.full(n, -1, np.int32)]
+    got = set(np.concatenate(buckets._windowed_pairs(members, 0, bucket_of)).tolist())
+    ordered = [*range(0, n, 2), *range(1, n, 2)]  # evens (head 0) before odds (head 1)
+    want = {
+        min(a, b) << 32 | max(a, b)
+        for k, a in enumerate(ordered)
+        for b in ordered[k + 1 : k + 1 + buckets.WINDOW]
+        if a % 2 == b % 2  # share band 1
+    }
+    assert got == want

@@ -65,6 +65,17 @@ def test_a_repeated_text_is_starred_as_in_process() -> None:
     assert planned.identical == held.identical == 1099
     assert ("c0000", "variant") in {(p.id1, p.id2) for p in planned.pairs}
 
+
+def test_a_bucket_of_thousands_is_windowed_as_in_process() -> None:
+    """3,000 records that differ in one number: their buckets of more than
+    DEFAULTS.repeated_group are windowed by the plan (steps.WINDOWED_PAIRS) as in process."""
+    idx = NearDupIndex()
+    idx.add_many([(str(i), f"replacement filter cartridge model {i}") for i in range(3000)],
+                 progress=False)  # fmt: skip
+    planned, held = idx.report(engine=DuckDB()), idx.report(engine="memory")
+    _same(planned, held)
+    assert held.candidates + held.capped < 3000 * 300  # not every pair: windowed
+
 def test_small_cap_and_buckets_same_pairs(short_index: NearDupIndex) -> None:
     """A cap of 3 and buckets of more than 8 large: most of the cap's levels and ties are
     drawn, and the coherent cluster's pairs are found once, where they share another band."""

@@ -336,8 +336,14 @@ def _large_bucket_pairs(
     too are a pair (earlier bands are not needed: a pair whose shared bands are all large is
     found from the first of them, and one that shares a small bucket is found there). A
     cluster of near-copies shares most bands, and regrouping would give its pairs once per
-    band; its pairs are enumerated once and kept if any other band matches.
+    band; its pairs are enumerated once and kept if any other band matches. A bucket of more
+    than ``DEFAULTS.repeated_group`` takes neither way: :func:`_windowed_pairs`.
     """
+    giant = [p for a in large if a.size > DEFAULTS.repeated_group
+             for p in _windowed_pairs(a, band, bucket_of)]  # fmt: skip
+    large = [a for a in large if a.size <= DEFAULTS.repeated_group]
+    if not large:
+        return giant
     sizes = np.array([a.size for a in large], dtype=np.int64)
     codes = np.concatenate(large)
     later = bucket_of[band + 1 :]
@@ -349,7 +355,7 @@ def _large_bucket_pairs(
         out = [np.frombuffer(pairs, dtype=np.int64)]
         for k in np.flatnonzero(np.frombuffer(flags, dtype=np.uint8)):
             out.extend(_filtered_pairs(large[k], others))
-        return out
+        return out + giant
     which = np.repeat(np.arange(len(large), dtype=np.int64), sizes)
     per = max(1, REGROUP_STEP // max(1, codes.size))
     steps = [later[k : k + per] for k in range(0, len(later), per)]
@@ -375,23 +381,68 @@ def _large_bucket_pairs(
     del regrouped
     for k in np.flatnonzero(coherent):
         out.extend(_filtered_pairs(large[k], others))
+    return out + giant
+
+
+#: Neighbours each member of a bucket of more than ``DEFAULTS.repeated_group`` is paired with
+#: (:func:`_windowed_pairs`).
+WINDOW = 3
+#: The next bands whose buckets order such a bucket's members.
+ORDER_BANDS = 3
+
+
+def _windowed_pairs(
+    members: np.ndarray, band: int, bucket_of: list[np.ndarray]
+) -> list[np.ndarray]:
+    """A bucket of more than ``DEFAULTS.repeated_group`` members sorted by their buckets in the
+    next bands, each paired with its next :data:`WINDOW` members where they share another band
+    too.
+
+    Why: its pairs nearly all share many bands (records that differ in one number, "model 17"
+    and "model 18"), so the cap, which keeps such pairs, cannot bound them, and 5,000 such
+    records made 12.5M candidates. Sorted so, records alike in those bands are neighbours (a
+    sorted-neighbourhood join, one order a band of the bucket); a bucket is ordered by the
+    smallest code of each of its members' buckets, the same on every engine
+    (:data:`neardup.plan.steps.WINDOWED_PAIRS`).
+    """
+    n_bands = len(bucket_of)
+    nxt = [(band + d) % n_bands for d in range(1, min(ORDER_BANDS, n_bands - 1) + 1)]
+    keys = [_bucket_heads(bucket_of[j])[members] for j in nxt]
+    order = np.lexsort([members, *reversed(keys)])
+    ordered = members[order]
+    others = [w for b, w in enumerate(bucket_of) if b != band]
+    return [_sharing(ordered[:-w], ordered[w:], others) for w in range(1, WINDOW + 1)]
+
+
+def _bucket_heads(where: np.ndarray) -> np.ndarray:
+    """Each record's bucket in a band named by its smallest member's code (-1: alone)."""
+    shared = np.flatnonzero(where >= 0)
+    heads = np.full(int(where.max(initial=-1)) + 1, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(heads, where[shared], shared)
+    out = np.full(where.size, -1, dtype=np.int64)
+    out[shared] = heads[where[shared]]
     return out
 
 
 def _filtered_pairs(members: np.ndarray, others: list[np.ndarray]) -> list[np.ndarray]:
     """Every pair of ``members`` that shares a bucket of one of the ``others`` bands."""
     i, j = np.triu_indices(members.size, 1)
-    out = []
-    for start in range(0, i.size, CHUNK):
-        a, b = members[i[start : start + CHUNK]], members[j[start : start + CHUNK]]
-        keep = np.zeros(a.size, dtype=bool)
-        for where in others:
-            wa = where[a]
-            keep |= (wa >= 0) & (wa == where[b])
-        a, b = a[keep], b[keep]
-        lo, hi = np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
-        out.append((lo << 32) | hi)
-    return out
+    return [
+        _sharing(members[i[start : start + CHUNK]], members[j[start : start + CHUNK]], others)
+        for start in range(0, i.size, CHUNK)
+    ]
+
+
+def _sharing(a: np.ndarray, b: np.ndarray, others: list[np.ndarray]) -> np.ndarray:
+    """The pairs ``(a[i], b[i])`` that share a bucket of one of the ``others`` bands, as keys
+    ``low << 32 | high``."""
+    keep = np.zeros(a.size, dtype=bool)
+    for where in others:
+        wa = where[a]
+        keep |= (wa >= 0) & (wa == where[b])
+    a, b = a[keep], b[keep]
+    lo, hi = np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
+    return (lo << 32) | hi
 
 
 def all_candidates(

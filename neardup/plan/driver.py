@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tqdm import tqdm
 
 from ..backends.base import Backend
-from ..candidates.buckets import COUNT_BITS, protected_bands
+from ..candidates.buckets import COUNT_BITS, WINDOW, protected_bands
 from ..candidates.text_table import TextTable
 from ..candidates.verify import SCREEN_MIN
 from ..decision.decide import Features, rule_for
@@ -165,6 +165,7 @@ def _candidates(
         stage.advance()
     buckets = int(session.scalar("SELECT count(*) FROM buckets"))
     identical = _repeats(session, bound)
+    repeated = DEFAULTS.repeated_group
     for step in (
         steps.SMALL_PAIRS,
         steps.REGROUPED,
@@ -173,7 +174,13 @@ def _candidates(
         steps.COHERENT_PAIRS,
         steps.COUNTED,
     ):
-        session.run(sql(step, max_bucket=bound))  # fmt: skip
+        if step is steps.COUNTED and bound != steps.UNBOUNDED and int(
+            session.scalar(f"SELECT count(*) FROM buckets WHERE size > {max(repeated, bound)}")
+        ):
+            bands = int(session.scalar("SELECT count(DISTINCT band) FROM m"))
+            session.run(sql(steps.WINDOWED_PAIRS, bands=bands, repeated=repeated,
+                            max_bucket=bound, window=WINDOW))  # fmt: skip
+        session.run(sql(step, max_bucket=bound, repeated=repeated))  # fmt: skip
         stage.advance()
         if step is steps.SMALL_PAIRS and identical:
             session.run(sql(steps.COPY_PAIRS))

@@ -131,7 +131,7 @@ REGROUPED = """
 CREATE TABLE regrouped AS
 SELECT l.band AS b, l.key AS kb, o.band AS j, o.key AS kj, l.code
 FROM m l JOIN m o ON o.code = l.code AND o.band > l.band
-WHERE l.size > {max_bucket}
+WHERE l.size > {max_bucket} AND l.size <= {repeated}
 """
 
 #: The large buckets whose regrouped pairs would outnumber ``coherent`` times their own pairs.
@@ -164,6 +164,34 @@ SELECT x.code AS a, y.code AS b, 1 AS n
 FROM m x
 JOIN m y ON x.band = y.band AND x.key = y.key AND x.code < y.code
 JOIN coherent c ON c.b = x.band AND c.kb = x.key
+WHERE EXISTS (
+  SELECT 1 FROM m p JOIN m q ON p.band = q.band AND p.key = q.key
+  WHERE p.code = x.code AND q.code = y.code AND p.band <> x.band
+)
+"""
+
+#: A bucket of more than ``repeated`` members: ordered by the buckets its members hold in the
+#: next three bands (each named by its smallest member's code; none first), each member paired
+#: with its next ``window`` where they share another band too
+#: (:func:`neardup.candidates.buckets._windowed_pairs`, the in-process step).
+WINDOWED_PAIRS = """
+CREATE TABLE heads_m AS
+SELECT code, band, min(code) OVER (PARTITION BY band, key) AS head FROM m;
+CREATE TABLE ordered AS
+SELECT g.band, g.key, g.code,
+  row_number() OVER (
+    PARTITION BY g.band, g.key
+    ORDER BY coalesce(h1.head, -1), coalesce(h2.head, -1), coalesce(h3.head, -1), g.code
+  ) AS rn
+FROM m g
+LEFT JOIN heads_m h1 ON h1.code = g.code AND h1.band = (g.band + 1) % {bands}
+LEFT JOIN heads_m h2 ON h2.code = g.code AND h2.band = (g.band + 2) % {bands}
+LEFT JOIN heads_m h3 ON h3.code = g.code AND h3.band = (g.band + 3) % {bands}
+WHERE g.size > {repeated} AND g.size > {max_bucket};
+INSERT INTO found
+SELECT least(x.code, y.code) AS a, greatest(x.code, y.code) AS b, 1 AS n
+FROM ordered x
+JOIN ordered y ON x.band = y.band AND x.key = y.key AND y.rn > x.rn AND y.rn <= x.rn + {window}
 WHERE EXISTS (
   SELECT 1 FROM m p JOIN m q ON p.band = q.band AND p.key = q.key
   WHERE p.code = x.code AND q.code = y.code AND p.band <> x.band
