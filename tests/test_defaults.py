@@ -17,7 +17,7 @@ MOVED = {
     "neardup.sign.banding": {"TARGET_RECALL": "target_recall"},
     "neardup.candidates.buckets": {
         "DEFAULT_MAX_BUCKET": "max_bucket", "COHERENT": "coherent", "DEFAULT_CAP": "candidate_cap",
-        "PROTECT_JACCARD": "cap_protect_jaccard",
+        "PROTECT_JACCARD": "cap_protect_jaccard", "REPEATED_GROUP": "repeated_group",
     },
     "neardup.choose": {
         "RECORD_WORDS": "record_words", "SAMPLE": "choose_sample", "RECORD_FLOOR": "record_floor",
@@ -46,9 +46,10 @@ MOVED = {
     "neardup.decision.weights": {"GRAM": "weighted_gram"},
     "neardup.decision.topk": {"TOP_K": "link_top_k", "PURGE": "link_purge"},
     "neardup.decision.assign": {"MARGIN": "link_margin"},
-    "neardup.decision.completion": {"DENSITY": "complete_density", "MIN_RECORDS":
-    "complete_min_records"}, "neardup.index": {"SCAN_RECORDS": "scan_records", "SCAN_CHAR_FACTOR":
-    "scan_char_factor"},
+    "neardup.decision.completion": {
+        "DENSITY": "complete_density", "MIN_RECORDS": "complete_min_records",
+    },
+    "neardup.index": {"SCAN_RECORDS": "scan_records", "SCAN_CHAR_FACTOR": "scan_char_factor"},
 }  # fmt: skip
 #: The names kept, because the CLI and index.py read them: each only DEFAULTS' value.
 KEPT = {

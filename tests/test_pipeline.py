@@ -20,7 +20,7 @@ from neardup.backends.base import Document
 from neardup.backends.solr import SolrBackend, key_value, solr_document
 from neardup.candidates.documents import documents
 from neardup.errors import InputError, SolrUnavailable
-from neardup.read.items import Blank, Item, Record, Rejection
+from neardup.read.items import Blank, Item, Record, Rejection, Unstored
 from neardup.seed2014 import MAX_TERM_BYTES, processor_2014
 from neardup.sign.banding import band_keys_batch
 from neardup.sign.text import normalize
@@ -67,7 +67,7 @@ def expected_documents(params: Params, records: list[Record]) -> list[dict[str, 
     for r in records:
         text = normalize(r.text)
         if not text:
-            out.append(Rejection(r.source, r.line, "no words after normalization", r.id))
+            out.append(Unstored(r.source, r.line, "no words after normalization", r.id))
             continue
         sig = proc.signatures_batch([r.text])
         keys = band_keys_batch(sig, params.bands, params.rows)[0]
@@ -86,7 +86,7 @@ def expected_documents(params: Params, records: list[Record]) -> list[dict[str, 
                     f"a word or shingle of {longest} bytes is longer than Solr's limit "
                     f"for one indexed term ({MAX_TERM_BYTES} bytes)"
                 )
-                out.append(Rejection(r.source, r.line, reason, r.id))
+                out.append(Unstored(r.source, r.line, reason, r.id))
                 continue
             doc.update(
                 {
