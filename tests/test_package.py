@@ -303,7 +303,8 @@ def test_import_graph_is_built_from_real_imports() -> None:
     assert "neardup.index" not in graph["neardup.out.review"]  # under TYPE_CHECKING only
     assert "neardup.index" in _import_graph(type_checking=True)["neardup.out.review"]
     assert len(graph) >= 20 and "neardup.cli.main" in graph
-    assert "neardup.index" in graph["neardup"]  # from .index import ... (package __init__)
+    # the package's __init__ loads its names lazily (PEP 562): its imports are for type checkers
+    assert "neardup.index" in _import_graph(type_checking=True)["neardup"]
     assert "neardup.resources" in graph["neardup.solr.local"]  # from .. import resources
     kernel = graph["neardup.sign.kernel"]
     assert set(kernel) >= {"neardup._kernel", "neardup.errors"}  # in functions
@@ -367,6 +368,37 @@ def test_no_import_cycles() -> None:
     ]
     assert cycles == [], "import cycles:\n" + "\n".join(cycles)
 
+
+
+def test_the_front_door_loads_its_names_lazily() -> None:
+    """``import neardup`` loads no library module (the command catches Ctrl-C only once its
+    own code runs); each public name is found where the TYPE_CHECKING block imports it from,
+    so that type checkers and the lazy loader agree."""
+    import subprocess
+    import sys
+
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, neardup; print(sorted(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "'numpy'" not in loaded and "'neardup.index'" not in loaded
+    import neardup
+
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    typed = {
+        alias.name: "." * node.level + (node.module or "")
+        for block in tree.body if isinstance(block, ast.If) and _is_type_checking(block.test)
+        for node in block.body if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }  # fmt: skip
+    assert typed == neardup._WHERE
+    assert sorted(neardup.__all__) == sorted(typed)
+    for name in neardup.__all__:
+        assert getattr(neardup, name).__name__ == name
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        neardup.nothing  # noqa: B018
 
 
 #: neardup's layers, bottom to top: a module imports its own layer and those below. The folders

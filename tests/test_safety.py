@@ -1019,3 +1019,39 @@ def test_bidi_controls_are_shown_escaped_on_the_terminal(tmp_path: Path) -> None
     proc = dedupe_memory(tmp_path, "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     assert "report[U+202E]txt.exe" in proc.stdout and "\u202e" not in proc.stdout
+
+
+#: The console script's code (pyproject's [project.scripts]), after a line that says the
+#: interpreter has started: a signal sent before that lands in Python's own start-up (site),
+#: which no code of neardup's runs early enough to catch.
+_CONSOLE_SCRIPT = (
+    "import sys\n"
+    "print('started', flush=True)\n"
+    "from neardup.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+@pytest.mark.parametrize("delay", [0.02, 0.05, 0.1, 0.2, 0.3, 0.45])
+def test_ctrl_c_while_the_command_starts_is_one_line(delay: float) -> None:
+    """Ctrl-C while ``import neardup`` and the verbs' modules load ends with one line and 130
+    (or, once --help is printed, 0), never with the traceback of an import."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CONSOLE_SCRIPT, "dedupe", "--help"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "started\n"
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert "Traceback" not in err, err
+    if proc.returncode == 130:
+        assert err == "neardup: interrupted\n"
+    else:  # after the help was printed: done, or killed as Python exits (the shell's 130)
+        assert proc.returncode in (0, -signal.SIGINT) and err == "", (proc.returncode, err)
+        assert "usage: neardup dedupe" in out

@@ -7,20 +7,28 @@ the library reads too; a flag wins over it.
 
 from __future__ import annotations
 
-import argparse
-import logging
-import signal
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
 
-from ..config import load
-from ..errors import InputError, NeardupError
-from ..seed2014 import cli as seed2014  # the one import of the 2014 plug-in: its verbs
-from ..sign import kernel
-from ..version import __version__
-from . import commands, dedupe_review
-from .common import emit, json_option, local_node, port_number
+# Ctrl-C while the modules load (argparse, numpy, pandas, the index: tenths of a second) ends as
+# Ctrl-C during a verb does, with one line and 130, not with the traceback of an import: nothing
+# has been read or written yet. neardup/__init__.py loads nothing, so that this runs first.
+try:
+    import argparse
+    import logging
+    import signal
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from ..config import load
+    from ..errors import InputError, NeardupError
+    from ..seed2014 import cli as seed2014  # the one import of the 2014 plug-in: its verbs
+    from ..sign import kernel
+    from ..version import __version__
+    from . import commands, dedupe_review
+    from .common import emit, json_option, local_node, port_number
+except KeyboardInterrupt:
+    print("neardup: interrupted", file=sys.stderr)
+    raise SystemExit(130) from None
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -132,6 +140,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one verb; its exit code. Ctrl-C before the verb starts (building the flags) is
+    caught here, Ctrl-C during it by :func:`_run`, which cleans up after the verb."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        print("neardup: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     kernel_choice = load().kernel
