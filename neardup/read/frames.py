@@ -70,6 +70,8 @@ def frame_records(
             f"(columns: {', '.join(columns)})"
         )
     values = {c: _column(frame, labels[c]) for c in dict.fromkeys(wanted)}
+    if id_column is not None:
+        values[id_column] = [_whole(v) for v in values[id_column]]
     rows = len(frame)
     if id_column is None:  # the labels are read like a column of their own
         labels = list(frame.index) if hasattr(frame, "index") else range(rows)
@@ -85,6 +87,15 @@ def frame_records(
 
 def _column(frame: Any, label: Any) -> list[Any]:
     return list(frame[label].to_list())
+
+
+def _whole(value: Any) -> Any:
+    """An id cell: a float that is a whole number as the integer it stands for, since pandas
+    stores an integer column with one missing cell as floats (``[1, 2, None]`` is
+    ``[1.0, 2.0, nan]``), which would reject every row for the one hole."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 def _label(value: Any) -> Any:

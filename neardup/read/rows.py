@@ -66,7 +66,9 @@ def record_from_mapping(
     if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
         return Rejection(source, number, f"missing id field {id_field!r}")
     if not isinstance(raw_id, str | int) or isinstance(raw_id, bool | BigNumber):
-        return Rejection(source, number, f"id field {id_field!r} is not a string or an integer")
+        shown = f"{type(raw_id).__name__} {str(raw_id)[:40]}"
+        reason = f"id field {id_field!r} is not a string or an integer: {shown}"
+        return Rejection(source, number, reason)
     parts: dict[str, str] = {}
     for name in text_fields:
         value = field_value(obj, name)

@@ -1,0 +1,29 @@
+"""neardup/read/frames.py: DataFrames' rows as records, whatever pandas made of their cells."""
+
+from __future__ import annotations
+
+import pytest
+
+from neardup import NearDupIndex
+
+pd = pytest.importorskip("pandas")
+
+TEXT = "Art's Deli, 12224 Ventura Blvd, Studio City"
+
+
+def test_an_integer_id_column_with_a_hole_keeps_its_other_rows() -> None:
+    """pandas stores ``[1, 2, None]`` as floats: the hole is one rejected row, not three, and
+    the ids read back as the integers they were."""
+    index = NearDupIndex()
+    stats = index.add_frame(pd.DataFrame({"id": [1, 2, None], "text": [TEXT, TEXT, TEXT]}))
+    assert (stats.indexed, stats.rejected) == (2, 1)
+    assert [r.reason for r in stats.rejections] == ["missing id field 'id'"]
+    assert [(p.id1, p.id2) for p in index.pairs()] == [("1", "2")]
+
+
+def test_a_float_id_that_is_not_whole_is_rejected_with_its_value() -> None:
+    stats = NearDupIndex().add_frame(pd.DataFrame({"id": [1.0, 3.5], "text": [TEXT, TEXT]}))
+    assert stats.indexed == 1
+    assert [r.reason for r in stats.rejections] == [
+        "id field 'id' is not a string or an integer: float 3.5"
+    ]
