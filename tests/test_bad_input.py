@@ -447,3 +447,19 @@ def test_a_pipe_and_a_fifo_are_read_once(tmp_path: Path) -> None:
         with contextlib.suppress(OSError):  # an open() still waiting for a writer
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
     assert proc.returncode == 0 and "of 2 records" in proc.stdout, proc.stderr
+
+
+def test_a_parquet_file_pandas_wrote_from_integer_ids_with_a_hole(tmp_path: Path) -> None:
+    """pandas writes ``[1, 2, None]`` as floats: the hole is one rejected row, not three."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    from neardup import read_records
+
+    path = tmp_path / "ids.parquet"
+    text = "Art's Deli, 12224 Ventura Blvd, Studio City"
+    pd.DataFrame({"id": [1, 2, None], "text": [text, text, text]}).to_parquet(path)
+    items = list(read_records(path))
+    assert [i.id for i in items if isinstance(i, Record)] == ["1", "2"]
+    assert [str(i) for i in items if not isinstance(i, Record)] == [
+        f"{path}:3: missing id field 'id'"
+    ]

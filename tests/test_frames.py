@@ -27,3 +27,4 @@ def test_a_float_id_that_is_not_whole_is_rejected_with_its_value() -> None:
     assert [r.reason for r in stats.rejections] == [
         "id field 'id' is not a string or an integer: float 3.5"
     ]
+

@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import InputError, MissingColumn
 from .inputs import is_stream
 from .items import Item
-from .rows import ROW_ID, default_text_fields, record_from_mapping
+from .rows import ROW_ID, default_text_fields, record_from_mapping, whole_id
 
 #: Rows converted to Python objects at a time.
 ARROW_CHUNK = 10_000
@@ -146,6 +146,8 @@ def read_arrow(
     for batch in reader.batches(columns):
         for row in batch.to_pylist():
             number += 1
+            if id_field in row:
+                row[id_field] = whole_id(row[id_field])
             yield record_from_mapping(
                 _no_nan(row), str(path), number, id_field, fields, source_field, kinds
             )

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import ArgumentError, MissingColumn
 from .checks import Checked, checked_spans
-from .rows import ROW_ID, default_text_fields, record_from_mapping
+from .rows import ROW_ID, default_text_fields, record_from_mapping, whole_id
 
 #: The key a DataFrame row's index label is read under (no column can have this name).
 INDEX = "\0index"
@@ -71,7 +71,7 @@ def frame_records(
         )
     values = {c: _column(frame, labels[c]) for c in dict.fromkeys(wanted)}
     if id_column is not None:
-        values[id_column] = [_whole(v) for v in values[id_column]]
+        values[id_column] = [whole_id(v) for v in values[id_column]]
     rows = len(frame)
     if id_column is None:  # the labels are read like a column of their own
         labels = list(frame.index) if hasattr(frame, "index") else range(rows)
@@ -87,15 +87,6 @@ def frame_records(
 
 def _column(frame: Any, label: Any) -> list[Any]:
     return list(frame[label].to_list())
-
-
-def _whole(value: Any) -> Any:
-    """An id cell: a float that is a whole number as the integer it stands for, since pandas
-    stores an integer column with one missing cell as floats (``[1, 2, None]`` is
-    ``[1.0, 2.0, nan]``), which would reject every row for the one hole."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
 
 
 def _label(value: Any) -> Any:

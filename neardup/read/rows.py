@@ -47,6 +47,16 @@ def field_value(obj: Mapping[str, Any], name: str) -> Any:
     return value
 
 
+def whole_id(value: object) -> object:
+    """An id read from a typed column (a DataFrame, Parquet, Arrow): a float that is a whole
+    number as the integer it stands for, since pandas stores an integer column with one
+    missing cell as floats (``[1, 2, None]`` is ``[1.0, 2.0, nan]``, in a frame and in the
+    Parquet file it writes), which would reject every row for the one hole."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 def scalar(value: object) -> bool:
     return isinstance(value, str | int | float) and not isinstance(value, bool)
 
