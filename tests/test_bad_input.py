@@ -463,3 +463,28 @@ def test_a_parquet_file_pandas_wrote_from_integer_ids_with_a_hole(tmp_path: Path
     assert [str(i) for i in items if not isinstance(i, Record)] == [
         f"{path}:3: missing id field 'id'"
     ]
+
+
+def test_a_gold_pair_labelled_both_ways_is_refused_with_both_lines(tmp_path: Path) -> None:
+    """Taking the 'match' and dropping the 'non-match' changed the scores unseen."""
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("id1\tid2\tlabel\n1\t2\tmatch\n2\t1\tnon-match\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_pairs_file(gold)
+    assert str(err.value) == (
+        f"{gold}:3: this pair is labelled 'non-match', but {gold}:2 labels it the other way"
+    )
+
+
+@pytest.mark.parametrize("text", ["", "id1\tid2\n", "id1\tid2\tlabel\n1\t2\tnon-match\n"])
+def test_evaluate_against_a_gold_file_without_pairs_is_bad_input(
+    text: str, tmp_path: Path
+) -> None:
+    """No gold pair: every score read 0 and the exit code 0, for nothing measured."""
+    found, gold = tmp_path / "pairs.tsv", tmp_path / "gold.tsv"
+    found.write_text("id1\tid2\n1\t2\n", encoding="utf-8")
+    gold.write_text(text, encoding="utf-8")
+    run = run_cli("evaluate", str(found), "--gold", str(gold))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr == f"neardup: error: {gold}: no pair to score against (the file is " \
+        "empty, or labels every pair non-match): give the pairs that should be found\n"

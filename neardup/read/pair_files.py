@@ -139,11 +139,7 @@ def read_labels(path: str | Path) -> Labels:
         ids = [_id(row, key, where) for key in ("id1", "id2")]
         sources = [_source(row, key, where) for key in ("source1", "source2")]
         pair = frozenset({(sources[0], ids[0]), (sources[1], ids[1])})
-        match = label == "match"
-        if pair in said and said[pair][0] != match:
-            raise InputError(f"{where}: this pair is labelled {label!r}, but "
-                             f"{said[pair][1]} labels it the other way")  # fmt: skip
-        said.setdefault(pair, (match, where))
+        _label_once(said, pair, label, where)
     matches, non = [], []
     for pair, (match, _) in said.items():
         one, two = sorted(pair) if len(pair) == 2 else (next(iter(pair)),) * 2
@@ -158,7 +154,13 @@ def align(found: PairsFile, gold: PairsFile) -> Aligned:
     one without: by ids alone where no id of the first is in two of its sources; else, where
     every pair of the first goes from one source to another (a link), the plain file's first
     column is read as the first source's ids and its second as the other's (with a note); else
-    an :class:`InputError`, since an id alone cannot say which record it means."""
+    an :class:`InputError`, since an id alone cannot say which record it means; so is a gold
+    file without a pair, whose recall and precision would read 0 for nothing measured."""
+    if not gold.pairs:
+        raise InputError(
+            f"{gold.name}: no pair to score against (the file is empty, or labels every pair "
+            "non-match): give the pairs that should be found"
+        )
     if found.sourced and gold.sourced:
         common = found.sources() & gold.sources()
         if found.pairs and gold.pairs and not common:
@@ -246,17 +248,34 @@ def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
     of a labels file (the review page's), the pairs labelled ``match``."""
     pairs: list[Pair] = []
     sourced = False
+    said: dict[frozenset[Rec], tuple[bool, str]] = {}
     for where, row in rows:
         label = row.get("label")
-        if label is not None and str(label).strip().lower() != "match":
-            if str(label).strip().lower() == "non-match":
-                continue
-            raise InputError(f"{where}: label {label!r}: expected 'match' or 'non-match'")
+        if label is not None:
+            label = str(label).strip().lower()
+            if label not in ("match", "non-match"):
+                raise InputError(f"{where}: label {label!r}: expected 'match' or 'non-match'")
         ids = [_id(row, key, where) for key in ("id1", "id2")]
         sources = [_source(row, key, where) for key in ("source1", "source2")]
+        if label is not None:  # a pair labelled both ways is refused, as read_labels does
+            _label_once(said, frozenset(zip(sources, ids, strict=True)), label, where)
+            if label == "non-match":
+                continue
         sourced = sourced or any(sources)
         pairs.append(((sources[0], ids[0]), (sources[1], ids[1])))
     return PairsFile(name, pairs, sourced)
+
+
+def _label_once(
+    said: dict[frozenset[Rec], tuple[bool, str]], pair: frozenset[Rec], label: str, where: str
+) -> None:
+    """Note ``pair``'s label in ``said``; a pair labelled the other way before is an error
+    naming both lines, since either answer taken silently would change the scores."""
+    match = label == "match"
+    if pair in said and said[pair][0] != match:
+        raise InputError(f"{where}: this pair is labelled {label!r}, but "
+                         f"{said[pair][1]} labels it the other way")  # fmt: skip
+    said.setdefault(pair, (match, where))
 
 
 def _id(row: Mapping[str, Any], key: str, where: str) -> str:
