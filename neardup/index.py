@@ -848,6 +848,7 @@ class NearDupIndex:
         features = Features(
             pairs, texts, self.processor, records, fresh, self.backend.columns,
             self.backend.sources, self.primary_source, dict(options.columns or ()),
+            self.backend.all_texts if options.mode == "dedup" else None,
         )  # fmt: skip
         rule = rule_for(chosen.rule, threshold, numbers_check=options.numbers_check)
         kept, decision = rule.decide(features)

@@ -14,6 +14,7 @@ from neardup.decision.decide import (
     LearnedRule,
     NumbersCheck,
     Rule,
+    StandingOut,
     ValleyRule,
     rule_for,
 )
@@ -122,7 +123,9 @@ def test_columns_check_without_columns_says_none() -> None:
 def test_rule_for_names_each_rule() -> None:
     assert rule_for("threshold", 0.7) == FixedThreshold(0.7)
     assert rule_for("learned", 0.7) == LearnedRule()
-    valley = rule_for("valley", 0.3)
+    standing = rule_for("valley", 0.3)
+    assert isinstance(standing, StandingOut)
+    valley = standing.rule
     assert isinstance(valley, Checked) and valley.rule == ValleyRule(0.3)
     assert [type(c) for c in valley.checks] == [NumbersCheck, ColumnsCheck]
 

@@ -28,16 +28,18 @@ others'.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..defaults import DEFAULTS
 from ..keys import id_key
 from ..results import Decision, Pair
 from ..sign.minhash import ShingleProcessor
 from .column_map import match_columns
 from .columns import columns_disagree, sample_pairs
 from .fellegi_sunter import apply_rule
+from .standout import measured, stand_out
 from .valley import numbers_disagree, numbers_identify, read_valley
 
 #: The columns of records by id (:meth:`neardup.backends.base.Backend.columns`).
@@ -68,6 +70,9 @@ class Features:
     primary: str | None = None
     #: Column pairs the user mapped (``title=product_name``).
     given_columns: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: Every record of the index, (id, text): what a dedup rule reads beyond the candidates
+    #: (:mod:`neardup.decision.standout`); None in link mode, whose pairs cross sources.
+    everything: Callable[[], Iterable[tuple[str, str]]] | None = None
 
 
 class Rule(Protocol):
@@ -229,6 +234,42 @@ class Checked:
         return kept, dataclasses.replace(decision, explain=explain, dropped=dropped)
 
 
+@dataclass(frozen=True)
+class StandingOut:
+    """A rule whose pairs, where it found no clear cut (a valley rule's fallback), are joined
+    by those that stand out by weighted similarity (:mod:`neardup.decision.standout`): never in
+    a report of new records, never past ``DEFAULTS.standout_records`` records, never a pair a
+    check dropped. Each pair added carries its cosine as its ``similarity``."""
+
+    rule: Rule
+
+    def decide(self, features: Features) -> tuple[list[Pair], Decision]:
+        kept, decision = self.rule.decide(features)
+        explain = decision.explain or {}
+        if explain.get("found", True) or features.fresh is not None:
+            return kept, decision
+        if features.everything is None or features.records > DEFAULTS.standout_records:
+            why = f"not read: more than {DEFAULTS.standout_records:,} records"
+            said = {"added": 0, "reason": why}
+            return kept, dataclasses.replace(decision, explain={**explain, "stood_out": said})
+        texts = dict(features.everything())
+        found = stand_out(texts.items(), features.processor)
+        held = {(p.id1, p.id2) for p in kept}
+        held.update((p.id1, p.id2) for gone in decision.dropped.values() for p in gone)
+        added = [measured(s, a, b, texts, features.processor)
+                 for s, a, b in found.pairs if (a, b) not in held]  # fmt: skip
+        said = {
+            "added": len(added), "pairs": len(found.pairs), "candidates": found.candidates,
+            "reason": (
+                f"{len(added)} pairs added that stand out by weighted similarity (TF-IDF "
+                "cosine; one partner each, ahead of both records' runner-ups by "
+                f"{DEFAULTS.link_margin:.0%})"
+            ),
+        }  # fmt: skip
+        out = sorted([*kept, *added], key=lambda p: (id_key(p.id1), id_key(p.id2)))
+        return out, dataclasses.replace(decision, explain={**explain, "stood_out": said})
+
+
 #: What the numbers check says when the user turned it off.
 OFF = "not made: turned off (numbers_check=False, --no-numbers-check)"
 
@@ -240,7 +281,8 @@ def rule_for(name: str, threshold: float, *, numbers_check: bool = True) -> Rule
     if name == "learned":
         return LearnedRule()
     if name == "valley":
-        return Checked(ValleyRule(threshold), (NumbersCheck(numbers_check), ColumnsCheck()))
+        checks = (NumbersCheck(numbers_check), ColumnsCheck())
+        return StandingOut(Checked(ValleyRule(threshold), checks))
     return FixedThreshold(threshold)
 
 
@@ -290,6 +332,11 @@ def jaccard_reason(decision: Decision, pair: Pair, threshold: float) -> str:
     # A valley read on weighted Jaccard: each pair it kept carries that similarity.
     weighed = decision.rule == "valley" and similarity_name(decision) != "Jaccard"
     sim = pair.similarity if weighed else pair.jaccard
+    if not weighed and pair.similarity is not None and explain.get("stood_out"):
+        return (
+            f"stands out by weighted similarity: cosine {pair.similarity:.3f}, ahead of both "
+            "records' runner-ups"
+        )
     if sim is None or sim + 1e-9 < threshold:
         return "cluster completed: most pairs of its cluster verified"
     how = ", valley read off the data" if decision.rule == "valley" else ""
@@ -330,11 +377,15 @@ class ValleyWords(ThresholdWords):
     def short(self, decision: Decision) -> str:
         found = (decision.explain or {})["found"]
         how = "read off the data" if found else "the default, as the data show no clear cut"
-        return f"{similarity_name(decision)} >= {decision.threshold:g}, {how}"
+        added = (decision.explain or {}).get("stood_out", {}).get("added", 0)
+        also = f", and {added} pairs that stand out by weighted similarity" if added else ""
+        return f"{similarity_name(decision)} >= {decision.threshold:g}, {how}{also}"
 
     def detail(self, decision: Decision) -> str:
         explain = decision.explain or {}
         chose = f"; {explain['choice']}" if explain.get("choice") else ""
+        if explain.get("stood_out"):
+            chose += f"; {explain['stood_out']['reason']}"
         return (
             f"\nvalley rule: {similarity_name(decision)} >= {explain['threshold']:g}; "
             f"{explain['reason']}{chose}; " + _checks_text(explain)

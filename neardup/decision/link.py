@@ -41,11 +41,11 @@ from numpy.typing import NDArray
 from ..defaults import DEFAULTS
 from ..results import Decision, Pair
 from ..sign.minhash import ShingleProcessor
-from ..sign.text import word_edit_distance
 from .assign import best_candidates, best_other, stands_out, unique_mapping
 from .column_map import match_columns
 from .decide import jaccard_reason, matched_line, probability_reason
 from .identifiers import count_unshared, identifiers, identifiers_differ
+from .standout import measured
 from .topk import purged, top_k
 from .weights import TfidfSpace, cosine
 
@@ -538,13 +538,8 @@ def _pairs(
     texts: Sequence[str],
     processor: ShingleProcessor,
 ) -> list[Pair]:
-    out = []
-    for s, a, b in found:
-        sa, sb = processor.shingle_set(texts[a]), processor.shingle_set(texts[b])
-        union = len(sa | sb)
-        jac = len(sa & sb) / union if union else 0.0
-        dist = word_edit_distance(processor.words(texts[a]), processor.words(texts[b]))
-        out.append(Pair(keys[a], keys[b], round(jac, 6), dist, similarity=round(s, 6)))
+    held = {keys[i]: texts[i] for _, a, b in found for i in (a, b)}
+    out = [measured(s, keys[a], keys[b], held, processor) for s, a, b in found]
     out.sort(key=lambda p: -(p.similarity or 0.0))
     return out
 

@@ -282,7 +282,7 @@ def decided(
     columns: Mapping[str, str] = dict(options.columns or ())
     features = Features(
         pairs, table, processor, backend.count(), None, backend.columns, backend.sources,
-        primary, columns,
+        primary, columns, backend.all_texts if options.mode == "dedup" else None,
     )  # fmt: skip
     rule = rule_for(rule_name, threshold, numbers_check=options.numbers_check)
     kept, decision = rule.decide(features)

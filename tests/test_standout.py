@@ -1,0 +1,87 @@
+"""The pairs that stand out by weighted similarity (neardup.decision.standout), and the valley
+rule's fallback joined by them."""
+
+from __future__ import annotations
+
+from neardup import NearDupIndex, Params
+from neardup.decision.decide import Features, rule_for
+from neardup.decision.standout import stand_out
+from neardup.defaults import DEFAULTS
+from neardup.results import Pair
+
+PROCESSOR = Params().processor()
+
+#: Two catalogues' records of the same products, written differently (few shared shingles,
+#: a shared model number), among products of their own.
+RECORDS = [
+    ("1", "sony bravia kdl-46v3000 46 inch lcd television black"),
+    ("2", "sony kdl46v3000 lcd television"),
+    ("3", "canon powershot sd1100 digital camera blue"),
+    ("4", "canon powershot sd1100is camera"),
+    ("5", "garden hose reel with wheels"),
+    ("6", "stainless steel kitchen sink"),
+    ("7", "wooden desk lamp with shade"),
+    ("8", "ceramic coffee mug"),
+]
+
+
+def test_a_record_rewritten_stands_out_and_others_do_not():
+    found = stand_out(RECORDS, PROCESSOR)
+    pairs = {(a, b) for _, a, b in found.pairs}
+    assert ("1", "2") in pairs and ("3", "4") in pairs
+    products = {"1", "2", "3", "4"}
+    assert all((a in products) == (b in products) for a, b in pairs)
+    assert all(s > 0 for s, _, _ in found.pairs)
+
+
+def test_a_pair_below_the_floor_is_not_kept():
+    assert all(s >= DEFAULTS.standout_floor for s, _, _ in stand_out(RECORDS, PROCESSOR).pairs)
+    assert stand_out([("5", RECORDS[4][1]), ("7", RECORDS[6][1])], PROCESSOR).pairs == []
+
+
+def test_the_pairs_do_not_depend_on_the_records_order():
+    one = stand_out(RECORDS, PROCESSOR).pairs
+    assert stand_out(list(reversed(RECORDS)), PROCESSOR).pairs == one
+
+
+def test_nothing_to_compare():
+    assert stand_out([], PROCESSOR).pairs == []
+    assert stand_out([("1", "a b c")], PROCESSOR).pairs == []
+
+
+def _features(pairs: list[Pair], records: int, everything=lambda: RECORDS, fresh=None):
+    return Features(pairs, dict(RECORDS), PROCESSOR, records, fresh, everything=everything)
+
+
+def test_the_fallback_is_joined_by_the_pairs_that_stand_out():
+    # one verified pair, far from any valley: the rule falls back to its default bar
+    kept, decision = rule_for("valley", 0.3).decide(_features([Pair("5", "7", 0.31, 3)], 8))
+    assert decision.explain is not None and not decision.explain["found"]
+    got = {(p.id1, p.id2): p for p in kept}
+    assert ("1", "2") in got and ("3", "4") in got
+    assert got[("1", "2")].similarity is not None
+    said = decision.explain["stood_out"]
+    assert said["added"] == len(got) and "stand out" in said["reason"]
+
+
+def test_not_past_the_bound_nor_for_new_records():
+    pair = [Pair("5", "7", 0.31, 3)]
+    kept, decision = rule_for("valley", 0.3).decide(
+        _features(pair, DEFAULTS.standout_records + 1)
+    )
+    assert kept == [] and decision.explain["stood_out"]["added"] == 0
+    kept, _ = rule_for("valley", 0.3).decide(_features(pair, 8, fresh={"5"}))
+    assert kept == []
+
+
+def test_a_report_says_which_pairs_stood_out():
+    index = NearDupIndex()
+    index.add_many(RECORDS)
+    report = index.report()
+    if report.rule and report.rule.get("found"):  # the data showed a valley: nothing added
+        assert "stood_out" not in report.rule
+        return
+    frame = report.to_pandas()
+    ends = zip(frame["id1"], frame["id2"], strict=True)
+    reasons = dict(zip(ends, frame["reason"], strict=True))
+    assert reasons[("1", "2")].startswith("stands out by weighted similarity")
