@@ -1,5 +1,12 @@
 """Writers of reports: pairs and clusters as TSV; outputs checked before the work starts,
 and written whole or not at all (:class:`AtomicFile`, :class:`Outputs`).
+
+Cells that start with ``=``, ``+``, ``-`` or ``@`` are written as they are, not neutralised
+against spreadsheet formulas (a leading ``'``, as OWASP suggests for CSV injection): the
+pairs and clusters files are read back by neardup (evaluate, review, labels) and joined with
+the records on their ids, and an id changed on the way out would no longer be the record's.
+`dedupe` writes the user's own rows again, byte for byte. Open these files in a spreadsheet
+as text (an import with the columns as text), not by double-clicking them.
 """
 
 from __future__ import annotations
