@@ -592,7 +592,10 @@ class NearDupIndex:
     @_locked
     def remove(self, ids: Iterable[str | int], *, source: str | None = None) -> int:
         """Remove the records of ``source`` (default: the primary one) with these ids, with
-        their band keys; returns how many were there (unknown ids are ignored)."""
+        their band keys; returns how many were there (unknown ids are ignored). One id given
+        alone (``remove("12")``) is that one record, never its characters one by one."""
+        if isinstance(ids, str | int):
+            ids = [ids]
         keys = [self.key(i, source) for i in ids]
         held = len(self.backend.sources(keys)) if keys else 0
         self.backend.remove(keys)

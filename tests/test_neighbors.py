@@ -172,3 +172,14 @@ def test_neighbors_and_remove_take_a_source() -> None:
     assert idx.clusters(mode="link") == [[("a", "1"), ("b", "1")]]
     assert idx.remove(["1", "9"], source="b") == 1
     assert len(idx) == 3 and idx.neighbors("1") == []
+
+
+def test_one_id_given_alone_is_one_record() -> None:
+    """``remove("12")`` removes the record 12, not the records 1 and 2."""
+    index = NearDupIndex()
+    index.add_many([("1", "alpha beta gamma"), ("2", "delta epsilon"), ("12", "zeta eta theta")])
+    assert index.remove("12") == 1
+    assert sorted(index.backend.sources([index.key(i) for i in ("1", "2", "12")])) == [
+        index.key("1"), index.key("2"),
+    ]
+    assert index.remove(2) == 1 and len(index) == 1

@@ -146,6 +146,15 @@ def test_search_checks_k_and_threshold(make_index: Callable[..., NearDupIndex]) 
             index.search("river mill", k, threshold)  # type: ignore[arg-type]
 
 
+def test_a_query_that_is_not_text_is_refused(make_index: Callable[..., NearDupIndex]) -> None:
+    index = make_index(Params(shingle_kind="char", shingle_size=3, threshold=0.5))
+    index.add_many(RECORDS.items())
+    for query in (None, b"river mill", 12):
+        for look in (index.search, index.query):
+            with pytest.raises(ArgumentError, match="must be a string"):
+                look(query, 3)  # type: ignore[arg-type]
+
+
 def test_odd_terms_are_looked_up_as_text(make_index: Callable[..., NearDupIndex]) -> None:
     """Terms that look like query syntax, separators or long words are terms, nothing else."""
     odd = {

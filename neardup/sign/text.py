@@ -16,7 +16,7 @@ from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
 
-from ..errors import InvalidText
+from ..errors import ArgumentError, InvalidText
 from ..keys import id_key
 from . import kernel
 
@@ -152,8 +152,12 @@ def check_text(text: str, where: str = "text") -> str:
 
     Lone surrogates (``"\\ud800"``) are legal in a Python ``str`` but have no UTF-8 form, and
     ``mmh3`` 5.x crashes the interpreter on them instead of raising, so every text is checked
-    before it is hashed.
+    before it is hashed. Anything but a ``str`` (None, bytes, a number) is an
+    :class:`~neardup.errors.ArgumentError` naming ``where``, not an AttributeError from deep
+    inside.
     """
+    if not isinstance(text, str):
+        raise ArgumentError(f"{where} must be a string, not {type(text).__name__}")
     if text.isascii():
         return text
     try:
