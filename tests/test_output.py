@@ -225,6 +225,21 @@ def test_evaluate_id_field(tmp_path: Path) -> None:
     assert page.stdout.startswith("<!DOCTYPE html>") and "F1 1.000" in page.stderr
 
 
+def test_evaluate_says_which_gold_records_are_not_in_the_records(tmp_path: Path) -> None:
+    found, gold, records = tmp_path / "f.tsv", tmp_path / "g.tsv", tmp_path / "r.csv"
+    found.write_text("a\tb\n")
+    gold.write_text("a\tb\n99\t100\n")
+    records.write_text("key,text\na,x\nb,y\nc,z\n")
+    proc = run_cli("evaluate", str(found), "--gold", str(gold), "--records", str(records),
+                   "--id-field", "key", "--json")
+    assert proc.returncode == 0, proc.stderr
+    said = json.loads(proc.stdout)
+    assert said["bcubed"]["records"] == 5
+    assert any("2 records named by the pairs or the gold are not in --records" in n
+               for n in said["notes"]), said["notes"]
+    assert "the first: 100" in proc.stderr
+
+
 def test_plot_without_matplotlib_names_the_extra(tmp_path: Path) -> None:
     code = (
         "import sys; sys.modules['matplotlib'] = None\n"

@@ -1038,6 +1038,19 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                 f"{', '.join(sorted(aligned.sources()))}); give the records files by the names "
                 "they were indexed under"
             )
+    notes = list(aligned.notes)
+    if keys is not None:
+        named = {r for pairs in (aligned.found, aligned.gold) for p in pairs for r in p}
+        unknown = sorted(named - set(keys))
+        if unknown:
+            src, rid = unknown[0]
+            note = (
+                f"{len(unknown)} records named by the pairs or the gold are not in --records "
+                f"(the first: {rid}{f' of {src}' if src else ''}); B-cubed counts each as a "
+                "record of its own"
+            )
+            notes.append(note)
+            print(f"neardup: {note}", file=sys.stderr)
     s = score(aligned.found, aligned.gold)
     b3 = bcubed(aligned.found, aligned.gold, keys)
     if args.html is not None:
@@ -1058,7 +1071,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             **s.as_dict(),
             "bcubed": b3.as_dict(),
             "records_by": "source and id" if aligned.by_source else "id",
-            "notes": aligned.notes,
+            "notes": notes,
         },
         f"pairs {s.pairs}  true pairs {s.true_pairs} of {s.gold}  recall {s.recall:.3f}  "
         f"precision {s.precision:.3f}  F1 {s.f1:.3f}\n"
