@@ -210,29 +210,30 @@ def test_cli_report_tables_and_stdout(solr_base: str, tmp_path: Path) -> None:
         admin.delete_collection(admin.connect(solr_base, coll))
 
 
-def test_evaluate_id_field(tmp_path: Path) -> None:
+def _evaluated(tmp_path: Path, gold_lines: str) -> tuple[list[str], subprocess.CompletedProcess]:
+    """``evaluate --json`` of the pair a-b against ``gold_lines``, the records a, b, c given
+    with their ids in a column ``key``; the arguments, for another run."""
     found, gold, records = tmp_path / "f.tsv", tmp_path / "g.tsv", tmp_path / "r.csv"
     found.write_text("a\tb\n")
-    gold.write_text("a\tb\n")
+    gold.write_text(gold_lines)
     records.write_text("key,text\na,x\nb,y\nc,z\n")
-    proc = run_cli("evaluate", str(found), "--gold", str(gold), "--records", str(records),
-                   "--id-field", "key", "--json")
+    args = ["evaluate", str(found), "--gold", str(gold), "--records", str(records),
+            "--id-field", "key"]  # fmt: skip
+    proc = run_cli(*args, "--json")
     assert proc.returncode == 0, proc.stderr
+    return args, proc
+
+
+def test_evaluate_id_field(tmp_path: Path) -> None:
+    args, proc = _evaluated(tmp_path, "a\tb\n")
     assert json.loads(proc.stdout)["bcubed"]["records"] == 3
-    page = run_cli("evaluate", str(found), "--gold", str(gold), "--records", str(records),
-                   "--id-field", "key", "--html", "-")
+    page = run_cli(*args, "--html", "-")
     assert page.returncode == 0, page.stderr
     assert page.stdout.startswith("<!DOCTYPE html>") and "F1 1.000" in page.stderr
 
 
 def test_evaluate_says_which_gold_records_are_not_in_the_records(tmp_path: Path) -> None:
-    found, gold, records = tmp_path / "f.tsv", tmp_path / "g.tsv", tmp_path / "r.csv"
-    found.write_text("a\tb\n")
-    gold.write_text("a\tb\n99\t100\n")
-    records.write_text("key,text\na,x\nb,y\nc,z\n")
-    proc = run_cli("evaluate", str(found), "--gold", str(gold), "--records", str(records),
-                   "--id-field", "key", "--json")
-    assert proc.returncode == 0, proc.stderr
+    _, proc = _evaluated(tmp_path, "a\tb\n99\t100\n")
     said = json.loads(proc.stdout)
     assert said["bcubed"]["records"] == 5
     assert any("2 records named by the pairs or the gold are not in --records" in n
