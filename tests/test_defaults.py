@@ -47,7 +47,9 @@ MOVED = {
     "neardup.decision.topk": {"TOP_K": "link_top_k", "PURGE": "link_purge"},
     "neardup.decision.assign": {"MARGIN": "link_margin"},
     "neardup.decision.standout": {"FLOOR": "standout_floor"},
-    "neardup.decision.decide": {"STANDOUT_RECORDS": "standout_records"},
+    "neardup.decision.decide": {
+        "STANDOUT_RECORDS": "standout_records", "STANDOUT_AGREEMENT": "standout_agreement",
+    },
     "neardup.decision.completion": {
         "DENSITY": "complete_density", "MIN_RECORDS": "complete_min_records",
     },

@@ -17,7 +17,7 @@ RECORDS = [
     ("1", "sony bravia kdl-46v3000 46 inch lcd television black"),
     ("2", "sony kdl46v3000 lcd television"),
     ("3", "canon powershot sd1100 digital camera blue"),
-    ("4", "canon powershot sd1100is camera"),
+    ("4", "canon powershot sd1100 camera"),
     ("5", "garden hose reel with wheels"),
     ("6", "stainless steel kitchen sink"),
     ("7", "wooden desk lamp with shade"),
@@ -54,14 +54,24 @@ def _features(pairs: list[Pair], records: int, everything=lambda: RECORDS, fresh
 
 
 def test_the_fallback_is_joined_by_the_pairs_that_stand_out():
-    # one verified pair, far from any valley: the rule falls back to its default bar
-    kept, decision = rule_for("valley", 0.3).decide(_features([Pair("5", "7", 0.31, 3)], 8))
+    # two verified pairs, far from any valley: the rule falls back to its default bar, which
+    # keeps 3-4; of the two pairs that stand out (1-2, 3-4) half are at the bar: 1-2 is added
+    verified = [Pair("3", "4", 0.6, 1), Pair("5", "7", 0.31, 3)]
+    kept, decision = rule_for("valley", 0.3).decide(_features(verified, 8))
     assert decision.explain is not None and not decision.explain["found"]
     got = {(p.id1, p.id2): p for p in kept}
-    assert ("1", "2") in got and ("3", "4") in got
-    assert got[("1", "2")].similarity is not None
+    assert set(got) == {("1", "2"), ("3", "4")}
+    assert got[("1", "2")].similarity is not None and got[("3", "4")].similarity is None
     said = decision.explain["stood_out"]
-    assert said["added"] == len(got) and "stand out" in said["reason"]
+    assert said["added"] == 1 and said["agreement"] == 0.5 and "stand out" in said["reason"]
+
+
+def test_nothing_is_added_where_the_bar_and_the_relative_rule_disagree():
+    # the bar keeps nothing that stands out: standing out is no evidence here
+    kept, decision = rule_for("valley", 0.3).decide(_features([Pair("5", "7", 0.31, 3)], 8))
+    said = decision.explain["stood_out"]
+    assert kept == [] and said["added"] == 0 and said["agreement"] == 0.0
+    assert "disagree" in said["reason"]
 
 
 def test_not_past_the_bound_nor_for_new_records():
@@ -78,10 +88,10 @@ def test_a_report_says_which_pairs_stood_out():
     index = NearDupIndex()
     index.add_many(RECORDS)
     report = index.report()
-    if report.rule and report.rule.get("found"):  # the data showed a valley: nothing added
-        assert "stood_out" not in report.rule
-        return
+    assert report.rule is not None and not report.rule["found"], report.rule
     frame = report.to_pandas()
     ends = zip(frame["id1"], frame["id2"], strict=True)
     reasons = dict(zip(ends, frame["reason"], strict=True))
-    assert reasons[("1", "2")].startswith("stands out by weighted similarity")
+    said = report.rule["stood_out"]
+    added = [r for r in reasons.values() if r.startswith("stands out by weighted similarity")]
+    assert len(added) == said["added"], (reasons, said)

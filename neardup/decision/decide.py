@@ -239,7 +239,8 @@ class StandingOut:
     """A rule whose pairs, where it found no clear cut (a valley rule's fallback), are joined
     by those that stand out by weighted similarity (:mod:`neardup.decision.standout`): never in
     a report of new records, never past ``DEFAULTS.standout_records`` records, never a pair a
-    check dropped. Each pair added carries its cosine as its ``similarity``."""
+    check dropped, and only where at least ``DEFAULTS.standout_agreement`` of the pairs that
+    stand out are at the bar too. Each pair added carries its cosine as its ``similarity``."""
 
     rule: Rule
 
@@ -256,16 +257,26 @@ class StandingOut:
         found = stand_out(texts.items(), features.processor)
         held = {(p.id1, p.id2) for p in kept}
         held.update((p.id1, p.id2) for gone in decision.dropped.values() for p in gone)
-        added = [measured(s, a, b, texts, features.processor)
-                 for s, a, b in found.pairs if (a, b) not in held]  # fmt: skip
-        said = {
-            "added": len(added), "pairs": len(found.pairs), "candidates": found.candidates,
-            "reason": (
-                f"{len(added)} pairs added that stand out by weighted similarity (TF-IDF "
-                "cosine; one partner each, ahead of both records' runner-ups by "
-                f"{DEFAULTS.link_margin:.0%})"
-            ),
+        fresh = [(s, a, b) for s, a, b in found.pairs if (a, b) not in held]
+        agree = 1.0 - len(fresh) / len(found.pairs) if found.pairs else 0.0
+        said: dict[str, Any] = {
+            "pairs": len(found.pairs), "candidates": found.candidates, "agreement": agree,
         }  # fmt: skip
+        if agree < DEFAULTS.standout_agreement:
+            said["added"] = 0
+            said["reason"] = (
+                f"no pairs added by weighted similarity: of the {len(found.pairs)} that stand "
+                f"out, {agree:.0%} are at the bar too (fewer than "
+                f"{DEFAULTS.standout_agreement:.0%}: the two disagree on what a match is here)"
+            )
+            return kept, dataclasses.replace(decision, explain={**explain, "stood_out": said})
+        added = [measured(s, a, b, texts, features.processor) for s, a, b in fresh]
+        said["added"] = len(added)
+        said["reason"] = (
+            f"{len(added)} pairs added that stand out by weighted similarity (TF-IDF cosine; "
+            f"one partner each, ahead of both records' runner-ups by {DEFAULTS.link_margin:.0%}; "
+            f"{agree:.0%} of the {len(found.pairs)} that stand out are at the bar too)"
+        )
         out = sorted([*kept, *added], key=lambda p: (id_key(p.id1), id_key(p.id2)))
         return out, dataclasses.replace(decision, explain={**explain, "stood_out": said})
 
