@@ -24,13 +24,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..defaults import DEFAULTS
 from ..keys import id_key
 from ..results import Pair
 from ..sign.minhash import ShingleProcessor
 from ..sign.text import word_edit_distance
-from .assign import best_candidates, one_partner_each, stands_out
+from .assign import one_partner_each
 from .topk import top_k
 from .weights import TfidfSpace, cosine
 
@@ -57,7 +58,7 @@ def stand_out(records: Iterable[tuple[str, str]], processor: ShingleProcessor) -
     ids = [i for i, _ in held]
     texts = [processor.normalize(t) for _, t in held]
     try:
-        vectors = TfidfSpace.fit(texts).vectors(texts)
+        vectors = TfidfSpace.fit_vectors(texts)[1]
     except ValueError:  # scikit-learn's "empty vocabulary": no text holds a gram
         return StoodOut([], 0)
     df = np.bincount(vectors.indices, minlength=vectors.shape[1])
@@ -66,23 +67,44 @@ def stand_out(records: Iterable[tuple[str, str]], processor: ShingleProcessor) -
         search = (vectors @ sparse.diags((df <= DEFAULTS.link_purge).astype(vectors.dtype))).tocsr()
     rows, cols, _ = top_k(search, search, DEFAULTS.link_top_k + 1)  # each row finds itself
     other = rows != cols
-    a, b = np.minimum(rows[other], cols[other]), np.maximum(rows[other], cols[other])
-    if not len(a):
-        return StoodOut([], 0)
-    both = np.unique(np.stack([a, b], axis=1), axis=0)
-    sims = cosine(vectors, both[:, 0], both[:, 1])
-    scored = [
-        (float(s), int(x), int(y))
-        for s, x, y in zip(sims.tolist(), both[:, 0].tolist(), both[:, 1].tolist(), strict=True)
-        if s > 0.0
-    ]
-    scored.sort(key=lambda p: (-p[0], p[1], p[2]))
-    runner = best_candidates(scored)
-    kept = []
-    for s, x, y in one_partner_each(scored, lambda p: (p[1], p[2])):
-        if s >= DEFAULTS.standout_floor and stands_out(s, x, y, runner):
-            kept.append((s, ids[x], ids[y]))  # x < y: id order
-    return StoodOut(kept, len(scored))
+    ends = np.unique(np.stack([np.minimum(rows, cols)[other], np.maximum(rows, cols)[other]],
+                              axis=1), axis=0)  # fmt: skip
+    sims = cosine(vectors, ends[:, 0], ends[:, 1]) if len(ends) else np.zeros(0)
+    live = sims > 0.0
+    x, y, s = ends[live, 0], ends[live, 1], sims[live]
+    order = np.lexsort((y, x, -s))  # best first, ties by the rows (id order)
+    x, y, s = x[order], y[order], s[order]
+    mapped = np.asarray(one_partner_each(range(len(s)), lambda n: (int(x[n]), int(y[n]))),
+                        dtype=np.int64)  # fmt: skip
+    if not len(mapped):
+        return StoodOut([], len(s))
+    closest = np.maximum(runner_up(x, y, s, x[mapped], y[mapped]),
+                         runner_up(x, y, s, y[mapped], x[mapped]))  # fmt: skip
+    held = mapped[(s[mapped] >= DEFAULTS.standout_floor)
+                  & (closest <= s[mapped] * (1.0 - DEFAULTS.link_margin))]  # fmt: skip
+    kept = [(float(s[n]), ids[int(x[n])], ids[int(y[n])]) for n in held.tolist()]
+    return StoodOut(kept, len(s))
+
+
+def runner_up(
+    x: NDArray[np.int64], y: NDArray[np.int64], s: NDArray[np.float64],
+    me: NDArray[np.int64], partner: NDArray[np.int64],
+) -> NDArray[np.float64]:  # fmt: skip
+    """For each record ``me``, the similarity of its best candidate other than ``partner``
+    among the pairs ``(x, y, s)`` (0 if none): what a non-match of ``me`` looks like
+    (:func:`neardup.decision.assign.best_other`, for every record at once)."""
+    who = np.concatenate([x, y])
+    them = np.concatenate([y, x])
+    sim = np.concatenate([s, s])
+    order = np.lexsort((them, -sim, who))
+    who, them, sim = who[order], them[order], sim[order]
+    first = np.searchsorted(who, me)  # each record's best candidate, then its second
+    n = len(who)
+    at = np.minimum(first, n - 1)
+    best_is_partner = (who[at] == me) & (them[at] == partner)
+    pick = np.where(best_is_partner, first + 1, first)
+    ok = (pick < n) & (who[np.minimum(pick, n - 1)] == me)
+    return np.where(ok, sim[np.minimum(pick, n - 1)], 0.0)
 
 
 def measured(
