@@ -932,13 +932,10 @@ class NearDupIndex:
     def _link_new(self, fresh: set[str], numbers_check: bool) -> Linked | None:
         """The pairs of the ``fresh`` records from the last full link's state brought up to
         date, or None where it cannot hold every other record (none yet, records removed
-        since, another primary source) or learned no column weights to keep (records with
-        columns, too few pairs then: the full link learns them now)."""
+        since, another primary source)."""
         state = self._link_state
         order = [self.primary_source] if self.primary_source is not None else []
         if state is None or state.batch is None or state.order != order:
-            return None
-        if state.learned is None and state.columns:
             return None
         batch = self.backend.last_batch()
         later = list(self.backend.records_since(state.batch + 1))

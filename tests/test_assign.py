@@ -7,7 +7,15 @@ import random
 import numpy as np
 
 from neardup import Params
-from neardup.decision.assign import best_of_each, one_partner_each, unique_mapping
+from neardup.decision.assign import (
+    BestFirst,
+    best_candidates,
+    best_of_each,
+    best_other,
+    mapped_rows,
+    one_partner_each,
+    unique_mapping,
+)
 from neardup.decision.columns import far_below_best, mutual_best
 from neardup.decision.fellegi_sunter import features
 from neardup.decision.prune import prune
@@ -77,3 +85,27 @@ def test_unique_mapping_and_one_to_one_pruning_take_the_same_partners() -> None:
     assert {(p.id1, p.id2) for p in prune(pairs, "one-to-one", sources=sources)} == mapped
     assert len(mapped) > 10
     assert unique_mapping([(0.9, "x", "y"), (0.8, "y", "x")]) == [(0.9, "x", "y"), (0.8, "y", "x")]
+
+
+def test_the_array_steps_give_what_the_pair_by_pair_ones_give() -> None:
+    """mapped_rows is one_partner_each, and BestFirst.runner_up is best_other, on random
+    candidates of two sides (the link's passes) with tied similarities among them."""
+    rng = random.Random(7)
+    for _ in range(200):
+        n_a, n_b = rng.randint(1, 12), rng.randint(1, 12)
+        ends = {(rng.randrange(n_a), n_a + rng.randrange(n_b)) for _ in range(rng.randint(1, 40))}
+        scored = sorted(((rng.choice([0.2, 0.5, 0.5, 0.9, rng.random()]), a, b) for a, b in ends),
+                        key=lambda p: (-p[0], str(p[1]), str(p[2])))  # fmt: skip
+        first, second = [p[1] for p in scored], [p[2] for p in scored]
+        kept = mapped_rows(first, second, n_a + n_b)
+        assert [scored[e] for e in kept] == one_partner_each(scored, lambda p: (p[1], p[2]))
+        x, y = np.array(first), np.array(second)
+        s = np.array([p[0] for p in scored])
+        runner = best_candidates(scored)
+        seen = BestFirst(x, y, s)
+        for me, partner in ((x, y), (y, x)):
+            rows, sims = seen.runner_up(me, partner)
+            for m, p, r, v in zip(me.tolist(), partner.tolist(), rows.tolist(), sims.tolist(),
+                                  strict=True):  # fmt: skip
+                want_row, want = best_other(m, p, runner)
+                assert v == want and (r == -1) == (want_row is None)

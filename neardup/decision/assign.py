@@ -34,6 +34,9 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
+import numpy as np
+from numpy.typing import NDArray
+
 from ..defaults import DEFAULTS
 
 K = TypeVar("K", bound=Hashable)
@@ -59,6 +62,19 @@ def one_partner_each(
         if one not in taken and two not in taken:
             taken.update((one, two))
             kept.append(pair)
+    return kept
+
+
+def mapped_rows(first: list[int], second: list[int], rows: int) -> list[int]:
+    """:func:`one_partner_each` of pairs of rows below ``rows`` (``first[e]``, ``second[e]``,
+    best first; the two sides' rows distinct, or one collection's): the positions ``e`` kept.
+    A flag per row instead of a set of ends, for the hundreds of thousands of pairs of a link."""
+    taken = bytearray(rows)
+    kept = []
+    for e, (a, b) in enumerate(zip(first, second, strict=True)):
+        if not (taken[a] or taken[b]):
+            taken[a] = taken[b] = 1
+            kept.append(e)
     return kept
 
 
@@ -128,3 +144,32 @@ def stands_out(
     """Whether the pair ``a``-``b`` is ahead of both records' runner-ups by ``margin``."""
     closest = max(best_other(a, b, runner)[1], best_other(b, a, runner)[1])
     return closest <= similarity * (1.0 - margin)
+
+
+class BestFirst:
+    """Candidate pairs ``(x, y, s)`` seen from both ends, each record's best first: sorted
+    once, asked for many records' runner-ups."""
+
+    def __init__(self, x: NDArray[np.int64], y: NDArray[np.int64], s: NDArray[np.float64]):
+        who = np.concatenate([x, y])
+        them = np.concatenate([y, x])
+        sim = np.concatenate([s, s])
+        order = np.lexsort((them, -sim, who))
+        self.who, self.them, self.sim = who[order], them[order], sim[order]
+
+    def runner_up(
+        self, me: NDArray[np.int64], partner: NDArray[np.int64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """For each record ``me[n]``, its best candidate other than ``partner[n]`` and their
+        similarity (-1 and 0 if none): :func:`best_other` for every record at once, ties by
+        the candidate's row."""
+        who, them, sim = self.who, self.them, self.sim
+        n = len(who)
+        if n == 0:
+            return np.full(len(me), -1, dtype=np.int64), np.zeros(len(me))
+        first = np.searchsorted(who, me)  # each record's best candidate, then its second
+        at = np.minimum(first, n - 1)
+        pick = np.where((who[at] == me) & (them[at] == partner), first + 1, first)
+        at = np.minimum(pick, n - 1)
+        ok = (pick < n) & (who[at] == me)
+        return np.where(ok, them[at], -1), np.where(ok, sim[at], 0.0)

@@ -41,7 +41,7 @@ from numpy.typing import NDArray
 from ..defaults import DEFAULTS
 from ..results import Decision, Pair
 from ..sign.minhash import ShingleProcessor
-from .assign import best_candidates, best_other, stands_out, unique_mapping
+from .assign import BestFirst, mapped_rows
 from .column_map import match_columns
 from .decide import jaccard_reason, matched_line, probability_reason
 from .identifiers import count_unshared, identifiers, identifiers_differ
@@ -163,6 +163,9 @@ class LinkState:
     batch: int | None = None
     #: The full link's explanation (what a link of new records says of the same steps).
     explain: dict[str, Any] = field(default_factory=dict)
+    #: Each record's numbers (:func:`~neardup.decision.identifiers.identifiers`), row order:
+    #: what the numbers check reads, kept so that a link of new records makes it again.
+    numbers: list[frozenset[str]] = field(default_factory=list)
 
 
 @dataclass
@@ -218,7 +221,7 @@ def state_of(
         texts = [processor.normalize(columns[i][col]) for i in rows]  # type: ignore[index]
         held[(src, col)] = ([keys[i] for i in rows], Grams.of(texts))
     return LinkState(list(keys), list(sources), Grams.of(normalized), held, None, False, "",
-                     list(order or []))  # fmt: skip
+                     list(order or []), numbers=_numbers(normalized))  # fmt: skip
 
 
 def weighed(vectors: Vectors, learned: Mapping[Column, float] | None) -> Any | None:
@@ -277,30 +280,44 @@ def _pass(
 ) -> _Pass:  # fmt: skip
     """Candidates, unique mapping and the relative rule for every pair of sources."""
     out = _Pass()
+    # ties broken by the rows as text, what unique_mapping sorts by: each row's rank so
+    rank = np.empty(vectors.shape[0], dtype=np.int64)
+    rank[np.argsort(np.arange(vectors.shape[0]).astype(str), kind="stable")] = np.arange(
+        vectors.shape[0]
+    )
     for ia, ib in groups:
         va, vb = purged(vectors[ia], vectors[ib])
-        pairs: set[tuple[int, int]] = set()
-        r, c, _ = top_k(va, vb, k)
-        pairs.update(zip(ia[r].tolist(), ib[c].tolist(), strict=True))
-        r, c, _ = top_k(vb, va, k)
-        pairs.update(zip(ia[c].tolist(), ib[r].tolist(), strict=True))
-        if not pairs:
+        r1, c1, _ = top_k(va, vb, k)
+        r2, c2, _ = top_k(vb, va, k)
+        width = np.int64(vectors.shape[0])
+        codes = np.unique(np.concatenate([ia[r1], ia[c2]]) * width
+                          + np.concatenate([ib[c1], ib[r2]]))  # fmt: skip
+        if not len(codes):
             continue
-        left, right = (np.fromiter((p[n] for p in pairs), np.int64, len(pairs)) for n in (0, 1))
-        sims = cosine(vectors, left, right)
-        scored = [
-            (float(s), a, b)
-            for s, a, b in zip(sims.tolist(), left.tolist(), right.tolist(), strict=True)
-            if s > 0.0
-        ]
-        out.candidates += len(scored)
-        runner = best_candidates(scored)
-        for s, a, b in unique_mapping(scored):
-            mapped = (s, a, b, best_other(a, b, runner)[0], best_other(b, a, runner)[0])
-            out.mapped.append(mapped)
-            if stands_out(s, a, b, runner, margin):
-                out.stood_out.append(mapped)
+        a, b = codes // width, codes % width
+        s = cosine(vectors, a, b)
+        live = s > 0.0
+        a, b, s = a[live], b[live], s[live]
+        out.candidates += len(s)
+        order = np.lexsort((rank[b], rank[a], -s))  # best first
+        a, b, s = a[order], b[order], s[order]
+        mapped = np.asarray(mapped_rows(a.tolist(), b.tolist(), int(width)), dtype=np.int64)
+        if not len(mapped):
+            continue
+        seen = BestFirst(a, b, s)
+        ra, sa = seen.runner_up(a[mapped], b[mapped])
+        rb, sb = seen.runner_up(b[mapped], a[mapped])
+        ahead = np.maximum(sa, sb) <= s[mapped] * (1.0 - margin)
+        for n, e in enumerate(mapped.tolist()):
+            pair = (float(s[e]), int(a[e]), int(b[e]), _row(ra[n]), _row(rb[n]))
+            out.mapped.append(pair)
+            if ahead[n]:
+                out.stood_out.append(pair)
     return out
+
+
+def _row(row: int) -> int | None:
+    return None if row < 0 else int(row)
 
 
 def _numbers(texts: Sequence[str]) -> list[frozenset[str]]:
@@ -430,20 +447,53 @@ def link(
     hold different numbers; ``given_columns`` pairs columns of two sources as the user says,
     the rest are matched by name and content and said in the explanation."""
     normalized = [processor.normalize(t) for t in texts]
-    groups = groups_of(sources, order)
     state = state_of(keys, normalized, sources, columns, processor, order)
+    decided = decide(state, k=k, margin=margin, check_numbers=check_numbers)
+    matched = _matched_columns(decided.final, sources, columns, order, given_columns)
+    state.explain = {**decided.explain, "columns_matched": matched}
+    return Linked(_pairs(decided.found, keys, texts, processor), decided.final.candidates,
+                  len(decided.final.mapped), dict(state.explain),
+                  _pairs(decided.dropped, keys, texts, processor), state)  # fmt: skip
+
+
+@dataclass
+class Decided:
+    """What the weighted link decided of a :class:`LinkState`'s records: the last pass, the
+    pairs kept and those the numbers check dropped (``(similarity, row, row)``), and the
+    explanation."""
+
+    final: _Pass
+    found: list[tuple[float, int, int]]
+    dropped: list[tuple[float, int, int]]
+    explain: dict[str, Any]
+
+
+def decide(
+    state: LinkState,
+    *,
+    k: int = DEFAULTS.link_top_k,
+    margin: float = DEFAULTS.link_margin,
+    check_numbers: bool = True,
+) -> Decided:
+    """Steps 3-6 of the link on ``state``'s counts: candidates, mapping and the relative rule
+    on the joined text; the columns' weights learned from the pairs that stood out and the
+    passes made again on the weighed vectors; the numbers check. Sets what ``state`` learned
+    (its weights, the numbers' verdict). One definition for a full link and a link of new
+    records, so that both give a record the same pairs."""
     made = vectors_of(state)
+    groups = groups_of(state.sources, state.order)
     vectors = made.joined
     first = _pass(vectors, groups, k, margin)
-    final, weights = first, {}
-    if columns is not None and len(first.stood_out) >= DEFAULTS.columns_min_pairs:
-        state.learned = _learn(made.columns, vectors, sources, first.stood_out)
+    final: _Pass = first
+    weights: dict[str, dict[str, float]] = {}
+    state.learned = None
+    if made.columns and len(first.stood_out) >= DEFAULTS.columns_min_pairs:
+        state.learned = _learn(made.columns, vectors, state.sources, first.stood_out)
         weights = _shown_weights(state.learned)
         mixed = weighed(made, state.learned)
         if mixed is not None:
-            vectors = mixed
-            final = _pass(vectors, groups, k, margin)
-    numbers = _numbers(normalized)
+            final = _pass(mixed, groups, k, margin)
+    numbers = state.numbers
     identify, why = numbers_check(final.mapped, numbers)
     state.identify, state.numbers_why = identify, why
     if not check_numbers:
@@ -455,14 +505,11 @@ def link(
         vetoed_at = [s < waived and identifiers_differ(numbers[a], numbers[b]) for s, a, b in found]
         dropped = [t for t, veto in zip(found, vetoed_at, strict=True) if veto]
         found = [t for t, veto in zip(found, vetoed_at, strict=True) if not veto]
-    vetoed = len(dropped)
-    matched = _matched_columns(final, sources, columns, order, given_columns)
     explain = {
         "kind": "weighted",
-        "similarity": similarity_line(made.grams, len(keys)),
+        "similarity": similarity_line(made.grams, len(state.keys)),
         "columns": _columns_line(weights),
         "column_weights": weights,
-        "columns_matched": matched,
         "candidates": f"each record's top {k} in every other source (grams held by more than "
         f"{DEFAULTS.link_purge} records left out of the search)",
         "assignment": "unique mapping: best pairs first, each record at most one partner in "
@@ -473,13 +520,11 @@ def link(
         "mapped": len(final.mapped),
         "stood_out": len(final.stood_out),
         "numbers_check": why,
-        "numbers_disagree": vetoed,
+        "numbers_disagree": len(dropped),
         "threshold": round(min((s for s, _, _ in found), default=1.0), 6),
         "found": True,
     }
-    state.explain = dict(explain)
-    return Linked(_pairs(found, keys, texts, processor), final.candidates, len(final.mapped),
-                  explain, _pairs(dropped, keys, texts, processor), state)  # fmt: skip
+    return Decided(final, found, dropped, explain)
 
 
 #: The numbers check's verdict when the caller turned it off.

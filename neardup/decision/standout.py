@@ -24,14 +24,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
 from ..defaults import DEFAULTS
 from ..keys import id_key
 from ..results import Pair
 from ..sign.minhash import ShingleProcessor
 from ..sign.text import word_edit_distance
-from .assign import one_partner_each
+from .assign import BestFirst, mapped_rows
 from .topk import top_k
 from .weights import TfidfSpace, cosine
 
@@ -74,37 +73,16 @@ def stand_out(records: Iterable[tuple[str, str]], processor: ShingleProcessor) -
     x, y, s = ends[live, 0], ends[live, 1], sims[live]
     order = np.lexsort((y, x, -s))  # best first, ties by the rows (id order)
     x, y, s = x[order], y[order], s[order]
-    mapped = np.asarray(one_partner_each(range(len(s)), lambda n: (int(x[n]), int(y[n]))),
-                        dtype=np.int64)  # fmt: skip
+    mapped = np.asarray(mapped_rows(x.tolist(), y.tolist(), len(ids)), dtype=np.int64)
     if not len(mapped):
         return StoodOut([], len(s))
-    closest = np.maximum(runner_up(x, y, s, x[mapped], y[mapped]),
-                         runner_up(x, y, s, y[mapped], x[mapped]))  # fmt: skip
+    seen = BestFirst(x, y, s)
+    closest = np.maximum(seen.runner_up(x[mapped], y[mapped])[1],
+                         seen.runner_up(y[mapped], x[mapped])[1])  # fmt: skip
     held = mapped[(s[mapped] >= DEFAULTS.standout_floor)
                   & (closest <= s[mapped] * (1.0 - DEFAULTS.link_margin))]  # fmt: skip
     kept = [(float(s[n]), ids[int(x[n])], ids[int(y[n])]) for n in held.tolist()]
     return StoodOut(kept, len(s))
-
-
-def runner_up(
-    x: NDArray[np.int64], y: NDArray[np.int64], s: NDArray[np.float64],
-    me: NDArray[np.int64], partner: NDArray[np.int64],
-) -> NDArray[np.float64]:  # fmt: skip
-    """For each record ``me``, the similarity of its best candidate other than ``partner``
-    among the pairs ``(x, y, s)`` (0 if none): what a non-match of ``me`` looks like
-    (:func:`neardup.decision.assign.best_other`, for every record at once)."""
-    who = np.concatenate([x, y])
-    them = np.concatenate([y, x])
-    sim = np.concatenate([s, s])
-    order = np.lexsort((them, -sim, who))
-    who, them, sim = who[order], them[order], sim[order]
-    first = np.searchsorted(who, me)  # each record's best candidate, then its second
-    n = len(who)
-    at = np.minimum(first, n - 1)
-    best_is_partner = (who[at] == me) & (them[at] == partner)
-    pick = np.where(best_is_partner, first + 1, first)
-    ok = (pick < n) & (who[np.minimum(pick, n - 1)] == me)
-    return np.where(ok, sim[np.minimum(pick, n - 1)], 0.0)
 
 
 def measured(
