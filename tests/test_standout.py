@@ -74,6 +74,16 @@ def test_nothing_is_added_where_the_bar_and_the_relative_rule_disagree():
     assert "disagree" in said["reason"]
 
 
+def test_a_fallback_where_nothing_stands_out_says_so():
+    lone = [("1", "alpha beta gamma"), ("2", "delta epsilon zeta")]
+    features = Features([], dict(lone), PROCESSOR, 2, everything=lambda: lone)
+    kept, decision = rule_for("valley", 0.3).decide(features)
+    assert kept == [] and decision.explain["stood_out"] == {
+        "pairs": 0, "candidates": 1, "agreement": 0.0, "added": 0,
+        "reason": "no pair stands out by weighted similarity",
+    }  # fmt: skip
+
+
 def test_not_past_the_bound_nor_for_new_records():
     pair = [Pair("5", "7", 0.31, 3)]
     kept, decision = rule_for("valley", 0.3).decide(

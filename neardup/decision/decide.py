@@ -262,6 +262,10 @@ class StandingOut:
         said: dict[str, Any] = {
             "pairs": len(found.pairs), "candidates": found.candidates, "agreement": agree,
         }  # fmt: skip
+        if not found.pairs:
+            said["added"] = 0
+            said["reason"] = "no pair stands out by weighted similarity"
+            return kept, dataclasses.replace(decision, explain={**explain, "stood_out": said})
         if agree < DEFAULTS.standout_agreement:
             said["added"] = 0
             said["reason"] = (
