@@ -43,7 +43,14 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import numpy as np
 from tqdm import tqdm
 
-from .backends.base import Backend, Capability, Document, SignatureStore, TermSearch, search_terms
+from .backends.base import (
+    Backend,
+    Capability,
+    Document,
+    SignatureStore,
+    TermSearch,
+    held_share,
+)
 from .backends.memory import MemoryBackend
 from .candidates.buckets import (
     DEFAULT_CAP,
@@ -1138,21 +1145,38 @@ class NearDupIndex:
         keys = band_keys_batch(processor.signatures_batch([text]), self.params.bands,
                                self.params.rows)[0]  # fmt: skip
         keyset = set(keys)
+        held = held_share(processor, mine)
+        # Every hit's share first (cheap), then Jaccard and distance for those that can still
+        # be among the k best: the share orders them first.
+        shares: list[tuple[float, str, str, list[str] | None]] = []
+        for rid, text, hit_keys in self._search_hits(mine, whole, keys, k, threshold):
+            share = held(text)
+            if share > 0.0 and share >= threshold:
+                shares.append((share, rid, text, hit_keys))
+        shares.sort(key=lambda h: -h[0])
+        if len(shares) > k:
+            kth = shares[k - 1][0]
+            shares = [h for h in shares if h[0] >= kth]
         scored: list[tuple[float, Match]] = []
-        for hit in self._search_hits(mine, whole, keys, k, threshold):
-            theirs = processor.shingle_set(hit.text)
-            share = len(mine & search_terms(processor, hit.text)) / len(mine)
-            if share <= 0.0 or share < threshold:
-                continue
-            jac = verified_jaccard(whole, theirs) or 0.0
+        for share, rid, text, hit_keys in shares:
+            jac = verified_jaccard(whole, processor.shingle_set(text)) or 0.0
             match = Match(
-                record_id(hit.id), hit.text, round(jac, 6),
-                word_edit_distance(words, processor.words(hit.text)),
-                len(keyset.intersection(hit.keys)), source_of_key(hit.id), round(share, 6),
+                record_id(rid), text, round(jac, 6),
+                word_edit_distance(words, processor.words(text)), -1 if hit_keys is None
+                else len(keyset.intersection(hit_keys)), source_of_key(rid), round(share, 6),
             )  # fmt: skip
             scored.append((share, match))
         scored.sort(key=lambda sm: (-sm[0], -sm[1].jaccard, sm[1].edit_distance, id_key(sm[1].id)))
-        return [m for _, m in scored[:k]]
+        return [self._with_shared_bands(m, keyset) for _, m in scored[:k]]
+
+    def _with_shared_bands(self, match: Match, keyset: set[str]) -> Match:
+        """``match`` with the bands its record shares with the query, read now where the scan
+        that found it read texts only."""
+        if match.shared_bands >= 0:
+            return match
+        stored = self.backend.get(self.key(match.id, match.source))
+        shared = len(keyset.intersection(stored.keys)) if stored is not None else 0
+        return dataclasses.replace(match, shared_bands=shared)
 
     def _search_hits(
         self,
@@ -1161,9 +1185,10 @@ class NearDupIndex:
         keys: Sequence[str],
         k: int,
         threshold: float,
-    ) -> Iterable[Any]:
-        """The records :meth:`search` scores: the backend's lookup of the query's terms, else
-        a scan (or, past :data:`SCAN_LIMIT`, the records sharing a band with the query)."""
+    ) -> Iterable[tuple[str, str, list[str] | None]]:
+        """The records :meth:`search` scores, (key, text, band keys or None): the backend's
+        lookup of the query's terms, else a scan of every text (or, past :data:`SCAN_LIMIT`,
+        the records sharing a band with the query)."""
         least = next((c for c in range(1, len(mine) + 1) if c / len(mine) >= threshold), None)
         if least is None:
             return []
@@ -1175,16 +1200,16 @@ class NearDupIndex:
             lookup = cast(TermSearch, self.backend)
             found = lookup.holding(sorted(mine), sorted(whole) if counted else None, k, least)
         if found is not None:
-            return found
-        if len(self) <= SCAN_LIMIT:
-            return self.backend.records()
+            return ((hit.id, hit.text, hit.keys) for hit in found)
+        if len(self) <= SCAN_LIMIT:  # the texts alone: a record's band keys are read for the k
+            return ((rid, text, None) for rid, text in self.backend.all_texts())
         log.warning(
             "search: the index holds more than %d records and its backend cannot look terms "
             "up, so only those sharing an LSH band with the query were scored; a short query "
             "may miss some",
             SCAN_LIMIT,
         )
-        return self.backend.sharing(sorted(set(keys)))
+        return ((hit.id, hit.text, hit.keys) for hit in self.backend.sharing(sorted(set(keys))))
 
     @_locked
     def neighbors(

@@ -12,7 +12,7 @@ import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.backends import memory
-from neardup.backends.base import Capability
+from neardup.backends.base import Capability, held_share, search_terms
 from neardup.errors import ArgumentError
 from neardup.resources import restaurants
 from neardup.results import Match
@@ -199,3 +199,33 @@ def test_a_backend_without_a_term_lookup_is_scanned(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(index.backend, "holding", mock.Mock(side_effect=AssertionError("asked")))
     assert {q: index.search(q, 5) for q in QUERIES} == looked_up
     assert any(looked_up.values())
+
+
+@pytest.mark.parametrize(
+    "params",
+    [Params(shingle_kind="char", shingle_size=3), Params(shingle_kind="char", shingle_size=2),
+     Params(shingle_kind="word", shingle_size=1), Params(shingle_kind="char", shingle_size=4,
+                                                           canonical=True)],
+    ids=["char3", "char2", "word1", "char4-canonical"],
+)  # fmt: skip
+def test_the_scan_scores_a_record_as_its_search_terms_do(params: Params) -> None:
+    """held_share (what a scan asks of every record) is the share of the query's terms that
+    the record's search_terms hold, for texts shorter than a shingle, one-letter query words,
+    hyphens, punctuation and canonical forms."""
+    processor = params.processor()
+    rng = random.Random(3)
+    alphabet = ["ab", "abc", "b", "cab", "st.", "seventh", "ave", "a-b", "x", "bca", "&", "7th"]
+    for _ in range(300):
+        query = " ".join(rng.choice(alphabet) for _ in range(rng.randint(1, 2)))
+        words = processor.words(query)
+        if not words:
+            continue
+        if processor.kind == "word":
+            mine = frozenset(words)
+        else:
+            mine = frozenset().union(*(processor.shingle_set(w) for w in words))
+        held = held_share(processor, mine)
+        for _ in range(5):
+            text = " ".join(rng.choice(alphabet) for _ in range(rng.randint(1, 4)))
+            want = len(mine & search_terms(processor, text)) / len(mine)
+            assert held(text) == pytest.approx(want), (query, text)

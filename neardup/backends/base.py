@@ -9,7 +9,7 @@ search terms up, answer Solr queries, ...) is a :class:`Capability` a backend de
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -68,6 +68,27 @@ def search_terms(processor: ShingleProcessor, text: str) -> frozenset[str]:
     if processor.kind == "word":
         return frozenset(processor.words(text))
     return processor.shingle_set(text)
+
+
+def held_share(processor: ShingleProcessor, mine: frozenset[str]) -> Callable[[str], float]:
+    """How to score a record by a short search: the share of the query's terms ``mine`` that
+    :func:`search_terms` of the record holds, without making them all. Character shingles of
+    the query's words hold no space, so each is in a record's shingles exactly when it is in
+    the prepared text (a text shorter than a shingle is one shingle: itself); a scan of every
+    record asks this once a record."""
+    n = len(mine) or 1
+    if processor.kind == "word":
+        return lambda text: len(mine.intersection(processor.words(text))) / n
+    size = processor.size
+    grams = [g for g in mine if len(g) == size]
+
+    def share(text: str) -> float:
+        prepared = processor.prepare(text)
+        if len(prepared) < size:
+            return float(prepared in mine) / n if prepared else 0.0
+        return sum(g in prepared for g in grams) / n
+
+    return share
 
 
 class Capability(enum.Enum):
