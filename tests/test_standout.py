@@ -3,8 +3,10 @@ rule's fallback joined by them."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from neardup import NearDupIndex, Params
-from neardup.decision.decide import Features, rule_for
+from neardup.decision.decide import Features, StandingOut, rule_for
 from neardup.decision.standout import stand_out
 from neardup.defaults import DEFAULTS
 from neardup.results import Pair
@@ -105,3 +107,40 @@ def test_a_report_says_which_pairs_stood_out():
     said = report.rule["stood_out"]
     added = [r for r in reasons.values() if r.startswith("stands out by weighted similarity")]
     assert len(added) == said["added"], (reasons, said)
+
+
+def test_the_numbers_check_is_made_on_the_pairs_added():
+    """Two records of other model numbers that stand out are dropped as the bar's would be,
+    where the numbers check is made; listed under the check's name."""
+    records = [
+        ("1", "sony bravia kdl-46v3000 lcd television black"),
+        ("2", "sony bravia 52xbr4 lcd tv black"),
+        ("3", "canon powershot sd1100 digital camera"),
+        ("4", "canon powershot sd1100 camera"),
+        ("5", "garden hose reel with wheels"),
+    ]
+    verified = [Pair("3", "4", 0.6, 1)]
+    features = Features(verified, dict(records), PROCESSOR, 5, everything=lambda: records)
+    rule = rule_for("valley", 0.3)
+    checked = rule.rule  # the valley rule and its checks, which StandingOut wraps
+    made = dataclasses.replace(
+        checked, checks=(_MadeNumbers(), *checked.checks[1:])
+    )
+    kept, decision = StandingOut(made).decide(features)
+    assert ("1", "2") not in {(p.id1, p.id2) for p in kept}
+    assert ("1", "2") in {(p.id1, p.id2) for p in decision.dropped["numbers"]}
+    off = rule_for("valley", 0.3, numbers_check=False)  # the check turned off: kept
+    kept, decision = off.decide(features)
+    assert ("1", "2") in {(p.id1, p.id2) for p in kept}
+
+
+class _MadeNumbers:
+    """The numbers check, made whatever the data say of their numbers."""
+
+    name = "numbers"
+
+    def check(self, kept, features):
+        from neardup.decision.valley import numbers_disagree
+
+        out, dropped = numbers_disagree(kept, features.texts, features.processor)
+        return out, {"numbers_check": "made: (test)", "numbers_disagree": dropped}

@@ -240,7 +240,8 @@ class StandingOut:
     by those that stand out by weighted similarity (:mod:`neardup.decision.standout`): never in
     a report of new records, never past ``DEFAULTS.standout_records`` records, never a pair a
     check dropped, and only where at least ``DEFAULTS.standout_agreement`` of the pairs that
-    stand out are at the bar too. Each pair added carries its cosine as its ``similarity``."""
+    stand out are at the bar too. The numbers check, where made, is made on the pairs added as
+    on the bar's. Each pair added carries its cosine as its ``similarity``."""
 
     rule: Rule
 
@@ -275,6 +276,14 @@ class StandingOut:
             )
             return kept, dataclasses.replace(decision, explain={**explain, "stood_out": said})
         added = [measured(s, a, b, texts, features.processor) for s, a, b in fresh]
+        dropped = dict(decision.dropped)
+        if str(explain.get("numbers_check", "")).startswith("made"):  # as the bar's pairs
+            before = added
+            added, _ = numbers_disagree(added, texts, features.processor)
+            stand = {(p.id1, p.id2) for p in added}
+            gone = [p for p in before if (p.id1, p.id2) not in stand]
+            if gone:
+                dropped["numbers"] = [*dropped.get("numbers", []), *gone]
         said["added"] = len(added)
         said["reason"] = (
             f"{len(added)} pairs added that stand out by weighted similarity (TF-IDF cosine; "
@@ -282,7 +291,9 @@ class StandingOut:
             f"{agree:.0%} of the {len(found.pairs)} that stand out are at the bar too)"
         )
         out = sorted([*kept, *added], key=lambda p: (id_key(p.id1), id_key(p.id2)))
-        return out, dataclasses.replace(decision, explain={**explain, "stood_out": said})
+        return out, dataclasses.replace(
+            decision, explain={**explain, "stood_out": said}, dropped=dropped
+        )
 
 
 #: What the numbers check says when the user turned it off.
