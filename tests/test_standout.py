@@ -129,6 +129,7 @@ def test_the_numbers_check_is_made_on_the_pairs_added():
     kept, decision = StandingOut(made).decide(features)
     assert ("1", "2") not in {(p.id1, p.id2) for p in kept}
     assert ("1", "2") in {(p.id1, p.id2) for p in decision.dropped["numbers"]}
+    assert decision.explain["numbers_disagree"] == len(decision.dropped["numbers"])
     off = rule_for("valley", 0.3, numbers_check=False)  # the check turned off: kept
     kept, decision = off.decide(features)
     assert ("1", "2") in {(p.id1, p.id2) for p in kept}

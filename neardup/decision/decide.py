@@ -284,6 +284,8 @@ class StandingOut:
             gone = [p for p in before if (p.id1, p.id2) not in stand]
             if gone:
                 dropped["numbers"] = [*dropped.get("numbers", []), *gone]
+                explain = {**explain, "numbers_disagree": explain.get("numbers_disagree", 0)
+                           + len(gone)}  # fmt: skip
         said["added"] = len(added)
         said["reason"] = (
             f"{len(added)} pairs added that stand out by weighted similarity (TF-IDF cosine; "
