@@ -259,6 +259,11 @@ class NearDupIndex:
         self.joined: str | None = None
         if params is not None and given:
             raise ArgumentError("give the parameters (params) or some of them (given), not both")
+        if params is not None and not isinstance(params, Params):
+            raise ArgumentError(
+                f"params must be a neardup.Params, got {type(params).__name__} (give some "
+                "parameters by name with given={...})"
+            )
         stored = self.backend.load_params()
         self._fresh = stored is None
         if stored is None:
@@ -528,6 +533,11 @@ class NearDupIndex:
         parameters are chosen from the data, the size they are chosen for
         (:func:`neardup.choose.choose`)."""
         default = _source_name(source_name, "<records>")
+        if isinstance(records, str | bytes) or not isinstance(records, Iterable):
+            raise ArgumentError(
+                "records must be an iterable of (id, text) pairs, (id, text, source) triples, "
+                f"Records or a DataFrame, got {type(records).__name__}"
+            )
         if is_frame(records):
             total = len(records) if total is None else total  # type: ignore[arg-type]
             records = frame_records(records, name=_source_name(source_name, "<frame>"))
@@ -603,6 +613,9 @@ class NearDupIndex:
         alone (``remove("12")``) is that one record, never its characters one by one."""
         if isinstance(ids, str | int):
             ids = [ids]
+        if not isinstance(ids, Iterable):
+            kind = type(ids).__name__
+            raise ArgumentError(f"ids must be an id or an iterable of ids, got {kind}")
         keys = [self.key(i, source) for i in ids]
         held = len(self.backend.sources(keys)) if keys else 0
         self.backend.remove(keys)

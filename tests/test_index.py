@@ -525,3 +525,18 @@ def test_some_texts_reads_a_few_records_in_one_request(
         with counted(solr) as requests:
             idx.backend.some_texts(20)
         assert requests == ["select"]
+
+
+def test_the_front_door_refuses_what_it_cannot_read() -> None:
+    """Values of the wrong kind are an ArgumentError naming what was given, not a TypeError or
+    AttributeError from inside (found by trying the library as a new user would)."""
+    with pytest.raises(ArgumentError, match="params must be a neardup.Params, got str"):
+        NearDupIndex(params="word 3-grams")  # type: ignore[arg-type]
+    index = NearDupIndex()
+    for given in (None, 5, "1 alpha beta", b"1 alpha"):
+        with pytest.raises(ArgumentError, match="records must be an iterable"):
+            index.add_many(given)  # type: ignore[arg-type]
+    index.add_many([("1", "alpha beta gamma")])
+    with pytest.raises(ArgumentError, match="ids must be an id or an iterable of ids"):
+        index.remove(None)  # type: ignore[arg-type]
+    assert len(index) == 1
