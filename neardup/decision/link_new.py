@@ -33,8 +33,7 @@ import numpy as np
 from ..defaults import DEFAULTS
 from ..sign.minhash import ShingleProcessor
 from ..sign.text import sort_ids
-from .identifiers import identifiers
-from .link import Grams, Linked, LinkState, _pairs, decide
+from .link import Grams, Linked, LinkState, _numbers, _pairs, decide
 
 #: A record written since the state: (key, text as written, source, columns or None).
 Later = tuple[str, str, str, Mapping[str, str] | None]
@@ -55,7 +54,7 @@ def updated(
     rows = np.fromiter((pos[key] for key in sort_ids(names)), np.int64, len(names))
     normalized = [processor.normalize(rec[1]) for rec in later]
     fresh = Grams.of(normalized)
-    numbers = [state.numbers[n] for n in kept] + [identifiers(t.split()) for t in normalized]
+    numbers = [state.numbers[n] for n in kept] + _numbers(normalized)
     old = state.joined
     if len(kept) < len(state.keys):
         old = Grams(old.vocab, old.counts[kept])
