@@ -132,3 +132,16 @@ def test_spark_stars_a_repeated_text_as_duckdb(spark: Spark) -> None:
     on_spark, on_duckdb = idx.report(engine=spark), idx.report(engine="duckdb")
     _same(on_spark, on_duckdb)
     assert on_spark.identical == on_duckdb.identical == 1099
+
+
+def test_spark_windows_a_bucket_of_thousands_as_duckdb(spark: Spark) -> None:
+    """The windowed step's SQL (steps.WINDOWED_PAIRS: next members joined by rank through the
+    ``offsets`` table, another shared band by a join) runs on Spark too: 3,000 records that
+    differ in one number, the pairs of DuckDB and of the in-process report."""
+    idx = NearDupIndex()
+    idx.add_many([(str(i), f"replacement filter cartridge model {i}") for i in range(3000)],
+                 progress=False)  # fmt: skip
+    on_spark, on_duckdb = idx.report(engine=spark), idx.report(engine="duckdb")
+    _same(on_spark, on_duckdb)
+    _same(on_spark, idx.report(engine="memory"))
+    assert len(on_spark.pairs) > 1_000

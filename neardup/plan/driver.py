@@ -178,8 +178,8 @@ def _candidates(
             session.scalar(f"SELECT count(*) FROM buckets WHERE size > {max(repeated, bound)}")
         ):
             bands = int(session.scalar("SELECT count(DISTINCT band) FROM m"))
-            session.run(sql(steps.WINDOWED_PAIRS, bands=bands, repeated=repeated,
-                            max_bucket=bound, window=WINDOW))  # fmt: skip
+            windowed = steps.WINDOWED_PAIRS.replace("{offsets}", steps.offsets(WINDOW))
+            session.run(sql(windowed, bands=bands, repeated=repeated, max_bucket=bound))
         session.run(sql(step, max_bucket=bound, repeated=repeated))  # fmt: skip
         stage.advance()
         if step is steps.SMALL_PAIRS and identical:

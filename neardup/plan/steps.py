@@ -157,23 +157,26 @@ JOIN regrouped y ON x.b = y.b AND x.kb = y.kb AND x.j = y.j AND x.kj = y.kj AND 
 WHERE NOT EXISTS (SELECT 1 FROM coherent c WHERE c.b = x.b AND c.kb = x.kb)
 """
 
-#: A coherent large bucket: its pairs once, where they share any other band.
+#: A coherent large bucket: its pairs once, where they share any other band. The other band is
+#: looked up by a join on each record's buckets, not by a subquery a pair (which DuckDB ran
+#: as a nested loop: most of the plan's time on a large collection).
 COHERENT_PAIRS = """
 INSERT INTO found
 SELECT x.code AS a, y.code AS b, 1 AS n
 FROM m x
 JOIN m y ON x.band = y.band AND x.key = y.key AND x.code < y.code
 JOIN coherent c ON c.b = x.band AND c.kb = x.key
-WHERE EXISTS (
-  SELECT 1 FROM m p JOIN m q ON p.band = q.band AND p.key = q.key
-  WHERE p.code = x.code AND q.code = y.code AND p.band <> x.band
-)
+JOIN m p ON p.code = x.code AND p.band <> x.band
+JOIN m q ON q.code = y.code AND q.band = p.band AND q.key = p.key
+GROUP BY x.code, y.code, x.band
 """
 
 #: A bucket of more than ``repeated`` members: ordered by the buckets its members hold in the
 #: next three bands (each named by its smallest member's code; none first), each member paired
 #: with its next ``window`` where they share another band too
-#: (:func:`neardup.candidates.buckets._windowed_pairs`, the in-process step).
+#: (:func:`neardup.candidates.buckets._windowed_pairs`, the in-process step). Its next are
+#: joined by rank (``offsets``: 1..``window``), so that a bucket of thousands is never paired
+#: with itself whole; ``{offsets}`` is :func:`offsets`.
 WINDOWED_PAIRS = """
 CREATE TABLE heads_m AS
 SELECT code, band, min(code) OVER (PARTITION BY band, key) AS head FROM m;
@@ -188,14 +191,19 @@ LEFT JOIN heads_m h1 ON h1.code = g.code AND h1.band = (g.band + 1) % {bands}
 LEFT JOIN heads_m h2 ON h2.code = g.code AND h2.band = (g.band + 2) % {bands}
 LEFT JOIN heads_m h3 ON h3.code = g.code AND h3.band = (g.band + 3) % {bands}
 WHERE g.size > {repeated} AND g.size > {max_bucket};
-INSERT INTO found
-SELECT least(x.code, y.code) AS a, greatest(x.code, y.code) AS b, 1 AS n
+CREATE TABLE offsets (k BIGINT);
+INSERT INTO offsets VALUES {offsets};
+CREATE TABLE near AS
+SELECT x.code AS a, y.code AS b, x.band AS band
 FROM ordered x
-JOIN ordered y ON x.band = y.band AND x.key = y.key AND y.rn > x.rn AND y.rn <= x.rn + {window}
-WHERE EXISTS (
-  SELECT 1 FROM m p JOIN m q ON p.band = q.band AND p.key = q.key
-  WHERE p.code = x.code AND q.code = y.code AND p.band <> x.band
-)
+CROSS JOIN offsets d
+JOIN ordered y ON y.band = x.band AND y.key = x.key AND y.rn = x.rn + d.k;
+INSERT INTO found
+SELECT least(w.a, w.b) AS a, greatest(w.a, w.b) AS b, 1 AS n
+FROM near w
+JOIN m p ON p.code = w.a AND p.band <> w.band
+JOIN m q ON q.code = w.b AND q.band = p.band AND q.key = p.key
+GROUP BY w.a, w.b, w.band
 """
 
 COUNTED = """
@@ -354,6 +362,11 @@ def sql(template: str, **values: Any) -> list[str]:
             raise TypeError(f"{name}: a step's constant is a number, got {value!r}")
     text = template.format(count_max=COUNT_MAX, coherent=DEFAULTS.coherent, **values)
     return [s for s in (part.strip() for part in text.split(";")) if s]
+
+
+def offsets(window: int) -> str:
+    """The rows ``(1), (2), ... (window)`` of WINDOWED_PAIRS' ``offsets`` table."""
+    return ", ".join(f"({k})" for k in range(1, int(window) + 1))
 
 
 def id_sort_key(record_id: str) -> bytes:
