@@ -1,6 +1,6 @@
 """The DuckDB engine: runs the plan's SQL (:mod:`neardup.plan.steps`) in process, on every
-core, with its tables in a database file of a private temporary directory, spilling to disk
-past its memory limit; the directory goes when the plan is done.
+core, with its tables in memory, spilling to a private temporary directory past its memory
+limit; the directory goes when the plan is done.
 
 Why DuckDB and not a sort or a spill of our own: it turns the group-bys and joins of banding
 into operators that spill when they do not fit (its ``memory_limit`` and ``temp_directory``
@@ -77,7 +77,10 @@ class DuckDBSession:
         if engine.disk_limit is not None:
             config["max_temp_directory_size"] = engine.disk_limit
         try:
-            self.con = duckdb.connect(str(self.directory / "plan.duckdb"), config=config)
+            # In memory, spilling to the directory past memory_limit: a database file writes
+            # every table out as it is made, whether it fits or not (loading the records was
+            # the slower for it).
+            self.con = duckdb.connect(":memory:", config=config)
         except duckdb.Error as e:
             shutil.rmtree(self.directory, ignore_errors=True)
             raise ArgumentError(f"the duckdb engine's settings were refused: {e}") from None
