@@ -329,7 +329,7 @@ def _report_scope_options(p: argparse.ArgumentParser) -> None:
         "--memory",
         default=None,
         metavar="SIZE",
-        help="the memory the report may take (8GB, 500MB; default: half of this machine's): "
+        help="the memory the report may take (8GB, 500MB; default: a quarter of this machine's): "
         "what --engine auto decides by, and DuckDB's or Spark's memory limit",
     )
     p.add_argument(

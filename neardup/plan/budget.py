@@ -23,8 +23,10 @@ from ..errors import ArgumentError
 from .duck import DuckDB
 from .spark import Spark
 
-#: The share of the machine's memory a report may take when no budget is given.
-DEFAULT_SHARE = 0.5
+#: The share of the machine's memory a report may take when no budget is given: a quarter, as
+#: the local Solr node's heap is (``neardup.solr.local.default_heap``), so that the two and the
+#: system's file cache, which Solr's reads lean on, share the machine.
+DEFAULT_SHARE = 0.25
 #: What the in-process report holds per record beyond its text (signature, band keys, codes,
 #: candidates of a record with copies), and per byte of its text (the text, its normalized
 #: form and its shingle hashes), in bytes.
