@@ -122,3 +122,37 @@ def test_the_cloud_benchmark_counts_what_the_nodes_send_each_other(cloud_url: st
     # what is left is what the two shards sent each other to answer them.
     assert 0 < got["client_mb"] < got["loopback_mb"]
     assert got["between_nodes_mb"] > 0.2 * got["client_mb"]
+
+
+@pytest.mark.solr
+def test_every_shard_is_read_from_a_replica_of_its_own(cloud_url: str) -> None:
+    """Reading every record of a two-shard collection (a report, the plan of an engine) reads
+    each shard from one of its replicas with distrib=false, side by side: every record once,
+    the same as a read through one node, and the plan's pairs those of the in-process report."""
+    from benchmarks.scale import stream_short_records
+    from neardup.solr.shards import shard_cores
+
+    solr = connect(cloud_url, "test_cloud_shard_reads", shards=2)
+    index = NearDupIndex(backend=SolrBackend(solr))
+    records = list(stream_short_records(12_000, seed=3))
+    index.add_many(records, progress=False)
+    backend = SolrBackend(solr.clone())
+    cores = backend.shard_cores
+    assert cores is not None and len(cores) == 2
+    assert len({core.collection for core in cores}) == 2  # a core of each shard
+    per_core = [
+        core.select({"q": "*:*", "rows": 0, "distrib": "false", "fq": "-id:_neardup_meta_"})
+        for core in cores
+    ]
+    counts = [r["response"]["numFound"] for r in per_core]
+    assert min(counts) > 1_000 and sum(counts) == len(records)
+    read = list(backend.all_texts())
+    assert len(read) == len(records)
+    assert sorted(read) == sorted((r.id, r.text) for r in records)
+    through_one = SolrBackend(solr.clone())
+    through_one._shards = ([],)  # as a collection whose replicas cannot be reached is read
+    assert sorted(through_one.all_texts()) == sorted(read)
+    assert shard_cores(connect(cloud_url, "test_cloud_one_shard", shards=1)) is None
+    planned, held = index.report(engine="duckdb"), index.report(engine="memory")
+    assert [p.as_dict() for p in planned.pairs] == [p.as_dict() for p in held.pairs]
+    assert len(held.pairs) > 100

@@ -41,6 +41,7 @@ from ..params import Params
 from ..sign import kernel
 from ..sign.banding import MAX_BANDS, band_field, key_field
 from ..solr.client import EncodedJSON, Solr, _separator, any_term_params, terms_params
+from ..solr.shards import shard_cores
 from .base import Capability, Document, StoredRecord, search_terms
 
 META_ID = "_neardup_meta_"
@@ -285,6 +286,7 @@ class SolrBackend:
         self._strings: bool | None = None
         self._has_terms: bool | None = None
         self._terms_of: Callable[[str], frozenset[str]] | None = None
+        self._shards: tuple[list[Solr]] | None = None
 
     @property
     def strings(self) -> bool:
@@ -328,6 +330,15 @@ class SolrBackend:
             names = {f.get("name") for f in got.get("fields", [])}
             self._has_terms = TERMS_FIELD in names and TERMS_COUNT_FIELD in names
         return self._has_terms
+
+    @property
+    def shard_cores(self) -> list[Solr] | None:
+        """A client on a replica of each shard, where the collection is a SolrCloud one of
+        several shards that can be read one by one from here (:func:`shard_cores`); asked of
+        the cluster once."""
+        if self._shards is None:
+            self._shards = (shard_cores(self.solr) or [],)
+        return self._shards[0] or None
 
     @property
     def terms_of(self) -> Callable[[str], frozenset[str]] | None:
@@ -693,7 +704,8 @@ class SolrBackend:
         """Every record's id and text, by :data:`TEXT_PARTS` cursors side by side (pages of
         :data:`TEXT_ROWS`), the next pages read while the caller works on this one."""
         pages = self.solr.iter_docs(
-            "id,raw,content", fq=[RECORDS_FQ], rows=TEXT_ROWS, ahead=True, parts=TEXT_PARTS
-        )
+            "id,raw,content", fq=[RECORDS_FQ], rows=TEXT_ROWS, ahead=True, parts=TEXT_PARTS,
+            cores=self.shard_cores,
+        )  # fmt: skip
         for doc in pages:  # without _record's keys: the page holds none
             yield doc["id"], _text(doc)
