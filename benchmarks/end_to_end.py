@@ -333,10 +333,11 @@ def run_neardup_solr(
     solr_pid: int | None,
     work: Path,
     flags: list[str] | None = None,
+    keep: bool = False,
 ) -> tuple[dict[str, Any], Path]:
     """``neardup index`` then ``neardup report``, each measured, into a new collection;
     ``flags`` are the index's parameter flags (default: those of ``cfg``; ``[]``: none, the
-    defaults a user gets)."""
+    defaults a user gets); ``keep``: the collection is left for the caller to drop."""
     from neardup.solr.client import credentials
 
     solr = SolrProcess(solr_pid)
@@ -357,7 +358,8 @@ def run_neardup_solr(
             "report": measure(report_cmd, work / "neardup_report.log", solr, env),
         }
     finally:
-        drop_collection(base, collection)
+        if not keep:
+            drop_collection(base, collection)
     for step, s in steps.items():
         s["summary"], s["own_seconds"] = cli_summary(work / f"neardup_{step}.log")
     cand = re.search(r"(\d+) candidate pairs", steps["report"]["summary"])

@@ -62,6 +62,13 @@ COPIES = 0.1
 def stream_short_records(n: int, seed: int = 0) -> Iterator[Record]:
     """``n`` short records (8-15 Zipf words; :data:`COPIES` of them near-copies of an earlier
     record of their chunk), ids ``"0"``..., made ``CHUNK`` at a time."""
+    for record, _ in planted_short_records(n, seed):
+        yield record
+
+
+def planted_short_records(n: int, seed: int = 0) -> Iterator[tuple[Record, int | None]]:
+    """:func:`stream_short_records`' records, each with the number of the record it is a
+    near-copy of (None: not a copy): the truth a run is scored against."""
     rng = np.random.default_rng([seed, 0x5CA1E])
     zipf = C.ZipfWords(C.vocabulary(50_000, seed), 1.1, rng)
     vocab = zipf.words
@@ -74,13 +81,16 @@ def stream_short_records(n: int, seed: int = 0) -> Iterator[Record]:
         texts: list[str] = []
         pos = 0
         for k, length in enumerate(lengths.tolist()):
+            origin = None
             if copy[k] and texts:
-                text = f"{texts[int(rng.integers(len(texts)))]} {vocab[extra[k]]}"
+                origin = int(rng.integers(len(texts)))
+                text = f"{texts[origin]} {vocab[extra[k]]}"
+                origin += start
             else:
                 text = " ".join(vocab[j] for j in flat[pos : pos + length])
             pos += length
             texts.append(text)
-            yield Record(str(start + k), text)
+            yield Record(str(start + k), text), origin
 
 
 def peak_rss_mb() -> float:
@@ -169,6 +179,166 @@ def compare_engines(size: int, seed: int, out: Path | None, engines: list[str]) 
     return 0 if same else 1
 
 
+def write_planted(size: int, seed: int, path: Path) -> np.ndarray:
+    """The corpus as ``ID TEXT`` lines at ``path``; returns each record's origin (the record
+    it is a near-copy of; -1: none), streamed: the texts are never all held."""
+    origin = np.full(size, -1, dtype=np.int64)
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        for record, of in planted_short_records(size, seed):
+            fh.write(f"{record.id} {record.text}\n")
+            if of is not None:
+                origin[int(record.id)] = of
+    return origin
+
+
+def planted_score(pairs: Path, origin: np.ndarray) -> dict[str, Any]:
+    """Recall of the planted pairs (each copy with the record it copies) and precision (a
+    reported pair is right where both records are of one family: a copy of a copy is one
+    too), from the pairs TSV of ``neardup report``."""
+    a: list[int] = []
+    b: list[int] = []
+    with open(pairs, encoding="utf-8") as fh:
+        fh.readline()
+        for line in fh:
+            x, y = line.split("\t", 2)[:2]
+            a.append(int(x))
+            b.append(int(y))
+    lo = np.minimum(a, b).astype(np.int64)
+    hi = np.maximum(a, b).astype(np.int64)
+    family = np.arange(origin.size, dtype=np.int64)
+    for copy in np.flatnonzero(origin >= 0).tolist():  # an origin comes before its copies
+        family[copy] = family[origin[copy]]
+    right = family[lo] == family[hi]
+    copies = np.flatnonzero(origin >= 0)
+    planted = (origin[copies] << 32) | copies
+    found = np.isin(planted, (lo << 32) | hi)
+    return {
+        "planted_pairs": int(planted.size),
+        "reported_pairs": int(lo.size),
+        "recall": round(float(found.mean()), 5) if planted.size else None,
+        "precision": round(float(right.mean()), 5) if lo.size else None,
+    }
+
+
+def cli_run(size: int, seed: int, work_parent: Path | None, new: int = 0) -> dict[str, Any]:
+    """``neardup index FILE`` and ``neardup report --out pairs.tsv`` with the defaults (only
+    the Solr and collection given), each measured as its own process (wall, peak RSS of the
+    process, DuckDB's memory included; Solr's apart), scored against the planted copies. Then,
+    with ``new``, that many more records indexed as a batch of their own and ``neardup report
+    --new`` (:func:`new_batch_run`)."""
+    import shutil
+    import tempfile
+
+    from .end_to_end import drop_collection, run_neardup_solr
+
+    work = Path(tempfile.mkdtemp(prefix="neardup-scale-", dir=work_parent))
+    node = SolrNode(os.environ.get("NEARDUP_SOLR_URL"), os.environ.get("NEARDUP_SOLR_HEAP"))
+    try:
+        start = time.perf_counter()
+        path = work / "records.txt"
+        origin = write_planted(size, seed, path)
+        say(f"{size:,d} records written in {time.perf_counter() - start:.1f} s "
+            f"({path.stat().st_size >> 20} MB)")  # fmt: skip
+        name = f"bench_scale_cli_{size}"
+        try:
+            res, out = run_neardup_solr(path, None, node.base, name, node.pid, work, flags=[],
+                                        keep=bool(new))  # fmt: skip
+            res.update(planted_score(out, origin))
+            res["records"] = size
+            if new:
+                res["new"] = new_batch_run(path, size, new, seed, node, name, work)
+        finally:
+            drop_collection(node.base, name)
+        return res
+    finally:
+        node.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def new_batch_run(
+    path: Path, size: int, n: int, seed: int, node: SolrNode, name: str, work: Path
+) -> dict[str, Any]:
+    """``n`` new records (:data:`COPIES` of them a near-copy of an indexed record, one word
+    more; the rest new texts of the corpus's words) indexed into the collection as a batch of
+    their own, then ``neardup report --new``: each measured, and the new copies' recall."""
+    from neardup.solr.client import credentials
+
+    from .end_to_end import measure, neardup_command
+
+    rng = np.random.default_rng([seed, 0xB47C4])
+    copies = rng.random(n) < COPIES
+    of = rng.integers(0, size, size=n)
+    wanted = {int(o) for o, c in zip(of.tolist(), copies.tolist(), strict=True) if c}
+    texts: dict[int, str] = {}
+    with open(path, encoding="utf-8") as fh:
+        for k, line in enumerate(fh):
+            if k in wanted:
+                texts[k] = line.rstrip("\n").split(" ", 1)[1]
+    fresh = (r.text for r, _ in planted_short_records(n, seed + 1))
+    batch = work / "new.txt"
+    planted = set()
+    with open(batch, "w", encoding="utf-8", newline="\n") as fh:
+        for i, (o, c, text) in enumerate(zip(of.tolist(), copies.tolist(), fresh, strict=False)):
+            rid = size + i
+            if c:
+                text = f"{texts[o]} {text.split()[0]}"
+                planted.add((o, rid))
+            fh.write(f"{rid} {text}\n")
+    plain, auth = credentials(node.base)
+    env = None
+    if auth is not None:
+        env = {**os.environ, "NEARDUP_SOLR_USER": auth.user, "NEARDUP_SOLR_PASSWORD": auth.password}
+    where = ["--solr-url", plain, "--collection", name]
+    out = work / "new_pairs.tsv"
+    cli = neardup_command()
+    index = measure([*cli, "index", str(batch), "--format", "lines", *where],
+                    work / "new_index.log", None, env)  # fmt: skip
+    report = measure([*cli, "report", "--new", *where, "--out", str(out)],
+                     work / "new_report.log", None, env)  # fmt: skip
+    found = set()
+    with open(out, encoding="utf-8") as fh:
+        fh.readline()
+        for line in fh:
+            x, y = (int(v) for v in line.split("\t", 2)[:2])
+            found.add((min(x, y), max(x, y)))
+    return {
+        "records": n,
+        "index_s": index["wall_s"],
+        "report_new_s": report["wall_s"],
+        "report_new_peak_rss_mb": report["peak_rss_mb"],
+        "planted_pairs": len(planted),
+        "recall": round(len(planted & found) / len(planted), 5) if planted else None,
+        "reported_pairs": len(found),
+    }
+
+
+def compare_sizes(
+    sizes: list[int], seed: int, work: Path | None, out: Path | None, new: int = 0
+) -> int:
+    """:func:`cli_run` at each size, one after the other, and each time over the smallest's."""
+    rows = []
+    for size in sizes:
+        row = cli_run(size, seed, work, new)
+        rows.append(row)
+        say(
+            f"{size:,d} records: index {row['steps']['index']['wall_s']:.1f} s + report "
+            f"{row['steps']['report']['wall_s']:.1f} s = {row['wall_s']:.1f} s, peak RSS "
+            f"{row['peak_rss_mb']:,.0f} MB (Solr apart), recall {row['recall']}, precision "
+            f"{row['precision']} ({row['reported_pairs']:,d} pairs)"
+        )
+        if "new" in row:
+            got = row["new"]
+            say(f"  {got['records']:,d} new records: index {got['index_s']:.1f} s, report --new "
+                f"{got['report_new_s']:.1f} s, recall {got['recall']} of "
+                f"{got['planted_pairs']:,d} planted")  # fmt: skip
+        if out:
+            out.write_text(json.dumps({"sizes": rows}, indent=1) + "\n", encoding="utf-8")
+    for row in rows[1:]:
+        say(f"time({row['records']:,d}) / time({rows[0]['records']:,d}) = "
+            f"{row['wall_s'] / rows[0]['wall_s']:.2f}")  # fmt: skip
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.scale", description=__doc__)
     ap.add_argument("--size", type=int, default=10_000_000, help="records in the collection")
@@ -180,12 +350,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="+", choices=ENGINES, default=list(ENGINES),
                     help="--engines: these engines only")  # fmt: skip
     ap.add_argument("--engine-child", choices=ENGINES, help=argparse.SUPPRESS)
+    ap.add_argument("--cli", type=int, nargs="+", metavar="SIZE",
+                    help="neardup index + neardup report with the defaults, through the CLI, "
+                         "at these sizes, scored against the planted copies")  # fmt: skip
+    ap.add_argument("--work", type=Path, help="--cli: the corpus and pairs go under this folder")
+    ap.add_argument("--new", type=int, default=10_000,
+                    help="--cli: then this many new records and report --new (0: not)")  # fmt: skip
     args = ap.parse_args(argv)
     if args.engine_child:
         print(json.dumps(engine_report(args.size, args.engine_child, args.seed)))
         return 0
     if args.engines:
         return compare_engines(args.size, args.seed, args.json, args.only)
+    if args.cli:
+        return compare_sizes(args.cli, args.seed, args.work, args.json, args.new)
     # The environment is read here only, as the CLI does (a Solr of the user's, its heap).
     node = SolrNode(os.environ.get("NEARDUP_SOLR_URL"), os.environ.get("NEARDUP_SOLR_HEAP"))
     name = f"bench_scale_{args.size}"
