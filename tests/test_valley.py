@@ -100,3 +100,29 @@ def test_no_pairs_reads_no_valley_on_either() -> None:
     found, weights = read_valley([], {}, Params().processor(), 100, 0.3)
     assert not found.found and weights is None and found.similarity == PLAIN
     assert "shows no valley either" in found.choice
+
+
+def test_weighted_jaccards_on_arrays_are_those_of_the_sets() -> None:
+    """The arrays' version (the C kernel's shingle hashes) gives each pair the weighted Jaccard
+    of the per-record sets it replaced, on random records of a small vocabulary (many grams
+    shared, pairs repeated, a record with itself, empty and one-letter texts)."""
+    import random
+
+    from neardup.decision.valley import _weighted_hashed, weighted_jaccards_of_sets
+    from neardup.sign import kernel
+
+    if kernel.active() != "c":
+        pytest.skip("the arrays' version runs on the C kernel")
+    rng = random.Random(7)
+    words = ["the", "of", "cat", "house", "zephyr", "x", "qu", "marmalade", "12", "b"]
+    texts = {str(i): " ".join(rng.choices(words, k=rng.randint(0, 9))) for i in range(300)}
+    texts["short"] = "a"
+    ids = list(texts)
+    for kind, size in (("char", 3), ("word", 1), ("word", 2)):
+        proc = Params(shingle_kind=kind, shingle_size=size).processor()
+        pairs = [Pair(*rng.sample(ids, 2), 0.0, 0) for _ in range(2_000)]
+        pairs += [Pair("5", "5", 1.0, 0), Pair("short", "7", 0.0, 0), pairs[0]]
+        arrays = _weighted_hashed(pairs, texts, proc)
+        sets = weighted_jaccards_of_sets(pairs, texts, proc)
+        assert arrays == pytest.approx(sets, abs=1e-12), kind
+        assert arrays[-3] == 1.0 and sum(0.0 < w < 1.0 for w in arrays) > 100

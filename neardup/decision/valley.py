@@ -69,6 +69,7 @@ from numpy.typing import NDArray
 
 from ..defaults import DEFAULTS
 from ..results import Pair
+from ..sign import kernel
 from ..sign.minhash import ShingleProcessor
 from .assign import best_of_each
 from .identifiers import count_unshared, identifiers, identifiers_differ
@@ -181,6 +182,77 @@ def weighted_jaccards(
     >>> w[0], w[1] < 0.6, w[2]
     (1.0, True, 0.0)
     """
+    if kernel.active() == "c" and pairs:
+        return _weighted_hashed(pairs, texts, processor)
+    return weighted_jaccards_of_sets(pairs, texts, processor)
+
+
+#: Pairs whose shingles are matched at a time (:func:`_weighted_hashed`).
+PAIR_CHUNK = 100_000
+
+
+def _weighted_hashed(
+    pairs: Sequence[Pair], texts: Mapping[str, str], processor: ShingleProcessor
+) -> list[float]:
+    """:func:`weighted_jaccards` on the C kernel's sorted shingle hashes, as arrays: a gram is
+    its 32-bit hash here, as in the screen (two grams of one hash, a chance of one in four
+    billion a pair of distinct grams, weigh as one). Each record's weight and each pair's
+    shared weight are summed in the same order (ascending hash), so that two records of the
+    same grams give exactly 1. Why: the per-gram sets took most of a large report's decision
+    (docs/scale.md)."""
+    ids: dict[str, int] = {}
+    for p in pairs:
+        ids.setdefault(p.id1, len(ids))
+        ids.setdefault(p.id2, len(ids))
+    values, offsets = processor.shingle_hashes([texts.get(i, "") for i in ids])
+    ordered = np.sort(values)  # a sort, not np.unique's argsort: its inverse is not needed
+    first = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+    uniq = ordered[first]
+    df = np.diff(np.append(first, ordered.size))
+    weight = np.log((len(ids) + 1) / df.astype(np.float64))
+    lengths = np.diff(offsets)
+    owner = np.repeat(np.arange(len(ids), dtype=np.int64), lengths)
+    total = np.bincount(owner, weights=weight[np.searchsorted(uniq, values)], minlength=len(ids))
+    a = np.fromiter((ids[p.id1] for p in pairs), np.int64, len(pairs))
+    b = np.fromiter((ids[p.id2] for p in pairs), np.int64, len(pairs))
+    shared = np.zeros(len(pairs))
+    for start in range(0, len(pairs), PAIR_CHUNK):
+        ca, cb = a[start : start + PAIR_CHUNK], b[start : start + PAIR_CHUNK]
+        local = np.arange(ca.size, dtype=np.uint64)
+        keys = np.concatenate([
+            _entries(local, offsets[ca], lengths[ca], values),
+            _entries(local, offsets[cb], lengths[cb], values),
+        ])  # fmt: skip
+        keys.sort()
+        both = keys[1:][keys[1:] == keys[:-1]]  # a record's hashes are distinct: held by both
+        of = (both >> np.uint64(32)).astype(np.int64)
+        gram = np.searchsorted(uniq, (both & np.uint64(0xFFFF_FFFF)).astype(np.uint32))
+        shared[start : start + ca.size] = np.bincount(of, weights=weight[gram], minlength=ca.size)
+    union = total[a] + total[b] - shared
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(union > 0, np.minimum(1.0, shared / union), 0.0)
+    same = a == b  # one record with itself: all it holds is shared
+    out[same & (total[a] > 0)] = 1.0
+    return [float(x) for x in out]
+
+
+def _entries(
+    pair: NDArray[np.uint64], starts: NDArray[np.int64], lengths: NDArray[np.int64],
+    hashes: NDArray[np.uint32],
+) -> NDArray[np.uint64]:  # fmt: skip
+    """``pair << 32 | hash`` for every shingle hash of each pair's record (its run of
+    ``hashes`` from ``starts``, ``lengths`` long)."""
+    n = int(lengths.sum())
+    before = np.cumsum(lengths) - lengths
+    at = np.repeat(starts - before, lengths) + np.arange(n, dtype=np.int64)
+    return (np.repeat(pair, lengths) << np.uint64(32)) | hashes[at].astype(np.uint64)
+
+
+def weighted_jaccards_of_sets(
+    pairs: Sequence[Pair], texts: Mapping[str, str], processor: ShingleProcessor
+) -> list[float]:
+    """:func:`weighted_jaccards` on the shingles themselves, one set a record: where there is
+    no C kernel, and the reference the arrays' version is tested against."""
     code: dict[str, int] = {}
     grams: dict[str, frozenset[int]] = {}
     for p in pairs:
