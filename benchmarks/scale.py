@@ -22,6 +22,14 @@ it started (sampled from /proc: DuckDB's memory, Spark's JVM and Python workers 
 before it, and whether the engines' pairs are the same::
 
     .venv/bin/python -m benchmarks.scale --engines --size 1000000
+
+``--cli`` is issue #40's measure: ``neardup index FILE`` then ``neardup report`` with the
+defaults, each a process of its own, at each size (then ``report --new`` of a batch of
+``--new`` records), scored against the planted copies; ``--datasketch`` runs datasketch's
+README recipe on the same corpus in memory, under an address-space cap::
+
+    .venv/bin/python -m benchmarks.scale --cli 1000000 10000000 --work /big/disk --json out.json
+    .venv/bin/python -m benchmarks.scale --datasketch 10000000 --cap-gb 16
 """
 
 from __future__ import annotations
@@ -312,6 +320,40 @@ def new_batch_run(
     }
 
 
+def datasketch_run(size: int, seed: int, work_parent: Path | None, cap_gb: float) -> dict[str, Any]:
+    """datasketch at ``size`` records the way its README does it, in memory (word sets,
+    ``MinHashLSH(threshold=0.5)``, :func:`benchmarks.end_to_end._peer`), on the corpus of
+    :func:`cli_run`, in a process whose address space is capped at ``cap_gb`` (``prlimit``:
+    failing there rather than taking the machine from the rest): its time and peak, or how
+    long it ran before it failed and why."""
+    import shutil
+    import tempfile
+
+    from .end_to_end import measure
+
+    work = Path(tempfile.mkdtemp(prefix="neardup-scale-ds-", dir=work_parent))
+    try:
+        path = work / "records.txt"
+        origin = write_planted(size, seed, path)
+        out = work / "datasketch.tsv"
+        cmd = ["prlimit", f"--as={int(cap_gb * (1 << 30))}", sys.executable, "-m",
+               "benchmarks.end_to_end", "peer", "datasketch", str(path), str(out),
+               "--threshold", "0.5", "--kind", "word", "--size", "1"]  # fmt: skip
+        start = time.perf_counter()
+        try:
+            res: dict[str, Any] = measure(cmd, work / "datasketch.log")
+        except RuntimeError as exc:
+            tail = [ln for ln in str(exc).splitlines() if ln.strip()]
+            return {"records": size, "finished": False, "cap_gb": cap_gb,
+                    "ran_s": round(time.perf_counter() - start, 1),
+                    "why": tail[-1][-300:] if tail else str(exc)[:300]}  # fmt: skip
+        res.update(planted_score(out, origin))
+        res.update(records=size, finished=True, cap_gb=cap_gb)
+        return res
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def compare_sizes(
     sizes: list[int], seed: int, work: Path | None, out: Path | None, new: int = 0
 ) -> int:
@@ -354,6 +396,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="neardup index + neardup report with the defaults, through the CLI, "
                          "at these sizes, scored against the planted copies")  # fmt: skip
     ap.add_argument("--work", type=Path, help="--cli: the corpus and pairs go under this folder")
+    ap.add_argument("--datasketch", type=int, metavar="SIZE",
+                    help="datasketch's README recipe on the --cli corpus of SIZE")  # fmt: skip
+    ap.add_argument("--cap-gb", type=float, default=16.0,
+                    help="--datasketch: its address space cap (prlimit --as)")  # fmt: skip
     ap.add_argument("--new", type=int, default=10_000,
                     help="--cli: then this many new records and report --new (0: not)")  # fmt: skip
     args = ap.parse_args(argv)
@@ -364,6 +410,12 @@ def main(argv: list[str] | None = None) -> int:
         return compare_engines(args.size, args.seed, args.json, args.only)
     if args.cli:
         return compare_sizes(args.cli, args.seed, args.work, args.json, args.new)
+    if args.datasketch:
+        got = datasketch_run(args.datasketch, args.seed, args.work, args.cap_gb)
+        say(json.dumps(got))
+        if args.json:
+            args.json.write_text(json.dumps(got, indent=1) + "\n", encoding="utf-8")
+        return 0
     # The environment is read here only, as the CLI does (a Solr of the user's, its heap).
     node = SolrNode(os.environ.get("NEARDUP_SOLR_URL"), os.environ.get("NEARDUP_SOLR_HEAP"))
     name = f"bench_scale_{args.size}"
