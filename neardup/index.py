@@ -872,6 +872,8 @@ class NearDupIndex:
             pairs, texts, self.processor, records, fresh, self.backend.columns,
             self.backend.sources, self.primary_source, dict(options.columns or ()),
             self.backend.all_texts if options.mode == "dedup" else None,
+            cast(SignatureStore, self.backend).shingle_hashes
+            if Capability.SIGNATURES in self.backend.capabilities else None,
         )  # fmt: skip
         rule = rule_for(chosen.rule, threshold, numbers_check=options.numbers_check)
         kept, decision = rule.decide(features)

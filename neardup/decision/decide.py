@@ -73,6 +73,9 @@ class Features:
     #: Every record of the index, (id, text): what a dedup rule reads beyond the candidates
     #: (:mod:`neardup.decision.standout`); None in link mode, whose pairs cross sources.
     everything: Callable[[], Iterable[tuple[str, str]]] | None = None
+    #: The shingle hashes the backend kept of some records, ``(values, offsets)``, or None
+    #: where it kept none of them: what the weighted Jaccard reads before making them again.
+    hashes: Callable[[Sequence[str]], tuple[Any, Any] | None] | None = None
 
 
 class Rule(Protocol):
@@ -120,8 +123,9 @@ class ValleyRule:
         fresh, pairs = features.fresh, features.pairs
         records = features.records if fresh is None else len(fresh)
         found, weights = read_valley(
-            pairs, features.texts, features.processor, records, self.floor, fresh
-        )
+            pairs, features.texts, features.processor, records, self.floor, fresh,
+            features.hashes,
+        )  # fmt: skip
         cut = found.threshold
         if weights is None:
             kept = [p for p in pairs if p.jaccard >= cut]

@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -161,7 +161,10 @@ SIMILARITY_WORDS = {PLAIN: "Jaccard", WEIGHTED: "weighted Jaccard"}
 
 
 def weighted_jaccards(
-    pairs: Sequence[Pair], texts: Mapping[str, str], processor: ShingleProcessor
+    pairs: Sequence[Pair],
+    texts: Mapping[str, str],
+    processor: ShingleProcessor,
+    hashes: Callable[[Sequence[str]], tuple[Any, Any] | None] | None = None,
 ) -> list[float]:
     """Each pair's Jaccard with every shingle weighted by its rarity, ``log((n + 1) / df)``
     over the ``n`` records of the pairs (``df``: how many of them hold it): the shared weight
@@ -183,7 +186,7 @@ def weighted_jaccards(
     (1.0, True, 0.0)
     """
     if kernel.active() == "c" and pairs:
-        return _weighted_hashed(pairs, texts, processor)
+        return _weighted_hashed(pairs, texts, processor, hashes)
     return weighted_jaccards_of_sets(pairs, texts, processor)
 
 
@@ -192,7 +195,10 @@ PAIR_CHUNK = 100_000
 
 
 def _weighted_hashed(
-    pairs: Sequence[Pair], texts: Mapping[str, str], processor: ShingleProcessor
+    pairs: Sequence[Pair],
+    texts: Mapping[str, str],
+    processor: ShingleProcessor,
+    hashes: Callable[[Sequence[str]], tuple[Any, Any] | None] | None = None,
 ) -> list[float]:
     """:func:`weighted_jaccards` on the C kernel's sorted shingle hashes, as arrays: a gram is
     its 32-bit hash here, as in the screen (two grams of one hash, a chance of one in four
@@ -204,7 +210,10 @@ def _weighted_hashed(
     for p in pairs:
         ids.setdefault(p.id1, len(ids))
         ids.setdefault(p.id2, len(ids))
-    values, offsets = processor.shingle_hashes([texts.get(i, "") for i in ids])
+    kept = hashes(list(ids)) if hashes is not None else None  # those the backend kept
+    values, offsets = (
+        kept if kept is not None else processor.shingle_hashes([texts.get(i, "") for i in ids])
+    )
     ordered = np.sort(values)  # a sort, not np.unique's argsort: its inverse is not needed
     first = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
     uniq = ordered[first]
@@ -282,6 +291,7 @@ def read_valley(
     records: int,
     floor: float,
     fresh: set[str] | None = None,
+    hashes: Callable[[Sequence[str]], tuple[Any, Any] | None] | None = None,
 ) -> tuple[Valley, list[float] | None]:
     """The valley read on plain Jaccard and on :func:`weighted_jaccards`, and the one the data
     chose: the weighted one where it shows a valley deeper at its cut than the plain one's
@@ -291,7 +301,7 @@ def read_valley(
     below the floor); ``fresh``: a report of new records reads their best similarities only.
     """
     plain = valley_threshold(_best(pairs, (p.jaccard for p in pairs), fresh), records, floor)
-    weights = weighted_jaccards(pairs, texts, processor) if pairs else []
+    weights = weighted_jaccards(pairs, texts, processor, hashes) if pairs else []
     weighted = valley_threshold(_best(pairs, weights, fresh), records, floor)
     weighed = "weighted Jaccard (shingles weighted by rarity)"
     margin = DEFAULTS.valley_plain_margin
