@@ -549,7 +549,8 @@ def test_ctrl_c_during_solr_start_leaves_no_orphan(tmp_path: Path) -> None:
             text=True,
         )
         try:
-            wait_for(lambda: solr_processes(home.resolve()))  # the JVM runs; node.json not yet
+            # the JVM runs; node.json not yet
+            wait_for(lambda home=home: solr_processes(home.resolve()))
             proc.send_signal(signal.SIGINT)
             out, err = proc.communicate(timeout=120)
             if proc.returncode == 0 and "running at" in out + err:
