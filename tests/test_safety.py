@@ -547,6 +547,9 @@ def test_ctrl_c_during_solr_start_leaves_no_orphan(tmp_path: Path) -> None:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            # as at a terminal: a run started in the background without job control (nohup
+            # ... &) ignores SIGINT, and its children inherit that, so no interrupt would come
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         try:
             # the JVM runs; node.json not yet
