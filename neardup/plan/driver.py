@@ -163,6 +163,7 @@ def _candidates(
     for step in (steps.BUCKETS, steps.CODES, steps.MEMBERS):
         session.run(sql(step, max_bucket=bound))
         stage.advance()
+    session.run(sql(steps.DONE_MEMBERS))
     buckets = int(session.scalar("SELECT count(*) FROM buckets"))
     identical = _repeats(session, bound)
     repeated = DEFAULTS.repeated_group
@@ -184,6 +185,7 @@ def _candidates(
         stage.advance()
         if step is steps.SMALL_PAIRS and identical:
             session.run(sql(steps.COPY_PAIRS))
+    session.run(sql(steps.DONE_FOUND))
     large = int(session.scalar(f"SELECT count(*) FROM buckets WHERE size > {bound}"))
     held = int(session.scalar("SELECT count(*) FROM codes"))
     capping = cap is not None and held < 1 << (31 - COUNT_BITS) and buckets > 0
@@ -201,6 +203,7 @@ def _candidates(
         )
         uncapped = steps.CAPPED_OUT
     session.run(sql(steps.CANDIDATES.replace("{uncapped}", uncapped)))
+    session.run(sql(steps.DONE_COUNTED))
     if link:
         session.run(sql(steps.OTHER_SOURCES))
     return buckets, large, capped, cap if capping else None, identical

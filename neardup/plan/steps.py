@@ -178,8 +178,19 @@ GROUP BY x.code, y.code, x.band
 #: joined by rank (``offsets``: 1..``window``), so that a bucket of thousands is never paired
 #: with itself whole; ``{offsets}`` is :func:`offsets`.
 WINDOWED_PAIRS = """
+CREATE TABLE wmembers AS
+SELECT DISTINCT code FROM m WHERE size > {repeated} AND size > {max_bucket};
+CREATE TABLE wbuckets AS
+SELECT DISTINCT x.band, x.key FROM m x JOIN wmembers w ON w.code = x.code;
 CREATE TABLE heads_m AS
-SELECT code, band, min(code) OVER (PARTITION BY band, key) AS head FROM m;
+SELECT x.code, x.band, h.head
+FROM m x
+JOIN wmembers w ON w.code = x.code
+JOIN (
+  SELECT y.band, y.key, min(y.code) AS head
+  FROM m y JOIN wbuckets b ON b.band = y.band AND b.key = y.key
+  GROUP BY y.band, y.key
+) h ON h.band = x.band AND h.key = x.key;
 CREATE TABLE ordered AS
 SELECT g.band, g.key, g.code,
   row_number() OVER (
@@ -222,10 +233,14 @@ GROUP BY code
 #: The candidates the cap may drop: of a record with more than ``cap``, sharing fewer than
 #: ``protect`` bands; with the tie-break hash of their key ``a << 32 | b``.
 WEAK = """
+CREATE TABLE over AS SELECT code FROM degree WHERE d > {cap};
 CREATE TABLE weak AS
-SELECT c.a, c.b, c.shared, tie_hash(c.a * 4294967296 + c.b) AS h, c.a * 4294967296 + c.b AS key
-FROM counted c JOIN degree da ON da.code = c.a JOIN degree db ON db.code = c.b
-WHERE (da.d > {cap} OR db.d > {cap}) AND c.shared < {protect}
+SELECT u.a, u.b, u.shared, tie_hash(u.a * 4294967296 + u.b) AS h, u.a * 4294967296 + u.b AS key
+FROM (
+  SELECT c.a, c.b, c.shared FROM counted c JOIN over o ON o.code = c.a WHERE c.shared < {protect}
+  UNION
+  SELECT c.a, c.b, c.shared FROM counted c JOIN over o ON o.code = c.b WHERE c.shared < {protect}
+) u
 """
 
 #: What each record of a weak candidate keeps before the weak candidates are chosen.
@@ -299,6 +314,40 @@ LEFT JOIN (
 ) t ON t.code = k.code;
 DROP TABLE kept;
 ALTER TABLE kept_next RENAME TO kept
+"""
+
+#: Tables no later step reads, dropped as soon as they are done with: an engine holds them in
+#: its memory or spills them, and at 10M records they were tens of gigabytes of spill.
+#: ``DONE_MEMBERS`` after :data:`MEMBERS`; ``DONE_FOUND`` once :data:`COUNTED` is made;
+#: ``DONE_COUNTED`` once :data:`CANDIDATES` is.
+DONE_MEMBERS = "DROP TABLE keys"
+DONE_FOUND = """
+DROP TABLE IF EXISTS found;
+DROP TABLE IF EXISTS regrouped;
+DROP TABLE IF EXISTS coherent;
+DROP TABLE IF EXISTS wmembers;
+DROP TABLE IF EXISTS wbuckets;
+DROP TABLE IF EXISTS heads_m;
+DROP TABLE IF EXISTS ordered;
+DROP TABLE IF EXISTS near;
+DROP TABLE IF EXISTS offsets;
+DROP TABLE IF EXISTS sigs;
+DROP TABLE IF EXISTS heads;
+DROP TABLE IF EXISTS copies;
+DROP TABLE IF EXISTS m
+"""
+DONE_COUNTED = """
+DROP TABLE IF EXISTS counted;
+DROP TABLE IF EXISTS degree;
+DROP TABLE IF EXISTS over;
+DROP TABLE IF EXISTS weak;
+DROP TABLE IF EXISTS kept;
+DROP TABLE IF EXISTS chosen;
+DROP TABLE IF EXISTS level;
+DROP TABLE IF EXISTS room;
+DROP TABLE IF EXISTS drawn;
+DROP TABLE IF EXISTS owed;
+DROP TABLE IF EXISTS taken
 """
 
 #: The candidates: every counted pair but the weak ones not chosen (``{capping}``: whether
