@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pysolr
 import pytest
@@ -218,6 +219,15 @@ def test_a_cursor_split_in_parts_gives_every_document_once(collection: Solr) -> 
     early = collection.iter_docs("id", rows=10, ahead=True, parts=2)
     assert len({next(early)["id"] for _ in range(25)}) == 25
     early.close()
+    assert not [t for t in threading.enumerate() if t.name == "neardup-read-ahead"]
+    # More parts than are read at once (a large index): two at a time, every document once,
+    # the parts of one pair done before the next pair starts.
+    few = collection.iter_docs("id", rows=10, ahead=True, parts=5, side_by_side=2)
+    first = [next(few)["id"] for _ in range(5)]
+    alive = [t for t in threading.enumerate() if t.name == "neardup-read-ahead"]
+    assert len(alive) <= 2
+    got = first + [d["id"] for d in few]
+    assert sorted(got) == ids and len(got) == len(ids)
     assert not [t for t in threading.enumerate() if t.name == "neardup-read-ahead"]
 
 
@@ -539,3 +549,32 @@ def test_drop_refuses_a_collection_neardup_did_not_make_unless_forced(
         "neardup": False,
     }  # fmt: skip
     assert solr.collection not in admin.collections(Solr(solr_base))
+
+
+@pytest.mark.solr
+def test_every_text_of_a_large_index_is_read_once_in_parts_of_bounded_size(
+    new_collection: Callable[[str], Solr], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index of more than PART_RECORDS records is read in one part more each PART_RECORDS
+    (a cursor's pages each scan their whole part): with 40 a part, 257 records come in seven
+    parts, each record once, with its text; the report's pairs are the same."""
+    from neardup.backends import solr as solr_backend
+
+    index = NearDupIndex(backend=SolrBackend(new_collection("parts")))
+    records = [(f"r{i:03d}", f"record {i // 2} of the parted index") for i in range(257)]
+    index.add_many(records, progress=False)
+    index.backend.commit()
+    whole = index.report()
+    asked: list[int] = []
+    read = index.backend.solr.iter_docs
+
+    def counted(*args: object, **kwargs: Any) -> Any:
+        asked.append(int(kwargs.get("parts", 1)))  # type: ignore[arg-type]
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(solr_backend, "PART_RECORDS", 40)
+    monkeypatch.setattr(index.backend.solr, "iter_docs", counted)
+    got = list(index.backend.all_texts())
+    assert asked == [7]
+    assert sorted(got) == sorted(records)
+    assert [p.as_dict() for p in index.report().pairs] == [p.as_dict() for p in whole.pairs]
