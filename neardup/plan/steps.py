@@ -11,7 +11,8 @@ Tables, each made by one step from the ones before it:
   (:func:`~neardup.keys.id_key`, through ``idkey``), as :mod:`neardup.candidates.buckets` numbers
   them;
 * ``m(code, band, key, size)``: each such record's shared buckets;
-* ``found(a, b, n)``: each time a pair is found (``a < b``): once per small bucket it shares;
+* ``found(a, b, n)``: each time a pair is found (``a < b``): once per small bucket it shares
+  (the view ``small_found``, read by the next step only);
   from a large bucket of band ``b`` that is not coherent, once per later band it shares too;
   from a coherent large bucket, once if any other band is shared
   (:func:`neardup.candidates.buckets._large_bucket_pairs`, same counts);
@@ -118,12 +119,15 @@ COPY_PAIRS = """
 INSERT INTO found SELECT head AS a, code AS b, {count_max} AS n FROM copies
 """
 
-#: Every pair of a small bucket, once per band.
+#: Every pair of a small bucket, once per band: a view that :data:`COUNTED` reads, not a
+#: table (most of the finds of a large collection, written out and read back once each);
+#: ``found`` takes the finds of the other steps.
 SMALL_PAIRS = """
-CREATE TABLE found AS
+CREATE TEMPORARY VIEW small_found AS
 SELECT x.code AS a, y.code AS b, 1 AS n
 FROM m x JOIN m y ON x.band = y.band AND x.key = y.key AND x.code < y.code
-WHERE x.size <= {max_bucket}
+WHERE x.size <= {max_bucket};
+CREATE TABLE found (a BIGINT, b BIGINT, n INTEGER)
 """
 
 #: The members of each large bucket labelled by their bucket in each later band.
@@ -219,7 +223,9 @@ GROUP BY w.a, w.b, w.band
 
 COUNTED = """
 CREATE TABLE counted AS
-SELECT a, b, least(sum(n), {count_max}) AS shared FROM found GROUP BY a, b
+SELECT a, b, least(sum(n), {count_max}) AS shared
+FROM (SELECT a, b, n FROM small_found UNION ALL SELECT a, b, n FROM found) f
+GROUP BY a, b
 """
 
 #: Each record's candidates (``degree``).
@@ -322,6 +328,7 @@ ALTER TABLE kept_next RENAME TO kept
 #: ``DONE_COUNTED`` once :data:`CANDIDATES` is.
 DONE_MEMBERS = "DROP TABLE keys"
 DONE_FOUND = """
+DROP VIEW IF EXISTS small_found;
 DROP TABLE IF EXISTS found;
 DROP TABLE IF EXISTS regrouped;
 DROP TABLE IF EXISTS coherent;
@@ -448,11 +455,16 @@ def signed_batch(
 
     n = len(ids)
     seq = np.arange(start, start + n, dtype=np.int64)
-    hashes = band_hashes_batch(processor.signatures_batch(texts), bands, rows)
     shingles = None
-    if kernel.active() == "c":  # the screen's hashes (it screens with the kernel only)
-        values, offsets = processor.shingle_hashes(list(texts))
+    if kernel.active() == "c":  # the screen's hashes too (it screens with the kernel only)
+        # one pass over each text for both: two passes were a fifth of a large plan's loading
+        signatures, made = processor.signatures_with_hashes(list(texts))
+        assert made is not None  # made wherever the kernel is
+        values, offsets = made
         shingles = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), pa.array(values))
+    else:
+        signatures = processor.signatures_batch(texts)
+    hashes = band_hashes_batch(signatures, bands, rows)
     records = pa.table(
         {
             "seq": seq,
