@@ -221,7 +221,10 @@ def _weighted_hashed(
     weight = np.log((len(ids) + 1) / df.astype(np.float64))
     lengths = np.diff(offsets)
     owner = np.repeat(np.arange(len(ids), dtype=np.int64), lengths)
-    total = np.bincount(owner, weights=weight[np.searchsorted(uniq, values)], minlength=len(ids))
+    # each hash as its gram's place in uniq, once: the pairs below match places, not hashes
+    places = np.searchsorted(uniq, values).astype(np.uint32)
+    total = np.bincount(owner, weights=weight[places], minlength=len(ids))
+    del owner
     a = np.fromiter((ids[p.id1] for p in pairs), np.int64, len(pairs))
     b = np.fromiter((ids[p.id2] for p in pairs), np.int64, len(pairs))
     shared = np.zeros(len(pairs))
@@ -229,13 +232,13 @@ def _weighted_hashed(
         ca, cb = a[start : start + PAIR_CHUNK], b[start : start + PAIR_CHUNK]
         local = np.arange(ca.size, dtype=np.uint64)
         keys = np.concatenate([
-            _entries(local, offsets[ca], lengths[ca], values),
-            _entries(local, offsets[cb], lengths[cb], values),
+            _entries(local, offsets[ca], lengths[ca], places),
+            _entries(local, offsets[cb], lengths[cb], places),
         ])  # fmt: skip
         keys.sort()
         both = keys[1:][keys[1:] == keys[:-1]]  # a record's hashes are distinct: held by both
         of = (both >> np.uint64(32)).astype(np.int64)
-        gram = np.searchsorted(uniq, (both & np.uint64(0xFFFF_FFFF)).astype(np.uint32))
+        gram = (both & np.uint64(0xFFFF_FFFF)).astype(np.int64)
         shared[start : start + ca.size] = np.bincount(of, weights=weight[gram], minlength=ca.size)
     union = total[a] + total[b] - shared
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -250,7 +253,7 @@ def _entries(
     hashes: NDArray[np.uint32],
 ) -> NDArray[np.uint64]:  # fmt: skip
     """``pair << 32 | hash`` for every shingle hash of each pair's record (its run of
-    ``hashes`` from ``starts``, ``lengths`` long)."""
+    ``hashes`` from ``starts``, ``lengths`` long; any 32-bit values: the grams' places)."""
     n = int(lengths.sum())
     before = np.cumsum(lengths) - lengths
     at = np.repeat(starts - before, lengths) + np.arange(n, dtype=np.int64)
