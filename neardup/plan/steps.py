@@ -42,7 +42,6 @@ from ..candidates.text_table import TextTable
 from ..candidates.verify import SCREEN_MARGIN, verify_codes
 from ..defaults import DEFAULTS
 from ..results import Pair
-from ..sign import kernel
 from ..sign.banding import band_hashes_batch
 from ..sign.minhash import ShingleProcessor, hashed_jaccard
 
@@ -455,15 +454,13 @@ def signed_batch(
 
     n = len(ids)
     seq = np.arange(start, start + n, dtype=np.int64)
+    # the screen's hashes with the signatures, one pass over each text (None without the C
+    # kernel, with which alone the plan screens): two passes were a fifth of a large load
+    signatures, made = processor.signatures_with_hashes(list(texts))
     shingles = None
-    if kernel.active() == "c":  # the screen's hashes too (it screens with the kernel only)
-        # one pass over each text for both: two passes were a fifth of a large plan's loading
-        signatures, made = processor.signatures_with_hashes(list(texts))
-        assert made is not None  # made wherever the kernel is
+    if made is not None:
         values, offsets = made
         shingles = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), pa.array(values))
-    else:
-        signatures = processor.signatures_batch(texts)
     hashes = band_hashes_batch(signatures, bands, rows)
     records = pa.table(
         {
