@@ -1046,6 +1046,35 @@ _CONSOLE_SCRIPT = (
 )
 
 
+_CTRL_C_IN_A_C_IMPORT = (
+    "import os, signal, sys\n"
+    "class _Finder:\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name == 'datetime':\n"
+    "            os.kill(os.getpid(), signal.SIGINT)\n"
+    "            sum(range(1000))\n"
+    "        return None\n"
+    "assert 'datetime' not in sys.modules\n"
+    "sys.meta_path.insert(0, _Finder())\n"
+    "from neardup.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def test_ctrl_c_inside_numpys_c_import_is_one_line() -> None:
+    """Ctrl-C as numpy's C extension imports ``datetime`` (a CI run hit it): the interrupt
+    raised there comes out of numpy as an ImportError, so it must be held until the modules
+    have loaded, then end with one line and 130."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_IN_A_C_IMPORT, "dedupe", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (proc.returncode, proc.stderr) == (130, "neardup: interrupted\n")
+    assert proc.stdout == ""
+
+
 @pytest.mark.parametrize("delay", [0.02, 0.05, 0.1, 0.2, 0.3, 0.45])
 def test_ctrl_c_while_the_command_starts_is_one_line(delay: float) -> None:
     """Ctrl-C while ``import neardup`` and the verbs' modules load ends with one line and 130

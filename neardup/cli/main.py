@@ -12,20 +12,35 @@ import sys
 # Ctrl-C while the modules load (argparse, numpy, pandas, the index: tenths of a second) ends as
 # Ctrl-C during a verb does, with one line and 130, not with the traceback of an import: nothing
 # has been read or written yet. neardup/__init__.py loads nothing, so that this runs first.
+# Why the signal is held rather than caught: a KeyboardInterrupt raised inside a C extension's
+# import (numpy importing ``datetime``) comes out as an ImportError with the interrupt lost, so
+# the Ctrl-C is recorded while the modules load and acted on once they have.
 try:
-    import argparse
-    import logging
     import signal
-    from collections.abc import Callable, Sequence
-    from typing import Any
 
-    from ..config import load
-    from ..errors import InputError, NeardupError
-    from ..seed2014 import cli as seed2014  # the one import of the 2014 plug-in: its verbs
-    from ..sign import kernel
-    from ..version import __version__
-    from . import commands, dedupe_review
-    from .common import emit, json_option, local_node, port_number
+    _held: list[int] = []
+    try:
+        _before = signal.signal(signal.SIGINT, lambda signum, frame: _held.append(signum))
+    except ValueError:  # imported outside the main thread: no handler can be set there
+        _before = None
+    try:
+        import argparse
+        import logging
+        from collections.abc import Callable, Sequence
+        from typing import Any
+
+        from ..config import load
+        from ..errors import InputError, NeardupError
+        from ..seed2014 import cli as seed2014  # the one import of the 2014 plug-in: its verbs
+        from ..sign import kernel
+        from ..version import __version__
+        from . import commands, dedupe_review
+        from .common import emit, json_option, local_node, port_number
+    finally:
+        if _before is not None:
+            signal.signal(signal.SIGINT, _before)
+    if _held:
+        raise KeyboardInterrupt
 except KeyboardInterrupt:
     print("neardup: interrupted", file=sys.stderr)
     raise SystemExit(130) from None
