@@ -1207,13 +1207,10 @@ class NearDupIndex:
         least = next((c for c in range(1, len(mine) + 1) if c / len(mine) >= threshold), None)
         if least is None:
             return []
-        processor = self.processor
-        # the search terms are the shingles themselves: a record's Jaccard is counted too
-        counted = processor.kind == "char" or (processor.size == 1 and not processor.canonical)
         found = None
         if Capability.TERM_LOOKUP in self.backend.capabilities:
             lookup = cast(TermSearch, self.backend)
-            found = lookup.holding(sorted(mine), sorted(whole) if counted else None, k, least)
+            found = lookup.holding(sorted(mine), sorted(whole), k, least)
         if found is not None:
             return ((hit.id, hit.text, hit.keys) for hit in found)
         if len(self) <= SCAN_LIMIT:  # the texts alone: a record's band keys are read for the k

@@ -55,8 +55,8 @@ def _testcontainers_solr() -> Iterator[str]:
     container = (
         DockerContainer(f"solr:{solr_version()}")
         .with_exposed_ports(8983)
-        .with_volume_mapping(str(CONFIGSET), "/opt/solr/server/solr/configsets/neardup_v2", "ro")
-        .with_command("solr-precreate neardup /opt/solr/server/solr/configsets/neardup_v2")
+        .with_volume_mapping(str(CONFIGSET), "/opt/solr/server/solr/configsets/neardup_v3", "ro")
+        .with_command("solr-precreate neardup /opt/solr/server/solr/configsets/neardup_v3")
     )
     with container:
         wait_for_logs(container, "Started", timeout=120)

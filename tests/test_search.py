@@ -107,16 +107,26 @@ def _same_as_scan(index: NearDupIndex) -> None:
 
 
 @pytest.mark.parametrize(
-    "kind, size", [("char", 3), ("word", 1), ("word", 2)], ids=["char3", "word1", "word2"]
+    "kind, size, canonical",
+    [("char", 3, False), ("char", 3, True), ("char", 2, True), ("char", 7, False),
+     ("word", 1, True), ("word", 1, False), ("word", 2, True)],
+    ids=["char3-plain", "char3", "char2", "char7", "word1", "word1-plain", "word2"],
 )
 def test_the_lookup_gives_the_scans_answers(
-    make_index: Callable[..., NearDupIndex], kind: str, size: int, monkeypatch: pytest.MonkeyPatch
+    make_index: Callable[..., NearDupIndex],
+    kind: str,
+    size: int,
+    canonical: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The records a backend looks up are scored as the scan scores every record, so the
     top k must be the scan's, ties and partial matches included; and stay so as records
-    are added, replaced and removed once the lookup exists."""
+    are added, replaced and removed once the lookup exists. Solr looks up what its analysis
+    makes of the texts neardup sends (words split at spaces, k-grams); an index of k-grams
+    past its fields is read whole."""
     monkeypatch.setattr(memory, "SEGMENTS", 2)  # merges happen within the test
-    index = make_index(Params(shingle_kind=kind, shingle_size=size, threshold=0.5))
+    params = Params(shingle_kind=kind, shingle_size=size, threshold=0.5, canonical=canonical)
+    index = make_index(params)
     index.add_many(_records(400, seed=size))
     looked: list[int] = []
     real = index.backend.holding
@@ -128,9 +138,9 @@ def test_the_lookup_gives_the_scans_answers(
 
     with mock.patch.object(index.backend, "holding", counting):
         _same_as_scan(index)
-    if isinstance(index.backend, memory.MemoryBackend):
+    if isinstance(index.backend, memory.MemoryBackend) or kind == "word" or size <= 6:
         assert looked and all(0 <= n < 400 for n in looked)  # looked up, not read whole
-    else:  # Solr's records carry no search terms (their cost to indexing): read whole
+    else:  # a Solr index of character k-grams past the configset's fields: read whole
         assert looked and all(n == -1 for n in looked)
     for step in range(2):
         index.add_many(_records(60, seed=10 + step, start=380 + 50 * step), replace=True)
@@ -171,21 +181,44 @@ def test_odd_terms_are_looked_up_as_text(make_index: Callable[..., NearDupIndex]
 
 
 @pytest.mark.solr
-def test_a_collection_without_the_search_terms_fields_is_written_to_and_searched(
+def test_an_index_made_before_the_search_fields_still_indexes_and_searches(
     new_collection: Callable[[str], object],
 ) -> None:
-    """A Solr collection has no search terms' fields (the configset's records do not carry
-    them: they cost indexing more than search gains): records are written without a word of
-    a missing field, and a search reads every record, as it did."""
+    """A collection of the configset before records carried their search fields
+    (``neardup_v2``) takes new records without a word of the missing fields, and its searches
+    read every record, as they did, instead of looking up words its records do not hold."""
     from neardup.backends.solr import SolrBackend
+    from neardup.resources import V2_CONFIGSET, configset_dir
 
-    index = NearDupIndex(Params(shingle_kind="char", shingle_size=3, threshold=0.5),
-                         backend=SolrBackend(new_collection("noterms")))  # type: ignore[arg-type]  # fmt: skip
+    solr = new_collection("v2")  # made from this configset (and deleted after the test)
+    admin.delete_collection(solr)  # type: ignore[arg-type]
+    admin.create_collection(solr, configset_dir(), configset=V2_CONFIGSET)  # type: ignore[arg-type]
+    index = NearDupIndex(Params(threshold=0.5), backend=SolrBackend(solr))  # type: ignore[arg-type]
     stats = index.add_many(_records(200, seed=5))
     assert (stats.indexed, stats.rejected) == (200, 0)
     assert index.backend.has_terms is False  # type: ignore[attr-defined]
+    assert index.backend.holding(["ventura"], ["ventura"], 5, 1) is None  # type: ignore[attr-defined]
     _same_as_scan(index)
     assert index.search("ventura blvd", 5)[0].text == "ventura blvd st"
+
+
+def test_a_word_longer_than_the_search_fields_keep_is_found_by_a_scan(
+    make_index: Callable[..., NearDupIndex],
+) -> None:
+    """Lucene refuses a term of more than 32,766 bytes: a record holding a word longer than
+    the search fields keep is still indexed, and a search for that word (which the fields
+    cannot answer) reads every record and finds it."""
+    from neardup.backends.solr import MAX_SEARCH_WORD
+
+    long_word = "e" * 33_000  # past Lucene's limit in bytes, and the fields' in characters
+    assert len(long_word) > MAX_SEARCH_WORD
+    index = make_index(Params(threshold=0.5))
+    stats = index.add_many([("1", f"plain {long_word}"), ("2", "plain words"), ("3", "x " * 9000)])
+    assert (stats.indexed, stats.rejected) == (3, 0)
+    found = index.search(f"{long_word} plain", 3)
+    assert [m.id for m in found][:1] == ["1"] and found[0].containment == 1.0
+    assert found == _scanned(index, f"{long_word} plain", 3, 0.0)
+    assert [m.id for m in index.search("plain words", 1)] == ["2"]
 
 
 def test_a_backend_without_a_term_lookup_is_scanned(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -460,16 +460,20 @@ def test_the_legacy_configset_follows_every_file_of_the_configset(tmp_path: Path
     """write_configsets keeps the older cores' configset equal to this one but for string band
     fields: a change to any of its files (solrconfig.xml too) reaches it, and an equal one is
     left untouched."""
-    from neardup.resources import CONFIGSET_NAME, LEGACY_CONFIGSET
-    from neardup.solr.local import CONFIGSET, legacy_schema, write_configsets
+    from neardup.backends.solr import SEARCH_FIELDS
+    from neardup.resources import CONFIGSET_NAME, LEGACY_CONFIGSET, V2_CONFIGSET
+    from neardup.solr.local import CONFIGSET, legacy_schema, without_search, write_configsets
 
     write_configsets(tmp_path)
     legacy = tmp_path / LEGACY_CONFIGSET / "conf"
     ours = CONFIGSET / "conf"
-    assert (tmp_path / CONFIGSET_NAME / "conf" / "schema.xml").read_text() == (
-        ours / "schema.xml"
-    ).read_text()
-    assert (legacy / "schema.xml").read_text() == legacy_schema((ours / "schema.xml").read_text())
+    schema = (ours / "schema.xml").read_text()
+    assert (tmp_path / CONFIGSET_NAME / "conf" / "schema.xml").read_text() == schema
+    v2 = (tmp_path / V2_CONFIGSET / "conf" / "schema.xml").read_text()
+    assert v2 == without_search(schema) and '<field name="nd_words"' in schema
+    for older in (v2, (legacy / "schema.xml").read_text()):  # no search field reaches them
+        assert not any(f'<field name="{f}"' in older for f in SEARCH_FIELDS)
+    assert (legacy / "schema.xml").read_text() == legacy_schema(without_search(schema))
     assert (legacy / "solrconfig.xml").read_bytes() == (ours / "solrconfig.xml").read_bytes()
     (legacy / "solrconfig.xml").write_text("<config>stale</config>")
     write_configsets(tmp_path)

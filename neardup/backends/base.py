@@ -259,11 +259,12 @@ class TermSearch(Protocol):
     ) -> list[StoredRecord] | None:
         """The records that may be among the ``k`` best answers of a short search, found by
         the records' :func:`search_terms` instead of reading every record: ranked by how many
-        of ``wanted`` they hold (at least ``least``), then, if ``whole`` is given, by the
-        Jaccard similarity of their terms with ``whole``; every record tied with the ``k``-th
-        comes too, so that the caller's exact order picks the same ``k`` as a scan. None
-        when this storage cannot look them up after all (a Solr collection made before its
-        terms field): the caller scans."""
+        of ``wanted`` they hold (at least ``least``), then, where the backend can count it, by
+        the Jaccard similarity of their shingles with ``whole`` (the query's shingles); every
+        record tied with the ``k``-th comes too, so that the caller's exact order picks the
+        same ``k`` as a scan. None when this storage cannot look them up after all (a Solr
+        collection made before its search fields, or of character shingles): the caller
+        scans."""
         ...
 
 

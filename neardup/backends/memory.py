@@ -198,6 +198,8 @@ class MemoryBackend:
         #: The records' search terms inverted, made by the first short search
         #: (:meth:`holding`) and kept up to date from then on.
         self._lookup: TermLookup | None = None
+        #: Whether the lookup ranks by Jaccard too (the search terms are the shingles).
+        self._counted = False
 
     @property
     def location(self) -> str:
@@ -408,14 +410,19 @@ class MemoryBackend:
     ) -> list[StoredRecord]:
         """See :meth:`~neardup.backends.base.TermSearch.holding`: from a :class:`TermLookup` of
         every record, made by the first call (the records' terms as the index's stored
-        parameters make them)."""
+        parameters make them). Ranked by Jaccard too where the search terms are the shingles
+        themselves (character shingles, or single words not in canonical forms): the lookup
+        counts both from the same postings."""
         if self._lookup is None:
             if self._params is None:
                 return []  # no parameters: no records either
             processor = Params.from_dict(self._params).processor()
             self._lookup = TermLookup(functools.partial(search_terms, processor))
             self._lookup.add(self._texts.items())
-        found = self._lookup.best(wanted, whole, k, least)
+            self._counted = processor.kind == "char" or (
+                processor.size == 1 and not processor.canonical
+            )
+        found = self._lookup.best(wanted, whole if self._counted else None, k, least)
         return [StoredRecord(i, self._texts[i], keys) for i, keys in self._keys_of(found)]
 
     def _keys_of(self, ids: list[str]) -> Iterator[tuple[str, list[str]]]:

@@ -40,9 +40,10 @@ from ..errors import SolrRequestError
 from ..params import Params
 from ..sign import kernel
 from ..sign.banding import MAX_BANDS, band_field, key_field
+from ..sign.minhash import ShingleProcessor
 from ..solr.client import EncodedJSON, Solr, _separator, any_term_params, terms_params
 from ..solr.shards import shard_cores
-from .base import Capability, Document, StoredRecord, search_terms
+from .base import Capability, Document, StoredRecord
 
 META_ID = "_neardup_meta_"
 #: Filter that keeps records and leaves out the metadata document.
@@ -80,10 +81,26 @@ TEXT_PARTS = 2
 #: cost grows with the square of its records: at 10M short records a page of 10,000 took
 #: 0.3 s, 0.17 s of it that scan, whatever the page's size.
 PART_RECORDS = 1_000_000
-#: A record's search terms (:func:`~neardup.backends.base.search_terms`: indexed only) and how
-#: many it holds (docValues), fields of the configset: a short search looks them up.
-TERMS_FIELD = "nd_terms"
-TERMS_COUNT_FIELD = "nd_terms_n"
+#: What a short search looks up (fields of the configset, indexed only): a record's normalized
+#: text, whose words are its :func:`~neardup.backends.base.search_terms` in an index of word
+#: shingles; its prepared text, whose words are its shingles where they are single words; and
+#: how many distinct shingles it has (docValues), for its Jaccard similarity with the query.
+#: Solr splits both texts at spaces: sending two strings costs indexing far less than a list of
+#: terms (each record's terms as values made indexing 100k short records 70-90% slower).
+WORDS_FIELD = "nd_words"
+SHINGLES_FIELD = "nd_shingles"
+SHINGLES_COUNT_FIELD = "nd_shingles_n"
+#: In an index of character k-grams: the prepared text, which Solr cuts into its k-grams
+#: (one field a k the configset knows), or, shorter than a k-gram, the text itself (its one
+#: shingle).
+CHAR_FIELDS = {k: f"nd_c{k}" for k in range(2, 7)}
+WHOLE_FIELD = "nd_whole"
+SEARCH_FIELDS = (WORDS_FIELD, SHINGLES_FIELD, SHINGLES_COUNT_FIELD, WHOLE_FIELD,
+                 *CHAR_FIELDS.values())  # fmt: skip
+#: Characters (UTF-16 units) of the longest word the search fields hold (their analyzer's
+#: length filter: Lucene refuses a term of more than 32,766 bytes); a search for a longer one
+#: reads every record.
+MAX_SEARCH_WORD = 8000
 #: Terms of a query a short search looks up at most (one clause each, under Solr's 1,024
 #: clauses a query): past it, the search reads every record.
 MAX_SEARCH_TERMS = 500
@@ -110,16 +127,14 @@ def solr_document(
     numeric: bool = True,
     strings: bool = False,
     bands: bool = True,
-    terms_of: Callable[[str], frozenset[str]] | None = None,
+    searched: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What Solr is sent for ``doc``; ``strings``: its keys also as stored strings;
     ``bands``: with its band fields (else the caller writes them: :func:`encoded_documents`);
-    ``terms_of``: with its search terms (:data:`TERMS_FIELD`), made by this function."""
+    ``searched``: its search fields (:func:`search_fields`)."""
     out: dict[str, Any] = {"id": doc.id, "raw": doc.text}
-    if terms_of is not None:
-        held = terms_of(doc.text)
-        out[TERMS_FIELD] = sorted(held)
-        out[TERMS_COUNT_FIELD] = len(held)
+    if searched:
+        out.update(searched)
     if doc.extra:  # a plug-in's fields come with the normalized text they are made of
         out["content"] = doc.content
     if strings or not numeric:
@@ -147,21 +162,23 @@ def encoded_documents(
     docs: Sequence[Document],
     numeric: bool = True,
     strings: bool = False,
-    terms_of: Callable[[str], frozenset[str]] | None = None,
+    processor: ShingleProcessor | None = None,
 ) -> list[dict[str, Any] | EncodedJSON]:
     """What Solr is sent for ``docs``: those whose band values are an int64 row (as
     :func:`neardup.candidates.documents.documents` makes them) as JSON text, their band fields
     written by the C kernel (``json.dumps`` of 40 longs a record was a fifth of indexing's Python
-    time); the others as :func:`solr_document`'s dicts.
+    time); the others as :func:`solr_document`'s dicts. ``processor``: with the fields a
+    short search looks up (:func:`search_fields`), made by it.
     """
     c = kernel.get()
     fast = [
         numeric and c is not None and isinstance(d.values, np.ndarray) and d.values.size > 0
         for d in docs
     ]
+    searched = search_fields(processor, docs) if processor is not None else [{} for _ in docs]
     out: list[dict[str, Any] | EncodedJSON] = [
-        solr_document(d, numeric, strings, bands=not f, terms_of=terms_of)
-        for d, f in zip(docs, fast, strict=True)
+        solr_document(d, numeric, strings, bands=not f, searched=s)
+        for d, f, s in zip(docs, fast, searched, strict=True)
     ]
     by_width: dict[int, list[int]] = {}
     for k, f in enumerate(fast):
@@ -230,7 +247,53 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def _count_params(prefix: str, terms: Sequence[str]) -> tuple[str, dict[str, Any]]:
+def search_fields(processor: ShingleProcessor, docs: Sequence[Document]) -> list[dict[str, Any]]:
+    """The fields a short search looks up of each record (:data:`SEARCH_FIELDS`): in an index
+    of word shingles its normalized text (``Document.content``: the words search counts),
+    and, for single-word shingles, its prepared text; in one of character k-grams, its
+    prepared text (:data:`CHAR_FIELDS`, or :data:`WHOLE_FIELD` when shorter than a k-gram);
+    with how many distinct shingles it has where Solr can count its Jaccard. None for
+    k-grams the configset has no field for: a search of their index reads every record."""
+    if processor.kind == "word" and processor.size != 1:
+        return [{WORDS_FIELD: d.content} for d in docs]
+    if processor.kind != "word" and processor.size not in CHAR_FIELDS:
+        return [{} for _ in docs]
+    prepared = processor.prepared([d.text for d in docs])
+    if kernel.active() == "c":  # distinct shingles counted as the kernel hashes them
+        counts = np.diff(processor.shingle_hashes(prepared, ready=True)[1]).tolist()
+    else:
+        counts = [len(processor.shingle_set(p, prepared=True)) for p in prepared]
+    if processor.kind == "word":
+        return [
+            {WORDS_FIELD: d.content, SHINGLES_FIELD: p, SHINGLES_COUNT_FIELD: n}
+            for d, p, n in zip(docs, prepared, counts, strict=True)
+        ]
+    grams, size = CHAR_FIELDS[processor.size], processor.size
+    return [
+        {WHOLE_FIELD if len(p) < size else grams: p, SHINGLES_COUNT_FIELD: n}
+        for p, n in zip(prepared, counts, strict=True)
+    ]
+
+
+def _term_field(processor: ShingleProcessor, term: str, fld: str) -> str:
+    """The field a search term is looked up in: ``fld`` (a word field), or in an index of
+    character k-grams the k-gram field, :data:`WHOLE_FIELD` for a term shorter than a k-gram."""
+    if processor.kind == "word":
+        return fld
+    return WHOLE_FIELD if len(term) < processor.size else CHAR_FIELDS[processor.size]
+
+
+def _searchable(terms: Sequence[str]) -> bool:
+    """Whether the search fields can hold every one of ``terms``: no space, and no longer than
+    their length filter keeps (:data:`MAX_SEARCH_WORD`, in UTF-16 units as Lucene counts)."""
+    return all(
+        t and " " not in t and len(t.encode("utf-16-le")) <= 2 * MAX_SEARCH_WORD for t in terms
+    )
+
+
+def _count_params(
+    prefix: str, terms: Sequence[str], field_of: Callable[[str], str]
+) -> tuple[str, dict[str, Any]]:
     """The clauses and parameters of a query whose score is how many of ``terms`` a record
     holds: one constant-score ``{!terms}`` clause per term (a term query's score would weigh
     it), to be OR-ed by ``{!bool <clauses>}``; that query is also ``$<prefix>.q``. Each term
@@ -241,7 +304,7 @@ def _count_params(prefix: str, terms: Sequence[str]) -> tuple[str, dict[str, Any
     for i, term in enumerate(terms):
         params[f"{prefix}.v{i}"] = term
         params[f"{prefix}.c{i}"] = (
-            f"{{!terms f={TERMS_FIELD} separator=${prefix}.sep v=${prefix}.v{i}}}"
+            f"{{!terms f={field_of(term)} separator=${prefix}.sep v=${prefix}.v{i}}}"
         )
         clauses.append(f"should=${prefix}.c{i}")
     should = " ".join(clauses)
@@ -290,7 +353,7 @@ class SolrBackend:
         self._numeric: bool | None = None
         self._strings: bool | None = None
         self._has_terms: bool | None = None
-        self._terms_of: Callable[[str], frozenset[str]] | None = None
+        self._processor: tuple[ShingleProcessor | None] | None = None
         self._shards: tuple[list[Solr]] | None = None
 
     @property
@@ -333,7 +396,7 @@ class SolrBackend:
             # the list of fields, not the field itself: Solr answers a missing one with a 404
             got = self.solr.request("GET", "schema/fields")
             names = {f.get("name") for f in got.get("fields", [])}
-            self._has_terms = TERMS_FIELD in names and TERMS_COUNT_FIELD in names
+            self._has_terms = all(f in names for f in SEARCH_FIELDS)
         return self._has_terms
 
     @property
@@ -346,15 +409,14 @@ class SolrBackend:
         return self._shards[0] or None
 
     @property
-    def terms_of(self) -> Callable[[str], frozenset[str]] | None:
-        """What makes a record's search terms (by the index's stored parameters), if the
-        collection has their fields and parameters are stored; else None."""
-        if self._terms_of is None and self.has_terms:
+    def searcher(self) -> ShingleProcessor | None:
+        """The processor of the index's stored parameters, which makes the fields a short
+        search looks up, if the collection has those fields and parameters are stored."""
+        if self._processor is None and self.has_terms:
             stored = self.load_params()
             if stored is not None:
-                processor = Params.from_dict(stored).processor()
-                self._terms_of = functools.partial(search_terms, processor)
-        return self._terms_of
+                self._processor = (Params.from_dict(stored).processor(),)
+        return self._processor[0] if self._processor is not None else None
 
     def _value(self, key: str) -> str:
         """What a band field holds for ``key``, as query text."""
@@ -398,7 +460,7 @@ class SolrBackend:
 
     # -- writes ---------------------------------------------------------------------------
     def add(self, docs: Sequence[Document]) -> None:
-        self.solr.add(encoded_documents(docs, self.numeric, self.strings, self.terms_of))
+        self.solr.add(encoded_documents(docs, self.numeric, self.strings, self.searcher))
 
     def remove(self, ids: Sequence[str]) -> None:
         wanted = [i for i in ids if i != META_ID]
@@ -411,7 +473,7 @@ class SolrBackend:
     def clone(self) -> SolrBackend:
         other = SolrBackend(self.solr.clone(), self.candidate_rows)
         other._numeric, other._strings = self._numeric, self._strings
-        other._has_terms, other._terms_of = self._has_terms, self._terms_of
+        other._has_terms, other._processor = self._has_terms, self._processor
         return other
 
     # -- reads ----------------------------------------------------------------------------
@@ -654,19 +716,31 @@ class SolrBackend:
         self, wanted: Sequence[str], whole: Sequence[str] | None, k: int, least: int
     ) -> list[StoredRecord] | None:
         """See :meth:`~neardup.backends.base.TermSearch.holding`: up to three requests. The first
-        ranks the records that hold ``least`` of ``wanted`` by how many they hold (one
-        constant-score clause a term, so the score is the count, and Lucene skips what cannot reach
-        the top ``k``): the ``k``-th holds ``c``. The second ranks those holding ``c`` or more by
-        two per term held plus their Jaccard similarity (a function of two such counts and
-        :data:`TERMS_COUNT_FIELD`); the third reads every record within :data:`SOLR_TIE` of the
-        ``k``-th's rank. Every term travels in a parameter of its own, never parsed as syntax. None
-        for a collection without the terms' fields, or a query of more than :data:`MAX_SEARCH_TERMS`
-        terms."""
-        if not self.has_terms or max(len(wanted), len(whole or ())) > MAX_SEARCH_TERMS:
+        ranks the records that hold ``least`` of ``wanted`` (:func:`_term_field`) by how many they
+        hold (one constant-score clause a term, so the score is the count, and Lucene skips what
+        cannot reach the top ``k``): the ``k``-th holds ``c``. The second ranks those holding
+        ``c`` or more by two per term held plus their Jaccard similarity with ``whole`` (a
+        function of how many of its shingles they hold, :data:`SHINGLES_FIELD`, and
+        :data:`SHINGLES_COUNT_FIELD`), where the index's shingles are single words; the third
+        reads every record within :data:`SOLR_TIE` of the ``k``-th's rank. Every term travels in
+        a parameter of its own, never parsed as syntax. None where the fields cannot answer: a
+        collection without them, an index of character k-grams without a field (past
+        :data:`CHAR_FIELDS`), a query of more than
+        :data:`MAX_SEARCH_TERMS` terms or of a word longer than the fields keep."""
+        processor = self.searcher
+        if processor is None or (processor.kind != "word" and processor.size not in CHAR_FIELDS):
+            return None
+        if processor.kind == "word" and processor.size != 1:  # shingles are not single words
+            whole = None
+        if max(len(wanted), len(whole or ())) > MAX_SEARCH_TERMS:
+            return None
+        if processor.kind == "word" and not (_searchable(wanted) and _searchable(whole or ())):
             return None
         if not wanted:
             return []
-        should, params = _count_params("w", wanted)
+        should, params = _count_params(
+            "w", wanted, functools.partial(_term_field, processor, fld=WORDS_FIELD)
+        )
         top = self.solr.select(
             {"q": f"{{!bool {should} mm={least}}}", **params, "fl": f"{RECORD_FIELDS},score",
              "rows": k, "minExactCount": k}
@@ -676,12 +750,14 @@ class SolrBackend:
         most = round(float(top[-1]["score"]))
         query = {"q": f"{{!bool {should} mm={most}}}", **params}
         fq: list[str] = []
-        if whole is None:  # every record holding as many terms as the k-th
+        if not whole:  # every record holding as many terms as the k-th
             read = query
         else:
-            of_whole = _count_params("a", whole)[1]
+            of_whole = _count_params(
+                "a", whole, functools.partial(_term_field, processor, fld=SHINGLES_FIELD)
+            )[1]
             held = "def(query($a.q),0)"  # a value for records holding none, too
-            jaccard = f"div({held},sub(sum({len(whole)},field({TERMS_COUNT_FIELD})),{held}))"
+            jaccard = f"div({held},sub(sum({len(whole)},field({SHINGLES_COUNT_FIELD})),{held}))"
             rank = f"sum(product(2,query($w.q)),{jaccard})"
             ranked = {**query, **of_whole, "rank": rank, "sort": f"{rank} desc,id asc"}
             kth = self.solr.select({**ranked, "fl": f"{RECORD_FIELDS},nd_rank:{rank}", "rows": k})

@@ -27,7 +27,11 @@ SOLR = _solr_folder()
 #: configset by name, so a change that an existing index cannot be read with (the band fields
 #: became longs) takes a new name, and the indexes made before keep the one they were made
 #: with (:data:`LEGACY_CONFIGSET`).
-CONFIGSET_NAME = "neardup_v2"
+CONFIGSET_NAME = "neardup_v3"
+#: The configset of the indexes made before records carried what a short search looks up
+#: (long band fields, no ``nd_words``): reloaded with those fields, their records, written
+#: without them, would be missed by a search that looks terms up.
+V2_CONFIGSET = "neardup_v2"
 #: The configset of the indexes made before the band fields became longs (string band fields).
 LEGACY_CONFIGSET = "neardup"
 

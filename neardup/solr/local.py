@@ -54,7 +54,7 @@ import requests
 
 from .. import resources
 from ..errors import InputError, SolrUnavailable
-from ..resources import CONFIGSET_NAME, LEGACY_CONFIGSET
+from ..resources import CONFIGSET_NAME, LEGACY_CONFIGSET, V2_CONFIGSET
 from .client import Auth, credentials, split_url
 
 log = logging.getLogger("neardup")
@@ -155,22 +155,36 @@ def legacy_schema(schema: str) -> str:
     return schema.replace(new, 'name="lsh_b*" type="string"')
 
 
+#: The fields a short search looks up (:data:`neardup.backends.solr.SEARCH_FIELDS`), which the
+#: configsets of older indexes must not have.
+_SEARCH_FIELDS = re.compile(r'\s*<field name="nd_(words|shingles|shingles_n|whole|c\d)"[^>]*/>')
+
+
+def without_search(schema: str) -> str:
+    """This configset's schema as the indexes made before records carried what a short
+    search looks up need it: the same but without those fields."""
+    out, found = _SEARCH_FIELDS.subn("", schema)
+    if found != 9:
+        raise RuntimeError("the configset has no search fields: without_search is stale")
+    return out
+
+
 def write_configsets(configsets: Path) -> None:
-    """This neardup's configset under its name, and the one the local node's older cores were
-    made with under theirs: a core reads its configset by name each time it loads, so a core
-    made by an older neardup must not be handed the new band fields."""
-    target = configsets / CONFIGSET_NAME
-    if _tree_bytes(target) != _tree_bytes(CONFIGSET):
-        shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(CONFIGSET, target)
-    legacy = configsets / LEGACY_CONFIGSET
+    """This neardup's configset under its name, and the ones the local node's older cores
+    were made with under theirs: a core reads its configset by name each time it loads, so a
+    core made by an older neardup must not be handed new fields (long band fields, or the
+    search fields its records were written without)."""
     schema = "conf/schema.xml"
-    want = _tree_bytes(CONFIGSET)
-    want[schema] = legacy_schema(want[schema].decode("utf-8")).encode("utf-8")
-    if _tree_bytes(legacy) != want:  # any file, not only the schema (solrconfig.xml too)
-        shutil.rmtree(legacy, ignore_errors=True)
-        shutil.copytree(CONFIGSET, legacy)
-        (legacy / schema).write_bytes(want[schema])
+    ours = _tree_bytes(CONFIGSET)[schema].decode("utf-8")
+    for name, text in ((CONFIGSET_NAME, ours), (V2_CONFIGSET, without_search(ours)),
+                       (LEGACY_CONFIGSET, legacy_schema(without_search(ours)))):  # fmt: skip
+        target = configsets / name
+        want = _tree_bytes(CONFIGSET)
+        want[schema] = text.encode("utf-8")
+        if _tree_bytes(target) != want:  # any file, not only the schema (solrconfig.xml too)
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(CONFIGSET, target)
+            (target / schema).write_bytes(want[schema])
 
 
 class LocalSolr:
