@@ -1141,7 +1141,8 @@ class NearDupIndex:
         (:meth:`~neardup.backends.base.TermSearch.holding`: the records that hold the most of
         them, and all tied with the ``k``-th), and those are scored here, so the answer is the
         one a scan of every record gives. A backend without a lookup (a Solr collection made
-        before its terms field) is scanned whole up to :data:`SCAN_LIMIT` records; above
+        before its search fields, or of k-grams past them) is scanned whole up to
+        :data:`SCAN_LIMIT` records; above
         that, only the records that share a band with the query are (said in a warning).
         """
         check_text(text, "the query text")

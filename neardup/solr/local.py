@@ -157,14 +157,16 @@ def legacy_schema(schema: str) -> str:
 
 #: The fields a short search looks up (:data:`neardup.backends.solr.SEARCH_FIELDS`), which the
 #: configsets of older indexes must not have.
-_SEARCH_FIELDS = re.compile(r'\s*<field name="nd_(words|shingles|shingles_n|whole|c\d)"[^>]*/>')
+_SEARCH_FIELDS = re.compile(
+    r'\s*<field name="nd_(words|shingles|unshingled|shingles_n|whole|c\d)"[^>]*/>'
+)
 
 
 def without_search(schema: str) -> str:
     """This configset's schema as the indexes made before records carried what a short
     search looks up need it: the same but without those fields."""
     out, found = _SEARCH_FIELDS.subn("", schema)
-    if found != 9:
+    if found != 10:
         raise RuntimeError("the configset has no search fields: without_search is stale")
     return out
 
