@@ -5,15 +5,18 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
 from neardup import NearDupIndex
+from neardup.backends import solr as solr_backend
 from neardup.backends.solr import SolrBackend
 from neardup.resources import restaurants
 from neardup.seed2014.experiment import PARAMS, run_restaurants
 from neardup.solr import admin
 from neardup.solr.admin import connect
+from neardup.solr.client import Solr
 from neardup.solr.local import LocalSolr
 
 from .conftest import IN_CI, REPO, run_cli, with_credentials
@@ -152,6 +155,21 @@ def test_every_shard_is_read_from_a_replica_of_its_own(cloud_url: str) -> None:
     through_one = SolrBackend(solr.clone())
     through_one._shards = ([],)  # as a collection whose replicas cannot be reached is read
     assert sorted(through_one.all_texts()) == sorted(read)
+    # A shard past PART_RECORDS is read in parts of it (here 3 a shard): each page of one
+    # cursor through a whole shard of millions would sort all of it.
+    asked: list[list[str]] = []
+    pages = Solr._pages
+
+    def spy(self: Solr, fields: str, query: str, fq: list[str], *rest: object) -> object:
+        asked.append(list(fq))
+        return pages(self, fields, query, fq, *rest)  # type: ignore[arg-type]
+
+    with mock.patch.object(solr_backend, "PART_RECORDS", 2_000), \
+            mock.patch.object(Solr, "_pages", spy):  # fmt: skip
+        in_parts = list(SolrBackend(solr.clone()).all_texts())
+    assert sorted(in_parts) == sorted(read) and len(in_parts) == len(read)
+    hashed = sorted(f for got in asked for f in got if f.startswith("{!hash"))
+    assert hashed == sorted(f"{{!hash workers=3 worker={k}}}" for k in range(3) for _ in cores)
     assert shard_cores(connect(cloud_url, "test_cloud_one_shard", shards=1)) is None
     planned, held = index.report(engine="duckdb"), index.report(engine="memory")
     assert [p.as_dict() for p in planned.pairs] == [p.as_dict() for p in held.pairs]

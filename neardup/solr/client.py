@@ -794,16 +794,26 @@ class Solr:
         few at a time keeps the pages held in memory few.
 
         ``cores`` (with ``ahead``): one client on a replica core of each shard of a SolrCloud
-        collection (:func:`neardup.solr.shards.shard_cores`), each read by a cursor of its own
-        with ``distrib=false``, side by side, instead of ``parts``: each node loads the stored
-        fields of its own shard.
+        collection (:func:`neardup.solr.shards.shard_cores`), each read with ``distrib=false``,
+        every shard side by side: each node loads the stored fields of its own shard. Past one
+        ``parts`` a shard, each shard is split into ``parts / len(cores)`` parts by the same
+        hash, read one part of every shard at a time, so that a shard of many millions of
+        records is not one cursor whose pages each sort all of it.
         """
         if cores and ahead:
             local = {**(params or {}), "distrib": "false"}
-            for page in _in_turn(
-                [read_ahead(core.clone()._pages(fields, query, fq, rows, local)) for core in cores]
-            ):
-                yield from page
+            per = max(1, -(-parts // len(cores)))
+            if per > 1:
+                local["partitionKeys"] = "id"
+            for k in range(per):
+                split = [*fq, f"{{!hash workers={per} worker={k}}}"] if per > 1 else list(fq)
+                for page in _in_turn(
+                    [
+                        read_ahead(core.clone()._pages(fields, query, split, rows, local))
+                        for core in cores
+                    ]
+                ):
+                    yield from page
             return
         if parts > 1 and ahead:
             width = side_by_side or parts
