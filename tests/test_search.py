@@ -262,3 +262,23 @@ def test_the_scan_scores_a_record_as_its_search_terms_do(params: Params) -> None
             text = " ".join(rng.choice(alphabet) for _ in range(rng.randint(1, 4)))
             want = len(mine & search_terms(processor, text)) / len(mine)
             assert held(text) == pytest.approx(want), (query, text)
+
+
+def test_the_text_prepared_to_sign_a_record_is_not_prepared_again() -> None:
+    """Indexing prepares each record once (canonical forms cost most of it): the documents
+    carry the prepared text the kernel signed, and the search fields take it from there."""
+    from neardup.backends.solr import search_fields
+    from neardup.candidates.documents import documents
+    from neardup.read.items import Record
+    from neardup.sign import kernel
+
+    if kernel.active() != "c":
+        pytest.skip("the prepared texts are kept on the C kernel's path only")
+    params = Params(shingle_kind="char", shingle_size=3, threshold=0.5)
+    processor = params.processor()
+    records = [Record(i, t) for i, t in _records(50, seed=7)] + [Record("x", "St. James & Co-op")]
+    docs = documents(params, processor, records, strings=False)
+    assert [d.prepared for d in docs] == [processor.prepare(r.text) for r in records]  # type: ignore[union-attr]
+    with mock.patch.object(type(processor), "prepared", side_effect=AssertionError("again")):
+        fields = search_fields(processor, docs)  # type: ignore[arg-type]
+    assert fields[-1] == {"nd_c3": "st james and co op", "nd_shingles_n": 16}

@@ -50,6 +50,10 @@ class Document:
     #: The record's sorted distinct shingle hashes (uint32), given with its signature to a
     #: backend that keeps signatures: the screen of a report compares them.
     hashes: Any = None
+    #: The text as :meth:`~neardup.sign.minhash.ShingleProcessor.prepare` makes it, where it
+    #: was made to sign the record (the C kernel's path): a backend that stores it (Solr's
+    #: search fields) need not prepare the record a second time. None: not made.
+    prepared: str | None = None
 
 
 @dataclass(frozen=True)

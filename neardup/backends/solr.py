@@ -262,7 +262,9 @@ def search_fields(processor: ShingleProcessor, docs: Sequence[Document]) -> list
         return [{WORDS_FIELD: d.content} for d in docs]
     if processor.kind != "word" and processor.size not in CHAR_FIELDS:
         return [{} for _ in docs]
-    prepared = processor.prepared([d.text for d in docs])
+    missing = [d.text for d in docs if d.prepared is None]
+    made = iter(processor.prepared(missing) if missing else [])
+    prepared = [d.prepared if d.prepared is not None else next(made) for d in docs]
     if kernel.active() == "c":  # distinct shingles counted as the kernel hashes them
         counts = np.diff(processor.shingle_hashes(prepared, ready=True)[1]).tolist()
     else:

@@ -12,6 +12,7 @@ from ..backends.base import Document
 from ..params import Params
 from ..read.checks import check_id
 from ..read.items import Record, Rejection, Unstored
+from ..sign import kernel
 from ..sign.banding import band_hashes_batch, band_keys_batch
 from ..sign.minhash import ShingleProcessor
 
@@ -48,6 +49,7 @@ def documents(
     keys: list[list[str]] = []
     values: list[Any] = []
     hashes: list[Any] = []
+    prepared: list[str] = []
     if keep and signatures:  # the backend keeps these and makes the keys when it needs them
         sigs, held = processor.signatures_with_hashes(
             [records[i].text for i in keep], threads=threads
@@ -59,7 +61,13 @@ def documents(
             bounds = ends.tolist()
             hashes = [runs[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
     elif keep:
-        sigs = processor.signatures_batch([records[i].text for i in keep], threads=threads)
+        kept = [records[i].text for i in keep]
+        if processor.prepares and kernel.active() == "c":  # prepared once: signed and kept
+            ready = processor.kernel_ready(kept)
+            sigs = processor.signatures_batch(ready, ready=True, threads=threads)
+            prepared = ready
+        else:
+            sigs = processor.signatures_batch(kept, threads=threads)
         if strings:
             keys = band_keys_batch(sigs, params.bands, params.rows)
         else:
@@ -91,7 +99,7 @@ def documents(
                 record.id, record.text, text, keys[row] if keys else [], extra,
                 record.source, batch, dict(record.fields) if len(record.fields) >= 2 else {},
                 values[row] if values else [], sigs[row] if signatures else None,
-                hashes[row] if hashes else None,
+                hashes[row] if hashes else None, prepared[row] if prepared else None,
             )  # fmt: skip
         )
     return out

@@ -415,6 +415,13 @@ class ShingleProcessor:
         offsets = np.concatenate([np.zeros(1, dtype=np.int64), *shifted])
         return np.concatenate([values for values, _ in runs]), offsets
 
+    @property
+    def prepares(self) -> bool:
+        """Whether texts are prepared in Python before the kernel shingles them (canonical
+        forms, a character kind's hyphens, repairs): then :meth:`kernel_ready` gives the
+        prepared texts; else the kernel normalizes the texts as given."""
+        return self.canonical or (self.kind == "char" and self.split_hyphens) or self.fix_text
+
     def kernel_ready(self, texts: Iterable[str]) -> list[str]:
         """The texts as the C kernel shingles them (:meth:`prepare`d where this processor
         prepares them): prepared once, for both :meth:`signatures_batch` and
@@ -427,14 +434,14 @@ class ShingleProcessor:
         >>> ShingleProcessor(3, kind="char").prepared(["Well-Known  CAFE!"])
         ['well known cafe']
         """
-        if self.canonical or (self.kind == "char" and self.split_hyphens) or self.fix_text:
+        if self.prepares:
             return self._kernel_texts(list(texts))  # prepared there: the kernel only normalizes
         return [self.normalize(check_text(t, f"text {i}")) for i, t in enumerate(texts)]
 
     def _kernel_texts(self, texts: list[str]) -> list[str]:
         """The texts as the kernel takes them: prepared (canonical forms, a character kind's
         hyphens as spaces), since it only normalizes."""
-        if self.canonical or (self.kind == "char" and self.split_hyphens) or self.fix_text:
+        if self.prepares:
             for i, t in enumerate(texts):
                 if not isinstance(t, str):
                     raise TypeError(f"text {i} is {type(t).__name__}, not str")
