@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..backends.base import Document
 from ..params import Params
@@ -61,13 +62,7 @@ def documents(
             bounds = ends.tolist()
             hashes = [runs[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
     elif keep:
-        kept = [records[i].text for i in keep]
-        if processor.prepares and kernel.active() == "c":  # prepared once: signed and kept
-            ready = processor.kernel_ready(kept)
-            sigs = processor.signatures_batch(ready, ready=True, threads=threads)
-            prepared = ready
-        else:
-            sigs = processor.signatures_batch(kept, threads=threads)
+        sigs, prepared = _signed(processor, [records[i].text for i in keep], threads)
         if strings:
             keys = band_keys_batch(sigs, params.bands, params.rows)
         else:
@@ -103,3 +98,15 @@ def documents(
             )  # fmt: skip
         )
     return out
+
+
+def _signed(
+    processor: ShingleProcessor, texts: list[str], threads: int
+) -> tuple[NDArray[np.uint32], list[str]]:
+    """The texts' signatures, and the texts as prepared to sign them where the processor
+    prepares them in Python for the C kernel (else none): prepared once, for the signature
+    and for a backend that stores the prepared text (Solr's search fields)."""
+    if processor.prepares and kernel.active() == "c":
+        ready = processor.kernel_ready(texts)
+        return processor.signatures_batch(ready, ready=True, threads=threads), ready
+    return processor.signatures_batch(texts, threads=threads), []
