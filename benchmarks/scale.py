@@ -101,6 +101,49 @@ def planted_short_records(n: int, seed: int = 0) -> Iterator[tuple[Record, int |
             yield Record(str(start + k), text), origin
 
 
+#: ``--kind documents``: words a document (issue #40's "documents of about 200 words"), and
+#: the edit rate of a copy (each word deleted, substituted or followed by a new one with this
+#: chance), drawn per copy, as :func:`benchmarks.corpus.generate` edits its copies.
+DOC_WORDS = (100, 300)
+DOC_RATE = (0.01, 0.10)
+KINDS = ("short", "documents")
+
+
+def planted_documents(n: int, seed: int = 0) -> Iterator[tuple[Record, int | None]]:
+    """``n`` documents of 100-300 Zipf words, :data:`COPIES` of them an edited copy of an
+    earlier document of their chunk, with the number of the document each copies (None: not a
+    copy); made ``CHUNK`` at a time, so that 10M documents are never all held."""
+    rng = np.random.default_rng([seed, 0xD0C5, 0x5CA1E])
+    zipf = C.ZipfWords(C.vocabulary(50_000, seed), 1.1, rng)
+    vocab = zipf.words
+    for start in range(0, n, CHUNK):
+        size = min(CHUNK, n - start)
+        lengths = rng.integers(DOC_WORDS[0], DOC_WORDS[1] + 1, size=size)
+        flat = zipf.indices(int(lengths.sum())).tolist()
+        copy = rng.random(size) < COPIES
+        words: list[list[str]] = []
+        pos = 0
+        for k, length in enumerate(lengths.tolist()):
+            origin = None
+            if copy[k] and words:
+                origin = int(rng.integers(len(words)))
+                rate = float(rng.uniform(*DOC_RATE))
+                ws = C._edit(words[origin], rate, zipf, rng)[0] or list(words[origin])
+                origin += start
+            else:
+                ws = [vocab[j] for j in flat[pos : pos + length]]
+            pos += length
+            words.append(ws)
+            yield Record(str(start + k), " ".join(ws)), origin
+
+
+def planted_records(kind: str, n: int, seed: int = 0) -> Iterator[tuple[Record, int | None]]:
+    """The planted corpus of ``kind`` (:data:`KINDS`)."""
+    if kind == "documents":
+        return planted_documents(n, seed)
+    return planted_short_records(n, seed)
+
+
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
@@ -187,12 +230,12 @@ def compare_engines(size: int, seed: int, out: Path | None, engines: list[str]) 
     return 0 if same else 1
 
 
-def write_planted(size: int, seed: int, path: Path) -> np.ndarray:
-    """The corpus as ``ID TEXT`` lines at ``path``; returns each record's origin (the record
-    it is a near-copy of; -1: none), streamed: the texts are never all held."""
+def write_planted(size: int, seed: int, path: Path, kind: str = "short") -> np.ndarray:
+    """The corpus of ``kind`` as ``ID TEXT`` lines at ``path``; returns each record's origin
+    (the record it is a near-copy of; -1: none), streamed: the texts are never all held."""
     origin = np.full(size, -1, dtype=np.int64)
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        for record, of in planted_short_records(size, seed):
+        for record, of in planted_records(kind, size, seed):
             fh.write(f"{record.id} {record.text}\n")
             if of is not None:
                 origin[int(record.id)] = of
@@ -228,12 +271,15 @@ def planted_score(pairs: Path, origin: np.ndarray) -> dict[str, Any]:
     }
 
 
-def cli_run(size: int, seed: int, work_parent: Path | None, new: int = 0) -> dict[str, Any]:
+def cli_run(
+    size: int, seed: int, work_parent: Path | None, new: int = 0, kind: str = "short"
+) -> dict[str, Any]:
     """``neardup index FILE`` and ``neardup report --out pairs.tsv`` with the defaults (only
     the Solr and collection given), each measured as its own process (wall, peak RSS of the
     process, DuckDB's memory included; Solr's apart), scored against the planted copies. Then,
     with ``new``, that many more records indexed as a batch of their own and ``neardup report
-    --new`` (:func:`new_batch_run`)."""
+    --new`` (:func:`new_batch_run`). ``kind``: short records or documents (:data:`KINDS`);
+    the disk the run took (corpus, Solr's index of the collection, pairs) is measured too."""
     import shutil
     import tempfile
 
@@ -244,17 +290,21 @@ def cli_run(size: int, seed: int, work_parent: Path | None, new: int = 0) -> dic
     try:
         start = time.perf_counter()
         path = work / "records.txt"
-        origin = write_planted(size, seed, path)
-        say(f"{size:,d} records written in {time.perf_counter() - start:.1f} s "
+        origin = write_planted(size, seed, path, kind)
+        say(f"{size:,d} {kind} records written in {time.perf_counter() - start:.1f} s "
             f"({path.stat().st_size >> 20} MB)")  # fmt: skip
-        name = f"bench_scale_cli_{size}"
+        name = f"bench_scale_cli_{kind}_{size}"
         try:
             res, out = run_neardup_solr(path, None, node.base, name, node.pid, work, flags=[],
-                                        keep=bool(new))  # fmt: skip
+                                        keep=True)  # fmt: skip
             res.update(planted_score(out, origin))
             res["records"] = size
+            res["kind"] = kind
+            res["disk_mb"] = {"corpus": path.stat().st_size >> 20,
+                              "solr_index": index_mb(node, name),
+                              "pairs": out.stat().st_size >> 20}  # fmt: skip
             if new:
-                res["new"] = new_batch_run(path, size, new, seed, node, name, work)
+                res["new"] = new_batch_run(path, size, new, seed, node, name, work, kind)
         finally:
             drop_collection(node.base, name)
         return res
@@ -264,8 +314,9 @@ def cli_run(size: int, seed: int, work_parent: Path | None, new: int = 0) -> dic
 
 
 def new_batch_run(
-    path: Path, size: int, n: int, seed: int, node: SolrNode, name: str, work: Path
-) -> dict[str, Any]:
+    path: Path, size: int, n: int, seed: int, node: SolrNode, name: str, work: Path,
+    kind: str = "short",
+) -> dict[str, Any]:  # fmt: skip
     """``n`` new records (:data:`COPIES` of them a near-copy of an indexed record, one word
     more; the rest new texts of the corpus's words) indexed into the collection as a batch of
     their own, then ``neardup report --new``: each measured, and the new copies' recall."""
@@ -282,7 +333,7 @@ def new_batch_run(
         for k, line in enumerate(fh):
             if k in wanted:
                 texts[k] = line.rstrip("\n").split(" ", 1)[1]
-    fresh = (r.text for r, _ in planted_short_records(n, seed + 1))
+    fresh = (r.text for r, _ in planted_records(kind, n, seed + 1))
     batch = work / "new.txt"
     planted = set()
     with open(batch, "w", encoding="utf-8", newline="\n") as fh:
@@ -354,19 +405,32 @@ def datasketch_run(size: int, seed: int, work_parent: Path | None, cap_gb: float
         shutil.rmtree(work, ignore_errors=True)
 
 
+def index_mb(node: SolrNode, name: str) -> int | None:
+    """The size of the collection's index on disk (Solr's core status), in MB; None where
+    Solr does not say."""
+    from neardup.solr.client import Solr
+
+    from .node import index_size_bytes
+
+    got = index_size_bytes(Solr(node.base, name))
+    return got >> 20 if got else None
+
+
 def compare_sizes(
-    sizes: list[int], seed: int, work: Path | None, out: Path | None, new: int = 0
-) -> int:
+    sizes: list[int], seed: int, work: Path | None, out: Path | None, new: int = 0,
+    kind: str = "short",
+) -> int:  # fmt: skip
     """:func:`cli_run` at each size, one after the other, and each time over the smallest's."""
     rows = []
     for size in sizes:
-        row = cli_run(size, seed, work, new)
+        row = cli_run(size, seed, work, new, kind)
         rows.append(row)
         say(
             f"{size:,d} records: index {row['steps']['index']['wall_s']:.1f} s + report "
             f"{row['steps']['report']['wall_s']:.1f} s = {row['wall_s']:.1f} s, peak RSS "
             f"{row['peak_rss_mb']:,.0f} MB (Solr apart), recall {row['recall']}, precision "
-            f"{row['precision']} ({row['reported_pairs']:,d} pairs)"
+            f"{row['precision']} ({row['reported_pairs']:,d} pairs), disk "
+            f"{row.get('disk_mb')} MB"
         )
         if "new" in row:
             got = row["new"]
@@ -395,6 +459,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cli", type=int, nargs="+", metavar="SIZE",
                     help="neardup index + neardup report with the defaults, through the CLI, "
                          "at these sizes, scored against the planted copies")  # fmt: skip
+    ap.add_argument("--kind", choices=KINDS, default="short",
+                    help="--cli: short records (8-15 words) or documents (100-300 words)")
     ap.add_argument("--work", type=Path, help="--cli: the corpus and pairs go under this folder")
     ap.add_argument("--datasketch", type=int, metavar="SIZE",
                     help="datasketch's README recipe on the --cli corpus of SIZE")  # fmt: skip
@@ -409,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.engines:
         return compare_engines(args.size, args.seed, args.json, args.only)
     if args.cli:
-        return compare_sizes(args.cli, args.seed, args.work, args.json, args.new)
+        return compare_sizes(args.cli, args.seed, args.work, args.json, args.new, args.kind)
     if args.datasketch:
         got = datasketch_run(args.datasketch, args.seed, args.work, args.cap_gb)
         say(json.dumps(got))

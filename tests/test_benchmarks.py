@@ -410,3 +410,23 @@ def test_defaults_benchmark_prints_how_each_method_scales_from_one_size_to_the_n
         "short neardup_solr: 1,000,000 -> 10,000,000 records (10x): 90.0 -> 900.0 s (10.0x the "
         "time), Python peak 200 -> 1400 MB"
     ]
+
+
+def test_scale_documents_are_streamed_with_edited_copies() -> None:
+    """``benchmarks.scale --kind documents``: documents of 100-300 words, the same for a seed,
+    a tenth of them an edited copy of an earlier document of their chunk (alike, not equal)."""
+    from benchmarks import scale
+
+    got = list(scale.planted_documents(3000, seed=2))
+    again = [(r.id, r.text, o) for r, o in scale.planted_documents(3000, seed=2)]
+    assert [(r.id, r.text, o) for r, o in got] == again
+    assert [r.id for r, _ in got] == [str(k) for k in range(3000)]
+    lengths = [len(r.text.split()) for r, o in got if o is None]
+    assert min(lengths) >= 100 and max(lengths) <= 300
+    copies = [(r, o) for r, o in got if o is not None]
+    assert 0.05 * 3000 < len(copies) < 0.15 * 3000
+    for r, o in copies:
+        assert o < int(r.id)
+        a, b = set(got[o][0].text.split()), set(r.text.split())
+        assert 0.5 < len(a & b) / len(a | b)
+    assert sum(r.text != got[o][0].text for r, o in copies) > 0.9 * len(copies)
