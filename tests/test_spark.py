@@ -145,3 +145,59 @@ def test_spark_windows_a_bucket_of_thousands_as_duckdb(spark: Spark) -> None:
     _same(on_spark, on_duckdb)
     _same(on_spark, idx.report(engine="memory"))
     assert len(on_spark.pairs) > 1_000
+
+
+def test_local_threads_read_every_local_master() -> None:
+    """The shuffle partitions of a local engine follow its task threads, read off the master
+    in each of Spark's spellings (a local cluster's were refused as a number before)."""
+    from neardup.plan.spark import local_threads
+
+    assert [local_threads(m) for m in ("local", "local[3]", "local[3,2]")] == [1, 3, 3]
+    assert local_threads("local-cluster[2,1,1024]") == 2
+    assert local_threads("local-cluster[3,2,512]") == 6
+    assert local_threads("local[*]") == local_threads("local[*,4]") >= 1
+    settings = Spark(master="local-cluster[2,1,1024]").settings(None)
+    assert settings["spark.sql.shuffle.partitions"] == "4"
+
+
+#: A child process: 3k short records reported by DuckDB and by Spark on a local cluster of two
+#: worker processes (one executor JVM each), and how many executors Spark had.
+TWO_EXECUTORS = """
+import json, sys
+from benchmarks.scale import stream_short_records
+from neardup import NearDupIndex
+from neardup.plan import Spark
+idx = NearDupIndex()
+idx.add_many(stream_short_records(3_000), progress=False)
+duck = idx.report(engine="duckdb", cap=3, threshold=0.3)
+spark = idx.report(engine=Spark(master="local-cluster[2,1,1024]"), cap=3, threshold=0.3)
+from pyspark.sql import SparkSession
+sc = SparkSession.getActiveSession().sparkContext
+ids = sc._jsc.sc().getExecutorIds()  # the executors', the driver apart
+print(json.dumps({
+    "executors": sorted(ids.apply(k) for k in range(ids.size())),
+    "same": [(p.id1, p.id2, p.jaccard) for p in duck.pairs]
+            == [(p.id1, p.id2, p.jaccard) for p in spark.pairs],
+    "pairs": len(spark.pairs), "candidates": [duck.candidates, spark.candidates],
+}))
+"""
+
+
+def test_spark_on_two_executor_processes_gives_duckdbs_pairs() -> None:
+    """``local-cluster[2,1,1024]``: two workers, each starting an executor JVM of its own
+    (with the pip package's Spark), the plan's tasks and the Python functions run there; the
+    pairs are DuckDB's. A process of its own: one process runs one Spark master."""
+    import json
+    import subprocess
+    import sys
+
+    _needs_spark()
+    from .conftest import REPO
+
+    done = subprocess.run([sys.executable, "-c", TWO_EXECUTORS], capture_output=True,
+                          text=True, cwd=str(REPO), timeout=900)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["same"] and got["pairs"] > 100
+    assert got["candidates"][0] == got["candidates"][1]
+    assert len(got["executors"]) == 2, got

@@ -97,9 +97,7 @@ class Spark:
         if self.master.startswith("local"):
             # one machine: a few shuffle partitions a core, not Spark's 200 (each a task and a
             # file of every table the plan writes)
-            cores = self.master.removeprefix("local").strip("[]").split(",")[0]
-            threads = os.cpu_count() or 1 if cores in ("", "*") else int(cores)
-            settings["spark.sql.shuffle.partitions"] = str(2 * threads)
+            settings["spark.sql.shuffle.partitions"] = str(2 * local_threads(self.master))
             # the plan's tables have a location of their own; Spark's default warehouse would
             # otherwise be an empty spark-warehouse/ left in the user's working directory
             settings["spark.sql.warehouse.dir"] = os.path.join(
@@ -112,6 +110,19 @@ class Spark:
             settings["spark.executor.memory"] = self.memory
         settings.update(dict(self.conf))
         return settings
+
+
+def local_threads(master: str) -> int:
+    """The task threads of a local master: ``local`` 1, ``local[4]`` 4, ``local[*]`` every
+    core, ``local[4,2]`` (with retries) 4, ``local-cluster[2,1,1024]`` (two worker processes of
+    one core each, what Spark's own tests run on) 2."""
+    inside = master[master.find("[") + 1 : master.rfind("]")] if "[" in master else ""
+    parts = [p.strip() for p in inside.split(",")]
+    if master.startswith("local-cluster"):
+        return max(int(parts[0]) * int(parts[1]), 1) if len(parts) >= 2 else 1
+    if parts[0] in ("", "*"):
+        return 1 if not inside else os.cpu_count() or 1
+    return max(int(parts[0]), 1)
 
 
 def _is_uri(path: str) -> bool:
