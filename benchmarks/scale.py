@@ -165,10 +165,14 @@ def tree_rss_mb() -> float:
     return sum(status_mb("VmRSS", pid) or 0.0 for pid in mine)
 
 
-def engine_report(size: int, engine: str, seed: int = 0) -> dict[str, Any]:
+def engine_report(
+    size: int, engine: str, seed: int = 0, master: str = "local[2]"
+) -> dict[str, Any]:
     """One engine's report of ``size`` short records indexed in memory with the defaults: its
     time, the peak RSS while it ran (of the process tree, sampled every 20 ms; every 200 ms
-    for Spark, whose JVM and workers are other processes), and a digest of its pairs."""
+    for Spark, whose JVM and workers are other processes), and a digest of its pairs.
+    ``master``: Spark's (``local[2]``: one JVM, two task threads; ``local-cluster[2,1,4096]``:
+    two worker processes, each with an executor JVM of its own)."""
     index = NearDupIndex()
     index.add_many(stream_short_records(size, seed), progress=False)
     before = tree_rss_mb()
@@ -184,7 +188,7 @@ def engine_report(size: int, engine: str, seed: int = 0) -> dict[str, Any]:
     watcher = threading.Thread(target=sample, daemon=True)
     watcher.start()
     start = time.perf_counter()
-    report = index.report(engine=Spark(master="local[2]") if engine == "spark" else engine)
+    report = index.report(engine=Spark(master=master) if engine == "spark" else engine)
     took = time.perf_counter() - start
     done.set()
     watcher.join()
@@ -193,6 +197,7 @@ def engine_report(size: int, engine: str, seed: int = 0) -> dict[str, Any]:
         digest.update(f"{p.id1}\t{p.id2}\t{p.jaccard}\t{p.edit_distance}\n".encode())
     return {
         "engine": engine,
+        **({"master": master} if engine == "spark" else {}),
         "records": size,
         "report_s": round(took, 1),
         "rss_before_report_mb": round(before),
@@ -205,14 +210,16 @@ def engine_report(size: int, engine: str, seed: int = 0) -> dict[str, Any]:
     }
 
 
-def compare_engines(size: int, seed: int, out: Path | None, engines: list[str]) -> int:
+def compare_engines(
+    size: int, seed: int, out: Path | None, engines: list[str], master: str = "local[2]"
+) -> int:
     """Each engine's report in a process of its own (one after the other: one benchmark at a
     time), then one line each and whether their pairs agree."""
     rows = []
     for engine in engines:
         proc = subprocess.run(
             [sys.executable, "-m", "benchmarks.scale", "--engine-child", engine,
-             "--size", str(size), "--seed", str(seed)],
+             "--size", str(size), "--seed", str(seed), "--spark-master", master],
             capture_output=True, text=True, check=True,
         )  # fmt: skip
         rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
@@ -455,6 +462,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="compare the report's engines in memory (no Solr)")  # fmt: skip
     ap.add_argument("--only", nargs="+", choices=ENGINES, default=list(ENGINES),
                     help="--engines: these engines only")  # fmt: skip
+    ap.add_argument("--spark-master", default="local[2]",
+                    help="--engines: Spark's master (local-cluster[2,1,4096]: two executor "
+                         "processes)")  # fmt: skip
     ap.add_argument("--engine-child", choices=ENGINES, help=argparse.SUPPRESS)
     ap.add_argument("--cli", type=int, nargs="+", metavar="SIZE",
                     help="neardup index + neardup report with the defaults, through the CLI, "
@@ -470,10 +480,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="--cli: then this many new records and report --new (0: not)")  # fmt: skip
     args = ap.parse_args(argv)
     if args.engine_child:
-        print(json.dumps(engine_report(args.size, args.engine_child, args.seed)))
+        print(json.dumps(engine_report(args.size, args.engine_child, args.seed,
+                                       args.spark_master)))  # fmt: skip
         return 0
     if args.engines:
-        return compare_engines(args.size, args.seed, args.json, args.only)
+        return compare_engines(args.size, args.seed, args.json, args.only, args.spark_master)
     if args.cli:
         return compare_sizes(args.cli, args.seed, args.work, args.json, args.new, args.kind)
     if args.datasketch:
