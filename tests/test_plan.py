@@ -8,6 +8,7 @@ import io
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,6 +124,37 @@ def test_memory_limit_spills_to_the_same_pairs(short_index: NearDupIndex) -> Non
     _same(short_index.report(), short_index.report(engine=small))
     with pytest.raises(EngineFailed, match="memory_limit 40MB, disk_limit 0KB"):
         short_index.report(engine=DuckDB(memory_limit="40MB", threads=1, disk_limit="0KB"))
+
+
+def test_the_engine_gives_back_its_memory_before_the_pairs_are_read_out(
+    short_index: NearDupIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The verified pairs and their records' texts come into this process at the end: by then
+    DuckDB holds the verified pairs only, under a limit of READ_OUT_LIMIT (at 10M documents
+    the engine's share of the budget and the texts together went past the budget)."""
+    from neardup.plan import duck
+
+    said: list[tuple[str, Any]] = []
+    release, batches = duck.DuckDBSession.release, duck.DuckDBSession.batches
+
+    def spy_release(self: duck.DuckDBSession, keep: Any) -> None:
+        release(self, keep)
+        tables = self.column("SELECT table_name FROM information_schema.tables")
+        limit = self.scalar("SELECT value FROM duckdb_settings() WHERE name = 'memory_limit'")
+        said.append(("released", (sorted(tables), duck._bytes(limit))))
+
+    def spy_batches(self: duck.DuckDBSession, query: str, size: int) -> Any:
+        said.append(("read", query))
+        yield from batches(self, query, size)
+
+    monkeypatch.setattr(duck.DuckDBSession, "release", spy_release)
+    monkeypatch.setattr(duck.DuckDBSession, "batches", spy_batches)
+    _same(short_index.report(), short_index.report(engine=DuckDB(memory_limit="2GB")))
+    steps = [what for what, _ in said]
+    assert steps.count("released") == 1
+    out = steps.index("released")
+    assert said[out][1][0] == ["verified"] and 0 < said[out][1][1] <= duck.READ_OUT_LIMIT
+    assert said[out + 1] == ("read", "SELECT * FROM verified")
 
 
 def test_engine_options_are_checked() -> None:

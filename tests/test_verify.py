@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from neardup import Params
-from neardup.candidates.text_table import TextTable
+from neardup.candidates.text_table import Gathered, TextTable
 from neardup.candidates.verify import verify
 from neardup.graph import clusters, component_labels
 from neardup.keys import id_key
@@ -51,6 +51,22 @@ def test_text_table_tells_apart_ids_that_sort_as_one() -> None:
     assert table.get("8") is None and "x" not in table and len(table) == 6
     scripts = TextTable(["1", "2", "3"], ["Café Müller", "", "東京都 Ｓｔａｒ ☕"])
     assert [scripts[i] for i in ("1", "2", "3")] == ["Café Müller", "", "東京都 Ｓｔａｒ ☕"]
+
+
+def test_texts_gathered_in_any_order_make_the_table_of_their_ids() -> None:
+    """The verified pairs' texts come in batches, an id in several: each is kept once, and
+    the table in id order reads them back as a table made from the texts directly."""
+    gathered = Gathered()
+    gathered.add(["b", "07", "a"], ["text b", "Café Müller", ""])
+    gathered.add(["a", "7", "b"], ["text a again", "東京都 ☕", "text b again"])
+    assert len(gathered) == 4 and gathered.ids() == ["b", "07", "a", "7"]
+    ids = sort_ids(gathered.ids())
+    table = gathered.table(ids)
+    direct = TextTable(ids, [{"a": "", "b": "text b", "07": "Café Müller", "7": "東京都 ☕"}[i]
+                             for i in ids])  # fmt: skip
+    assert [table.text(k) for k in range(4)] == [direct.text(k) for k in range(4)]
+    assert table["a"] == "" and table["b"] == "text b" and table["7"] == "東京都 ☕"
+    assert len(gathered) == 0  # the table holds the texts now, not both
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -7,6 +7,7 @@ Why a module of its own: the report reads its candidates' texts from the backend
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
@@ -80,6 +81,50 @@ class TextTable(Mapping[str, str]):
 
     def __len__(self) -> int:
         return len(self.ids)
+
+
+class Gathered:
+    """Texts by id gathered in any order, each id once, into one UTF-8 buffer, then made a
+    :class:`TextTable` in id order without a copy. Why: the verified pairs of a plan come in
+    batches, each holding the texts of its pairs' records; a dict of their strs and then a
+    table copied from it held the texts three times over at the peak (documents at 10M: 1.25M
+    records' texts)."""
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+        self._at: dict[str, int] = {}
+        self._start = array("q")
+        self._end = array("q")
+
+    def add(self, ids: Iterable[str], texts: Iterable[str]) -> None:
+        """The texts of ``ids`` (a text given again for an id is not kept twice)."""
+        buffer, at, start, end = self._buffer, self._at, self._start, self._end
+        for record_id, text in zip(ids, texts, strict=True):
+            if record_id in at:
+                continue
+            at[record_id] = len(start)
+            start.append(len(buffer))
+            buffer += text.encode("utf-8", "surrogatepass")
+            end.append(len(buffer))
+
+    def ids(self) -> list[str]:
+        """The ids gathered, in the order they came."""
+        return list(self._at)
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    def table(self, ids: list[str]) -> TextTable:
+        """The table of ``ids`` (each one gathered), their codes in that order."""
+        at = self._at
+        rows = np.fromiter((at[i] for i in ids), dtype=np.int64, count=len(ids))
+        table = TextTable(ids)
+        table._buffer = self._buffer
+        table._start = np.frombuffer(self._start, dtype=np.int64)[rows]
+        table._end = np.frombuffer(self._end, dtype=np.int64)[rows]
+        self._buffer, self._at = bytearray(), {}  # the table holds the buffer now
+        self._start, self._end = array("q"), array("q")
+        return table
 
 
 #: Texts read from the backend per call when a report fetches its candidates' records.

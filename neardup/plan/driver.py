@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from ..backends.base import Backend
 from ..candidates.buckets import COUNT_BITS, WINDOW, protected_bands
-from ..candidates.text_table import TextTable
+from ..candidates.text_table import Gathered, TextTable
 from ..candidates.verify import SCREEN_MIN
 from ..decision.decide import Features, rule_for
 from ..defaults import DEFAULTS
@@ -265,7 +265,7 @@ def decided(
             )
         total = int(session.scalar("SELECT count(*) FROM candidates"))
         pairs: list[Pair] = []
-        held: dict[str, str] = {}
+        held = Gathered()
         with _Stage(session, "screen", total, "pair", shown) as stage:
             _screen(session, total, threshold, stage)
         session.run([steps.CREATE_VERIFIED])
@@ -273,15 +273,16 @@ def decided(
         screened = int(session.scalar("SELECT count(*) FROM screened"))
         with _Stage(session, "verify", screened, "pair", shown) as stage:
             _map_into(session, "verified", steps.PAIRS, verify, stage)
+        # what the pairs and their texts take in this process, the engine gives back first
+        release = getattr(session, "release", None)
+        if release is not None:
+            release(("verified",))
         for batch in session.batches("SELECT * FROM verified", VERIFY_BATCH):
-            found, texts = steps.verified_pairs(batch)
-            pairs.extend(found)
-            held.update(texts)
+            pairs.extend(steps.verified_pairs(batch, held))
     finally:
         session.close()
     pairs.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
-    ids = sort_ids(held)
-    table = TextTable(ids, (held[i] for i in ids))
+    table = held.table(sort_ids(held.ids()))
     columns: Mapping[str, str] = dict(options.columns or ())
     features = Features(
         pairs, table, processor, backend.count(), None, backend.columns, backend.sources,

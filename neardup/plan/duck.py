@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -23,6 +23,13 @@ from ..errors import ArgumentError, NeardupError
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+
+#: DuckDB's memory limit while the verified pairs are read out of it (or the limit it had, if
+#: lower): the plan's other tables are gone by then and the rows stream a batch at a time,
+#: while this process takes the pairs and their records' texts. Why: at 10M documents the
+#: engine's share of the budget and those texts together went past the budget.
+READ_OUT_LIMIT = 512 << 20
 
 
 class EngineFailed(NeardupError):
@@ -122,6 +129,28 @@ class DuckDBSession:
         with self._failures():
             return [r[0] for r in self.con.execute(query).fetchall()]
 
+    def release(self, keep: Iterable[str]) -> None:
+        """Drop every table and view but ``keep`` and lower the memory limit to
+        :data:`READ_OUT_LIMIT` (where it is higher), so that DuckDB gives back what it
+        holds before this process takes its share."""
+        kept = set(keep)
+        with self._failures():
+            found = self.con.execute(
+                "SELECT table_name, table_type FROM information_schema.tables "
+                "WHERE table_schema = current_schema()"
+            ).fetchall()
+            for name, kind in found:
+                if name not in kept:
+                    self.con.execute(f"DROP {'VIEW' if kind == 'VIEW' else 'TABLE'} {name}")
+            limit = self.con.execute(
+                "SELECT value FROM duckdb_settings() WHERE name = 'memory_limit'"
+            ).fetchall()
+        if _bytes(limit[0][0] if limit else None) > READ_OUT_LIMIT:
+            try:
+                self.con.execute(f"SET memory_limit = '{READ_OUT_LIMIT >> 20}MB'")
+            except duckdb_error():  # what it holds cannot go lower: it keeps its limit
+                pass
+
     def spilled(self) -> int:
         """The bytes DuckDB holds in its spill files now."""
         with self._failures():
@@ -161,3 +190,22 @@ class DuckDBSession:
             self.con.close()
         finally:
             shutil.rmtree(self.directory, ignore_errors=True)
+
+
+_UNITS = {"bytes": 1, "b": 1, "kb": 1000, "kib": 1 << 10, "mb": 1000**2, "mib": 1 << 20,
+          "gb": 1000**3, "gib": 1 << 30, "tb": 1000**4, "tib": 1 << 40}  # fmt: skip
+
+
+def _bytes(setting: str | None) -> int:
+    """Bytes of a DuckDB memory setting as it shows it (``"4.4 GiB"``); 0 where unreadable."""
+    parts = str(setting or "").split()
+    try:
+        return int(float(parts[0]) * _UNITS[parts[1].lower()]) if len(parts) == 2 else 0
+    except (KeyError, ValueError):
+        return 0
+
+
+def duckdb_error() -> type[Exception]:
+    import duckdb
+
+    return duckdb.Error

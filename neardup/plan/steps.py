@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..candidates.buckets import COUNT_MAX, _uniform
-from ..candidates.text_table import TextTable
+from ..candidates.text_table import Gathered, TextTable
 from ..candidates.verify import SCREEN_MARGIN, verify_codes
 from ..defaults import DEFAULTS
 from ..results import Pair
@@ -553,8 +553,9 @@ def verified_rows(
     )
 
 
-def verified_pairs(batch: pa.RecordBatch | pa.Table) -> tuple[list[Pair], dict[str, str]]:
-    """The pairs of a batch of :func:`verified_rows` and the texts of their records."""
+def verified_pairs(batch: pa.RecordBatch | pa.Table, texts: Gathered) -> list[Pair]:
+    """The pairs of a batch of :func:`verified_rows`; the texts of their records go to
+    ``texts``."""
     columns = batch.to_pydict()
     pairs = [
         Pair(i, j, float(s), int(d))
@@ -563,6 +564,6 @@ def verified_pairs(batch: pa.RecordBatch | pa.Table) -> tuple[list[Pair], dict[s
             strict=True,
         )
     ]  # fmt: skip
-    held = dict(zip(columns["id1"], columns["text1"], strict=True))
-    held.update(zip(columns["id2"], columns["text2"], strict=True))
-    return pairs, held
+    texts.add(columns["id1"], columns["text1"])
+    texts.add(columns["id2"], columns["text2"])
+    return pairs
