@@ -371,3 +371,29 @@ def test_er_bounds_count_the_links_whose_records_share_nothing(tmp_path: Path) -
     assert (got["links"], got["no_shared_word"]) == (3, 1)
     assert got["f1_bound_word"] == 0.8  # recall at most 2/3
     assert got["no_shared_4gram"] == 1 and got["f1_bound_4gram"] == 0.8
+
+
+def test_er_concat_writes_one_file_and_scores_the_pairs_across(tmp_path: Path) -> None:
+    """Issue #39's concatenated tasks: the two files as one (the union of their columns, ids
+    prefixed by their file), the true links in those ids, and only the pairs across the two
+    files scored; a pair inside one file is counted apart."""
+    from benchmarks.accuracy.er import Task
+    from benchmarks.accuracy.er_concat import score, write_concatenated
+
+    (tmp_path / "a.csv").write_text("id|title|starring\n0|The Killers|Burt Lancaster\n"
+                                    "1|Big|Tom Hanks\n", encoding="utf-8")  # fmt: skip
+    (tmp_path / "b.csv").write_text("id|title|year\n0|Killers, The|1946\n1|Big|1988\n",
+                                    encoding="utf-8")  # fmt: skip
+    (tmp_path / "gt.csv").write_text("D1|D2\n0|0\n1|1\n", encoding="utf-8")
+    both = tmp_path / "both.csv"
+    gold = write_concatenated(Task("T", "a.csv", "b.csv", "movies", 0.9, 0.9, 0.9), tmp_path, both)
+    assert both.read_text(encoding="utf-8").splitlines() == [
+        "id|title|starring|year", "a-0|The Killers|Burt Lancaster|", "a-1|Big|Tom Hanks|",
+        "b-0|Killers, The||1946", "b-1|Big||1988",
+    ]  # fmt: skip
+    assert gold == {("a-0", "b-0"), ("a-1", "b-1")}
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("id1\tid2\tjaccard\nb-1\ta-1\t0.9\na-0\ta-1\t0.5\na-0\tb-1\t0.4\n",
+                     encoding="utf-8")  # fmt: skip
+    got = score(pairs, gold, "a")
+    assert (got["across"], got["within"], got["precision"], got["recall"]) == (2, 1, 0.5, 0.5)
