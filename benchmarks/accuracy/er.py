@@ -207,21 +207,33 @@ def markdown(rows: list[dict[str, Any]]) -> list[str]:
     )  # fmt: skip
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.accuracy.er", description=__doc__)
+def cli(
+    argv: list[str] | None,
+    prog: str,
+    doc: str | None,
+    runner: Callable[[tuple[str, ...] | None], list[dict[str, Any]]],
+    shown: Callable[[list[dict[str, Any]]], str],
+) -> int:
+    """A task benchmark's command line: ``--tasks`` (a subset), ``--json OUT``; the tasks run
+    by ``runner`` and printed by ``shown``."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc)
     parser.add_argument("--tasks", help="comma-separated subset of: "
                         + ", ".join(t.name for t in TASKS))  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
     args = parser.parse_args(argv)
     names = tuple(t.strip() for t in args.tasks.split(",")) if args.tasks else None
-    known = {t.name for t in TASKS}
-    if names and set(names) - known:
-        parser.error(f"unknown tasks: {', '.join(sorted(set(names) - known))}")
-    rows = run(names)
-    print(table(rows))
+    unknown = set(names or ()) - {t.name for t in TASKS}
+    if unknown:
+        parser.error(f"unknown tasks: {', '.join(sorted(unknown))}")
+    rows = runner(names)
+    print(shown(rows))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cli(argv, "python -m benchmarks.accuracy.er", __doc__, run, table)
 
 
 if __name__ == "__main__":

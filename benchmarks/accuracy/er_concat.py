@@ -13,9 +13,7 @@ them). Issue #39 asks these to be within .05 of the task's link F1 (:mod:`.er`).
 
 from __future__ import annotations
 
-import argparse
 import csv
-import json
 import os
 import sys
 import tempfile
@@ -23,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .er import TASKS, Task, _cli, _delete, _solr, folder, markdown_table, text_table
+from .er import TASKS, Task, _cli, _delete, _solr, cli, folder, markdown_table, text_table
 
 
 def _prefix(name: str) -> str:
@@ -132,21 +130,7 @@ def markdown(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.accuracy.er_concat",
-                                     description=__doc__)  # fmt: skip
-    parser.add_argument("--tasks", help="comma-separated subset of: "
-                        + ", ".join(t.name for t in TASKS))  # fmt: skip
-    parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
-    args = parser.parse_args(argv)
-    names = tuple(t.strip() for t in args.tasks.split(",")) if args.tasks else None
-    unknown = set(names or ()) - {t.name for t in TASKS}
-    if unknown:
-        parser.error(f"unknown tasks: {', '.join(sorted(unknown))}")
-    rows = run(names)
-    print(table(rows))
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-    return 0
+    return cli(argv, "python -m benchmarks.accuracy.er_concat", __doc__, run, table)
 
 
 if __name__ == "__main__":
