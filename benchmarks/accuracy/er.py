@@ -121,9 +121,11 @@ def run_task(task: Task, where: Path) -> dict[str, Any]:
 def run(
     names: tuple[str, ...] | None = None,
     runner: Callable[[Task, Path], dict[str, Any]] | None = None,
+    how: str = "",
 ) -> list[dict[str, Any]]:
     """The tasks named (all by default) that are there, each run by ``runner`` (default:
-    :func:`run_task`); a missing folder is said, not fatal."""
+    :func:`run_task`; ``how`` says how in the progress lines); a missing folder is said, not
+    fatal."""
     where = folder()
     if not where.is_dir():
         print(f"accuracy: no ER tasks at {where} (set NEARDUP_ER_DIR)", file=sys.stderr)
@@ -135,7 +137,7 @@ def run(
                 continue
             row = (runner or run_task)(task, where / task.name)
             print(
-                f"accuracy: {task.name}: F1 {row['f1']:.3f} (JedAI default "
+                f"accuracy: {task.name}{how}: F1 {row['f1']:.3f} (JedAI default "
                 f"{task.jedai_default:.3f}) ({row['seconds']:.1f} s)",
                 file=sys.stderr,
             )

@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .er import TASKS, Task, _cli, _delete, _solr, cli, folder, markdown_table, text_table
+from . import er
+from .er import Task, _cli, _delete, cli, markdown_table, text_table
 
 
 def _prefix(name: str) -> str:
@@ -93,20 +94,7 @@ def run_task(task: Task, where: Path) -> dict[str, Any]:
 
 def run(names: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
     """The tasks named (all by default) that are there; a missing folder is said, not fatal."""
-    where = folder()
-    if not where.is_dir():
-        print(f"accuracy: no ER tasks at {where} (set NEARDUP_ER_DIR)", file=sys.stderr)
-        return []
-    rows = []
-    with _solr():
-        for task in TASKS:
-            if names is not None and task.name not in names:
-                continue
-            row = run_task(task, where / task.name)
-            print(f"accuracy: {task.name} in one file: F1 {row['f1']:.3f} "
-                  f"({row['seconds']:.1f} s)", file=sys.stderr)  # fmt: skip
-            rows.append(row)
-    return rows
+    return er.run(names, run_task, how=" in one file")
 
 
 HEADER = ["task", "records", "links", "pairs across", "pairs within", "P", "R", "F1"]
