@@ -9,10 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from benchmarks.accuracy.er import folder
 from neardup import NearDupIndex
+from neardup.decision.learned import Calibration
 from neardup.errors import ArgumentError, InputError
 from neardup.read.pair_files import read_labels
 from neardup.read.records import read_records
@@ -117,7 +119,34 @@ def test_a_hundred_labels_asked_in_rounds_beat_the_labelled_systems_on_restauran
     taught = _f1({oriented(p) for p in report.pairs}, gold)
     assert taught >= 0.844 and taught > plain + 0.1
     assert report.decision.rule == "labelled"
-    assert 0.0 < report.decision.precision <= 1.0 and 0.0 < report.decision.recall <= 1.0
+    # its own estimates are near the truth (the labels' own hit rate said .56 of a true .79)
+    found = {oriented(p) for p in report.pairs}
+    precision, recall = len(found & gold) / len(found), len(found & gold) / len(gold)
+    taught_said = (report.decision.explain or {})["taught"]
+    for name, true in (("precision", precision), ("recall", recall)):
+        said = taught_said[name]
+        assert abs(said["value"] - true) <= 0.1, (name, said, true)
+    said = taught_said["precision"]
+    assert said["low"] <= precision <= said["high"], (said, precision)
+
+
+def test_the_estimates_read_a_probability_as_the_share_of_matches_at_it() -> None:
+    """Labels asked near the boundary are not a sample of the pairs kept; within one
+    probability they are like the others. Pairs whose true match rate is their probability
+    squared, labels drawn mostly between .3 and .7: the estimates find the true shares."""
+    rng = np.random.default_rng(7)
+    everything = rng.uniform(0.0, 1.0, 20_000)
+    truth = everything**2
+    kept = np.flatnonzero(everything >= 0.5)
+    asked = np.r_[rng.uniform(0.3, 0.7, 300), rng.uniform(0.0, 1.0, 100)]
+    said = rng.uniform(0.0, 1.0, len(asked)) < asked**2
+    precision, recall = Calibration(asked, said).estimate(everything, kept)
+    true_p, true_r = truth[kept].mean(), truth[kept].sum() / truth.sum()
+    assert abs(precision.value - true_p) <= 0.05 and precision.low <= true_p <= precision.high
+    assert abs(recall.value - true_r) <= 0.05 and recall.low <= true_r <= recall.high
+    assert precision.n == recall.n == len(asked)
+    # the labels' own hit rate, what the estimate was before, is far off
+    assert abs(said[asked >= 0.5].mean() - true_p) > 0.1
 
 
 def test_review_asks_and_report_learns_through_the_cli(tmp_path: Path, solr_base: str) -> None:

@@ -23,7 +23,7 @@ from .ask import ask
 from .assign import unique_mapping
 from .decide import ThresholdWords
 from .evidence import Evidence, Records, gather, space_of
-from .learned import Taught, teach
+from .learned import Interval, Taught, teach
 
 #: A labelled pair: the rows of its two records, and whether it is a match.
 Label = tuple[int, int, bool]
@@ -32,11 +32,14 @@ Label = tuple[int, int, bool]
 @dataclass
 class Labelled:
     """What the labels decided: the pairs kept ``(probability, row, row)``, the rule taught,
-    and the evidence it was taught on."""
+    the evidence it was taught on, and the precision and recall it estimates of itself
+    (:class:`neardup.decision.learned.Calibration`)."""
 
     found: list[tuple[float, int, int]]
     taught: Taught
     evidence: Evidence
+    precision: Interval
+    recall: Interval
 
     def scored(self) -> list[tuple[float, float, int, int]]:
         """The pairs kept as ``(weighted cosine, probability, row, row)``."""
@@ -45,7 +48,7 @@ class Labelled:
 
     def explain(self, labels_name: str) -> dict[str, Any]:
         weights = ", ".join(f"{n} {w:.2f}" for n, w in self.taught.weights.items() if w >= 0.01)
-        p, r = self.taught.precision, self.taught.recall
+        p, r = self.precision, self.recall
         return {
             "kind": "labelled",
             "labels": labels_name,
@@ -58,10 +61,11 @@ class Labelled:
             "decision": "a mapped pair is kept at probability 0.5 or more",
             "estimated_precision": round(p.value, 3),
             "estimated_recall": round(r.value, 3),
-            "estimate": f"from the labels, each pair predicted by a rule that did not see it: "
-            f"precision {p.value:.2f} ({p.low:.2f}-{p.high:.2f}), recall {r.value:.2f} "
-            f"({r.low:.2f}-{r.high:.2f}), 95% intervals",
-            "taught": self.taught.as_dict(),
+            "estimate": f"estimated from the labels over every candidate: precision "
+            f"{p.value:.2f} ({p.low:.2f}-{p.high:.2f}), recall among the candidates "
+            f"{r.value:.2f} ({r.low:.2f}-{r.high:.2f}), 95% intervals",
+            "taught": {**self.taught.as_dict(), "precision": p.as_dict(),
+                       "recall": r.as_dict()},  # fmt: skip
             "candidates_scored": len(self.evidence),
             "threshold": round(min((s for s, _, _ in self.found), default=1.0), 6),
             "found": True,
@@ -114,7 +118,11 @@ def link_by_labels(
                            strict=True)  # fmt: skip
         if p >= 0.5
     ]
-    return Labelled(unique_mapping(scored), taught, evidence)
+    found = unique_mapping(scored)
+    where = evidence.index()
+    kept = np.asarray([where[(a, b)] for _, a, b in found], dtype=np.int64)
+    precision, recall = taught.calibration.estimate(chance, kept)
+    return Labelled(found, taught, evidence, precision, recall)
 
 
 def pairs_to_ask(
