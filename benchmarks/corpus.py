@@ -193,7 +193,7 @@ def _families(
     return n_bases, sizes, rng.choice(n_bases, size=len(sizes), replace=False).tolist()
 
 
-def _edit(
+def edit_words(
     words: list[str], rate: float, zipf: ZipfWords, rng: np.random.Generator
 ) -> tuple[list[str], int, int, int]:
     """Each word is, with probability ``rate``, deleted, substituted or followed by a new word."""
@@ -274,7 +274,7 @@ def generate(
         members = [ids[b]]
         for _ in range(s):
             rate = float(rng.uniform(min_rate, max_rate))
-            words, ins, dels, subs = _edit(base_words[b], rate, zipf, rng)
+            words, ins, dels, subs = edit_words(base_words[b], rate, zipf, rng)
             if not words:  # cannot happen with >= 100 words; keep the corpus well formed
                 words = list(base_words[b])
             texts.append(" ".join(words))

@@ -128,7 +128,7 @@ def planted_documents(n: int, seed: int = 0) -> Iterator[tuple[Record, int | Non
             if copy[k] and words:
                 origin = int(rng.integers(len(words)))
                 rate = float(rng.uniform(*DOC_RATE))
-                ws = C._edit(words[origin], rate, zipf, rng)[0] or list(words[origin])
+                ws = C.edit_words(words[origin], rate, zipf, rng)[0] or list(words[origin])
                 origin += start
             else:
                 ws = [vocab[j] for j in flat[pos : pos + length]]

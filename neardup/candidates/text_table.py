@@ -55,6 +55,16 @@ class TextTable(Mapping[str, str]):
             table._put(chunk, (got.get(ids[k], "") for k in chunk))
         return table
 
+    @classmethod
+    def over(
+        cls, ids: list[str], buffer: bytearray, start: NDArray[np.int64], end: NDArray[np.int64]
+    ) -> TextTable:
+        """The table of ``ids`` whose texts are already in ``buffer``: code ``k``'s text is
+        ``buffer[start[k]:end[k]]``. The buffer is taken, not copied."""
+        table = cls(ids)
+        table._buffer, table._start, table._end = buffer, start, end
+        return table
+
     def text(self, k: int) -> str:
         """The text of code ``k`` ("" for a record without one)."""
         if self._view is None:  # the buffer is complete once read: no more resizing
@@ -118,10 +128,8 @@ class Gathered:
         """The table of ``ids`` (each one gathered), their codes in that order."""
         at = self._at
         rows = np.fromiter((at[i] for i in ids), dtype=np.int64, count=len(ids))
-        table = TextTable(ids)
-        table._buffer = self._buffer
-        table._start = np.frombuffer(self._start, dtype=np.int64)[rows]
-        table._end = np.frombuffer(self._end, dtype=np.int64)[rows]
+        table = TextTable.over(ids, self._buffer, np.frombuffer(self._start, dtype=np.int64)[rows],
+                               np.frombuffer(self._end, dtype=np.int64)[rows])  # fmt: skip
         self._buffer, self._at = bytearray(), {}  # the table holds the buffer now
         self._start, self._end = array("q"), array("q")
         return table
