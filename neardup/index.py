@@ -987,7 +987,7 @@ class NearDupIndex:
         return Report(
             pairs=pairs,
             records=len(linked.state.keys) if linked.state is not None else 0,
-            bands=self.params.bands,
+            bands=0,  # candidates by TF-IDF top-k, not banded
             candidates=linked.candidates,
             verified=linked.mapped,
             confirmed=len(pairs),
@@ -1061,7 +1061,7 @@ class NearDupIndex:
         return Report(
             pairs=pairs,
             records=len(keys),
-            bands=self.params.bands,
+            bands=0,  # candidates by TF-IDF top-k, not banded
             candidates=len(decided.evidence),
             verified=len(decided.evidence),
             confirmed=len(pairs),

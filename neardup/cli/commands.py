@@ -26,6 +26,7 @@ from ..out.output import (
     TABLE_FORMATS,
     cluster_columns,
     decided,
+    decided_line,
     destination,
     is_stdout,
     pair_columns,
@@ -761,12 +762,14 @@ def cmd_report(args: argparse.Namespace) -> int:
                 if result.since is not None
                 else ""
             )
-            + f", {result.bands} bands: {result.buckets} shared buckets{_large(result)}, "
-            f"{result.candidates} candidate pairs, {result.verified} verified, "
+            + (f", {result.bands} bands: {result.buckets} shared buckets{_large(result)}, "
+               if result.bands else ": ")  # fmt: skip
+            + f"{result.candidates} candidate pairs, {result.verified} verified, "
             f"{result.confirmed} kept ({result.mode}, pruning {result.prune}, "
             f"{decided(result)}) -> {args.out}"
             + (f"; {counts['clusters']} clusters -> {args.clusters}" if args.clusters else "")
             + f" ({result.seconds:.1f} s)"
+            + decided_line(result)
             + _dropped_line(result, args.dropped)
             + _engine_line(result, args.verbose)
             + rule_line(result.decision, result.completion, verbose=args.verbose),

@@ -117,8 +117,10 @@ def rule_line(
 
 def rule_text(report: Report) -> list[str]:
     """The threshold and the rule of a report, line by line, in the very words ``neardup
-    report`` prints (:func:`decided`, then :func:`rule_line`): the review page shows these."""
-    lines = [decided(report)] + rule_line(report.decision, report.completion).split("\n")
+    report`` prints (:func:`decided`, :func:`decided_line`, then :func:`rule_line`): the review
+    page shows these."""
+    lines = [decided(report), decided_line(report).strip()]
+    lines += rule_line(report.decision, report.completion).split("\n")
     return [line for line in lines if line]
 
 
