@@ -642,3 +642,27 @@ def test_cli_dedupe_on_solr_matches_memory(solr_base: str, tmp_path: Path) -> No
         assert page.read_text(encoding="utf-8").count('data-count="pairs"') == 1
     finally:
         admin.delete_collection(admin.connect(solr_base, name))
+
+
+@pytest.mark.parametrize("sep", ["|", ";", "#", "\t"])
+def test_the_cluster_columns_are_added_with_the_tables_own_separator(
+    sep: str, tmp_path: Path
+) -> None:
+    """A ``.csv`` separated by ``|`` (as many catalogues are) got its cluster columns after a
+    comma: the header's last name became ``dimensions,cluster,similarity``, and the output
+    read back had no cluster column."""
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    rows = [["id", "title", "brand"], ["1", "koss eq50 stereo equalizer", "Koss, Inc"],
+            ["2", "koss eq50 stereo equaliser", "Koss"], ["3", "kodak black ink 10b", "Kodak"]]
+    with open(src, "w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh, delimiter=sep, lineterminator="\n").writerows(rows)
+    stats = dedupe(src, out, [["1", "2"]], cluster_column="cluster")
+    assert stats.clusters >= 1
+    with open(out, encoding="utf-8", newline="") as fh:
+        back = list(csv.DictReader(fh, delimiter=sep))
+    assert list(back[0]) == ["id", "title", "brand", "cluster", "similarity"]
+    assert [(r["id"], r["brand"], r["cluster"]) for r in back] == [
+        ("1", "Koss, Inc", "1"), ("2", "Koss", "1"), ("3", "Kodak", "3")]
+    # read as neardup reads it: the same records, the new columns beside them
+    again = [r for r in read_records(out) if isinstance(r, Record)]
+    assert [r.fields.get("cluster") for r in again] == ["1", "1", "3"]

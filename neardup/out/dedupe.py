@@ -74,6 +74,7 @@ from ..read.checks import MAX_RECORD_BYTES
 from ..read.inputs import raw_lines
 from ..read.items import Blank, EmptyText, Record, Rejection
 from ..read.records import ARROW_FORMATS, guess_format, read_spans
+from ..read.sniff import table_delimiter
 from ..results import Pair
 from ..sign.text import ordered
 from .write import AtomicFile, Outputs, check_output, distinct_outputs
@@ -260,13 +261,16 @@ class _Output:
         sim_column: str,
         bom: bool,
         id_field: str = "id",
+        delimiter: str | None = None,
     ) -> None:
         self.fh = fh
         self.id_field = id_field
         self.fmt = fmt
         self.column = column
         self.sim_column = sim_column
-        self.delimiter = "\t" if fmt == "tsv" else ","
+        #: A table's separator as the reader read it (``|``, ``;``...), which the added cells
+        #: are written with too.
+        self.delimiter = delimiter or ("\t" if fmt == "tsv" else ",")
         self.header_done = False
         #: A table's header as it was written in the input (the rejects file starts with it).
         self.head: list[bytes] = []
@@ -351,12 +355,12 @@ class _Output:
         """Two cells more at the end of a row (its last line, before the line ending)."""
         *head, last = lines
         body, ending = _split_ending(last)
-        if self.fmt == "csv":
-            buf = _io.StringIO()
-            csv.writer(buf, lineterminator="").writerow(cells)
-            extra = "," + buf.getvalue()
-        else:
+        if self.delimiter == "\t":
             extra = "".join("\t" + c for c in cells)
+        else:
+            buf = _io.StringIO()
+            csv.writer(buf, delimiter=self.delimiter, lineterminator="").writerow(cells)
+            extra = self.delimiter + buf.getvalue()
         self.fh.write(b"".join(head) + body + extra.encode() + (ending or b"\n"))
 
     def _json(self, line: bytes, record: Record, cluster: str, sim: str) -> None:
@@ -592,7 +596,10 @@ def _write(
     first = next(raw, None)
     bom = first is not None and first.startswith(BOM)
     lines = _lines(first[3:] if bom and first else first, raw)
-    output = _Output(fh, job.fmt, job.column, job.sim_column, bom, job.id_field)
+    table = job.fmt not in ("lines", "jsonl")
+    # the separator the reader splits the rows with: the added cells are written with it
+    sep = table_delimiter(job.path, job.fmt, job.delimiter, job.id_field) if table else None
+    output = _Output(fh, job.fmt, job.column, job.sim_column, bom, job.id_field, sep)
     cursor = 0  # lines consumed
     placing = _Placing()
 
@@ -602,7 +609,6 @@ def _write(
             raise InputError(f"{job.path}: the file changed while it was read")
         return got
 
-    table = job.fmt not in ("lines", "jsonl")
     bar = tqdm(unit="rec", desc="writing", disable=None if progress else True, leave=False)
     try:
         for item, last in job.spans():
