@@ -36,7 +36,7 @@ import operator
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set, Sized
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -174,6 +174,10 @@ def _as_record(item: Any, position: int, default_source: str = "<records>") -> I
         return item
     source = default_source
     try:
+        if isinstance(item, str | bytes | bytearray | Mapping | Set):
+            # unpacked, a 2-key dict would be the record ("id", "text"), a 2-character
+            # string ("a", "b"): a record of the keys or letters, not an error
+            raise TypeError
         if isinstance(item, tuple | list) and len(item) == 3:
             record_id, text, source = item
             source = str(source)

@@ -425,6 +425,16 @@ def test_two_frames_with_the_same_ids_and_no_source_are_refused(make_index: Make
     assert {(p.source1, p.source2) for p in pairs} == {("<frame>", "shop2")}
 
 
+def test_dicts_strings_and_sets_are_not_unpacked_as_records() -> None:
+    """A 2-key dict unpacks to its keys and a 2-character string to its letters: each would
+    be a record ("id", "text") or ("a", "b"), the data lost without a word."""
+    for item in ({"id": "a", "text": "hello there"}, "ab", {"a", "b"}, b"ab"):
+        idx = NearDupIndex()
+        with pytest.raises(ArgumentError, match="record 1: expected an"):
+            idx.add_many([item])
+        assert len(idx) == 0
+
+
 def test_two_frames_with_their_default_index_are_refused() -> None:
     pd = pytest.importorskip("pandas")
     idx = NearDupIndex()
