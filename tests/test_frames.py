@@ -28,3 +28,16 @@ def test_a_float_id_that_is_not_whole_is_rejected_with_its_value() -> None:
         "id field 'id' is not a string or an integer: float 3.5"
     ]
 
+
+
+def test_a_missing_index_label_is_a_rejected_row_not_the_id_nan() -> None:
+    """Ids from the pandas index: a NaN label is a missing id, as a NaN in an id column is;
+    ``str(nan)`` would make every such row the record ``"nan"``."""
+    frame = pd.DataFrame({"text": [TEXT, TEXT, TEXT]}, index=["a", float("nan"), "c"])
+    index = NearDupIndex()
+    stats = index.add_frame(frame)
+    assert (stats.read, stats.indexed, stats.rejected) == (3, 2, 1)
+    assert [(r.line, r.reason) for r in stats.rejections] == [
+        (2, "missing id: the row's index label is missing (NaN)")
+    ]
+    assert [(p.id1, p.id2) for p in index.pairs()] == [("a", "c")]

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import ArgumentError, MissingColumn
 from .checks import Checked, checked_spans
+from .items import Rejection
 from .rows import ROW_ID, default_text_fields, record_from_mapping, whole_id
 
 #: The key a DataFrame row's index label is read under (no column can have this name).
@@ -78,8 +79,10 @@ def frame_records(
         values[INDEX] = [_label(v) for v in labels]
     key = id_column or INDEX
     rows_read = (
-        record_from_mapping({c: _cell(v[k]) for c, v in values.items()}, name, k + 1, key,
-                             texts, source)
+        Rejection(name, k + 1, "missing id: the row's index label is missing (NaN)")
+        if key == INDEX and values[INDEX][k] is None
+        else record_from_mapping({c: _cell(v[k]) for c, v in values.items()}, name, k + 1, key,
+                                 texts, source)
         for k in range(rows)
     )  # fmt: skip
     return Checked(item for item, _line in checked_spans(((r, r.line) for r in rows_read), name))
@@ -90,7 +93,10 @@ def _column(frame: Any, label: Any) -> list[Any]:
 
 
 def _label(value: Any) -> Any:
-    """An index label as an id: integers and strings as they are, the rest as text."""
+    """An index label as an id: integers and strings as they are, a missing one (NaN, NA,
+    NaT) None, the rest as text (not the id ``"nan"``)."""
+    if _cell(value) is None:
+        return None
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, int | str):
