@@ -465,6 +465,26 @@ def test_a_parquet_file_pandas_wrote_from_integer_ids_with_a_hole(tmp_path: Path
     ]
 
 
+def test_a_parquet_string_that_is_not_utf8_is_a_rejected_row(tmp_path: Path) -> None:
+    """Parquet writers do not all check their strings: a cell of bytes that are not UTF-8 ended
+    the run in a UnicodeDecodeError. It is one rejected row, written through by dedupe."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "bad.parquet"
+    texts = ["Arts Deli Ventura Blvd", "Cafe Roma Main Street", "@@@@@@@@", "Blue Door Books"]
+    pq.write_table(pa.table({"id": ["a", "b", "c", "d"], "text": texts}), path,
+                   compression="none")  # fmt: skip
+    path.write_bytes(path.read_bytes().replace(b"@@@@@@@@", b"\xff" * 8))
+    proc = _dedupe(path)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{path}:3: invalid UTF-8 in column 'text' at byte 0" in proc.stderr
+    assert "read 4, kept 3, removed 0" in proc.stdout and "rejected 1" in proc.stdout
+    assert pq.read_table(path.with_name("out.parquet")).column("id").to_pylist() == [
+        "a", "b", "c", "d"
+    ]  # fmt: skip
+
+
 def test_a_gold_pair_labelled_both_ways_is_refused_with_both_lines(tmp_path: Path) -> None:
     """Taking the 'match' and dropping the 'non-match' changed the scores unseen."""
     gold = tmp_path / "gold.tsv"

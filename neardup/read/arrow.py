@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import InputError, MissingColumn
 from .inputs import is_stream
-from .items import Item
+from .items import Item, Rejection
 from .rows import ROW_ID, default_text_fields, record_from_mapping, whole_id
 
 #: Rows converted to Python objects at a time.
@@ -144,13 +144,36 @@ def read_arrow(
     columns = [n for n in names if n in wanted or n in {f.split(".")[0] for f in wanted}]
     number = 0
     for batch in reader.batches(columns):
-        for row in batch.to_pylist():
+        for row in _rows(batch):
             number += 1
+            if isinstance(row, str):
+                yield Rejection(str(path), number, row)
+                continue
             if id_field in row:
                 row[id_field] = whole_id(row[id_field])
             yield record_from_mapping(
                 _no_nan(row), str(path), number, id_field, fields, source_field, kinds
             )
+
+
+def _rows(batch: Any) -> list[dict[str, Any] | str]:
+    """A batch's rows as dicts; a row with a string cell that is not UTF-8 (Parquet and Arrow
+    writers do not all check) as the reason it is rejected, instead of an error ending the run."""
+    try:
+        return list(batch.to_pylist())
+    except UnicodeDecodeError:
+        pass
+    rows: list[dict[str, Any] | str] = []
+    for i in range(batch.num_rows):
+        row: dict[str, Any] | str = {}
+        for name, column in zip(batch.schema.names, batch.columns, strict=True):
+            try:
+                row[name] = column[i].as_py()
+            except UnicodeDecodeError as exc:
+                row = f"invalid UTF-8 in column {name!r} at byte {exc.start}"
+                break
+        rows.append(row)
+    return rows
 
 
 def _no_nan(row: dict[str, Any]) -> dict[str, Any]:
