@@ -69,6 +69,30 @@ def test_labels_of_one_kind_or_of_unknown_records_are_refused_in_words() -> None
         idx.report(labels=[(("a", "1"), ("b", "1"), True)])
 
 
+def test_the_labels_file_is_never_the_output(tmp_path: Path) -> None:
+    """``--out labels.tsv --labels labels.tsv`` replaced the reviewer's labels with the page
+    (review) or the pairs (report): the labels are an input, refused as an output before any
+    work (report's check comes before Solr is asked anything: none answers at port 1)."""
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("id,title\n1,acme drill rx-101 black\n2,acme lamp rx-102\n", encoding="utf-8")
+    b.write_text("id,name\n1,ACME drill RX101\n2,ACME lamp RX102\n", encoding="utf-8")
+    labels = tmp_path / "labels.tsv"
+    labels.write_text(HEADER + "a.csv\t1\tb.csv\t1\tmatch\na.csv\t1\tb.csv\t2\tnon-match\n",
+                      encoding="utf-8")  # fmt: skip
+    before = labels.read_bytes()
+    runs = {
+        "review page": ["review", "--backend", "memory", "--mode", "link", str(a), str(b)],
+        "report": ["report", "--mode", "link", "--solr-url", "http://127.0.0.1:1/solr"],
+    }
+    for what, args in runs.items():
+        done = subprocess.run([sys.executable, "-m", "neardup", *args, "--labels", str(labels),
+                               "--out", str(tmp_path / "." / "labels.tsv")],
+                              capture_output=True, text=True)  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert f"the {what} would overwrite the input" in done.stderr
+        assert labels.read_bytes() == before
+
+
 def test_the_pairs_asked_keep_their_sources_and_are_not_asked_twice() -> None:
     idx = _shops()
     first = idx.ask(4)

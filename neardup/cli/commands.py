@@ -713,7 +713,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     if is_stdout(args.dropped):
         raise InputError("--dropped needs a file, not standard output ('-')")
     named = (("--out", "report"), ("--clusters", "clusters file"), ("--dropped", "--dropped"))
-    check_outputs(args, named)  # before the work, not after it
+    labels = [args.labels] if args.labels is not None else []
+    check_outputs(args, named, labels)  # before the work, not after it; never the labels
     engine: Any = args.engine
     if args.spark_master is not None:
         if args.engine != "spark":

@@ -457,7 +457,8 @@ def cmd_review(args: argparse.Namespace) -> int:
     inputs = list(args.inputs)
     args.input = inputs[0] if inputs else None
     args.more_inputs = inputs[1:]
-    check_outputs(args, (("--out", "review page"),), inputs)
+    labels = [args.labels] if args.labels is not None else []
+    check_outputs(args, (("--out", "review page"),), [*inputs, *labels])
     if (args.ask is not None or args.labels is not None) and args.mode != "link":
         raise InputError("--ask and --labels teach a link's rule: add --mode link")
     if args.ask is not None and args.ask < 1:
