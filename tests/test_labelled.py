@@ -107,6 +107,15 @@ def test_the_pairs_asked_keep_their_sources_and_are_not_asked_twice() -> None:
     assert all(p.probability is not None for p in second)
 
 
+def test_asking_for_more_pairs_than_there_are_gives_them_all() -> None:
+    """``review --ask 99999999999999999999`` ended in numpy's "Maximum allowed size exceeded"
+    (a position computed for each pair asked), and 10**9 in allocating gigabytes."""
+    idx = _shops()
+    every = idx.ask(10**20)
+    assert len(every) >= 8 and every[0] == idx.ask(4)[0]
+    assert len({frozenset({(p.source1, p.id1), (p.source2, p.id2)}) for p in every}) == len(every)
+
+
 def _gold(where: Path) -> set[tuple[str, str]]:
     with open(where / "gt.csv", encoding="utf-8", newline="") as fh:
         return {(r[0], r[1]) for r in list(csv.reader(fh, delimiter="|"))[1:]}

@@ -41,8 +41,10 @@ def _spread(evidence: Evidence, n: int, labelled: set[int]) -> list[int]:
     row = evidence.index()
     mapped = [row[(a, b)] for _, a, b in unique_mapping(scored)]
     rest = [r for r in mapped if r not in labelled]
-    # positions spaced by their square: most of the round from the top of the mapping
-    at = np.unique((np.linspace(0.0, 1.0, n) ** 2 * max(len(rest) - 1, 0)).astype(np.int64))
+    # positions spaced by their square: most of the round from the top of the mapping (no
+    # more of them than the mapping has: --ask 10**20 made numpy allocate for each)
+    spaced = np.linspace(0.0, 1.0, min(n, len(rest)))
+    at = np.unique((spaced**2 * max(len(rest) - 1, 0)).astype(np.int64))
     picked = [rest[i] for i in at.tolist()] if rest else []
     # where positions fell together, or the mapping is short: the next best pairs
     taken = set(picked) | labelled
