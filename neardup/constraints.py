@@ -254,6 +254,11 @@ def _param(name: str, help: str, *constraints: Constraint) -> Parameter:
 # -- the declarations -------------------------------------------------------------------------
 _COUNT = Interval(int, 1, None)
 _SEED = Interval(int, None, None)
+#: The most words or characters a shingle and MinHash values a signature may have: beyond
+#: them the C kernel's sizes overflow (a traceback) and choosing the bands tries every row
+#: count up to ``num_perm`` (``--num-perm 10**20`` never returned), for no use.
+_SHINGLE_SIZE = Interval(int, 1, 100_000, closed="both")
+_NUM_PERM = Interval(int, 1, 65_536, closed="both")
 #: A pair's Jaccard bar: 0 would pair every two records, so it is refused.
 _PAIR_THRESHOLD = Interval(float, 0, 1, closed="right")
 #: A lookup's least similarity: 0 is legitimate (every match ranked by similarity).
@@ -261,8 +266,8 @@ _LOOKUP_THRESHOLD = Interval(float, 0, 1, closed="both")
 _SIZE = Text("a size such as '2GB'")
 
 SHINGLE_KIND = _param("shingle_kind", "word n-grams or character k-grams", Options(KINDS))
-SHINGLE_SIZE = _param("shingle_size", "words or characters per shingle", _COUNT)
-NUM_PERM = _param("num_perm", "MinHash values per record", _COUNT)
+SHINGLE_SIZE = _param("shingle_size", "words or characters per shingle", _SHINGLE_SIZE)
+NUM_PERM = _param("num_perm", "MinHash values per record", _NUM_PERM)
 HASH_FAMILY = _param("hash_family", "how the permutations are simulated", Options(HASH_FAMILIES))
 SEED = _param("seed", "random seed of the permutations", _SEED)
 CANONICAL = _param("canonical", "rewrite record forms (7th/seventh) before shingling", BOOL)
@@ -296,7 +301,7 @@ _declare(
 # ShingleProcessor's own names for the shingles' kind and size.
 _declare(
     "ShingleProcessor",
-    _param("size", "words or characters per shingle", _COUNT),
+    _param("size", "words or characters per shingle", _SHINGLE_SIZE),
     _param("kind", "word n-grams or character k-grams", Options(KINDS)),
     NUM_PERM,
     HASH_FAMILY,

@@ -171,10 +171,13 @@ def test_a_lookup_threshold_of_0_is_legitimate_a_pair_threshold_of_0_is_not() ->
     ("make", "message"),
     [
         (lambda: Params(canonical="no"), "canonical must be True or False, got 'no'"),
-        (lambda: Params(shingle_size=0), "shingle_size must be an integer >= 1, got 0"),
+        (lambda: Params(shingle_size=0), "shingle_size must be an integer in [1, 100000], got 0"),
+        # beyond these, a traceback from the C kernel, or choosing the bands never returned
+        (lambda: Params(shingle_size=10**20), "shingle_size must be an integer in [1, 100000]"),
+        (lambda: Params(num_perm=10**20), "num_perm must be an integer in [1, 65536], got 1"),
         (lambda: Params(bands=-1, rows=1), "bands must be an integer >= 0, got -1"),
         (lambda: Params(rule="best"), "rule must be one of threshold, valley, learned, got"),
-        (lambda: ShingleProcessor(0), "size must be an integer >= 1, got 0"),
+        (lambda: ShingleProcessor(0), "size must be an integer in [1, 100000], got 0"),
         (lambda: ShingleProcessor(kind="chars"), "kind must be one of word, char, got 'chars'"),
         (lambda: ShingleProcessor(seed=1.5), "seed must be an integer, got 1.5"),
         (lambda: ReportOptions(max_dist=1.5), "max_dist must be an integer >= 0 or None"),
