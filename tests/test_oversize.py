@@ -204,6 +204,17 @@ def test_the_limit_in_every_format(tmp_path: Path) -> None:
     assert [type(i) for i in read_records(tsv)] == [Record]
 
 
+def test_a_limit_beyond_a_c_integer_is_no_limit(tmp_path: Path) -> None:
+    """``--max-record-bytes 99999999999999999999`` ended in an OverflowError (the readers'
+    sizes are C integers): a bound no file can reach reads as no bound."""
+    for name, body in (("r.csv", "id,text\n1,Arts Deli\n"), ("r.txt", "1 Arts Deli\n"),
+                       ("r.jsonl", '{"id": "1", "text": "Arts Deli"}\n')):  # fmt: skip
+        path = tmp_path / name
+        path.write_text(body, encoding="utf-8")
+        items = list(read_records(path, max_record_bytes=10**20))
+        assert [(i.id, i.text) for i in items] == [("1", "Arts Deli")]
+
+
 def test_a_bad_limit_is_a_usage_error(tmp_path: Path) -> None:
     path = tmp_path / "r.txt"
     path.write_text("1 text\n", encoding="utf-8")

@@ -292,7 +292,9 @@ def _checked_limit(max_record_bytes: int | None) -> int | None:
         raise ArgumentError(f"max_record_bytes must be an integer, got {max_record_bytes!r}")
     if max_record_bytes < 1:
         raise ArgumentError(f"max_record_bytes must be >= 1, got {max_record_bytes}")
-    return max_record_bytes
+    # a bound no file can reach is no bound: the readers' sizes are C integers (readline, the
+    # csv module's field limit), which 10**20 overflowed
+    return None if max_record_bytes >= 2**62 else max_record_bytes
 
 
 def _iter_spans(
