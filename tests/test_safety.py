@@ -316,6 +316,18 @@ def test_dedupe_writes_through_a_fifo_and_never_replaces_it(tmp_path: Path) -> N
     assert leftovers(tmp_path) == []
 
 
+def test_dedupe_writes_through_a_pipe_named_by_dev_fd(tmp_path: Path) -> None:
+    """``--out /dev/stdout`` on a pipe, or ``--out >(gzip > x.gz)`` (/dev/fd/63): the path
+    resolves to /proc/self/fd/pipe:[...], the name of no file, and the run was refused with
+    "cannot be written (permission denied)". The pipe is written through, as a FIFO is."""
+    proc = dedupe_memory(tmp_path, "--out", "/dev/stdout")  # run_cli's stdout is a pipe
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("1 the quick brown fox jumps over the lazy dog\n"
+                                  "3 a record with nothing in common\n"
+                                  "x\x01y text\n")  # fmt: skip
+    assert leftovers(tmp_path) == []
+
+
 def test_dedupe_follows_a_symlink_and_keeps_it(tmp_path: Path) -> None:
     real = tmp_path / "real.txt"
     real.write_text("old\n", encoding="utf-8")

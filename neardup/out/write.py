@@ -113,12 +113,13 @@ def check_output(path: str | Path, what: str = "output", inputs: Iterable[Path] 
     for source in inputs:
         if Path(source).exists() and _same_file(path, Path(source)):
             raise InputError(f"{escape_unseen(str(path))}: the {what} would overwrite the input")
-    if path.exists():
-        if not os.access(real, os.W_OK):
+    if path.exists():  # asked of the path, not of ``real``: /dev/fd/63, a pipe, resolves to
+        # the name of no file (/proc/self/fd/pipe:[...]), while opening the path opens the pipe
+        if not os.access(path, os.W_OK):
             raise InputError(f"{path}: the {what} cannot be written (permission denied)")
-        if _read_only(real):
+        if _read_only(path):
             raise InputError(f"{path}: the {what} is a read-only file: {_READ_ONLY}")
-        if not _regular(real):
+        if not _regular(path):
             return path  # written through: its directory need not be writable
     parent = real.parent
     if not parent.is_dir():
@@ -292,8 +293,8 @@ class AtomicFile:
             where = escape_unseen(str(self.target))
             raise OutputError(f"{where}: cannot be written: a read-only file: {_READ_ONLY}")
         try:
-            if self.target.exists() and not _regular(real):
-                fd = os.open(real, os.O_WRONLY | os.O_CLOEXEC)
+            if self.target.exists() and not _regular(self.target):  # not ``real``: a pipe's
+                fd = os.open(self.target, os.O_WRONLY | os.O_CLOEXEC)  # /dev/fd/N resolves to none
             else:
                 fd = self._temporary(real)
         except OSError as exc:
