@@ -485,6 +485,25 @@ def test_a_parquet_string_that_is_not_utf8_is_a_rejected_row(tmp_path: Path) -> 
     ]  # fmt: skip
 
 
+def test_a_link_loop_a_dangling_link_and_a_folder_are_named_as_such(tmp_path: Path) -> None:
+    """Each was "no such file", of a name ``ls`` lists (an input, a labels or gold file)."""
+    loop, dangling = tmp_path / "loop.csv", tmp_path / "dangling.csv"
+    loop.symlink_to(tmp_path / "loop2.csv")
+    (tmp_path / "loop2.csv").symlink_to(loop)
+    dangling.symlink_to(tmp_path / "gone.csv")
+    said = {
+        loop: f"{loop}: a loop of symbolic links",
+        dangling: f"{dangling}: a symbolic link to a file that does not exist ({tmp_path}/gone",
+    }
+    for path, message in said.items():
+        proc = _dedupe(path)
+        assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+        with pytest.raises(InputError, match="symbolic link"):
+            read_pairs_file(str(path))
+    with pytest.raises(InputError, match="is a directory, not a file"):
+        read_pairs_file(str(tmp_path))
+
+
 def test_a_gold_pair_labelled_both_ways_is_refused_with_both_lines(tmp_path: Path) -> None:
     """Taking the 'match' and dropping the 'non-match' changed the scores unseen."""
     gold = tmp_path / "gold.tsv"

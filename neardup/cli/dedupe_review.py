@@ -28,6 +28,7 @@ from ..out.review import review_index
 from ..out.write import Outputs
 from ..params import Params
 from ..pipeline import IndexStats
+from ..read.inputs import no_file
 from ..read.records import expected_records
 from ..results import Report
 from .commands import (
@@ -271,7 +272,7 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
         args.no_index = True
     for path in files:
         if not path.is_file() and not (args.verb == "review" and path.exists()):
-            raise InputError(f"{path}: no such file")
+            raise InputError(no_file(path))
     if args.no_index and args.backend == "memory":
         raise InputError("--no-index needs a collection in Solr, not --backend memory")
     Params(**given_params(args))  # bad flags are reported before Solr is started

@@ -8,6 +8,7 @@ seconds, then refused, rather than blocking in ``open()`` for ever.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import stat
@@ -44,6 +45,21 @@ class _Stream:
 #: path: the choices made before reading (format, separator, id column) are read off those
 #: bytes, and the reader takes them (:func:`open_input`), so that a pipe is read once.
 _STREAMS: dict[str, _Stream] = {}
+
+
+def no_file(path: Path) -> str:
+    """Why ``path``, not a file that can be read, is not one, in words: a directory, a loop of
+    symbolic links or one to a missing file (both ``ls`` lists: "no such file" misled), or
+    no such file."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"{path}: a loop of symbolic links (too many levels of links to follow)"
+        if path.is_symlink():
+            return f"{path}: a symbolic link to a file that does not exist ({os.readlink(path)})"
+        return f"{path}: no such file"
+    return f"{path}: is a directory, not a file" if path.is_dir() else f"{path}: not a file"
 
 
 def is_stream(path: Path) -> bool:

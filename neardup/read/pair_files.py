@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .inputs import SNIFF_BYTES
+from .inputs import SNIFF_BYTES, no_file
 from .records import refuse_encoding
 
 #: A record: its source ("" where the file names none) and its id.
@@ -223,7 +223,7 @@ def _bytes(name: str) -> bytes:
         return sys.stdin.buffer.read()
     path = Path(name)
     if not path.is_file():
-        raise InputError(f"{name}: no such file")
+        raise InputError(no_file(path))
     try:
         return path.read_bytes()
     except OSError as exc:

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import ArgumentError, InputError
 from .arrow import arrow_columns, read_arrow
 from .checks import MAX_RECORD_BYTES, Checked, checked_spans
-from .inputs import SNIFF_BYTES, first_bytes
+from .inputs import SNIFF_BYTES, first_bytes, no_file
 from .items import Item
 from .jsonl import decode_json, read_jsonl
 from .lines import decoded_lines, read_lines
@@ -181,10 +181,8 @@ def checked_file(
     path = Path(path)
     if fmt != "auto" and fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, not a file")
+    if not path.exists() or path.is_dir():
+        raise InputError(no_file(path))
     head = first_bytes(path, CR_PEEK)  # a pipe's first bytes are kept to be read again
     _refuse_spreadsheet(path, head)
     if (EXTENSIONS.get(path.suffix.lower()) if fmt == "auto" else fmt) not in ARROW_FORMATS:
