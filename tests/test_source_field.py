@@ -80,6 +80,25 @@ def test_link_mode_pairs_across_the_column_and_rejections_name_the_file(tmp_path
     assert ("1", "4") in dedup and ("1", "4") not in link
 
 
+def test_dedupe_with_a_source_field_removes_by_source_and_id(tmp_path: Path) -> None:
+    """A record is its (source, id): with --source-field, dedupe looked the clusters up by id
+    alone, so a near-duplicate of another source was never removed ("2 records in 1 clusters",
+    removed 0), or with its own id, kept for sharing the id of the record kept."""
+    path = tmp_path / "shops.csv"
+    path.write_text("id,shop,text\n1,a,Arts Deli 12224 Ventura Blvd\n1,b,Art's Deli 12224 Ventura"
+                    " Blvd\n2,a,Blue Door Books Shelbyville\n7,b,Blue Door Books Shelbyvile\n"
+                    "3,b,Cafe Roma Springfield\n", encoding="utf-8")  # fmt: skip
+    for keep, kept in (("first", ["1,a", "2,a", "3,b"]), ("last", ["1,b", "7,b", "3,b"])):
+        out = tmp_path / f"{keep}.csv"
+        proc = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory", "--json",
+                       "--source-field", "shop", "--threshold", "0.5", "--keep", keep)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        counts = json.loads(proc.stdout)
+        assert (counts["kept"], counts["removed"], counts["clustered"]) == (3, 2, 4)
+        rows = out.read_text(encoding="utf-8").splitlines()[1:]
+        assert [",".join(r.split(",")[:2]) for r in rows] == kept
+
+
 @pytest.mark.solr
 def test_cli_source_field(solr_base: str, tmp_path: Path) -> None:
     path = _csv(tmp_path / "guides.csv")

@@ -338,13 +338,22 @@ def _keep_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _kept(args: argparse.Namespace, report: Any, groups: list[list[str]] | None = None) -> Any:
-    """The ids dedupe keeps (by ``--keep``) for the review page; None without an input file."""
+def _kept(
+    args: argparse.Namespace,
+    report: Any,
+    groups: list[list[str]] | None = None,
+    primary: str | None = None,
+) -> Any:
+    """The ids dedupe keeps (by ``--keep``) for the review page; None without an input file.
+    With ``--source-field``, ``(source, id)`` pairs: ``groups`` are storage keys of an index
+    whose primary source is ``primary``."""
     if args.input is None or not args.input.is_file():
         return None
     if groups is None:
-        groups = [c.members for c in pair_clusters(report.pairs)]
-    return kept_ids(read_input(args, args.input), groups, report.pairs, args.keep)
+        groups = [c.members for c in pair_clusters(report.pairs, primary)]
+    sourced = getattr(args, "source_field", None) is not None
+    return kept_ids(read_input(args, args.input), groups, report.pairs, args.keep,
+                    sourced=sourced, primary=primary)  # fmt: skip
 
 
 def _report(index: NearDupIndex, args: argparse.Namespace, mode: str = "dedup") -> Any:
@@ -391,12 +400,14 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             max_record_bytes=args.max_record_bytes,
             source_field=args.source_field,
             delimiter=args.delimiter,
+            primary=index.primary_source,
         )
         page = None
         if args.review is not None:
             target = outputs.enter_context(destination(args.review))
             page = review_index(index, target, report, source=str(args.input),
-                                kept=_kept(args, report, groups), keep=args.keep)
+                                kept=_kept(args, report, groups, index.primary_source),
+                                keep=args.keep)
     if index_stats is None:  # nothing was indexed, so nothing was said about these lines yet
         for r in stats.rejections:
             print(f"neardup: rejected {r}", file=sys.stderr)
@@ -472,7 +483,11 @@ def cmd_review(args: argparse.Namespace) -> int:
                 if args.labels is not None else _report(index, args, args.mode)
         source = ", ".join(map(str, inputs)) if inputs else index.backend.location
         # a link removes no record, and records of several files are kept by none of them
-        kept = _kept(args, report) if args.mode == "dedup" and len(inputs) < 2 else None
+        kept = (
+            _kept(args, report, primary=index.primary_source)
+            if args.mode == "dedup" and len(inputs) < 2
+            else None
+        )
         page = review_index(
             index, out, report, title=args.title or "neardup review", source=source,
             kept=kept, keep=args.keep,

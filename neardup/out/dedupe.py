@@ -70,13 +70,13 @@ from tqdm import tqdm
 
 from ..candidates.verify import verified_jaccard
 from ..errors import ArgumentError, InputError
+from ..keys import record_id, source_of_key
 from ..read.checks import MAX_RECORD_BYTES
 from ..read.inputs import raw_lines
 from ..read.items import Blank, EmptyText, Record, Rejection
 from ..read.records import ARROW_FORMATS, guess_format, read_spans
 from ..read.sniff import table_delimiter
 from ..results import Pair
-from ..sign.text import ordered
 from .write import AtomicFile, Outputs, check_output, distinct_outputs
 
 if TYPE_CHECKING:
@@ -160,30 +160,55 @@ def index_similarity(index: NearDupIndex) -> Similarity:
     return similarity
 
 
-class _Clusters:
-    """``id -> cluster number`` for the records in a cluster, and what the report measured."""
+#: A record as the clusters name it: its id, or with sources (``source_field``), its
+#: ``(source, id)``, since the same id may be a record of each source.
+Name = Any
 
-    def __init__(self, groups: Iterable[Sequence[str]], pairs: Iterable[Pair]) -> None:
-        self.of: dict[str, int] = {}
+
+def _sourced(member: Any, primary: str | None) -> tuple[str, str]:
+    """A cluster member as ``(source, id)``: a pair as it is; a storage key (``id``, or
+    ``id<SEP>source`` for a record of a secondary source: :func:`neardup.keys.key_of`) read."""
+    if isinstance(member, tuple):
+        return (str(member[0]), str(member[1]))
+    return (source_of_key(member) or primary or "", record_id(member))
+
+
+class _Clusters:
+    """``name -> cluster number`` for the records in a cluster, and what the report measured.
+    ``sourced``: records are named ``(source, id)`` (:data:`Name`), ``primary`` the source of
+    the members and pairs that name none."""
+
+    def __init__(
+        self,
+        groups: Iterable[Sequence[Any]],
+        pairs: Iterable[Pair],
+        sourced: bool = False,
+        primary: str | None = None,
+    ) -> None:
+        self.of: dict[Name, int] = {}
         self.size: list[int] = []
         for number, group in enumerate(groups):
             self.size.append(len(group))
             if len(group) < 2:
                 continue
-            for record_id in group:
-                if record_id in self.of:
-                    raise ArgumentError(f"id {record_id!r} is in two clusters")
-                self.of[record_id] = number
-        self.similar: dict[tuple[str, str], float] = {}
-        self.weight: dict[str, float] = {}  # summed similarity over the pairs, for "central"
+            for member in group:
+                name = _sourced(member, primary) if sourced else member
+                if name in self.of:
+                    raise ArgumentError(f"id {member!r} is in two clusters")
+                self.of[name] = number
+        self.similar: dict[frozenset[Name], float] = {}
+        self.weight: dict[Name, float] = {}  # summed similarity over the pairs, for "central"
         self.paired = [0] * len(self.size)
         for p in pairs:
-            if p.id1 in self.of and self.of[p.id1] == self.of.get(p.id2):
-                key = ordered(p.id1, p.id2)
+            a, b = p.id1, p.id2
+            if sourced:
+                a, b = (p.source1 or primary or "", a), (p.source2 or primary or "", b)
+            if a in self.of and self.of[a] == self.of.get(b):
+                key = frozenset((a, b))
                 if key not in self.similar:
-                    self.paired[self.of[p.id1]] += 1
+                    self.paired[self.of[a]] += 1
                 self.similar[key] = p.jaccard
-                for x in (p.id1, p.id2):
+                for x in (a, b):
                     self.weight[x] = self.weight.get(x, 0.0) + p.jaccard
 
     def complete(self, number: int) -> bool:
@@ -193,29 +218,43 @@ class _Clusters:
         return self.paired[number] >= n * (n - 1) // 2
 
 
-def _rank(rule: str, clusters: _Clusters) -> Callable[[Record, int], tuple[float, ...]]:
+def _rank(
+    rule: str, clusters: _Clusters
+) -> Callable[[Name, Record, int], tuple[float, ...]]:
     """The key a rule ranks the records of a cluster by: the highest wins; ``ordinal`` (the
     record's position in the file) breaks ties towards the first seen."""
     if rule == "last":
-        return lambda r, n: (n,)
+        return lambda name, r, n: (n,)
     if rule == "longest":
-        return lambda r, n: (len(r.text), -n)
+        return lambda name, r, n: (len(r.text), -n)
     if rule == "shortest":
-        return lambda r, n: (-len(r.text), -n)
+        return lambda name, r, n: (-len(r.text), -n)
     if rule == "central":
-        return lambda r, n: (round(clusters.weight.get(r.id, 0.0), 9), -n)
-    return lambda r, n: (-n,)
+        return lambda name, r, n: (round(clusters.weight.get(name, 0.0), 9), -n)
+    return lambda name, r, n: (-n,)
 
 
 @dataclass
 class _Keeper:
-    id: str
+    id: Name  # its name (:data:`Name`): its id, or its (source, id)
     text: str
     rank: tuple[float, ...] = ()
 
+    @property
+    def record_id(self) -> str:
+        return str(self.id[1] if isinstance(self.id, tuple) else self.id)
+
+
+def _name_of(sourced: bool) -> Callable[[Record], Name]:
+    return (lambda r: (r.source, r.id)) if sourced else (lambda r: r.id)
+
 
 def _keepers(
-    items: Iterator[Any], clusters: _Clusters, rule: str, with_text: bool
+    items: Iterator[Any],
+    clusters: _Clusters,
+    rule: str,
+    with_text: bool,
+    name: Callable[[Record], Name],
 ) -> dict[int, _Keeper]:
     """The record each cluster keeps, by one pass over the input (rules other than ``first``)."""
     rank = _rank(rule, clusters)
@@ -225,29 +264,36 @@ def _keepers(
         if not isinstance(item, Record) or item.copy_of:
             continue
         ordinal += 1
-        number = clusters.of.get(item.id)
+        named = name(item)
+        number = clusters.of.get(named)
         if number is None:
             continue
-        key = rank(item, ordinal)
+        key = rank(named, item, ordinal)
         held = best.get(number)
         if held is None or key > held.rank:
             text = item.text if with_text and not clusters.complete(number) else ""
-            best[number] = _Keeper(item.id, text, key)
+            best[number] = _Keeper(named, text, key)
     return best
 
 
 def kept_ids(
     items: Iterable[Any],
-    clusters: Iterable[Sequence[str]],
+    clusters: Iterable[Sequence[Any]],
     pairs: Iterable[Pair] = (),
     keep: str = "first",
-) -> set[str]:
+    *,
+    sourced: bool = False,
+    primary: str | None = None,
+) -> set[Any]:
     """The ids of the records :func:`dedupe` keeps, one a cluster, by its rule ``keep`` over
-    ``items`` (the input as dedupe reads it): the review page marks them, by the same code."""
+    ``items`` (the input as dedupe reads it): the review page marks them, by the same code.
+    ``sourced`` (the items read with a ``source_field``): ``(source, id)`` pairs instead, the
+    members and pairs that name no source being of ``primary``."""
     if keep not in KEEP_RULES:
         raise ArgumentError(f"unknown rule {keep!r} for the record kept: one of {KEEP_RULES}")
-    pairs = list(pairs)
-    return {k.id for k in _keepers(iter(items), _Clusters(clusters, pairs), keep, False).values()}
+    groups = _Clusters(clusters, list(pairs), sourced, primary)
+    keepers = _keepers(iter(items), groups, keep, False, _name_of(sourced))
+    return {k.id for k in keepers.values()}
 
 
 class _Output:
@@ -417,6 +463,10 @@ class _Job:
     source_field: str | None = None
     delimiter: str | None = None
 
+    def name(self, record: Record) -> Name:
+        """The record as the clusters name it (:data:`Name`)."""
+        return (record.source, record.id) if self.source_field is not None else record.id
+
     def items(self) -> Iterator[Any]:
         return (item for item, _last in self.spans())
 
@@ -434,7 +484,7 @@ class _Job:
     def similarity_to(self, record: Record, keeper: _Keeper) -> str:
         """The record's similarity to the one its cluster keeps: the report's if it paired
         them, else measured, else unknown (empty)."""
-        sim = self.groups.similar.get(ordered(record.id, keeper.id))
+        sim = self.groups.similar.get(frozenset((self.name(record), keeper.id)))
         if sim is None and self.similarity is not None:
             sim = self.similarity(record.text, keeper.text)
         return "" if sim is None else f"{sim:.4f}"
@@ -458,6 +508,7 @@ def dedupe(
     max_record_bytes: int | None = MAX_RECORD_BYTES,
     source_field: str | None = None,
     delimiter: str | None = None,
+    primary: str | None = None,
 ) -> DedupeStats:
     """Write ``path`` to ``out`` in its own format without the near-duplicates ``clusters``
     name (groups of ids, e.g. :meth:`NearDupIndex.clusters`), or with ``cluster_column``, every
@@ -468,6 +519,9 @@ def dedupe(
     the members of a cluster that no pair links to the record kept (left empty without it).
     ``max_record_bytes`` is the readers' limit (:func:`neardup.read.records.read_records`): give the
     one the input was indexed with, so that the same lines are rejected; ``source_field`` too.
+    With ``source_field`` a record is its ``(source, id)``, as in the index: ``clusters`` name
+    them so (:meth:`NearDupIndex.clusters`) or by storage key, the records of ``primary`` (the
+    index's :attr:`~NearDupIndex.primary_source`) by their ids.
     ``rejects``: a file for the rows rejected, as they are in the input; without it they are
     written into ``out``, in their place.
     """
@@ -484,7 +538,7 @@ def dedupe(
     fmt = guess_format(path) if fmt == "auto" else fmt
     _check_paths(path, out, rejects)
     pairs = list(pairs)
-    groups = _Clusters(clusters, pairs)
+    groups = _Clusters(clusters, pairs, source_field is not None, primary)
     if keep == "central" and groups.of and not pairs:
         raise ArgumentError("keep='central' ranks by the report's pairs: pass pairs")
     job = _Job(
@@ -502,7 +556,9 @@ def dedupe(
         delimiter,
     )
     if keep != "first":
-        job.keepers = _keepers(job.items(), job.groups, keep, cluster_column is not None)
+        job.keepers = _keepers(
+            job.items(), job.groups, keep, cluster_column is not None, job.name
+        )
     stats = DedupeStats(keep=keep, rejects=str(rejects) if rejects is not None else None)
     # both files or neither: the rejects are the rows the output lacks
     with (
@@ -521,7 +577,7 @@ class _Placing:
     in no cluster that have identical rows (each such record and its copies is a cluster)."""
 
     seen: set[int] = field(default_factory=set)
-    copied: set[str] = field(default_factory=set)
+    copied: set[Name] = field(default_factory=set)
 
     def close(self, stats: DedupeStats) -> None:
         stats.clusters = len(self.seen) + len(self.copied)
@@ -552,29 +608,30 @@ def _place(
         if stats.rejects is None:
             stats.written += 1  # as it is, into the output
         return None
-    number = job.groups.of.get(item.id)
+    name = job.name(item)
+    number = job.groups.of.get(name)
     keeper = None if number is None else job.keepers.get(number)
     if item.copy_of:  # a copy of an earlier record: in the cluster of its first row
         stats.removed += 1
         stats.identical += 1
         stats.clustered += 1
         if number is None:
-            placing.copied.add(item.id)
+            placing.copied.add(name)
         else:
             placing.seen.add(number)
         if not job.column:
             return None
         stats.written += 1
-        if keeper is None or keeper.id == item.id:
+        if keeper is None or keeper.id == name:
             return item, item.id, SAME
-        return item, keeper.id, job.similarity_to(item, keeper)
+        return item, keeper.record_id, job.similarity_to(item, keeper)
     if number is not None:
         stats.clustered += 1
         placing.seen.add(number)
         if keeper is None:  # rule "first": the first member seen is the one kept
             text = item.text if job.column and not job.groups.complete(number) else ""
-            keeper = job.keepers[number] = _Keeper(item.id, text)
-    if keeper is None or keeper.id == item.id:
+            keeper = job.keepers[number] = _Keeper(name, text)
+    if keeper is None or keeper.id == name:
         stats.kept += 1
         stats.written += 1
         return item, item.id, SAME
@@ -582,7 +639,7 @@ def _place(
     if not job.column:
         return None
     stats.written += 1
-    return item, keeper.id, job.similarity_to(item, keeper)
+    return item, keeper.record_id, job.similarity_to(item, keeper)
 
 
 def _write(
