@@ -141,6 +141,23 @@ def test_a_line_that_cannot_be_read_is_an_error_naming_it(
     assert code == 2 and f"{tsv}:3: 1 column where the header (line 1) has 3" in err
 
 
+def test_a_parquet_id_that_is_not_utf8_is_an_error_naming_its_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Parquet string that is not UTF-8 ended evaluate in a UnicodeDecodeError traceback."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    index, truth = _two_shops()
+    gold = _gold(tmp_path / "g.tsv", truth)
+    pairs = tmp_path / "pairs.parquet"
+    pq.write_table(pa.table({"id1": ["1", "@@@@"], "id2": ["8", "9"]}), pairs,
+                   compression="none")  # fmt: skip
+    pairs.write_bytes(pairs.read_bytes().replace(b"@@@@", b"\xff" * 4))
+    code, _, err = _evaluate(capsys, str(pairs), "--gold", str(gold))
+    assert code == 2 and f"{pairs}: row 2: invalid UTF-8 in column 'id1'" in err
+
+
 def test_ids_of_two_sources_against_a_gold_without_sources_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

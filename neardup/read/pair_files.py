@@ -453,6 +453,23 @@ def _parquet_rows(name: str, data: bytes) -> Iterator[Row]:
             f"{', '.join(table.column_names)}); evaluate reads pairs by their id1 and id2 columns"
         )
     wanted = [c for c in READ if c in table.column_names]
-    columns = {c: table.column(c).to_pylist() for c in wanted}
+    columns = {c: _pylist(name, c, table.column(c)) for c in wanted}
     for k in range(table.num_rows):
         yield f"{name}: row {k + 1}", {c: columns[c][k] for c in wanted}
+
+
+def _pylist(name: str, column: str, values: Any) -> list[Any]:
+    """A Parquet column's values; a string that is not UTF-8 (not every writer checks) an
+    :class:`InputError` naming its row and column, as a text file's line is named."""
+    try:
+        return list(values.to_pylist())
+    except UnicodeDecodeError:
+        pass
+    for k in range(len(values)):
+        try:
+            values[k].as_py()
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"{name}: row {k + 1}: invalid UTF-8 in column {column!r} (byte {exc.start})"
+            ) from None
+    return list(values.to_pylist())  # (not reached: some value was not UTF-8)
