@@ -180,7 +180,7 @@ def _as_record(item: Any, position: int, default_source: str = "<records>") -> I
             raise TypeError
         if isinstance(item, tuple | list) and len(item) == 3:
             record_id, text, source = item
-            source = str(source)
+            source = default_source if source is None else str(source)  # never the source "None"
         else:
             record_id, text = item
     except (TypeError, ValueError):

@@ -435,6 +435,17 @@ def test_dicts_strings_and_sets_are_not_unpacked_as_records() -> None:
         assert len(idx) == 0
 
 
+def test_a_triple_whose_source_is_none_is_of_the_default_source() -> None:
+    """``(id, text, None)`` made a record of the source "None", paired across with the
+    records given as pairs, which are of the same (default) source."""
+    idx = NearDupIndex(Params(threshold=0.5))
+    idx.add_many([("a", "hotel bel air 701 stone canyon road"), ("b", "arts deli ventura")])
+    idx.add_many([("c", "hotel bel-air 701 stone canyon rd", None)])
+    assert [(p.id1, p.source1, p.id2, p.source2) for p in idx.pairs()] == [
+        ("a", None, "c", None)
+    ]  # fmt: skip
+
+
 def test_two_frames_with_their_default_index_are_refused() -> None:
     pd = pytest.importorskip("pandas")
     idx = NearDupIndex()
