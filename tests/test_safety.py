@@ -328,6 +328,16 @@ def test_dedupe_writes_through_a_pipe_named_by_dev_fd(tmp_path: Path) -> None:
     assert leftovers(tmp_path) == []
 
 
+def test_an_output_name_near_the_longest_a_folder_takes(tmp_path: Path) -> None:
+    """A 250-byte name is a name: its temporary file (``.NAME.PID.RANDOM.tmp``) was longer than
+    255 bytes, and the run failed at the end with "File name too long"."""
+    out = tmp_path / ("é" * 123 + ".txt")  # 250 bytes of UTF-8
+    proc = dedupe_memory(tmp_path, "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text(encoding="utf-8").startswith("1 the quick brown fox")
+    assert leftovers(tmp_path) == []
+
+
 def test_dedupe_follows_a_symlink_and_keeps_it(tmp_path: Path) -> None:
     real = tmp_path / "real.txt"
     real.write_text("old\n", encoding="utf-8")

@@ -275,6 +275,14 @@ def when_written(step: Callable[[], None], cleanup: Callable[[], None]) -> None:
     run.finally_.append(cleanup)
 
 
+def _name_max(folder: Path) -> int:
+    """The longest file name ``folder`` takes, in bytes (255 where the system does not say)."""
+    try:
+        return int(os.pathconf(folder, "PC_NAME_MAX"))
+    except (OSError, ValueError):
+        return 255
+
+
 class AtomicFile:
     """A file written under a temporary name beside its target and renamed over it only when
     complete (:meth:`done`); :meth:`fail` (or leaving the ``with`` block on an error) removes
@@ -311,7 +319,12 @@ class AtomicFile:
             mode: int | None = stat.S_IMODE(real.stat().st_mode) & 0o777
         except FileNotFoundError:
             mode = None  # a new file: 0o666 less the umask, as open() makes it
-        self.tmp = real.with_name(f".{real.name}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}")
+        tail = f".{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}"
+        # the name's head only, where the whole would make a name longer than a folder allows
+        # (a 250-byte output name was refused after the run, "File name too long")
+        room = max(_name_max(real.parent) - len(tail.encode()) - 1, 1)
+        head = real.name.encode()[:room].decode("utf-8", "ignore") or "o"
+        self.tmp = real.with_name(f".{head}{tail}")
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
         fd = os.open(self.tmp, flags, 0o666 if mode is None else mode)
         try:
