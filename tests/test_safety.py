@@ -338,6 +338,18 @@ def test_an_output_name_near_the_longest_a_folder_takes(tmp_path: Path) -> None:
     assert leftovers(tmp_path) == []
 
 
+def test_a_name_longer_than_a_folder_takes_is_bad_usage(tmp_path: Path) -> None:
+    """A name over the limit, as an output or as the input, ended in an OSError traceback (from
+    ``Path.exists()``): it is bad usage, said in one line."""
+    out, too_long = tmp_path / "out.txt", tmp_path / ("o" * 260 + ".txt")
+    for args in (("--out", str(too_long)), ("--out", str(out), "--rejects", str(too_long))):
+        proc = dedupe_memory(tmp_path, *args)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert f"neardup: error: {too_long}: File name too long" in proc.stderr
+    proc = run_cli("dedupe", str(too_long), "--out", str(out), "--backend", "memory")
+    assert proc.returncode == 2 and "File name too long" in proc.stderr, proc.stderr
+
+
 def test_dedupe_follows_a_symlink_and_keeps_it(tmp_path: Path) -> None:
     real = tmp_path / "real.txt"
     real.write_text("old\n", encoding="utf-8")

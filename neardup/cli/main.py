@@ -25,12 +25,14 @@ try:
         _before = None
     try:
         import argparse
+        import errno
         import logging
         from collections.abc import Callable, Sequence
         from typing import Any
 
         from ..config import load
         from ..errors import InputError, NeardupError
+        from ..out.write import escape_unseen
         from ..seed2014 import cli as seed2014  # the one import of the 2014 plug-in: its verbs
         from ..sign import kernel
         from ..version import __version__
@@ -202,6 +204,14 @@ def _run(argv: Sequence[str] | None) -> int:
         return 143 if terminated else 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+        # a path given with a name (or a whole path) longer than the system allows: bad usage,
+        # found by whichever check of the path asks first (Path.exists() raises it)
+        print(f"neardup: error: {escape_unseen(str(exc.filename))}: {exc.strerror}",
+              file=sys.stderr)  # fmt: skip
+        return 2
     except MemoryError:
         # why: a step that asks for more memory than the machine has (a huge index's
         # candidates) is a failure to explain, not a traceback; outputs are written under a
