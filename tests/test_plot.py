@@ -105,3 +105,15 @@ def test_threshold_curve_and_plot(tmp_path: Path) -> None:
 def test_importing_neardup_does_not_import_matplotlib() -> None:
     code = "import sys, neardup, neardup.evaluate.plot; sys.exit('matplotlib' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], timeout=120).returncode == 0
+
+
+def test_an_out_dir_that_is_a_file_is_bad_usage(tmp_path: Path) -> None:
+    """``plot --out-dir FILE`` ended in a FileExistsError traceback."""
+    taken = tmp_path / "taken"
+    taken.write_text("not a folder\n", encoding="utf-8")
+    for out_dir in (taken, taken / "sub"):
+        args = [sys.executable, "-m", "neardup", "plot", "s-curve", "--out-dir", str(out_dir)]
+        run = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+        assert f"{out_dir}: --out-dir names a file, not a folder" in run.stderr
+    assert taken.read_text(encoding="utf-8") == "not a folder\n"

@@ -996,7 +996,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    args.out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        args.out_dir.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise InputError(f"{args.out_dir}: --out-dir names a file, not a folder") from None
+    except OSError as exc:
+        raise InputError(f"{args.out_dir}: the folder cannot be made ({exc.strerror})") from None
     if args.what == "restaurants":
         paths = restaurant_plots(args.out_dir)
     else:
