@@ -597,6 +597,22 @@ def test_cli_exit_codes(tmp_path: Path) -> None:
     assert run_cli("dedupe", "--help").returncode == 0
 
 
+def test_cluster_columns_are_checked_before_the_work(tmp_path: Path) -> None:
+    """Cluster columns without a name, or both of one name, were refused only once the input
+    was indexed and reported: they are bad usage, said before anything is read."""
+    path = tmp_path / "in.txt"
+    path.write_text("1 fine record\n2 another record\n", encoding="utf-8")
+    out = tmp_path / "out.txt"
+    for flags, message in (
+        (("--cluster-column", " "), "the cluster and similarity columns need names"),
+        (("--cluster-column", "c", "--similarity-column", "c"), "columns are both 'c'"),
+    ):
+        proc = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory", *flags)
+        assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+        assert "parameters chosen" not in proc.stderr  # nothing was indexed
+    assert not out.exists()
+
+
 def _cores(solr_base: str) -> set[str]:
     status = requests.get(f"{solr_base}/admin/cores", params={"action": "STATUS"}, timeout=30)
     return set(status.json()["status"])

@@ -22,7 +22,7 @@ from ..decision.prune import PRUNE_MODES
 from ..errors import InputError, NeardupError
 from ..index import NearDupIndex
 from ..options import MODES, ReportOptions
-from ..out.dedupe import KEEP_RULES, dedupe, index_similarity, kept_ids
+from ..out.dedupe import KEEP_RULES, check_columns, dedupe, index_similarity, kept_ids
 from ..out.output import decided_line, destination, rule_line
 from ..out.review import review_index
 from ..out.write import Outputs
@@ -373,6 +373,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         )
     named = (("--out", "output"), ("--rejects", "rejects file"), ("--review", "review page"))
     check_outputs(args, named, [args.input])  # before the work, not after it
+    check_columns(args.cluster_column, args.similarity_column)
     if args.input.is_file():
         resolve_ids(args, args.input)
     # the output, the rejects and the page replaced together once all are written, or none

@@ -490,6 +490,16 @@ class _Job:
         return "" if sim is None else f"{sim:.4f}"
 
 
+def check_columns(cluster_column: str | None, similarity_column: str) -> None:
+    """The names of the columns ``cluster_column`` mode adds, checked (also by the command,
+    before its work: they were found wrong only once the input was indexed and reported)."""
+    if cluster_column is not None:
+        if not cluster_column.strip() or not similarity_column.strip():
+            raise ArgumentError("the cluster and similarity columns need names")
+        if cluster_column == similarity_column:
+            raise ArgumentError(f"the cluster and similarity columns are both {cluster_column!r}")
+
+
 def dedupe(
     path: str | Path,
     out: str | Path,
@@ -530,11 +540,7 @@ def dedupe(
     rejects = Path(rejects) if rejects is not None else None
     if keep not in KEEP_RULES:
         raise ArgumentError(f"unknown rule {keep!r} for the record kept: one of {KEEP_RULES}")
-    if cluster_column is not None:
-        if not cluster_column.strip() or not similarity_column.strip():
-            raise ArgumentError("the cluster and similarity columns need names")
-        if cluster_column == similarity_column:
-            raise ArgumentError(f"the cluster and similarity columns are both {cluster_column!r}")
+    check_columns(cluster_column, similarity_column)
     fmt = guess_format(path) if fmt == "auto" else fmt
     _check_paths(path, out, rejects)
     pairs = list(pairs)
