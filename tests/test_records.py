@@ -58,6 +58,15 @@ def test_nested_json_keys_by_path(tmp_path: Path) -> None:
     assert all(isinstance(r, Rejection) and "'item' is not text" in r.reason for r in bad)
 
 
+def test_a_nested_id_without_a_text_field_is_found(tmp_path: Path) -> None:
+    """Without --text-field, the keys whose values are objects were dropped from the whole
+    object, not only from the text: a nested id (meta.id) was "missing" on every line."""
+    path = tmp_path / "n.jsonl"
+    rows = [{"meta": {"id": "a"}, "name": DELI}, {"meta": {"id": "b"}, "name": DELI2}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert _records(list(read_records(path, id_field="meta.id"))) == [("a", DELI), ("b", DELI2)]
+
+
 def test_cli_nested_text_field_and_nothing_indexed(tmp_path: Path) -> None:
     path = _nested(tmp_path / "n.jsonl")
     out = tmp_path / "out.jsonl"

@@ -47,7 +47,9 @@ def read_jsonl(
         if text_fields is None:
             names = default_text_fields(obj, id_field, source_field)
             kinds = {k: _kind(obj[k]) for k in names if k in obj and not scalar(obj[k])}
-            obj = {k: v for k, v in obj.items() if k not in kinds}
+            # left out of the text, but not out of the object: a nested id or source
+            # (--id-field item.id) is read from them, and was "missing" on every line
+            names = [n for n in names if n not in kinds]
             yield record_from_mapping(obj, source, number, id_field, names, source_field, kinds)
             continue
         yield record_from_mapping(obj, source, number, id_field, text_fields, source_field)
