@@ -3,6 +3,10 @@ that reports print the same way, and checks that compose with any rule."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from neardup import NearDupIndex, Params
@@ -172,6 +176,24 @@ def test_route_refuses_what_the_rule_cannot_honour(
 
     with pytest.raises(ArgumentError, match=message):
         route(ReportOptions(**options), "valley", 0.4, True, labelled)  # type: ignore[arg-type]
+
+
+def test_review_refuses_a_pruning_of_the_weighted_link_with_a_flag_it_has(
+    tmp_path: Path,
+) -> None:
+    """``review --mode link --prune none`` was told to add ``--similarity jaccard``, a flag
+    of report's that review does not have: a threshold is the way there."""
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("id,text\n1,arts deli ventura blvd\n2,blue door books\n", encoding="utf-8")
+    b.write_text("id,text\n1,art's deli ventura\n2,blue door bookshop\n", encoding="utf-8")
+    args = ["review", "--backend", "memory", "--mode", "link", str(a), str(b), "--prune", "none",
+            "--out", str(tmp_path / "page.html")]  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "neardup", *args], capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 2 and "give a threshold (--threshold)" in done.stderr, done.stderr
+    again = subprocess.run([sys.executable, "-m", "neardup", *args, "--threshold", "0.5"],
+                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert again.returncode == 0, again.stderr
 
 
 def test_link_candidates_keep_only_pairs_across_sources() -> None:

@@ -108,7 +108,8 @@ def route(
                 "the weighted link keeps one partner each (prune one-to-one) and adds no "
                 f"pairs; prune {options.pruning!r}"
                 f"{' and complete' if options.complete else ''} needs the Jaccard rule: "
-                "add similarity='jaccard' (--similarity jaccard)"
+                "give a threshold (--threshold), or similarity='jaccard' (report --similarity "
+                "jaccard; review and dedupe have no such flag)"
             )
         return Route(WEIGHTED, 0.0)
     name = rule if options.threshold is None else "threshold"
