@@ -350,6 +350,16 @@ def test_a_name_longer_than_a_folder_takes_is_bad_usage(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "File name too long" in proc.stderr, proc.stderr
 
 
+def test_a_link_to_a_missing_folder_names_that_folder(tmp_path: Path) -> None:
+    """An output that is a symbolic link into a folder that does not exist was refused with
+    "no such directory '.'", the folder of the link, which is there."""
+    link = tmp_path / "out.txt"
+    link.symlink_to(tmp_path / "gone" / "out.txt")
+    proc = dedupe_memory(tmp_path, "--out", str(link))
+    assert proc.returncode == 2, proc.stderr
+    assert f"{link}: no such directory '{tmp_path / 'gone'}'" in proc.stderr
+
+
 def test_dedupe_follows_a_symlink_and_keeps_it(tmp_path: Path) -> None:
     real = tmp_path / "real.txt"
     real.write_text("old\n", encoding="utf-8")

@@ -122,8 +122,9 @@ def check_output(path: str | Path, what: str = "output", inputs: Iterable[Path] 
         if not _regular(path):
             return path  # written through: its directory need not be writable
     parent = real.parent
-    if not parent.is_dir():
-        raise InputError(f"{path}: no such directory {str(path.parent)!r}")
+    if not parent.is_dir():  # a symbolic link's: where its target would be (not the link's)
+        missing = parent if path.is_symlink() else path.parent
+        raise InputError(f"{path}: no such directory {str(missing)!r}")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise InputError(f"{path}: the {what} cannot be written in {str(parent)!r}")
     return path
