@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from neardup import Params
-from neardup.decision.identifiers import count_unshared, identifiers_differ
+from neardup.decision.identifiers import codes, count_unshared, identifiers, identifiers_differ
 from neardup.decision.link import numbers_check
 from neardup.decision.valley import numbers_disagree, numbers_identify
 from neardup.results import Pair
@@ -17,6 +17,31 @@ def test_identifiers_differ_needs_numbers_on_both_sides_and_none_shared() -> Non
     assert not identifiers_differ(frozenset({"12", "3"}), frozenset({"12"}))
     assert not identifiers_differ(frozenset({"12"}), frozenset())
     assert not identifiers_differ(frozenset(), frozenset())
+
+
+def test_two_models_differ_by_their_codes_though_they_share_a_weight_or_a_version() -> None:
+    """A catalogue row holds a price, a weight and sizes beside its model number: two models of
+    one series share a "1" (pounds) or the "20" of "USB 2.0" while their codes differ. Found by
+    deduplicating D8's amazon.csv, whose clusters were mostly such series."""
+
+    def ids(text: str) -> frozenset[str]:
+        return identifiers(text.lower().split())
+
+    a = ids("case logic pls-14 14.1-inch neoprene laptop sleeve black 18.16 1")
+    b = ids("caselogic pls-13 13.3-inch neoprene laptop sleeve black 18.36 1")
+    assert a & b and identifiers_differ(a, b)
+    c = ids("corsair voyager mini 32 gb usb 2.0 flash drive cmfusbmini-32gb")
+    d = ids("corsair flash voyager mini 4 gb usb 2.0 flash drive cmfusbmini-4gb")
+    assert identifiers_differ(c, d)
+    # one code written inside the other names the same model; sizes are no codes
+    e = ids("iconcepts m01727-mb wireless travel mouse 21.32 1")
+    f = ids("new-iconcepts m01727-mb wireless travel mouse - sakm01727mb 23")
+    assert not identifiers_differ(e, f)
+    assert not identifiers_differ(ids("i concepts m01727-mb"), ids("sakm01727mb 23"))
+    assert codes(ids("32gb 27inch 180w 2.0 rl-1299")) == {"rl1299"}
+    # without codes on both sides, only numbers shared count, as before
+    assert not identifiers_differ(ids("bosch rl-1299 camera 1"), ids("bosch rl 1299 camera"))
+    assert not identifiers_differ(ids("pioneer ts-g6843r 1"), ids("pioneer speakers 1 2"))
 
 
 def test_count_unshared_counts_the_alike_pairs_holding_numbers_and_those_sharing_none() -> None:

@@ -61,16 +61,52 @@ def identifiers(words: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+#: A code: a letter somewhere before a digit ("k39359us", "pls14", "tsg6843r"). Not a size or
+#: a count, whose digits come first ("32gb", "27inch", "180w"): two products share those.
+_CODE_WORD = re.compile(r"[^\W\d_].*\d")
+#: The shortest code one record's code may hold inside it and still name it ("sakm01727mb"
+#: holds "m01727mb").
+_CODE_INSIDE = 4
+
+
+def codes(numbers: frozenset[str]) -> frozenset[str]:
+    """The codes among a record's :func:`identifiers` (model and part numbers)."""
+    return frozenset(n for n in numbers if _CODE_WORD.search(n))
+
+
+def _codes_shared(a: frozenset[str], b: frozenset[str]) -> bool:
+    if a & b:
+        return True
+    return any(x in y or y in x for x in a for y in b if min(len(x), len(y)) >= _CODE_INSIDE)
+
+
 def identifiers_differ(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Whether two records' numbers tell them apart: both hold some and they share none."""
-    return bool(a) and bool(b) and not a & b
+    """Whether two records' numbers tell them apart: both hold some and they share none; or
+    both hold codes and share no code (one written inside the other counts as shared). Why
+    codes apart: a catalogue's rows hold prices, weights and sizes beside the model number,
+    and two models of one series ("PLS-13", "PLS-14"; "K39358US", "K39359US") share a weight
+    of 1 or a 2.0 of "USB 2.0" while their codes differ.
+
+    >>> identifiers_differ(frozenset({"pls14", "14", "1"}), frozenset({"pls13", "13", "1"}))
+    True
+    >>> identifiers_differ(frozenset({"m01727mb"}), frozenset({"sakm01727mb", "23"}))
+    False
+    >>> identifiers_differ(frozenset({"rl1299", "1299"}), frozenset({"1299"}))
+    False
+    """
+    if not a or not b:
+        return False
+    ca, cb = codes(a), codes(b)
+    if ca and cb and _codes_shared(ca, cb):
+        return False
+    return not a & b or (bool(ca) and bool(cb))
 
 
 def count_unshared(
     pairs: Iterable[tuple[float, K, K]], numbers: Callable[[K], frozenset[str]], waived: float
 ) -> tuple[int, int]:
     """Of the pairs ``(similarity, a, b)`` at least ``waived`` similar whose records both hold
-    numbers: how many there are, and how many of them share no number. Where numbers are
+    numbers: how many there are, and how many of them :func:`identifiers_differ`. Where numbers are
     identifiers, nearly none of such pairs (nearly all matches) share none."""
     both = [(a, b) for s, a, b in pairs if s >= waived and numbers(a) and numbers(b)]
     return len(both), sum(1 for a, b in both if not numbers(a) & numbers(b))
