@@ -940,6 +940,7 @@ class NearDupIndex:
         t1 = time.perf_counter()
         of = self.backend.sources(keys)
         sources = [of.get(k, "") for k in keys]
+        _two_sources(sources)
         order = [self.primary_source] if self.primary_source is not None else []
         stored = self.backend.columns(keys)
         columns = [stored.get(k) for k in keys]
@@ -1016,7 +1017,9 @@ class NearDupIndex:
         of = self.backend.sources(keys)
         stored = self.backend.columns(keys)
         order = [self.primary_source] if self.primary_source is not None else []
-        return keys, texts, [of.get(k, "") for k in keys], order, [stored.get(k) for k in keys]
+        sources = [of.get(k, "") for k in keys]
+        _two_sources(sources)
+        return keys, texts, sources, order, [stored.get(k) for k in keys]
 
     def _label_rows(self, labels: Any, keys: Sequence[str]) -> tuple[str, list[Label]]:
         """The labels (a labels file's path, a :class:`~neardup.read.pair_files.Labels`, or
@@ -1284,6 +1287,20 @@ def _check_rank(k: int, threshold: float) -> None:
     """The ``k`` and ``threshold`` of a ranked lookup (query, neighbours, search): a threshold
     of 0 is every candidate, ranked (:mod:`neardup.constraints` declares both)."""
     check_all("lookup", {"k": k, "threshold": threshold})
+
+
+def _two_sources(sources: Sequence[str]) -> None:
+    """Refuse a link of records that are all of one source: it pairs none of them, and an
+    empty result would read as "no duplicates" (the review page said "weighted similarity
+    >= 1")."""
+    held = set(sources)
+    if len(held) == 1:
+        (only,) = held
+        raise InputError(
+            f"link mode pairs records of different sources, and all {len(sources)} records "
+            f"are of one source ({only or 'unnamed'}): index a second file, name each row's "
+            "source with --source-field (source_field=), or find duplicates in dedup mode"
+        )
 
 
 def _source_name(name: str | None, default: str) -> str:

@@ -447,3 +447,22 @@ def test_new_records_after_a_removal_get_a_full_link() -> None:
     assert "new" not in report.rule  # a full link
     expected = _of_new(index.report(mode="link").pairs, {(rid, "b") for rid, _ in b[30:]})
     assert expected and _held(report.pairs) == expected
+
+
+def test_a_link_of_one_source_is_refused_in_words(tmp_path: Path) -> None:
+    """A link pairs records of different sources: of one file it found nothing and said so as
+    "0 pairs" and "weighted similarity >= 1", which reads as "no duplicates here"."""
+    idx = NearDupIndex()
+    idx.add_many([("1", "acme drill rx100"), ("2", "acme drill rx-100"), ("3", "kettle")],
+                 source_name="shop.csv")  # fmt: skip
+    for call in (lambda: idx.report(mode="link"), lambda: idx.ask(5)):
+        with pytest.raises(InputError, match=r"all 3 records are of one source \(shop.csv\)"):
+            call()
+    assert len(idx.report().pairs) == 1  # dedup mode finds the pair
+    idx.add_many([("1", "ACME drill RX-100")], source_name="other.csv")
+    assert len(idx.report(mode="link").pairs) == 1
+    one = tmp_path / "one.csv"
+    one.write_text("id,text\n1,acme drill rx100\n2,acme drill rx-100\n3,kettle\n", encoding="utf-8")
+    page = tmp_path / "page.html"
+    done = run_cli("review", "--backend", "memory", "--mode", "link", str(one), "--out", str(page))
+    assert done.returncode == 2 and "one source" in done.stderr and not page.exists()
