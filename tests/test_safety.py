@@ -1142,3 +1142,16 @@ def test_ctrl_c_while_the_command_starts_is_one_line(delay: float) -> None:
     else:  # after the help was printed: done, or killed as Python exits (the shell's 130)
         assert proc.returncode in (0, -signal.SIGINT) and err == "", (proc.returncode, err)
         assert "usage: neardup dedupe" in out
+
+
+@pytest.mark.parametrize("name", ["new/", ""])
+def test_an_output_named_as_a_folder_or_empty_is_bad_usage(tmp_path: Path, name: str) -> None:
+    """argparse's Path dropped the slash: ``--out new/`` wrote a file named ``new``, and
+    ``--out ""`` was read as the folder ``.``."""
+    src = tmp_path / "in.csv"
+    src.write_text("id,text\n1,acme drill\n2,acme drill\n", encoding="utf-8")
+    out = str(tmp_path / name) + ("/" if name.endswith("/") else "") if name else ""
+    done = run_cli("dedupe", "--backend", "memory", str(src), "--out", out)
+    assert done.returncode == 2
+    assert ("names a folder" if name else "an empty name") in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]

@@ -46,6 +46,7 @@ from ..sign.text import check_text
 from .common import (
     check_outputs,
     emit,
+    file_path,
     input_options,
     json_option,
     max_bucket_option,
@@ -274,7 +275,7 @@ def _report_added_options(p: argparse.ArgumentParser) -> None:
     """What comes with the pairs: the dropped ones, the completed clusters, the clusters."""
     p.add_argument(
         "--dropped",
-        type=Path,
+        type=file_path,
         default=None,
         help="lsh: write the pairs the decision's checks dropped (numbers, columns) to this "
         "file, in the format of --out, with a column 'check'",
@@ -289,7 +290,7 @@ def _report_added_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--clusters",
-        type=Path,
+        type=file_path,
         default=None,
         help="lsh: also write the clusters (center clustering: every member is a pair of its "
         "cluster's center, so clusters do not chain), one a line: center, the smallest "
@@ -446,7 +447,7 @@ def register_evaluate(sub: Any) -> None:
     )
     p.add_argument(
         "--html",
-        type=Path,
+        type=file_path,
         default=None,
         metavar="PAGE.html",
         help="also write a review page: false positives and missed pairs side by side ('-': "

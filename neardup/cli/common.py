@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import fields
@@ -80,9 +81,19 @@ def json_option(p: argparse.ArgumentParser, help: str | None = None) -> None:
     p.add_argument("--json", action="store_true", help=help)
 
 
+def file_path(text: str) -> Path:
+    """A file a verb writes, as named on the command line. Why not ``Path``: it drops what
+    says a name is a folder (``--out new/`` became a file ``new``) and reads ``""`` as ``.``."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty name: give a file's name")
+    if text != "-" and text.endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(f"{text!r} names a folder: give a file's name")
+    return Path(text)
+
+
 def out_option(p: argparse.ArgumentParser, help: str) -> None:
     """``--out``: the file a verb writes, required; ``-`` is standard output."""
-    p.add_argument("--out", type=Path, required=True, help=help)
+    p.add_argument("--out", type=file_path, required=True, help=help)
 
 
 def verbose_option(p: argparse.ArgumentParser, help: str) -> None:

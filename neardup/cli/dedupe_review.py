@@ -43,6 +43,7 @@ from .common import (
     check_outputs,
     config,
     emit,
+    file_path,
     input_options,
     json_option,
     max_bucket_option,
@@ -120,14 +121,14 @@ def register_dedupe(sub: Any) -> None:
     )
     p.add_argument(
         "--rejects",
-        type=Path,
+        type=file_path,
         default=None,
         help="write the rows that are not records to this file (as they are in the input, "
         "after a table's header) instead of into the output; their reasons go to stderr",
     )
     p.add_argument(
         "--review",
-        type=Path,
+        type=file_path,
         metavar="PAGE.html",
         default=None,
         help="also write the review page of the pairs that were merged",
