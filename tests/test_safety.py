@@ -1155,3 +1155,18 @@ def test_an_output_named_as_a_folder_or_empty_is_bad_usage(tmp_path: Path, name:
     assert done.returncode == 2
     assert ("names a folder" if name else "an empty name") in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]
+
+
+def test_dev_stdout_is_standard_output_with_the_summary_on_stderr(tmp_path: Path) -> None:
+    """``--out /dev/stdout`` mixed the summary into the data, and where stdout was a file, the
+    output replaced it (the summary written to it before was lost)."""
+    src, got = tmp_path / "in.csv", tmp_path / "got.csv"
+    src.write_text("id,text\n1,acme drill\n2,acme drill\n3,kettle\n", encoding="utf-8")
+    with open(got, "wb") as fh:
+        done = subprocess.run(
+            [sys.executable, "-m", "neardup", "dedupe", "--backend", "memory", str(src), "--out",
+             "/dev/stdout"], stdout=fh, stderr=subprocess.PIPE, text=True, timeout=120,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert got.read_text(encoding="utf-8") == "id,text\n1,acme drill\n3,kettle\n"
+    assert "read 3" in done.stderr

@@ -82,12 +82,15 @@ def json_option(p: argparse.ArgumentParser, help: str | None = None) -> None:
 
 
 def file_path(text: str) -> Path:
-    """A file a verb writes, as named on the command line. Why not ``Path``: it drops what
-    says a name is a folder (``--out new/`` became a file ``new``) and reads ``""`` as ``.``."""
+    """A file a verb writes, as named on the command line (``/dev/stdout`` is ``-``). Why not
+    ``Path``: it drops what says a name is a folder (``--out new/`` became a file ``new``) and
+    reads ``""`` as ``.``."""
     if not text:
         raise argparse.ArgumentTypeError("an empty name: give a file's name")
     if text != "-" and text.endswith(("/", os.sep)):
         raise argparse.ArgumentTypeError(f"{text!r} names a folder: give a file's name")
+    if text in ("/dev/stdout", "/dev/fd/1"):  # standard output by another name: as '-', so
+        return Path("-")  # the summary goes to stderr and a file stdout goes to is not replaced
     return Path(text)
 
 
