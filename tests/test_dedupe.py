@@ -606,6 +606,7 @@ def test_cluster_columns_are_checked_before_the_work(tmp_path: Path) -> None:
     for flags, message in (
         (("--cluster-column", " "), "the cluster and similarity columns need names"),
         (("--cluster-column", "c", "--similarity-column", "c"), "columns are both 'c'"),
+        (("--similarity-column", "sim"), "give --cluster-column too"),  # was ignored silently
     ):
         proc = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory", *flags)
         assert proc.returncode == 2 and message in proc.stderr, proc.stderr

@@ -116,7 +116,7 @@ def register_dedupe(sub: Any) -> None:
     p.add_argument(
         "--similarity-column",
         metavar="NAME",
-        default="similarity",
+        default=None,
         help="with --cluster-column: the similarity's column (default 'similarity')",
     )
     p.add_argument(
@@ -374,6 +374,10 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         )
     named = (("--out", "output"), ("--rejects", "rejects file"), ("--review", "review page"))
     check_outputs(args, named, [args.input])  # before the work, not after it
+    if args.similarity_column is not None and args.cluster_column is None:
+        raise InputError("--similarity-column names the column beside --cluster-column's: "
+                         "give --cluster-column too (without it no column is added)")
+    args.similarity_column = args.similarity_column or "similarity"
     check_columns(args.cluster_column, args.similarity_column)
     if args.input.is_file():
         resolve_ids(args, args.input)
