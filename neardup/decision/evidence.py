@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 from ..defaults import DEFAULTS
 from ..sign.minhash import ShingleProcessor
 from .column_map import match_columns
-from .identifiers import identifiers
+from .identifiers import identifiers, identifiers_differ
 from .link import _pass, column_weights, groups_of
 from .topk import purged, top_k
 from .weights import TfidfSpace, cosine
@@ -214,8 +214,9 @@ def _standing(sim: NDArray[np.float64], own: NDArray[np.int64]) -> tuple[
 def _pairwise(texts: Sequence[str], first: NDArray[np.int64], second: NDArray[np.int64]) -> list[
     NDArray[np.float64]
 ]:  # fmt: skip
-    """The comparisons made pair by pair: identifiers shared and differing, words in common,
-    length ratio."""
+    """The comparisons made pair by pair: identifiers shared and differing
+    (:func:`~neardup.decision.identifiers.identifiers_differ`: none shared, or codes on both
+    sides and none shared), words in common, length ratio."""
     used = np.unique(np.r_[first, second]).tolist()
     held = {i: identifiers(texts[i].split()) for i in used}
     words = {i: frozenset(texts[i].split()) for i in used}
@@ -226,7 +227,7 @@ def _pairwise(texts: Sequence[str], first: NDArray[np.int64], second: NDArray[np
         if na and nb:
             common = len(na & nb)
             shared[n] = common / min(len(na), len(nb))
-            differ[n] = float(common == 0)
+            differ[n] = float(identifiers_differ(na, nb))  # as the numbers check reads it
         wa, wb = words[a], words[b]
         union = len(wa | wb)
         jac[n] = len(wa & wb) / union if union else 0.0
