@@ -194,11 +194,14 @@ def private_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSolr
         yield node
 
 
-@pytest.mark.parametrize("name", [".", "..", "victim/../victim", "-x", ".hidden", "a b", "a%2Fb"])
+@pytest.mark.parametrize(
+    "name", [".", "..", "victim/../victim", "-x", ".hidden", "a b", "a%2Fb", ""]
+)
 def test_collection_names_follow_solrs_rule(name: str) -> None:
+    # "": an empty --collection (an unset shell variable) is not the default collection
     with pytest.raises(InputError, match="not a collection name"):
         Solr("http://127.0.0.1:1/solr", name)
-    if "/" not in name and "%" not in name:
+    if name and "/" not in name and "%" not in name:
         with pytest.raises(InputError, match="not a collection name"):
             Solr(f"http://127.0.0.1:1/solr/{name}")
     assert Solr("http://127.0.0.1:1/solr", "ok.name_1-2").collection == "ok.name_1-2"

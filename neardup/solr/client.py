@@ -503,7 +503,9 @@ class Solr:
         auth = auth or in_url
         base, from_url = split_url(url)
         self.base_url = base
-        self.collection = check_collection_name(collection or from_url or DEFAULT_COLLECTION)
+        # an empty name (--collection "$UNSET") is refused, not read as the default collection
+        name = collection if collection is not None else from_url or DEFAULT_COLLECTION
+        self.collection = check_collection_name(name)
         self._timeout = DEFAULT_TIMEOUT if timeout is None else timeout
         self.session = _Session()
         self.session.verify = verify
