@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -394,6 +396,25 @@ def test_cli_lsh_report_clusters_delete_and_evaluate(solr_base: str, tmp_path: P
         "asked": 3, "removed": 3, "records": 861, "not_found": []}  # fmt: skip
     gone = run_cli("neighbors", "753", env=env)
     assert gone.returncode == 2
+
+
+def test_delete_ids_file_that_cannot_be_read_says_why(tmp_path: Path) -> None:
+    """An ids file of bytes that are not UTF-8 ended in a traceback; a directory was "no such
+    file"; a pipe (<(...), /dev/stdin) was refused as "no such file" though it can be read."""
+    nowhere = ("--solr-url", "http://127.0.0.1:1/solr", "--collection", "sweep_ids")
+    bad = tmp_path / "ids.txt"
+    bad.write_bytes(b"1\n\xff\xfe2\n")
+    got = run_cli("delete", "--ids-file", str(bad), *nowhere)
+    assert got.returncode == 2 and "Traceback" not in got.stderr
+    assert f"{bad}:2: invalid UTF-8" in got.stderr
+    got = run_cli("delete", "--ids-file", str(tmp_path), *nowhere)
+    assert got.returncode == 2 and "is a directory" in got.stderr
+    piped = subprocess.run(
+        [sys.executable, "-m", "neardup", "delete", "--ids-file", "/dev/stdin", *nowhere],
+        input="1\n", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert "no such file" not in piped.stderr and "Traceback" not in piped.stderr
+    assert "127.0.0.1:1" in piped.stderr  # read, then on to Solr (which is not there)
 
 
 # -- a record is its source and its id, in Python too (issue 38, case 2) -----------------------

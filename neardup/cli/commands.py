@@ -39,6 +39,7 @@ from ..out.write import Outputs, write_clusters, write_pairs
 from ..params import Params
 from ..pipeline import IndexStats
 from ..plan import Spark
+from ..read.inputs import is_stream, no_file
 from ..read.items import EmptyText, Record, Unstored
 from ..read.pair_files import STDIN, align, read_pairs_file
 from ..read.records import expected_records, read_records
@@ -916,9 +917,16 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_delete(args: argparse.Namespace) -> int:
     ids = list(args.ids)
     if args.ids_file is not None:
-        if not args.ids_file.is_file():
-            raise InputError(f"{args.ids_file}: no such file")
-        for line in args.ids_file.read_text(encoding="utf-8").splitlines():
+        path = args.ids_file
+        if not (path.is_file() or is_stream(path)):  # a pipe (<(...), /dev/stdin) is read too
+            raise InputError(no_file(path))  # a directory is not "no such file"
+        data = path.read_bytes()
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise InputError(f"{path}:{line}: invalid UTF-8 (byte {exc.start + 1})") from None
+        for line in text.splitlines():
             value = line.strip()
             if value and not value.startswith("#"):
                 ids.append(value)
