@@ -95,7 +95,7 @@ from .params import Params
 from .pipeline import IndexStats, Writer
 from .plan import decided, engine_named
 from .plan.budget import SAMPLE, Placement, mean_text_bytes, place
-from .read.checks import Checked, checked_items
+from .read.checks import RESERVED_PREFIX, Checked, check_id, checked_items
 from .read.frames import frame_records, is_frame
 from .read.items import Blank, Item, Record, Rejection
 from .read.pair_files import Labels, read_labels
@@ -608,7 +608,12 @@ class NearDupIndex:
             raise ArgumentError(f"an id is a string or an integer, got {record_id!r}")
         if source is not None and (not isinstance(source, str) or not source):
             raise ArgumentError(f"a source is a non-empty string, got {source!r}")
-        return key_of(str(record_id), source, self.primary_source) if source else str(record_id)
+        rid = str(record_id)
+        if SEP in rid or rid.startswith(RESERVED_PREFIX):
+            # such an id would be another source's key (id, SEP, source) or neardup's own
+            # document: no record has it, and none of them is reached through it
+            raise ArgumentError(f"not a record's id: {rid!r} ({check_id(rid, None)})")
+        return key_of(rid, source, self.primary_source) if source else rid
 
     @_locked
     def remove(self, ids: Iterable[str | int], *, source: str | None = None) -> int:

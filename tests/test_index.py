@@ -446,6 +446,24 @@ def test_two_frames_with_the_same_ids_and_no_source_are_refused(make_index: Make
     assert {(p.source1, p.source2) for p in pairs} == {("<frame>", "shop2")}
 
 
+def test_an_id_holding_the_key_separator_or_neardups_prefix_reaches_no_record(
+    make_index: MakeIndex,
+) -> None:
+    """``neighbors '1<U+001F>b.csv'`` (default source a.csv) answered for record 1 of b.csv, and
+    ``delete`` of it removed that record; ``delete _neardup_meta_`` said "1 removed". Such ids
+    are refused: no record can have them."""
+    idx = make_index(Params(threshold=0.5))
+    idx.add_many([("1", "hotel bel air 701 stone canyon road", "a.csv"),
+                  ("2", "hotel bel-air 701 stone canyon rd", "a.csv")])  # fmt: skip
+    idx.add_many([("1", "hotel bel air 701 stone canyon road la", "b.csv")])
+    for bad in ("1\x1fb.csv", "_neardup_meta_"):
+        with pytest.raises(ArgumentError, match="not a record's id"):
+            idx.neighbors(bad)
+        with pytest.raises(ArgumentError, match="not a record's id"):
+            idx.remove([bad])
+    assert len(idx) == 3 and idx.neighbors("1", source="b.csv")
+
+
 def test_dicts_strings_and_sets_are_not_unpacked_as_records() -> None:
     """A 2-key dict unpacks to its keys and a 2-character string to its letters: each would
     be a record ("id", "text") or ("a", "b"), the data lost without a word."""
