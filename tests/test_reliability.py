@@ -133,6 +133,32 @@ def test_solr_down_before_a_run_fails_fast_with_the_url() -> None:
     assert len(retry_lines(proc.stderr)) <= 2  # first contact: a short budget only
 
 
+def test_a_url_where_no_solr_answers_404_does_not_blame_the_collection() -> None:
+    """A web server that is not Solr (or a wrong path) answers the first request, the
+    server's admin/info/system, with 404: the message asked whether the collection exists."""
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    class NotFound(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            self.send_error(404)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), NotFound)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/solr"
+        proc = run_cli("info", "--solr-url", url, "--collection", "sweep_x", timeout=60)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert f"not found at {url}/admin/info/system (HTTP 404)" in proc.stderr
+    assert "collection" not in proc.stderr.replace("a collection's", "")
+    assert "base URL" in proc.stderr
+
+
 # -- A2: Solr killed in the middle of indexing -----------------------------------------------------
 @pytest.mark.solr
 def test_kill_during_indexing_then_rerun_holds_exactly_the_input(

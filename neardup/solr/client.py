@@ -424,9 +424,13 @@ class RetryAdapter(HTTPAdapter):
             if msg.startswith("<"):  # Jetty's HTML error page: its title says it all
                 msg = title.group(1).strip() if title else ""
         if code == 404:
+            hint = f"does the collection '{self.collection}' exist?"
+            if f"/{self.collection}/" not in urlsplit(where).path:
+                # a request of the server (the first one: admin/info/system), not of the
+                # collection: nothing like Solr answers at the URL given
+                hint = "is this Solr's base URL (like http://host:8983/solr) or a collection's?"
             return SolrRequestError(
-                f"not found at {where} (HTTP 404): does the collection '{self.collection}' exist?"
-                + (f" Solr says: {msg}" if msg else "")
+                f"not found at {where} (HTTP 404): {hint}" + (f" Solr says: {msg}" if msg else "")
             )
         return SolrRequestError(f"Solr at {where} answered HTTP {code}: {msg or resp.reason}")
 
