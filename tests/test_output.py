@@ -210,6 +210,38 @@ def test_cli_report_tables_and_stdout(solr_base: str, tmp_path: Path) -> None:
         admin.delete_collection(admin.connect(solr_base, coll))
 
 
+def test_report_tsv_names_the_first_source_where_its_columns_name_others(
+    solr_base: str, tmp_path: Path
+) -> None:
+    """Two files with the same ids in one collection: the TSV left source1 source2 blank for
+    a pair within the first file and named it in a pair across, so evaluate read '1' (blank)
+    and '1' of a.csv as two records: a gold file with sources scored recall 0.333, not 1."""
+    coll = "test_report_tsv_sources"
+    env = {"NEARDUP_SOLR_URL": f"{solr_base}/{coll}"}
+    admin.delete_collection(admin.connect(solr_base, coll))
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("id,text\n1,the quick brown fox jumps over the lazy dog near the river bank\n"
+                 "2,the quick brown fox jumps over the lazy dog near the river banks\n"
+                 "3,a unique sentence nobody else shares at all whatsoever indeed\n")  # fmt: skip
+    b.write_text("id,text\n1,the quick brown fox jumps over the lazy dog near the river bank\n")
+    try:
+        for path in (a, b):
+            assert run_cli("index", str(path), env=env).returncode == 0
+        rep = run_cli("report", "--out", "-", "--threshold", "0.9", env=env)
+        assert rep.returncode == 0, rep.stderr
+        rows = [line.split("\t") for line in rep.stdout.splitlines()[1:]]
+        assert rows and all(r[5] and r[6] for r in rows), rep.stdout
+        pairs = tmp_path / "pairs.tsv"
+        pairs.write_text(rep.stdout)
+        gold = tmp_path / "gold.tsv"
+        gold.write_text(f"id1\tid2\tsource1\tsource2\n1\t2\t{a}\t{a}\n")
+        ev = run_cli("evaluate", str(pairs), "--gold", str(gold), "--json")
+        assert ev.returncode == 0, ev.stderr
+        assert json.loads(ev.stdout)["recall"] == 1.0
+    finally:
+        admin.delete_collection(admin.connect(solr_base, coll))
+
+
 def _evaluated(tmp_path: Path, gold_lines: str) -> tuple[list[str], subprocess.CompletedProcess]:
     """``evaluate --json`` of the pair a-b against ``gold_lines``, the records a, b, c given
     with their ids in a column ``key``; the arguments, for another run."""

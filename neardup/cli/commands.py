@@ -813,7 +813,7 @@ def _write_pairs(args: argparse.Namespace, result: Any, index: NearDupIndex) -> 
     fmt = table_format(args.out, args.format)
     if fmt is None:
         with destination(args.out) as target:
-            write_pairs(result.pairs, target)
+            write_pairs(result.pairs, target, index.primary_source)
         return
     write_table(pair_columns(result, index, args.text_column), args.out, fmt)
 

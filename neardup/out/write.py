@@ -27,14 +27,16 @@ from ..keys import qualified, record_id, source_of_key
 from ..read.checks import BAD_ID_CHAR
 
 
-def write_pairs(pairs: Sequence[Any], out: str | Path) -> int:
+def write_pairs(pairs: Sequence[Any], out: str | Path, primary: str | None = None) -> int:
     """The pairs report: TSV with the header ``id1 id2 jaccard edit_distance``; how many.
 
     Where a weighted similarity decided (link mode; a valley read on weighted Jaccard), a
     column ``similarity`` (empty for a pair Jaccard decided, such as a completed cluster's);
     where pairs carry their sources (link mode; two files may both hold an id 7), two more:
     ``source1 source2``. Written whole or not at all (:class:`AtomicFile`); a control
-    character in an id or a source is written as its code point (:func:`_cell`)."""
+    character in an id or a source is written as its code point (:func:`_cell`). A pair of
+    two records of the ``primary`` source carries no sources: its cells name that source,
+    as the clusters file does (a blank one read as another record than the same id named)."""
     linked = any(getattr(p, "source1", None) is not None for p in pairs)
     weighed = linked or any(getattr(p, "similarity", None) is not None for p in pairs)
     n = 0
@@ -48,7 +50,7 @@ def write_pairs(pairs: Sequence[Any], out: str | Path) -> int:
             if weighed:
                 row += "\t" + ("" if p.similarity is None else f"{p.similarity:.4f}")
             if linked:
-                row += f"\t{_cell(p.source1 or '')}\t{_cell(p.source2 or '')}"
+                row += f"\t{_cell(p.source1 or primary or '')}\t{_cell(p.source2 or primary or '')}"
             fh.write(row + "\n")
             n += 1
     return n
