@@ -661,6 +661,54 @@ def test_cli_dedupe_on_solr_matches_memory(solr_base: str, tmp_path: Path) -> No
         admin.delete_collection(admin.connect(solr_base, name))
 
 
+def test_dedupe_no_index_of_a_second_file_matches_its_own_records(
+    solr_base: str, tmp_path: Path
+) -> None:
+    """Two files with the same ids in one collection: ``dedupe b.csv --no-index`` matched the
+    rows of b.csv to the first file's records by id, and removed rows of b.csv that have no
+    duplicate because a.csv's rows of those ids had. A file none of the collection's sources
+    is an error, not deduped by another file's clusters; a collection of one source indexed
+    under another name (--source) is still its file's."""
+    env = {"NEARDUP_SOLR_URL": solr_base}
+    name = f"test_dedupe_second_{os.getpid()}"
+    a, b, c = tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "c.csv"
+    a.write_text("id,text\n1,the quick brown fox jumps over the lazy dog near the river bank\n"
+                 "2,the quick brown fox jumps over the lazy dog near the river banks\n"
+                 "3,a unique sentence nobody else shares at all whatsoever indeed\n")
+    b.write_text("id,text\n1,alpha beta gamma delta epsilon zeta eta theta one\n"
+                 "2,lambda mu nu xi omicron pi rho sigma tau two\n"
+                 "3,alpha beta gamma delta epsilon zeta eta theta one\n")
+    c.write_text(a.read_text())  # fmt: skip
+    try:
+        for path in (a, b):
+            assert run_cli("index", str(path), "--collection", name, env=env).returncode == 0
+        out = tmp_path / "out.csv"
+        done = run_cli("dedupe", str(b), "--out", str(out), "--collection", name, "--no-index",
+                       env=env)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert [r["id"] for r in csv.DictReader(out.open())] == ["1", "2"]  # 3 is 1's copy
+        done = run_cli("dedupe", str(a), "--out", str(out), "--collection", name, "--no-index",
+                       env=env)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert [r["id"] for r in csv.DictReader(out.open())] == ["1", "3"]
+        missing = run_cli("dedupe", str(c), "--out", str(tmp_path / "c_out.csv"),
+                          "--collection", name, "--no-index", env=env)  # fmt: skip
+        assert missing.returncode == 2 and "sources, none of them" in missing.stderr
+        assert not (tmp_path / "c_out.csv").exists()
+        one = f"{name}_one"
+        try:
+            assert run_cli("index", str(a), "--source", "shop", "--collection", one,
+                           env=env).returncode == 0  # fmt: skip
+            done = run_cli("dedupe", str(c), "--out", str(out), "--collection", one,
+                           "--no-index", env=env)  # fmt: skip
+            assert done.returncode == 0, done.stderr
+            assert [r["id"] for r in csv.DictReader(out.open())] == ["1", "3"]
+        finally:
+            admin.delete_collection(admin.connect(solr_base, one))
+    finally:
+        admin.delete_collection(admin.connect(solr_base, name))
+
+
 @pytest.mark.parametrize("sep", ["|", ";", "#", "\t"])
 def test_the_cluster_columns_are_added_with_the_tables_own_separator(
     sep: str, tmp_path: Path

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import os
 import re
 import sys
@@ -21,6 +22,7 @@ from ..decision.labelled import asked_explain
 from ..decision.prune import PRUNE_MODES
 from ..errors import InputError, NeardupError
 from ..index import NearDupIndex
+from ..keys import SEP, record_id, source_of_key
 from ..options import MODES, ReportOptions
 from ..out.dedupe import KEEP_RULES, check_columns, dedupe, index_similarity, kept_ids
 from ..out.output import decided_line, destination, rule_line
@@ -32,6 +34,7 @@ from ..read.inputs import no_file
 from ..read.records import expected_records
 from ..results import Report
 from .commands import (
+    _file_source,
     add_records,
     check_indexed,
     given_params,
@@ -385,6 +388,9 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
     with indexed(args) as (index, index_stats), Outputs(), ExitStack() as outputs:
         report = _report(index, args)
         groups = [c.members for c in pair_clusters(report.pairs, index.primary_source)]
+        pairs = report.pairs
+        if args.no_index and args.source_field is None:
+            groups, pairs = _of_input(index, args.input, groups, pairs)
         out = outputs.enter_context(destination(args.out))
         rejects = (
             outputs.enter_context(destination(args.rejects)) if args.rejects is not None else None
@@ -393,7 +399,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             args.input,
             out,
             groups,
-            pairs=report.pairs,
+            pairs=pairs,
             fmt=args.format,
             id_field=args.id_field,
             text_fields=tuple(args.text_field) if args.text_field else None,
@@ -446,6 +452,36 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         + rule_line(report.decision, report.completion, verbose=_verbose(args)),
     )
     return 2 if args.strict and (stats.rejected or stats.empty) else 0
+
+
+def _of_input(
+    index: NearDupIndex, path: Path, groups: list[Any], pairs: list[Any]
+) -> tuple[list[Any], list[Any]]:
+    """``--no-index``: the clusters and pairs as the rows of ``path`` name their records, by
+    id. The file's records are those of its source in the collection; a row's id is matched to
+    a record of that source only, not to the first source's record of the same id (which
+    removed rows of a file without a duplicate because another file's rows had them)."""
+    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
+    from ..collection import describe
+
+    source = _file_source(index, path)
+    primary = index.primary_source
+    if source is None or source == primary:
+        return groups, pairs
+    held = describe(index.backend)["sources"]  # type: ignore[arg-type]
+    if source not in held:
+        if len(held) <= 1:  # one source (indexed with --source NAME, or from a pipe): it
+            return groups, pairs
+        raise InputError(
+            f"--no-index: the collection {index.backend.location} holds the records of "
+            f"{len(held)} sources, none of them {path}; index it first, or leave --no-index out"
+        )
+    # a record of another source gets a key no row's id can be (ids hold no SEP)
+    mine = [[record_id(k) if source_of_key(k) == source else k + SEP for k in g]
+            for g in groups]  # fmt: skip
+    own = [dataclasses.replace(p, source1=None, source2=None)
+           for p in pairs if p.source1 == source and p.source2 == source]  # fmt: skip
+    return mine, own
 
 
 def _rejected(stats: Any, args: argparse.Namespace) -> str:
