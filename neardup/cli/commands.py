@@ -16,7 +16,7 @@ from ..choose import SAMPLE
 from ..constraints import check, declared
 from ..decision.cluster import pair_clusters
 from ..defaults import DEFAULTS
-from ..errors import InputError, MissingColumn, ParameterMismatch
+from ..errors import ArgumentError, InputError, MissingColumn, ParameterMismatch
 from ..evaluate import bcubed, score
 from ..evaluate.compare import compare, format_compare
 from ..evaluate.plot import plot_s_curve, restaurant_plots
@@ -862,6 +862,8 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
     args.source = _given_source(index, args.source)
     try:
         matches = index.neighbors(args.id, args.k, args.threshold, source=args.source)
+    except ArgumentError:  # a bad id or --source: no other source holds it either
+        raise
     except InputError as exc:
         raise InputError(f"{exc}{_other_sources(index, [args.id], args.source)}") from None
     of = f" of {args.source}" if args.source else ""
