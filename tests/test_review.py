@@ -822,3 +822,35 @@ def test_review_links_two_files_in_memory(tmp_path: Path) -> None:
     # written two ways ("PR-473", "PR473", "PR 473") are shown as shared identifiers
     assert data["measure"] == "weighted cosine"
     assert sum(1 for row in data["evidence"] if row[1]) >= 0.95 * len(data["evidence"])
+
+
+def test_review_no_index_of_a_second_file_marks_its_own_records_kept(
+    solr_base: str, tmp_path: Path
+) -> None:
+    """``review FILE --no-index`` of a file that is not the collection's first source matched
+    its rows' ids to the first source's records: the records dedupe keeps were not marked (or
+    another file's were)."""
+    import random
+
+    from neardup.solr import admin
+
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("1 harbour view hotel main street\n2 quiet garden cafe\n3 old mill bakery\n",
+                 encoding="utf-8")  # fmt: skip
+    b.write_text("1 blue river sushi bar downtown\n2 blue river sushi bar down town\n"
+                 "3 corner book shop\n", encoding="utf-8")  # fmt: skip
+    env = {"NEARDUP_SOLR_URL": solr_base}
+    name = f"test_review_second_{random.randrange(10**9)}"
+    page = tmp_path / "review.html"
+    try:
+        for f in (a, b):
+            made = run_cli("index", str(f), "--collection", name, env=env)
+            assert made.returncode == 0, made.stderr
+        rev = run_cli("review", str(b), "--no-index", "--collection", name, "--out", str(page),
+                      env=env)  # fmt: skip
+        assert rev.returncode == 0, rev.stderr
+    finally:
+        admin.delete_collection(admin.connect(solr_base, name))
+    data = _embedded(page)
+    kept = [(data["ids"][i], data["sources"][data["source"][i]]) for i in data["kept"]]
+    assert kept == [("1", str(b.resolve()))], (kept, data["ids"], data["sources"])

@@ -347,17 +347,29 @@ def _kept(
     report: Any,
     groups: list[list[str]] | None = None,
     primary: str | None = None,
+    index: NearDupIndex | None = None,
 ) -> Any:
     """The ids dedupe keeps (by ``--keep``) for the review page; None without an input file.
     With ``--source-field``, ``(source, id)`` pairs: ``groups`` are storage keys of an index
-    whose primary source is ``primary``."""
+    whose primary source is ``primary``. ``--no-index`` of a file that is not the collection's
+    primary source (``index`` given): ``(source, id)`` pairs of that file's records, matched to
+    its own records (:func:`_of_input`), not to the primary source's of the same ids."""
     if args.input is None or not args.input.is_file():
         return None
+    pairs = report.pairs
     if groups is None:
-        groups = [c.members for c in pair_clusters(report.pairs, primary)]
+        groups = [c.members for c in pair_clusters(pairs, primary)]
     sourced = getattr(args, "source_field", None) is not None
-    return kept_ids(read_input(args, args.input), groups, report.pairs, args.keep,
+    source = None
+    if index is not None and args.no_index and not sourced:
+        source = _file_source(index, args.input)
+        if source is not None and source != primary:
+            groups, pairs = _of_input(index, args.input, groups, pairs)
+    kept = kept_ids(read_input(args, args.input), groups, pairs, args.keep,
                     sourced=sourced, primary=primary)  # fmt: skip
+    if source is not None and source != primary and not sourced:
+        return {(source, i) for i in kept}
+    return kept
 
 
 def _report(index: NearDupIndex, args: argparse.Namespace, mode: str = "dedup") -> Any:
@@ -526,7 +538,7 @@ def cmd_review(args: argparse.Namespace) -> int:
         source = ", ".join(map(str, inputs)) if inputs else index.backend.location
         # a link removes no record, and records of several files are kept by none of them
         kept = (
-            _kept(args, report, primary=index.primary_source)
+            _kept(args, report, primary=index.primary_source, index=index)
             if args.mode == "dedup" and len(inputs) < 2
             else None
         )
