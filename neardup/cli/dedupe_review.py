@@ -380,15 +380,16 @@ def _report(index: NearDupIndex, args: argparse.Namespace, mode: str = "dedup") 
     return index.report(options=options)
 
 
-def cmd_dedupe(args: argparse.Namespace) -> int:
-    started = time.perf_counter()
+def _dedupe_usage(args: argparse.Namespace) -> None:
+    """What dedupe's flags and input must be, checked before any work (nothing is indexed or
+    written when they are not)."""
     if args.input.exists() and not args.input.is_file():
         raise InputError(
             f"{args.input}: not a regular file; dedupe reads its input twice (to index it, then "
             "to write its records), so save it to a file first"
         )
     named = (("--out", "output"), ("--rejects", "rejects file"), ("--review", "review page"))
-    check_outputs(args, named, [args.input])  # before the work, not after it
+    check_outputs(args, named, [args.input])
     if args.similarity_column is not None and args.cluster_column is None:
         raise InputError("--similarity-column names the column beside --cluster-column's: "
                          "give --cluster-column too (without it no column is added)")
@@ -396,6 +397,11 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
     check_columns(args.cluster_column, args.similarity_column)
     if args.input.is_file():
         resolve_ids(args, args.input)
+
+
+def cmd_dedupe(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    _dedupe_usage(args)
     # the output, the rejects and the page replaced together once all are written, or none
     with indexed(args) as (index, index_stats), Outputs(), ExitStack() as outputs:
         report = _report(index, args)
