@@ -27,6 +27,7 @@ from urllib.parse import quote
 import pytest
 
 from neardup import NearDupIndex, Params
+from neardup.backends.duckdb_file import DuckDBBackend
 from neardup.backends.solr import SolrBackend
 from neardup.solr import admin
 from neardup.solr.admin import connect
@@ -160,20 +161,25 @@ def collection(new_collection: Callable[[str], Solr]) -> Solr:
     return new_collection("c")
 
 
-@pytest.fixture(params=["memory", pytest.param("solr", marks=pytest.mark.solr)])
+@pytest.fixture(params=["memory", "duckdb", pytest.param("solr", marks=pytest.mark.solr)])
 def backend_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
 @pytest.fixture
 def make_index(
-    backend_kind: str, request: pytest.FixtureRequest
+    backend_kind: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Callable[..., NearDupIndex]:
-    """A factory of empty indexes on the backend of the test's parameter (memory or Solr)."""
+    """A factory of empty indexes on the backend of the test's parameter (memory, a DuckDB
+    file or Solr)."""
 
     def make(params: Params | None = None) -> NearDupIndex:
         if backend_kind == "memory":
             return NearDupIndex(params)
+        if backend_kind == "duckdb":
+            backend = DuckDBBackend(tmp_path_factory.mktemp("duckdb") / "index.duckdb")
+            request.addfinalizer(backend.close)
+            return NearDupIndex(params, backend=backend)
         factory = request.getfixturevalue("new_collection")
         return NearDupIndex(params, backend=SolrBackend(factory("i")))
 

@@ -847,6 +847,7 @@ def test_every_backend_implements_the_capabilities_it_declares() -> None:
     """A declared capability is a promise of its protocol's members (and an undeclared one
     is not offered, so the core never calls a member a backend only half has)."""
     from neardup.backends.base import Capability, SignatureStore, SolrStore, TermSearch
+    from neardup.backends.duckdb_file import DuckDBBackend
     from neardup.backends.memory import MemoryBackend
     from neardup.backends.solr import SolrBackend
 
@@ -859,10 +860,12 @@ def test_every_backend_implements_the_capabilities_it_declares() -> None:
     memory = MemoryBackend()
     # no server: a protocol check only asks that the members are there
     solr = SolrBackend(SimpleNamespace(url="http://localhost:8983/solr/c"))  # type: ignore[arg-type]
-    for backend in (memory, solr):
+    disk = DuckDBBackend()
+    for backend in (memory, solr, disk):
         for capability, protocol in protocols.items():
             declared = capability in backend.capabilities
             assert isinstance(backend, protocol) == declared, (type(backend), capability)
+    disk.close()
 
 
 def _uses(

@@ -106,6 +106,14 @@ def _same_as_scan(index: NearDupIndex) -> None:
                 assert found == _scanned(index, query, k, threshold), (query, k, threshold)
 
 
+#: The backends that look a search's terms up (Capability.TERM_LOOKUP): a DuckDB file reads
+#: every record, so it is the scan these tests compare with.
+LOOKING_UP = pytest.mark.parametrize(
+    "backend_kind", ["memory", pytest.param("solr", marks=pytest.mark.solr)]
+)
+
+
+@LOOKING_UP
 @pytest.mark.parametrize(
     "kind, size, canonical",
     [("char", 3, False), ("char", 3, True), ("char", 2, True), ("char", 7, False),
@@ -165,6 +173,7 @@ def test_a_query_that_is_not_text_is_refused(make_index: Callable[..., NearDupIn
                 look(query, 3)  # type: ignore[arg-type]
 
 
+@LOOKING_UP
 def test_odd_terms_are_looked_up_as_text(make_index: Callable[..., NearDupIndex]) -> None:
     """Terms that look like query syntax, separators or long words are terms, nothing else."""
     odd = {
@@ -202,6 +211,7 @@ def test_an_index_made_before_the_search_fields_still_indexes_and_searches(
     assert index.search("ventura blvd", 5)[0].text == "ventura blvd st"
 
 
+@LOOKING_UP
 def test_a_word_longer_than_the_search_fields_keep_is_found_by_a_scan(
     make_index: Callable[..., NearDupIndex],
 ) -> None:

@@ -17,6 +17,8 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..backends.duckdb_file import DuckDBBackend
+from ..backends.memory import MemoryBackend
 from ..decision.cluster import pair_clusters
 from ..decision.labelled import asked_explain
 from ..decision.prune import PRUNE_MODES
@@ -30,6 +32,7 @@ from ..out.review import review_index
 from ..out.write import Outputs
 from ..params import Params
 from ..pipeline import IndexStats
+from ..plan.budget import budget_of, storage_fits
 from ..read.inputs import no_file
 from ..read.records import expected_records
 from ..results import Report
@@ -60,7 +63,9 @@ from .common import (
     verbose_option,
 )
 
-BACKENDS = ("solr", "memory")
+BACKENDS = ("solr", "memory", "duckdb")
+#: The backends that index in this process, with no Solr.
+LOCAL = ("memory", "duckdb")
 #: The help of dedupe's and review's ``-v``.
 DECIDED_IN_DETAIL = (
     "also say how the pairs were decided, in detail: the valley, the numbers and columns "
@@ -74,7 +79,9 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         choices=BACKENDS,
         default="solr",
         help="solr (default): index the input into --collection (kept) or, without one, into a "
-        "temporary collection deleted at the end; memory: index it in this process (no Java)",
+        "temporary collection deleted at the end; memory: index it in this process (no Java), "
+        "or, where it would not fit the memory budget, on disk as duckdb does; duckdb: index "
+        "it into a temporary DuckDB file (no Java), deleted at the end",
     )
     p.add_argument(
         "--no-index",
@@ -86,6 +93,14 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         choices=list(PRUNE_MODES),
         default=None,
         help="which verified pairs link records (default: the report's; see 'report --help')",
+    )
+    p.add_argument(
+        "--memory",
+        default=None,
+        metavar="SIZE",
+        help="the memory the run may take (8GB, 500MB; default: a quarter of this machine's): "
+        "--backend memory keeps the records on disk in DuckDB past it, and the report runs on "
+        "DuckDB past it",
     )
     max_bucket_option(p)
     param_options(p)  # --threshold: a new index's; with --no-index, the report's
@@ -271,20 +286,22 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
     files = list(getattr(args, "more_inputs", [])) if args.input is not None else []
     files = [args.input, *files] if args.input is not None else []
     if args.input is None:  # review of a collection as it is
-        if args.backend == "memory":
-            raise InputError("--backend memory holds nothing: give the records to index")
+        if args.backend in LOCAL:
+            raise InputError(f"--backend {args.backend} holds nothing: give the records to index")
         args.no_index = True
     for path in files:
         if not path.is_file() and not (args.verb == "review" and path.exists()):
             raise InputError(no_file(path))
-    if args.no_index and args.backend == "memory":
-        raise InputError("--no-index needs a collection in Solr, not --backend memory")
+    if args.no_index and args.backend in LOCAL:
+        raise InputError(f"--no-index needs a collection in Solr, not --backend {args.backend}")
     Params(**given_params(args))  # bad flags are reported before Solr is started
+    if args.memory is not None:
+        budget_of(args.memory)
     temporary = args.backend == "solr" and not args.no_index and not _collection_named(args)
     index: NearDupIndex | None = None
     try:
-        if args.backend == "memory":
-            index = NearDupIndex(given=given_params(args))
+        if args.backend in LOCAL:
+            index = NearDupIndex(given=given_params(args), backend=_local_backend(args, files))
         else:
             if temporary:
                 args.collection = f"{TEMP_PREFIX}{os.getpid()}_{int(time.time())}"
@@ -305,6 +322,41 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
     finally:
         if temporary:
             _drop(args, index)
+        if index is not None and isinstance(index.backend, DuckDBBackend):
+            index.backend.close()
+
+
+def _local_backend(args: argparse.Namespace, files: list[Path]) -> Any:
+    """Where ``--backend memory`` or ``duckdb`` keeps the records: this process's memory, or a
+    temporary DuckDB file where they (with their report) would not fit the memory budget,
+    which a note says."""
+    if args.backend == "duckdb":
+        return DuckDBBackend()
+    records, size = 0, 0
+    for path in files:
+        n = expected_records(path, args.format)
+        if n is None:
+            n = _parquet_rows(path)
+        if n is None:
+            return MemoryBackend()  # a stream, or Arrow: no size to go by
+        records, size = records + n, size + path.stat().st_size
+    fits, why = storage_fits(records, size / max(records, 1), args.memory)
+    if fits:
+        return MemoryBackend()
+    if not args.quiet:
+        print(f"neardup: {why}: the records are kept on disk in a temporary DuckDB file, "
+              "as --backend duckdb does", file=sys.stderr)  # fmt: skip
+    return DuckDBBackend()
+
+
+def _parquet_rows(path: Path) -> int | None:
+    """A Parquet file's rows, from its footer (None for any other file)."""
+    try:
+        import pyarrow.parquet as pq
+
+        return int(pq.ParquetFile(path).metadata.num_rows)
+    except Exception:  # noqa: BLE001  (not Parquet, or unreadable: the reader says why later)
+        return None
 
 
 def _drop(args: argparse.Namespace, index: NearDupIndex | None) -> None:
@@ -375,7 +427,7 @@ def _kept(
 def _report(index: NearDupIndex, args: argparse.Namespace, mode: str = "dedup") -> Any:
     options = ReportOptions(
         args.threshold, mode=mode, prune=args.prune, progress=progress(args),
-        max_bucket=args.max_bucket,
+        max_bucket=args.max_bucket, memory=args.memory,
     )
     return index.report(options=options)
 

@@ -151,3 +151,33 @@ def place(engine: Any, records: int, mean_text_bytes: float, memory: str | int |
     if isinstance(engine, Spark) and engine.memory is None and memory is not None:
         return Placement(dataclasses.replace(engine, memory=f"{limit}m"), said)
     return Placement(engine, said)
+
+
+#: What the memory backend holds per record beside its text (its dictionaries, signature and
+#: shingle hashes), and per byte of its text (the text and its id), in bytes.
+STORED_PER_RECORD = 1_300
+STORED_PER_TEXT_BYTE = 1.1
+
+
+def held_in_memory(records: int, mean_text_bytes: float) -> int:
+    """The estimated memory of ``records`` records held by the memory backend."""
+    return int(records * (STORED_PER_RECORD + STORED_PER_TEXT_BYTE * mean_text_bytes))
+
+
+def storage_fits(
+    records: int, mean_text_bytes: float, memory: str | int | None = None
+) -> tuple[bool, str]:
+    """Whether ``records`` records can be held in this process (the memory backend) with room
+    for their report, under the budget ``memory``, and why in words: the records held plus the
+    report's share (its in-process peak, or the plan engine's share of the budget where that
+    is less) must fit. Else a DuckDB file keeps them on disk
+    (:class:`~neardup.backends.duckdb_file.DuckDBBackend`)."""
+    budget = budget_of(memory)
+    held = held_in_memory(records, mean_text_bytes)
+    report = min(in_process_peak(records, mean_text_bytes), int(budget * ENGINE_SHARE))
+    fits = held + report <= budget
+    return fits, (
+        f"{records:,} records need about {size_text(held)} held in this process and "
+        f"{size_text(report)} for their report, {'within' if fits else 'over'} the memory "
+        f"budget of {size_text(budget)}"
+    )

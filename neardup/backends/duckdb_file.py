@@ -1,0 +1,362 @@
+"""Records and band keys in a DuckDB database on disk: an index larger than this process's
+memory, with no server.
+
+Why DuckDB and not a store of our own: it keeps the tables on disk and reads them in
+vectorised scans, and the report's plan (:mod:`neardup.plan`) runs on it already. One table
+holds the records, one row each: id, source, text, columns, batch and the band keys as the
+64-bit values a Solr index's band fields hold (a list, in band order). A record written again
+replaces the old one when the write is committed (:meth:`DuckDBBackend.commit`): appends stay
+bulk, and a lookup by id before every batch would read the table once a batch.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import threading
+import unicodedata
+import weakref
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from ..keys import id_key
+from .base import Capability, Document, StoredRecord
+
+#: Rows a streaming read fetches at a time.
+FETCH = 50_000
+#: What the storage's own DuckDB may hold in memory: it streams and appends, the report's
+#: plan has a DuckDB of its own under the memory budget.
+STORAGE_MEMORY = "512MB"
+#: An id's value as ASCII digits without leading zeros, where it is decimal (any script's
+#: digits: ``str.isdecimal``), else NULL.
+_DIGITS = (
+    "CASE WHEN regexp_full_match(id, '[0-9]+') THEN ltrim(id, '0') "
+    "WHEN regexp_full_match(id, '\\p{Nd}+') THEN ascii_digits(id) END"
+)
+#: Orders ids as :func:`neardup.keys.id_key` does: decimal ids by their value (shortest
+#: digits first, then as text), then the others as text.
+_ID_ORDER = f"{_DIGITS} IS NULL, length({_DIGITS}), {_DIGITS}, id"
+
+
+def _ascii_digits(text: str) -> str:
+    """The ASCII digits of a decimal id of another script, without leading zeros (what
+    DuckDB cannot make in SQL)."""
+    return "".join(str(unicodedata.decimal(c)) for c in text).lstrip("0")
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta (name VARCHAR, value VARCHAR)",
+    "CREATE TABLE IF NOT EXISTS records (seq BIGINT, id VARCHAR, source VARCHAR, "
+    "text VARCHAR, fields VARCHAR, batch BIGINT, vals BIGINT[])",
+)
+
+
+def _duckdb() -> Any:
+    try:
+        import duckdb
+    except ImportError as exc:  # the 'scale' extra
+        raise InputError(
+            "the duckdb backend needs the duckdb package: pip install 'neardup[scale]'"
+        ) from exc
+    return duckdb
+
+
+def _key(band: int, value: int) -> str:
+    """A band key from its band and 64-bit value (``b07_3f9c...``), as Solr's are read."""
+    return f"b{band:02d}_{value & 0xFFFF_FFFF_FFFF_FFFF:016x}"
+
+
+def _value(key: str) -> tuple[int, int]:
+    """The band and signed 64-bit value of a band key (the inverse of :func:`_key`)."""
+    head, _, tail = key.partition("_")
+    h = int(tail, 16)
+    return int(head[1:]), h - (1 << 64) if h >= 1 << 63 else h
+
+
+def _keys(vals: Sequence[int] | None) -> list[str]:
+    return [_key(b, int(v)) for b, v in enumerate(vals or ())]
+
+
+class DuckDBBackend:
+    """An index in a DuckDB database file: ``path`` keeps it (a second handle on the same
+    file sees its records), None makes a temporary one that :meth:`close` (or the end of the
+    process) deletes.
+
+    >>> from neardup import NearDupIndex
+    >>> idx = NearDupIndex(backend=DuckDBBackend())
+    >>> idx.add_many([("1", "the cat sat on the mat"), ("2", "the cat sat on a mat")])
+    IndexStats(...)
+    >>> idx.backend.count()
+    2
+    """
+
+    #: Signed on every core: the writes are DuckDB's appends, in this thread. A file named
+    #: by its path outlives the process (:attr:`Capability.PERSISTENT`).
+    capabilities: frozenset[Capability] = frozenset({Capability.THREADS})
+    max_writers = 1
+    #: Band keys are stored as their 64-bit values.
+    key_strings = False
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        duckdb = _duckdb()
+        self._temporary: Path | None = None
+        if path is None:
+            self._temporary = Path(tempfile.mkdtemp(prefix="neardup-duckdb-"))
+            path = self._temporary / "index.duckdb"
+        else:
+            self.capabilities = self.capabilities | {Capability.PERSISTENT}
+        self.path = Path(path)
+        if self.path.is_dir():
+            raise InputError(f"{self.path}: a folder, not a DuckDB database file")
+        spill = self._temporary or self.path.parent
+        try:
+            self._con = duckdb.connect(str(self.path))
+            self._con.execute(f"SET memory_limit = '{STORAGE_MEMORY}'")
+            spill_dir = str(spill / (self.path.name + ".tmp")).replace("'", "''")
+            self._con.execute(f"SET temp_directory = '{spill_dir}'")
+            self._con.execute("SET preserve_insertion_order = false")
+            self._con.create_function("ascii_digits", _ascii_digits, ["VARCHAR"], "VARCHAR")
+            for statement in _SCHEMA:
+                self._con.execute(statement)
+        except duckdb.Error as exc:
+            raise InputError(f"{self.path}: cannot open it as a DuckDB database: {exc}") from exc
+        self._lock = threading.RLock()
+        #: The first ``seq`` of the records written since the last commit (None: none).
+        self._since: int | None = None
+        self._next = int(self._one("SELECT coalesce(max(seq) + 1, 0) FROM records"))
+        self._finalizer = weakref.finalize(self, DuckDBBackend._release, self._con,
+                                           self._temporary)  # fmt: skip
+
+    @staticmethod
+    def _release(con: Any, temporary: Path | None) -> None:
+        try:
+            con.close()
+        finally:
+            if temporary is not None:
+                shutil.rmtree(temporary, ignore_errors=True)
+
+    def close(self) -> None:
+        """Close the database; a temporary one is deleted."""
+        self._finalizer()
+
+    @property
+    def location(self) -> str:
+        return f"duckdb:{self.path}"
+
+    def __repr__(self) -> str:
+        return f"DuckDBBackend({str(self.path)!r})"
+
+    def _one(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        with self._lock:
+            rows = self._con.execute(sql, list(params)).fetchall()
+        return rows[0][0] if rows else None
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            self._settle()
+            return self._con.execute(sql, list(params)).fetchall()
+
+    def _stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
+        """The query's rows, fetched in batches on a cursor of its own (other queries may run
+        between two batches)."""
+        with self._lock:
+            self._settle()
+            cursor = self._con.cursor()
+            result = cursor.execute(sql, list(params))
+        try:
+            while rows := result.fetchmany(FETCH):
+                yield from rows
+        finally:
+            cursor.close()
+
+    # -- parameters -------------------------------------------------------------------------
+    def load_params(self) -> dict[str, Any] | None:
+        value = self._one("SELECT value FROM meta WHERE name = 'params'")
+        return None if value is None else dict(json.loads(value))
+
+    def store_params(self, stored: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            held = self.load_params()
+            if held is not None:
+                return held
+            self._con.execute("INSERT INTO meta VALUES ('params', ?)", [json.dumps(stored)])
+        return json.loads(json.dumps(stored))
+
+    # -- writes -----------------------------------------------------------------------------
+    def add(self, docs: Sequence[Document]) -> None:
+        if not docs:
+            return
+        import pyarrow as pa
+
+        vals = [_doc_values(d) for d in docs]
+        table = pa.table({
+            "seq": pa.array(range(self._next, self._next + len(docs)), pa.int64()),
+            "id": [d.id for d in docs],
+            "source": [d.source for d in docs],
+            "text": [d.text for d in docs],
+            "fields": [json.dumps(d.fields) if d.fields else None for d in docs],
+            "batch": pa.array([d.batch for d in docs], pa.int64()),
+            "vals": pa.array(vals, pa.list_(pa.int64())),
+        })  # fmt: skip
+        with self._lock:
+            self._con.register("_added", table)
+            try:
+                self._con.execute("INSERT INTO records SELECT * FROM _added")
+            finally:
+                self._con.unregister("_added")
+            if self._since is None:
+                self._since = self._next
+            self._next += len(docs)
+
+    def remove(self, ids: Sequence[str]) -> None:
+        if not ids:
+            return
+        with self._lock:
+            self._settle()
+            self._con.execute("DELETE FROM records WHERE id IN (SELECT unnest(?))", [list(ids)])
+
+    def commit(self) -> None:
+        """The records written since the last commit replace the older ones of their ids."""
+        with self._lock:
+            self._settle()
+            self._con.execute("CHECKPOINT")
+
+    def _settle(self) -> None:
+        """Drop the records a later write of the same id replaced (one query over the new
+        records, where nothing was replaced)."""
+        since = self._since
+        if since is None:
+            return
+        self._since = None
+        replaced = (
+            "SELECT seq FROM (SELECT seq, row_number() OVER (PARTITION BY id ORDER BY seq DESC)"
+            " AS n FROM records WHERE id IN (SELECT id FROM records WHERE seq >= ?)) WHERE n > 1"
+        )
+        self._con.execute(f"DELETE FROM records WHERE seq IN ({replaced})", [since])
+
+    def clone(self) -> DuckDBBackend:
+        return self
+
+    # -- records ----------------------------------------------------------------------------
+    def count(self) -> int:
+        with self._lock:
+            self._settle()
+            return int(self._one("SELECT count(*) FROM records"))
+
+    def _by_id(self, columns: str, ids: Sequence[str]) -> list[tuple[Any, ...]]:
+        if not ids:
+            return []
+        return self._rows(
+            f"SELECT id, {columns} FROM records WHERE id IN (SELECT unnest(?))", [list(ids)]
+        )
+
+    def get(self, record_id: str) -> StoredRecord | None:
+        rows = self._by_id("text, vals", [record_id])
+        return StoredRecord(record_id, rows[0][1], _keys(rows[0][2])) if rows else None
+
+    def texts(self, ids: Sequence[str]) -> dict[str, str]:
+        return {i: t for i, t in self._by_id("text", ids)}
+
+    def sources(self, ids: Sequence[str]) -> dict[str, str]:
+        return {i: s for i, s in self._by_id("source", ids)}
+
+    def columns(self, ids: Sequence[str]) -> dict[str, dict[str, str]]:
+        return {i: json.loads(f) for i, f in self._by_id("fields", ids) if f is not None}
+
+    def records(self) -> Iterator[StoredRecord]:
+        for rid, text, vals in self._stream(
+            f"SELECT id, text, vals FROM records ORDER BY {_ID_ORDER}"
+        ):
+            yield StoredRecord(rid, text, _keys(vals))
+
+    def all_texts(self) -> Iterator[tuple[str, str]]:
+        rows: Iterator[Any] = self._stream("SELECT id, text FROM records")
+        yield from rows
+
+    def some_texts(self, n: int) -> list[str]:
+        return [t for (t,) in self._rows("SELECT text FROM records LIMIT ?", [int(n)])]
+
+    def records_since(self, batch: int) -> Iterator[StoredRecord]:
+        for rid, text, vals in self._stream(
+            f"SELECT id, text, vals FROM records WHERE batch >= ? ORDER BY {_ID_ORDER}",
+            [int(batch)],
+        ):
+            yield StoredRecord(rid, text, _keys(vals))
+
+    def last_batch(self) -> int | None:
+        rows = self._rows("SELECT max(batch) FROM records")
+        return None if rows[0][0] is None else int(rows[0][0])
+
+    # -- band lookups -----------------------------------------------------------------------
+    def buckets(self, band: int) -> Iterator[list[str]]:
+        b = int(band) + 1
+        for (members,) in self._stream(
+            f"SELECT list(id) FROM records WHERE len(vals) >= {b} "
+            f"GROUP BY vals[{b}] HAVING count(*) > 1"
+        ):
+            yield list(members)
+
+    def _holders(self, keys: Sequence[str]) -> list[tuple[str, str]]:
+        """``(key, id)`` of every record that holds one of ``keys``: one scan, each band's
+        values compared with the keys of that band."""
+        wanted: dict[int, dict[int, str]] = {}
+        for key in keys:
+            band, value = _value(key)
+            wanted.setdefault(band, {})[value] = key
+        if not wanted:
+            return []
+        parts, params = [], []
+        for band, values in sorted(wanted.items()):
+            parts.append(
+                f"SELECT {band} AS band, vals[{band + 1}] AS v, id FROM records "
+                f"WHERE len(vals) > {band} AND vals[{band + 1}] IN (SELECT unnest(?))"
+            )
+            params.append(list(values))
+        rows = self._rows(" UNION ALL ".join(parts), params)
+        return [(wanted[band][v], rid) for band, v, rid in rows]
+
+    def sharing(self, keys: Sequence[str]) -> Iterator[StoredRecord]:
+        found = sorted({rid for _, rid in self._holders(keys)}, key=id_key)
+        held = {i: (t, v) for i, t, v in self._by_id("text, vals", found)}
+        for rid in found:
+            text, vals = held[rid]
+            yield StoredRecord(rid, text, _keys(vals))
+
+    def members(self, keys: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for key, rid in self._holders(keys):
+            out.setdefault(key, []).append(rid)
+        return {k: sorted(ids, key=id_key) for k, ids in out.items()}
+
+    def key_counts(self, keys: Sequence[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for key, _ in self._holders(keys):
+            out[key] = out.get(key, 0) + 1
+        return {k: n for k, n in out.items() if n > 1}
+
+    def holding_two(self, groups: Sequence[Sequence[str]]) -> dict[str, list[str]]:
+        holders = self._holders([k for group in groups for k in group])
+        held: dict[str, set[str]] = {}
+        for key, rid in holders:
+            held.setdefault(rid, set()).add(key)
+        out: dict[str, set[str]] = {}
+        for group in groups:
+            mine = set(group)
+            for rid, keys in held.items():
+                common = keys & mine
+                if len(common) >= 2:
+                    out.setdefault(rid, set()).update(common)
+        return {rid: sorted(keys) for rid, keys in out.items()}
+
+
+def _doc_values(doc: Document) -> list[int]:
+    """A document's band keys as the int64 values stored (made from its key strings where it
+    came with those)."""
+    if isinstance(doc.values, np.ndarray):
+        return [int(v) for v in doc.values.tolist()]
+    if len(doc.values):
+        return [int(v) for v in doc.values]
+    return [_value(k)[1] for k in doc.keys]

@@ -1,0 +1,183 @@
+"""The DuckDB backend: an index on disk, with no server, that a file too large for this
+process's memory is deduplicated in (``dedupe --backend duckdb``, or ``--backend memory`` past
+the memory budget). The behaviour it shares with the other backends is tested through
+``make_index`` (conftest); here what is its own: the file outlives its handle, writes replace
+by id at commit, the stored band keys are the memory backend's, and the CLI's choice."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from neardup import NearDupIndex, Params
+from neardup.backends.base import Capability, Document
+from neardup.backends.duckdb_file import DuckDBBackend
+from neardup.backends.memory import MemoryBackend
+from neardup.cli.dedupe_review import _local_backend
+from neardup.keys import id_key
+from neardup.plan.budget import held_in_memory, storage_fits
+
+from .conftest import run_cli
+
+PARAMS = Params(shingle_kind="char", shingle_size=3, threshold=0.5)
+
+
+def _records(n: int, seed: int = 1) -> list[tuple[str, str]]:
+    """Records of six made-up words; every fifth is an earlier one with a letter changed."""
+    rng = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    out: list[tuple[str, str]] = []
+    for i in range(n):
+        if i % 5 == 4:
+            text = list(out[rng.randrange(i)][1])
+            text[rng.randrange(len(text))] = rng.choice(letters)
+            out.append((str(i), "".join(text)))
+            continue
+        words = ("".join(rng.choices(letters, k=rng.randint(3, 8))) for _ in range(6))
+        out.append((str(i), " ".join(words)))
+    return out
+
+
+def test_a_named_file_keeps_the_index_for_a_second_handle(tmp_path: Path) -> None:
+    path = tmp_path / "shop.duckdb"
+    first = DuckDBBackend(path)
+    assert Capability.PERSISTENT in first.capabilities
+    index = NearDupIndex(PARAMS, backend=first)
+    index.add_many(_records(300))
+    pairs = sorted((p.id1, p.id2) for p in index.report().pairs)
+    first.close()
+    assert path.exists()
+    again = NearDupIndex(backend=DuckDBBackend(path))
+    assert again.params == PARAMS and len(again) == 300
+    assert sorted((p.id1, p.id2) for p in again.report().pairs) == pairs
+    assert pairs  # the records hold near-duplicates: the comparison compares something
+
+
+def test_a_temporary_file_is_deleted_at_close() -> None:
+    backend = DuckDBBackend()
+    assert Capability.PERSISTENT not in backend.capabilities
+    folder = backend.path.parent
+    NearDupIndex(PARAMS, backend=backend).add_many(_records(20))
+    assert backend.path.exists()
+    backend.close()
+    assert not folder.exists()
+
+
+def test_a_record_written_again_replaces_the_old_one_at_commit() -> None:
+    backend = DuckDBBackend()
+    index = NearDupIndex(PARAMS, backend=backend)
+    index.add_many([("1", "blue cafe paris"), ("2", "red grocer lyon")])
+    index.add_many([("1", "green shop nice")], replace=True)
+    index.add_many([("1", "green shop nicer")], replace=True)
+    assert len(index) == 2
+    assert backend.texts(["1", "2"]) == {"1": "green shop nicer", "2": "red grocer lyon"}
+    # two writes of one id in one batch: the later one stays
+    backend.add([Document("3", t, t, [], values=[1]) for t in ("old", "new")])
+    backend.commit()
+    assert backend.texts(["3"]) == {"3": "new"} and backend.count() == 3
+    backend.remove(["3", "404"])
+    assert backend.count() == 2 and backend.get("3") is None
+    backend.close()
+
+
+def test_band_keys_and_lookups_are_those_of_the_memory_backend() -> None:
+    records = _records(400)
+    memory = NearDupIndex(PARAMS)
+    disk = NearDupIndex(PARAMS, backend=DuckDBBackend())
+    for index in (memory, disk):
+        index.add_many(records)
+    ids = [str(i) for i in range(0, 400, 13)]
+    for i in ids:
+        assert disk.backend.get(i) == memory.backend.get(i)
+    keys = [k for i in ids for k in memory.backend.get(i).keys[:3]]  # type: ignore[union-attr]
+    assert disk.backend.members(keys) == memory.backend.members(keys)
+    assert disk.backend.key_counts(keys) == memory.backend.key_counts(keys)
+    groups = [memory.backend.get(i).keys for i in ids[:5]]  # type: ignore[union-attr]
+    assert disk.backend.holding_two(groups) == memory.backend.holding_two(groups)
+    for band in (0, 5):
+        got = sorted(sorted(b) for b in disk.backend.buckets(band))
+        assert got == sorted(sorted(b) for b in memory.backend.buckets(band)) and got
+
+
+def test_records_come_in_the_order_of_ids_every_output_shares() -> None:
+    backend = DuckDBBackend()
+    ids = ["10", "9", "007", "b", "a", "100", "x9", "0", "٣"]
+    backend.add([Document(i, f"text {i}", f"text {i}", [], values=[1, 2]) for i in ids])
+    backend.commit()
+    assert [r.id for r in backend.records()] == sorted(ids, key=id_key)
+    backend.close()
+
+
+def test_the_plan_reads_the_records_from_the_file() -> None:
+    """A report on DuckDB's plan from a DuckDB index gives the memory index's pairs."""
+    records = _records(600, seed=4)
+    memory = NearDupIndex(PARAMS)
+    memory.add_many(records)
+    disk = NearDupIndex(PARAMS, backend=DuckDBBackend())
+    disk.add_many(records)
+    want = sorted((p.id1, p.id2, p.jaccard) for p in memory.report().pairs)
+    planned = disk.report(engine="duckdb")
+    assert planned.engine == "duckdb" and want
+    assert sorted((p.id1, p.id2, p.jaccard) for p in planned.pairs) == want
+
+
+def test_records_past_the_budget_are_kept_on_disk(tmp_path: Path) -> None:
+    """--backend memory keeps the records in this process while they and their report fit
+    the memory budget, else in a DuckDB file, and says so."""
+    big = tmp_path / "big.txt"
+    big.write_text("".join(f"{i} blue cafe paris {i}\n" for i in range(100_000)))
+    args = argparse.Namespace(backend="memory", format="auto", memory="256MB", quiet=True)
+    fits, why = storage_fits(100_000, 30.0, "256MB")
+    assert not fits and "over the memory budget of 256 MB" in why
+    assert held_in_memory(100_000, 30.0) > held_in_memory(1_000, 30.0) > 0
+    chosen = _local_backend(args, [big])
+    assert isinstance(chosen, DuckDBBackend)
+    chosen.close()
+    args.memory = "8GB"
+    assert isinstance(_local_backend(args, [big]), MemoryBackend)
+    args.backend, args.memory = "duckdb", None
+    chosen = _local_backend(args, [big])
+    assert isinstance(chosen, DuckDBBackend)
+    chosen.close()
+
+
+def test_cli_dedupe_on_duckdb_writes_what_memory_writes(tmp_path: Path) -> None:
+    data = tmp_path / "shops.txt"
+    data.write_text("".join(f"{i} {t}\n" for i, t in _records(2_000, seed=9)))
+    outs = {}
+    for backend in ("memory", "duckdb"):
+        out = tmp_path / f"{backend}.txt"
+        proc = run_cli("dedupe", str(data), "--out", str(out), "--backend", backend,
+                       "--cluster-column", "cluster", "--json")  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        outs[backend] = (out.read_text(), json.loads(proc.stdout)["removed"])
+    assert outs["duckdb"] == outs["memory"] and outs["memory"][1] > 0
+
+
+def test_cli_the_switch_to_disk_is_said_and_changes_nothing_written(tmp_path: Path) -> None:
+    data = tmp_path / "many.txt"
+    rows = _records(100_000, seed=3)
+    data.write_text("".join(f"{i} {t}\n" for i, t in rows))
+    out_memory, out_disk = tmp_path / "m.txt", tmp_path / "d.txt"
+    held = run_cli("dedupe", str(data), "--out", str(out_memory), "--backend", "memory")
+    assert held.returncode == 0, held.stderr
+    assert "DuckDB" not in held.stderr
+    small = run_cli("dedupe", str(data), "--out", str(out_disk), "--backend", "memory",
+                    "--memory", "256MB")  # fmt: skip
+    assert small.returncode == 0, small.stderr
+    assert "kept on disk in a temporary DuckDB file" in small.stderr
+    assert out_disk.read_text() == out_memory.read_text()
+
+
+@pytest.mark.parametrize("flag", [["--memory", "lots"], ["--memory", "1MB"]])
+def test_cli_a_bad_memory_budget_is_bad_usage(flag: list[str], tmp_path: Path) -> None:
+    data = tmp_path / "few.txt"
+    data.write_text("1 blue cafe\n2 blue cafe\n")
+    proc = run_cli("dedupe", str(data), "--out", str(tmp_path / "o.txt"), "--backend",
+                   "memory", *flag)  # fmt: skip
+    assert proc.returncode == 2 and "memory" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "o.txt").exists()
