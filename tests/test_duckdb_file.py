@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from neardup.backends.base import Capability, Document
 from neardup.backends.duckdb_file import DuckDBBackend
 from neardup.backends.memory import MemoryBackend
 from neardup.cli.dedupe_review import _local_backend
+from neardup.errors import NeardupError
 from neardup.keys import id_key
 from neardup.plan.budget import held_in_memory, storage_fits
 
@@ -181,3 +184,36 @@ def test_cli_a_bad_memory_budget_is_bad_usage(flag: list[str], tmp_path: Path) -
                    "memory", *flag)  # fmt: skip
     assert proc.returncode == 2 and "memory" in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "o.txt").exists()
+
+
+def test_a_failing_database_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    """DuckDB's own errors (a full disk, a closed file) come out as neardup's error, with the
+    file and what failed, not as a traceback of DuckDB's."""
+    path = tmp_path / "gone.duckdb"
+    backend = DuckDBBackend(path)
+    backend._con.close()  # what a failed disk leaves: every statement fails
+    doc = Document("1", "blue cafe", "blue cafe", [], values=[1])
+    with pytest.raises(NeardupError, match=r"gone\.duckdb: DuckDB could not write the records"):
+        backend.add([doc])
+    with pytest.raises(NeardupError, match=r"gone\.duckdb: DuckDB could not read the records"):
+        list(backend.all_texts())
+
+
+def test_a_second_process_on_the_same_file_is_told_why(tmp_path: Path) -> None:
+    path = tmp_path / "busy.duckdb"
+    holder = DuckDBBackend(path)
+    NearDupIndex(PARAMS, backend=holder).add_many(_records(10))
+    code = (
+        "import sys\n"
+        "from neardup.backends import DuckDBBackend\n"
+        "from neardup.errors import InputError\n"
+        "try:\n"
+        f"    DuckDBBackend({str(path)!r})\n"
+        "except InputError as exc:\n"
+        "    print(exc)\n"
+        "    sys.exit(3)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 3, proc.stderr
+    assert "busy.duckdb: cannot open it as a DuckDB database" in proc.stdout
+    holder.close()

@@ -18,12 +18,13 @@ import threading
 import unicodedata
 import weakref
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, NeardupError
 from ..keys import id_key
 from .base import Capability, Document, StoredRecord
 
@@ -62,6 +63,20 @@ def _duckdb() -> Any:
             "the duckdb backend needs the duckdb package: pip install 'neardup[scale]'"
         ) from exc
     return duckdb
+
+
+@contextmanager
+def _failing(path: Path, what: str) -> Iterator[None]:
+    """DuckDB's errors (a full disk above all) as neardup's, naming the file and what failed,
+    instead of a traceback."""
+    duckdb = _duckdb()
+    try:
+        yield
+    except duckdb.Error as exc:
+        raise NeardupError(
+            f"{path}: DuckDB could not {what}: {exc} (the records are kept in this file: "
+            "free space where it is, or give a folder with room as TMPDIR)"
+        ) from exc
 
 
 def _key(band: int, value: int) -> str:
@@ -150,24 +165,28 @@ class DuckDBBackend:
         return f"DuckDBBackend({str(self.path)!r})"
 
     def _one(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        with self._lock:
+        with self._lock, _failing(self.path, "read the records"):
             rows = self._con.execute(sql, list(params)).fetchall()
         return rows[0][0] if rows else None
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
+        with self._lock, _failing(self.path, "read the records"):
             self._settle()
             return self._con.execute(sql, list(params)).fetchall()
 
     def _stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
         """The query's rows, fetched in batches on a cursor of its own (other queries may run
         between two batches)."""
-        with self._lock:
+        with self._lock, _failing(self.path, "read the records"):
             self._settle()
             cursor = self._con.cursor()
             result = cursor.execute(sql, list(params))
         try:
-            while rows := result.fetchmany(FETCH):
+            while True:
+                with _failing(self.path, "read the records"):
+                    rows = result.fetchmany(FETCH)
+                if not rows:
+                    break
                 yield from rows
         finally:
             cursor.close()
@@ -178,7 +197,7 @@ class DuckDBBackend:
         return None if value is None else dict(json.loads(value))
 
     def store_params(self, stored: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:
+        with self._lock, _failing(self.path, "store the parameters"):
             held = self.load_params()
             if held is not None:
                 return held
@@ -201,7 +220,7 @@ class DuckDBBackend:
             "batch": pa.array([d.batch for d in docs], pa.int64()),
             "vals": pa.array(vals, pa.list_(pa.int64())),
         })  # fmt: skip
-        with self._lock:
+        with self._lock, _failing(self.path, "write the records"):
             self._con.register("_added", table)
             try:
                 self._con.execute("INSERT INTO records SELECT * FROM _added")
@@ -214,13 +233,13 @@ class DuckDBBackend:
     def remove(self, ids: Sequence[str]) -> None:
         if not ids:
             return
-        with self._lock:
+        with self._lock, _failing(self.path, "remove the records"):
             self._settle()
             self._con.execute("DELETE FROM records WHERE id IN (SELECT unnest(?))", [list(ids)])
 
     def commit(self) -> None:
         """The records written since the last commit replace the older ones of their ids."""
-        with self._lock:
+        with self._lock, _failing(self.path, "write the records"):
             self._settle()
             self._con.execute("CHECKPOINT")
 
@@ -242,7 +261,7 @@ class DuckDBBackend:
 
     # -- records ----------------------------------------------------------------------------
     def count(self) -> int:
-        with self._lock:
+        with self._lock, _failing(self.path, "read the records"):
             self._settle()
             return int(self._one("SELECT count(*) FROM records"))
 
