@@ -20,7 +20,7 @@ from neardup.backends.base import Capability, Document
 from neardup.backends.duckdb_file import DuckDBBackend
 from neardup.backends.memory import MemoryBackend
 from neardup.cli.dedupe_review import _local_backend
-from neardup.errors import NeardupError
+from neardup.errors import InputError, NeardupError
 from neardup.keys import id_key
 from neardup.plan.budget import held_in_memory, storage_fits
 
@@ -217,3 +217,26 @@ def test_a_second_process_on_the_same_file_is_told_why(tmp_path: Path) -> None:
     assert proc.returncode == 3, proc.stderr
     assert "busy.duckdb: cannot open it as a DuckDB database" in proc.stdout
     holder.close()
+
+
+def test_a_database_of_another_application_is_refused_untouched(tmp_path: Path) -> None:
+    import duckdb
+
+    path = tmp_path / "theirs.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE records (name VARCHAR, price DOUBLE)")
+        con.execute("INSERT INTO records VALUES ('lamp', 9.5)")
+    with pytest.raises(InputError, match=r"theirs\.duckdb: its table 'records' is not a neardup"):
+        DuckDBBackend(path)
+    with duckdb.connect(str(path)) as con:
+        assert con.execute("SELECT * FROM records").fetchall() == [("lamp", 9.5)]
+    not_db = tmp_path / "table.csv"
+    not_db.write_text("id,name\n1,lamp\n")
+    with pytest.raises(InputError, match=r"table\.csv: not a DuckDB database file"):
+        DuckDBBackend(not_db)
+    assert not_db.read_text() == "id,name\n1,lamp\n"
+    other = tmp_path / "notes.bin"
+    other.write_text("id,name\n1,lamp\n")
+    with pytest.raises(InputError, match=r"notes\.bin: cannot open it as a DuckDB database"):
+        DuckDBBackend(other)
+    assert other.read_text() == "id,name\n1,lamp\n"

@@ -48,6 +48,9 @@ def _ascii_digits(text: str) -> str:
     """The ASCII digits of a decimal id of another script, without leading zeros (what
     DuckDB cannot make in SQL)."""
     return "".join(str(unicodedata.decimal(c)) for c in text).lstrip("0")
+#: The records table's columns and types, as an index made by this backend has them.
+_COLUMNS = [("seq", "BIGINT"), ("id", "VARCHAR"), ("source", "VARCHAR"), ("text", "VARCHAR"),
+            ("fields", "VARCHAR"), ("batch", "BIGINT"), ("vals", "BIGINT[]")]  # fmt: skip
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (name VARCHAR, value VARCHAR)",
     "CREATE TABLE IF NOT EXISTS records (seq BIGINT, id VARCHAR, source VARCHAR, "
@@ -129,6 +132,13 @@ class DuckDBBackend:
         spill = self._temporary or self.path.parent
         try:
             self._con = duckdb.connect(str(self.path))
+            stored = self._con.execute(
+                "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+            ).fetchall()
+            if not stored or stored[0][0] is None:  # a CSV or Parquet file, read in memory
+                self._con.close()
+                raise InputError(f"{self.path}: not a DuckDB database file (DuckDB reads it as "
+                                 "a table, and would keep nothing in it): give another file")
             self._con.execute(f"SET memory_limit = '{STORAGE_MEMORY}'")
             spill_dir = str(spill / (self.path.name + ".tmp")).replace("'", "''")
             self._con.execute(f"SET temp_directory = '{spill_dir}'")
@@ -136,8 +146,18 @@ class DuckDBBackend:
             self._con.create_function("ascii_digits", _ascii_digits, ["VARCHAR"], "VARCHAR")
             for statement in _SCHEMA:
                 self._con.execute(statement)
+            held = self._con.execute(
+                "SELECT column_name, data_type FROM information_schema.columns "
+                "WHERE table_name = 'records' ORDER BY ordinal_position"
+            ).fetchall()
         except duckdb.Error as exc:
             raise InputError(f"{self.path}: cannot open it as a DuckDB database: {exc}") from exc
+        if [tuple(c) for c in held] != _COLUMNS:
+            self._con.close()
+            raise InputError(
+                f"{self.path}: its table 'records' is not a neardup index's (columns "
+                f"{', '.join(c for c, _ in held)}): give another file"
+            )
         self._lock = threading.RLock()
         #: The first ``seq`` of the records written since the last commit (None: none).
         self._since: int | None = None
