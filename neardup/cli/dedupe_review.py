@@ -334,11 +334,13 @@ def _local_backend(args: argparse.Namespace, files: list[Path]) -> Any:
         return DuckDBBackend()
     records, size = 0, 0
     for path in files:
+        if not path.is_file():
+            return MemoryBackend()  # a pipe, read once: no size to go by
         n = expected_records(path, args.format)
         if n is None:
             n = _parquet_rows(path)
         if n is None:
-            return MemoryBackend()  # a stream, or Arrow: no size to go by
+            return MemoryBackend()  # Arrow: no size to go by
         records, size = records + n, size + path.stat().st_size
     fits, why = storage_fits(records, size / max(records, 1), args.memory)
     if fits:
