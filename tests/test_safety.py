@@ -710,16 +710,26 @@ def review_from_a_fifo(solr_base: str, tmp_path: Path) -> tuple[subprocess.Popen
     return proc, writer
 
 
-@pytest.mark.solr
-def test_sigterm_removes_the_temporary_collection(solr_base: str, tmp_path: Path) -> None:
-    proc, writer = review_from_a_fifo(solr_base, tmp_path)
+def _stop(proc: subprocess.Popen[str], writer: Any, kill: bool = False) -> str:
+    """Stop a run blocked on its FIFO by SIGTERM (or SIGKILL: no clean-up can run), then
+    close the FIFO's writing end: the run's standard error."""
     try:
+        if kill:
+            proc.kill()
+            proc.wait(60)
+            return ""
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=120)
+        return proc.communicate(timeout=120)[1]
     finally:
         proc.kill()
         with contextlib.suppress(OSError):
             writer.close()
+
+
+@pytest.mark.solr
+def test_sigterm_removes_the_temporary_collection(solr_base: str, tmp_path: Path) -> None:
+    proc, writer = review_from_a_fifo(solr_base, tmp_path)
+    err = _stop(proc, writer)
     assert proc.returncode == 143 and "terminated" in err and "Traceback" not in err, err
     assert temp_collections(solr_base, proc.pid) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.fifo"]
@@ -728,12 +738,7 @@ def test_sigterm_removes_the_temporary_collection(solr_base: str, tmp_path: Path
 @pytest.mark.solr
 def test_clean_removes_what_a_killed_run_left(solr_base: str, tmp_path: Path) -> None:
     proc, writer = review_from_a_fifo(solr_base, tmp_path)
-    try:
-        proc.kill()  # SIGKILL: no clean-up can run
-        proc.wait(60)
-    finally:
-        with contextlib.suppress(OSError):
-            writer.close()
+    _stop(proc, writer, kill=True)
     (left,) = temp_collections(solr_base, proc.pid)
     env = {"NEARDUP_SOLR_URL": solr_base}
     dry = run_cli("clean", "--dry-run", "--json", env=env)
@@ -744,6 +749,54 @@ def test_clean_removes_what_a_killed_run_left(solr_base: str, tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     assert left in json.loads(done.stdout)["removed"]
     assert temp_collections(solr_base, proc.pid) == []
+
+
+def review_into_duckdb(tmp_path: Path) -> tuple[subprocess.Popen[str], Any, Path, Path]:
+    """``neardup review --backend duckdb`` of a FIFO, stopped while it reads, with its own
+    temporary folder: the process, the writing end, that temporary folder and the DuckDB
+    folder the run made in it."""
+    fifo, tmp = tmp_path / "in.fifo", tmp_path / "tmp"
+    tmp.mkdir()
+    os.mkfifo(fifo)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "neardup", "review", str(fifo), "--backend", "duckdb", "--out",
+         str(tmp_path / "page.html")],
+        env={**os.environ, "TMPDIR": str(tmp)}, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        writer = open(fifo, "w", encoding="utf-8")  # noqa: SIM115 - once the reader opens
+        writer.write("1 one two three four\n")
+        writer.flush()
+        made = wait_for(lambda: list(tmp.glob(f"neardup-duckdb-{proc.pid}-*")))
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return proc, writer, tmp, made[0]  # type: ignore[index]
+
+
+def test_sigterm_removes_the_temporary_duckdb_folder(tmp_path: Path) -> None:
+    proc, writer, tmp, folder = review_into_duckdb(tmp_path)
+    err = _stop(proc, writer)
+    assert proc.returncode == 143 and "terminated" in err and "Traceback" not in err, err
+    assert not folder.exists() and list(tmp.iterdir()) == []
+
+
+@pytest.mark.solr
+def test_clean_removes_the_duckdb_folder_a_killed_run_left(solr_base: str, tmp_path: Path) -> None:
+    proc, writer, tmp, folder = review_into_duckdb(tmp_path)
+    _stop(proc, writer, kill=True)
+    assert folder.is_dir()
+    running = tmp / f"neardup-duckdb-{os.getpid()}-abc"  # this test's own process runs
+    running.mkdir()
+    env = {"NEARDUP_SOLR_URL": solr_base, "TMPDIR": str(tmp)}
+    dry = run_cli("clean", "--dry-run", "--json", env=env)
+    assert dry.returncode == 0, dry.stderr
+    assert json.loads(dry.stdout)["folders"]["leftover"] == [str(folder)] and folder.is_dir()
+    done = run_cli("clean", env=env)
+    assert done.returncode == 0, done.stderr
+    assert f"removed 1 temporary DuckDB folder(s): {folder}" in done.stdout
+    assert not folder.exists() and running.is_dir()
 
 
 # -- 7: two first-time writers store one parameter set ------------------------------------------

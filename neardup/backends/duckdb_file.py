@@ -12,6 +12,7 @@ bulk, and a lookup by id before every batch would read the table once a batch.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 import threading
@@ -28,6 +29,10 @@ from ..errors import InputError, NeardupError
 from ..keys import id_key
 from .base import Capability, Document, StoredRecord
 
+#: The folders of temporary files are named ``neardup-duckdb-<pid>-<random>`` in the system's
+#: temporary folder: the pid tells a folder a killed run left (``neardup clean``) from the
+#: folder of a run still going.
+TEMP_PREFIX = "neardup-duckdb-"
 #: Rows a streaming read fetches at a time.
 FETCH = 50_000
 #: What the storage's own DuckDB may hold in memory: it streams and appends, the report's
@@ -122,7 +127,7 @@ class DuckDBBackend:
         duckdb = _duckdb()
         self._temporary: Path | None = None
         if path is None:
-            self._temporary = Path(tempfile.mkdtemp(prefix="neardup-duckdb-"))
+            self._temporary = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-"))
             path = self._temporary / "index.duckdb"
         else:
             self.capabilities = self.capabilities | {Capability.PERSISTENT}

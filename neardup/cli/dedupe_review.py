@@ -10,13 +10,16 @@ import copy
 import dataclasses
 import os
 import re
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..backends.duckdb_file import TEMP_PREFIX as DUCKDB_PREFIX
 from ..backends.duckdb_file import DuckDBBackend
 from ..backends.memory import MemoryBackend
 from ..decision.cluster import pair_clusters
@@ -221,9 +224,10 @@ def register_clean(sub: Any) -> None:
         "clean",
         help="remove the temporary collections of dedupe/review runs that were killed",
         description="dedupe and review without --collection index into a temporary collection "
-        f"({TEMP_PREFIX}<pid>_<time>) and delete it at the end, also on Ctrl-C and SIGTERM; "
-        "a run killed outright (SIGKILL, a crash) leaves it behind. This lists those whose "
-        "process no longer runs on this machine and removes them.",
+        f"({TEMP_PREFIX}<pid>_<time>), or with --backend duckdb into a temporary folder "
+        f"({DUCKDB_PREFIX}<pid>-... in the system's temporary folder), and delete it at the end, "
+        "also on Ctrl-C and SIGTERM; a run killed outright (SIGKILL, a crash) leaves it behind. "
+        "This lists those whose process no longer runs on this machine and removes them.",
     )
     p.add_argument("--dry-run", action="store_true", help="only list them")
     json_option(p)
@@ -243,6 +247,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
     from ..solr import admin
     from ..solr.local import _alive
 
+    folders = _duckdb_folders(dry_run=args.dry_run)
     server = open_solr(args, server=True)
     leftover, running = [], []
     for name in admin.collections(server):
@@ -256,14 +261,38 @@ def cmd_clean(args: argparse.Namespace) -> int:
         for name in leftover:
             admin.delete_collection(_on(server, name))
     verb = "would remove" if args.dry_run else "removed"
+    gone = folders["leftover"]
     emit(
         args,
-        {"removed": [] if args.dry_run else leftover, "leftover": leftover, "running": running},
+        {"removed": [] if args.dry_run else leftover, "leftover": leftover, "running": running,
+         "folders": folders},
         f"{verb} {len(leftover)} temporary collection(s) at {server.base_url}"
         + (f": {', '.join(leftover)}" if leftover else "")
-        + (f"; {len(running)} in use by a running neardup left alone" if running else ""),
-    )
+        + (f"; {len(running)} in use by a running neardup left alone" if running else "")
+        + (f"; {verb} {len(gone)} temporary DuckDB folder(s): {', '.join(gone)}" if gone else ""),
+    )  # fmt: skip
     return 0
+
+
+def _duckdb_folders(dry_run: bool, where: Path | None = None) -> dict[str, list[str]]:
+    """The temporary folders of DuckDB indexes (``--backend duckdb``) in ``where`` (the
+    system's temporary folder) whose run is gone, removed unless ``dry_run``; those of runs
+    still going are listed and left alone."""
+    # lazy: the local node's module, which --help and the other verbs do not need
+    from ..solr.local import _alive
+
+    found: dict[str, list[str]] = {"removed": [], "leftover": [], "running": []}
+    base = where if where is not None else Path(tempfile.gettempdir())
+    for folder in sorted(base.glob(f"{DUCKDB_PREFIX}*")):
+        m = re.fullmatch(re.escape(DUCKDB_PREFIX) + r"(\d+)-\w+", folder.name)
+        if m is None or not folder.is_dir() or folder.is_symlink():
+            continue
+        alive = _alive(int(m.group(1)))
+        found["running" if alive else "leftover"].append(str(folder))
+        if not alive and not dry_run:
+            shutil.rmtree(folder, ignore_errors=True)
+            found["removed"].append(str(folder))
+    return found
 
 
 def _collection_named(args: argparse.Namespace) -> bool:
