@@ -193,8 +193,9 @@ def test_a_failing_database_is_an_error_naming_the_file(tmp_path: Path) -> None:
     backend = DuckDBBackend(path)
     backend._con.close()  # what a failed disk leaves: every statement fails
     doc = Document("1", "blue cafe", "blue cafe", [], values=[1])
+    backend.add([doc])  # held until it is appended
     with pytest.raises(NeardupError, match=r"gone\.duckdb: DuckDB could not write the records"):
-        backend.add([doc])
+        backend.commit()
     with pytest.raises(NeardupError, match=r"gone\.duckdb: DuckDB could not read the records"):
         list(backend.all_texts())
 
@@ -240,3 +241,22 @@ def test_a_database_of_another_application_is_refused_untouched(tmp_path: Path) 
     with pytest.raises(InputError, match=r"notes\.bin: cannot open it as a DuckDB database"):
         DuckDBBackend(other)
     assert other.read_text() == "id,name\n1,lamp\n"
+
+
+def test_records_written_in_many_batches_are_all_kept_and_replaced_once(tmp_path: Path) -> None:
+    """Writes are appended 50,000 at a time: every record is there at commit, later writes of
+    an id replace earlier ones across appends, and a kept file closed without a commit still
+    holds what was written."""
+    path = tmp_path / "many.duckdb"
+    backend = DuckDBBackend(path)
+    for start in range(0, 120_000, 1_000):
+        backend.add([Document(str(i), f"t{i}", f"t{i}", [], values=[i]) for i in
+                     range(start, start + 1_000)])  # fmt: skip
+    backend.add([Document("5", "again", "again", [], values=[5])])
+    assert backend.count() == 120_000 and backend.texts(["5", "119999"]) == {
+        "5": "again", "119999": "t119999"}  # fmt: skip
+    backend.add([Document("new", "late", "late", [], values=[1])])
+    backend.close()  # no commit
+    again = DuckDBBackend(path)
+    assert again.count() == 120_001 and again.texts(["new"]) == {"new": "late"}
+    again.close()
