@@ -246,8 +246,10 @@ class DuckDBBackend:
         import pyarrow as pa
 
         vals = _values_column(docs)
+        with self._lock:  # the numbers of the records written, in order of writing
+            first, self._next = self._next, self._next + len(docs)
         table = pa.table({
-            "seq": pa.array(range(self._next, self._next + len(docs)), pa.int64()),
+            "seq": pa.array(range(first, first + len(docs)), pa.int64()),
             "id": [d.id for d in docs],
             "source": [d.source for d in docs],
             "text": [d.text for d in docs],
@@ -258,9 +260,8 @@ class DuckDBBackend:
         with self._lock, _failing(self.path, "write the records"):
             self._pending.append(table)
             self._held += len(docs)
-            if self._since is None:
-                self._since = self._next
-            self._next += len(docs)
+            if self._since is None or first < self._since:
+                self._since = first
             if self._held >= APPEND:
                 self._append()
 
