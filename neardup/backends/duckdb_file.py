@@ -27,6 +27,7 @@ import numpy as np
 
 from ..errors import InputError, NeardupError
 from ..keys import id_key
+from ..sign.banding import key_value, value_key
 from .base import Capability, Document, StoredRecord
 
 #: The folders of temporary files are named ``neardup-duckdb-<pid>-<random>`` in the system's
@@ -90,20 +91,13 @@ def _failing(path: Path, what: str) -> Iterator[None]:
         ) from exc
 
 
-def _key(band: int, value: int) -> str:
-    """A band key from its band and 64-bit value (``b07_3f9c...``), as Solr's are read."""
-    return f"b{band:02d}_{value & 0xFFFF_FFFF_FFFF_FFFF:016x}"
-
-
 def _value(key: str) -> tuple[int, int]:
-    """The band and signed 64-bit value of a band key (the inverse of :func:`_key`)."""
-    head, _, tail = key.partition("_")
-    h = int(tail, 16)
-    return int(head[1:]), h - (1 << 64) if h >= 1 << 63 else h
+    """The band and stored 64-bit value of a band key."""
+    return int(key.partition("_")[0][1:]), key_value(key)
 
 
 def _keys(vals: Sequence[int] | None) -> list[str]:
-    return [_key(b, int(v)) for b, v in enumerate(vals or ())]
+    return [value_key(b, v) for b, v in enumerate(vals or ())]
 
 
 class DuckDBBackend:

@@ -39,7 +39,7 @@ from .. import extra_fields
 from ..errors import SolrRequestError
 from ..params import Params
 from ..sign import kernel
-from ..sign.banding import MAX_BANDS, band_field, key_field
+from ..sign.banding import MAX_BANDS, band_field, key_field, key_value, value_key
 from ..sign.minhash import ShingleProcessor
 from ..solr.client import EncodedJSON, Solr, _separator, any_term_params, terms_params
 from ..solr.shards import shard_cores
@@ -113,17 +113,6 @@ MAX_SEARCH_TERMS = 500
 #: last place of 2**-24 each).
 SOLR_TIE = 1e-6
 _BAND_FIELDS = tuple(band_field(b) for b in range(MAX_BANDS))
-
-
-def key_value(key: str) -> int:
-    """A band key's hash as the signed long a ``plong`` band field holds."""
-    h = int(key.partition("_")[2], 16)
-    return h - (1 << 64) if h >= 1 << 63 else h
-
-
-def value_key(band: int, value: Any) -> str:
-    """The band key of a ``plong`` band field's value (the inverse of :func:`key_value`)."""
-    return f"b{band:02d}_{int(value) & 0xFFFF_FFFF_FFFF_FFFF:016x}"
 
 
 def solr_document(

@@ -191,3 +191,15 @@ def band_keys_batch_python(mat: NDArray[np.uint32], bands: int, rows: int) -> li
     """The reference implementation of :func:`band_keys_batch` (``mmh3.hash64`` per band)."""
     hashes = _band_hashes_python(_band_matrix(mat, bands, rows), bands, rows).tolist()
     return [[f"b{i:02d}_{h:016x}" for i, h in enumerate(row)] for row in hashes]
+
+
+def key_value(key: str) -> int:
+    """A band key's hash as the signed 64-bit value a backend stores instead of the string
+    (a Solr ``plong`` band field, a DuckDB ``BIGINT``)."""
+    h = int(key.partition("_")[2], 16)
+    return h - (1 << 64) if h >= 1 << 63 else h
+
+
+def value_key(band: int, value: int) -> str:
+    """The band key of a band's stored 64-bit value (the inverse of :func:`key_value`)."""
+    return f"b{band:02d}_{int(value) & 0xFFFF_FFFF_FFFF_FFFF:016x}"
