@@ -23,6 +23,7 @@ from neardup.cli.dedupe_review import _local_backend
 from neardup.errors import InputError, NeardupError
 from neardup.keys import id_key
 from neardup.plan.budget import held_in_memory, storage_fits
+from neardup.read.records import read_records
 
 from .conftest import run_cli
 
@@ -260,3 +261,60 @@ def test_records_written_in_many_batches_are_all_kept_and_replaced_once(tmp_path
     again = DuckDBBackend(path)
     assert again.count() == 120_001 and again.texts(["new"]) == {"new": "late"}
     again.close()
+
+
+def _shop_files(where: Path) -> tuple[Path, Path]:
+    a, b = where / "a.csv", where / "b.csv"
+    a.write_text("id,title\n" + "".join(f"{i},{t}\n" for i, t in _records(300, seed=4)),
+                 encoding="utf-8")  # fmt: skip
+    b.write_text("id,name\n" + "".join(f"{i},{t} new\n" for i, t in _records(40, seed=4)[::3]),
+                 encoding="utf-8")  # fmt: skip
+    return a, b
+
+
+def test_the_cli_keeps_an_index_in_a_file_and_every_verb_reads_it(tmp_path: Path) -> None:
+    """``--index-file``: index, report, neighbors, search and delete without Solr (a Solr URL
+    that answers nothing proves none is asked), the same pairs as the memory backend's."""
+    a, b = _shop_files(tmp_path)
+    store = tmp_path / "shops.duckdb"
+    env = {"NEARDUP_SOLR_URL": "http://127.0.0.1:9/solr"}
+
+    def cli(*args: str) -> dict:
+        done = run_cli(*args, "--index-file", str(store), "--json", env=env)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    assert cli("index", str(a))["indexed"] == 300
+    assert cli("index", str(b))["indexed"] == 14
+    memory = NearDupIndex()
+    for f in (a, b):
+        memory.add_many(read_records(f), source_name=str(f.resolve()))
+    for mode in ("dedup", "link"):
+        out = tmp_path / f"{mode}.tsv"
+        cli("report", "--mode", mode, "--out", str(out))
+        want = memory.report(mode=mode).pairs
+        got = out.read_text(encoding="utf-8").splitlines()[1:]
+        assert len(got) == len(want) > 0
+        assert {tuple(line.split("\t")[:2]) for line in got} == {(p.id1, p.id2) for p in want}
+    near = cli("neighbors", "3", "--source", str(b))["matches"]
+    first, second = str(a.resolve()), str(b.resolve())
+    assert near and (near[0]["id"], near[0].get("source")) == ("3", first)  # its copy in a.csv
+    text = dict(_records(300, seed=4))["3"]
+
+    def found() -> set[tuple[str, str | None]]:
+        return {(m["id"], m.get("source")) for m in cli("search", text)["matches"]}
+
+    assert ("3", first) in found() and ("3", second) in found()
+    assert cli("delete", "3")["removed"] == 1  # of a.csv, the first source
+    assert ("3", first) not in found() and ("3", second) in found()
+
+
+def test_an_index_file_that_is_not_there_or_beside_solr_flags_is_bad_usage(tmp_path: Path) -> None:
+    missing = tmp_path / "none.duckdb"
+    done = run_cli("report", "--index-file", str(missing), "--out", str(tmp_path / "p.tsv"))
+    assert done.returncode == 2 and "no such index file" in done.stderr
+    assert not missing.exists() and not (tmp_path / "p.tsv").exists()
+    a, _ = _shop_files(tmp_path)
+    done = run_cli("index", str(a), "--index-file", str(missing), "--collection", "c")
+    assert done.returncode == 2 and "leave out --collection" in done.stderr
+    assert not missing.exists()

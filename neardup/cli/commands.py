@@ -45,9 +45,11 @@ from ..read.pair_files import STDIN, align, read_pairs_file
 from ..read.records import expected_records, read_records
 from ..sign.text import check_text
 from .common import (
+    OPENED,
     check_outputs,
     emit,
     file_path,
+    index_file_option,
     input_options,
     json_option,
     max_bucket_option,
@@ -78,10 +80,7 @@ def open_index(
     keeps its own, and a flag that disagrees with them is an error. ``report_flags`` name the
     parameter flags that mean the report's option here, not the index's (``--threshold`` of
     ``dedupe --no-index``)."""
-    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
-    from ..backends.solr import SolrBackend
-
-    backend = SolrBackend(open_solr(args, create=create))
+    backend = _backend(args, create)
     stored = backend.load_params()
     given = given_params(args) if param_flags else {}
     given = {k: v for k, v in given.items() if k not in report_flags}
@@ -102,6 +101,30 @@ def open_index(
             "collection"
         )
     return index
+
+
+def _backend(args: argparse.Namespace, create: bool) -> Any:
+    """The store the flags name: the DuckDB file of ``--index-file``, else Solr's collection."""
+    path = getattr(args, "index_file", None)
+    if path is None:
+        # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not
+        # need
+        from ..backends.solr import SolrBackend
+
+        return SolrBackend(open_solr(args, create=create))
+    named = [f for f, v in (("--solr-url", args.solr_url), ("--collection", args.collection))
+             if v is not None]  # fmt: skip
+    if named:
+        raise InputError(f"--index-file keeps the index in a file, not in Solr: leave out "
+                         f"{' and '.join(named)}")  # fmt: skip
+    if not create and not path.is_file():
+        raise InputError(f"{path}: no such index file (neardup index FILE --index-file {path} "
+                         "makes one)")  # fmt: skip
+    from ..backends import DuckDBBackend
+
+    backend = DuckDBBackend(path)
+    OPENED.append(backend)
+    return backend
 
 
 class ReportMethod(Protocol):
@@ -161,6 +184,7 @@ def register_index(sub: Any) -> None:
     )
     json_option(p, "print the counts as JSON")
     solr_options(p)
+    index_file_option(p)
     p.set_defaults(func=cmd_index)
 
 
@@ -195,6 +219,7 @@ def register_report(sub: Any) -> None:
     json_option(p, "print the counts as JSON")
     verbose_option(p, "also say how the pairs were decided: the valley, the checks, clusters")
     solr_options(p)
+    index_file_option(p)
     p.set_defaults(func=cmd_report)
 
 
@@ -377,6 +402,7 @@ def _lookup_options(p: argparse.ArgumentParser) -> None:
     )
     json_option(p)
     solr_options(p)
+    index_file_option(p)
 
 
 def register_info(sub: Any) -> None:
@@ -399,6 +425,7 @@ def register_delete(sub: Any) -> None:
     )
     json_option(p)
     solr_options(p)
+    index_file_option(p)
     p.set_defaults(func=cmd_delete)
 
 
@@ -428,6 +455,7 @@ def register_compare(sub: Any) -> None:
     )
     json_option(p)
     solr_options(p)
+    index_file_option(p)
     p.set_defaults(func=cmd_compare)
 
 

@@ -76,6 +76,30 @@ def solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
     )
 
 
+def index_file_option(p: argparse.ArgumentParser) -> None:
+    """``--index-file``: the index in a DuckDB file instead of a Solr collection, so that
+    ``index``, ``report`` and the lookups work without Java (:class:`DuckDBBackend`)."""
+    g = p.add_argument_group("Without Solr")
+    g.add_argument(
+        "--index-file",
+        type=Path,
+        default=None,
+        metavar="FILE.duckdb",
+        help="keep the index in this DuckDB file instead of a Solr collection: `index` "
+        "creates it (or adds to it), the other verbs read it; no Java needed",
+    )
+
+
+#: DuckDB files the verb opened (--index-file), closed when it ends, whatever the outcome.
+OPENED: list[Any] = []
+
+
+def close_opened() -> None:
+    """Close the index files the verb opened: their last records are written at close."""
+    while OPENED:
+        OPENED.pop().close()
+
+
 def json_option(p: argparse.ArgumentParser, help: str | None = None) -> None:
     """``--json``: the verb's summary as JSON, for scripts (every verb has it)."""
     p.add_argument("--json", action="store_true", help=help)

@@ -37,7 +37,7 @@ try:
         from ..sign import kernel
         from ..version import __version__
         from . import commands, dedupe_review
-        from .common import emit, json_option, local_node, port_number
+        from .common import close_opened, emit, json_option, local_node, port_number
     finally:
         if _before is not None:
             signal.signal(signal.SIGINT, _before)
@@ -225,6 +225,11 @@ def _run(argv: Sequence[str] | None) -> int:
         return 1
     finally:
         signal.signal(signal.SIGTERM, previous)
+        try:
+            close_opened()
+        except NeardupError as exc:  # the index file's last records not written: a failure
+            print(f"neardup: error: {exc}", file=sys.stderr)
+            return 1  # noqa: B012 (the verb's own exit code would hide the failure)
 
 
 if __name__ == "__main__":
