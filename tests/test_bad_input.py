@@ -527,3 +527,29 @@ def test_evaluate_against_a_gold_file_without_pairs_is_bad_input(
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert run.stderr == f"neardup: error: {gold}: no pair to score against (the file is " \
         "empty, or labels every pair non-match): give the pairs that should be found\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "header", "problem"),
+    [
+        ("bad.csv", b"id,te\xffxt", "invalid UTF-8 at byte 6"),
+        ("nul.csv", b"id,te\x00xt", "NUL byte"),
+        ("cr.tsv", b"id\tte\rxt", "carriage return"),
+    ],
+)
+@pytest.mark.parametrize("verb", ["dedupe", "review"])
+def test_a_header_that_cannot_be_read_is_bad_input_not_a_row(
+    tmp_path: Path, name: str, header: bytes, problem: str, verb: str
+) -> None:
+    """Rejected as a row, the header's line left the next line to name the columns: the first
+    record lost as a header, the ids taken for line numbers, exit 0 and a corrupted output."""
+    sep = b"\t" if name.endswith(".tsv") else b","
+    path = tmp_path / name
+    path.write_bytes(header + b"\n" + b"".join(
+        n + sep + b"hello world foo\n" for n in (b"1", b"2", b"3")) + b"4" + sep + b"other\n")
+    out = tmp_path / ("out.html" if verb == "review" else "out" + path.suffix)
+    done = run_cli(verb, str(path), "--backend", "memory", "--out", str(out))
+    assert done.returncode == 2, done.stderr
+    assert f"{path}:1: the header cannot be read" in done.stderr and problem in done.stderr
+    assert "Traceback" not in done.stderr and not out.exists()
+    assert list(tmp_path.iterdir()) == [path]

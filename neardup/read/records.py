@@ -22,7 +22,7 @@ from .jsonl import decode_json, read_jsonl
 from .lines import decoded_lines, read_lines
 from .rows import ROW_ID
 from .sniff import refuse_unread_table, sniff_table, table_delimiter
-from .tables import read_table
+from .tables import read_table, unreadable_header
 
 FORMATS = ("lines", "tsv", "csv", "jsonl", "parquet", "arrow")
 #: Formats read with pyarrow (the ``data`` extra): a row number stands for a line number.
@@ -346,7 +346,9 @@ def first_columns(path: Path, fmt: str, delimiter: str | None = None) -> list[st
     or the header cannot be read)."""
     if fmt in ARROW_FORMATS:
         return arrow_columns(path, fmt)
-    for _number, text, _problem in decoded_lines(path, MAX_RECORD_BYTES, head_only=True):
+    for number, text, problem in decoded_lines(path, MAX_RECORD_BYTES, head_only=True):
+        if text is None and fmt in ("csv", "tsv"):
+            raise InputError(unreadable_header(str(path), number, problem or "unreadable"))
         if text is None or not text.strip():
             continue
         if fmt == "jsonl":

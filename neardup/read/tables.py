@@ -41,11 +41,16 @@ def read_table(
             break
         except csv.Error as exc:
             first, start = start, reader.line_num + 1
-            yield Rejection(source, first, _malformed(exc, first, start - 1)), start - 1
+            problem = _malformed(exc, first, start - 1)
+            if header is None:
+                raise InputError(unreadable_header(source, first, problem)) from None
+            yield Rejection(source, first, problem), start - 1
             continue
         first, last = start, reader.line_num
         start = last + 1
         broken = [n for n in range(first, last + 1) if n in bad]
+        if broken and header is None:  # read as a row, the next line would name the columns
+            raise InputError(unreadable_header(source, broken[0], bad[broken[0]]))
         if broken:
             yield Rejection(source, broken[0], bad[broken[0]]), last
         elif not any(cell.strip() for cell in row):
@@ -57,6 +62,13 @@ def read_table(
             where = (source, first, last)
             item = _row_item(row, header, text_fields, where, delimiter, id_field, source_field)
             yield item, last
+
+
+def unreadable_header(source: str, line: int, problem: str) -> str:
+    """The error of a table whose header line cannot be read: read as a row instead, the next
+    line would name the columns and be lost."""
+    return (f"{source}:{line}: the header cannot be read ({problem}): fix that line, which "
+            "names the columns; nothing was read")  # fmt: skip
 
 
 def _texts(lines: Lines, bad: dict[int, str]) -> Iterator[str]:
