@@ -20,6 +20,7 @@ import requests
 
 from neardup import InputError, NearDupIndex, Record, read_records
 from neardup.decision.valley import WEIGHTED, numbers_disagree, weighted_jaccards
+from neardup.errors import ArgumentError
 from neardup.graph import clusters
 from neardup.keys import id_key
 from neardup.out.dedupe import DedupeStats, dedupe, index_similarity
@@ -310,6 +311,29 @@ def test_jsonl_cluster_ids_keep_the_type_of_the_ids(tmp_path: Path) -> None:
     assert [(r["id"], r["cluster"]) for r in rows] == [(7, 7), (9, 7), ("x", "x"), ("y", "x")]
     assert out.read_text().splitlines()[3] == (
         '{"text": "d e", "id": "y", "cluster": "x", "similarity": null}')  # as written, + 2 keys
+
+
+def test_a_cluster_column_has_one_type_whatever_each_rows_id(tmp_path: Path) -> None:
+    """Ids written 1 and "2" in one file: the cluster read 1 in one row and "1" in the other,
+    and a typed group-by split it. The first record's id sets the column's type."""
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text('{"id": 1, "text": "a b"}\n{"id": "2", "text": "a b"}\n'
+                   '{"id": "3", "text": "q"}\n')  # fmt: skip
+    dedupe(src, out, [["1", "2"]], cluster_column="cluster")
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["id"], r["cluster"]) for r in rows] == [(1, 1), ("2", 1), ("3", 3)]
+
+
+@pytest.mark.parametrize("column", ["a\nb", "a\tb", "a\u202eb"])
+def test_a_cluster_column_name_with_a_control_character_is_bad_usage(
+    column: str, tmp_path: Path
+) -> None:
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    _write_format(src, "csv", _lines(ADDRESSES)[:20])
+    for given in ({"cluster_column": column}, {"cluster_column": "c", "similarity_column": column}):
+        with pytest.raises(ArgumentError, match="without control characters"):
+            dedupe(src, out, [], **given)  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == [src]
 
 
 @pytest.mark.parametrize("fmt,column", [("csv", "extra"), ("jsonl", "extra")])

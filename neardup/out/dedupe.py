@@ -71,7 +71,7 @@ from tqdm import tqdm
 from ..candidates.verify import verified_jaccard
 from ..errors import ArgumentError, InputError
 from ..keys import record_id, source_of_key
-from ..read.checks import MAX_RECORD_BYTES
+from ..read.checks import BAD_ID_CHAR, MAX_RECORD_BYTES
 from ..read.inputs import raw_lines
 from ..read.items import Blank, EmptyText, Record, Rejection
 from ..read.records import ARROW_FORMATS, guess_format, read_spans
@@ -314,6 +314,10 @@ class _Output:
         self.fmt = fmt
         self.column = column
         self.sim_column = sim_column
+        #: JSON Lines: whether the cluster ids are written as numbers, as the first record's id
+        #: is (None until it is read), so that one cluster never reads 1 in a row and "1" in
+        #: another.
+        self.numeric_ids: bool | None = None
         #: A table's separator as the reader read it (``|``, ``;``...), which the added cells
         #: are written with too.
         self.delimiter = delimiter or ("\t" if fmt == "tsv" else ",")
@@ -421,7 +425,9 @@ class _Output:
                 )
         value = json.dumps(float(sim)) if sim else "null"
         cid: str | int = cluster
-        if isinstance(obj.get(self.id_field), int) and cluster.lstrip("-").isdigit():
+        if self.numeric_ids is None:  # one type for the whole column, read off the first row
+            self.numeric_ids = isinstance(obj.get(self.id_field), int)
+        if self.numeric_ids and cluster.lstrip("-").isdigit():
             cid = int(cluster)  # numeric ids stay numbers, to join on
         end = text.rstrip()[:-1].rstrip()  # the object's closing brace (it parsed as an object)
         added = f", {json.dumps(self.column)}: {json.dumps(cid, ensure_ascii=False)}, "
@@ -498,6 +504,11 @@ def check_columns(cluster_column: str | None, similarity_column: str) -> None:
             raise ArgumentError("the cluster and similarity columns need names")
         if cluster_column == similarity_column:
             raise ArgumentError(f"the cluster and similarity columns are both {cluster_column!r}")
+        for flag, name in (("--cluster-column", cluster_column),
+                           ("--similarity-column", similarity_column)):  # fmt: skip
+            if BAD_ID_CHAR.search(name):  # a tab or line break would split the header's row
+                raise ArgumentError(f"{flag} {name!r}: a column name without control "
+                                    "characters, line breaks or direction marks")  # fmt: skip
 
 
 def dedupe(
