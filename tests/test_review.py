@@ -9,6 +9,7 @@ them the browser tests are skipped, except with ``CI=true``, where they fail.
 from __future__ import annotations
 
 import json
+import os
 import re
 import tempfile
 from collections.abc import Iterator
@@ -854,3 +855,28 @@ def test_review_no_index_of_a_second_file_marks_its_own_records_kept(
     data = _embedded(page)
     kept = [(data["ids"][i], data["sources"][data["source"][i]]) for i in data["kept"]]
     assert kept == [("1", str(b.resolve()))], (kept, data["ids"], data["sources"])
+
+
+def test_a_file_named_again_through_a_link_is_read_once(tmp_path: Path) -> None:
+    """``review base.csv sym.csv``: read as two sources, every record was paired with its own
+    copy; a file is one source whatever names it (spelling, symbolic or hard link)."""
+    base = tmp_path / "base.csv"
+    base.write_text("id,text\n1,red apple pie with cream\n2,red apple pie with creams\n"
+                    "3,green pear tart\n", encoding="utf-8")  # fmt: skip
+    (tmp_path / "sym.csv").symlink_to(base)
+    os.link(base, tmp_path / "hard.csv")
+
+    def review(*names: str) -> tuple[dict[str, Any], str]:
+        done = run_cli("review", *names, "--backend", "memory", "--json",
+                       "--out", str(tmp_path / "page.html"))  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout), done.stderr
+
+    alone, _ = review(str(base))
+    again, said = review(str(base), str(tmp_path / "sym.csv"), str(tmp_path / "hard.csv"),
+                         str(tmp_path / "." / "base.csv"))  # fmt: skip
+    def counts(out: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in out["report"].items() if k not in ("timings", "seconds")}
+
+    assert counts(again) == counts(alone) and alone["pairs"] == 1
+    assert said.count("(the same file): read once") == 3

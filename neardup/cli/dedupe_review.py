@@ -321,6 +321,7 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
     for path in files:
         if not path.is_file() and not (args.verb == "review" and path.exists()):
             raise InputError(no_file(path))
+    files = _once_each(files)
     if args.no_index and args.backend in LOCAL:
         raise InputError(f"--no-index needs a collection in Solr, not --backend {args.backend}")
     Params(**given_params(args))  # bad flags are reported before Solr is started
@@ -353,6 +354,22 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
             _drop(args, index)
         if index is not None and isinstance(index.backend, DuckDBBackend):
             index.backend.close()
+
+
+def _once_each(files: list[Path]) -> list[Path]:
+    """The files, each read once: a file named again (another spelling, a symbolic or hard
+    link) is one source, whose records would otherwise be paired with themselves."""
+    seen: dict[tuple[int, int], Path] = {}
+    out = []
+    for path in files:
+        info = path.stat()
+        if path.is_file() and (info.st_dev, info.st_ino) in seen:
+            first = seen[(info.st_dev, info.st_ino)]
+            print(f"neardup: {path} is {first} (the same file): read once", file=sys.stderr)
+            continue
+        seen[(info.st_dev, info.st_ino)] = path
+        out.append(path)
+    return out
 
 
 def _local_backend(args: argparse.Namespace, files: list[Path]) -> Any:
