@@ -53,6 +53,18 @@ class IndexStats:
         if len(self.rejections) < KEEP_REJECTIONS:
             self.rejections.append(rejection)
 
+    def plus(self, other: IndexStats) -> IndexStats:
+        """The counts of two files read one after the other (their first rejections kept)."""
+        reasons = dict(self.reasons)
+        for key, n in other.reasons.items():
+            reasons[key] = reasons.get(key, 0) + n
+        return IndexStats(
+            self.read + other.read, self.indexed + other.indexed,
+            self.rejected + other.rejected, self.blank + other.blank, self.empty + other.empty,
+            self.identical + other.identical, self.seconds + other.seconds,
+            (self.rejections + other.rejections)[:KEEP_REJECTIONS], reasons,
+        )  # fmt: skip
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "read": self.read,

@@ -880,3 +880,20 @@ def test_a_file_named_again_through_a_link_is_read_once(tmp_path: Path) -> None:
 
     assert counts(again) == counts(alone) and alone["pairs"] == 1
     assert said.count("(the same file): read once") == 3
+
+
+def test_review_counts_the_rows_it_read_and_rejected(tmp_path: Path) -> None:
+    """The page shows records only: the rows rejected were said on stderr one by one, but the
+    summary and --json did not count them."""
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("id,text\n1,red apple pie\n2,red apple pies,x\n3,green pear\n", encoding="utf-8")
+    b.write_text("id,text\n1,red apple pie!\n2,blue plum\n3\n", encoding="utf-8")
+    done = run_cli("review", str(a), str(b), "--backend", "memory", "--mode", "link",
+                   "--out", str(tmp_path / "page.html"))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"read 6, indexed 4, rejected 2 (the first at {a}:3)" in done.stdout
+    done = run_cli("review", str(a), str(b), "--backend", "memory", "--mode", "link", "--json",
+                   "--out", str(tmp_path / "page.html"))  # fmt: skip
+    said = json.loads(done.stdout)["input"]
+    assert (said["read"], said["indexed"], said["rejected"]) == (6, 4, 2)
+    assert [(r["source"], r["line"]) for r in said["rejections"]] == [(str(a), 3), (str(b), 4)]

@@ -344,9 +344,10 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
             for path in files:  # one source each, in order (the first is the primary one)
                 total = expected_records(path, args.format)  # chosen for its size too
                 items = read_input(args, path)
-                stats = add_records(index, items, progress=progress(args), total=total)
-                print_stats(stats, quiet=args.quiet, written=args.verb == "dedupe")
-                check_indexed(stats, path)
+                one = add_records(index, items, progress=progress(args), total=total)
+                print_stats(one, quiet=args.quiet, written=args.verb == "dedupe")
+                check_indexed(one, path)
+                stats = one if stats is None else stats.plus(one)
             print_choice(index)
         yield index, stats
     finally:
@@ -612,6 +613,14 @@ def _rejected(stats: Any, args: argparse.Namespace) -> str:
     return f"rejected {stats.rejected} (written through as they are, {first})"
 
 
+def _rejected_rows(stats: IndexStats) -> str:
+    """How many rows were rejected, and the first's place: the page shows only records."""
+    if not stats.rejected:
+        return "rejected 0"
+    first = stats.rejections[0]
+    return f"rejected {stats.rejected} (the first at {first.source}:{first.line})"
+
+
 def _verbose(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "verbose", False))
 
@@ -635,7 +644,7 @@ def cmd_review(args: argparse.Namespace) -> int:
         raise InputError("--ask and --labels teach a link's rule: add --mode link")
     if args.ask is not None and args.ask < 1:
         raise InputError(f"--ask takes a number of pairs >= 1, got {args.ask}")
-    with indexed(args) as (index, _stats), destination(args.out) as out:
+    with indexed(args) as (index, stats), destination(args.out) as out:
         if args.ask is not None:
             report = _asked(index, args.ask, args.labels)
         else:
@@ -653,11 +662,14 @@ def cmd_review(args: argparse.Namespace) -> int:
             kept=kept, keep=args.keep,
         )
     asked = {"asked": [p.as_dict() for p in report.pairs]} if args.ask is not None else {}
+    read = {"input": stats.as_dict()} if stats is not None else {}
     emit(
         args,
-        {**page.as_dict(), "report": report.counts(), **asked},
+        {**page.as_dict(), "report": report.counts(), **read, **asked},
         f"{page.pairs} pairs in {page.clusters} clusters of {report.records} records -> "
         f"{args.out} ({page.bytes / 1024:.0f} KB)"
+        + (f"; read {stats.read}, indexed {stats.indexed}, "
+           f"{_rejected_rows(stats)}" if stats is not None else "")
         + decided_line(report)
         + rule_line(report.decision, report.completion, verbose=_verbose(args)),
     )
