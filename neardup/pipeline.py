@@ -16,7 +16,7 @@ from tqdm import tqdm
 from .backends.base import Backend
 from .constraints import check_all
 from .errors import SolrRequestError
-from .read.items import Blank, EmptyText, Item, Record, Rejection
+from .read.items import Blank, EmptyText, Item, Record, Rejection, Unstored
 
 #: A batch is sent once its records' text reaches this many bytes, whatever their number: a
 #: thousand records of 7 MB each (each under the reader's limit) would otherwise make one 7 GB
@@ -43,11 +43,16 @@ class IndexStats:
     seconds: float = 0.0
     rejections: list[Rejection] = field(default_factory=list)
     reasons: dict[str, int] = field(default_factory=dict)
+    #: The rejected records whose text holds no word (punctuation only): read whole, but
+    #: nothing in them to compare.
+    wordless: int = 0
 
     def reject(self, rejection: Rejection) -> None:
         self.rejected += 1
         if isinstance(rejection, EmptyText):
             self.empty += 1
+        elif isinstance(rejection, Unstored):
+            self.wordless += 1
         key = rejection.reason.split(",")[0].split(" at ")[0]
         self.reasons[key] = self.reasons.get(key, 0) + 1
         if len(self.rejections) < KEEP_REJECTIONS:
@@ -63,6 +68,7 @@ class IndexStats:
             self.rejected + other.rejected, self.blank + other.blank, self.empty + other.empty,
             self.identical + other.identical, self.seconds + other.seconds,
             (self.rejections + other.rejections)[:KEEP_REJECTIONS], reasons,
+            self.wordless + other.wordless,
         )  # fmt: skip
 
     def as_dict(self) -> dict[str, Any]:

@@ -71,7 +71,7 @@ def test_tsv_csv_jsonl(tmp_path: Path) -> None:
     )
     assert isinstance(csv[0], Record) and csv[0].text == 'a, quoted "text"'
     assert isinstance(csv[1], Rejection) and "no text" in csv[1].reason
-    assert isinstance(csv[2], Rejection) and "missing id" in csv[2].reason
+    assert isinstance(csv[2], Rejection) and csv[2].reason == "empty id (field 'id')"
     js = _items(tmp_path, "a.jsonl", b'{"id": 7, "text": "x y"}\n[1]\n{"id": "8"\n{"text": "z"}\n')
     assert isinstance(js[0], Record) and js[0].id == "7"
     assert [r.reason.split(":")[0] for r in js[1:]] == [  # type: ignore[union-attr]

@@ -561,6 +561,12 @@ def nothing_indexed(stats: IndexStats, path: Path) -> str | None:
         return None
     if not stats.read:
         return f"{path}: nothing was indexed: the file holds no records"
+    if stats.empty + stats.wordless == stats.read:  # read, but nothing in them to compare
+        return (
+            f"{path}: nothing was indexed: none of its {stats.read} records holds a word (their "
+            "texts are empty or punctuation only); name the column that holds the text with "
+            "--text-field (a nested JSON key by its path, e.g. --text-field item.title)"
+        )
     top = max(stats.reasons.items(), key=lambda kv: kv[1])[0] if stats.reasons else "rejected"
     hint = ""
     if top.startswith(("no text in", "missing id field", "field ")):

@@ -288,8 +288,12 @@ def delimiter_option(raw: str) -> str:
     """An argparse value: one character; ``\\t`` (as a shell passes '\\t') and ``tab`` are
     a tab."""
     value = "\t" if raw in ("\\t", "tab", "TAB") else raw
-    if len(value) != 1 or value in '\r\n"':
+    if len(value) != 1:
         raise argparse.ArgumentTypeError(f"one character expected (or 'tab'), got {raw!r}")
+    if value in '\r\n"':
+        raise argparse.ArgumentTypeError(
+            f"{raw!r} cannot separate fields: a quote quotes them, and a line break ends a row"
+        )
     return value
 
 

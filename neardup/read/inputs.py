@@ -58,6 +58,9 @@ def no_file(path: Path) -> str:
             return f"{path}: a loop of symbolic links (too many levels of links to follow)"
         if path.is_symlink():
             return f"{path}: a symbolic link to a file that does not exist ({os.readlink(path)})"
+        if str(path) == "-":
+            return ("-: standard input is not read here (give a file; a pipe as /dev/stdin "
+                    "where the verb reads its input once, as index and review do)")
         return f"{path}: no such file"
     return f"{path}: is a directory, not a file" if path.is_dir() else f"{path}: not a file"
 

@@ -73,8 +73,10 @@ def record_from_mapping(
     """The record of a row or object; ``kinds``: the fields left out of the text for what
     they hold (a list, a struct), named with it where the record has no text."""
     raw_id = number if id_field == ROW_ID else field_value(obj, id_field)
-    if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
+    if raw_id is None:
         return Rejection(source, number, f"missing id field {id_field!r}")
+    if isinstance(raw_id, str) and not raw_id.strip():
+        return Rejection(source, number, f"empty id (field {id_field!r})")
     if not isinstance(raw_id, str | int) or isinstance(raw_id, bool | BigNumber):
         shown = f"{type(raw_id).__name__} {str(raw_id)[:40]}"
         reason = f"id field {id_field!r} is not a string or an integer: {shown}"
