@@ -4,6 +4,7 @@ way out of a record or a collection. What neardup promises is written in docs/sa
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import itertools
 import json
@@ -797,6 +798,33 @@ def test_clean_removes_the_duckdb_folder_a_killed_run_left(solr_base: str, tmp_p
     assert done.returncode == 0, done.stderr
     assert f"removed 1 temporary DuckDB folder(s): {folder}" in done.stdout
     assert not folder.exists() and running.is_dir()
+
+
+def test_clean_without_solr_removes_duckdb_folders_and_starts_no_node(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user without Java who cleans what a killed ``--backend duckdb`` run left: no Solr is
+    given and the local node (a home of its own here) neither runs nor holds a temporary
+    collection, so none is started (it was, and Java was fetched for nothing)."""
+    tmp, home = tmp_path / "tmp", tmp_path / "home"
+    tmp.mkdir()
+    left = tmp / "neardup-duckdb-999999999-abc"  # no such process
+    left.mkdir()
+    env = {"NEARDUP_SOLR_URL": "", "NEARDUP_HOME": str(home), "TMPDIR": str(tmp)}
+    done = run_cli("clean", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout)
+    assert said["solr"] is None and said["folders"]["removed"] == [str(left)]
+    assert not left.exists() and not home.exists()  # the node was never prepared, nor started
+    # a temporary collection's core on the stopped node's disk: then Solr is looked at
+    from neardup.cli.dedupe_review import _solr_to_clean
+
+    (home / "solr" / "standalone" / "neardup_tmp_1_2").mkdir(parents=True)
+    args = argparse.Namespace(solr_url=None, solr_user=None, solr_password=None,
+                              solr_password_file=None, solr_heap=None, solr_ca=None)  # fmt: skip
+    monkeypatch.setenv("NEARDUP_HOME", str(home))
+    monkeypatch.delenv("NEARDUP_SOLR_URL", raising=False)
+    assert _solr_to_clean(args)
 
 
 # -- 7: two first-time writers store one parameter set ------------------------------------------

@@ -55,6 +55,7 @@ from .common import (
     file_path,
     input_options,
     json_option,
+    local_node,
     max_bucket_option,
     open_solr,
     out_option,
@@ -248,6 +249,18 @@ def cmd_clean(args: argparse.Namespace) -> int:
     from ..solr.local import _alive
 
     folders = _duckdb_folders(dry_run=args.dry_run)
+    if not _solr_to_clean(args):
+        gone = folders["leftover"]
+        verb = "would remove" if args.dry_run else "removed"
+        emit(
+            args,
+            {"removed": [], "leftover": [], "running": [], "folders": folders, "solr": None},
+            f"{verb} {len(gone)} temporary DuckDB folder(s)"
+            + (f": {', '.join(gone)}" if gone else "")
+            + "; no Solr looked at: none is given, and neardup's local node is not running "
+            "and holds no temporary collection",
+        )  # fmt: skip
+        return 0
     server = open_solr(args, server=True)
     leftover, running = [], []
     for name in admin.collections(server):
@@ -272,6 +285,18 @@ def cmd_clean(args: argparse.Namespace) -> int:
         + (f"; {verb} {len(gone)} temporary DuckDB folder(s): {', '.join(gone)}" if gone else ""),
     )  # fmt: skip
     return 0
+
+
+def _solr_to_clean(args: argparse.Namespace) -> bool:
+    """Whether ``clean`` has a Solr to look at: one given (flag or environment), or
+    neardup's local node running or holding a temporary collection's core on its disk. A
+    user without Java who cleans DuckDB folders does not get a Solr started for nothing."""
+    if config(args).solr_url is not None:
+        return True
+    node = local_node(args)
+    if node.running() is not None:
+        return True
+    return any(node.home.glob(f"*/{TEMP_PREFIX}*"))
 
 
 def _duckdb_folders(dry_run: bool, where: Path | None = None) -> dict[str, list[str]]:
