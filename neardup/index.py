@@ -98,7 +98,7 @@ from .plan.budget import SAMPLE, Placement, mean_text_bytes, place
 from .read.checks import RESERVED_PREFIX, Checked, check_id, checked_items
 from .read.frames import frame_records, is_frame
 from .read.items import Blank, Item, Record, Rejection
-from .read.pair_files import Labels, read_labels
+from .read.pair_files import ASKED_AT_RANDOM, ASKED_UNCERTAIN, Labels, read_labels
 from .results import Decision, Match, Pair, Report
 from .sign import kernel
 from .sign.banding import band_keys_batch
@@ -117,6 +117,8 @@ SIGN_THREADS = 1
 SHORT_QUERY = 8
 #: Indexes of at most this many records are scanned whole by a short search.
 SCAN_LIMIT = 200_000
+#: The seed of :meth:`NearDupIndex.check`'s draw (with the number of labels so far).
+CHECK_SEED = 0
 log = logging.getLogger("neardup")
 
 
@@ -772,8 +774,17 @@ class NearDupIndex:
             options = given
         elif given != ReportOptions():
             raise ArgumentError("give the report's options or its keywords, not both")
+        checked: Labels | None = None
+        if labels is not None:
+            labels = self._as_labels(labels)
+            if labels.drawn and len(labels.drawn) == len(labels):  # a check, which teaches none
+                checked, labels = labels, None
         chosen = route(options, self.params.rule, self.params.threshold, self.from_data,
                        labels is not None)  # fmt: skip
+        if checked is not None:
+            result = self.report(options=options)
+            result.rule = {**(result.rule or {}), "checked": self._checked(result, checked)}
+            return result
         if chosen.rule == LABELLED:
             result = self._report_labelled(labels, options.max_dist)
             result.index = self
@@ -1026,22 +1037,92 @@ class NearDupIndex:
         _two_sources(sources)
         return keys, texts, sources, order, [stored.get(k) for k in keys]
 
+    @staticmethod
+    def _as_labels(labels: Any) -> Labels:
+        """The labels as :class:`~neardup.read.pair_files.Labels`: a labels file's path, one
+        already, or ``((source, id), (source, id), match[, drawn at random])`` items."""
+        if isinstance(labels, str | os.PathLike):
+            return read_labels(labels)
+        if isinstance(labels, Labels):
+            return labels
+        matches, non, drawn = [], [], set()
+        for item in labels:
+            if not (isinstance(item, tuple | list) and len(item) in (3, 4)):
+                raise ArgumentError("a label is ((source, id), (source, id), match) or, for a "
+                                    "pair drawn at random (check), ((source, id), (source, id), "
+                                    f"match, True), got {item!r}")  # fmt: skip
+            pair = (tuple(item[0]), tuple(item[1]))
+            (matches if item[2] else non).append(pair)
+            if len(item) > 3 and item[3]:
+                drawn.add(frozenset(pair))
+        return Labels("the labels given", matches, non, frozenset(drawn))  # type: ignore[arg-type]
+
+    def _checked(self, report: Report, labels: Labels) -> dict[str, Any]:
+        """The precision of ``report`` estimated from the pairs drawn at random from those it
+        keeps (:meth:`check`) and labelled: the share of them that are matches, with its 95%
+        (Wilson) interval. A pair drawn from another report and not kept by this one is left
+        out."""
+        from scipy.stats import binomtest
+
+        primary = self.primary_source or ""
+
+        def key(source: str | None, rid: str) -> tuple[str, str]:
+            return (source or primary, rid)
+
+        kept = {frozenset({key(p.source1, p.id1), key(p.source2, p.id2)}) for p in report.pairs}
+        said = [(frozenset(key(*r) for r in pair), match)
+                for pairs, match in ((labels.matches, True), (labels.non_matches, False))
+                for pair in pairs if frozenset(pair) in labels.drawn]  # fmt: skip
+        inside = [match for pair, match in said if pair in kept]
+        out: dict[str, Any] = {"drawn": len(said), "kept": len(inside), "matches": sum(inside)}
+        if not inside:
+            out["line"] = (f"checked: none of the {len(said)} pairs drawn at random is "
+                           "among this report's pairs: no precision to estimate")  # fmt: skip
+            return out
+        hits, n = sum(inside), len(inside)
+        ci = binomtest(hits, n).proportion_ci(method="wilson")
+        out["precision"] = {"value": round(hits / n, 3), "low": round(float(ci.low), 3),
+                            "high": round(float(ci.high), 3), "of": n}  # fmt: skip
+        out["line"] = (f"checked: {hits} of {n} pairs drawn at random from those kept are "
+                       f"matches: precision {hits / n:.2f} ({ci.low:.2f}-{ci.high:.2f}, 95% "
+                       "interval)")  # fmt: skip
+        return out
+
+    @_locked
+    def check(self, n: int = 20, labels: Any = None, *, mode: str = "link") -> list[Pair]:
+        """``n`` pairs drawn at random from those the report keeps (in link mode with
+        ``labels`` that teach, the rule they teach; else the default), none labelled yet, each
+        with ``asked`` ``"at random"``. Labelled and given back to :meth:`report` (with the
+        labels that teach, if any), they say how often its pairs are right: a random draw,
+        unlike the pairs :meth:`ask` picks to teach, is a sample of the pairs kept as they
+        are. The draw is seeded by the number of labels: the same labels, the same pairs."""
+        check_all("ask", {"n": n})
+        given = self._as_labels(labels) if labels is not None else None
+        report = self.report(mode=mode, labels=given) if given else self.report(mode=mode)
+        primary = self.primary_source or ""
+        done = set(given.drawn) if given else set()
+        if given:
+            done |= {frozenset(pair) for pair in given.matches + given.non_matches}
+        pool = [p for p in report.pairs if frozenset(
+            {(p.source1 or primary, p.id1), (p.source2 or primary, p.id2)}) not in done]
+        rng = np.random.default_rng([CHECK_SEED, len(done)])
+        picked = sorted(rng.choice(len(pool), min(n, len(pool)), replace=False).tolist())
+        return [dataclasses.replace(pool[i], asked=ASKED_AT_RANDOM,
+                                    source1=pool[i].source1 or self.primary_source,
+                                    source2=pool[i].source2 or self.primary_source)
+                for i in picked]  # fmt: skip
+
     def _label_rows(self, labels: Any, keys: Sequence[str]) -> tuple[str, list[Label]]:
         """The labels (a labels file's path, a :class:`~neardup.read.pair_files.Labels`, or
         ``((source, id), (source, id), match)`` triples) as rows of ``keys``."""
-        if isinstance(labels, str | os.PathLike):
-            labels = read_labels(labels)
-        if isinstance(labels, Labels):
-            name = labels.name
-            said = [(a, b, True) for a, b in labels.matches]
-            said += [(a, b, False) for a, b in labels.non_matches]
-        else:
-            name, said = "the labels given", list(labels)
+        labels = self._as_labels(labels)
+        name = labels.name
+        said = [(a, b, True, frozenset({a, b}) in labels.drawn) for a, b in labels.matches]
+        said += [(a, b, False, frozenset({a, b}) in labels.drawn)
+                 for a, b in labels.non_matches]  # fmt: skip
         row = {k: n for n, k in enumerate(keys)}
         out: list[Label] = []
         for item in said:
-            if not (isinstance(item, tuple | list) and len(item) == 3):
-                raise ArgumentError(f"a label is ((source, id), (source, id), match), got {item!r}")
             pair = []
             for source, rid in item[:2]:
                 key = self.key(rid, source or None)
@@ -1050,7 +1131,7 @@ class NearDupIndex:
                     raise InputError(f"{name}: record {rid}{where} is not in the index: its "
                                      "label cannot teach (index it, or leave the line out)")
                 pair.append(row[key])
-            out.append((pair[0], pair[1], bool(item[2])))
+            out.append((pair[0], pair[1], bool(item[2]), len(item) > 3 and bool(item[3])))
         return name, out
 
     def _report_labelled(self, labels: Any, max_dist: int | None) -> Report:
@@ -1090,7 +1171,8 @@ class NearDupIndex:
         """The ``n`` candidate pairs of a link whose labels would teach the most
         (:mod:`neardup.decision.ask`), given the ``labels`` so far (as :meth:`report` takes
         them; None: none yet). Each pair's ``probability`` is the current rule's (None before
-        the labels can teach one)."""
+        the labels can teach one), its ``asked`` ``"to teach"`` (:meth:`check` draws pairs to
+        check a report instead)."""
         check_all("ask", {"n": n})
         keys, texts, sources, order, columns = self._link_records()
         rows = self._label_rows(labels, keys)[1] if labels is not None else []
@@ -1098,7 +1180,8 @@ class NearDupIndex:
         found = link_pairs([(c, a, b) for c, _, a, b in asked], keys, texts, self.processor)
         chance = {(keys[a], keys[b]): p for _, p, a, b in asked}
         found = [dataclasses.replace(p, probability=None if chance[(p.id1, p.id2)] is None
-                                     else round(chance[(p.id1, p.id2)], 6))  # type: ignore[arg-type]
+                                     else round(chance[(p.id1, p.id2)], 6),  # type: ignore[arg-type]
+                                     asked=ASKED_UNCERTAIN)
                  for p in found]  # fmt: skip
         of = dict(zip(keys, sources, strict=True))
         return with_record_ids(found, of, self.primary_source, True)

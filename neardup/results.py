@@ -27,9 +27,15 @@ class Pair:
     #: source: two files may both hold an id 7); None otherwise.
     source1: str | None = None
     source2: str | None = None
+    #: Why ``NearDupIndex.ask`` asked about the pair: ``"to teach"`` (the rule is unsure of
+    #: it) or ``"at random"`` (drawn from the pairs the rule keeps, to check it); None elsewhere.
+    asked: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if self.asked is None:  # only the pairs asked say why
+            del out["asked"]
+        return out
 
 
 @dataclass(frozen=True)

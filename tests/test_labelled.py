@@ -14,7 +14,7 @@ import pytest
 
 from benchmarks.accuracy.er import folder
 from neardup import NearDupIndex
-from neardup.decision.learned import Calibration
+from neardup.decision.learned import Audit, Calibration
 from neardup.errors import ArgumentError, InputError
 from neardup.read.pair_files import read_labels
 from neardup.read.records import read_records
@@ -180,6 +180,122 @@ def test_the_estimates_read_a_probability_as_the_share_of_matches_at_it() -> Non
     assert precision.n == recall.n == len(asked)
     # the labels' own hit rate, what the estimate was before, is far off
     assert abs(said[asked >= 0.5].mean() - true_p) > 0.1
+
+
+def test_pairs_drawn_at_random_correct_estimates_the_labels_asked_mislead() -> None:
+    """Where the pairs asked are worse than the others at the same probability (the rule was
+    asked about its rare mistakes), the curve read off them says too low a precision; pairs
+    drawn at random from those kept correct it, and their interval holds the truth."""
+    rng = np.random.default_rng(11)
+    everything = rng.uniform(0.0, 1.0, 20_000)
+    truth = np.where(everything >= 0.5, 0.97, everything * 0.2)  # the kept pairs: 97% matches
+    kept = np.flatnonzero(everything >= 0.5)
+    asked = rng.uniform(0.3, 0.9, 300)
+    said = rng.uniform(0.0, 1.0, len(asked)) < 0.4  # near the boundary, alike pairs differ
+    true_p = truth[kept].mean()
+    curve = Calibration(asked, said)
+    alone, _ = curve.estimate(everything, kept)
+    assert true_p - alone.value > 0.3  # misled
+    drawn = rng.choice(kept, 20, replace=False)
+    audit = Audit(drawn, rng.uniform(0.0, 1.0, 20) < truth[drawn])
+    precision, recall = curve.estimate(everything, kept, audit)
+    assert abs(precision.value - true_p) <= 0.1 and precision.low <= true_p <= precision.high
+    # recall too moves toward the truth (its matches outside the kept pairs are the curve's)
+    true_r = truth[kept].sum() / truth.sum()
+    assert abs(recall.value - true_r) < abs(curve.estimate(everything, kept)[1].value - true_r)
+    # too few drawn to say anything: the curve's estimate, as before
+    few = Audit(drawn[:3], audit.said[:3])
+    assert curve.estimate(everything, kept, few)[0].value == alone.value
+    # a draw an earlier rule kept that the last one does not is left out
+    assert len(Audit(np.r_[drawn, 0], np.r_[audit.said, True]).within(kept).rows) == 20 - (
+        0 in kept
+    )
+
+
+def test_a_check_draws_at_random_from_the_pairs_kept_and_says_their_precision() -> None:
+    """``check``: pairs drawn from those the report keeps (a random sample of them, unlike the
+    pairs asked to teach), none labelled, the same for the same labels; given back as labels
+    drawn at random, the report is the default one with its precision estimated from them."""
+    idx = _shops()
+    kept = idx.report(mode="link").pairs
+    key = {frozenset({(p.source1, p.id1), (p.source2, p.id2)}) for p in kept}
+    drawn = idx.check(5)
+    assert len(drawn) == 5 and all(p.asked == "at random" for p in drawn)
+    assert all(frozenset({(p.source1, p.id1), (p.source2, p.id2)}) in key for p in drawn)
+    assert [p.as_dict() for p in idx.check(5)] == [p.as_dict() for p in drawn]
+    said = [((p.source1, p.id1), (p.source2, p.id2), p.id1 != "2", True) for p in drawn]
+    report = idx.report(mode="link", labels=said)
+    assert [(p.id1, p.id2) for p in report.pairs] == [(p.id1, p.id2) for p in kept]
+    checked = report.rule["checked"]
+    hits = sum(s[2] for s in said)
+    assert (checked["kept"], checked["matches"]) == (5, hits)
+    assert checked["precision"]["value"] == round(hits / 5, 3)
+    assert checked["precision"]["low"] <= hits / 5 <= checked["precision"]["high"]
+    assert f"checked: {hits} of 5 pairs drawn at random" in checked["line"]
+    # the next check draws none of those labelled
+    again = {frozenset({(p.source1, p.id1), (p.source2, p.id2)}) for p in idx.check(10, said)}
+    assert not again & {frozenset(s[:2]) for s in said}
+    # a pair drawn from another report, not among these pairs: left out of the estimate
+    other = [*said, (("a", "1"), ("b", "2"), False, True)]
+    assert idx.report(mode="link", labels=other).rule["checked"]["drawn"] == 6
+    assert idx.report(mode="link", labels=other).rule["checked"]["kept"] == 5
+
+
+def test_a_check_of_a_dedup_report() -> None:
+    idx = NearDupIndex()
+    idx.add_many([(str(i), f"acme {k} model rx-{100 + i} black") for i, k in
+                  enumerate(("drill", "kettle", "lamp", "radio", "fan", "iron"), 1)]
+                 + [(str(i + 10), f"acme {k} model rx-{100 + i} black!") for i, k in
+                    enumerate(("drill", "kettle", "lamp", "radio", "fan", "iron"), 1)])  # fmt: skip
+    drawn = idx.check(3, mode="dedup")
+    assert len(drawn) == 3
+    said = [((p.source1, p.id1), (p.source2, p.id2), True, True) for p in drawn]
+    checked = idx.report(labels=said).rule["checked"]
+    assert (checked["kept"], checked["matches"]) == (3, 3)
+
+
+def test_a_check_of_a_taught_rule_tests_it_and_teaches_nothing() -> None:
+    """A check drawn after the labels that teach: the rule is the one they teach alone (its
+    pairs the same), and the pairs drawn, which it keeps, are its test."""
+    idx = NearDupIndex()
+    kinds = [f"{c}{k}" for c in ("drill", "kettle", "lamp", "radio", "fan") for k in "abcdef"]
+    idx.add_many([(str(i), f"acme {k} model rx-{100 + i} black") for i, k in
+                  enumerate(kinds, 1)], source_name="a")  # fmt: skip
+    idx.add_many([(str(i), f"ACME {k} RX{100 + i}") for i, k in enumerate(kinds, 1)],
+                 source_name="b")  # fmt: skip
+    said = [((p.source1, p.id1), (p.source2, p.id2), p.id1 == p.id2) for p in idx.ask(6)]
+    said.append((("a", "1"), ("b", "2"), False))
+    said.append((("a", "3"), ("b", "3"), True))
+    alone = idx.report(mode="link", labels=said)
+    drawn = idx.check(10, said)
+    assert len(drawn) == 10
+    kept = {frozenset({(p.source1, p.id1), (p.source2, p.id2)}) for p in alone.pairs}
+    assert drawn and all(frozenset({(p.source1, p.id1), (p.source2, p.id2)}) in kept
+                         for p in drawn)  # fmt: skip
+    wrong = [((p.source1, p.id1), (p.source2, p.id2), False, True) for p in drawn]  # all wrong
+    tested = idx.report(mode="link", labels=said + wrong)
+    assert [p.as_dict() for p in tested.pairs] == [p.as_dict() for p in alone.pairs]
+    assert tested.rule["taught"]["labels"] == alone.rule["taught"]["labels"]
+    # the test says what the curve could not: these pairs are all wrong
+    assert tested.rule["taught"]["precision"]["value"] < alone.rule["taught"]["precision"]["value"]
+    # and a pair drawn is not asked again
+    asked = {frozenset({(p.source1, p.id1), (p.source2, p.id2)})
+             for p in idx.ask(20, said + wrong)}  # fmt: skip
+    assert not asked & {frozenset(w[:2]) for w in wrong}
+
+
+def test_a_labels_file_says_which_pairs_were_drawn_at_random(tmp_path: Path) -> None:
+    path = tmp_path / "labels.tsv"
+    path.write_text("source1\tid1\tsource2\tid2\tlabel\tasked\n"
+                    "a\t1\tb\t1\tmatch\tat random\na\t2\tb\t3\tnon-match\tto teach\n"
+                    "a\t3\tb\t3\tmatch\t\n", encoding="utf-8")  # fmt: skip
+    labels = read_labels(path)
+    assert labels.drawn == {frozenset({("a", "1"), ("b", "1")})}
+    assert len(labels) == 3
+    path.write_text("source1\tid1\tsource2\tid2\tlabel\tasked\na\t1\tb\t1\tmatch\tsometimes\n",
+                    encoding="utf-8")  # fmt: skip
+    with pytest.raises(InputError, match="labels.tsv:2: asked 'sometimes'"):
+        read_labels(path)
 
 
 def test_review_asks_and_report_learns_through_the_cli(tmp_path: Path, solr_base: str) -> None:

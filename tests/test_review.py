@@ -63,7 +63,7 @@ def test_the_page_is_self_contained_and_its_data_cannot_close_the_script(tmp_pat
     assert "default-src 'none'" in html
     data = _embedded(page.path)
     assert [data["texts"][data["ids"].index(i)] for i in "123"] == [texts[i] for i in "123"]
-    assert data["pairs"] == [[0, 1, 0.5, 3, 0, 0, None], [1, 2, 0.7, 1, 0, 0, None]]
+    assert data["pairs"] == [[0, 1, 0.5, 3, 0, 0, None, None], [1, 2, 0.7, 1, 0, 0, None, None]]
     assert data["clusters"] == [[0, 1, 2]]
     assert (page.pairs, page.clusters, page.bytes) == (2, 1, len(html.encode()))
 
@@ -755,11 +755,11 @@ def test_a_link_page_in_a_browser_sources_marks_and_labels(
         assert _console_errors(driver) == []
     with open(labels, encoding="utf-8", newline="") as fh:
         rows = list(csv.reader(fh, delimiter="\t"))
-    assert rows[0] == ["source1", "id1", "source2", "id2", "label"]
+    assert rows[0] == ["source1", "id1", "source2", "id2", "label", "asked"]
 
     def row(k: int, label: str) -> list[str]:
         p = report.pairs[k]
-        return [p.source1, p.id1, p.source2, p.id2, label]
+        return [p.source1, p.id1, p.source2, p.id2, label, ""]  # not a page of pairs asked
 
     assert sorted(rows[1:]) == sorted([row(k, "match") for k in matches]
                                       + [row(k, "non-match") for k in non])
@@ -897,3 +897,48 @@ def test_review_counts_the_rows_it_read_and_rejected(tmp_path: Path) -> None:
     said = json.loads(done.stdout)["input"]
     assert (said["read"], said["indexed"], said["rejected"]) == (6, 4, 2)
     assert [(r["source"], r["line"]) for r in said["rejections"]] == [(str(a), 3), (str(b), 4)]
+def _checked_page(tmp_path: Path) -> tuple[list[Pair], Path]:
+    """A page of pairs drawn at random from a link's pairs to check it (``review --check``)."""
+    from neardup.decision.labelled import checked_explain
+
+    index = _indexed(_two_shops())
+    drawn = index.check(6)
+    report = Report(pairs=drawn, records=48, mode="link", rule=checked_explain(len(drawn), None))
+    page = tmp_path / "check.html"
+    review_index(index, page, report)
+    return drawn, page
+
+
+def test_a_page_of_pairs_drawn_says_so_and_its_labels_file_keeps_it(tmp_path: Path) -> None:
+    """The pairs drawn at random check the report's precision: the page says they were drawn,
+    and the labels it downloads carry it back to ``--labels`` (read as the labels' ``drawn``)."""
+    from neardup.read.pair_files import read_labels
+
+    asked, page = _checked_page(tmp_path)
+    why = [p.asked for p in asked]
+    assert why == ["at random"] * 6
+    data = _embedded(page)
+    assert [row[7] for row in data["pairs"]] == why
+    with _downloading(tmp_path) as (driver, downloads):
+        _open(driver, page)
+        shown = driver.find_elements("css selector", "#nd-list .pair")
+        said = {}
+        for n, element in enumerate(shown):
+            k = int(element.get_attribute("data-pair"))
+            assert ("asked at random" in element.text) == (why[k] == "at random")
+            button = ".mark-right" if n % 2 else ".mark-wrong"
+            element.find_element("css selector", button).click()
+            said[k] = "match" if n % 2 else "non-match"
+        labels = _download(driver, downloads, "nd-labels", "labels.tsv")
+        assert _console_errors(driver) == []
+    import csv
+
+    with open(labels, encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh, delimiter="\t"))
+    assert rows[0] == ["source1", "id1", "source2", "id2", "label", "asked"]
+    assert sorted(rows[1:]) == sorted(
+        [p.source1, p.id1, p.source2, p.id2, said[k], p.asked] for k, p in enumerate(asked)
+    )
+    read = read_labels(labels)
+    assert read.drawn == {frozenset({(p.source1, p.id1), (p.source2, p.id2)})
+                          for p in asked if p.asked == "at random"}  # fmt: skip

@@ -293,7 +293,8 @@ def _report_rule_options(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="link: decide by the rule a reviewer's labels teach (the review page's labels.tsv: "
         "source1 id1 source2 id2 label, match or non-match); 'neardup review --ask N' picks "
-        "the pairs to label",
+        "the pairs to label. Pairs 'review --check N' drew at random (asked: at random) say "
+        "the precision, in any mode",
     )
 
 

@@ -23,7 +23,7 @@ from ..backends.duckdb_file import TEMP_PREFIX as DUCKDB_PREFIX
 from ..backends.duckdb_file import DuckDBBackend
 from ..backends.memory import MemoryBackend
 from ..decision.cluster import pair_clusters
-from ..decision.labelled import asked_explain
+from ..decision.labelled import asked_explain, checked_explain
 from ..decision.prune import PRUNE_MODES
 from ..errors import InputError, NeardupError
 from ..index import NearDupIndex
@@ -196,12 +196,22 @@ def register_review(sub: Any) -> None:
         "diverse); mark them, download labels.tsv, and give it back with --labels",
     )
     p.add_argument(
+        "--check",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a page of N pairs drawn at random from those the report keeps (with --labels, "
+        "those of the rule they teach): marked and given back with --labels, they say how "
+        "often the pairs are right (report --labels prints its precision from them)",
+    )
+    p.add_argument(
         "--labels",
         type=Path,
         default=None,
         metavar="FILE",
-        help="link: the labels so far (the page's labels.tsv): --ask then asks what they leave "
-        "uncertain; without --ask the page shows the pairs the labels' rule decides",
+        help="the labels so far (the page's labels.tsv): --ask then asks what they leave "
+        "uncertain (link); without --ask the page shows the pairs the labels' rule decides, "
+        "and the precision the pairs drawn by --check say",
     )
     p.add_argument(
         "--mode",
@@ -659,19 +669,32 @@ def _asked(index: NearDupIndex, n: int, labels: Path | None) -> Report:
                   confirmed=len(pairs), prune="one-to-one", mode="link", rule=rule, index=index)
 
 
+def _checking(index: NearDupIndex, n: int, labels: Path | None, mode: str) -> Report:
+    """The pairs drawn at random to check the report, as a report (its rule says how)."""
+    pairs = index.check(n, labels, mode=mode)
+    rule = checked_explain(len(pairs), str(labels) if labels is not None else None)
+    return Report(pairs=pairs, records=index.backend.count(), candidates=len(pairs),
+                  confirmed=len(pairs), mode=mode, rule=rule, index=index)  # fmt: skip
+
+
 def cmd_review(args: argparse.Namespace) -> int:
     inputs = list(args.inputs)
     args.input = inputs[0] if inputs else None
     args.more_inputs = inputs[1:]
     labels = [args.labels] if args.labels is not None else []
     check_outputs(args, (("--out", "review page"),), [*inputs, *labels])
-    if (args.ask is not None or args.labels is not None) and args.mode != "link":
-        raise InputError("--ask and --labels teach a link's rule: add --mode link")
-    if args.ask is not None and args.ask < 1:
-        raise InputError(f"--ask takes a number of pairs >= 1, got {args.ask}")
+    if args.ask is not None and args.mode != "link":
+        raise InputError("--ask asks what would teach a link's rule: add --mode link")
+    if args.ask is not None and args.check is not None:
+        raise InputError("give --ask (pairs that teach) or --check (pairs drawn at random)")
+    for flag, n in (("--ask", args.ask), ("--check", args.check)):
+        if n is not None and n < 1:
+            raise InputError(f"{flag} takes a number of pairs >= 1, got {n}")
     with indexed(args) as (index, stats), destination(args.out) as out:
         if args.ask is not None:
             report = _asked(index, args.ask, args.labels)
+        elif args.check is not None:
+            report = _checking(index, args.check, args.labels, args.mode)
         else:
             report = index.report(mode=args.mode, progress=False, labels=args.labels) \
                 if args.labels is not None else _report(index, args, args.mode)
@@ -686,7 +709,8 @@ def cmd_review(args: argparse.Namespace) -> int:
             index, out, report, title=args.title or "neardup review", source=source,
             kept=kept, keep=args.keep,
         )
-    asked = {"asked": [p.as_dict() for p in report.pairs]} if args.ask is not None else {}
+    picked = args.ask is not None or args.check is not None
+    asked = {"asked": [p.as_dict() for p in report.pairs]} if picked else {}
     read = {"input": stats.as_dict()} if stats is not None else {}
     emit(
         args,

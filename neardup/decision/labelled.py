@@ -23,10 +23,11 @@ from .ask import ask
 from .assign import unique_mapping
 from .decide import ThresholdWords
 from .evidence import Evidence, Records, gather, space_of
-from .learned import Interval, Taught, teach
+from .learned import Audit, Interval, Taught, teach
 
-#: A labelled pair: the rows of its two records, and whether it is a match.
-Label = tuple[int, int, bool]
+#: A labelled pair: the rows of its two records, whether it is a match, and (optional) whether
+#: it was drawn at random from the pairs a rule kept (``review --ask`` says so).
+Label = tuple[int, int, bool] | tuple[int, int, bool, bool]
 
 
 @dataclass
@@ -90,7 +91,7 @@ def _evidence(
 def _rows(evidence: Evidence, labels: Sequence[Label]) -> tuple[np.ndarray, np.ndarray]:
     where = evidence.index()
     rows, said = [], []
-    for a, b, match in labels:
+    for a, b, match, *_ in labels:
         n = where.get((a, b), where.get((b, a)))
         if n is not None:
             rows.append(n)
@@ -106,23 +107,40 @@ def link_by_labels(
     order: Sequence[str] | None = None,
     columns: Sequence[Mapping[str, str] | None] | None = None,
 ) -> Labelled:
-    """Link the records across sources by the rule the ``labels`` teach."""
+    """Link the records across sources by the rule the ``labels`` teach. Those drawn at random
+    from the pairs it keeps (``NearDupIndex.check``) teach nothing: they are its test, and
+    correct its estimates of itself (:class:`.learned.Audit`)."""
     evidence = _evidence(texts, sources, processor, order, columns,
-                         [(a, b) for a, b, _ in labels])  # fmt: skip
-    rows, said = _rows(evidence, labels)
+                         [(a, b) for a, b, *_ in labels])  # fmt: skip
+    rows, said = _rows(evidence, [lab for lab in labels if not _drawn(lab)])
     taught = teach(evidence, rows, said)
     chance = taught.probability(evidence)
+    found = _found(evidence, chance)
+    where = evidence.index()
+    kept = np.asarray([where[(a, b)] for _, a, b in found], dtype=np.int64)
+    drawn = _rows(evidence, [lab for lab in labels if _drawn(lab)])
+    precision, recall = taught.calibration.estimate(chance, kept, Audit(*drawn))
+    return Labelled(found, taught, evidence, precision, recall)
+
+
+def _drawn(label: Label) -> bool:
+    return len(label) > 3 and bool(label[3])
+
+
+def _found(evidence: Evidence, chance: np.ndarray) -> list[tuple[float, int, int]]:
+    """The pairs of probability 0.5 or more, one partner each, most probable first."""
     scored = [
         (p, a, b)
         for p, a, b in zip(chance.tolist(), evidence.first.tolist(), evidence.second.tolist(),
                            strict=True)  # fmt: skip
         if p >= 0.5
     ]
-    found = unique_mapping(scored)
+    return unique_mapping(scored)
+
+
+def _kept(evidence: Evidence, chance: np.ndarray) -> np.ndarray:
     where = evidence.index()
-    kept = np.asarray([where[(a, b)] for _, a, b in found], dtype=np.int64)
-    precision, recall = taught.calibration.estimate(chance, kept)
-    return Labelled(found, taught, evidence, precision, recall)
+    return np.asarray([where[(a, b)] for _, a, b in _found(evidence, chance)], dtype=np.int64)
 
 
 def pairs_to_ask(
@@ -138,12 +156,13 @@ def pairs_to_ask(
     uncertain and diverse under the rule the ``labels`` teach, or spread over the weighted
     link's mapping while they cannot teach one yet."""
     evidence = _evidence(texts, sources, processor, order, columns,
-                         [(a, b) for a, b, _ in labels])  # fmt: skip
-    rows, said = _rows(evidence, labels)
+                         [(a, b) for a, b, *_ in labels])  # fmt: skip
+    rows, said = _rows(evidence, [lab for lab in labels if not _drawn(lab)])
     chance = None
     if said.any() and not said.all():
         chance = teach(evidence, rows, said).probability(evidence)
-    picked = ask(evidence, n, set(rows.tolist()), chance)
+    done = set(rows.tolist()) | set(_rows(evidence, labels)[0].tolist())
+    picked = ask(evidence, n, done, chance)
     cos = evidence.similarity
     return [
         (float(cos[r]), None if chance is None else float(chance[r]), int(evidence.first[r]),
@@ -163,6 +182,19 @@ def asked_explain(pairs: int, labels: str | None, taught: bool) -> dict[str, Any
     return {
         "kind": "asked",
         "decision": f"the {pairs} pairs whose labels would teach the most: {how}",
+        "labels": labels,
+        "threshold": 0.0,
+    }
+
+
+def checked_explain(pairs: int, labels: str | None) -> dict[str, Any]:
+    """The explanation of a report of pairs drawn at random to check a report
+    (``NearDupIndex.check``): how many, from which report."""
+    whose = f"the rule the labels of {labels} teach" if labels else "the report"
+    return {
+        "kind": "checked",
+        "decision": f"the {pairs} pairs drawn at random from those {whose} keeps: their labels, "
+        "given back with --labels, say its precision (the share of them that are matches)",
         "labels": labels,
         "threshold": 0.0,
     }
@@ -204,3 +236,10 @@ class AskedWords(LabelledWords):
     def detail(self, decision: Decision) -> str:
         labels = (decision.explain or {}).get("labels")
         return f"\nlabels so far: {labels}" if labels else "\nlabels so far: none"
+
+
+class CheckedWords(AskedWords):
+    """Pairs drawn to check a report: no decision, only where they were drawn from."""
+
+    def short(self, decision: Decision) -> str:
+        return "pairs drawn at random to check the report"

@@ -22,6 +22,13 @@ assumes only that within one probability the pairs asked are like the others), a
 are summed: over the pairs kept for precision, over all candidates for recall among the
 candidates (a match that is no record's candidate is out of any estimate's sight). The
 intervals come from refitting the curve on resamples of the labels (bootstrap).
+
+Where the curve's assumption fails (the rule was asked about exactly its rare mistakes, so at one
+probability the pairs asked are worse than the others), pairs drawn at random from those kept
+(:mod:`.ask` draws a share of each round so) correct it: the mean gap between their labels and
+the curve's rates is added to every kept pair's rate, as prediction-powered inference does. The
+draw is random, so the correction is unbiased whatever the curve; the curve only makes it
+precise.
 """
 
 from __future__ import annotations
@@ -43,6 +50,8 @@ SEED = 0
 FOLDS = 5
 #: Resamples of the calibration for the estimates' intervals.
 RESAMPLES = 200
+#: Pairs drawn at random from those kept, at least, before they correct the estimates.
+AUDIT_MIN = 8
 
 
 @dataclass(frozen=True)
@@ -72,14 +81,21 @@ class Calibration:
         return _platt(self.scores, self.said)(probability)
 
     def estimate(
-        self, probability: NDArray[np.float64], kept: NDArray[np.int64]
+        self,
+        probability: NDArray[np.float64],
+        kept: NDArray[np.int64],
+        audit: Audit | None = None,
     ) -> tuple[Interval, Interval]:
         """Precision of the candidates ``kept`` and recall among all candidates, given every
-        candidate's ``probability``, each with its bootstrap 95% interval."""
+        candidate's ``probability``, each with its bootstrap 95% interval; corrected by the
+        ``audit`` (pairs drawn at random from those kept) where it holds :data:`AUDIT_MIN`."""
         n = len(self.scores)
         if len(kept) == 0 or self.said.all() or not self.said.any():
             return Interval(0.0, 0.0, 1.0, n), Interval(0.0, 0.0, 1.0, n)
-        value = _shares(self.rate(probability), kept)
+        sample = audit.within(kept) if audit is not None else None
+        if sample is not None and len(sample.rows) < AUDIT_MIN:
+            sample = None
+        value = _shares(self.rate(probability), kept, sample)
         rng = np.random.default_rng(SEED)
         drawn = []
         for _ in range(RESAMPLES):
@@ -87,12 +103,46 @@ class Calibration:
             said = self.said[pick]
             if said.all() or not said.any():
                 continue
-            drawn.append(_shares(_platt(self.scores[pick], said)(probability), kept))
+            again = sample.resampled(rng) if sample is not None else None
+            drawn.append(_shares(_platt(self.scores[pick], said)(probability), kept, again))
         if not drawn:
             return Interval(value[0], 0.0, 1.0, n), Interval(value[1], 0.0, 1.0, n)
         low, high = np.percentile(np.asarray(drawn), [2.5, 97.5], axis=0)
+        if sample is not None:  # a resample of 20 matches out of 20 never varies: Wilson's
+            share = self.rate(probability)  # interval of the draw's own hit rate too
+            rest = float(share.sum() - share[kept].sum())
+            for p in sample.hit_rate_interval():
+                low[0], high[0] = min(low[0], p), max(high[0], p)
+                r = p * len(kept) / (p * len(kept) + rest) if p > 0 else 0.0
+                low[1], high[1] = min(low[1], r), max(high[1], r)
         return (Interval(value[0], float(low[0]), float(high[0]), n),
                 Interval(value[1], float(low[1]), float(high[1]), n))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Audit:
+    """Labelled candidates (``rows``, ``said``) drawn at random from the pairs a rule kept, not
+    chosen for what they would teach: a sample of the kept pairs as they are."""
+
+    rows: NDArray[np.int64]
+    said: NDArray[np.bool_]
+
+    def within(self, kept: NDArray[np.int64]) -> Audit:
+        """Those among the pairs ``kept`` now (a pair an earlier round's rule kept may be left
+        out by the last one)."""
+        inside = np.isin(self.rows, kept)
+        return Audit(self.rows[inside], self.said[inside])
+
+    def hit_rate_interval(self) -> tuple[float, float]:
+        """The 95% Wilson interval of the share of matches among the pairs drawn."""
+        from scipy.stats import binomtest
+
+        ci = binomtest(int(self.said.sum()), len(self.said)).proportion_ci(method="wilson")
+        return float(ci.low), float(ci.high)
+
+    def resampled(self, rng: np.random.Generator) -> Audit:
+        pick = rng.integers(0, len(self.rows), len(self.rows))
+        return Audit(self.rows[pick], self.said[pick])
 
 
 def _log_odds(p: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -114,10 +164,17 @@ def _platt(scores: NDArray[np.float64], said: NDArray[np.bool_]) -> Any:
     return rate
 
 
-def _shares(rate: NDArray[np.float64], kept: NDArray[np.int64]) -> tuple[float, float]:
-    """Precision of ``kept`` and recall among all, from every candidate's match ``rate``."""
+def _shares(
+    rate: NDArray[np.float64], kept: NDArray[np.int64], audit: Audit | None = None
+) -> tuple[float, float]:
+    """Precision of ``kept`` and recall among all, from every candidate's match ``rate``, the
+    kept pairs' rates moved by the ``audit``'s mean gap between label and rate."""
     found = float(rate[kept].sum())
-    total = float(rate.sum())
+    rest = float(rate.sum()) - found
+    if audit is not None and len(audit.rows):
+        gap = float(np.mean(audit.said.astype(np.float64) - rate[audit.rows]))
+        found = min(max(found + gap * len(kept), 0.0), float(len(kept)))
+    total = found + rest
     return found / len(kept), (found / total if total > 0 else 0.0)
 
 

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from ..results import Decision, Pair
 from .decide import LearnedWords, ThresholdWords, ValleyWords
-from .labelled import AskedWords, LabelledWords
+from .labelled import AskedWords, CheckedWords, LabelledWords
 from .link import WeightedWords
 
 
@@ -45,6 +45,7 @@ WORDS: dict[str, Words] = {
     "weighted": WeightedWords(),
     "labelled": LabelledWords(),
     "asked": AskedWords(),
+    "checked": CheckedWords(),
 }
 
 

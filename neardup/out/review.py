@@ -61,7 +61,7 @@ MAX_TEXT = 20_000
 VOLATILE = ("seconds", "timings")
 #: The header of the labels file the page downloads: one reviewed pair a line (TSV), its label
 #: :data:`MATCH` or :data:`NON_MATCH` (the page's script writes it with these names).
-LABELS_HEADER = ("source1", "id1", "source2", "id2", "label")
+LABELS_HEADER = ("source1", "id1", "source2", "id2", "label", "asked")
 MATCH, NON_MATCH = "match", "non-match"
 COLORS = {
     "pair": "#4c78a8",
@@ -124,6 +124,8 @@ class _Row:
     edit_distance: int | None
     label: str
     probability: float | None = None
+    #: Why ``review --ask`` asked about the pair (``Pair.asked``); None on other pages.
+    asked: str | None = None
 
 
 # -- the histogram ---------------------------------------------------------------------------
@@ -280,6 +282,7 @@ def _payload(
             where[r.label],
             cluster_of.get(r.id1, -1),
             None if r.probability is None else round(r.probability, 4),
+            r.asked,
         ]
         for r in rows
     ]
@@ -577,6 +580,7 @@ def _review_rows(report: Report, primary: str | None, weighted: bool, added: boo
             "completed" if added and (p.similarity if weighted and p.similarity is not None
                                       else p.jaccard) < report.threshold else "pair",
             getattr(p, "probability", None),
+            getattr(p, "asked", None),
         )
         for p in report.pairs
     ]  # fmt: skip

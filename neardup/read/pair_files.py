@@ -49,7 +49,7 @@ TABLE_COLUMNS = frozenset(
      "probability", "reason", "text1", "text2", "label"}
 )  # fmt: skip
 #: The columns read: the ids, their sources, and the review page's labels (match, non-match).
-READ = ("id1", "id2", "source1", "source2", "label")
+READ = ("id1", "id2", "source1", "source2", "label", "asked")
 #: First cells of a header line over plain pairs (besides neardup's ``id1``).
 PLAIN_HEADERS = frozenset({"id", "docid", "id_a", "left"})
 
@@ -102,6 +102,10 @@ def read_pairs_file(path: str | Path) -> PairsFile:
     return _collect(name, _text_rows(name, text, fmt))
 
 
+#: Why ``review --ask`` asked a pair, as its ``asked`` field and the labels file write it.
+ASKED_AT_RANDOM, ASKED_UNCERTAIN = "at random", "to teach"
+
+
 @dataclass(frozen=True)
 class Labels:
     """A reviewer's labels (the review page's ``labels.tsv``): pairs said to match, and pairs
@@ -110,6 +114,9 @@ class Labels:
     name: str
     matches: list[Pair]
     non_matches: list[Pair]
+    #: The pairs ``review --ask`` drew at random from those the rule kept (the file's ``asked``
+    #: column says ``at random``): a sample that corrects the rule's estimates of itself.
+    drawn: frozenset[frozenset[Rec]] = frozenset()
 
     def __len__(self) -> int:
         return len(self.matches) + len(self.non_matches)
@@ -117,7 +124,9 @@ class Labels:
 
 def read_labels(path: str | Path) -> Labels:
     """The labelled pairs of ``path``: a table with ``id1``, ``id2``, ``label`` (``match`` or
-    ``non-match``) and, where records of two sources share ids, ``source1`` and ``source2``.
+    ``non-match``) and, where records of two sources share ids, ``source1`` and ``source2``;
+    an optional ``asked`` column says ``at random`` of the pairs drawn at random
+    (:data:`ASKED_AT_RANDOM`).
 
     Raises :class:`InputError` naming the file and line for a row without a label, a label
     that is neither, or a pair labelled both ways."""
@@ -131,6 +140,7 @@ def read_labels(path: str | Path) -> Labels:
     else:
         rows = _text_rows(name, _text(name, data), fmt)
     said: dict[frozenset[Rec], tuple[bool, str]] = {}
+    drawn: set[frozenset[Rec]] = set()
     for where, row in rows:
         label = str(row.get("label") or "").strip().lower()
         if label not in ("match", "non-match"):
@@ -140,11 +150,17 @@ def read_labels(path: str | Path) -> Labels:
         sources = [_source(row, key, where) for key in ("source1", "source2")]
         pair = frozenset({(sources[0], ids[0]), (sources[1], ids[1])})
         _label_once(said, pair, label, where)
+        asked = str(row.get("asked") or "").strip().lower()
+        if asked == ASKED_AT_RANDOM:
+            drawn.add(pair)
+        elif asked not in ("", ASKED_UNCERTAIN):
+            raise InputError(f"{where}: asked {asked!r}: expected {ASKED_AT_RANDOM!r}, "
+                             f"{ASKED_UNCERTAIN!r} or nothing")  # fmt: skip
     matches, non = [], []
     for pair, (match, _) in said.items():
         one, two = sorted(pair) if len(pair) == 2 else (next(iter(pair)),) * 2
         (matches if match else non).append((one, two))
-    return Labels(name, matches, non)
+    return Labels(name, matches, non, frozenset(drawn))
 
 
 def align(found: PairsFile, gold: PairsFile) -> Aligned:

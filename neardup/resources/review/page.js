@@ -156,6 +156,7 @@
     meta.appendChild(el("span", null, D.measure || "Jaccard"));
     meta.appendChild(el("span", null, p[3] === null ? "" : "word edit distance " + p[3]));
     if (p[6] !== null) meta.appendChild(el("span", null, "match probability " + p[6].toFixed(3)));
+    if (p[7]) meta.appendChild(el("span", "asked", "asked " + p[7]));
     if (D.labels.length > 1) {
       var b = el("span", "badge", D.labels[p[4]]);
       b.style.background = D.colors[p[4]];
@@ -250,7 +251,7 @@
     var out = line(LF.header);
     markedPairs(null).forEach(function (k) {
       var a = P[k][0], b = P[k][1];
-      out += line([source(a), ids[a], source(b), ids[b], marks[k]]);
+      out += line([source(a), ids[a], source(b), ids[b], marks[k], P[k][7] || ""]);
     });
     return out;
   }
