@@ -318,3 +318,24 @@ def test_an_index_file_that_is_not_there_or_beside_solr_flags_is_bad_usage(tmp_p
     done = run_cli("index", str(a), "--index-file", str(missing), "--collection", "c")
     assert done.returncode == 2 and "leave out --collection" in done.stderr
     assert not missing.exists()
+
+
+def test_no_output_and_no_records_file_is_the_index_file(tmp_path: Path) -> None:
+    """``report --out`` onto the index file it reads replaced the index by the pairs (every
+    record lost, exit 0); the index file is an input of every verb, by any name."""
+    a, _ = _shop_files(tmp_path)
+    store = tmp_path / "shops.duckdb"
+    assert run_cli("index", str(a), "--index-file", str(store)).returncode == 0
+    before = store.read_bytes()
+    (tmp_path / "link.tsv").symlink_to(store)
+    for flags in (["--out", str(store)], ["--out", str(tmp_path / "p.tsv"), "--clusters",
+                                          str(tmp_path / "." / store.name)],
+                  ["--out", str(tmp_path / "link.tsv")]):  # fmt: skip
+        done = run_cli("report", "--index-file", str(store), *flags)
+        assert done.returncode == 2 and "would overwrite the input" in done.stderr, done.stderr
+        assert store.read_bytes() == before and not (tmp_path / "p.tsv").exists()
+    done = run_cli("index", str(store), "--index-file", str(store))
+    assert done.returncode == 2 and "is the index file itself" in done.stderr
+    done = run_cli("report", "--index-file", str(tmp_path), "--out", "-")
+    assert done.returncode == 2 and "a folder, not an index file" in done.stderr
+    assert store.read_bytes() == before

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from collections.abc import Callable
 from itertools import islice
@@ -117,9 +118,16 @@ def _backend(args: argparse.Namespace, create: bool) -> Any:
     if named:
         raise InputError(f"--index-file keeps the index in a file, not in Solr: leave out "
                          f"{' and '.join(named)}")  # fmt: skip
+    if path.is_dir():
+        raise InputError(f"{path}: a folder, not an index file")
     if not create and not path.is_file():
         raise InputError(f"{path}: no such index file (neardup index FILE --index-file {path} "
                          "makes one)")  # fmt: skip
+    records = getattr(args, "file", None)
+    if records is not None and path.exists() and Path(records).exists() \
+            and os.path.samefile(records, path):  # fmt: skip
+        raise InputError(f"{records} is the index file itself: give the records' file, and "
+                         "another --index-file")  # fmt: skip
     from ..backends import DuckDBBackend
 
     backend = DuckDBBackend(path)

@@ -472,10 +472,12 @@ def check_outputs(
     if len(taken) > 1:
         raise InputError(f"only one output can be standard output ('-'): {', '.join(taken)}")
     distinct_outputs(given)
+    index_file = getattr(args, "index_file", None)  # an input too: the index the verb reads
+    read = [*inputs, *([index_file] if index_file is not None else [])]
     for flag, what in outputs:
         path = given[flag]
         if path is not None and not is_stdout(path):
-            check_output(path, what, [p for p in inputs if not is_stdout(p)])
+            check_output(path, what, [p for p in read if not is_stdout(p)])
 
 
 def check_input_name(path: Path) -> None:
