@@ -208,17 +208,46 @@ def test_a_second_process_on_the_same_file_is_told_why(tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "from neardup.backends import DuckDBBackend\n"
-        "from neardup.errors import InputError\n"
+        "from neardup.errors import InputError, NeardupError\n"
         "try:\n"
-        f"    DuckDBBackend({str(path)!r})\n"
+        f"    DuckDBBackend({str(path)!r}, read_only=sys.argv[1] == 'read')\n"
         "except InputError as exc:\n"
+        "    sys.exit(4)\n"
+        "except NeardupError as exc:  # a failure, not bad input: the file is fine, and busy\n"
         "    print(exc)\n"
         "    sys.exit(3)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert proc.returncode == 3, proc.stderr
-    assert "busy.duckdb: cannot open it as a DuckDB database" in proc.stdout
+    for how in ("write", "read"):
+        proc = subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True)
+        assert proc.returncode == 3, proc.stderr
+        assert "busy.duckdb: in use by another process that writes it" in proc.stdout
     holder.close()
+    # closed, any number of readers at once, in this process too
+    readers = [DuckDBBackend(path, read_only=True) for _ in range(2)]
+    proc = subprocess.run([sys.executable, "-c", code.replace("sys.exit(3)", "sys.exit(5)")
+                           + "else:\n    sys.exit(0)\n", "read"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert all(r.count() == 10 for r in readers)
+    for r in readers:
+        r.close()
+
+
+def test_a_read_only_open_writes_nothing_into_a_file_that_is_no_index(tmp_path: Path) -> None:
+    """``report --index-file`` on another application's database created neardup's tables in
+    it; read-only, it is refused and left as it was."""
+    import duckdb
+
+    path = tmp_path / "sales.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE sales (a INTEGER)")
+    with pytest.raises(InputError, match="holds no neardup index"):
+        DuckDBBackend(path, read_only=True)
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert con.execute("SHOW TABLES").fetchall() == [("sales",)]
+    done = run_cli("report", "--index-file", str(path), "--out", str(tmp_path / "p.tsv"))
+    assert done.returncode == 2 and "holds no neardup index" in done.stderr
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert con.execute("SHOW TABLES").fetchall() == [("sales",)]
 
 
 def test_a_database_of_another_application_is_refused_untouched(tmp_path: Path) -> None:

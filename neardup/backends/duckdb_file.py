@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, NeardupError
+from ..errors import ArgumentError, InputError, NeardupError
 from ..keys import id_key
 from ..sign.banding import key_value, value_key
 from .base import Capability, Document, StoredRecord
@@ -120,9 +120,13 @@ class DuckDBBackend:
     #: Band keys are stored as their 64-bit values.
     key_strings = False
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
+        """``read_only``: a file that is only read (a report, a search): opened so, any number
+        of processes may read it at once, and nothing is ever written into it."""
         duckdb = _duckdb()
         self._temporary: Path | None = None
+        if read_only and path is None:
+            raise ArgumentError("a read-only index needs a file to read (a path)")
         if path is None:
             self._temporary = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-"))
             path = self._temporary / "index.duckdb"
@@ -131,9 +135,9 @@ class DuckDBBackend:
         self.path = Path(path)
         if self.path.is_dir():
             raise InputError(f"{self.path}: a folder, not a DuckDB database file")
-        spill = self._temporary or self.path.parent
+        spill = self._temporary or (Path(tempfile.gettempdir()) if read_only else self.path.parent)
         try:
-            self._con = duckdb.connect(str(self.path))
+            self._con = duckdb.connect(str(self.path), read_only=read_only)
             stored = self._con.execute(
                 "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
             ).fetchall()
@@ -145,15 +149,24 @@ class DuckDBBackend:
             spill_dir = str(spill / (self.path.name + ".tmp")).replace("'", "''")
             self._con.execute(f"SET temp_directory = '{spill_dir}'")
             self._con.execute("SET preserve_insertion_order = false")
-            self._con.create_function("ascii_digits", _ascii_digits, ["VARCHAR"], "VARCHAR")
-            for statement in _SCHEMA:
+            try:
+                self._con.create_function("ascii_digits", _ascii_digits, ["VARCHAR"], "VARCHAR")
+            except duckdb.CatalogException:  # a second handle of this process on the file
+                pass
+            for statement in () if read_only else _SCHEMA:
                 self._con.execute(statement)
             held = self._con.execute(
                 "SELECT column_name, data_type FROM information_schema.columns "
                 "WHERE table_name = 'records' ORDER BY ordinal_position"
             ).fetchall()
         except duckdb.Error as exc:
+            if "lock" in str(exc).lower():  # another process writes it: a failure, not bad input
+                raise NeardupError(f"{self.path}: in use by another process that writes it "
+                                   f"(DuckDB: {exc}); try again once it is done") from exc
             raise InputError(f"{self.path}: cannot open it as a DuckDB database: {exc}") from exc
+        if read_only and not held:
+            self._con.close()
+            raise InputError(f"{self.path}: holds no neardup index (index a file first)")
         if [tuple(c) for c in held] != _COLUMNS:
             self._con.close()
             raise InputError(

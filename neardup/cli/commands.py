@@ -75,13 +75,14 @@ def open_index(
     create: bool = True,
     param_flags: bool = False,
     report_flags: tuple[str, ...] = (),
+    writes: bool = True,
 ) -> NearDupIndex:
     """The index the flags name. With ``param_flags`` (``neardup index``) a new index gets the
     parameters the flags give (the rest are chosen from its first records); an existing one
     keeps its own, and a flag that disagrees with them is an error. ``report_flags`` name the
     parameter flags that mean the report's option here, not the index's (``--threshold`` of
     ``dedupe --no-index``)."""
-    backend = _backend(args, create)
+    backend = _backend(args, create, writes)
     stored = backend.load_params()
     given = given_params(args) if param_flags else {}
     given = {k: v for k, v in given.items() if k not in report_flags}
@@ -104,8 +105,9 @@ def open_index(
     return index
 
 
-def _backend(args: argparse.Namespace, create: bool) -> Any:
-    """The store the flags name: the DuckDB file of ``--index-file``, else Solr's collection."""
+def _backend(args: argparse.Namespace, create: bool, writes: bool = True) -> Any:
+    """The store the flags name: the DuckDB file of ``--index-file`` (opened read-only for a
+    verb that only reads it), else Solr's collection."""
     path = getattr(args, "index_file", None)
     if path is None:
         # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not
@@ -130,7 +132,7 @@ def _backend(args: argparse.Namespace, create: bool) -> Any:
                          "another --index-file")  # fmt: skip
     from ..backends import DuckDBBackend
 
-    backend = DuckDBBackend(path)
+    backend = DuckDBBackend(path, read_only=not writes)
     OPENED.append(backend)
     return backend
 
@@ -765,7 +767,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         if args.engine != "spark":
             raise InputError("--spark-master says where Spark runs: use it with --engine spark")
         engine = Spark(master=args.spark_master)
-    index = open_index(args, create=False)
+    index = open_index(args, create=False, writes=False)
     if args.method != "lsh" and (args.new or args.since is not None):
         raise InputError("--new and --since report LSH pairs: use them with --method lsh")
     if args.method == "lsh":
@@ -900,7 +902,7 @@ def _k(args: argparse.Namespace) -> None:
 
 def cmd_neighbors(args: argparse.Namespace) -> int:
     _k(args)
-    index = open_index(args, create=False)
+    index = open_index(args, create=False, writes=False)
     p = index.params
     args.source = _given_source(index, args.source)
     try:
@@ -946,7 +948,7 @@ def _other_sources(index: NearDupIndex, ids: list[str], source: str | None) -> s
 def cmd_search(args: argparse.Namespace) -> int:
     _k(args)
     check_text(args.text, "the search text")  # before Solr: undecodable argv bytes end here
-    index = open_index(args, create=False)
+    index = open_index(args, create=False, writes=False)
     short = len(index.processor.words(args.text)) <= SHORT_QUERY
     _matches(
         args,
@@ -1044,7 +1046,8 @@ def cmd_drop(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    result = compare(open_index(args, create=False), args.threshold, progress=not args.json)
+    index = open_index(args, create=False, writes=False)
+    result = compare(index, args.threshold, progress=not args.json)
     emit(args, result, format_compare(result))
     return 0
 
