@@ -1304,6 +1304,11 @@ class NearDupIndex:
         if least is None:
             return []
         found = None
+        # a query word shorter than a shingle is no looked-up term (a record's shingles are
+        # longer): the texts are read, where they can be
+        short = self.processor.kind == "char" and any(len(g) < self.processor.size for g in mine)
+        if short and len(self) <= SCAN_LIMIT:
+            return ((rid, text, None) for rid, text in self.backend.all_texts())
         if Capability.TERM_LOOKUP in self.backend.capabilities:
             lookup = cast(TermSearch, self.backend)
             found = lookup.holding(sorted(mine), sorted(whole), k, least)

@@ -85,12 +85,19 @@ def held_share(processor: ShingleProcessor, mine: frozenset[str]) -> Callable[[s
         return lambda text: len(mine.intersection(processor.words(text))) / n
     size = processor.size
     grams = [g for g in mine if len(g) == size]
+    # a query word shorter than a shingle (NY, LA, a CJK character) is its own term: held where
+    # the record has it as a word (within a CJK text, which words split by character)
+    short = [g for g in mine if len(g) < size]
 
     def share(text: str) -> float:
         prepared = processor.prepare(text)
         if len(prepared) < size:
             return float(prepared in mine) / n if prepared else 0.0
-        return sum(g in prepared for g in grams) / n
+        held = sum(g in prepared for g in grams)
+        if short:
+            words = set(prepared.split())
+            held += sum(g in words or (not g.isascii() and g in prepared) for g in short)
+        return held / n
 
     return share
 
