@@ -41,3 +41,29 @@ def test_a_missing_index_label_is_a_rejected_row_not_the_id_nan() -> None:
         (2, "missing id: the row's index label is missing (NaN)")
     ]
     assert [(p.id1, p.id2) for p in index.pairs()] == [("a", "c")]
+
+
+def test_dates_and_decimals_leave_the_rows_with_their_text() -> None:
+    """A date column rejected every row whose date was set ("field 'when' is not text"): the
+    rows holding a date were lost, those without one kept. Dates are no text by default, as in
+    a Parquet file; named as a text column, a date is read as it is written, as is a Decimal."""
+    import datetime
+    import decimal
+
+    frame = pd.DataFrame({
+        "id": [1, 2, 3],
+        "name": [TEXT, "Hotel Bel-Air 701 Stone Canyon Road", TEXT + "!"],
+        "when": pd.to_datetime(["2020-01-01", "2021-01-01", None]),
+        "price": [decimal.Decimal("3.50"), decimal.Decimal("4"), None],
+    })  # fmt: skip
+    index = NearDupIndex()
+    stats = index.add_frame(frame)
+    assert (stats.read, stats.indexed, stats.rejected) == (3, 3, 0)
+    assert [(p.id1, p.id2) for p in index.pairs()] == [("1", "3")]
+    named = NearDupIndex()
+    assert named.add_frame(frame, text=["name", "when", "price"]).indexed == 3
+    assert named.search("2020-01-01 3.50")[0].id == "1"
+    polars = pytest.importorskip("polars")
+    days = polars.DataFrame({"id": [1, 2], "text": ["a b c", "d e f"],
+                             "day": [datetime.date(2020, 1, 1), None]})  # fmt: skip
+    assert NearDupIndex().add_frame(days).indexed == 2

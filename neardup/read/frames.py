@@ -11,6 +11,8 @@ else from its position (from 0, polars).
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -32,6 +34,10 @@ def is_frame(obj: object) -> bool:
     imported to find out)."""
     module = type(obj).__module__.split(".")[0]
     return module in ("pandas", "polars") and hasattr(obj, "columns")
+
+
+#: Values of dates and times (pandas' Timestamp and Timedelta are of these too).
+DATED = (datetime.date, datetime.time, datetime.timedelta)
 
 
 def frame_records(
@@ -61,8 +67,9 @@ def frame_records(
         raise ArgumentError(f"{name}: the DataFrame has two columns of the same name")
     texts = [text] if isinstance(text, str) else list(text) if text is not None else None
     id_column = id if id is not None else "id" if "id" in columns else None
-    if texts is None:
-        texts = default_text_fields(columns, id_column or ROW_ID, source)
+    if texts is None:  # dates and times are no text, as in a Parquet file's default
+        plain = [c for c in columns if not _dated(_column(frame, labels[c]))]
+        texts = default_text_fields(plain, id_column or ROW_ID, source)
     wanted = [c for c in (id_column, *texts, source) if c is not None]
     missing = [c for c in wanted if c not in columns]
     if missing:
@@ -90,6 +97,12 @@ def frame_records(
 
 def _column(frame: Any, label: Any) -> list[Any]:
     return list(frame[label].to_list())
+
+
+def _dated(values: list[Any]) -> bool:
+    """Whether a column holds dates or times (its first values that are not missing)."""
+    held = [v for v in values[:100] if _cell(v) is not None]
+    return bool(held) and all(isinstance(v, DATED) for v in held)
 
 
 def _label(value: Any) -> Any:
@@ -120,4 +133,8 @@ def _cell(value: Any) -> Any:
             return value
         if isinstance(value, float) and math.isnan(value):
             return None
+    if isinstance(value, DATED):  # named as a text column: read as it is written
+        return str(value)
+    if isinstance(value, decimal.Decimal):
+        return None if value.is_nan() else str(value)
     return value
