@@ -552,3 +552,15 @@ def test_a_header_that_cannot_be_read_is_bad_input_not_a_row(
     assert f"{path}:1: the header cannot be read" in done.stderr and problem in done.stderr
     assert "Traceback" not in done.stderr and not out.exists()
     assert list(tmp_path.iterdir()) == [path]
+
+
+@pytest.mark.parametrize("body", ["4, 5\n2, 4\n", "4,5\n2,4\n", "4 ,5\n2 , 4\n", "4 5\n2 4\n"])
+def test_pairs_written_with_a_comma_and_a_space_are_read_as_two_ids(
+    tmp_path: Path, body: str
+) -> None:
+    """``4, 5`` was split at the space: the ids ``4,`` and ``5`` matched nothing, and a gold
+    file so written scored every report 0 with exit 0."""
+    path = tmp_path / "gold.txt"
+    path.write_text(body, encoding="utf-8")
+    pairs = read_pairs_file(str(path)).pairs
+    assert sorted((a[1], b[1]) for a, b in pairs) == [("2", "4"), ("4", "5")]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -347,3 +348,22 @@ def test_outputs_are_replaced_together_and_stdout_only_after(
         write_table(cols, "-", "tsv")
         assert a.read_bytes() == b"old a\n" and capsys.readouterr().out == ""
     assert a.read_text() == "id\n1\n2\n" and capsys.readouterr().out == "id\n1\n2\n"
+
+
+def test_evaluate_finds_the_records_files_by_any_spelling_of_their_paths(tmp_path: Path) -> None:
+    """``index`` names a file's records by its absolute path; ``evaluate --records a.csv`` gave
+    it as typed, and was refused ("give the records files by the names they were indexed
+    under", which the user had done)."""
+    (tmp_path / "a.csv").write_text("id,t\n1,acme drill rx-100 black\n2,blue steel kettle\n")
+    (tmp_path / "b.csv").write_text("id,t\n1,ACME drill RX100 black\n2,red desk lamp\n")
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("id1\tid2\tsource1\tsource2\n"
+                     f"1\t1\t{tmp_path / 'a.csv'}\t{tmp_path / 'b.csv'}\n")  # fmt: skip
+    (tmp_path / "sub").mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "neardup", "evaluate", str(pairs), "--gold", str(pairs),
+         "--records", "a.csv", "--records", "./sub/../b.csv", "--json"],
+        capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["bcubed"]["records"] == 4

@@ -1081,6 +1081,21 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _named_as(path: Path, sources: set[str]) -> str | None:
+    """The source the pairs name the file ``path`` by, whatever the spelling of its path
+    (``index`` names a file by its absolute path; ``--records a.csv`` gives it as typed);
+    None where none is that file."""
+    if str(path) in sources:
+        return str(path)
+    for name in sorted(sources):
+        try:
+            if Path(name).resolve() == path.resolve():
+                return name
+        except (OSError, RuntimeError, ValueError):  # a source that is no path
+            continue
+    return None
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
     if str(args.pairs) == STDIN and str(args.gold) == STDIN:
         raise InputError("evaluate: the pairs and the gold cannot both be read from stdin ('-')")
@@ -1094,7 +1109,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     records: list[Record] = []
     for path in args.records or []:
         read = read_records(path, id_field=args.id_field)
-        records += [r for r in read if isinstance(r, Record)]
+        named = _named_as(path, aligned.sources()) if aligned.by_source else None
+        records += [r if named is None else dataclasses.replace(r, source=named)
+                    for r in read if isinstance(r, Record)]  # fmt: skip
     if args.records:
         keys = [(r.source if aligned.by_source else "", r.id) for r in records]
         stray = sorted({s for s, _ in keys} - aligned.sources()) if aligned.by_source else []

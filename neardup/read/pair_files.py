@@ -323,7 +323,8 @@ def _plain(value: Any, key: str, where: str) -> str:
 
 def _delimiter(line: str, fmt: str | None) -> str | None:
     """The separator of a text file, read off its first line: the extension's where the line
-    has it, else a tab, a ``|``, a comma in a line without spaces; None for white space."""
+    has it, else a tab, a ``|``, a comma between two ids (``4,5``, ``4, 5``: split at the space,
+    the first id read ``4,`` and nothing matched); None for white space."""
     if fmt == "tsv" and "\t" in line:
         return "\t"
     if fmt == "csv" and "," in line:
@@ -331,7 +332,8 @@ def _delimiter(line: str, fmt: str | None) -> str | None:
     for sep in ("\t", "|"):
         if sep in line:
             return sep
-    if "," in line and not any(c.isspace() for c in line):
+    if "," in line and (not any(c.isspace() for c in line)
+                        or sum(bool(c.strip()) for c in line.split(",")) >= 2):  # "4, 5"
         return ","
     return None
 
