@@ -368,3 +368,19 @@ def test_no_output_and_no_records_file_is_the_index_file(tmp_path: Path) -> None
     done = run_cli("report", "--index-file", str(tmp_path), "--out", "-")
     assert done.returncode == 2 and "a folder, not an index file" in done.stderr
     assert store.read_bytes() == before
+
+
+def test_an_id_only_another_source_holds_names_that_source(tmp_path: Path) -> None:
+    """neighbors and delete of an id the first source lacks name the source that holds it and
+    the flag, on an index file too (only Solr's collections could say which sources they hold)."""
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("id,text\n1,acme drill rx-100 black\n", encoding="utf-8")
+    b.write_text("id,text\n1,acme drill rx100\n7,blue steel kettle\n", encoding="utf-8")
+    store = tmp_path / "i.duckdb"
+    for f in (a, b):
+        assert run_cli("index", str(f), "--index-file", str(store)).returncode == 0
+    hint = f"the source {b.resolve()} holds such ids: give --source {b.resolve()}"
+    done = run_cli("neighbors", "7", "--index-file", str(store))
+    assert done.returncode == 2 and hint in done.stderr, done.stderr
+    done = run_cli("delete", "7", "--index-file", str(store))
+    assert done.returncode == 1 and hint in done.stdout + done.stderr

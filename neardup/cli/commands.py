@@ -22,6 +22,7 @@ from ..evaluate import bcubed, score
 from ..evaluate.compare import compare, format_compare
 from ..evaluate.plot import plot_s_curve, restaurant_plots
 from ..index import SHORT_QUERY, NearDupIndex
+from ..keys import record_id, source_of_key
 from ..options import ReportOptions
 from ..out.output import (
     TABLE_FORMATS,
@@ -929,15 +930,19 @@ def _other_sources(index: NearDupIndex, ids: list[str], source: str | None) -> s
     from ..collection import describe
 
     backend = index.backend
-    if Capability.COLLECTION_INFO not in backend.capabilities:
-        return ""
-    held = describe(cast(SolrStore, backend))["sources"]
-    names = [s for s in held if s != (source or index.primary_source)]
+    own = source or index.primary_source
     holding = []
-    for name in names:
-        keys = [index.key(i, name) for i in ids]
-        if backend.sources(keys):
-            holding.append(name)
+    if Capability.COLLECTION_INFO in backend.capabilities:
+        held = describe(cast(SolrStore, backend))["sources"]
+        for name in [s for s in held if s != own]:
+            keys = [index.key(i, name) for i in ids]
+            if backend.sources(keys):
+                holding.append(name)
+    else:  # no list of sources to ask: the records are read (an error's path only)
+        wanted = set(ids)
+        holding = sorted({src for key, _ in backend.all_texts()
+                          if record_id(key) in wanted and (src := source_of_key(key)) is not None
+                          and src != own})  # fmt: skip
     if not holding:
         return ""
     return f"; the source{'s' if len(holding) > 1 else ''} {', '.join(holding)} " + (
