@@ -1088,6 +1088,20 @@ class NearDupIndex:
                        "interval)")  # fmt: skip
         return out
 
+    def close(self) -> None:
+        """Close the storage where it holds a file or a connection: a DuckDB file writes its
+        last records and frees the file for other processes; a temporary one is deleted. The
+        index cannot be used after."""
+        closing = getattr(self.backend, "close", None)
+        if callable(closing):
+            closing()
+
+    def __enter__(self) -> NearDupIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     @_locked
     def check(self, n: int = 20, labels: Any = None, *, mode: str = "link") -> list[Pair]:
         """``n`` pairs drawn at random from those the report keeps (in link mode with

@@ -384,3 +384,19 @@ def test_an_id_only_another_source_holds_names_that_source(tmp_path: Path) -> No
     assert done.returncode == 2 and hint in done.stderr, done.stderr
     done = run_cli("delete", "7", "--index-file", str(store))
     assert done.returncode == 1 and hint in done.stdout + done.stderr
+
+
+def test_an_index_closes_its_file_and_says_so_when_used_after(tmp_path: Path) -> None:
+    """``with NearDupIndex(backend=DuckDBBackend(path))``: the last records are written at the
+    end; used after, the index says it was closed (it said to free disk space)."""
+    path = tmp_path / "i.duckdb"
+    with NearDupIndex(PARAMS, backend=DuckDBBackend(path)) as index:
+        index.add_many(_records(30))
+    with pytest.raises(NeardupError, match="this index was closed"):
+        len(index)
+    reader = NearDupIndex(backend=DuckDBBackend(path, read_only=True))
+    assert len(reader) == 30
+    with pytest.raises(NeardupError, match="opened read-only"):
+        reader.add_many(_records(3, seed=9), source_name="more")
+    reader.close()
+    NearDupIndex().close()  # a memory index has nothing to close

@@ -84,7 +84,14 @@ def _failing(path: Path, what: str) -> Iterator[None]:
     duckdb = _duckdb()
     try:
         yield
+    except duckdb.ConnectionException as exc:  # not the disk: the handle was closed
+        raise NeardupError(f"{path}: this index was closed (close()): open the file again with "
+                           "a new DuckDBBackend to use it") from exc  # fmt: skip
     except duckdb.Error as exc:
+        if "read-only" in str(exc).lower():
+            raise NeardupError(f"{path}: opened read-only (read_only=True): it cannot be "
+                               "written; open it without read_only to add or remove "
+                               "records") from exc  # fmt: skip
         raise NeardupError(
             f"{path}: DuckDB could not {what}: {exc} (the records are kept in this file: "
             "free space where it is, or give a folder with room as TMPDIR)"
