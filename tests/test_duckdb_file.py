@@ -400,3 +400,17 @@ def test_an_index_closes_its_file_and_says_so_when_used_after(tmp_path: Path) ->
         reader.add_many(_records(3, seed=9), source_name="more")
     reader.close()
     NearDupIndex().close()  # a memory index has nothing to close
+
+
+def test_a_link_that_finds_nothing_writes_the_links_columns(tmp_path: Path) -> None:
+    """An empty link report lost ``similarity source1 source2`` from its header: a reader of
+    columns by name broke on it alone."""
+    a, b = _shop_files(tmp_path)
+    store = tmp_path / "i.duckdb"
+    for f in (a, b):
+        assert run_cli("index", str(f), "--index-file", str(store)).returncode == 0
+    done = run_cli("report", "--index-file", str(store), "--mode", "link", "--since",
+                   "9999999999999999", "--out", "-")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["id1\tid2\tjaccard\tedit_distance\tsimilarity\tsource1"
+                                        "\tsource2"]  # fmt: skip

@@ -859,7 +859,7 @@ def _write_pairs(args: argparse.Namespace, result: Any, index: NearDupIndex) -> 
     fmt = table_format(args.out, args.format)
     if fmt is None:
         with destination(args.out) as target:
-            write_pairs(result.pairs, target, index.primary_source)
+            write_pairs(result.pairs, target, index.primary_source, linked=result.mode == "link")
         return
     write_table(pair_columns(result, index, args.text_column), args.out, fmt)
 

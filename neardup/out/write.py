@@ -27,7 +27,9 @@ from ..keys import qualified, record_id, source_of_key
 from ..read.checks import BAD_ID_CHAR
 
 
-def write_pairs(pairs: Sequence[Any], out: str | Path, primary: str | None = None) -> int:
+def write_pairs(
+    pairs: Sequence[Any], out: str | Path, primary: str | None = None, *, linked: bool = False
+) -> int:
     """The pairs report: TSV with the header ``id1 id2 jaccard edit_distance``; how many.
 
     Where a weighted similarity decided (link mode; a valley read on weighted Jaccard), a
@@ -36,8 +38,10 @@ def write_pairs(pairs: Sequence[Any], out: str | Path, primary: str | None = Non
     ``source1 source2``. Written whole or not at all (:class:`AtomicFile`); a control
     character in an id or a source is written as its code point (:func:`_cell`). A pair of
     two records of the ``primary`` source carries no sources: its cells name that source,
-    as the clusters file does (a blank one read as another record than the same id named)."""
-    linked = any(getattr(p, "source1", None) is not None for p in pairs)
+    as the clusters file does (a blank one read as another record than the same id named).
+    ``linked`` (a link's report): the link's columns even where it found no pair, so that a
+    reader of columns by name reads every report of the link alike."""
+    linked = linked or any(getattr(p, "source1", None) is not None for p in pairs)
     weighed = linked or any(getattr(p, "similarity", None) is not None for p in pairs)
     n = 0
     with AtomicFile(out, text=True) as fh:
