@@ -66,6 +66,26 @@ def describe(backend: SolrStore) -> dict[str, Any]:
     }
 
 
+def describe_file(backend: Any) -> dict[str, Any]:
+    """:func:`describe` of an index file (:class:`~neardup.backends.DuckDBBackend`): the same
+    keys, read off its table."""
+    stored = backend.load_params()
+    facts = backend.facets(LISTED)
+    params = Params.from_dict(stored) if stored is not None else None
+    return {
+        "collection": backend.location,
+        "records": facts["records"],
+        "sources": dict(facts["sources"])
+        | ({"(none)": facts["unnamed"]} if facts["unnamed"] else {}),
+        "source_count": facts["source_count"],
+        "params": params.to_dict() if params else None,
+        "described": params.describe() if params else None,
+        "batches": [{"batch": b, "written": _when(b), "records": n, "sources": srcs}
+                    for b, n, srcs in facts["batches"]],  # fmt: skip
+        "batch_count": facts["batch_count"],
+    }
+
+
 def format_info(info: Mapping[str, Any]) -> str:
     """:func:`describe`'s answer for a person."""
     lines = [f"{info['collection']}: {info['records']} records"]

@@ -414,3 +414,18 @@ def test_a_link_that_finds_nothing_writes_the_links_columns(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["id1\tid2\tjaccard\tedit_distance\tsimilarity\tsource1"
                                         "\tsource2"]  # fmt: skip
+
+
+def test_info_of_an_index_file_says_what_info_of_a_collection_says(tmp_path: Path) -> None:
+    a, b = _shop_files(tmp_path)
+    store = tmp_path / "i.duckdb"
+    for f in (a, b):
+        assert run_cli("index", str(f), "--index-file", str(store)).returncode == 0
+    done = run_cli("info", "--index-file", str(store), "--json")
+    assert done.returncode == 0, done.stderr
+    info = json.loads(done.stdout)
+    assert info["records"] == 314 and info["source_count"] == 2
+    assert info["sources"] == {str(a.resolve()): 300, str(b.resolve()): 14}
+    assert [(x["records"], x["sources"]) for x in info["batches"]] == [
+        (14, [str(b.resolve())]), (300, [str(a.resolve())])]
+    assert info["params"]["shingle_kind"] == "char" and info["batch_count"] == 2

@@ -329,6 +329,33 @@ class DuckDBBackend:
             self._settle()
             return int(self._one("SELECT count(*) FROM records"))
 
+    def facets(self, listed: int) -> dict[str, Any]:
+        """What ``neardup info`` says of the file: its records, their sources (most records
+        first) and batches (newest first, each with up to five of its sources), ``listed`` of
+        each, and how many there are."""
+        with self._lock, _failing(self.path, "read the records"):
+            self._settle()
+            con = self._con
+            sources = con.execute(
+                "SELECT source, count(*) AS n FROM records GROUP BY source "
+                "ORDER BY n DESC, source LIMIT ?", [listed]).fetchall()  # fmt: skip
+            batches = con.execute(
+                "SELECT batch, count(*), list(DISTINCT source ORDER BY source)[1:5] FROM records "
+                "GROUP BY batch ORDER BY batch DESC LIMIT ?", [listed]).fetchall()  # fmt: skip
+            counts = con.execute(
+                "SELECT count(*), count(DISTINCT source), count(DISTINCT batch), "
+                "count(*) FILTER (source IS NULL) FROM records").fetchone()  # fmt: skip
+        total, n_sources, n_batches, unnamed = counts or (0, 0, 0, 0)
+        return {
+            "records": int(total),
+            "sources": [(str(src), int(n)) for src, n in sources if src is not None],
+            "unnamed": int(unnamed),
+            "source_count": int(n_sources),
+            "batches": [(int(b), int(n), [str(x) for x in srcs if x is not None])
+                        for b, n, srcs in batches],  # fmt: skip
+            "batch_count": int(n_batches),
+        }
+
     def _by_id(self, columns: str, ids: Sequence[str]) -> list[tuple[Any, ...]]:
         if not ids:
             return []

@@ -101,7 +101,7 @@ def open_index(
         raise ParameterMismatch(
             f"the index at {backend.location} was built with other parameters "
             f"({'; '.join(diffs)}); leave those flags out to use its own, or index into a new "
-            "collection"
+            + ("index file" if getattr(args, "index_file", None) is not None else "collection")
         )
     return index
 
@@ -423,6 +423,7 @@ def register_info(sub: Any) -> None:
     )
     json_option(p)
     solr_options(p)
+    index_file_option(p)
     p.set_defaults(func=cmd_info)
 
 
@@ -750,9 +751,12 @@ def _joining_note(args: argparse.Namespace, index: NearDupIndex) -> None:
 def cmd_info(args: argparse.Namespace) -> int:
     # lazy: both pull in pysolr and requests, which --help and the verbs without Solr do not need
     from ..backends.solr import SolrBackend
-    from ..collection import describe, format_info
+    from ..collection import describe, describe_file, format_info
 
-    info = describe(SolrBackend(open_solr(args, create=False)))
+    if getattr(args, "index_file", None) is not None:
+        info = describe_file(_backend(args, create=False, writes=False))
+    else:
+        info = describe(SolrBackend(open_solr(args, create=False)))
     emit(args, info, format_info(info))
     return 0
 
