@@ -430,7 +430,9 @@ def register_info(sub: Any) -> None:
 def register_delete(sub: Any) -> None:
     p = sub.add_parser("delete", help="remove records (and their band keys) from an index")
     p.add_argument("ids", nargs="*", help="ids to remove")
-    p.add_argument("--ids-file", type=Path, default=None, help="a file of ids, one a line")
+    p.add_argument("--ids-file", type=Path, default=None,
+                   help="a file of ids, one a line (blank lines and lines starting with # are "
+                   "left out: give such an id on the command line)")
     p.add_argument(
         "--source",
         default=None,
