@@ -24,6 +24,7 @@ from .assign import unique_mapping
 from .decide import ThresholdWords
 from .evidence import Evidence, Records, gather, space_of
 from .learned import Audit, Interval, Taught, teach
+from .link import source_rank
 
 #: A labelled pair: the rows of its two records, whether it is a match, and (optional) whether
 #: it was drawn at random from the pairs a rule kept (``review --ask`` says so).
@@ -81,7 +82,10 @@ def _evidence(
     columns: Sequence[Mapping[str, str] | None] | None,
     extra: Sequence[tuple[int, int]] = (),
 ) -> Evidence:
-    rank = {s: n for n, s in enumerate(list(order or []) + sorted(set(sources)))}
+    # as the candidates are: a rank that let a later name overwrite the order's (the first
+    # source ranked after the other whenever its name sorts after it) put a labelled pair the
+    # other way round, a row of its own whose evidence read its records' roles swapped
+    rank = source_rank(sources, order)
     # each pair as the evidence holds it: the record of the earlier source first
     placed = [(a, b) if (rank[sources[a]], a) <= (rank[sources[b]], b) else (b, a)
               for a, b in extra]  # fmt: skip
@@ -96,7 +100,10 @@ def _rows(evidence: Evidence, labels: Sequence[Label]) -> tuple[np.ndarray, np.n
         if n is not None:
             rows.append(n)
             said.append(match)
-    return np.asarray(rows, dtype=np.int64), np.asarray(said, dtype=bool)
+    # in the candidates' order, whatever the labels' (a file groups its matches first): the
+    # same labels teach the same rule to the last digit
+    order = np.argsort(np.asarray(rows, dtype=np.int64), kind="stable")
+    return np.asarray(rows, dtype=np.int64)[order], np.asarray(said, dtype=bool)[order]
 
 
 def link_by_labels(

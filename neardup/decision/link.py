@@ -237,12 +237,18 @@ def weighed(vectors: Vectors, learned: Mapping[Column, float] | None) -> Any | N
     return normalize((vectors.joined * share + total * (1 - share)).tocsr())
 
 
+def source_rank(sources: Sequence[str], order: Sequence[str] | None) -> dict[str, int]:
+    """Each source's rank: those of ``order`` first, the others by name. A pair's record of
+    the better-ranked source comes first, in the candidates and in every pair made of them."""
+    names = list(order or []) + sorted(set(sources) - set(order or []))
+    return {s: n for n, s in enumerate(names)}
+
+
 def groups_of(
     sources: Sequence[str], order: Sequence[str] | None
 ) -> list[tuple[NDArray[np.int64], NDArray[np.int64]]]:
-    """The rows of every two sources, the one ranked first (``order``, then by name) first."""
-    names = list(order or []) + sorted(set(sources) - set(order or []))
-    rank = {s: n for n, s in enumerate(names)}
+    """The rows of every two sources, the one ranked first (:func:`source_rank`) first."""
+    rank = source_rank(sources, order)
     by_source: dict[str, list[int]] = {}
     for i, s in enumerate(sources):
         by_source.setdefault(s, []).append(i)
