@@ -429,3 +429,15 @@ def test_info_of_an_index_file_says_what_info_of_a_collection_says(tmp_path: Pat
     assert [(x["records"], x["sources"]) for x in info["batches"]] == [
         (14, [str(b.resolve())]), (300, [str(a.resolve())])]
     assert info["params"]["shingle_kind"] == "char" and info["batch_count"] == 2
+
+
+def test_delete_counts_an_id_given_twice_once_and_names_an_empty_ids_file(tmp_path: Path) -> None:
+    a, _ = _shop_files(tmp_path)
+    store = tmp_path / "i.duckdb"
+    assert run_cli("index", str(a), "--index-file", str(store)).returncode == 0
+    done = run_cli("delete", "3", "3", "--index-file", str(store), "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)["asked"] == 1, done.stderr
+    ids = tmp_path / "ids.txt"
+    ids.write_text("# comments only\n\n", encoding="utf-8")
+    done = run_cli("delete", "--ids-file", str(ids), "--index-file", str(store))
+    assert done.returncode == 2 and "its lines are all blank or comments" in done.stderr

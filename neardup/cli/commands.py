@@ -989,7 +989,10 @@ def cmd_delete(args: argparse.Namespace) -> int:
             if value and not value.startswith("#"):
                 ids.append(value)
     if not ids:
-        raise InputError("give ids to delete, or --ids-file")
+        given = " (its lines are all blank or comments: give such ids on the command line)" \
+            if args.ids_file is not None else ""  # fmt: skip
+        raise InputError(f"give ids to delete, or --ids-file{given}")
+    ids = list(dict.fromkeys(ids))  # an id given twice is asked for once
     index = open_index(args, create=False)
     args.source = _given_source(index, args.source)
     present = set(index.backend.sources([index.key(i, args.source) for i in ids]))
