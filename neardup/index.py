@@ -783,7 +783,7 @@ class NearDupIndex:
                        labels is not None)  # fmt: skip
         if checked is not None:
             result = self.report(options=options)
-            result.rule = {**(result.rule or {}), "checked": self._checked(result, checked)}
+            result.rule = {**(result.rule or {}), "check": self._checked(result, checked)}
             return result
         if chosen.rule == LABELLED:
             result = self._report_labelled(labels, options.max_dist)

@@ -222,22 +222,28 @@ def test_every_rule_a_report_can_carry_has_its_own_words() -> None:
     import ast
     from pathlib import Path
 
-    from neardup.decision.labelled import asked_explain
+    from neardup.decision.labelled import asked_explain, checked_explain
     from neardup.decision.words import WORDS, words_for
     from neardup.out import output
 
-    assert set(WORDS) == {"threshold", "valley", "learned", "weighted", "labelled", "asked"}
+    assert set(WORDS) == {"threshold", "valley", "learned", "weighted", "labelled", "asked",
+                          "checked"}  # fmt: skip
     decisions = {
         "weighted": Decision("weighted", 0.3, explain={"margin": 0.1}),
         "threshold": Decision("threshold", 0.5),
         "asked": Decision("asked", 0.0, explain=asked_explain(3, None, taught=False)),
+        "checked": Decision("checked", 0.0, explain=checked_explain(3, None)),
     }
     shorts = {name: words_for(d).short(d) for name, d in decisions.items()}
     assert shorts == {
         "weighted": "weighted rule, kept from cosine 0.3",
         "threshold": "Jaccard >= 0.5",
         "asked": "pairs to label",
+        "checked": "pairs drawn at random to check the report",
     }
+    checked = decisions["checked"]
+    assert words_for(checked).line(checked).startswith(
+        "the 3 pairs drawn at random from those the report keeps")
     pair = Pair("a", "b", 0.6, 1, similarity=0.42)
     asked = decisions["asked"]
     assert words_for(asked).line(asked) == (

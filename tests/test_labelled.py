@@ -226,7 +226,7 @@ def test_a_check_draws_at_random_from_the_pairs_kept_and_says_their_precision() 
     said = [((p.source1, p.id1), (p.source2, p.id2), p.id1 != "2", True) for p in drawn]
     report = idx.report(mode="link", labels=said)
     assert [(p.id1, p.id2) for p in report.pairs] == [(p.id1, p.id2) for p in kept]
-    checked = report.rule["checked"]
+    checked = report.rule["check"]
     hits = sum(s[2] for s in said)
     assert (checked["kept"], checked["matches"]) == (5, hits)
     assert checked["precision"]["value"] == round(hits / 5, 3)
@@ -237,8 +237,8 @@ def test_a_check_draws_at_random_from_the_pairs_kept_and_says_their_precision() 
     assert not again & {frozenset(s[:2]) for s in said}
     # a pair drawn from another report, not among these pairs: left out of the estimate
     other = [*said, (("a", "1"), ("b", "2"), False, True)]
-    assert idx.report(mode="link", labels=other).rule["checked"]["drawn"] == 6
-    assert idx.report(mode="link", labels=other).rule["checked"]["kept"] == 5
+    assert idx.report(mode="link", labels=other).rule["check"]["drawn"] == 6
+    assert idx.report(mode="link", labels=other).rule["check"]["kept"] == 5
 
 
 def test_a_check_of_a_dedup_report() -> None:
@@ -250,7 +250,7 @@ def test_a_check_of_a_dedup_report() -> None:
     drawn = idx.check(3, mode="dedup")
     assert len(drawn) == 3
     said = [((p.source1, p.id1), (p.source2, p.id2), True, True) for p in drawn]
-    checked = idx.report(labels=said).rule["checked"]
+    checked = idx.report(labels=said).rule["check"]
     assert (checked["kept"], checked["matches"]) == (3, 3)
 
 

@@ -100,7 +100,7 @@ def decided_line(result: Report) -> str:
     """The one line, after a leading newline, that says in plain words which pairs the report
     kept: what ``dedupe`` and ``review`` print by default (``-v`` adds :func:`rule_line`'s
     details, ``--json`` has them all)."""
-    checked = (result.rule or {}).get("checked")
+    checked = (result.rule or {}).get("check")  # pairs drawn at random said its precision
     line = "\n" + words_for(result.decision).line(result.decision)
     return line + (f"\n{checked['line']}" if checked else "")
 
