@@ -76,8 +76,9 @@ def run_restaurants(index: NearDupIndex, out_dir: Path, progress: bool = False) 
     both 2014 methods and neardup's own, and score them against the gold."""
     records, gold_file = restaurants()
     gold = read_pairs(gold_file)
-    if len(index):
-        index.remove([r.id for r in index.backend.records()])
+    if len(index):  # every record as the backend keys it: a record of a second source too
+        index.backend.remove([r.id for r in index.backend.records()])
+        index.backend.commit()
     items = [guide(r) if isinstance(r, Record) else r for r in read_records(records)]
     stats = index.add_many(items, progress=progress)
     out_dir.mkdir(parents=True, exist_ok=True)
