@@ -192,12 +192,15 @@ def test_a_failing_database_is_an_error_naming_the_file(tmp_path: Path) -> None:
     file and what failed, not as a traceback of DuckDB's."""
     path = tmp_path / "gone.duckdb"
     backend = DuckDBBackend(path)
-    backend._con.close()  # what a failed disk leaves: every statement fails
+    backend._con.execute("DROP TABLE records")  # what a broken file leaves: statements fail
     doc = Document("1", "blue cafe", "blue cafe", [], values=[1])
     backend.add([doc])  # held until it is appended
     with pytest.raises(NeardupError, match=r"gone\.duckdb: DuckDB could not write the records"):
         backend.commit()
     with pytest.raises(NeardupError, match=r"gone\.duckdb: DuckDB could not read the records"):
+        list(backend.all_texts())
+    backend._con.close()  # closed under it: said so, not as a full disk
+    with pytest.raises(NeardupError, match=r"gone\.duckdb: this index was closed"):
         list(backend.all_texts())
 
 
