@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from ..backends.base import Capability, SolrStore
+from ..backends.duckdb_file import DuckDBBackend
 from ..choose import SAMPLE
 from ..constraints import check, declared
 from ..decision.cluster import pair_clusters
@@ -131,8 +132,6 @@ def _backend(args: argparse.Namespace, create: bool, writes: bool = True) -> Any
             and os.path.samefile(records, path):  # fmt: skip
         raise InputError(f"{records} is the index file itself: give the records' file, and "
                          "another --index-file")  # fmt: skip
-    from ..backends import DuckDBBackend
-
     backend = DuckDBBackend(path, read_only=not writes)
     OPENED.append(backend)
     return backend

@@ -249,4 +249,6 @@ class CheckedWords(AskedWords):
     """Pairs drawn to check a report: no decision, only where they were drawn from."""
 
     def short(self, decision: Decision) -> str:
-        return "pairs drawn at random to check the report"
+        labels = (decision.explain or {}).get("labels")
+        return "pairs drawn at random to check the report" + (
+            f" decided with the labels of {labels}" if labels else "")  # fmt: skip
