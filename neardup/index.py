@@ -80,6 +80,7 @@ from .decision.cluster import pair_clusters
 from .decision.completion import missing_pairs
 from .decision.decide import Features, rule_for
 from .decision.labelled import Label, link_by_labels, pairs_to_ask
+from .decision.learned import wilson
 from .decision.link import _pairs as link_pairs
 from .decision.link import link
 from .decision.link_new import link_new, updated
@@ -1062,8 +1063,6 @@ class NearDupIndex:
         keeps (:meth:`check`) and labelled: the share of them that are matches, with its 95%
         (Wilson) interval. A pair drawn from another report and not kept by this one is left
         out."""
-        from scipy.stats import binomtest
-
         primary = self.primary_source or ""
 
         def key(source: str | None, rid: str) -> tuple[str, str]:
@@ -1080,11 +1079,11 @@ class NearDupIndex:
                            "among this report's pairs: no precision to estimate")  # fmt: skip
             return out
         hits, n = sum(inside), len(inside)
-        ci = binomtest(hits, n).proportion_ci(method="wilson")
-        out["precision"] = {"value": round(hits / n, 3), "low": round(float(ci.low), 3),
-                            "high": round(float(ci.high), 3), "of": n}  # fmt: skip
+        low, high = wilson(hits, n)
+        out["precision"] = {"value": round(hits / n, 3), "low": round(low, 3),
+                            "high": round(high, 3), "of": n}  # fmt: skip
         out["line"] = (f"checked: {hits} of {n} pairs drawn at random from those kept are "
-                       f"matches: precision {hits / n:.2f} ({ci.low:.2f}-{ci.high:.2f}, 95% "
+                       f"matches: precision {hits / n:.2f} ({low:.2f}-{high:.2f}, 95% "
                        "interval)")  # fmt: skip
         return out
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from itertools import islice
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -38,7 +37,7 @@ from ..out.output import (
     write_table,
 )
 from ..out.review import write_evaluation_page
-from ..out.write import Outputs, write_clusters, write_pairs
+from ..out.write import Outputs, same_file, write_clusters, write_pairs
 from ..params import Params
 from ..pipeline import IndexStats
 from ..plan import Spark
@@ -128,8 +127,7 @@ def _backend(args: argparse.Namespace, create: bool, writes: bool = True) -> Any
         raise InputError(f"{path}: no such index file (neardup index FILE --index-file {path} "
                          "makes one)")  # fmt: skip
     records = getattr(args, "file", None)
-    if records is not None and path.exists() and Path(records).exists() \
-            and os.path.samefile(records, path):  # fmt: skip
+    if records is not None and path.exists() and same_file(Path(records), path):
         raise InputError(f"{records} is the index file itself: give the records' file, and "
                          "another --index-file")  # fmt: skip
     backend = DuckDBBackend(path, read_only=not writes)
@@ -691,18 +689,11 @@ def _file_source(index: NearDupIndex, path: Path) -> str | None:
 
     if str(path) == "-" or not path.is_file():
         return None
-    real = path.resolve()
     known: list[str] = []
     backend = index.backend
     if Capability.COLLECTION_INFO in backend.capabilities and backend.load_params() is not None:
         known = list(describe(cast(SolrStore, backend))["sources"])
-    for name in known:
-        try:
-            if name == str(real) or Path(name).resolve() == real:
-                return name
-        except (OSError, RuntimeError, ValueError):  # a source that is no path
-            continue
-    return str(real)
+    return _named_as(path, known) or str(path.resolve())
 
 
 def _given_source(index: NearDupIndex, source: str | None) -> str | None:
@@ -1094,15 +1085,17 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
-def _named_as(path: Path, sources: set[str]) -> str | None:
-    """The source the pairs name the file ``path`` by, whatever the spelling of its path
+def _named_as(path: Path, sources: Iterable[str]) -> str | None:
+    """The name among ``sources`` that is the file ``path``, whatever the spelling of either
     (``index`` names a file by its absolute path; ``--records a.csv`` gives it as typed);
     None where none is that file."""
-    if str(path) in sources:
+    names = list(sources)
+    if str(path) in names:
         return str(path)
-    for name in sorted(sources):
+    real = path.resolve()
+    for name in names:
         try:
-            if Path(name).resolve() == path.resolve():
+            if name == str(real) or Path(name).resolve() == real:
                 return name
         except (OSError, RuntimeError, ValueError):  # a source that is no path
             continue

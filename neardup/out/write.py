@@ -117,7 +117,7 @@ def check_output(path: str | Path, what: str = "output", inputs: Iterable[Path] 
         raise InputError(f"{escape_unseen(str(path))}: the {what} is a directory")
     real = path.resolve()
     for source in inputs:
-        if Path(source).exists() and _same_file(path, Path(source)):
+        if Path(source).exists() and same_file(path, Path(source)):
             raise InputError(f"{escape_unseen(str(path))}: the {what} would overwrite the input")
     if path.exists():  # asked of the path, not of ``real``: /dev/fd/63, a pipe, resolves to
         # the name of no file (/proc/self/fd/pipe:[...]), while opening the path opens the pipe
@@ -148,7 +148,7 @@ def distinct_outputs(named: Mapping[str, str | Path | None]) -> None:
             if str(path) == "-" or str(path2) == "-":
                 same = str(path) == str(path2)
             else:
-                same = _same_file(path, path2) and not _device(path)
+                same = same_file(path, path2) and not _device(path)
             if same:
                 where = "standard output ('-')" if str(path) == "-" else escape_unseen(str(path))
                 raise InputError(
@@ -156,7 +156,7 @@ def distinct_outputs(named: Mapping[str, str | Path | None]) -> None:
                 )
 
 
-def _same_file(a: Path, b: Path) -> bool:
+def same_file(a: Path, b: Path) -> bool:
     """Whether ``a`` and ``b`` name one file: the same resolved path, or one inode."""
     if a.resolve() == b.resolve():
         return True
