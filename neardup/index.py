@@ -285,7 +285,8 @@ class NearDupIndex:
         else:
             self.params = Params.from_dict(stored)
             if params is None and given:
-                params = self.params.replace(**given)
+                # only what was given is compared (bands and rows a replace would choose again)
+                self.params.check_given(given, self.backend.location)
             if params is not None:
                 self.params.check(params, self.backend.location)
             self.from_data = bool(stored.get("chosen_from_data", False))

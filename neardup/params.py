@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -179,17 +180,43 @@ class Params:
             )
         return params
 
+    def check_given(self, given: Mapping[str, Any], where: str) -> None:
+        """:meth:`check` for some parameters given by name: only those are compared (a given
+        threshold still follows the index's bands and rows, which it does not name)."""
+        unknown = sorted(set(given) - set(Params.__dataclass_fields__))
+        if unknown:
+            raise ArgumentError(f"unknown parameters: {', '.join(unknown)}")
+        asked = self.replace(**given)  # checks the values as Params does
+        names = [n for n in given if getattr(self, n) != getattr(asked, n)]
+        if names:
+            self._refuse(names, asked, where)
+
     def check(self, other: Params, where: str) -> None:
         """Raise :class:`ParameterMismatch` naming each difference between the index's
         parameters (``self``) and the ones asked for."""
         names = [f.name for f in fields(self) if getattr(self, f.name) != getattr(other, f.name)]
         if {"threshold", "num_perm"} & set(names):  # bands and rows follow them: not news
             names = [n for n in names if n not in ("bands", "rows")]
+        if names:
+            self._refuse(names, other, where, whole=True)
+
+    def _refuse(self, names: list[str], other: Params, where: str, whole: bool = False) -> None:
         diffs = [
             f"{n}: index has {getattr(self, n)!r}, asked for {getattr(other, n)!r}" for n in names
         ]
-        if diffs:
-            raise ParameterMismatch(
-                f"the index at {where} was built with other parameters ({'; '.join(diffs)}); "
-                "open it without parameters to use its own, or index into a new collection"
-            )
+        some = ""
+        if whole:
+            # A Params object is a whole set: the fields left at their defaults were asked for
+            # too. Say how to ask for some only, when some of the differences are such defaults.
+            defaults = Params.__dataclass_fields__
+            unasked = [n for n in names if n not in ("bands", "rows")
+                       and getattr(other, n) == defaults[n].default]  # fmt: skip
+            if unasked:
+                some = (
+                    f"; Params() asks for every field, the defaults too ({', '.join(unasked)}): "
+                    "to ask for some only, pass them by name, NearDupIndex(given={...})"
+                )
+        raise ParameterMismatch(
+            f"the index at {where} was built with other parameters ({'; '.join(diffs)}); "
+            "open it without parameters to use its own, or index into a new collection" + some
+        )

@@ -235,6 +235,25 @@ def test_index_parameters_are_stored_and_checked(make_index: MakeIndex) -> None:
         NearDupIndex(Params(threshold=0.5), backend=index.backend, given={"threshold": 0.5})
 
 
+def test_some_parameters_given_are_compared_alone_with_an_index_chosen_from_its_data() -> None:
+    index = NearDupIndex()  # shingles, threshold and bands chosen from the records
+    index.add_many([("1", "hello world foo bar"), ("2", "hello world foo baz")])
+    stored = index.params
+    # what the index has, given again: the same index (the bands are not chosen again)
+    for given in ({"num_perm": stored.num_perm}, {"threshold": stored.threshold}):
+        assert NearDupIndex(backend=index.backend, given=given).params == stored
+    # only what was given is named, not the fields left out
+    with pytest.raises(ParameterMismatch) as caught:
+        NearDupIndex(backend=index.backend, given={"num_perm": 64})
+    assert "num_perm: index has 128, asked for 64" in str(caught.value)
+    assert "shingle_kind" not in str(caught.value) and "bands" not in str(caught.value)
+    with pytest.raises(ArgumentError, match="unknown parameters: bogus"):
+        NearDupIndex(backend=index.backend, given={"bogus": 1})
+    # a whole Params names the defaults it asked for, and how to ask for some only
+    with pytest.raises(ParameterMismatch, match=r"defaults too \(shingle_kind.*given=\{"):
+        NearDupIndex(Params(num_perm=stored.num_perm), backend=index.backend)
+
+
 def _levenshtein(a: list[str], b: list[str]) -> int:
     """Word insertions, deletions and substitutions from ``a`` to ``b`` (the textbook table)."""
     row = list(range(len(b) + 1))
