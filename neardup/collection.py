@@ -86,22 +86,26 @@ def describe_file(backend: Any) -> dict[str, Any]:
     }
 
 
+def _records(n: int) -> str:
+    return f"{n} record" if n == 1 else f"{n} records"
+
+
 def format_info(info: Mapping[str, Any]) -> str:
     """:func:`describe`'s answer for a person."""
-    lines = [f"{info['collection']}: {info['records']} records"]
+    lines = [f"{info['collection']}: {_records(info['records'])}"]
     if info["described"] is None:
         lines.append("  no neardup index yet (index a file first)")
         return "\n".join(lines)
     lines.append(f"  parameters: {info['described']}")
     more = info["source_count"] - len(info["sources"])
     lines.append(f"  sources ({info['source_count']}):")
-    lines += [f"    {name}: {count} records" for name, count in info["sources"].items()]
+    lines += [f"    {name}: {_records(count)}" for name, count in info["sources"].items()]
     if more > 0:
         lines.append(f"    ... and {more} more")
     lines.append(f"  batches ({info['batch_count']}, newest first):")
     for b in info["batches"]:
         lines.append(
-            f"    {b['batch']} ({b['written']}): {b['records']} records from "
+            f"    {b['batch']} ({b['written']}): {_records(b['records'])} from "
             f"{', '.join(b['sources']) or '?'}"
         )
     return "\n".join(lines)

@@ -207,3 +207,75 @@ def test_pairs_from_standard_input(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["f1"] == 1.0
+
+
+def _shop_files(tmp_path: Path) -> tuple[Path, Path, list[tuple[str, str]]]:
+    """Two CSV files numbered 1..N alike; a.csv's i is b.csv's (7i mod N) + 1."""
+    rng = random.Random(40)
+    words = ["".join(rng.choice(string.ascii_lowercase) for _ in range(7)) for _ in range(4 * N)]
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    rows_a, rows_b, truth = ["id,name"], {}, []
+    for i in range(1, N + 1):
+        text = " ".join(words[4 * (i - 1) : 4 * i])
+        j = (i * 7) % N + 1
+        rows_a.append(f"{i},{text}")
+        rows_b[j] = f"{j},{text} ltd"
+        truth.append((str(i), str(j)))
+    a.write_text("\n".join(rows_a) + "\n", encoding="utf-8")
+    b.write_text("id,name\n" + "\n".join(rows_b[j] for j in sorted(rows_b)) + "\n",
+                 encoding="utf-8")  # fmt: skip
+    return a, b, truth
+
+
+@pytest.mark.parametrize("fmt", ["txt", "csv", "jsonl", "parquet"])
+def test_own_clusters_file_is_read_as_its_clusters_pairs(
+    fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``report --clusters`` in each of its formats, given to evaluate: every two records of
+    a cluster are a pair (by source and id), not its first two cells (F1 0 before)."""
+    a, b, truth = _shop_files(tmp_path)
+    idx = tmp_path / "i.duckdb"
+    for f in (a, b):
+        assert main(["index", str(f), "--index-file", str(idx), "--quiet"]) == 0
+    pairs, clusters = tmp_path / "pairs.tsv", tmp_path / f"cl.{fmt}"
+    assert main(["report", "--index-file", str(idx), "--mode", "link", "--out", str(pairs),
+                 "--clusters", str(clusters), "--quiet"]) == 0  # fmt: skip
+    capsys.readouterr()
+    code, scores, err = _evaluate(capsys, str(pairs), "--gold", str(clusters))
+    assert code == 0, err
+    assert scores["pairs"] == scores["gold"] == scores["true_pairs"] == N
+    gold = tmp_path / "gold.tsv"
+    lines = "".join(f"{x}\t{y}\t{a}\t{b}\n" for x, y in truth)
+    gold.write_text("id1\tid2\tsource1\tsource2\n" + lines, encoding="utf-8")
+    code, scores, err = _evaluate(capsys, str(clusters), "--gold", str(gold))
+    assert code == 0, err
+    assert scores["true_pairs"] == N and scores["precision"] == scores["recall"] == 1.0
+
+
+def test_a_cluster_of_three_is_three_pairs_and_a_third_column_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clusters = tmp_path / "cl.tsv"
+    clusters.write_text("center\tleast_similarity\tmembers\n1\t0.5\t2\t3\n4\t0.9\t5\n",
+                        encoding="utf-8")  # fmt: skip
+    gold = tmp_path / "gold.txt"
+    gold.write_text("1 2\n2 3\n1 3\n4 5\n", encoding="utf-8")
+    code, scores, err = _evaluate(capsys, str(clusters), "--gold", str(gold))
+    assert code == 0, err
+    assert scores["pairs"] == 4 and scores["true_pairs"] == 4
+    # a line of the 2014 experiment's groups (tab-separated ids, no header): every two
+    groups = tmp_path / "groups.txt"
+    groups.write_text("1\t2\t3\n4\t5\n", encoding="utf-8")
+    code, scores, err = _evaluate(capsys, str(groups), "--gold", str(gold))
+    assert code == 0 and scores["true_pairs"] == 4, err
+    # a third column under a header, or separated by commas (a label?), is not read as nothing
+    for text in ("a b c\n1 2 3\n4 5 6\n", "1,2,0\n4,5,1\n", "left|right|label\n1|2|1\n"):
+        bad = tmp_path / "bad.txt"
+        bad.write_text(text, encoding="utf-8")
+        code, _, err = _evaluate(capsys, str(bad), "--gold", str(gold))
+        assert code == 2 and "evaluate reads" in err and "Traceback" not in err
+    # a cluster line with a member's source missing is refused by line
+    clusters.write_text("center\tcenter_source\tleast_similarity\tmembers (id, source)\n"
+                        "1\ta.csv\t0.5\t2\n", encoding="utf-8")  # fmt: skip
+    code, _, err = _evaluate(capsys, str(clusters), "--gold", str(gold))
+    assert code == 2 and f"{clusters}:2:" in err

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -377,19 +378,24 @@ def _text_rows(name: str, text: str, fmt: str | None) -> Iterator[Row]:
         if cells[0].lstrip().startswith("#"):
             continue
         names = [c.strip().lower() for c in cells]
-        if TABLE_COLUMNS & set(names):
+        if names[0] == "center" and "least_similarity" in names:
+            yield from _cluster_pairs(name, _center_rows(name, number, names, rows))
+        elif _clusters_table(names):
+            yield from _cluster_pairs(name, _table_rows(name, number, cells, rows, CLUSTER))
+        elif TABLE_COLUMNS & set(names):
             yield from _table_rows(name, number, cells, rows)
         else:
-            yield from _plain_rows(name, [(number, cells), *rows])
+            yield from _plain_rows(name, [(number, cells), *rows], delimiter)
         return
 
 
 def _table_rows(
-    name: str, number: int, header: list[str], rows: Iterable[tuple[int, list[str]]]
-) -> Iterator[Row]:
+    name: str, number: int, header: list[str], rows: Iterable[tuple[int, list[str]]],
+    read: tuple[str, ...] = READ,
+) -> Iterator[Row]:  # fmt: skip
     names = [c.strip().lower() for c in header]
     shown = ", ".join(c.strip() for c in header)
-    missing = [n for n in ("id1", "id2") if n not in names]
+    missing = [n for n in ("id1", "id2") if n not in names and read is READ]
     if missing:
         raise InputError(
             f"{name}:{number}: the header has no {' and no '.join(map(repr, missing))} column "
@@ -398,7 +404,7 @@ def _table_rows(
     if ("source1" in names) != ("source2" in names):
         has, lacks = ("source1", "source2") if "source1" in names else ("source2", "source1")
         raise InputError(f"{name}:{number}: the header has {has!r} but no {lacks!r} column")
-    wanted = {n: names.index(n) for n in READ if n in names}
+    wanted = {n: names.index(n) for n in read if n in names}
     for line, cells in rows:
         if len(cells) != len(names):
             raise InputError(
@@ -408,15 +414,108 @@ def _table_rows(
         yield f"{name}:{line}", {n: cells[k] for n, k in wanted.items()}
 
 
-def _plain_rows(name: str, rows: list[tuple[int, list[str]]]) -> Iterator[Row]:
+def _plain_rows(
+    name: str, rows: list[tuple[int, list[str]]], delimiter: str | None = None
+) -> Iterator[Row]:
+    """Two ids a line; a line of more, where the file is separated by tabs or white space
+    and has no header, a group of ids (the 2014 experiment's clusters), every two of them a
+    pair. Elsewhere more than two cells are refused: a third column (a label of 0 or 1, a
+    score) read as nothing would count every line as a match."""
     data = [(n, c) for n, c in rows if not c[0].lstrip().startswith("#")]
+    header = bool(data) and _is_header(data[0][1], data[1][1] if len(data) > 1 else None)
+    grouped = not header and delimiter in (None, "\t")
+    groups: list[tuple[str, list[Rec]]] = []
     for k, (line, cells) in enumerate(data):
         if len(cells) < 2:
             found = _count(len(cells), "column")
             raise InputError(f"{name}:{line}: expected two ids, found {found}")
-        if k == 0 and _is_header(cells, data[1][1] if len(data) > 1 else None):
+        if k == 0 and header:
+            if len(cells) > 2:
+                raise InputError(
+                    f"{name}:{line}: a header of {len(cells)} columns "
+                    f"({', '.join(c.strip() for c in cells)}): evaluate reads two ids a line, "
+                    "or neardup's pairs tables (id1, id2) and clusters (cluster, id) by their "
+                    "header"
+                )
+            continue
+        if len(cells) > 2 and not grouped:
+            raise InputError(
+                f"{name}:{line}: {len(cells)} columns: evaluate reads two ids a line (a third "
+                "column, such as a label, would be read as nothing), or neardup's pairs tables "
+                "(id1, id2) and clusters (cluster, id) by their header"
+            )
+        if len(cells) > 2:
+            groups.append((f"{name}:{line}", [("", c.strip()) for c in cells]))
             continue
         yield f"{name}:{line}", {"id1": cells[0], "id2": cells[1]}
+    yield from _group_pairs(name, groups)
+
+
+#: The columns of a clusters table (``--clusters out.csv``: one row a record).
+CLUSTER = ("cluster", "id", "source")
+#: The most pairs a clusters file may spread into: each cluster's records are all paired.
+MAX_CLUSTER_PAIRS = 20_000_000
+
+
+def _clusters_table(names: Sequence[str]) -> bool:
+    """A header of neardup's clusters tables: ``cluster`` and ``id``, no ``id1``."""
+    return "cluster" in names and "id" in names and "id1" not in names
+
+
+def _center_rows(
+    name: str, number: int, names: list[str], rows: Iterable[tuple[int, list[str]]]
+) -> Iterator[tuple[str, list[Rec]]]:
+    """The clusters of :func:`neardup.out.write.write_clusters` (``center [center_source]
+    least_similarity members...``): each line's records."""
+    sourced = len(names) > 1 and names[1] == "center_source"
+    step = 2 if sourced else 1
+    for line, cells in rows:
+        where = f"{name}:{line}"
+        cells = [c.strip() for c in cells]
+        head = cells[:step]
+        rest = cells[step + 1 :]
+        if len(cells) < step + 1 or len(rest) % step:
+            raise InputError(
+                f"{where}: a cluster is its center{', its source' if sourced else ''}, the "
+                f"least similarity and its members{' with their sources' if sourced else ''} "
+                f"(the header, line {number}); this line has {_count(len(cells), 'cell')}"
+            )
+        members = [head, *(rest[k : k + step] for k in range(0, len(rest), step))]
+        yield where, [((m[1] if sourced else ""), m[0]) for m in members]
+
+
+def _cluster_pairs(name: str, rows: Iterable[Any]) -> Iterator[Row]:
+    """Every two records of each cluster as a pair row: from rows of a clusters table (one
+    record a row, by its ``cluster``) or from :func:`_center_rows` (one cluster a row)."""
+    clusters: dict[str, tuple[str, list[Rec]]] = {}
+    for where, row in rows:
+        if isinstance(row, list):
+            clusters[where] = (where, row)
+            continue
+        if "cluster" not in row:
+            raise InputError(f"{where}: no 'cluster' (it has {', '.join(map(str, row))})")
+        key = _plain(row["cluster"], "cluster", where)
+        rec = (_source(row, "source", where), _id(row, "id", where))
+        clusters.setdefault(key, (where, []))[1].append(rec)
+    yield from _group_pairs(name, list(clusters.values()))
+
+
+def _group_pairs(name: str, groups: list[tuple[str, list[Rec]]]) -> Iterator[Row]:
+    """Every two distinct records of each group, as pair rows named by the group's place."""
+    sizes = [len(set(g)) for _, g in groups]
+    total = sum(n * (n - 1) // 2 for n in sizes)
+    if total > MAX_CLUSTER_PAIRS:
+        raise InputError(
+            f"{name}: its clusters hold {total:,d} pairs of records (more than "
+            f"{MAX_CLUSTER_PAIRS:,d}): score a pairs file instead (report --out)"
+        )
+    for where, members in groups:
+        unique = list(dict.fromkeys(members))
+        for i, (sa, a) in enumerate(unique):
+            if not a:
+                raise InputError(f"{where}: an empty id")
+            for sb, b in unique[i + 1 :]:
+                yield where, {"id1": a, "id2": b, "source1": sa, "source2": sb}
 
 
 def _is_header(cells: list[str], after: list[str] | None) -> bool:
@@ -438,6 +537,18 @@ def _json_rows(name: str, text: str) -> Iterator[Row]:
         found = ((f"{name}: item {k}", item) for k, item in enumerate(items, start=1))
     else:
         found = _json_lines(name, text)
+    checked = _objects(found)
+    first = next(checked, None)
+    if first is None:
+        return
+    both = itertools.chain([first], checked)
+    if _clusters_table(list(first[1])):
+        yield from _cluster_pairs(name, both)
+    else:
+        yield from both
+
+
+def _objects(found: Iterable[tuple[str, Any]]) -> Iterator[Row]:
     for where, item in found:
         if not isinstance(item, dict):
             raise InputError(f"{where}: expected an object with id1 and id2, found {item!r:.40}")
@@ -464,6 +575,13 @@ def _parquet_rows(name: str, data: bytes) -> Iterator[Row]:
         table = pq.read_table(pa.BufferReader(data))
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{name}: not a readable Parquet file ({exc})") from exc
+    if _clusters_table(table.column_names):
+        wanted = [c for c in CLUSTER if c in table.column_names]
+        columns = {c: _pylist(name, c, table.column(c)) for c in wanted}
+        rows = ((f"{name}: row {k + 1}", {c: columns[c][k] for c in wanted})
+                for k in range(table.num_rows))  # fmt: skip
+        yield from _cluster_pairs(name, rows)
+        return
     missing = [c for c in ("id1", "id2") if c not in table.column_names]
     if missing:
         raise InputError(
