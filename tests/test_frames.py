@@ -67,3 +67,29 @@ def test_dates_and_decimals_leave_the_rows_with_their_text() -> None:
     days = polars.DataFrame({"id": [1, 2], "text": ["a b c", "d e f"],
                              "day": [datetime.date(2020, 1, 1), None]})  # fmt: skip
     assert NearDupIndex().add_frame(days).indexed == 2
+
+
+def test_true_or_false_columns_are_left_out_with_a_warning_and_nested_values_are_text() -> None:
+    """A bool column rejected every row ("field 'open' is not text"): a notebook saw an empty
+    report and no word. It is left out as a Parquet file's is, and the warning names it; a
+    list or a struct (polars) is text by its strings and numbers."""
+    frame = pd.DataFrame({"id": ["a", "b", "c"], "name": [TEXT, TEXT, "Hotel Bel-Air"],
+                          "open": [True, False, True]})  # fmt: skip
+    index = NearDupIndex()
+    with pytest.warns(UserWarning, match=r"not compared, for what they hold: 'open' \(true or"):
+        stats = index.add_frame(frame)
+    assert (stats.indexed, stats.rejected) == (3, 0)
+    assert [(p.id1, p.id2) for p in index.pairs()] == [("a", "b")]
+    polars = pytest.importorskip("polars")
+    hotels = polars.DataFrame({
+        "id": ["1", "2", "3"],
+        "name": ["Hilton", "Hilton", "Hilton"],
+        "where": [{"street": "12 Rue de Rivoli", "city": "Paris"},
+                  {"street": "99 Unter den Linden", "city": "Berlin"},
+                  {"street": "12 Rue de Rivoli", "city": "Paris"}],
+        "tags": [["spa"], ["bar"], ["spa"]],
+    })  # fmt: skip
+    index = NearDupIndex()
+    assert index.add_frame(hotels).indexed == 3
+    assert index.backend.texts(["2"])["2"] == "Hilton 99 Unter den Linden Berlin bar"
+    assert [(p.id1, p.id2) for p in index.pairs()] == [("1", "3")]

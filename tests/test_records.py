@@ -67,14 +67,31 @@ def test_a_nested_id_without_a_text_field_is_found(tmp_path: Path) -> None:
     assert _records(list(read_records(path, id_field="meta.id"))) == [("a", DELI), ("b", DELI2)]
 
 
+def _textless(path: Path) -> Path:
+    """Objects whose values hold no string or number: nothing to compare."""
+    rows = [{"meta": {"open": True}, "note": None}, {"meta": {"open": False}, "tags": []}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
 def test_cli_nested_text_field_and_nothing_indexed(tmp_path: Path) -> None:
-    path = _nested(tmp_path / "n.jsonl")
     out = tmp_path / "out.jsonl"
-    proc = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory")
+    proc = run_cli("dedupe", str(_textless(tmp_path / "t.jsonl")), "--out", str(out),
+                   "--backend", "memory")  # fmt: skip
     assert proc.returncode == 2, proc.stderr
-    assert "nothing was indexed: none of its 3 records holds a word" in proc.stderr
-    assert "--text-field item.title" in proc.stderr
+    assert "nothing was indexed: none of its 2 records holds a word" in proc.stderr
+    assert "--text-field" in proc.stderr
     assert not out.exists()
+    # without --text-field, a nested object's strings and numbers are its text (the id's not):
+    # three products nested under "item" were compared on what was left at the top before
+    path = _nested(tmp_path / "n.jsonl")
+    proc = run_cli(
+        "dedupe", str(path), "--out", str(out), "--backend", "memory", "--id-field", "meta.id",
+        "--threshold", "0.3", "--cluster-column", "cluster",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["cluster"] for r in rows] == ["a", "a", "c"]
     proc = run_cli(
         "dedupe", str(path), "--out", str(out), "--backend", "memory", "--id-field", "meta.id",
         "--text-field", "item.title", "--threshold", "0.3", "--cluster-column", "cluster",
@@ -85,7 +102,7 @@ def test_cli_nested_text_field_and_nothing_indexed(tmp_path: Path) -> None:
 
 
 def test_index_exit_code_when_nothing_was_indexed(solr_base: str, tmp_path: Path) -> None:
-    path = _nested(tmp_path / "n.jsonl")
+    path = _textless(tmp_path / "n.jsonl")
     coll = f"t_nothing_{tmp_path.name[-12:]}".replace("-", "_")
     proc = run_cli("index", str(path), "--solr-url", solr_base, "--collection", coll)
     try:
@@ -676,15 +693,21 @@ def test_a_frame_whose_columns_are_not_strings(tmp_path: Path) -> None:
 def test_a_field_that_is_not_text_is_named(tmp_path: Path) -> None:
     """A list column was "no text in " with no name (Parquet), or named without its cause."""
     path = tmp_path / "tags.jsonl"
-    path.write_text('{"id": 1, "tags": ["a", "b"]}\n{"id": 2, "text": {"t": "x"}}\n')
-    reasons = [i.reason for i in read_records(path) if isinstance(i, Rejection)]
+    path.write_text('{"id": 1, "tags": [true, false]}\n{"id": 2, "text": {"t": null}}\n'
+                    '{"id": 3, "tags": ["a", "b"]}\n')  # fmt: skip
+    read = list(read_records(path))
+    reasons = [i.reason for i in read if isinstance(i, Rejection)]
     assert reasons == ["no text in 'tags' (a list)", "no text in 'text' (an object)"]
+    assert _records(read[2:]) == [("3", "a b")]  # a list of strings is its text
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
-    pq.write_table(pa.table({"id": [1], "tags": [["a", "b"]]}), tmp_path / "tags.parquet")
-    (empty,) = read_records(tmp_path / "tags.parquet")
-    assert isinstance(empty, EmptyText) and empty.reason.startswith("no text in 'tags' (list<")
+    schema = pa.schema([("id", pa.int64()), ("tags", pa.list_(pa.bool_())), ("w", pa.string())])
+    table = pa.table({"id": [1, 2], "tags": [[True], None], "w": [None, "x"]}, schema=schema)
+    pq.write_table(table, tmp_path / "tags.parquet")
+    empty, kept = read_records(tmp_path / "tags.parquet")
+    assert isinstance(empty, EmptyText) and "'tags' (a list)" in empty.reason
+    assert _records([kept]) == [("2", "x")]
 
 
 def _within(seconds: float, work: Any) -> Any:
@@ -774,3 +797,28 @@ def test_a_json_document_is_refused_not_read_as_lines(
     done = run_cli("dedupe", str(path), "--out", str(tmp_path / "out.json"), "--backend", "memory")
     assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "out.json").exists()
+
+
+def test_a_categorical_parquet_column_is_text_and_left_out_columns_are_named(
+    tmp_path: Path,
+) -> None:
+    """pandas writes a categorical column as a dictionary of strings: it was left out of the
+    text, and three hotels of one name in three cities were one record, exit 0. Columns left
+    out for their type (true or false, dates) are now named in a note."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame({
+        "id": [1, 2, 3, 4],
+        "name": ["Hilton", "Hilton", "Hilton", "Ibis Budget"],
+        "address": pd.Categorical(["12 Rue de Rivoli Paris", "99 Unter den Linden Berlin",
+                                   "1-1 Marunouchi Chiyoda Tokyo", "5 Via Roma Rome"]),
+        "open": [True, False, True, True],
+    })  # fmt: skip
+    path, out = tmp_path / "hotels.parquet", tmp_path / "out.parquet"
+    frame.to_parquet(path)
+    proc = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory")
+    assert proc.returncode == 0, proc.stderr
+    assert "read 4, kept 4, removed 0" in proc.stdout + proc.stderr
+    assert proc.stderr.count("not compared, for what they hold: open (bool)") == 1
+    (_, texts) = zip(*_records(list(read_records(path))), strict=True)
+    assert texts[1] == "Hilton 99 Unter den Linden Berlin"

@@ -24,6 +24,7 @@ from ..errors import (
 from ..out.output import is_stdout
 from ..out.write import check_output, distinct_outputs, escape_unseen
 from ..params import Params
+from ..read.arrow import left_out_columns
 from ..read.checks import MAX_RECORD_BYTES, check_source
 from ..read.items import Item
 from ..read.records import (
@@ -360,8 +361,24 @@ def resolve_ids(args: argparse.Namespace, path: Path) -> None:
     file, fmt = checked_file(path, args.format, delimiter, refuse_tables=args.format == "auto")
     if fmt in ("csv", "tsv"):
         table_delimiter(file, fmt, delimiter, args.id_field)
-    if args.id_field is not None:
-        return
+    if args.id_field is None:
+        _resolve_id_field(args, path, file, fmt, delimiter)
+    noted: set[Path] = vars(args).setdefault("_left_out_noted", set())
+    if fmt in ARROW_FORMATS and not args.text_field and path not in noted:
+        noted.add(path)  # said once, however often the file is checked
+        left = left_out_columns(file, fmt, args.id_field, getattr(args, "source_field", None))
+        if left:
+            shown = ", ".join(f"{escape_unseen(n)} ({kind})" for n, kind in left.items())
+            print(
+                f"neardup: note: {path}: not compared, for what they hold: {shown} (name them "
+                "with --text-field to compare them)",
+                file=sys.stderr,
+            )
+
+
+def _resolve_id_field(
+    args: argparse.Namespace, path: Path, file: Path, fmt: str, delimiter: str | None
+) -> None:
     args.id_field = resolve_id_field(file, fmt, None, delimiter)
     if args.id_field == ROW_ID and first_columns(file, fmt, delimiter):  # (an empty file has none)
         what = "rows" if fmt in ARROW_FORMATS else "lines"

@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import InputError, MissingColumn
 from .inputs import is_stream
 from .items import Item, Rejection
-from .rows import ROW_ID, default_text_fields, record_from_mapping, whole_id
+from .rows import ROW_ID, default_text_fields, nested_texts, record_from_mapping, whole_id
 
 #: Rows converted to Python objects at a time.
 ARROW_CHUNK = 10_000
@@ -97,18 +97,45 @@ def arrow_columns(path: Path, fmt: str) -> list[str]:
     return list(_open(path, fmt).schema.names)
 
 
-def _text_columns(schema: Any, id_field: str, source_field: str | None) -> list[str]:
-    """The default text of a columnar file: what :func:`default_text_fields` picks among its
-    columns of text and numbers (a struct or a list is not text: name its fields by path)."""
+def _texty(kind: Any) -> bool:
+    """Whether a column of this Arrow type is read into a record's default text: text and
+    numbers, a dictionary of them (pandas' categorical columns), and structs and lists, whose
+    strings and numbers are (:func:`~neardup.read.rows.leaves_text`)."""
     import pyarrow.types as t
 
-    names = [
-        f.name
-        for f in schema
-        if t.is_string(f.type) or t.is_large_string(f.type) or t.is_integer(f.type)
-        or t.is_floating(f.type) or t.is_decimal(f.type)
-    ]  # fmt: skip
+    if t.is_dictionary(kind):
+        return _texty(kind.value_type)
+    if t.is_struct(kind) or t.is_list(kind) or t.is_large_list(kind) or t.is_fixed_size_list(kind):
+        return True
+    return (
+        t.is_string(kind) or t.is_large_string(kind) or t.is_integer(kind)
+        or t.is_floating(kind) or t.is_decimal(kind)
+    )  # fmt: skip
+
+
+def _text_columns(schema: Any, id_field: str, source_field: str | None) -> list[str]:
+    """The default text of a columnar file: what :func:`default_text_fields` picks among its
+    columns that :func:`_texty` reads (true or false, dates, times and bytes are left out,
+    which :func:`left_out_columns` says)."""
+    names = [f.name for f in schema if _texty(f.type)]
     return default_text_fields(names, id_field, source_field)
+
+
+def left_out_columns(
+    path: Path, fmt: str, id_field: str, source_field: str | None
+) -> dict[str, str]:
+    """The columns a record's default text leaves out for their type, with it (for a note):
+    a file without a ``text`` column compares every other, and a user should know which are
+    not."""
+    schema = _open(path, fmt).schema
+    names = list(schema.names)
+    if "text" in names:
+        return {}
+    return {
+        f.name: str(f.type)
+        for f in schema
+        if f.name not in (id_field, source_field) and not _texty(f.type)
+    }
 
 
 def read_arrow(
@@ -151,8 +178,13 @@ def read_arrow(
                 continue
             if id_field in row:
                 row[id_field] = whole_id(row[id_field])
+            row = _no_nan(row)
+            flat, held, names = None, kinds, fields
+            if not text_fields:  # the default text: a struct or a list holds its leaves' text
+                flat, nested = nested_texts(row, fields, (id_field, source_field))
+                held, names = {**kinds, **nested}, [f for f in fields if f not in nested]
             yield record_from_mapping(
-                _no_nan(row), str(path), number, id_field, fields, source_field, kinds
+                row, str(path), number, id_field, names, source_field, held, flat
             )
 
 

@@ -14,13 +14,14 @@ from __future__ import annotations
 import datetime
 import decimal
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ArgumentError, MissingColumn
 from .checks import Checked, checked_spans
-from .items import Rejection
-from .rows import ROW_ID, default_text_fields, record_from_mapping, whole_id
+from .items import Item, Rejection
+from .rows import ROW_ID, default_text_fields, nested_texts, record_from_mapping, whole_id
 
 #: The key a DataFrame row's index label is read under (no column can have this name).
 INDEX = "\0index"
@@ -67,9 +68,19 @@ def frame_records(
         raise ArgumentError(f"{name}: the DataFrame has two columns of the same name")
     texts = [text] if isinstance(text, str) else list(text) if text is not None else None
     id_column = id if id is not None else "id" if "id" in columns else None
-    if texts is None:  # dates and times are no text, as in a Parquet file's default
-        plain = [c for c in columns if not _dated(_column(frame, labels[c]))]
+    default = texts is None
+    if texts is None:  # dates, times, true or false are no text, as in a Parquet file's default
+        held = {c: _not_text(_column(frame, labels[c])) for c in columns}
+        plain = [c for c in columns if held[c] is None]
         texts = default_text_fields(plain, id_column or ROW_ID, source)
+        left = {c: k for c, k in held.items() if k is not None and c not in (id_column, source)}
+        if left and "text" not in columns:
+            shown = ", ".join(f"{c!r} ({k})" for c, k in left.items())
+            warnings.warn(
+                f"neardup: {name}: not compared, for what they hold: {shown} (name them in "
+                "text=[...] to compare them)",
+                stacklevel=3,
+            )
     wanted = [c for c in (id_column, *texts, source) if c is not None]
     missing = [c for c in wanted if c not in columns]
     if missing:
@@ -88,21 +99,43 @@ def frame_records(
     rows_read = (
         Rejection(name, k + 1, "missing id: the row's index label is missing (NaN)")
         if key == INDEX and values[INDEX][k] is None
-        else record_from_mapping({c: _cell(v[k]) for c, v in values.items()}, name, k + 1, key,
-                                 texts, source)
+        else _record({c: _cell(v[k]) for c, v in values.items()}, name, k + 1, key, texts,
+                     source, default)
         for k in range(rows)
     )  # fmt: skip
     return Checked(item for item, _line in checked_spans(((r, r.line) for r in rows_read), name))
+
+
+def _record(
+    row: dict[str, Any], name: str, line: int, key: str, texts: Sequence[str],
+    source: str | None, default: bool,
+) -> Item:  # fmt: skip
+    """A row as a record; in the default text, a list or a struct holds its leaves' text."""
+    if not default:
+        return record_from_mapping(row, name, line, key, texts, source)
+    flat, nested = nested_texts(row, texts, (key, source))
+    names = [t for t in texts if t not in nested]
+    return record_from_mapping(row, name, line, key, names, source, nested, flat)
 
 
 def _column(frame: Any, label: Any) -> list[Any]:
     return list(frame[label].to_list())
 
 
-def _dated(values: list[Any]) -> bool:
-    """Whether a column holds dates or times (its first values that are not missing)."""
+def _not_text(values: list[Any]) -> str | None:
+    """What a column holds when the default text leaves it out, read off its first values
+    that are not missing: dates or times, true or false, bytes; None for text, numbers,
+    lists and structs (whose leaves are text)."""
     held = [v for v in values[:100] if _cell(v) is not None]
-    return bool(held) and all(isinstance(v, DATED) for v in held)
+    if not held:
+        return None
+    if all(isinstance(v, DATED) for v in held):
+        return "dates or times"
+    if all(type(v).__name__ in ("bool", "bool_") for v in held):
+        return "true or false"
+    if all(isinstance(v, bytes | bytearray) for v in held):
+        return "bytes"
+    return None
 
 
 def _label(value: Any) -> Any:

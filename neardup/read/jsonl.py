@@ -11,7 +11,7 @@ from typing import Any
 
 from .items import Item, Rejection
 from .lines import Lines, text_lines
-from .rows import BigNumber, default_text_fields, record_from_mapping, scalar
+from .rows import BigNumber, default_text_fields, nested_texts, record_from_mapping
 
 
 def read_jsonl(
@@ -46,22 +46,17 @@ def read_jsonl(
             continue
         if text_fields is None:
             names = default_text_fields(obj, id_field, source_field)
-            kinds = {k: _kind(obj[k]) for k in names if k in obj and not scalar(obj[k])}
-            # left out of the text, but not out of the object: a nested id or source
+            # a nested object or list: its strings and numbers; one with none (null, true or
+            # false) left out of the text, but not out of the object: a nested id or source
             # (--id-field item.id) is read from them, and was "missing" on every line
+            flat, kinds = nested_texts(obj, names, (id_field, source_field))
+            kinds.update((k, "null") for k in names if k in obj and obj[k] is None)
             names = [n for n in names if n not in kinds]
-            yield record_from_mapping(obj, source, number, id_field, names, source_field, kinds)
+            yield record_from_mapping(
+                obj, source, number, id_field, names, source_field, kinds, flat
+            )
             continue
         yield record_from_mapping(obj, source, number, id_field, text_fields, source_field)
-
-
-def _kind(value: object) -> str:
-    """What a JSON value that is not text is, for a message."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true or false"
-    return "a list" if isinstance(value, list) else "an object"
 
 
 def _not_json(constant: str) -> None:
