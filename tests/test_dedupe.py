@@ -313,15 +313,20 @@ def test_jsonl_cluster_ids_keep_the_type_of_the_ids(tmp_path: Path) -> None:
         '{"text": "d e", "id": "y", "cluster": "x", "similarity": null}')  # as written, + 2 keys
 
 
-def test_a_cluster_column_has_one_type_whatever_each_rows_id(tmp_path: Path) -> None:
+def test_a_cluster_column_names_the_kept_record_as_its_row_wrote_its_id(tmp_path: Path) -> None:
     """Ids written 1 and "2" in one file: the cluster read 1 in one row and "1" in the other,
-    and a typed group-by split it. The first record's id sets the column's type."""
+    and a typed group-by split it. Then the first record's id set the column's type, and a
+    cluster kept as "007" read 7, which is another record's id. A cluster's value is now its
+    kept record's id as that row wrote it: one value a cluster, joining with the id column."""
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     src.write_text('{"id": 1, "text": "a b"}\n{"id": "2", "text": "a b"}\n'
-                   '{"id": "3", "text": "q"}\n')  # fmt: skip
-    dedupe(src, out, [["1", "2"]], cluster_column="cluster")
+                   '{"id": "3", "text": "q"}\n{"id": "007", "text": "x y"}\n'
+                   '{"id": 7, "text": "x y!"}\n{"id": " 9", "text": "z"}\n')  # fmt: skip
+    dedupe(src, out, [["1", "2"], ["007", "7"]], cluster_column="cluster")
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [(r["id"], r["cluster"]) for r in rows] == [(1, 1), ("2", 1), ("3", 3)]
+    assert [(r["id"], r["cluster"]) for r in rows] == [
+        (1, 1), ("2", 1), ("3", "3"), ("007", "007"), (7, "007"), (" 9", " 9")
+    ]
 
 
 @pytest.mark.parametrize("column", ["a\nb", "a\tb", "a\u202eb"])

@@ -239,6 +239,8 @@ class _Keeper:
     id: Name  # its name (:data:`Name`): its id, or its (source, id)
     text: str
     rank: tuple[float, ...] = ()
+    #: Its id as the file typed it (:attr:`~neardup.read.items.Record.raw_id`).
+    raw: str | int | None = None
 
     @property
     def record_id(self) -> str:
@@ -272,7 +274,7 @@ def _keepers(
         held = best.get(number)
         if held is None or key > held.rank:
             text = item.text if with_text and not clusters.complete(number) else ""
-            best[number] = _Keeper(named, text, key)
+            best[number] = _Keeper(named, text, key, item.raw_id)
     return best
 
 
@@ -314,9 +316,9 @@ class _Output:
         self.fmt = fmt
         self.column = column
         self.sim_column = sim_column
-        #: JSON Lines: whether the cluster ids are written as numbers, as the first record's id
-        #: is (None until it is read), so that one cluster never reads 1 in a row and "1" in
-        #: another.
+        #: JSON Lines: whether a cluster id whose kept record's typed id is unknown (a record
+        #: without text) is written as a number, as the first record's id is (None until it
+        #: is read). Else a cluster id is its kept record's id as that row wrote it.
         self.numeric_ids: bool | None = None
         #: A table's separator as the reader read it (``|``, ``;``...), which the added cells
         #: are written with too.
@@ -351,16 +353,21 @@ class _Output:
                 )
         self._append(lines, [self.column, self.sim_column])
 
-    def record(self, lines: list[bytes], record: Record, cluster: str, sim: str) -> None:
+    def record(
+        self, lines: list[bytes], record: Record, cluster: str, sim: str,
+        raw: str | int | None = None,
+    ) -> None:  # fmt: skip
+        """A record's lines, with its cluster's id (``raw``: as the file typed the kept
+        record's id, so that the column joins with the id column) and similarity added."""
         if not self.column:
             self.fh.write(b"".join(lines))
         elif self.fmt == "lines":
             text = record.text.replace("\t", " ")
             self.fh.write(f"{record.id}\t{cluster}\t{sim}\t{text}\n".encode())
         elif self.fmt == "jsonl":
-            self._json(lines[0], record, cluster, sim)
+            self._json(lines[0], record, cluster, sim, raw)
         else:
-            self._append(lines, [cluster, sim])
+            self._append(lines, [raw if isinstance(raw, str) else cluster, sim])
 
     def rejected(self, lines: list[bytes], side: IO[bytes] | None) -> None:
         """A row the reader rejected, as it is in the input: into the rejects file ``side``
@@ -413,7 +420,9 @@ class _Output:
             extra = self.delimiter + buf.getvalue()
         self.fh.write(b"".join(head) + body + extra.encode() + (ending or b"\n"))
 
-    def _json(self, line: bytes, record: Record, cluster: str, sim: str) -> None:
+    def _json(
+        self, line: bytes, record: Record, cluster: str, sim: str, raw: str | int | None = None
+    ) -> None:
         body, ending = _split_ending(line)
         text = body.decode("utf-8")
         obj = json.loads(text)
@@ -424,10 +433,10 @@ class _Output:
                     "choose another name (--cluster-column, --similarity-column)"
                 )
         value = json.dumps(float(sim)) if sim else "null"
-        cid: str | int = cluster
-        if self.numeric_ids is None:  # one type for the whole column, read off the first row
+        cid: str | int = cluster if raw is None else raw  # as the kept record's row typed it
+        if self.numeric_ids is None:  # where unknown, one type, read off the first row
             self.numeric_ids = isinstance(obj.get(self.id_field), int)
-        if self.numeric_ids and cluster.lstrip("-").isdigit():
+        if raw is None and self.numeric_ids and cluster.lstrip("-").isdigit():
             cid = int(cluster)  # numeric ids stay numbers, to join on
         end = text.rstrip()[:-1].rstrip()  # the object's closing brace (it parsed as an object)
         added = f", {json.dumps(self.column)}: {json.dumps(cid, ensure_ascii=False)}, "
@@ -603,10 +612,11 @@ class _Placing:
 
 def _place(
     job: _Job, item: Any, stats: DedupeStats, placing: _Placing
-) -> tuple[Record, str, str] | None:
+) -> tuple[Record, str, str, str | int | None] | None:
     """Count one item of the input and say what to write for it: the record, its cluster's id
-    and its similarity to the record kept; None when no record is written (a blank line, a
-    duplicate removed, or a rejection, which the caller writes as it was)."""
+    (as text, and as the file typed the kept record's id, where known) and its similarity to
+    the record kept; None when no record is written (a blank line, a duplicate removed, or a
+    rejection, which the caller writes as it was)."""
     if isinstance(item, Blank):
         stats.blank += 1
         return None
@@ -617,7 +627,7 @@ def _place(
         stats.empty += 1
         if len(stats.empties) < KEEP_REJECTIONS:
             stats.empties.append(item)
-        return Record(item.id or "", "", item.source, item.line), item.id or "", ""
+        return Record(item.id or "", "", item.source, item.line), item.id or "", "", None
     if isinstance(item, Rejection):
         stats.rejected += 1
         if len(stats.rejections) < KEEP_REJECTIONS:
@@ -640,23 +650,23 @@ def _place(
             return None
         stats.written += 1
         if keeper is None or keeper.id == name:
-            return item, item.id, SAME
-        return item, keeper.record_id, job.similarity_to(item, keeper)
+            return item, item.id, SAME, item.raw_id
+        return item, keeper.record_id, job.similarity_to(item, keeper), keeper.raw
     if number is not None:
         stats.clustered += 1
         placing.seen.add(number)
         if keeper is None:  # rule "first": the first member seen is the one kept
             text = item.text if job.column and not job.groups.complete(number) else ""
-            keeper = job.keepers[number] = _Keeper(name, text)
+            keeper = job.keepers[number] = _Keeper(name, text, raw=item.raw_id)
     if keeper is None or keeper.id == name:
         stats.kept += 1
         stats.written += 1
-        return item, item.id, SAME
+        return item, item.id, SAME, item.raw_id
     stats.removed += 1
     if not job.column:
         return None
     stats.written += 1
-    return item, keeper.record_id, job.similarity_to(item, keeper)
+    return item, keeper.record_id, job.similarity_to(item, keeper), keeper.raw
 
 
 def _write(

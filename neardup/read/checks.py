@@ -139,7 +139,8 @@ def _content_hash(item: Record) -> int:
 def _copy(record: Record, first: int) -> Record:
     """``record`` marked as a copy of the record at line ``first``."""
     return Record(
-        record.id, record.text, record.source, record.line, record.fields, record.file, first
+        record.id, record.text, record.source, record.line, record.fields, record.file, first,
+        record.raw_id,
     )
 
 

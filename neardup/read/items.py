@@ -23,6 +23,9 @@ class Record:
     #: The line of an earlier record of the same file with the same id, text and source: this
     #: one is a copy of it (an identical row), a duplicate like any other, not a new record.
     copy_of: int = field(default=0, compare=False)
+    #: The id as the file typed it (a JSON or Parquet number, a string with its spaces), where
+    #: a row gave one: what a cluster column names the record kept by, to join on.
+    raw_id: str | int | None = field(default=None, compare=False)
 
     @property
     def location(self) -> str:

@@ -175,9 +175,11 @@ def record_from_mapping(
         reason = f"no text in {names or 'any field but the id'}"
         return EmptyText(source, number, reason, str(raw_id).strip())
     if source_field is None:
-        return Record(str(raw_id).strip(), text, source, number, parts)
+        return Record(str(raw_id).strip(), text, source, number, parts, raw_id=raw_id)
     origin = field_value(obj, source_field)
     if not scalar(origin) or not str(origin).strip():
         reason = f"no source in field {source_field!r}"
         return Rejection(source, number, reason, str(raw_id).strip())
-    return Record(str(raw_id).strip(), text, str(origin).strip(), number, parts, file=source)
+    return Record(
+        str(raw_id).strip(), text, str(origin).strip(), number, parts, file=source, raw_id=raw_id
+    )
