@@ -760,3 +760,27 @@ def test_the_cluster_columns_are_added_with_the_tables_own_separator(
     # read as neardup reads it: the same records, the new columns beside them
     again = [r for r in read_records(out) if isinstance(r, Record)]
     assert [r.fields.get("cluster") for r in again] == ["1", "1", "3"]
+
+
+def test_an_output_named_for_another_format_is_refused_before_any_work(tmp_path: Path) -> None:
+    """A CSV input deduplicated into ``x.parquet`` wrote CSV text there, exit 0: every reader
+    of its name failed on it. The output is the input's format, whatever it is named."""
+    src = tmp_path / "in.csv"
+    _write_format(src, "csv", _lines(ADDRESSES)[:20])
+    for name in ("out.parquet", "out.jsonl", "out.tsv"):
+        with pytest.raises(ArgumentError, match=r"extension says .*the input's format, CSV"):
+            dedupe(src, tmp_path / name, [])
+    with pytest.raises(ArgumentError, match="--rejects"):
+        dedupe(src, tmp_path / "ok.csv", [], rejects=tmp_path / "bad.jsonl")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]
+    dedupe(src, tmp_path / "out.csv", [])  # the input's format, or no known extension
+    dedupe(src, tmp_path / "out.dat", [])
+    lines = tmp_path / "in.txt"
+    lines.write_text("1 blue cafe\n2 red bar\n", encoding="utf-8")
+    dedupe(lines, tmp_path / "c.tsv", [], cluster_column="c")  # lines with a column are TSV
+    proc = subprocess.run(
+        [sys.executable, "-m", "neardup", "dedupe", str(src), "--out", str(tmp_path / "x.parquet"),
+         "--backend", "memory"], capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "extension says PARQUET" in proc.stderr
+    assert not (tmp_path / "x.parquet").exists() and "Traceback" not in proc.stderr

@@ -29,7 +29,14 @@ from ..errors import InputError, NeardupError
 from ..index import NearDupIndex
 from ..keys import SEP, record_id, source_of_key
 from ..options import MODES, ReportOptions
-from ..out.dedupe import KEEP_RULES, check_columns, dedupe, index_similarity, kept_ids
+from ..out.dedupe import (
+    KEEP_RULES,
+    check_columns,
+    check_output_format,
+    dedupe,
+    index_similarity,
+    kept_ids,
+)
 from ..out.output import decided_line, destination, rule_line
 from ..out.review import review_index
 from ..out.write import Outputs
@@ -37,7 +44,7 @@ from ..params import Params
 from ..pipeline import IndexStats
 from ..plan.budget import budget_of, storage_fits
 from ..read.inputs import no_file
-from ..read.records import expected_records
+from ..read.records import expected_records, guess_format
 from ..results import Report
 from .commands import (
     _file_source,
@@ -533,6 +540,9 @@ def _dedupe_usage(args: argparse.Namespace) -> None:
     check_columns(args.cluster_column, args.similarity_column)
     if args.input.is_file():
         resolve_ids(args, args.input)
+        fmt = guess_format(args.input, args.delimiter) if args.format == "auto" else args.format
+        check_output_format(args.out, fmt, args.cluster_column)
+        check_output_format(args.rejects, fmt, None, "--rejects")
 
 
 def cmd_dedupe(args: argparse.Namespace) -> int:

@@ -74,7 +74,7 @@ from ..keys import record_id, source_of_key
 from ..read.checks import BAD_ID_CHAR, MAX_RECORD_BYTES
 from ..read.inputs import raw_lines
 from ..read.items import Blank, EmptyText, Record, Rejection
-from ..read.records import ARROW_FORMATS, guess_format, read_spans
+from ..read.records import ARROW_FORMATS, EXTENSIONS, guess_format, read_spans
 from ..read.sniff import table_delimiter
 from ..results import Pair
 from .write import AtomicFile, Outputs, check_output, distinct_outputs
@@ -520,6 +520,25 @@ def check_columns(cluster_column: str | None, similarity_column: str) -> None:
                                     "characters, line breaks or direction marks")  # fmt: skip
 
 
+def check_output_format(
+    out: str | Path | None, fmt: str, cluster_column: str | None, flag: str = "--out"
+) -> None:
+    """Refuse an output whose extension names another format than the one written: the
+    input's (``ID TEXT`` lines with a cluster column: TSV). Why: a ``.parquet`` output of a
+    CSV input held CSV text, which every reader of its name then fails on."""
+    if out is None or str(out) == "-":
+        return
+    written = "tsv" if fmt == "lines" and cluster_column else fmt
+    named = EXTENSIONS.get(Path(out).suffix.lower())
+    if named is not None and named != written:
+        shown = {"lines": "ID TEXT lines"}.get(written, written.upper())
+        raise ArgumentError(
+            f"{flag} {out}: its extension says {named.upper()}, but dedupe writes the input's "
+            f"format, {shown} (byte for byte, every column as it was): give it an extension of "
+            "that format, or none"
+        )
+
+
 def dedupe(
     path: str | Path,
     out: str | Path,
@@ -562,6 +581,8 @@ def dedupe(
         raise ArgumentError(f"unknown rule {keep!r} for the record kept: one of {KEEP_RULES}")
     check_columns(cluster_column, similarity_column)
     fmt = guess_format(path) if fmt == "auto" else fmt
+    check_output_format(out, fmt, cluster_column)
+    check_output_format(rejects, fmt, None, "--rejects")
     _check_paths(path, out, rejects)
     pairs = list(pairs)
     groups = _Clusters(clusters, pairs, source_field is not None, primary)
