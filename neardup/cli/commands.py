@@ -68,7 +68,14 @@ from .common import (
 def given_params(args: argparse.Namespace) -> dict[str, Any]:
     """The parameters of :class:`~neardup.params.Params` that the flags give (not None)."""
     names = {f.name for f in dataclasses.fields(Params)}
-    return {k: v for k, v in vars(args).items() if k in names and v is not None}
+    given = {k: v for k, v in vars(args).items() if k in names and v is not None}
+    for name in ("bands", "rows"):  # 0 means "chosen" to Params, not a number of them
+        if given.get(name, 1) < 1:
+            raise ArgumentError(
+                f"--{name} {given[name]}: at least 1 (leave --bands and --rows out to have "
+                "them chosen from the threshold)"
+            )
+    return given
 
 
 def open_index(
