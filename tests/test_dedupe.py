@@ -786,7 +786,9 @@ def test_an_output_named_for_another_format_is_refused_before_any_work(tmp_path:
     assert not (tmp_path / "x.parquet").exists() and "Traceback" not in proc.stderr
 
 
-@pytest.mark.parametrize("flags", [["--bands", "0", "--rows", "0"], ["--bands", "-2", "--rows", "3"]])
+@pytest.mark.parametrize(
+    "flags", [["--bands", "0", "--rows", "0"], ["--bands", "-2", "--rows", "3"]]
+)
 def test_bands_or_rows_below_one_are_bad_usage(flags: list[str], tmp_path: Path) -> None:
     """``--bands 0 --rows 0`` ran with bands chosen from the threshold, and printed "given:
     bands=0, rows=0" beside the 64 x 2 it used."""
