@@ -87,7 +87,7 @@ from .decision.link_new import link_new, updated
 from .decision.prune import prune
 from .decision.route import LABELLED, WEIGHTED, Route, across_sources, route, within_distance
 from .defaults import DEFAULTS
-from .errors import ArgumentError, InputError
+from .errors import ArgumentError, InputError, NeardupError
 from .graph import clusters as clusters  # re-exported: connected components
 from .keys import SEP, id_key, key_of, qualified, record_id, source_of_key
 from .options import ReportOptions
@@ -134,6 +134,11 @@ def _locked(method: F) -> F:
     @functools.wraps(method)
     def run(self: NearDupIndex, *args: Any, **kwargs: Any) -> Any:
         with self._lock:
+            if self._closed:  # every backend alike: the memory one kept working, DuckDB failed
+                raise NeardupError(
+                    f"{self.backend.location}: this index was closed (close()): open its "
+                    "storage again with a new NearDupIndex to use it"
+                )
             return method(self, *args, **kwargs)
 
     return run  # type: ignore[return-value]
@@ -258,6 +263,8 @@ class NearDupIndex:
         self._written = False
         #: Held by every read and write (:func:`_locked`), and by a batch while it is open.
         self._lock = threading.RLock()
+        #: Whether :meth:`close` was called: every read and write is refused after.
+        self._closed = False
         #: What the last weighted link kept for a link of new records
         #: (:mod:`neardup.decision.link_new`).
         self._link_state: LinkState | None = None
@@ -1091,7 +1098,9 @@ class NearDupIndex:
     def close(self) -> None:
         """Close the storage where it holds a file or a connection: a DuckDB file writes its
         last records and frees the file for other processes; a temporary one is deleted. The
-        index cannot be used after."""
+        index cannot be used after (its reads and writes say so, whatever the storage)."""
+        with self._lock:
+            self._closed = True
         closing = getattr(self.backend, "close", None)
         if callable(closing):
             closing()

@@ -619,3 +619,26 @@ def test_the_front_door_refuses_what_it_cannot_read() -> None:
     with pytest.raises(ArgumentError, match="ids must be an id or an iterable of ids"):
         index.remove(None)  # type: ignore[arg-type]
     assert len(index) == 1
+
+
+def test_a_closed_index_refuses_every_read_and_write_on_every_backend() -> None:
+    """The memory backend kept working after ``close()`` while a DuckDB file's index failed:
+    code tried in memory broke on a file. Every backend now says it was closed."""
+    from neardup.errors import NeardupError
+
+    index = NearDupIndex()
+    index.add_many([("1", "blue cafe paris"), ("2", "blue cafe paris!")])
+    assert len(index) == 2
+    index.close()
+    for use in (
+        lambda: len(index),
+        lambda: index.add_many([("9", "x y z")]),
+        lambda: index.report(),
+        lambda: index.neighbors("1"),
+        lambda: index.search("blue cafe"),
+        lambda: index.remove(["1"]),
+    ):
+        with pytest.raises(NeardupError, match="memory: this index was closed"):
+            use()
+    # its storage opened again by a new index is whole
+    assert len(NearDupIndex(backend=index.backend)) == 2
