@@ -36,6 +36,7 @@ import operator
 import os
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set, Sized
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -124,6 +125,12 @@ log = logging.getLogger("neardup")
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _holding_hint(holding: Sequence[str]) -> str:
+    many = len(holding) > 1
+    return (f"the source{'s' if many else ''} {', '.join(holding)} "
+            f"{'hold' if many else 'holds'} such ids: give source={holding[0]!r}")  # fmt: skip
 
 
 def _locked(method: F) -> F:
@@ -636,11 +643,40 @@ class NearDupIndex:
         if not isinstance(ids, Iterable):
             kind = type(ids).__name__
             raise ArgumentError(f"ids must be an id or an iterable of ids, got {kind}")
+        ids = [str(i) for i in ids]
         keys = [self.key(i, source) for i in ids]
         held = len(self.backend.sources(keys)) if keys else 0
         self.backend.remove(keys)
         self.backend.commit()
+        if held < len(set(keys)):
+            holding = self.sources_holding(ids, source)
+            if holding:  # not an error (unknown ids are ignored), but not silent either
+                warnings.warn(
+                    f"neardup: {len(set(keys)) - held} of the ids are not records of "
+                    f"{source or self.primary_source or 'the primary source'!r}; "
+                    f"{_holding_hint(holding)}",
+                    stacklevel=3,
+                )
         return held
+
+    def sources_holding(self, ids: Sequence[str | int], source: str | None = None) -> list[str]:
+        """The sources other than ``source`` (default: the primary one) that hold a record of
+        one of ``ids``: what to say when an id is not found where it was looked for (a
+        record is its source and its id). Read from the collection's list of sources where
+        the storage keeps one, else from its records (an error's path only)."""
+        backend = self.backend
+        own = source or self.primary_source
+        wanted = [str(i) for i in ids]
+        if Capability.COLLECTION_INFO in backend.capabilities:
+            from .collection import describe  # lazy: pulls in pysolr, for Solr storage only
+
+            held = describe(backend)["sources"]  # type: ignore[arg-type]
+            return [name for name in held if name != own
+                    and backend.sources([self.key(i, name) for i in wanted])]  # fmt: skip
+        want = set(wanted)
+        return sorted({src for key, _ in backend.all_texts()
+                       if record_id(key) in want and (src := source_of_key(key)) is not None
+                       and src != own})  # fmt: skip
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -1361,7 +1397,11 @@ class NearDupIndex:
         record = self.backend.get(self.key(record_id, source))
         if record is None:
             of = f" of source {source!r}" if source else ""
-            raise InputError(f"no record with id {str(record_id)!r}{of} in {self.backend.location}")
+            holding = self.sources_holding([record_id], source)
+            hint = f"; {_holding_hint(holding)}" if holding else ""
+            raise InputError(
+                f"no record with id {str(record_id)!r}{of} in {self.backend.location}{hint}"
+            )
         return self._rank(record.text, record.keys, k, threshold, exclude=record.id)
 
     def _rank(

@@ -20,7 +20,7 @@ from neardup.backends.memory import MemoryBackend
 from neardup.backends.solr import SolrBackend, key_value, keys_of, value_key
 from neardup.candidates.bruteforce import all_pairs
 from neardup.decision.prune import prune
-from neardup.errors import ArgumentError
+from neardup.errors import ArgumentError, InputError
 from neardup.graph import clusters
 from neardup.read.items import Record, Rejection
 from neardup.resources import restaurants
@@ -642,3 +642,19 @@ def test_a_closed_index_refuses_every_read_and_write_on_every_backend() -> None:
             use()
     # its storage opened again by a new index is whole
     assert len(NearDupIndex(backend=index.backend)) == 2
+
+
+def test_an_id_of_another_source_is_named_with_its_source_by_the_library() -> None:
+    """``remove(["9"])`` returned 0 without a word and ``neighbors("9")`` said no such record,
+    where "9" is a record of the second source: the command line named that source, the
+    library did not."""
+    index = NearDupIndex()
+    index.add_many([("1", "blue cafe paris")], source_name="A")
+    index.add_many([("9", "yellow submarine rome")], source_name="B")
+    assert index.sources_holding(["9"]) == ["B"] and index.sources_holding(["1"]) == []
+    with pytest.raises(InputError, match="the source B holds such ids: give source='B'"):
+        index.neighbors("9")
+    with pytest.warns(UserWarning, match="1 of the ids are not records of 'A'; the source B"):
+        assert index.remove(["9"]) == 0
+    assert len(index) == 2
+    assert index.remove(["9"], source="B") == 1 and len(index) == 1

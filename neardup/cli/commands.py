@@ -22,7 +22,6 @@ from ..evaluate import bcubed, score
 from ..evaluate.compare import compare, format_compare
 from ..evaluate.plot import plot_s_curve, restaurant_plots
 from ..index import SHORT_QUERY, NearDupIndex
-from ..keys import record_id, source_of_key
 from ..options import ReportOptions
 from ..out.output import (
     TABLE_FORMATS,
@@ -929,23 +928,7 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
 def _other_sources(index: NearDupIndex, ids: list[str], source: str | None) -> str:
     """A hint for ids not found in ``source``: the other sources of the collection that hold
     them, and the flag that names one (a record is its source and its id)."""
-    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
-    from ..collection import describe
-
-    backend = index.backend
-    own = source or index.primary_source
-    holding = []
-    if Capability.COLLECTION_INFO in backend.capabilities:
-        held = describe(cast(SolrStore, backend))["sources"]
-        for name in [s for s in held if s != own]:
-            keys = [index.key(i, name) for i in ids]
-            if backend.sources(keys):
-                holding.append(name)
-    else:  # no list of sources to ask: the records are read (an error's path only)
-        wanted = set(ids)
-        holding = sorted({src for key, _ in backend.all_texts()
-                          if record_id(key) in wanted and (src := source_of_key(key)) is not None
-                          and src != own})  # fmt: skip
+    holding = index.sources_holding(ids, source)
     if not holding:
         return ""
     return f"; the source{'s' if len(holding) > 1 else ''} {', '.join(holding)} " + (
