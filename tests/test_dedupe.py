@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -797,3 +798,23 @@ def test_bands_or_rows_below_one_are_bad_usage(flags: list[str], tmp_path: Path)
     proc = run_cli("dedupe", str(src), "--out", str(out), "--backend", "memory", *flags)
     assert proc.returncode == 2 and "at least 1" in proc.stderr, proc.stderr
     assert not out.exists() and "Traceback" not in proc.stderr
+
+
+def test_an_output_cut_short_by_its_reader_is_not_success(tmp_path: Path) -> None:
+    """``dedupe --out - | head -2`` exited 0 without its summary: a script could not tell the
+    output was cut short. The exit status is now a shell's for SIGPIPE, without a traceback."""
+    src = tmp_path / "in.csv"
+    rng = random.Random(12)
+    rows = [f"{i},{' '.join(f'w{rng.randrange(3000)}' for _ in range(12))}\n"
+            for i in range(4_000)]  # fmt: skip
+    src.write_text("id,text\n" + "".join(rows), encoding="utf-8")  # more than a pipe holds
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "neardup", "dedupe", str(src), "--out", "-", "--backend",
+         "memory", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # as head does once it has its lines
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert "Traceback" not in err and "Exception ignored" not in err

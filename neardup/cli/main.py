@@ -25,8 +25,10 @@ try:
         _before = None
     try:
         import argparse
+        import contextlib
         import errno
         import logging
+        import os
         from collections.abc import Callable, Sequence
         from typing import Any
 
@@ -203,7 +205,12 @@ def _run(argv: Sequence[str] | None) -> int:
         print("neardup: terminated" if terminated else "neardup: interrupted", file=sys.stderr)
         return 143 if terminated else 130
     except BrokenPipeError:
-        return 0
+        # The reader of standard output went away (| head): the output was cut short, which a
+        # script must be able to tell, so the exit status is a shell's for SIGPIPE (128 + 13),
+        # not success. Standard output goes to /dev/null, so that its flush at exit is quiet.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except OSError as exc:
         if exc.errno != errno.ENAMETOOLONG:
             raise
