@@ -818,3 +818,16 @@ def test_an_output_cut_short_by_its_reader_is_not_success(tmp_path: Path) -> Non
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141, err
     assert "Traceback" not in err and "Exception ignored" not in err
+
+
+def test_json_beside_data_on_stdout_is_the_last_line_of_stderr(tmp_path: Path) -> None:
+    """With ``--out -``, the indented JSON summary came after the notes on stderr, and no
+    script could parse it. It is now one line, the last."""
+    src = tmp_path / "s.csv"
+    src.write_text("id,name\n1,blue cafe paris\n2,blue cafe paris!\n", encoding="utf-8")
+    proc = run_cli("dedupe", str(src), "--out", "-", "--json", "--backend", "memory")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("id,name")
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) > 1  # the notes (the parameters chosen) are there too
+    assert json.loads(lines[-1])["kept"] == 1

@@ -471,9 +471,13 @@ def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
     (``--out -``). A control or bidirectional character in it (of an id, a source, a path, a
     record's text) is shown as its code point, ``[U+202E]``, as the review page shows it: it
     could move the terminal's cursor or make one name read as another (JSON escapes them)."""
-    out = sys.stderr if stdout_taken(args) else sys.stdout
+    taken = stdout_taken(args)
+    out = sys.stderr if taken else sys.stdout
     if getattr(args, "json", False):
-        print(json.dumps(payload, indent=2, sort_keys=False), file=out)
+        # on stderr, among the notes and rejections printed there, as one line: the last,
+        # which a script reads with tail -1 (indented, it could not be told from the notes)
+        indent = None if taken else 2
+        print(json.dumps(payload, indent=indent, sort_keys=False), file=out)
     else:
         print(escape_unseen(text, lines=True), file=out)
 
