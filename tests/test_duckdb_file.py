@@ -337,6 +337,12 @@ def test_the_cli_keeps_an_index_in_a_file_and_every_verb_reads_it(tmp_path: Path
         return {(m["id"], m.get("source")) for m in cli("search", text)["matches"]}
 
     assert ("3", first) in found() and ("3", second) in found()
+    # review reads it too (it had no --index-file: a user without Java could not review)
+    page = tmp_path / "review.html"
+    reviewed = cli("review", "--mode", "link", "--out", str(page))
+    assert reviewed["pairs"] == len(memory.report(mode="link").pairs) and page.is_file()
+    done = run_cli("review", str(a), "--out", str(page), "--index-file", str(store), env=env)
+    assert done.returncode == 2 and "give no records to index" in done.stderr
     assert cli("delete", "3")["removed"] == 1  # of a.csv, the first source
     assert ("3", first) not in found() and ("3", second) in found()
 

@@ -60,6 +60,7 @@ from .common import (
     config,
     emit,
     file_path,
+    index_file_option,
     input_options,
     json_option,
     local_node,
@@ -233,6 +234,7 @@ def register_review(sub: Any) -> None:
     _run_options(p)
     json_option(p, "print what was written as JSON")
     verbose_option(p, DECIDED_IN_DETAIL)
+    index_file_option(p)
     solr_options(p)
     p.set_defaults(func=cmd_review)
 
@@ -354,6 +356,9 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
     nothing was indexed). Memory: a new index in this process. Solr: the collection named
     (kept afterwards; ``--no-index`` uses what it holds), else a temporary collection that is
     deleted at the end, whatever happens."""
+    if getattr(args, "index_file", None) is not None:  # review of an index file as it is
+        yield open_index(args, create=False, writes=False), None  # closed when the verb ends
+        return
     files = list(getattr(args, "more_inputs", [])) if args.input is not None else []
     files = [args.input, *files] if args.input is not None else []
     if args.input is None:  # review of a collection as it is
@@ -692,7 +697,13 @@ def cmd_review(args: argparse.Namespace) -> int:
     args.input = inputs[0] if inputs else None
     args.more_inputs = inputs[1:]
     labels = [args.labels] if args.labels is not None else []
-    check_outputs(args, (("--out", "review page"),), [*inputs, *labels])
+    if args.index_file is not None and (inputs or args.backend != "solr"):
+        raise InputError(
+            "--index-file reviews the index kept in that file as it is: give no records to "
+            "index and no --backend (neardup index FILE --index-file ... adds records to it)"
+        )
+    indexes = [args.index_file] if args.index_file is not None else []
+    check_outputs(args, (("--out", "review page"),), [*inputs, *labels, *indexes])
     if args.ask is not None and args.mode != "link":
         raise InputError("--ask asks what would teach a link's rule: add --mode link")
     if args.ask is not None and args.check is not None:
