@@ -822,3 +822,22 @@ def test_a_categorical_parquet_column_is_text_and_left_out_columns_are_named(
     assert proc.stderr.count("not compared, for what they hold: open (bool)") == 1
     (_, texts) = zip(*_records(list(read_records(path))), strict=True)
     assert texts[1] == "Hilton 99 Unter den Linden Berlin"
+
+
+def test_an_id_column_named_in_capitals_is_the_id(tmp_path: Path) -> None:
+    """A spreadsheet's ``ID`` column was read as text and the ids were line numbers: every
+    record held a word no other has, and the outputs named records by their lines."""
+    path = tmp_path / "people.csv"
+    path.write_text(f"ID,name\n7,{DELI}\n9,{DELI2}\n", encoding="utf-8")
+    assert _records(list(read_records(path, id_field=None))) == [("7", DELI), ("9", DELI2)]
+    proc = run_cli("dedupe", str(path), "--out", str(tmp_path / "o.csv"), "--backend", "memory",
+                   "--cluster-column", "c")  # fmt: skip
+    assert proc.returncode == 0 and "no 'id' column" not in proc.stderr, proc.stderr
+    assert (tmp_path / "o.csv").read_text(encoding="utf-8").splitlines()[2].startswith("9,")
+    two = tmp_path / "two.csv"  # two such columns: none is taken, as before
+    two.write_text(f"ID,Id,name\n7,8,{DELI}\n", encoding="utf-8")
+    assert _records(list(read_records(two, id_field=None)))[0][0] == "2"
+    pd = pytest.importorskip("pandas")
+    index = NearDupIndex()
+    index.add_frame(pd.DataFrame({"ID": ["a", "b"], "name": [DELI, DELI]}))
+    assert sorted(index.backend.texts(["a", "b"])) == ["a", "b"]

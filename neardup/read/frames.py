@@ -22,6 +22,7 @@ from ..errors import ArgumentError, MissingColumn
 from .checks import Checked, checked_spans
 from .items import Item, Rejection
 from .rows import ROW_ID, default_text_fields, nested_texts, record_from_mapping, whole_id
+from .rows import id_column as find_id_column
 
 #: The key a DataFrame row's index label is read under (no column can have this name).
 INDEX = "\0index"
@@ -67,7 +68,7 @@ def frame_records(
     if len(columns) != len(frame.columns):
         raise ArgumentError(f"{name}: the DataFrame has two columns of the same name")
     texts = [text] if isinstance(text, str) else list(text) if text is not None else None
-    id_column = id if id is not None else "id" if "id" in columns else None
+    id_column = id if id is not None else find_id_column(columns)
     default = texts is None
     if texts is None:  # dates, times, true or false are no text, as in a Parquet file's default
         held = {c: _not_text(_column(frame, labels[c])) for c in columns}

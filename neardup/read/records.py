@@ -20,7 +20,7 @@ from .inputs import SNIFF_BYTES, first_bytes, no_file
 from .items import Item
 from .jsonl import decode_json, read_jsonl
 from .lines import decoded_lines, read_lines
-from .rows import ROW_ID
+from .rows import ROW_ID, id_column
 from .sniff import refuse_unread_table, sniff_table, table_delimiter
 from .tables import read_table, unreadable_header
 
@@ -337,7 +337,7 @@ def resolve_id_field(
         return id_field
     if fmt == "lines":
         return "id"
-    return "id" if "id" in first_columns(path, fmt, delimiter) else ROW_ID
+    return id_column(first_columns(path, fmt, delimiter)) or ROW_ID
 
 
 def first_columns(path: Path, fmt: str, delimiter: str | None = None) -> list[str]:

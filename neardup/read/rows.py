@@ -32,6 +32,22 @@ def default_text_fields(
     return ["text"] if "text" in names else [n for n in names if n not in (id_field, source_field)]
 
 
+def id_column(columns: Iterable[str]) -> str | None:
+    """The id column of a table when none is named: ``id``, else the one column whose name is
+    ``id`` in other letters or with spaces around (``ID``, ``Id``: a spreadsheet's header),
+    else None. Why: with ``ID`` read as text, every record held a word no other has and the
+    ids were line numbers.
+
+    >>> id_column(["ID", "name"]), id_column(["name"]), id_column(["id ", "Id"])
+    ('ID', None, None)
+    """
+    names = list(columns)
+    if "id" in names:
+        return "id"
+    alike = [n for n in names if isinstance(n, str) and n.strip().casefold() == "id"]
+    return alike[0] if len(alike) == 1 else None
+
+
 def field_value(obj: Mapping[str, Any], name: str) -> Any:
     """The value of key ``name`` of ``obj``, or, if it has no such key, of the nested key its
     dotted path names (``item.title``: ``obj["item"]["title"]``); None if there is none."""
