@@ -555,6 +555,8 @@ class NearDupIndex:
         parameters are chosen from the data, the size they are chosen for
         (:func:`neardup.choose.choose`)."""
         default = _source_name(source_name, "<records>")
+        if is_frame(records) and not isinstance(records, Iterable):  # a polars LazyFrame
+            frame_records(records)  # refused, with what to do
         if isinstance(records, str | bytes) or not isinstance(records, Iterable):
             raise ArgumentError(
                 "records must be an iterable of (id, text) pairs, (id, text, source) triples, "

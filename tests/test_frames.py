@@ -93,3 +93,14 @@ def test_true_or_false_columns_are_left_out_with_a_warning_and_nested_values_are
     assert index.add_frame(hotels).indexed == 3
     assert index.backend.texts(["2"])["2"] == "Hilton 99 Unter den Linden Berlin bar"
     assert [(p.id1, p.id2) for p in index.pairs()] == [("1", "3")]
+
+
+def test_a_polars_lazyframe_is_refused_with_what_to_do() -> None:
+    """A LazyFrame gave polars' own TypeError and PerformanceWarnings."""
+    polars = pytest.importorskip("polars")
+    lazy = polars.DataFrame({"id": ["a"], "text": [TEXT]}).lazy()
+    from neardup.errors import ArgumentError
+
+    for add in (NearDupIndex().add_frame, NearDupIndex().add_many):
+        with pytest.raises(ArgumentError, match=r"LazyFrame is a query.*collect\(\)"):
+            add(lazy)

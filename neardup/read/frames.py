@@ -35,6 +35,8 @@ def is_frame(obj: object) -> bool:
     """Whether ``obj`` is a pandas or polars DataFrame (by its type's module: neither is
     imported to find out)."""
     module = type(obj).__module__.split(".")[0]
+    if module == "polars" and type(obj).__name__ == "LazyFrame":
+        return True  # refused by frame_records with what to do (its columns cost a plan)
     return module in ("pandas", "polars") and hasattr(obj, "columns")
 
 
@@ -59,6 +61,8 @@ def frame_records(
     The frame's columns are checked now, its rows as they are read
     (:class:`~neardup.read.checks.Checked`).
     """
+    if type(frame).__name__ == "LazyFrame":  # a query, not rows: its columns cost a plan
+        raise ArgumentError("a polars LazyFrame is a query, not rows: give frame.collect()")
     if not is_frame(frame):
         raise ArgumentError(f"expected a pandas or polars DataFrame, got {type(frame).__name__}")
     # Columns by name: a label that is not a string (0, a MultiIndex's tuple) is named by its
