@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from neardup import InputError, NearDupIndex, Params
 from neardup.backends.solr import SolrBackend
-from neardup.read.items import Record
+from neardup.read.items import Record, Rejection
 from neardup.read.pair_files import read_pairs_file
 from neardup.read.pairs import read_pairs
 from neardup.seed2014 import SeedSearcher
@@ -564,3 +564,20 @@ def test_pairs_written_with_a_comma_and_a_space_are_read_as_two_ids(
     path.write_text(body, encoding="utf-8")
     pairs = read_pairs_file(str(path)).pairs
     assert sorted((a[1], b[1]) for a, b in pairs) == [("2", "4"), ("4", "5")]
+
+
+def test_a_quoted_tsv_line_break_rejects_both_halves_and_says_why(tmp_path: Path) -> None:
+    """pandas' ``to_csv(sep="\\t")`` quotes a cell holding a line break. TSV fields are read as
+    written: the record was indexed cut short ('"Blue cafe') and its second half rejected as a
+    row of one column, with no word of quoting."""
+    from neardup.read.records import read_records
+
+    path = tmp_path / "q.tsv"
+    path.write_text('id\ttext\n1\t"Blue cafe\nin Paris"\n2\tBlue cafe in Paris\n'
+                    '3\tthe 5" screen\n', encoding="utf-8")  # fmt: skip
+    read = list(read_records(path))
+    rejected = [r for r in read if isinstance(r, Rejection)]
+    assert [r.line for r in rejected] == [2, 3]
+    assert all("save the file as CSV" in r.reason for r in rejected)
+    kept = [(r.id, r.text) for r in read if not isinstance(r, Rejection)]
+    assert kept == [("2", "Blue cafe in Paris"), ("3", 'the 5" screen')]  # a quote inside: text

@@ -147,8 +147,22 @@ def _row_item(
     whose quoted field swallowed rows of their own. ``where``: the source, the row's first
     line and its last."""
     source, first, last = where
-    if len(row) != len(header):
-        return Rejection(source, first, f"expected {len(header)} columns, found {len(row)}")
+    # a quoted TSV (pandas' to_csv(sep="\t"), Excel): its quotes are read as text, and a line
+    # break inside quotes splits the record in two rows, the first a field opened by a quote
+    opened = delimiter == "\t" and any(
+        cell.count('"') % 2 and (cell.startswith('"') or len(row) != len(header)) for cell in row
+    )
+    if len(row) != len(header) or opened:
+        reason = (
+            f"expected {len(header)} columns, found {len(row)}"
+            if len(row) != len(header) else "a field opens a quote it does not close"
+        )
+        if opened:
+            reason += (
+                " (tab-separated fields are read as written, not unquoted, so a quoted line "
+                "break splits the record; save the file as CSV)"
+            )
+        return Rejection(source, first, reason)
     swallowed = 0
     if last > first and id_field in header:
         own = row[header.index(id_field)]
