@@ -1283,7 +1283,7 @@ class NearDupIndex:
             raise InputError("the query text has no words after normalization")
         sig = self.processor.signatures_batch([text])
         keys = band_keys_batch(sig, self.params.bands, self.params.rows)[0]
-        return self._rank(text, keys, k, threshold)
+        return self._sourced(self._rank(text, keys, k, threshold))
 
     @_locked
     def search(self, text: str, k: int = 10, threshold: float = 0.0) -> list[Match]:
@@ -1339,7 +1339,7 @@ class NearDupIndex:
             )  # fmt: skip
             scored.append((share, match))
         scored.sort(key=lambda sm: (-sm[0], -sm[1].jaccard, sm[1].edit_distance, id_key(sm[1].id)))
-        return [self._with_shared_bands(m, keyset) for _, m in scored[:k]]
+        return self._sourced([self._with_shared_bands(m, keyset) for _, m in scored[:k]])
 
     def _with_shared_bands(self, match: Match, keyset: set[str]) -> Match:
         """``match`` with the bands its record shares with the query, read now where the scan
@@ -1404,7 +1404,20 @@ class NearDupIndex:
             raise InputError(
                 f"no record with id {str(record_id)!r}{of} in {self.backend.location}{hint}"
             )
-        return self._rank(record.text, record.keys, k, threshold, exclude=record.id)
+        found = self._rank(record.text, record.keys, k, threshold, exclude=record.id)
+        return self._sourced(found, source)
+
+    def _sourced(self, matches: list[Match], asked: str | None = None) -> list[Match]:
+        """The matches with the primary source named too where another source is in play (a
+        match of one, or the record asked about is of one), as a report's pairs name both:
+        ``source`` None alone would read as "the primary" in one list and not in another."""
+        if asked is None and all(m.source is None for m in matches):
+            return matches  # only the primary in play (asked first: the primary costs a request)
+        primary = self.primary_source
+        if primary is None or (asked == primary and all(m.source is None for m in matches)):
+            return matches
+        return [m if m.source is not None else dataclasses.replace(m, source=primary)
+                for m in matches]  # fmt: skip
 
     def _rank(
         self,

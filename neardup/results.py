@@ -48,7 +48,9 @@ class Match:
     jaccard: float
     edit_distance: int
     shared_bands: int
-    #: The record's source where it is not the index's primary one (:mod:`neardup.keys`).
+    #: The record's source where another than the index's primary one is in play (a match of
+    #: one, or the record asked about is of one: then every match names its own, as a
+    #: report's pairs do); None where only the primary is (:mod:`neardup.keys`).
     source: str | None = None
     #: The share of a short query's shingles the record holds (NearDupIndex.search); None for
     #: a query scored by Jaccard.

@@ -170,7 +170,9 @@ def test_neighbors_and_remove_take_a_source() -> None:
     idx = NearDupIndex(PARAMS)
     idx.add_many([("1", BASE), ("2", "an unrelated sentence about else")], source_name="a")
     idx.add_many([("1", BASE.replace("fox", "cat")), ("2", "other")], source_name="b")
-    assert [(m.id, m.source) for m in idx.neighbors("1", source="b")][:1] == [("1", None)]
+    # the record asked about is of b: every match names its source, the primary's too (it
+    # was None there, and "a" in a report's pairs)
+    assert [(m.id, m.source) for m in idx.neighbors("1", source="b")][:1] == [("1", "a")]
     assert [(m.id, m.source) for m in idx.neighbors("1")][:1] == [("1", "b")]
     assert idx.clusters(mode="link") == [[("a", "1"), ("b", "1")]]
     assert idx.remove(["1", "9"], source="b") == 1
