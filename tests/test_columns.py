@@ -179,9 +179,9 @@ def test_a_table_without_a_text_column_is_read_from_all_its_columns(tmp_path: Pa
         tmp_path / "c.jsonl",
         '{"id": 1, "name": "Anna", "year": 1970, "tags": ["x"], "ok": true}\n{"id": 2}\n',
     )
-    items = list(read_records(jsonl))
-    assert isinstance(items[0], Record) and items[0].text == "Anna 1970"
-    assert items[0].fields == {"name": "Anna", "year": "1970"}
+    items = list(read_records(jsonl))  # a list's strings are text, true or false is not
+    assert isinstance(items[0], Record) and items[0].text == "Anna 1970 x"
+    assert items[0].fields == {"name": "Anna", "year": "1970", "tags": "x"}
     assert not isinstance(items[1], Record) and "no text in" in items[1].reason  # type: ignore[union-attr]
 
 

@@ -658,3 +658,17 @@ def test_an_id_of_another_source_is_named_with_its_source_by_the_library() -> No
         assert index.remove(["9"]) == 0
     assert len(index) == 2
     assert index.remove(["9"], source="B") == 1 and len(index) == 1
+
+
+def test_compare_keys_both_methods_by_source_and_id() -> None:
+    """On an index of two sources, ``compare`` keyed LSH's pairs by their ids and the brute
+    force's by the index's keys: 86 pairs each and "1 common", recall 0.0116."""
+    from neardup.evaluate.compare import compare
+
+    index = NearDupIndex(Params(shingle_kind="char", shingle_size=3, threshold=0.5))
+    texts = [f"golden dragon {k} canal street new york {k * 7}" for k in range(30)]
+    index.add_many([(str(k), t) for k, t in enumerate(texts)], source_name="a.csv")
+    index.add_many([(str(k), t + " ny") for k, t in enumerate(texts)], source_name="b.csv")
+    got = compare(index, threshold=0.5)
+    assert got["lsh"]["pairs"] == got["brute_force"]["pairs"] > 30
+    assert got["lsh_recall"] == got["lsh_precision"] == 1.0

@@ -20,7 +20,10 @@ def compare(
         threshold = index.report(prune="none", progress=progress).threshold
     threshold = params.threshold if threshold is None else threshold
     lsh = index.report(threshold, prune="none", progress=progress)
-    lsh_set = {(p.id1, p.id2) for p in lsh.pairs}
+    # a record is its source and its id: both sides keyed as the index keys them (a pair's
+    # ids alone never met the brute force's keys of a second source's records)
+    lsh_set = {frozenset((index.key(p.id1, p.source1), index.key(p.id2, p.source2)))
+               for p in lsh.pairs}  # fmt: skip
 
     start = time.perf_counter()
     records = list(index.backend.records())
@@ -29,7 +32,7 @@ def compare(
     sets = {r.id: index.processor.shingle_set(r.text) for r in records}
     exact = all_pairs(sets, threshold)
     brute = time.perf_counter() - start
-    exact_set = {(a, b) for a, b, _ in exact}
+    exact_set = {frozenset((a, b)) for a, b, _ in exact}
     common = len(lsh_set & exact_set)
     return {
         "threshold": threshold,
