@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         InvalidText,
         NeardupError,
         ParameterMismatch,
+        RecordNotFound,
         SolrRequestError,
         SolrUnavailable,
     )
@@ -48,6 +49,7 @@ _WHERE = {
     "NeardupError": ".errors",
     "Pair": ".index",
     "ParameterMismatch": ".errors",
+    "RecordNotFound": ".errors",
     "Params": ".params",
     "Record": ".read.items",
     "Rejection": ".read.items",
@@ -68,6 +70,7 @@ __all__ = [
     "NeardupError",
     "Pair",
     "ParameterMismatch",
+    "RecordNotFound",
     "Params",
     "Record",
     "Rejection",

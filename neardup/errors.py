@@ -49,6 +49,15 @@ class ParameterMismatch(InputError):
     """The index was built with another parameter set than the one asked for."""
 
 
+class RecordNotFound(InputError):
+    """No record of that source has that id; ``holding``: the other sources that have a record
+    of the id, which the message names (a caller may name them its own way: ``message``)."""
+
+    def __init__(self, message: str, holding: list[str], hint: str = "") -> None:
+        super().__init__(message + hint)
+        self.message, self.holding = message, holding
+
+
 class SolrUnauthorized(SolrUnavailable):
     """Solr asked for credentials, or refused the ones sent (HTTP 401)."""
 

@@ -88,7 +88,7 @@ from .decision.link_new import link_new, updated
 from .decision.prune import prune
 from .decision.route import LABELLED, WEIGHTED, Route, across_sources, route, within_distance
 from .defaults import DEFAULTS
-from .errors import ArgumentError, InputError, NeardupError
+from .errors import ArgumentError, InputError, NeardupError, RecordNotFound
 from .graph import clusters as clusters  # re-exported: connected components
 from .keys import SEP, id_key, key_of, qualified, record_id, source_of_key
 from .options import ReportOptions
@@ -130,7 +130,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 def _holding_hint(holding: Sequence[str]) -> str:
     many = len(holding) > 1
     return (f"the source{'s' if many else ''} {', '.join(holding)} "
-            f"{'hold' if many else 'holds'} such ids: give source={holding[0]!r}")  # fmt: skip
+            f"{'hold' if many else 'holds'} records with such ids (source={holding[0]!r} names "
+            "those)")  # fmt: skip
 
 
 def _locked(method: F) -> F:
@@ -647,19 +648,20 @@ class NearDupIndex:
             raise ArgumentError(f"ids must be an id or an iterable of ids, got {kind}")
         ids = [str(i) for i in ids]
         keys = [self.key(i, source) for i in ids]
-        held = len(self.backend.sources(keys)) if keys else 0
+        found = self.backend.sources(keys) if keys else {}
         self.backend.remove(keys)
         self.backend.commit()
-        if held < len(set(keys)):
-            holding = self.sources_holding(ids, source)
+        missing = [i for i, k in zip(ids, keys, strict=True) if k not in found]
+        if missing:
+            holding = self.sources_holding(missing, source)
             if holding:  # not an error (unknown ids are ignored), but not silent either
                 warnings.warn(
-                    f"neardup: {len(set(keys)) - held} of the ids are not records of "
+                    f"neardup: {len(set(missing))} of the ids are not records of "
                     f"{source or self.primary_source or 'the primary source'!r}; "
                     f"{_holding_hint(holding)}",
                     stacklevel=3,
                 )
-        return held
+        return len(found)
 
     def sources_holding(self, ids: Sequence[str | int], source: str | None = None) -> list[str]:
         """The sources other than ``source`` (default: the primary one) that hold a record of
@@ -1401,9 +1403,8 @@ class NearDupIndex:
             of = f" of source {source!r}" if source else ""
             holding = self.sources_holding([record_id], source)
             hint = f"; {_holding_hint(holding)}" if holding else ""
-            raise InputError(
-                f"no record with id {str(record_id)!r}{of} in {self.backend.location}{hint}"
-            )
+            message = f"no record with id {str(record_id)!r}{of} in {self.backend.location}"
+            raise RecordNotFound(message, holding, hint)
         found = self._rank(record.text, record.keys, k, threshold, exclude=record.id)
         return self._sourced(found, source)
 

@@ -388,11 +388,15 @@ def test_an_id_only_another_source_holds_names_that_source(tmp_path: Path) -> No
     store = tmp_path / "i.duckdb"
     for f in (a, b):
         assert run_cli("index", str(f), "--index-file", str(store)).returncode == 0
-    hint = f"the source {b.resolve()} holds such ids: give --source {b.resolve()}"
+    hint = f"the source {b.resolve()} holds records with such ids (--source {b.resolve()} names"
     done = run_cli("neighbors", "7", "--index-file", str(store))
     assert done.returncode == 2 and hint in done.stderr, done.stderr
     done = run_cli("delete", "7", "--index-file", str(store))
     assert done.returncode == 1 and hint in done.stdout + done.stderr
+    assert "Warning" not in done.stderr  # the library's warning is the command's line
+    # an id found is not in the hint: 1 of a.csv removed, nothing said of b.csv's 1
+    done = run_cli("delete", "1", "--index-file", str(store))
+    assert done.returncode == 0 and "names those" not in done.stdout + done.stderr
 
 
 def test_an_index_closes_its_file_and_says_so_when_used_after(tmp_path: Path) -> None:

@@ -151,10 +151,11 @@ def test_cli_neighbors_and_delete_reach_every_source(solr_base: str, tmp_path: P
     plain = run_cli("neighbors", "1", "--collection", name, "--json", env=env)
     assert json.loads(plain.stdout)["matches"][0]["id"] == "2"  # a.csv's 1 is cafe roma
     none = run_cli("neighbors", "7", "--collection", name, env=env)
-    assert none.returncode == 2 and f"give --source {b}" in none.stderr, none.stderr
-    # a bad --source is said alone: not followed by "give --source <another file>"
+    assert none.returncode == 2 and f"(--source {b} names those)" in none.stderr, none.stderr
+    assert none.stderr.count("names those") == 1  # the library's hint is not said twice
+    # a bad --source is said alone: not followed by "--source <another file> names those"
     empty = run_cli("neighbors", "1", "--source", "", "--collection", name, env=env)
-    assert empty.returncode == 2 and "give --source" not in empty.stderr, empty.stderr
+    assert empty.returncode == 2 and "names those" not in empty.stderr, empty.stderr
     gone = run_cli("delete", "7", "--collection", name, "--json", env=env)
     assert gone.returncode == 1 and json.loads(gone.stdout)["not_found"] == ["7"]
     assert f"--source {b}" in gone.stderr or f"--source {b}" in gone.stdout

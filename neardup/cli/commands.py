@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+import warnings
 from collections.abc import Callable, Iterable
 from itertools import islice
 from pathlib import Path
@@ -17,7 +18,13 @@ from ..choose import SAMPLE
 from ..constraints import check, declared
 from ..decision.cluster import pair_clusters
 from ..defaults import DEFAULTS
-from ..errors import ArgumentError, InputError, MissingColumn, ParameterMismatch
+from ..errors import (
+    ArgumentError,
+    InputError,
+    MissingColumn,
+    ParameterMismatch,
+    RecordNotFound,
+)
 from ..evaluate import bcubed, score
 from ..evaluate.compare import compare, format_compare
 from ..evaluate.plot import plot_s_curve, restaurant_plots
@@ -910,10 +917,8 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
     args.source = _given_source(index, args.source)
     try:
         matches = index.neighbors(args.id, args.k, args.threshold, source=args.source)
-    except ArgumentError:  # a bad id or --source: no other source holds it either
-        raise
-    except InputError as exc:
-        raise InputError(f"{exc}{_other_sources(index, [args.id], args.source)}") from None
+    except RecordNotFound as exc:  # the sources that hold it, named by the flag
+        raise InputError(f"{exc.message}{_holding_flag(exc.holding)}") from None
     of = f" of {args.source}" if args.source else ""
     _matches(
         args,
@@ -928,11 +933,15 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
 def _other_sources(index: NearDupIndex, ids: list[str], source: str | None) -> str:
     """A hint for ids not found in ``source``: the other sources of the collection that hold
     them, and the flag that names one (a record is its source and its id)."""
-    holding = index.sources_holding(ids, source)
+    return _holding_flag(index.sources_holding(ids, source))
+
+
+def _holding_flag(holding: list[str]) -> str:
     if not holding:
         return ""
     return f"; the source{'s' if len(holding) > 1 else ''} {', '.join(holding)} " + (
-        f"{'hold' if len(holding) > 1 else 'holds'} such ids: give --source {holding[0]}"
+        f"{'hold' if len(holding) > 1 else 'holds'} records with such ids (--source "
+        f"{holding[0]} names those)"
     )
 
 
@@ -977,7 +986,9 @@ def cmd_delete(args: argparse.Namespace) -> int:
     args.source = _given_source(index, args.source)
     present = set(index.backend.sources([index.key(i, args.source) for i in ids]))
     missing = [i for i in dict.fromkeys(ids) if index.key(i, args.source) not in present]
-    removed = index.remove(ids, source=args.source)
+    with warnings.catch_warnings():  # the ids not found are said below, with the flag to give
+        warnings.simplefilter("ignore", UserWarning)
+        removed = index.remove(ids, source=args.source)
     after = len(index)
     of = f" of {args.source}" if args.source else ""
     text = (
