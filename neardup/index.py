@@ -127,6 +127,18 @@ log = logging.getLogger("neardup")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _label_value(value: Any, at: str, form: str) -> bool:
+    """A label's truth: True or False (numpy's too), or the words a labels file writes. Why
+    strict: ``"non-match"`` is a true string, and was read as a match."""
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in ("match", "non-match"):
+            return word == "match"
+    elif type(value).__name__ in ("bool", "bool_"):
+        return bool(value)
+    raise ArgumentError(f"{at}: {value!r:.40} is no label: {form}")
+
+
 def _holding_hint(holding: Sequence[str]) -> str:
     many = len(holding) > 1
     return (f"the source{'s' if many else ''} {', '.join(holding)} "
@@ -1095,16 +1107,33 @@ class NearDupIndex:
         if isinstance(labels, Labels):
             return labels
         matches, non, drawn = [], [], set()
-        for item in labels:
-            if not (isinstance(item, tuple | list) and len(item) in (3, 4)):
-                raise ArgumentError("a label is ((source, id), (source, id), match) or, for a "
-                                    "pair drawn at random (check), ((source, id), (source, id), "
-                                    f"match, True), got {item!r}")  # fmt: skip
-            pair = (tuple(item[0]), tuple(item[1]))
-            (matches if item[2] else non).append(pair)
-            if len(item) > 3 and item[3]:
-                drawn.add(frozenset(pair))
-        return Labels("the labels given", matches, non, frozenset(drawn))  # type: ignore[arg-type]
+        said: dict[frozenset[Any], bool] = {}
+        where: dict[frozenset[Any], str] = {}
+        form = ("a label is ((source, id), (source, id), match) with match True or False (or "
+                "'match', 'non-match'), and for a pair drawn at random (check) a fourth item "
+                "True")  # fmt: skip
+        if isinstance(labels, str | bytes) or not isinstance(labels, Iterable):
+            raise ArgumentError(f"labels: a labels file's path, or an iterable: {form}")
+        for k, item in enumerate(labels, start=1):
+            at = f"label {k}"
+            if not (isinstance(item, tuple | list) and len(item) in (3, 4)) or not all(
+                isinstance(r, tuple | list) and len(r) == 2 for r in item[:2]
+            ):
+                raise ArgumentError(f"{at}: {form}, got {item!r:.80}")
+            pair = (tuple(map(str, item[0])), tuple(map(str, item[1])))
+            match = _label_value(item[2], at, form)
+            if pair[0] == pair[1] and pair[0][0]:  # ids alone: one of each source
+                raise ArgumentError(f"{at}: a record paired with itself ({pair[0]!r})")
+            key = frozenset(pair)
+            if said.setdefault(key, match) != match:
+                raise ArgumentError(f"{at}: this pair is labelled both ways ({where[key]} too)")
+            if key in where:
+                continue  # said twice alike: once
+            where[key] = at
+            (matches if match else non).append(pair)
+            if len(item) > 3 and _label_value(item[3], at, form):
+                drawn.add(key)
+        return Labels("the labels given", matches, non, frozenset(drawn), where)  # type: ignore[arg-type]
 
     def _checked(self, report: Report, labels: Labels) -> dict[str, Any]:
         """The precision of ``report`` estimated from the pairs drawn at random from those it
@@ -1175,34 +1204,65 @@ class NearDupIndex:
                                     source2=pool[i].source2 or self.primary_source)
                 for i in picked]  # fmt: skip
 
-    def _label_rows(self, labels: Any, keys: Sequence[str]) -> tuple[str, list[Label]]:
+    def _label_rows(
+        self, labels: Any, keys: Sequence[str], sources: Sequence[str]
+    ) -> tuple[str, list[Label]]:
         """The labels (a labels file's path, a :class:`~neardup.read.pair_files.Labels`, or
-        ``((source, id), (source, id), match)`` triples) as rows of ``keys``."""
+        ``((source, id), (source, id), match)`` triples) as rows of ``keys`` (of ``sources``).
+
+        A label is of two records of two sources. Where a pair names no sources (a labels
+        file of ids alone), each id is the record of a source that holds it: of a link of two
+        sources, the first column the first source's and the second the other's where both
+        hold both ids (as ``evaluate`` reads such a file); where that leaves more than one
+        reading, the label is refused with its line. Before, ids alone were read as records
+        of the first source, and a link report kept one pair inside it."""
         labels = self._as_labels(labels)
         name = labels.name
         said = [(a, b, True, frozenset({a, b}) in labels.drawn) for a, b in labels.matches]
         said += [(a, b, False, frozenset({a, b}) in labels.drawn)
                  for a, b in labels.non_matches]  # fmt: skip
         row = {k: n for n, k in enumerate(keys)}
+        of = dict(zip(keys, sources, strict=True))
+        names = list(dict.fromkeys([*(s for s in [self.primary_source] if s), *sources]))
         out: list[Label] = []
-        for item in said:
-            pair = []
-            for source, rid in item[:2]:
-                key = self.key(rid, source or None)
-                if key not in row:
-                    where = f" of {source}" if source else ""
-                    raise InputError(f"{name}: record {rid}{where} is not in the index: its "
-                                     "label cannot teach (index it, or leave the line out)")
-                pair.append(row[key])
-            out.append((pair[0], pair[1], bool(item[2]), len(item) > 3 and bool(item[3])))
+        for a, b, match, drawn in said:
+            ka, kb = self._label_pair(a, b, row, of, names, labels.at(a, b))
+            out.append((row[ka], row[kb], match, drawn))
         return name, out
+
+    def _label_pair(
+        self, a: tuple[str, str], b: tuple[str, str], row: Mapping[str, int],
+        of: Mapping[str, str], names: Sequence[str], where: str,
+    ) -> tuple[str, str]:  # fmt: skip
+        """The keys of one label's two records (see :meth:`_label_rows`)."""
+
+        def held(source: str, rid: str) -> list[str]:
+            named = [source] if source else list(names)
+            return [k for k in (self.key(rid, s) for s in named) if k in row]
+
+        first, second = held(*a), held(*b)
+        for (source, rid), found in ((a, first), (b, second)):
+            if not found:
+                at = f" of {source}" if source else ""
+                raise InputError(f"{where}: record {rid}{at} is not in the index: its label "
+                                 "cannot teach (index it, or leave the line out)")  # fmt: skip
+        both = [(x, y) for x in first for y in second if of[x] != of[y]]
+        if not both:
+            raise InputError(f"{where}: both records are of {of[first[0]]}: a link's label "
+                             "is of two records of two sources")  # fmt: skip
+        if len(both) > 1 and not a[0] and not b[0] and len(names) == 2:
+            both = [(x, y) for x, y in both if of[x] == names[0]]  # the first column's first
+        if len(both) > 1:
+            raise InputError(f"{where}: ids alone cannot say which records these are (several "
+                             "sources hold them): give the label source1 and source2")  # fmt: skip
+        return both[0]
 
     def _report_labelled(self, labels: Any, max_dist: int | None) -> Report:
         """The link report decided by the rule a reviewer's labels teach
         (:mod:`neardup.decision.labelled`)."""
         start = time.perf_counter()
         keys, texts, sources, order, columns = self._link_records()
-        name, rows = self._label_rows(labels, keys)
+        name, rows = self._label_rows(labels, keys, sources)
         t1 = time.perf_counter()
         decided = link_by_labels(texts, sources, self.processor, rows, order, columns)
         scored = decided.scored()
@@ -1238,7 +1298,7 @@ class NearDupIndex:
         check a report instead)."""
         check_all("ask", {"n": n})
         keys, texts, sources, order, columns = self._link_records()
-        rows = self._label_rows(labels, keys)[1] if labels is not None else []
+        rows = self._label_rows(labels, keys, sources)[1] if labels is not None else []
         asked = pairs_to_ask(texts, sources, self.processor, n, rows, order, columns)
         found = link_pairs([(c, a, b) for c, _, a, b in asked], keys, texts, self.processor)
         chance = {(keys[a], keys[b]): p for _, p, a, b in asked}

@@ -39,8 +39,10 @@ def test_a_labels_file_is_read_with_sources_and_both_labels(tmp_path: Path) -> N
     path.write_text(HEADER + "a\t1\tb\t1\tmatch\na\t2\tb\t3\tnon-match\nb\t2\ta\t2\tmatch\n",
                     encoding="utf-8")  # fmt: skip
     labels = read_labels(path)
-    assert sorted(labels.matches) == [(("a", "1"), ("b", "1")), (("a", "2"), ("b", "2"))]
+    # each pair as its line wrote it (a file of ids alone says by its columns which is which)
+    assert labels.matches == [(("a", "1"), ("b", "1")), (("b", "2"), ("a", "2"))]
     assert labels.non_matches == [(("a", "2"), ("b", "3"))]
+    assert labels.at(("a", "2"), ("b", "2")) == f"{path}:4"
 
 
 @pytest.mark.parametrize(
@@ -49,6 +51,8 @@ def test_a_labels_file_is_read_with_sources_and_both_labels(tmp_path: Path) -> N
         ("a\t1\tb\t1\tmaybe\n", "labels.tsv:2: label 'maybe': expected 'match' or 'non-match'"),
         ("a\t1\tb\t1\t\n", "labels.tsv:2: no label"),
         ("a\t1\tb\t1\tmatch\nb\t1\ta\t1\tnon-match\n", "labels.tsv:3: this pair is labelled"),
+        ("a\t1\ta\t1\tmatch\n", "labels.tsv:2: a record paired with itself"),
+        ("", "labels.tsv: no labelled pair in it"),
     ],
 )
 def test_a_bad_labels_file_is_refused_with_its_line(tmp_path: Path, body: str, said: str) -> None:
@@ -67,6 +71,44 @@ def test_labels_of_one_kind_or_of_unknown_records_are_refused_in_words() -> None
         idx.report(mode="link", labels=[(("a", "1"), ("b", "99"), True)])
     with pytest.raises(ArgumentError, match="mode link"):
         idx.report(labels=[(("a", "1"), ("b", "1"), True)])
+
+
+def test_labels_of_ids_alone_are_read_across_the_two_sources(tmp_path: Path) -> None:
+    """A labels file without sources was read as ids of the first source: a link report
+    kept one pair, inside it, exit 0. Its first column is the first source's now, as
+    evaluate reads such a file; a pair inside one source is refused with its line."""
+    idx = _shops()
+    path = tmp_path / "ids.tsv"
+    path.write_text("id1\tid2\tlabel\n1\t1\tmatch\n2\t3\tnon-match\n3\t3\tmatch\n"
+                    "4\t5\tnon-match\n", encoding="utf-8")  # fmt: skip
+    pairs = idx.report(mode="link", labels=str(path)).pairs
+    assert pairs and all(p.source1 == "a" and p.source2 == "b" for p in pairs)
+    assert {(p.id1, p.id2) for p in pairs} <= {(str(i), str(i)) for i in range(1, 9)}
+    same = tmp_path / "same.tsv"
+    same.write_text(HEADER + "a\t1\tb\t1\tmatch\na\t2\ta\t3\tnon-match\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"same.tsv:3: both records are of a: a link's label"):
+        idx.report(mode="link", labels=str(same))
+
+
+def test_labels_given_in_python_are_checked_as_a_file_is() -> None:
+    """``"non-match"`` is a true string: it was read as a match, None as a non-match; a pair
+    labelled both ways or a record paired with itself were taken."""
+    idx = _shops()
+    given = [(("a", "1"), ("b", "1"), "match"), (("a", "2"), ("b", "3"), "non-match"),
+             (("a", 3), ("b", 3), np.True_)]  # fmt: skip
+    labels = idx._as_labels(given)
+    assert labels.matches == [(("a", "1"), ("b", "1")), (("a", "3"), ("b", "3"))]
+    assert labels.non_matches == [(("a", "2"), ("b", "3"))]
+    for bad, said in [
+        ([(("a", "1"), ("b", "1"), None)], "label 1: None is no label"),
+        ([(("a", "1"), ("b", "1"), "yes")], "label 1: 'yes' is no label"),
+        ([("1", "1", True)], "label 1: a label is ((source, id)"),
+        ([(("a", "1"), ("b", "1"), True), (("b", "1"), ("a", "1"), False)], "labelled both"),
+        ([(("a", "1"), ("a", "1"), True)], "a record paired with itself"),
+    ]:
+        with pytest.raises(ArgumentError) as err:
+            idx.report(mode="link", labels=bad)
+        assert said in str(err.value)
 
 
 def test_the_labels_file_is_never_the_output(tmp_path: Path) -> None:

@@ -118,9 +118,15 @@ class Labels:
     #: The pairs ``review --ask`` drew at random from those the rule kept (the file's ``asked``
     #: column says ``at random``): a sample that corrects the rule's estimates of itself.
     drawn: frozenset[frozenset[Rec]] = frozenset()
+    #: Where each pair was said (``file:line``), for a message about it.
+    where: dict[frozenset[Rec], str] = field(default_factory=dict, compare=False)
 
     def __len__(self) -> int:
         return len(self.matches) + len(self.non_matches)
+
+    def at(self, a: Rec, b: Rec) -> str:
+        """Where the pair of ``a`` and ``b`` was said: ``file:line``, else the labels' name."""
+        return self.where.get(frozenset((a, b)), self.name)
 
 
 def read_labels(path: str | Path) -> Labels:
@@ -141,6 +147,7 @@ def read_labels(path: str | Path) -> Labels:
     else:
         rows = _text_rows(name, _text(name, data), fmt)
     said: dict[frozenset[Rec], tuple[bool, str]] = {}
+    written: dict[frozenset[Rec], Pair] = {}  # each pair as its first line wrote it
     drawn: set[frozenset[Rec]] = set()
     for where, row in rows:
         label = str(row.get("label") or "").strip().lower()
@@ -149,7 +156,12 @@ def read_labels(path: str | Path) -> Labels:
             raise InputError(f"{where}: {got}: expected 'match' or 'non-match'")
         ids = [_id(row, key, where) for key in ("id1", "id2")]
         sources = [_source(row, key, where) for key in ("source1", "source2")]
-        pair = frozenset({(sources[0], ids[0]), (sources[1], ids[1])})
+        first, second = (sources[0], ids[0]), (sources[1], ids[1])
+        if first == second and first[0]:  # ids alone: "1 1" is a record of each source
+            raise InputError(f"{where}: a record paired with itself ({ids[0]}): a label is of "
+                             "two records")  # fmt: skip
+        pair = frozenset({first, second})
+        written.setdefault(pair, (first, second))
         _label_once(said, pair, label, where)
         asked = str(row.get("asked") or "").strip().lower()
         if asked == ASKED_AT_RANDOM:
@@ -157,11 +169,14 @@ def read_labels(path: str | Path) -> Labels:
         elif asked not in ("", ASKED_UNCERTAIN):
             raise InputError(f"{where}: asked {asked!r}: expected {ASKED_AT_RANDOM!r}, "
                              f"{ASKED_UNCERTAIN!r} or nothing")  # fmt: skip
+    if not said:
+        raise InputError(f"{name}: no labelled pair in it (a header alone, or nothing)")
     matches, non = [], []
     for pair, (match, _) in said.items():
-        one, two = sorted(pair) if len(pair) == 2 else (next(iter(pair)),) * 2
-        (matches if match else non).append((one, two))
-    return Labels(name, matches, non, frozenset(drawn))
+        # as written: a file without sources says by its columns which is which record
+        (matches if match else non).append(written[pair])
+    where = {pair: line for pair, (_, line) in said.items()}
+    return Labels(name, matches, non, frozenset(drawn), where)
 
 
 def align(found: PairsFile, gold: PairsFile) -> Aligned:
