@@ -39,6 +39,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set, Sized
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
@@ -90,7 +91,7 @@ from .decision.route import LABELLED, WEIGHTED, Route, across_sources, route, wi
 from .defaults import DEFAULTS
 from .errors import ArgumentError, InputError, NeardupError, RecordNotFound
 from .graph import clusters as clusters  # re-exported: connected components
-from .keys import SEP, id_key, key_of, qualified, record_id, source_of_key
+from .keys import SEP, id_key, key_of, qualified, record_id, source_named, source_of_key
 from .options import ReportOptions
 from .out.output import pair_columns, to_frame
 from .params import Params
@@ -125,6 +126,18 @@ log = logging.getLogger("neardup")
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _label_source(name: str, sources: Sequence[str]) -> str:
+    """The source a label names, among the link's ``sources``: as written, else the one that
+    is that file however spelled (a review page of files given as typed, ``a.csv``; an index
+    that names them by their absolute paths), else the one file of that name (labels written
+    in another folder); else as written, which holds no record."""
+    named = source_named(name, sources)
+    if named is not None:
+        return named
+    base = [s for s in sources if Path(s).name == Path(name).name] if name else []
+    return base[0] if len(base) == 1 else name
 
 
 def _label_value(value: Any, at: str, form: str) -> bool:
@@ -1237,7 +1250,7 @@ class NearDupIndex:
         """The keys of one label's two records (see :meth:`_label_rows`)."""
 
         def held(source: str, rid: str) -> list[str]:
-            named = [source] if source else list(names)
+            named = [_label_source(source, names)] if source else list(names)
             return [k for k in (self.key(rid, s) for s in named) if k in row]
 
         first, second = held(*a), held(*b)

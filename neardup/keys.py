@@ -21,6 +21,9 @@ never collides with another record's and :func:`record_id` always gives the id b
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
 #: Between a record's id and its source in the key of a record of a secondary source.
 SEP = "\x1f"
 
@@ -66,3 +69,23 @@ def id_key(record_id: str) -> tuple[int, int | str]:
 
 #: Digits ``int`` reads at once (Python's limit is 4,300).
 _INT_DIGITS = 4000
+
+
+def source_named(name: str | Path, sources: Iterable[str]) -> str | None:
+    """The name among ``sources`` that is the file ``name``, whatever the spelling of either
+    (``index`` names a file by its absolute path; a flag, a labels file or a review page gives
+    it as typed); None where none is that file."""
+    names = list(sources)
+    if str(name) in names:
+        return str(name)
+    try:
+        real = Path(name).resolve()
+    except (OSError, RuntimeError, ValueError):  # no path
+        return None
+    for known in names:
+        try:
+            if known == str(real) or Path(known).resolve() == real:
+                return known
+        except (OSError, RuntimeError, ValueError):  # a source that is no path
+            continue
+    return None

@@ -306,7 +306,8 @@ def test_a_check_of_a_taught_rule_tests_it_and_teaches_nothing() -> None:
     idx.add_many([(str(i), f"ACME {k} RX{100 + i}") for i, k in enumerate(kinds, 1)],
                  source_name="b")  # fmt: skip
     said = [((p.source1, p.id1), (p.source2, p.id2), p.id1 == p.id2) for p in idx.ask(6)]
-    said.append((("a", "1"), ("b", "2"), False))
+    # non-matches enough to estimate from (ESTIMATE_MIN of each kind)
+    said += [(("a", str(i)), ("b", str(i + 1)), False) for i in range(1, 6)]
     said.append((("a", "3"), ("b", "3"), True))
     alone = idx.report(mode="link", labels=said)
     drawn = idx.check(10, said)
@@ -409,3 +410,16 @@ def test_labels_teach_alike_whichever_way_a_pair_is_written(tmp_path: Path) -> N
         == reports[2].rule["candidates_scored"]  # fmt: skip
     pairs = [[p.as_dict() for p in r.pairs] for r in reports]
     assert pairs[0] == pairs[1] == pairs[2] and pairs[0]
+
+
+def test_too_few_labels_estimate_nothing_rather_than_zero() -> None:
+    """One match and one non-match said "precision 0.00 (0.00-1.00)" of a report whose pairs
+    were all right, and --json held 0.0."""
+    idx = _shops()
+    report = idx.report(mode="link", labels=[(("a", "1"), ("b", "1"), True),
+                                             (("a", "2"), ("b", "3"), False)])  # fmt: skip
+    assert report.pairs
+    assert report.rule["estimated_precision"] is None and report.rule["estimated_recall"] is None
+    assert "too few labels to estimate precision and recall (1 match and 1 non-match" in (
+        report.rule["estimate"]
+    )

@@ -7,7 +7,7 @@ import argparse
 import dataclasses
 import sys
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from itertools import islice
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -29,6 +29,7 @@ from ..evaluate import bcubed, score
 from ..evaluate.compare import compare, format_compare
 from ..evaluate.plot import plot_s_curve, restaurant_plots
 from ..index import SHORT_QUERY, NearDupIndex
+from ..keys import source_named
 from ..options import ReportOptions
 from ..out.output import (
     TABLE_FORMATS,
@@ -706,7 +707,7 @@ def _file_source(index: NearDupIndex, path: Path) -> str | None:
     backend = index.backend
     if Capability.COLLECTION_INFO in backend.capabilities and backend.load_params() is not None:
         known = list(describe(cast(SolrStore, backend))["sources"])
-    return _named_as(path, known) or str(path.resolve())
+    return source_named(path, known) or str(path.resolve())
 
 
 def _given_source(index: NearDupIndex, source: str | None) -> str | None:
@@ -1086,23 +1087,6 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
-def _named_as(path: Path, sources: Iterable[str]) -> str | None:
-    """The name among ``sources`` that is the file ``path``, whatever the spelling of either
-    (``index`` names a file by its absolute path; ``--records a.csv`` gives it as typed);
-    None where none is that file."""
-    names = list(sources)
-    if str(path) in names:
-        return str(path)
-    real = path.resolve()
-    for name in names:
-        try:
-            if name == str(real) or Path(name).resolve() == real:
-                return name
-        except (OSError, RuntimeError, ValueError):  # a source that is no path
-            continue
-    return None
-
-
 def cmd_evaluate(args: argparse.Namespace) -> int:
     if str(args.pairs) == STDIN and str(args.gold) == STDIN:
         raise InputError("evaluate: the pairs and the gold cannot both be read from stdin ('-')")
@@ -1116,7 +1100,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     records: list[Record] = []
     for path in args.records or []:
         read = read_records(path, id_field=args.id_field)
-        named = _named_as(path, aligned.sources()) if aligned.by_source else None
+        named = source_named(path, aligned.sources()) if aligned.by_source else None
         records += [r if named is None else dataclasses.replace(r, source=named)
                     for r in read if isinstance(r, Record)]  # fmt: skip
     if args.records:

@@ -23,7 +23,7 @@ from .ask import ask
 from .assign import unique_mapping
 from .decide import ThresholdWords
 from .evidence import Evidence, Records, gather, space_of
-from .learned import Audit, Interval, Taught, teach
+from .learned import AUDIT_MIN, ESTIMATE_MIN, Audit, Interval, Taught, teach
 from .link import source_rank
 
 #: A labelled pair: the rows of its two records, whether it is a match, and (optional) whether
@@ -40,13 +40,31 @@ class Labelled:
     found: list[tuple[float, int, int]]
     taught: Taught
     evidence: Evidence
-    precision: Interval
-    recall: Interval
+    #: None where the labels are too few to estimate them (:data:`.learned.ESTIMATE_MIN`).
+    precision: Interval | None
+    recall: Interval | None
+    #: Pairs drawn at random among those kept, too few to correct the estimates (0: none).
+    audit_left: int = 0
 
     def scored(self) -> list[tuple[float, float, int, int]]:
         """The pairs kept as ``(weighted cosine, probability, row, row)``."""
         where, cos = self.evidence.index(), self.evidence.similarity
         return [(float(cos[where[(a, b)]]), p, a, b) for p, a, b in self.found]
+
+    def estimate(self) -> str:
+        """The estimates in words, or why there are none."""
+        p, r = self.precision, self.recall
+        if p is None or r is None:
+            t = self.taught
+            return (f"too few labels to estimate precision and recall ({t.matches} match and "
+                    f"{t.non_matches} non-match; {ESTIMATE_MIN} of each are needed)")  # fmt: skip
+        said = (f"estimated from the labels over every candidate: precision {p.value:.2f} "
+                f"({p.low:.2f}-{p.high:.2f}), recall among the candidates {r.value:.2f} "
+                f"({r.low:.2f}-{r.high:.2f}), 95% intervals")  # fmt: skip
+        if self.audit_left:
+            said += (f"; the {self.audit_left} pairs drawn at random among those kept are "
+                     f"too few to correct it ({AUDIT_MIN} are needed)")  # fmt: skip
+        return said
 
     def explain(self, labels_name: str) -> dict[str, Any]:
         weights = ", ".join(f"{n} {w:.2f}" for n, w in self.taught.weights.items() if w >= 0.01)
@@ -61,13 +79,11 @@ class Labelled:
             "assignment": "unique mapping: most probable pairs first, each record at most one "
             "partner in each other source",
             "decision": "a mapped pair is kept at probability 0.5 or more",
-            "estimated_precision": round(p.value, 3),
-            "estimated_recall": round(r.value, 3),
-            "estimate": f"estimated from the labels over every candidate: precision "
-            f"{p.value:.2f} ({p.low:.2f}-{p.high:.2f}), recall among the candidates "
-            f"{r.value:.2f} ({r.low:.2f}-{r.high:.2f}), 95% intervals",
-            "taught": {**self.taught.as_dict(), "precision": p.as_dict(),
-                       "recall": r.as_dict()},  # fmt: skip
+            "estimated_precision": None if p is None else round(p.value, 3),
+            "estimated_recall": None if r is None else round(r.value, 3),
+            "estimate": self.estimate(),
+            "taught": {**self.taught.as_dict(), "precision": p and p.as_dict(),
+                       "recall": r and r.as_dict()},  # fmt: skip
             "candidates_scored": len(self.evidence),
             "threshold": round(min((s for s, _, _ in self.found), default=1.0), 6),
             "found": True,
@@ -126,8 +142,13 @@ def link_by_labels(
     where = evidence.index()
     kept = np.asarray([where[(a, b)] for _, a, b in found], dtype=np.int64)
     drawn = _rows(evidence, [lab for lab in labels if _drawn(lab)])
-    precision, recall = taught.calibration.estimate(chance, kept, Audit(*drawn))
-    return Labelled(found, taught, evidence, precision, recall)
+    audit = Audit(*drawn)
+    if min(taught.matches, taught.non_matches) < ESTIMATE_MIN:
+        return Labelled(found, taught, evidence, None, None)
+    precision, recall = taught.calibration.estimate(chance, kept, audit)
+    inside = len(audit.within(kept).rows)
+    left = inside if 0 < inside < AUDIT_MIN else 0
+    return Labelled(found, taught, evidence, precision, recall, left)
 
 
 def _drawn(label: Label) -> bool:
