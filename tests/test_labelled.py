@@ -423,3 +423,22 @@ def test_too_few_labels_estimate_nothing_rather_than_zero() -> None:
     assert "too few labels to estimate precision and recall (1 match and 1 non-match" in (
         report.rule["estimate"]
     )
+
+
+def test_a_labels_source_is_matched_as_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review page of files given as typed writes ``a.csv``; an index names them by their
+    absolute paths: the labels of one were "not in the index" of the other (exit 2)."""
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    idx = NearDupIndex()
+    kinds = ("drill", "kettle", "lamp", "radio", "fan", "toaster", "iron", "mixer")
+    idx.add_many([(str(i), f"acme {k} model rx-{100 + i} black") for i, k in enumerate(kinds, 1)],
+                 source_name=str(a))  # fmt: skip
+    idx.add_many([(str(i), f"ACME {k} RX{100 + i}") for i, k in enumerate(kinds, 1)],
+                 source_name=str(b))  # fmt: skip
+    labels = [(("a.csv", "1"), ("b.csv", "1"), True), (("a.csv", "2"), ("b.csv", "3"), False)]
+    for where in (tmp_path, tmp_path.parent):  # as typed there, and from another folder
+        monkeypatch.chdir(where)
+        pairs = idx.report(mode="link", labels=labels).pairs
+        assert pairs and {(p.source1, p.source2) for p in pairs} == {(str(a), str(b))}
