@@ -279,3 +279,24 @@ def test_a_cluster_of_three_is_three_pairs_and_a_third_column_is_refused(
                         "1\ta.csv\t0.5\t2\n", encoding="utf-8")  # fmt: skip
     code, _, err = _evaluate(capsys, str(clusters), "--gold", str(gold))
     assert code == 2 and f"{clusters}:2:" in err
+
+
+def test_an_id_that_starts_with_a_quote_reads_back_from_the_pairs_and_clusters_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``"x"7`` written as it is: evaluate (and pandas) read the cell as a quoted one and
+    failed on the file neardup had just written."""
+    from neardup.out.write import write_clusters
+    from neardup.results import Pair
+
+    pairs = [Pair('"x"7', "2", 1.0, 0), Pair("3", 'a"b', 0.9, 1)]
+    out, clusters = tmp_path / "pairs.tsv", tmp_path / "clusters.txt"
+    write_pairs(pairs, out)
+    index = NearDupIndex()
+    index.add_many([('"x"7', "golden dragon"), ("2", "golden dragon"), ("3", "blue cafe"),
+                    ('a"b', "blue cafe")])  # fmt: skip
+    write_clusters(index.clusters(), clusters)
+    for found in (out, clusters):
+        code, scores, err = _evaluate(capsys, str(found), "--gold", str(out))
+        assert code == 0, err
+        assert scores["true_pairs"] == scores["gold"] == 2

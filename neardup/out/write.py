@@ -431,8 +431,11 @@ def escape_unseen(text: str, lines: bool = False) -> str:
 def _cell(text: str) -> str:
     """``text`` fit for a TSV cell: the characters no id or source may hold (:func:`check_id`,
     :func:`check_source`) as their code points, ``[U+0009]``. Checked data has none, so this
-    changes only what an index made before the checks may hold; nothing an id may hold is
-    changed, so the file reads back as the ids it was written from."""
-    if text.isprintable():
-        return text
-    return BAD_ID_CHAR.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+    changes only what an index made before the checks may hold. A cell that starts with a
+    quote is quoted, as CSV quotes (its quotes doubled, the whole between quotes), so the
+    file reads back as the ids it was written from."""
+    if not text.isprintable():
+        text = BAD_ID_CHAR.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+    if text.startswith('"'):  # quoted as CSV quotes, or a reader of TSV (evaluate's, pandas')
+        return '"' + text.replace('"', '""') + '"'  # takes the quote for the start of one
+    return text
