@@ -300,3 +300,19 @@ def test_an_id_that_starts_with_a_quote_reads_back_from_the_pairs_and_clusters_f
         code, scores, err = _evaluate(capsys, str(found), "--gold", str(out))
         assert code == 0, err
         assert scores["true_pairs"] == scores["gold"] == 2
+
+
+def test_a_gold_header_that_names_the_files_the_other_way_round_is_read_as_it_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``b.csv|a.csv`` above b's ids then a's: read as a's ids then b's, F1 0.012."""
+    index, truth = _two_shops()
+    pairs = tmp_path / "pairs.tsv"
+    write_pairs(index.report(mode="link").pairs, pairs)
+    gold = tmp_path / "gold.txt"
+    gold.write_text(f"{SOURCES[1]}|{SOURCES[0]}\n" + "".join(f"{y[1]}|{x[1]}\n" for x, y in truth),
+                    encoding="utf-8")  # fmt: skip
+    code, scores, err = _evaluate(capsys, str(pairs), "--gold", str(gold))
+    assert code == 0, err
+    assert scores["true_pairs"] == N and scores["precision"] == scores["recall"] == 1.0
+    assert f"its first column read as ids of {SOURCES[1]}" in err and "as its header" in err

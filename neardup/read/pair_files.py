@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..keys import source_named
 from .inputs import SNIFF_BYTES, no_file
 from .records import refuse_encoding
 
@@ -33,6 +34,8 @@ Pair = tuple[Rec, Rec]
 
 #: The path that means standard input.
 STDIN = "-"
+#: The key of the row that carries a file of ids alone's header, read by :func:`_collect`.
+HEADER = "\0header"
 #: Formats by extension; any other name is read by its content.
 SUFFIXES = {
     ".tsv": "tsv",
@@ -62,6 +65,8 @@ class PairsFile:
     name: str
     pairs: list[Pair]
     sourced: bool
+    #: The two names a file of ids alone heads its columns with (``a.csv|b.csv``), if any.
+    header: tuple[str, str] | None = None
 
     def sources(self) -> set[str]:
         return {r[0] for p in self.pairs for r in p}
@@ -234,13 +239,27 @@ def align(found: PairsFile, gold: PairsFile) -> Aligned:
             f"source to another: an id alone cannot say which record it is. Give {plain.name} "
             "source1 and source2 columns (a header 'id1 id2 source1 source2')"
         )
+    why = f"as every pair of {sourced.name} goes"
+    if plain.header is not None and _names_file(plain.header[0], second) and _names_file(
+        plain.header[1], first
+    ):  # a header that names the files the other way round: as it says
+        first, second = second, first
+        why = f"as its header ({' '.join(plain.header)}) says"
     oriented = [((first, a[1]), (second, b[1])) for a, b in plain.pairs]
     note = (
         f"{plain.name} names no sources: its first column read as ids of {first}, its second "
-        f"as ids of {second}, as every pair of {sourced.name} goes"
+        f"as ids of {second}, {why}"
     )
     read = (sourced.pairs, oriented) if sourced is found else (oriented, sourced.pairs)
     return Aligned(*read, True, [note])
+
+
+def _names_file(name: str, source: str) -> bool:
+    """Whether a header's ``name`` is the file ``source``: as written, however its path is
+    spelled, or by its file name alone (``a.csv`` of ``/data/a.csv``)."""
+    return bool(name) and (
+        source_named(name, [source]) is not None or Path(name).name == Path(source).name
+    )
 
 
 def _names(f: PairsFile) -> str:
@@ -280,8 +299,12 @@ def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
     of a labels file (the review page's), the pairs labelled ``match``."""
     pairs: list[Pair] = []
     sourced = False
+    header = None
     said: dict[frozenset[Rec], tuple[bool, str]] = {}
     for where, row in rows:
+        if HEADER in row:
+            header = row[HEADER]
+            continue
         label = row.get("label")
         if label is not None:
             label = str(label).strip().lower()
@@ -295,7 +318,7 @@ def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
                 continue
         sourced = sourced or any(sources)
         pairs.append(((sources[0], ids[0]), (sources[1], ids[1])))
-    return PairsFile(name, pairs, sourced)
+    return PairsFile(name, pairs, sourced, header)
 
 
 def _label_once(
@@ -445,6 +468,7 @@ def _plain_rows(
             found = _count(len(cells), "column")
             raise InputError(f"{name}:{line}: expected two ids, found {found}")
         if k == 0 and header:
+            yield f"{name}:{line}", {HEADER: (cells[0].strip(), cells[1].strip())}
             if len(cells) > 2:
                 raise InputError(
                     f"{name}:{line}: a header of {len(cells)} columns "
