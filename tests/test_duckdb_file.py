@@ -271,9 +271,13 @@ def test_a_database_of_another_application_is_refused_untouched(tmp_path: Path) 
     assert not_db.read_text() == "id,name\n1,lamp\n"
     other = tmp_path / "notes.bin"
     other.write_text("id,name\n1,lamp\n")
-    with pytest.raises(InputError, match=r"notes\.bin: cannot open it as a DuckDB database"):
+    with pytest.raises(InputError, match=r"notes\.bin: not a DuckDB database file"):
         DuckDBBackend(other)
     assert other.read_text() == "id,name\n1,lamp\n"
+    # read-only, DuckDB said only that an in-memory database cannot be read-only
+    for path in (not_db, other):
+        with pytest.raises(InputError, match="not a DuckDB database file"):
+            DuckDBBackend(path, read_only=True)
 
 
 def test_records_written_in_many_batches_are_all_kept_and_replaced_once(tmp_path: Path) -> None:

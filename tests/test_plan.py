@@ -278,3 +278,16 @@ def test_each_stage_of_the_plan_shows_its_rows_and_what_spilled() -> None:
 
 def test_a_plan_with_progress_gives_the_same_pairs(short_index: NearDupIndex) -> None:
     _same(short_index.report(), short_index.report(engine="duckdb", progress=True))
+
+
+def test_a_budget_of_bytes_alone_or_past_the_machine_is_said_as_such() -> None:
+    """``--memory 1`` said "0 MB is too small" (a number alone is bytes); ``999TB`` was taken,
+    a budget no spill can keep within."""
+    from neardup.plan.budget import machine_memory, parse_size
+
+    with pytest.raises(ArgumentError, match=r"'1' \(0 MB\) is too small.*a number alone is bytes"):
+        parse_size("1")
+    if machine_memory() is not None:
+        with pytest.raises(ArgumentError, match=r"999\.0 TB is more than this machine's"):
+            parse_size("999TB")
+    assert parse_size("1GB") == 1 << 30

@@ -143,6 +143,10 @@ class DuckDBBackend:
         if self.path.is_dir():
             raise InputError(f"{self.path}: a folder, not a DuckDB database file")
         spill = self._temporary or (Path(tempfile.gettempdir()) if read_only else self.path.parent)
+        if self.path.is_file() and self.path.stat().st_size and not _is_duckdb(self.path):
+            raise InputError(f"{self.path}: not a DuckDB database file (a neardup index file is "
+                             "one that 'neardup index FILE --index-file' made): give another "
+                             "file")  # fmt: skip
         try:
             self._con = duckdb.connect(str(self.path), read_only=read_only)
             stored = self._con.execute(
@@ -485,3 +489,14 @@ def _doc_values(doc: Document) -> list[int]:
     if len(doc.values):
         return [int(v) for v in doc.values]
     return [_value(k)[1] for k in doc.keys]
+
+
+def _is_duckdb(path: Path) -> bool:
+    """Whether ``path`` starts as a DuckDB database file does (``DUCK`` at byte 8): DuckDB
+    opens a CSV or Parquet file as a table, and read-only it says only that an in-memory
+    database cannot be read-only."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(12)[8:12] == b"DUCK"
+    except OSError:
+        return True  # said by DuckDB's own error, which names the cause

@@ -60,14 +60,24 @@ def parse_size(value: str | int) -> int:
             )
         size = int(float(found.group(1)) * _UNITS[unit])
     if size < LEAST:
+        shown = f"{value!r} ({size_text(size)})" if isinstance(value, str) else size_text(size)
         raise ArgumentError(
-            f"a memory budget of {size_text(size)} is too small: give at least {size_text(LEAST)}"
+            f"a memory budget of {shown} is too small: give at least {size_text(LEAST)} (a "
+            "number alone is bytes: say '8GB')"
+        )
+    total = machine_memory()
+    if total is not None and size > total:  # spilling could not keep within it: said now
+        raise ArgumentError(
+            f"a memory budget of {size_text(size)} is more than this machine's "
+            f"{size_text(total)}: give at most that (the work spills to disk past the budget)"
         )
     return size
 
 
 def size_text(size: int) -> str:
     """A size as people read it: ``12.0 GB``, ``512 MB``."""
+    if size >= 1 << 40:
+        return f"{size / (1 << 40):.1f} TB"
     if size >= 1 << 30:
         return f"{size / (1 << 30):.1f} GB"
     return f"{size / (1 << 20):.0f} MB"
