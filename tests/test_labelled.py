@@ -442,3 +442,26 @@ def test_a_labels_source_is_matched_as_a_file(
         monkeypatch.chdir(where)
         pairs = idx.report(mode="link", labels=labels).pairs
         assert pairs and {(p.source1, p.source2) for p in pairs} == {(str(a), str(b))}
+
+
+def test_pages_of_pairs_to_label_say_how_they_were_picked_not_a_threshold(
+    tmp_path: Path,
+) -> None:
+    """The --ask and --check pages said "threshold 0", "verified 0" and, of each pair,
+    "Jaccard 1.000 >= 0"; labels all drawn at random were "the rule the labels teach"."""
+    from neardup.decision.labelled import asked_explain, checked_explain
+    from neardup.out.output import reason
+    from neardup.out.review import review_index
+    from neardup.results import Report
+
+    idx = _shops()
+    asked = idx.ask(3)
+    report = Report(pairs=asked, records=16, mode="link", rule=asked_explain(3, None, False))
+    assert all(reason(report, p).startswith("asked: its label would teach") for p in asked)
+    assert not any("Jaccard" in reason(report, p) for p in asked)
+    page = tmp_path / "ask.html"
+    review_index(idx, page, report)
+    html = page.read_text(encoding="utf-8")
+    assert "threshold 0" not in html and "Jaccard 1.000 &gt;= 0" not in html
+    said = checked_explain(5, "labels.tsv", taught=False)["decision"]
+    assert "those the report keeps" in said and "teach" not in said

@@ -687,7 +687,9 @@ def _asked(index: NearDupIndex, n: int, labels: Path | None) -> Report:
 def _checking(index: NearDupIndex, n: int, labels: Path | None, mode: str) -> Report:
     """The pairs drawn at random to check the report, as a report (its rule says how)."""
     pairs = index.check(n, labels, mode=mode)
-    rule = checked_explain(len(pairs), str(labels) if labels is not None else None)
+    given = index._as_labels(labels) if labels is not None else None
+    taught = given is not None and len(given.drawn) < len(given)
+    rule = checked_explain(len(pairs), str(labels) if labels is not None else None, taught)
     return Report(pairs=pairs, records=index.backend.count(), candidates=len(pairs),
                   confirmed=len(pairs), mode=mode, rule=rule, index=index)  # fmt: skip
 
@@ -716,6 +718,10 @@ def cmd_review(args: argparse.Namespace) -> int:
             report = _asked(index, args.ask, args.labels)
         elif args.check is not None:
             report = _checking(index, args.check, args.labels, args.mode)
+        if (args.ask is not None or args.check is not None) and not report.pairs:
+            print("neardup: note: no pair left to label: every pair there is to "
+                  f"{'ask' if args.ask is not None else 'draw'} is labelled already "
+                  f"({args.labels})", file=sys.stderr)  # fmt: skip
         else:
             report = index.report(mode=args.mode, progress=False, labels=args.labels) \
                 if args.labels is not None else _report(index, args, args.mode)

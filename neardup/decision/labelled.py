@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..defaults import DEFAULTS
-from ..results import Decision
+from ..read.pair_files import ASKED_AT_RANDOM, ASKED_UNCERTAIN
+from ..results import Decision, Pair
 from ..sign.minhash import ShingleProcessor
 from .ask import ask
 from .assign import unique_mapping
@@ -215,10 +216,11 @@ def asked_explain(pairs: int, labels: str | None, taught: bool) -> dict[str, Any
     }
 
 
-def checked_explain(pairs: int, labels: str | None) -> dict[str, Any]:
+def checked_explain(pairs: int, labels: str | None, taught: bool = True) -> dict[str, Any]:
     """The explanation of a report of pairs drawn at random to check a report
-    (``NearDupIndex.check``): how many, from which report."""
-    whose = f"the rule the labels of {labels} teach" if labels else "the report"
+    (``NearDupIndex.check``): how many, from which report (``taught``: whether the labels
+    teach a rule; labels all drawn at random check the default report, and teach nothing)."""
+    whose = f"the rule the labels of {labels} teach" if labels and taught else "the report"
     return {
         "kind": "checked",
         "decision": f"the {pairs} pairs drawn at random from those {whose} keeps: their labels, "
@@ -264,6 +266,16 @@ class AskedWords(LabelledWords):
     def detail(self, decision: Decision) -> str:
         labels = (decision.explain or {}).get("labels")
         return f"\nlabels so far: {labels}" if labels else "\nlabels so far: none"
+
+    def reason(self, decision: Decision, pair: Pair, threshold: float) -> str:
+        """Why the pair is on the page: how it was picked, and the probability the labels'
+        rule gives it (no threshold kept it: "Jaccard 1.000 >= 0" was said)."""
+        how = {ASKED_AT_RANDOM: "drawn at random from the pairs kept",
+               ASKED_UNCERTAIN: "asked: its label would teach the rule"}.get(
+                   pair.asked or "", "picked")  # fmt: skip
+        if pair.probability is None:
+            return how
+        return f"{how}; probability {pair.probability:.2f} under the labels' rule"
 
 
 class CheckedWords(AskedWords):

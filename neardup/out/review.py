@@ -59,6 +59,8 @@ BINS = 50
 MAX_TEXT = 20_000
 #: Report counts shown under "details" only: they change from run to run.
 VOLATILE = ("seconds", "timings")
+#: The decisions of pages of pairs picked to label, not kept by a rule.
+PICKED = ("asked", "checked")
 #: The header of the labels file the page downloads: one reviewed pair a line (TSV), its label
 #: :data:`MATCH` or :data:`NON_MATCH` (the page's script writes it with these names).
 LABELS_HEADER = ("source1", "id1", "source2", "id2", "label", "asked")
@@ -528,6 +530,11 @@ def write_review(
         filters += [("verified", ["pair"]), ("completed clusters' pairs", ["completed"])]
     counts = report.counts()
     run = {k: v for k, v in counts.items() if k not in VOLATILE}
+    # pairs picked to label (--ask, --check): no threshold or pruning kept them, and the
+    # counts of a report they are not would misstate them ("threshold 0", "verified 0")
+    picked = report.decision.rule in PICKED
+    if picked:
+        run = {k: v for k, v in run.items() if k in ("records", "mode", "rule")}
     groups = _clusters_of(rows)
     reasons, why = evidence(report, texts, columns, primary, given_columns)
     summary = [
@@ -535,7 +542,7 @@ def write_review(
         ("pairs", "pairs", len(rows)),
         ("clusters", "clusters", len(groups)),
         ("clustered", "records in clusters", sum(len(g) for g in groups)),
-        ("threshold", "threshold", report.threshold),
+        *([] if picked else [("threshold", "threshold", report.threshold)]),
     ]
     page, n_clusters = render(
         title=title,
@@ -549,7 +556,7 @@ def write_review(
         texts=texts,
         labels=labels,
         filters=filters,
-        threshold=report.threshold,
+        threshold=None if picked else report.threshold,
         rule=_rule_panel(report, kept, keep),
         kept=kept or (),
         extra={"reasons": reasons, "evidence": why, "marks": True,
