@@ -718,13 +718,13 @@ def cmd_review(args: argparse.Namespace) -> int:
             report = _asked(index, args.ask, args.labels)
         elif args.check is not None:
             report = _checking(index, args.check, args.labels, args.mode)
+        else:
+            report = index.report(mode=args.mode, progress=False, labels=args.labels) \
+                if args.labels is not None else _report(index, args, args.mode)
         if (args.ask is not None or args.check is not None) and not report.pairs:
             print("neardup: note: no pair left to label: every pair there is to "
                   f"{'ask' if args.ask is not None else 'draw'} is labelled already "
                   f"({args.labels})", file=sys.stderr)  # fmt: skip
-        else:
-            report = index.report(mode=args.mode, progress=False, labels=args.labels) \
-                if args.labels is not None else _report(index, args, args.mode)
         source = ", ".join(map(str, inputs)) if inputs else index.backend.location
         # a link removes no record, and records of several files are kept by none of them
         kept = (

@@ -270,6 +270,7 @@ class AskedWords(LabelledWords):
     def reason(self, decision: Decision, pair: Pair, threshold: float) -> str:
         """Why the pair is on the page: how it was picked, and the probability the labels'
         rule gives it (no threshold kept it: "Jaccard 1.000 >= 0" was said)."""
+        del decision, threshold  # no rule decided the pair: how it was picked says why
         how = {ASKED_AT_RANDOM: "drawn at random from the pairs kept",
                ASKED_UNCERTAIN: "asked: its label would teach the rule"}.get(
                    pair.asked or "", "picked")  # fmt: skip
