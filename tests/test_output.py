@@ -367,3 +367,25 @@ def test_evaluate_finds_the_records_files_by_any_spelling_of_their_paths(tmp_pat
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["bcubed"]["records"] == 4
+
+
+def test_a_text_column_another_source_names_otherwise_shows_its_values() -> None:
+    """``--text-column name`` of a link whose other source calls it ``full_name`` left every
+    text2 empty: the column the link matched with it is shown, else the whole text."""
+    import random
+
+    pd = pytest.importorskip("pandas")
+    rng = random.Random(3)
+    names = [f"{rng.choice(['Rita', 'Peter', 'Anna', 'Omar'])} {w} {i}"
+             for i, w in enumerate(["Novak", "Costa", "Weber", "Haddad"] * 5)]  # fmt: skip
+    index = NearDupIndex()
+    index.add_frame(pd.DataFrame({"id": range(20), "name": names, "city": ["Omaha"] * 20}),
+                    source_name="a.csv")  # fmt: skip
+    index.add_frame(pd.DataFrame({"id": range(20), "full_name": names, "town": ["Omaha"] * 20}),
+                    source_name="b.csv")  # fmt: skip
+    report = index.report(mode="link", columns="name=full_name")
+    assert report.pairs
+    cols = pair_columns(report, index, "name")
+    assert cols["text1"] == cols["text2"] and all(t in names for t in cols["text2"])
+    unmatched = pair_columns(index.report(mode="link"), index, "city")
+    assert all(t == "Omaha" for t in unmatched["text1"]) and all(unmatched["text2"])

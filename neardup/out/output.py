@@ -131,10 +131,25 @@ def reason(report: Report, pair: Pair) -> str:
     return words_for(report.decision).reason(report.decision, pair, report.threshold)
 
 
-def _lookup(index: Held | None, ids: list[str], column: str | None) -> tuple[
-    dict[str, str], dict[str, str]
-]:
-    """The texts (or one column's values) and the sources of ``ids`` in ``index``."""
+def _same_columns(report: Report, column: str | None) -> set[str]:
+    """``column`` and the columns a link matched with it (``columns_matched``: ``name=full_name
+    (content)``): what another source calls it."""
+    if column is None:
+        return set()
+    names = {column}
+    for said in (report.rule or {}).get("columns_matched", []) or []:
+        pair = str(said).split(" (")[0]
+        left, _, right = pair.partition("=")
+        if column in (left, right):
+            names |= {left, right}
+    return names
+
+
+def _lookup(
+    index: Held | None, ids: list[str], column: str | None, same: set[str] | None = None
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The texts (or one column's values, a record without that column its whole text) and
+    the sources of ``ids`` in ``index``."""
     if index is None or not ids:
         return {}, {}
     backend = index.backend
@@ -145,7 +160,13 @@ def _lookup(index: Held | None, ids: list[str], column: str | None) -> tuple[
         if rows and not any(column in r for r in rows.values()):
             names = sorted({n for r in rows.values() for n in r})
             raise InputError(f"no column {column!r} in the records (columns: {', '.join(names)})")
-        texts = {i: r.get(column, "") for i, r in rows.items()}
+        # a record without the column shows the one a link matched with it (another source's
+        # name for it: name, full_name), else its whole text; not an empty cell
+        names = [column, *sorted((same or set()) - {column})]
+        own = {i: next((rows[i][n] for n in names if n in rows.get(i, {})), None) for i in ids}
+        lacking = [i for i, v in own.items() if v is None]
+        whole = backend.texts(lacking) if lacking else {}
+        texts = {i: v if v is not None else whole.get(i, "") for i, v in own.items()}
     return texts, backend.sources(ids)
 
 
@@ -162,7 +183,7 @@ def pair_columns(
     key1 = [p.id1 if p.source1 is None else key_of(p.id1, p.source1, primary) for p in pairs]
     key2 = [p.id2 if p.source2 is None else key_of(p.id2, p.source2, primary) for p in pairs]
     ids = sorted(set(key1) | set(key2))
-    texts, sources = _lookup(index, ids, text_column)
+    texts, sources = _lookup(index, ids, text_column, _same_columns(report, text_column))
     cols: Columns = {
         "id1": [p.id1 for p in pairs],
         "id2": [p.id2 for p in pairs],
@@ -231,6 +252,8 @@ def write_table(columns: Columns, path: str | Path, fmt: str) -> int:
 
 def to_frame(columns: Columns, kind: str) -> Any:
     """``columns`` as a pandas or a polars DataFrame."""
+    if kind not in ("pandas", "polars"):  # anything else read as polars before
+        raise ArgumentError(f"a DataFrame is 'pandas' or 'polars', got {kind!r}")
     try:
         if kind == "pandas":
             import pandas as pd
