@@ -268,6 +268,11 @@ def test_a_cluster_of_three_is_three_pairs_and_a_third_column_is_refused(
     groups.write_text("1\t2\t3\n4\t5\n", encoding="utf-8")
     code, scores, err = _evaluate(capsys, str(groups), "--gold", str(gold))
     assert code == 0 and scores["true_pairs"] == 4, err
+    # the 2014 report's lines (id, id, edit distance, by tabs) are pairs, the number aside
+    scored = tmp_path / "shingles.tsv"
+    scored.write_text("1\t2\t0\n4\t5\t2\n", encoding="utf-8")
+    code, scores, err = _evaluate(capsys, str(scored), "--gold", str(gold))
+    assert code == 0 and (scores["pairs"], scores["true_pairs"]) == (2, 2), err
     # a third column under a header, or separated by commas (a label?), is not read as nothing
     for text in ("a b c\n1 2 3\n4 5 6\n", "1,2,0\n4,5,1\n", "left|right|label\n1|2|1\n"):
         bad = tmp_path / "bad.txt"

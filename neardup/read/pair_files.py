@@ -461,7 +461,22 @@ def _plain_rows(
     score) read as nothing would count every line as a match."""
     data = [(n, c) for n, c in rows if not c[0].lstrip().startswith("#")]
     header = bool(data) and _is_header(data[0][1], data[1][1] if len(data) > 1 else None)
-    grouped = not header and delimiter in (None, "\t")
+    body = data[1:] if header else data
+    # two ids and a number a line (the 2014 report's id, id, edit distance, by tabs): pairs,
+    # the number aside; but a third column of 0 and 1 only, by commas or |, is a gold file's
+    # labels, and a non-match read as nothing would count as a match
+    third = {c[2].strip() for _, c in body if len(c) == 3}
+    scored = bool(body) and all(len(c) == 3 for _, c in body) and all(
+        _number(v) for v in third
+    )
+    if scored and third <= {"0", "1"} and delimiter not in (None, "\t"):
+        line = body[0][0]
+        raise InputError(
+            f"{name}:{line}: a third column of 0 and 1 only reads as labels: evaluate reads "
+            "the pairs that match, so keep the lines labelled 1 and drop that column (or "
+            "give a header 'id1 id2 label' with match and non-match)"
+        )
+    grouped = not header and not scored and delimiter in (None, "\t")
     groups: list[tuple[str, list[Rec]]] = []
     for k, (line, cells) in enumerate(data):
         if len(cells) < 2:
@@ -477,17 +492,25 @@ def _plain_rows(
                     "header"
                 )
             continue
-        if len(cells) > 2 and not grouped:
+        if len(cells) > 2 and not grouped and not scored:
             raise InputError(
                 f"{name}:{line}: {len(cells)} columns: evaluate reads two ids a line (a third "
                 "column, such as a label, would be read as nothing), or neardup's pairs tables "
                 "(id1, id2) and clusters (cluster, id) by their header"
             )
-        if len(cells) > 2:
+        if len(cells) > 2 and grouped:
             groups.append((f"{name}:{line}", [("", c.strip()) for c in cells]))
             continue
         yield f"{name}:{line}", {"id1": cells[0], "id2": cells[1]}
     yield from _group_pairs(name, groups)
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 #: The columns of a clusters table (``--clusters out.csv``: one row a record).
