@@ -27,6 +27,7 @@ from ..errors import InputError
 from ..keys import source_named
 from .inputs import SNIFF_BYTES, no_file
 from .records import refuse_encoding
+from .sniff import is_number
 
 #: A record: its source ("" where the file names none) and its id.
 Rec = tuple[str, str]
@@ -467,7 +468,7 @@ def _plain_rows(
     # labels, and a non-match read as nothing would count as a match
     third = {c[2].strip() for _, c in body if len(c) == 3}
     scored = bool(body) and all(len(c) == 3 for _, c in body) and all(
-        _number(v) for v in third
+        is_number(v) for v in third
     )
     if scored and third <= {"0", "1"} and delimiter not in (None, "\t"):
         line = body[0][0]
@@ -503,14 +504,6 @@ def _plain_rows(
             continue
         yield f"{name}:{line}", {"id1": cells[0], "id2": cells[1]}
     yield from _group_pairs(name, groups)
-
-
-def _number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 #: The columns of a clusters table (``--clusters out.csv``: one row a record).

@@ -60,7 +60,8 @@ class TableLayout:
             all(self.header)
             and len(set(self.header)) == len(self.header)
             and not any(
-                cell[0].isdigit() or _number(cell) or len(cell.split()) > 4 for cell in self.header
+                cell[0].isdigit() or is_number(cell) or len(cell.split()) > 4
+                for cell in self.header
             )
         )
 
@@ -83,7 +84,8 @@ class TableLayout:
         return f"{len(self.header)} columns in {lines} lines: {shown}{more}"
 
 
-def _number(text: str) -> bool:
+def is_number(text: str) -> bool:
+    """Whether ``text`` reads as a number (``12``, ``3.5``, ``1e3``)."""
     try:
         float(text)
     except ValueError:
