@@ -36,6 +36,7 @@ import operator
 import os
 import threading
 import time
+import unicodedata
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set, Sized
 from contextlib import contextmanager
@@ -1477,9 +1478,20 @@ class NearDupIndex:
             holding = self.sources_holding([record_id], source)
             hint = f"; {_holding_hint(holding)}" if holding else ""
             message = f"no record with id {str(record_id)!r}{of} in {self.backend.location}"
+            message += self._other_form(str(record_id), source)
             raise RecordNotFound(message, holding, hint)
         found = self._rank(record.text, record.keys, k, threshold, exclude=record.id)
         return self._sourced(found, source)
+
+    def _other_form(self, record_id: str, source: str | None) -> str:
+        """What to add to "no record with id X" where the index holds X written in another
+        Unicode form (``café`` typed with a combining accent): the two read alike."""
+        for form in ("NFC", "NFD"):
+            other = unicodedata.normalize(form, record_id)
+            if other != record_id and self.backend.get(self.key(other, source)) is not None:
+                return (f" (it holds {other!r}, which reads alike but is written in another "
+                        f"Unicode form, {form}: give it as the index holds it)")  # fmt: skip
+        return ""
 
     def _sourced(self, matches: list[Match], asked: str | None = None) -> list[Match]:
         """The matches with the primary source named too where another source is in play (a

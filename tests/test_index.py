@@ -672,3 +672,16 @@ def test_compare_keys_both_methods_by_source_and_id() -> None:
     got = compare(index, threshold=0.5)
     assert got["lsh"]["pairs"] == got["brute_force"]["pairs"] > 30
     assert got["lsh_recall"] == got["lsh_precision"] == 1.0
+
+
+def test_an_id_written_in_another_unicode_form_is_said_to_be_held_so() -> None:
+    """``café`` typed with a combining accent found no record, and the message showed an id
+    that looked like the one indexed."""
+    import unicodedata
+
+    index = NearDupIndex()
+    index.add_many([("café 1", "blue cafe paris"), ("2", "blue cafe paris!")])
+    typed = unicodedata.normalize("NFD", "café 1")
+    with pytest.raises(InputError, match="written in another Unicode form, NFC"):
+        index.neighbors(typed)
+    assert [m.id for m in index.neighbors("café 1")] == ["2"]
