@@ -831,3 +831,32 @@ def test_json_beside_data_on_stdout_is_the_last_line_of_stderr(tmp_path: Path) -
     lines = proc.stderr.strip().splitlines()
     assert len(lines) > 1  # the notes (the parameters chosen) are there too
     assert json.loads(lines[-1])["kept"] == 1
+
+
+@pytest.mark.solr
+def test_files_of_one_name_in_two_folders_are_two_sources_of_a_kept_collection(
+    solr_base: str, tmp_path: Path
+) -> None:
+    """``dedupe people.csv --collection c`` named the source as typed: the same name run from
+    another folder replaced the first folder's records, exit 0 both times."""
+    shops = []
+    for name, rows in (("shopA", ["0,Mary Jones 12 Main St Salem", "1,Peter Brown 4 Elm Rd"]),
+                       ("shopB", ["0,Zed Zulu 1 Zebra Way Zurich"])):  # fmt: skip
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "people.csv").write_text("id,name\n" + "\n".join(rows) + "\n",
+                                                    encoding="utf-8")  # fmt: skip
+        shops.append(tmp_path / name)
+    coll = f"t_two_folders_{random.randrange(10**9)}"
+    try:
+        for shop in shops:
+            done = subprocess.run(
+                [sys.executable, "-m", "neardup", "dedupe", "people.csv", "--out", "out.csv",
+                 "--collection", coll, "--solr-url", solr_base],
+                cwd=shop, capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stderr
+        info = run_cli("info", "--collection", coll, "--solr-url", solr_base, "--json")
+        sources = json.loads(info.stdout)["sources"]
+        assert sources == {str(s / "people.csv"): n for s, n in zip(shops, (2, 1), strict=True)}
+    finally:
+        run_cli("drop", coll, "--yes", "--solr-url", solr_base)

@@ -707,7 +707,11 @@ def _file_source(index: NearDupIndex, path: Path) -> str | None:
     backend = index.backend
     if Capability.COLLECTION_INFO in backend.capabilities and backend.load_params() is not None:
         known = list(describe(cast(SolrStore, backend))["sources"])
-    return source_named(path, known) or str(path.resolve())
+    # only a name that says its folder can be this file: a bare 'people.csv' (written by a
+    # verb that kept the name as typed) is any folder's, and matching it replaced the records
+    # of another folder's file of that name
+    real = path.resolve()
+    return source_named(real, [k for k in known if Path(k).is_absolute()]) or str(real)
 
 
 def _given_source(index: NearDupIndex, source: str | None) -> str | None:

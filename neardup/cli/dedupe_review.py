@@ -48,6 +48,7 @@ from ..read.records import expected_records, guess_format
 from ..results import Report
 from .commands import (
     _file_source,
+    _named_source,
     add_records,
     check_indexed,
     given_params,
@@ -387,10 +388,16 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
                 args, not args.no_index, param_flags=True, report_flags=report_flags
             )
         stats = None
+        kept = args.backend == "solr" and not temporary  # a collection that outlives the run
         if not args.no_index:
             for path in files:  # one source each, in order (the first is the primary one)
                 total = expected_records(path, args.format)  # chosen for its size too
                 items = read_input(args, path)
+                named = _file_source(index, path) if kept and args.source_field is None else None
+                if named is not None and named != str(path):
+                    # by its absolute path, as index names it: a name as typed ('people.csv')
+                    # made another folder's file of that name replace its records
+                    items = _named_source(items, named, None)
                 one = add_records(index, items, progress=progress(args), total=total)
                 print_stats(one, quiet=args.quiet, written=args.verb == "dedupe")
                 check_indexed(one, path)
