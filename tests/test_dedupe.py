@@ -860,3 +860,14 @@ def test_files_of_one_name_in_two_folders_are_two_sources_of_a_kept_collection(
         assert sources == {str(s / "people.csv"): n for s, n in zip(shops, (2, 1), strict=True)}
     finally:
         run_cli("drop", coll, "--yes", "--solr-url", solr_base)
+
+
+def test_a_dedupe_that_never_reached_solr_says_so_once(tmp_path: Path) -> None:
+    """Solr unreachable: "could not delete the temporary collection: cannot reach Solr" came
+    first, of a collection never made, then the error itself."""
+    src = tmp_path / "s.csv"
+    src.write_text("id,name\n1,blue cafe paris\n2,blue cafe paris!\n", encoding="utf-8")
+    done = run_cli("dedupe", str(src), "--out", str(tmp_path / "o.csv"),
+                   env={"NEARDUP_SOLR_URL": "http://127.0.0.1:1/solr"})  # fmt: skip
+    assert done.returncode == 1 and "cannot reach Solr" in done.stderr
+    assert "temporary collection" not in done.stderr and done.stderr.count("\n") == 1

@@ -25,7 +25,7 @@ from ..backends.memory import MemoryBackend
 from ..decision.cluster import pair_clusters
 from ..decision.labelled import asked_explain, checked_explain
 from ..decision.prune import PRUNE_MODES
-from ..errors import InputError, NeardupError
+from ..errors import InputError, NeardupError, SolrUnavailable
 from ..index import NearDupIndex
 from ..keys import SEP, record_id, source_of_key
 from ..options import MODES, ReportOptions
@@ -476,6 +476,11 @@ def _drop(args: argparse.Namespace, index: NearDupIndex | None) -> None:
             if not admin.collection_exists(solr):
                 return
         admin.delete_collection(solr)
+    except SolrUnavailable:
+        if index is not None:  # made, and Solr went away since: it stays, which clean removes
+            print(f"neardup: could not delete the temporary collection {args.collection}: "
+                  "Solr is unreachable ('neardup clean' removes it later)", file=sys.stderr)
+        # else the run never reached Solr: no collection was made, and the error says why
     except NeardupError as exc:
         print(f"neardup: could not delete the temporary collection: {exc}", file=sys.stderr)
 
