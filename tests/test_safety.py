@@ -1254,3 +1254,37 @@ def test_dev_stdout_is_standard_output_with_the_summary_on_stderr(tmp_path: Path
     assert done.returncode == 0, done.stderr
     assert got.read_text(encoding="utf-8") == "id,text\n1,acme drill\n3,kettle\n"
     assert "read 3" in done.stderr
+
+
+def test_a_server_that_answers_any_json_is_named_not_a_traceback(tmp_path: Path) -> None:
+    """An HTTP server answering every request with the same JSON (a proxy, a mock) gave a
+    37-line KeyError traceback: Solr's answer lacked 'fields'."""
+    import http.server
+
+    body = json.dumps({"responseHeader": {"status": 0}, "lucene": {"solr-spec-version": "9.10.1"},
+                       "response": {"numFound": 0, "docs": []}}).encode()  # fmt: skip
+
+    class Any200(http.server.BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = _answer
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Any200)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        src = tmp_path / "s.csv"
+        src.write_text("id,name\n1,blue cafe\n2,blue cafe!\n", encoding="utf-8")
+        url = f"http://127.0.0.1:{server.server_address[1]}/solr"
+        done = run_cli("index", str(src), "--collection", "c1", env={"NEARDUP_SOLR_URL": url})
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert "answered without 'fields'" in done.stderr and "is it a Solr server?" in done.stderr
+    finally:
+        server.shutdown()

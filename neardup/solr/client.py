@@ -478,6 +478,20 @@ def _basic_user(header: str) -> str | None:
         return None
 
 
+
+class Answer(dict):  # type: ignore[type-arg]
+    """Solr's JSON answer; a part it lacks is a :class:`SolrRequestError` that says so, not a
+    ``KeyError`` traceback (a server that answers every request with some JSON, not Solr)."""
+
+    def __init__(self, answer: Any, where: str) -> None:
+        super().__init__(answer)
+        self.where = where
+
+    def __missing__(self, key: str) -> Any:
+        raise SolrRequestError(
+            f"{self.where} answered without {key!r}, as no Solr 9 does: is it a Solr server?"
+        )
+
 class Solr:
     """One Solr collection (a standalone core or a SolrCloud collection) and its server.
 
@@ -679,8 +693,8 @@ class Solr:
         except requests.RequestException as exc:  # raised before the adapter (a bad URL ...)
             raise SolrUnavailable(f"cannot talk to Solr at {redact(url)}: {_reason(exc)}") from None
         try:
-            return dict(resp.json())
-        except ValueError as exc:
+            return Answer(resp.json(), where=redact(url))
+        except (ValueError, TypeError) as exc:  # not JSON, or JSON that is no object
             raise SolrRequestError(
                 f"Solr at {redact(url)} answered with something that is not JSON "
                 f"(HTTP {resp.status_code})"
