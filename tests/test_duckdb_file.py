@@ -458,3 +458,20 @@ def test_delete_counts_an_id_given_twice_once_and_names_an_empty_ids_file(tmp_pa
     ids.write_text("# comments only\n\n", encoding="utf-8")
     done = run_cli("delete", "--ids-file", str(ids), "--index-file", str(store))
     assert done.returncode == 2 and "its lines are all blank or comments" in done.stderr
+
+
+def test_json_matches_name_the_primary_source_too(tmp_path: Path) -> None:
+    """Every match of the first file: ``"source": null`` in --json, though the index holds a
+    second file with the same ids."""
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("id,text\n1,acme drill rx-100 black\n2,acme drill rx-100 black!\n",
+                 encoding="utf-8")  # fmt: skip
+    b.write_text("id,text\n1,blue steel kettle\n2,red wool scarf\n", encoding="utf-8")
+    store = tmp_path / "i.duckdb"
+    for f in (a, b):
+        assert run_cli("index", str(f), "--index-file", str(store)).returncode == 0
+    done = run_cli("neighbors", "1", "-k", "1", "--index-file", str(store), "--json")
+    assert done.returncode == 0, done.stderr
+    assert [(m["id"], m["source"]) for m in json.loads(done.stdout)["matches"]] == [
+        ("2", str(a.resolve()))
+    ]

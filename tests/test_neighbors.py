@@ -150,6 +150,12 @@ def test_cli_neighbors_and_delete_reach_every_source(solr_base: str, tmp_path: P
     assert f"3 ({a}): golden dragon" in text
     plain = run_cli("neighbors", "1", "--collection", name, "--json", env=env)
     assert json.loads(plain.stdout)["matches"][0]["id"] == "2"  # a.csv's 1 is cafe roma
+    # --json names every match's source, the primary's too (null could be either file's)
+    assert {m["source"] for m in json.loads(plain.stdout)["matches"]} <= {str(a), str(b)}
+    first = run_cli("neighbors", "2", "--collection", name, "--json", "-k", "1", env=env)
+    assert json.loads(first.stdout)["matches"] and all(
+        m["source"] in (str(a), str(b)) for m in json.loads(first.stdout)["matches"]
+    )
     none = run_cli("neighbors", "7", "--collection", name, env=env)
     assert none.returncode == 2 and f"(--source {b} names those)" in none.stderr, none.stderr
     assert none.stderr.count("names those") == 1  # the library's hint is not said twice

@@ -897,6 +897,9 @@ def _matches(
     record of either."""
     if any(m.source for m in matches) or getattr(args, "source", None):
         matches = [m if m.source else dataclasses.replace(m, source=primary) for m in matches]
+    # --json names every record's source, the primary's too: a script reading "source": null
+    # could not tell which of two files' records "1" is
+    named = [m if m.source else dataclasses.replace(m, source=primary) for m in matches]
     lines = [title] + [
         (f"{m.containment:.3f} of the query, " if m.containment is not None else "")
         + f"{m.jaccard:.3f}  {m.id}{f' ({m.source})' if m.source else ''}: {m.text}  "
@@ -905,7 +908,7 @@ def _matches(
     ]
     if not matches:
         lines.append("(no similar records)")
-    emit(args, {"matches": [m.as_dict() for m in matches]}, "\n".join(lines))
+    emit(args, {"matches": [m.as_dict() for m in named]}, "\n".join(lines))
 
 
 def _k(args: argparse.Namespace) -> None:
