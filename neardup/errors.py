@@ -45,6 +45,12 @@ class SolrRequestError(NeardupError):
     """Solr answered a request with an error."""
 
 
+class NoSuchCollection(SolrRequestError):
+    """The collection named is not on that Solr: a name mistyped, so bad usage (exit 2)."""
+
+    exit_code = 2
+
+
 class ParameterMismatch(InputError):
     """The index was built with another parameter set than the one asked for."""
 

@@ -475,3 +475,20 @@ def test_json_matches_name_the_primary_source_too(tmp_path: Path) -> None:
     assert [(m["id"], m["source"]) for m in json.loads(done.stdout)["matches"]] == [
         ("2", str(a.resolve()))
     ]
+
+
+def test_ids_given_with_spaces_around_and_a_refused_flag_read_as_typed(tmp_path: Path) -> None:
+    """An id is stored without the spaces around it: ``neighbors '  1'`` and ``delete '  1'``
+    said not found. ``--no-canonical`` against an index was named ``--canonical``, a flag
+    that does not exist."""
+    a = tmp_path / "a.csv"
+    a.write_text("id,text\n1,acme drill rx-100 black\n2,acme drill rx-100 black!\n",
+                 encoding="utf-8")  # fmt: skip
+    store = tmp_path / "i.duckdb"
+    assert run_cli("index", str(a), "--index-file", str(store)).returncode == 0
+    near = run_cli("neighbors", "  1 ", "--index-file", str(store), "--json")
+    assert near.returncode == 0 and json.loads(near.stdout)["matches"], near.stderr
+    again = run_cli("index", str(a), "--index-file", str(store), "--no-canonical")
+    assert again.returncode == 2 and "--no-canonical: the index has True" in again.stderr
+    gone = run_cli("delete", " 2 ", "--index-file", str(store), "--json")
+    assert gone.returncode == 0 and json.loads(gone.stdout)["removed"] == 1, gone.stderr

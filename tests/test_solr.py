@@ -527,7 +527,7 @@ def test_drop_deletes_a_collection_neardup_made_once_confirmed(
     assert f"dropped the collection '{name}' at" in yes.stdout and ": 25 records" in yes.stdout
     assert name not in admin.collections(server)
     gone = drop_cli(solr_base, name, "--yes")
-    assert gone.returncode == 1 and f"the collection '{name}' does not exist" in gone.stderr
+    assert gone.returncode == 2 and f"the collection '{name}' does not exist" in gone.stderr
     assert "Traceback" not in asked.stderr + no.stderr + yes.stderr + gone.stderr
 
 

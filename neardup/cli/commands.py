@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import shlex
 import sys
 import warnings
 from collections.abc import Callable
@@ -107,7 +108,7 @@ def open_index(
         return NearDupIndex(backend=backend, given=given)
     index = NearDupIndex(backend=backend)
     diffs = [
-        f"--{k.replace('_', '-')}: the index has {getattr(index.params, k)!r}, given {v!r}"
+        f"{_flag_of(k, v)}: the index has {getattr(index.params, k)!r}, given {v!r}"
         for k, v in given.items()
         if getattr(index.params, k) != v
     ]
@@ -118,6 +119,13 @@ def open_index(
             + ("index file" if getattr(args, "index_file", None) is not None else "collection")
         )
     return index
+
+
+def _flag_of(name: str, value: Any) -> str:
+    """The flag that gave a parameter: ``--no-canonical`` for canonical False (there is no
+    ``--canonical`` to leave out)."""
+    flag = name.replace("_", "-")
+    return f"--no-{flag}" if value is False else f"--{flag}"
 
 
 def _backend(args: argparse.Namespace, create: bool, writes: bool = True) -> Any:
@@ -924,7 +932,8 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
     p = index.params
     args.source = _given_source(index, args.source)
     try:
-        matches = index.neighbors(args.id, args.k, args.threshold, source=args.source)
+        # an id as the readers store it: around spaces are not part of it
+        matches = index.neighbors(args.id.strip(), args.k, args.threshold, source=args.source)
     except RecordNotFound as exc:  # the sources that hold it, named by the flag
         raise InputError(f"{exc.message}{_holding_flag(exc.holding)}") from None
     of = f" of {args.source}" if args.source else ""
@@ -949,7 +958,7 @@ def _holding_flag(holding: list[str]) -> str:
         return ""
     return f"; the source{'s' if len(holding) > 1 else ''} {', '.join(holding)} " + (
         f"{'hold' if len(holding) > 1 else 'holds'} records with such ids (--source "
-        f"{holding[0]} names those)"
+        f"{shlex.quote(holding[0])} names those)"  # as a shell reads it: '*' stays '*'
     )
 
 
@@ -970,7 +979,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    ids = list(args.ids)
+    ids = [i.strip() for i in args.ids if i.strip()]  # as the readers store them
     if args.ids_file is not None:
         path = args.ids_file
         if not (path.is_file() or is_stream(path)):  # a pipe (<(...), /dev/stdin) is read too

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import InputError, SolrRequestError
+from ..errors import InputError, NoSuchCollection, SolrRequestError
 from ..resources import CONFIGSET_NAME, configset_dir
 from .client import Auth, Solr, redact
 from .local import LocalSolr, NodeState, neardup_home
@@ -249,7 +249,7 @@ def ensure_collection(solr: Solr, *, create: bool = True, shards: int = 1) -> So
     info = solr.system_info()  # fails fast, with the URL, if Solr is not there
     if not collection_exists(solr):
         if not create:
-            raise SolrRequestError(
+            raise NoSuchCollection(
                 f"the collection '{solr.collection}' does not exist at {redact(solr.base_url)}"
             )
         try:
@@ -316,7 +316,7 @@ def drop_collection(server: Solr, name: str, *, force: bool = False) -> Dropped:
     solr = server.clone(name)
     where = redact(server.base_url)
     if not collection_exists(solr):
-        raise SolrRequestError(f"the collection '{name}' does not exist at {where}")
+        raise NoSuchCollection(f"the collection '{name}' does not exist at {where}")
     records, own = collection_facts(solr)
     if not own and not force:
         raise InputError(
