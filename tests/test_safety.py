@@ -1288,3 +1288,37 @@ def test_a_server_that_answers_any_json_is_named_not_a_traceback(tmp_path: Path)
         assert "answered without 'fields'" in done.stderr and "is it a Solr server?" in done.stderr
     finally:
         server.shutdown()
+
+
+@pytest.mark.solr
+def test_two_commands_that_find_no_node_start_one_between_them(tmp_path: Path) -> None:
+    """Two commands started at once on a home without a running node each started a JVM:
+    two nodes on one home, and 'solr stop' stopped only the one its state file named."""
+    from neardup.solr.local import LocalSolr
+
+    home = tmp_path / "home"
+    env = {"NEARDUP_HOME": str(home)}
+    full = {**os.environ, **env}
+    both = [subprocess.Popen([sys.executable, "-m", "neardup", "solr", "start"], env=full,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]  # fmt: skip
+    try:
+        said = [p.communicate(timeout=300) for p in both]
+        assert all(p.returncode == 0 for p in both), said
+        pids = {out.split("(pid ")[1].split(";")[0] for out, _ in said}
+        assert len(pids) == 1, said  # one node, which both were told of
+    finally:
+        LocalSolr(home).stop()
+    assert not any(str(home) in " ".join(_args(pid)) for pid in _java_pids())
+
+
+def _java_pids() -> list[int]:
+    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()
+            and "java" in (p / "comm").read_text(errors="replace")]  # fmt: skip
+
+
+def _args(pid: int) -> list[str]:
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_text(errors="replace").split("\0")
+    except OSError:
+        return []

@@ -46,6 +46,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -56,6 +57,11 @@ from .. import resources
 from ..errors import InputError, SolrUnavailable
 from ..resources import CONFIGSET_NAME, LEGACY_CONFIGSET, V2_CONFIGSET
 from .client import Auth, credentials, split_url
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: starts are not serialized
+    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger("neardup")
 
@@ -259,9 +265,33 @@ class LocalSolr:
         mode = "cloud" if cloud else "standalone"
         given, own = _start_arguments(port, auth)
         make_private(self.home.parent, deep=False)
-        current = self.running()
-        if current is not None:
-            return self._reuse(current, mode, given, own)
+        # one start at a time per home: two commands that found no node each started one,
+        # two JVMs on one home, and the stop that followed knew only the last
+        with self._start_lock():
+            current = self.running()
+            if current is not None:
+                return self._reuse(current, mode, given, own)
+            return self._start(mode, port, cloud, nodes, given, own)
+
+    @contextmanager
+    def _start_lock(self) -> Iterator[None]:
+        """Held while a node starts or stops (an exclusive lock on a file of the home): a
+        second command waits, then finds the node the first one started."""
+        if fcntl is None:  # no flock where there is no fcntl: as before
+            yield
+            return
+        self.home.mkdir(parents=True, exist_ok=True)
+        with open(self.home / "start.lock", "a", opener=_private_opener) as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def _start(
+        self, mode: str, port: int | None, cloud: bool, nodes: int, given: Auth | None, own: bool
+    ) -> NodeState:
+        """:meth:`start` once no node runs (under :meth:`_start_lock`)."""
         node_auth = self.own_credentials() if own else given
         self._stop_stale()
 
@@ -555,6 +585,10 @@ class LocalSolr:
     # -- stop / status ----------------------------------------------------------------------
     def stop(self) -> NodeState | None:
         """Stop the node (all of its JVM) and forget it; returns what was stopped, if anything."""
+        with self._start_lock():  # not while another command starts one
+            return self._stop()
+
+    def _stop(self) -> NodeState | None:
         st = self.state()
         if st is None:
             return None
