@@ -314,6 +314,9 @@ class NearDupIndex:
             )
         stored = self.backend.load_params()
         self._fresh = stored is None
+        #: The primary source the stored parameters name (indexes whose first write chose
+        #: them from the data), read instead of inferred from a record keyed by id alone.
+        self._stored_primary: str | None = (stored or {}).get("primary_source")
         if stored is None:
             if params is None:
                 # Chosen from the first batch of records (documents()); until then, what the
@@ -338,7 +341,11 @@ class NearDupIndex:
             plugin.check(self.backend)
         mine = self.params.to_dict()
         mine["chosen_from_data"] = self.from_data
+        if self._primary is not None:  # stored with them, so that a second first writer
+            mine["primary_source"] = self._primary  # keys its records as the first does
         stored = self.backend.store_params(mine)
+        if stored.get("primary_source") is not None:
+            self._primary = self._stored_primary = stored["primary_source"]
         if stored != mine:  # another writer stored its parameters first
             winner = Params.from_dict(stored)
             if self.chosen is None:  # parameters asked for: the same, or a mismatch
@@ -355,6 +362,10 @@ class NearDupIndex:
         """The source of the first record written: its records are keyed by id alone, those
         of any other source by id and source (:mod:`neardup.keys`). Read off the index (the
         source of a record keyed by id alone), so nothing more is stored; None while empty."""
+        if self._primary is None and self._stored_primary is not None:
+            # stored with the parameters: still the primary once its records are all deleted
+            # (inferred then from another source's records, whose keys say otherwise)
+            self._primary = self._stored_primary
         if self._primary is None and self.backend.count():
             for rec in self.backend.records():
                 if not qualified(rec.id):

@@ -685,3 +685,24 @@ def test_an_id_written_in_another_unicode_form_is_said_to_be_held_so() -> None:
     with pytest.raises(InputError, match="written in another Unicode form, NFC"):
         index.neighbors(typed)
     assert [m.id for m in index.neighbors("café 1")] == ["2"]
+
+
+def test_the_primary_source_is_stored_with_the_parameters_it_was_chosen_with() -> None:
+    """Two first writers of one new index each took their own file for the primary source
+    (records keyed by id alone) and overwrote each other's records, exit 0; once every record
+    of the primary was deleted, the primary was read off another source's records, whose keys
+    said otherwise: its records were unreachable and indexed again, doubled."""
+    backend = MemoryBackend()
+    rows = [(str(i), f"person {i} lives at {7 * i} main street") for i in range(20)]
+    first, second = NearDupIndex(backend=backend), NearDupIndex(backend=backend)  # both fresh
+    first.add_many(rows, source_name="a.csv")
+    second.add_many([(i, t + " ny") for i, t in rows], source_name="b.csv")
+    assert len(first) == 40 and second.primary_source == "a.csv"
+    index = NearDupIndex(backend=backend)
+    assert index.remove([i for i, _ in rows], source="a.csv") == 20 and len(index) == 20
+    again = NearDupIndex(backend=backend)
+    assert again.primary_source == "a.csv"
+    assert again.neighbors("3", source="b.csv") is not None
+    again.add_many([(i, t + " ny") for i, t in rows], source_name="b.csv", replace=True)
+    assert len(again) == 20  # replaced, not doubled: no record paired with its own copy
+    assert not [p for p in again.report().pairs if p.id1 == p.id2]
