@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from neardup import resources
-from neardup.errors import InputError
+from neardup.errors import InputError, NotUtf8
 from neardup.evaluate import bcubed, score
 from neardup.read.items import Blank, Record, Rejection
 from neardup.read.pairs import read_pairs
@@ -37,18 +37,19 @@ def test_lines_format_repairs_and_rejects(tmp_path: Path) -> None:
         b"1 duplicate id\n"
         b"6 last line without newline"
     )
-    items = _items(tmp_path, "r.txt", data)
+    with pytest.warns(NotUtf8, match="r.txt:6: not UTF-8"):
+        items = _items(tmp_path, "r.txt", data)
     records = [i for i in items if isinstance(i, Record)]
     rejections = [i for i in items if isinstance(i, Rejection)]
     blanks = [i for i in items if isinstance(i, Blank)]
     assert [(r.id, r.text, r.line) for r in records] == [
         ("1", "first record", 1),
         ("2", "second\trecord", 4),
+        ("4", "bad \xff byte", 6),  # a byte that is not UTF-8, read as Windows-1252 (said)
         ("6", "last line without newline", 9),
     ]
     assert [(r.line, r.reason.split(",")[0]) for r in rejections] == [
         (5, "no text after the id"),
-        (6, "invalid UTF-8 at byte 7"),
         (7, "NUL byte at column 7"),
         (8, "duplicate id"),
     ]
@@ -159,3 +160,15 @@ def test_bundled_data_rebuilds_identically_from_the_sdist() -> None:
         timeout=600,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_line_mixing_utf8_and_windows_1252_keeps_both(tmp_path: Path) -> None:
+    """A UTF-8 file with one broken byte: the line's valid UTF-8 letters are kept as they are,
+    only the byte that is not UTF-8 is read as Windows-1252 (Latin-1 where it defines none)."""
+    data = b"1 caf\xc3\xa9 \xe9t\xe9\n2 \x81 \x9d\n3 plain\n"
+    with pytest.warns(NotUtf8) as said:
+        items = _items(tmp_path, "m.txt", data)
+    assert [(r.id, r.text) for r in items if isinstance(r, Record)] == [
+        ("1", "café été"), ("2", "\x81 \x9d"), ("3", "plain")
+    ]
+    assert len(said) == 1 and said[0].message.line == 1  # type: ignore[union-attr]

@@ -21,7 +21,7 @@ import requests
 
 from neardup import InputError, NearDupIndex, Record, read_records
 from neardup.decision.valley import WEIGHTED, numbers_disagree, weighted_jaccards
-from neardup.errors import ArgumentError
+from neardup.errors import ArgumentError, NotUtf8
 from neardup.graph import clusters
 from neardup.keys import id_key
 from neardup.out.dedupe import DedupeStats, dedupe, index_similarity
@@ -371,32 +371,37 @@ def test_bad_lines_are_counted_and_written_to_the_rejects_file_as_they_are(
 ) -> None:
     src, out, rejects = tmp_path / "in.txt", tmp_path / "out.txt", tmp_path / "rejects.txt"
     src.write_bytes(BAD_LINES)
-    stats = dedupe(src, out, [], rejects=rejects)
-    # an id without a text is a row of the data: written as it is, counted apart (issue 27)
-    assert out.read_bytes() == b"1 good record one\n3\n5 good record five\n7 ...\n"
-    # the rows rejected, byte for byte, undecodable ones too (their reasons: stats, stderr)
-    assert rejects.read_bytes() == b"2 \xff\xfe bad utf8\n1 an id seen before\n6 with \x00 nul\n"
-    assert str(stats.rejections[0]) == f"{src}:2: invalid UTF-8 at byte 3"
-    assert "duplicate id, first seen at line 1" in stats.rejections[1].reason
-    assert [r.line for r in stats.rejections] == [2, 5, 7]
+    with pytest.warns(NotUtf8, match=r"in.txt:2: not UTF-8 \(byte 3\)"):
+        stats = dedupe(src, out, [], rejects=rejects)
+    # an id without a text is a row of the data: written as it is, counted apart (issue 27);
+    # bytes that are not UTF-8 are read as Windows-1252 (said), and the row kept byte for byte
+    assert out.read_bytes() == (
+        b"1 good record one\n2 \xff\xfe bad utf8\n3\n5 good record five\n7 ...\n"
+    )
+    # the rows rejected, byte for byte (their reasons: stats, stderr)
+    assert rejects.read_bytes() == b"1 an id seen before\n6 with \x00 nul\n"
+    assert "duplicate id, first seen at line 1" in stats.rejections[0].reason
+    assert str(stats.rejections[1]) == f"{src}:7: NUL byte at column 8"
+    assert [r.line for r in stats.rejections] == [5, 7]
     assert [(r.line, r.reason) for r in stats.empties] == [(3, "no text after the id")]
     assert (stats.read, stats.kept, stats.removed, stats.rejected, stats.blank, stats.lines) == (
-        7, 4, 0, 3, 1, 8)
-    assert stats.empty == 1 and stats.written == 4
+        7, 5, 0, 2, 1, 8)
+    assert stats.empty == 1 and stats.written == 5
     assert stats.as_dict()["rejected_to"] == str(rejects)
 
 
 def test_bad_lines_are_written_through_in_their_place_by_default(tmp_path: Path) -> None:
     src, out = tmp_path / "in.txt", tmp_path / "out.txt"
     src.write_bytes(BAD_LINES)
-    stats = dedupe(src, out, [["1", "5"]])
-    # every line but the blank one and the duplicate removed, as it was, undecodable bytes too
+    with pytest.warns(NotUtf8):
+        stats = dedupe(src, out, [["1", "5"]])
+    # every line but the blank one and the duplicate removed, as it was, NUL bytes too
     kept = BAD_LINES.replace(b"\n\n", b"\n").replace(b"5 good record five\n", b"")
     assert out.read_bytes() == kept
-    assert (stats.read, stats.kept, stats.removed, stats.rejected, stats.blank) == (7, 3, 1, 3, 1)
+    assert (stats.read, stats.kept, stats.removed, stats.rejected, stats.blank) == (7, 4, 1, 2, 1)
     assert stats.written == stats.kept + stats.rejected
     assert stats.as_dict()["rejected_to"] == "output"
-    assert stats.first_rejected == f"{src}:2"
+    assert stats.first_rejected == f"{src}:5"
 
 
 
@@ -540,12 +545,12 @@ RAGGED = [
     b"3,Red\n",
     b",Nameless,Nice\n",
     b"5,Caf\xe9 Bleu,Paris\n",
-    b'6,"Green\n', b"\xff\n", b'Grocer",Lyon\n',
+    b'6,"Green\n', b"\x00\n", b'Grocer",Lyon\n',
     b"7,,\n",
     b"\n",
     b"8,Blue Cafe,Paris\n",
 ]
-RAGGED_REJECTED = [3, 4, 5, 6, 7, 8, 9]  # the lines of the rows rejected
+RAGGED_REJECTED = [3, 4, 5, 7, 8, 9]  # the lines of the rows rejected (6 is Windows-1252)
 
 
 def test_cli_every_row_of_a_ragged_csv_is_in_the_output_or_the_rejects_file(
@@ -563,18 +568,19 @@ def test_cli_every_row_of_a_ragged_csv_is_in_the_output_or_the_rejects_file(
     proc = run_cli(*run, "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     assert out.read_bytes() == b"".join(line[n] for n in line if n not in (11, 12))
-    assert f"rejected 5 (written through as they are, the first at {src}:3)" in proc.stdout
-    assert f"{src}:8: invalid UTF-8 at byte 1" in proc.stderr  # the reasons, on stderr
+    assert f"rejected 4 (written through as they are, the first at {src}:3)" in proc.stdout
+    assert f"{src}:8: NUL byte at column 1" in proc.stderr  # the reasons, on stderr
+    assert f"neardup: note: {src}:6: not UTF-8 (byte 6): read as Windows-1252" in proc.stderr
 
     # --rejects: the rows rejected go there instead, after the header; the output is clean.
     out, rejects = tmp_path / "clean.csv", tmp_path / "rejects.csv"
     proc = run_cli(*run, "--out", str(out), "--rejects", str(rejects), "--json")
     assert proc.returncode == 0, proc.stderr
-    assert out.read_bytes() == line[1] + line[2] + line[10]
+    assert out.read_bytes() == line[1] + line[2] + line[6] + line[10]
     assert rejects.read_bytes() == line[1] + b"".join(line[n] for n in RAGGED_REJECTED)
     got = json.loads(proc.stdout)
     assert (got["read"], got["kept"], got["removed"], got["rejected"], got["blank_lines"]) == (
-        8, 2, 1, 5, 1)
+        8, 3, 1, 4, 1)
     assert got["read"] == got["kept"] + got["removed"] + got["rejected"]
     assert got["lines"] == len(RAGGED)  # the header and one row of three lines more
     assert got["rejected_to"] == str(rejects) and got["first_rejected"] == f"{src}:3"
@@ -596,8 +602,8 @@ def test_cli_every_row_of_a_ragged_csv_is_in_the_output_or_the_rejects_file(
         b"2,Blue Cafe,Paris,extra,,\n"
         b"3,Red,,\n"
         b",Nameless,Nice,,\n"
-        b"5,Caf\xe9 Bleu,Paris,,\n"
-        b'6,"Green\n\xff\nGrocer",Lyon,,\n'
+        b"5,Caf\xe9 Bleu,Paris,5,1.0000\n"  # its own cluster: read as Windows-1252
+        b'6,"Green\n\x00\nGrocer",Lyon,,\n'
         b"7,,,7,\n"
         b"8,Blue Cafe,Paris,1,1.0000\n"
     )

@@ -29,11 +29,12 @@ try:
         import errno
         import logging
         import os
+        import warnings
         from collections.abc import Callable, Sequence
         from typing import Any
 
         from ..config import load
-        from ..errors import InputError, NeardupError
+        from ..errors import InputError, NeardupError, NeardupWarning
         from ..out.write import escape_unseen
         from ..seed2014 import cli as seed2014  # the one import of the 2014 plug-in: its verbs
         from ..sign import kernel
@@ -168,6 +169,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def _note(
+    message: Warning | str, category: type[Warning], filename: str, lineno: int,
+    file: Any = None, line: str | None = None,
+) -> None:  # fmt: skip
+    """A library's note as a line of the CLI's (``neardup: note: ...``), not a Python warning
+    with the file and line of the code that gave it; other warnings as Python shows them."""
+    if issubclass(category, NeardupWarning):
+        print(f"neardup: note: {escape_unseen(str(message))}", file=sys.stderr)
+        return
+    (file or sys.stderr).write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -178,6 +191,7 @@ def _run(argv: Sequence[str] | None) -> int:
         except InputError as exc:
             print(f"neardup: error: NEARDUP_KERNEL: {exc}", file=sys.stderr)
             return 2
+    warnings.showwarning = _note
     logging.getLogger("pysolr").setLevel(logging.WARNING)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,

@@ -1,17 +1,30 @@
 """The lines of a text file as the readers see them, and ``ID TEXT`` lines.
 
 A byte-order mark at the start of a line (of the file, or of files joined) and ``\\r\\n``
-endings are repaired; blank lines are skipped and counted; a line with invalid UTF-8 or a NUL
-byte is rejected, and so is a line too long to hold a record
-(:data:`~neardup.read.checks.LINE_ROOM`), before it is decoded. In ``ID TEXT`` lines, a carriage
-return alone inside a line is rejected (it would join two lines into one record).
+endings are repaired; blank lines are skipped and counted; a line with a NUL byte is rejected,
+and so is a line too long to hold a record (:data:`~neardup.read.checks.LINE_ROOM`), before it
+is decoded. In ``ID TEXT`` lines, a carriage return alone inside a line is rejected (it would
+join two lines into one record).
+
+**Bytes that are not UTF-8** are read as Windows-1252, said once per file
+(:class:`~neardup.errors.NotUtf8`). Tables exported on Windows (Excel's "CSV", many catalogues
+and public datasets) are Windows-1252 or Latin-1, whose letters past ASCII are never valid
+UTF-8; rejecting their lines lost a record for every accented name or curly quote. A line is
+read as UTF-8 where it is valid and byte by byte as Windows-1252 where it is not (Latin-1 for
+the five bytes Windows-1252 leaves undefined), so a UTF-8 file with one broken byte keeps its
+other letters. Why not a detector (charset-normalizer, chardet): it guesses one encoding for a
+whole file from a sample, which a file read once, a line at a time, from a pipe too, cannot
+give it, and a mixed file has no one encoding.
 """
 
 from __future__ import annotations
 
+import codecs
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..errors import NotUtf8
 from .checks import LINE_ROOM
 from .inputs import open_input
 from .items import Blank, EmptyText, Item, Record, Rejection
@@ -22,6 +35,27 @@ SKIP_CHUNK = 1 << 20
 BOM = b"\xef\xbb\xbf"
 #: The lines of a file as the readers see them: (line number, text, problem).
 Lines = Iterator[tuple[int, str | None, str | None]]
+#: The codec error handler that reads bytes that are not UTF-8 as Windows-1252.
+WINDOWS_1252 = "neardup-windows-1252"
+
+
+def _windows_1252(exc: UnicodeError) -> tuple[str, int]:
+    """The bytes of ``exc`` that are not UTF-8, as Windows-1252 letters (Latin-1 for the bytes
+    Windows-1252 does not define)."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    bad = exc.object[exc.start : exc.end]
+    return "".join(_letter(bad[i : i + 1]) for i in range(len(bad))), exc.end
+
+
+def _letter(byte: bytes) -> str:
+    try:
+        return byte.decode("cp1252")
+    except UnicodeDecodeError:
+        return byte.decode("latin-1")
+
+
+codecs.register_error(WINDOWS_1252, _windows_1252)
 
 
 def _sized_lines(
@@ -59,8 +93,10 @@ def _ending(raw: bytes) -> int:
 
 def decoded_lines(path: Path, limit: int | None, head_only: bool = False) -> Lines:
     """(line number, text, problem): text is None where the line cannot be taken as it is.
-    ``head_only``: of a pipe, the lines of the bytes kept of it (:func:`open_input`)."""
+    ``head_only``: of a pipe, the lines of the bytes kept of it (:func:`open_input`), and no
+    note of bytes that are not UTF-8 (the lines are read again)."""
     cap = None if limit is None else limit + LINE_ROOM
+    noted = head_only
     for number, (raw, size) in enumerate(_sized_lines(path, cap, head_only), start=1):
         if raw is None:
             problem = (
@@ -77,7 +113,10 @@ def decoded_lines(path: Path, limit: int | None, head_only: bool = False) -> Lin
         try:
             yield number, raw.decode("utf-8"), None
         except UnicodeDecodeError as exc:
-            yield number, None, f"invalid UTF-8 at byte {exc.start + 1}"
+            if not noted:
+                noted = True
+                warnings.warn(NotUtf8(path, number, exc.start + 1), stacklevel=2)
+            yield number, raw.decode("utf-8", WINDOWS_1252), None
 
 
 def text_lines(lines: Lines, source: str) -> Iterator[Item | tuple[int, str]]:
