@@ -321,3 +321,42 @@ def test_a_gold_header_that_names_the_files_the_other_way_round_is_read_as_it_sa
     assert code == 0, err
     assert scores["true_pairs"] == N and scores["precision"] == scores["recall"] == 1.0
     assert f"its first column read as ids of {SOURCES[1]}" in err and "as its header" in err
+
+
+@pytest.mark.parametrize(
+    ("header", "row", "fmt"),
+    [
+        # Magellan and DeepMatcher's labelled pairs: ltable_id, rtable_id, label 1 or 0
+        ("_id,ltable_id,rtable_id,label", "{k},{a},{b},{label}", "csv"),
+        # Splink's labels: unique_id_l, unique_id_r, their sources, a clerical match score
+        ("unique_id_l,unique_id_r,source_dataset_l,source_dataset_r,clerical_match_score",
+         "{a},{b},a.csv,b.csv,{score}", "csv"),
+        ("ltable_id\trtable_id\tlabel", "{a}\t{b}\t{word}", "tsv"),
+    ],
+    ids=["deepmatcher", "splink", "true-false"],
+)
+def test_other_tools_labelled_pairs_are_read_by_their_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], header: str, row: str, fmt: str
+) -> None:
+    """A DeepMatcher test split (``ltable_id,rtable_id,label``) as the gold was refused for
+    lacking id1 and id2; Splink's labels would have counted every row, its non-matches too.
+    Now their columns are read as neardup's, 1 and 0 (true, false; a score from 0.5) as match
+    and non-match, and the non-matches are said."""
+    index, truth = _two_shops()
+    pairs = tmp_path / "pairs.csv"
+    write_table(pair_columns(index.report(mode="link"), index), pairs, "csv")
+    gold = tmp_path / f"gold.{fmt}"
+    lines = [header]
+    for k, (x, y) in enumerate(truth[:10]):
+        match = k < 6
+        lines.append(row.format(k=k, a=x[1], b=y[1], label=int(match),
+                                score=0.9 if match else 0.2, word=str(match).lower()))  # fmt: skip
+    gold.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, scores, err = _evaluate(capsys, str(pairs), "--gold", str(gold))
+    assert code == 0, err
+    assert (scores["gold"], scores["true_pairs"], scores["pairs"]) == (6, 6, N)
+    assert f"{gold} labels 4 pairs non-match" in err
+    gold.write_text(f"{header}\n" + row.format(k=0, a="1", b="2", label=7, score=1.5,
+                                               word="maybe") + "\n", encoding="utf-8")  # fmt: skip
+    code, _, err = _evaluate(capsys, str(pairs), "--gold", str(gold))
+    assert code == 2 and f"{gold}:2: label " in err and "expected 'match' or 'non-match'" in err

@@ -55,6 +55,30 @@ TABLE_COLUMNS = frozenset(
 )  # fmt: skip
 #: The columns read: the ids, their sources, and the review page's labels (match, non-match).
 READ = ("id1", "id2", "source1", "source2", "label", "asked")
+#: Other tools' names of the columns read (Magellan and DeepMatcher's ``ltable_id``,
+#: ``rtable_id``; Splink's ``unique_id_l``, ``source_dataset_l``): read as neardup's, where the
+#: file does not also hold neardup's name.
+ALIASES = {
+    "ltable_id": "id1", "rtable_id": "id2", "left_id": "id1", "right_id": "id2",
+    "id_l": "id1", "id_r": "id2", "unique_id_l": "id1", "unique_id_r": "id2",
+    "source_dataset_l": "source1", "source_dataset_r": "source2", "is_match": "label",
+    "clerical_match_score": "label",
+}  # fmt: skip
+#: A label's words, and the true and false of other tools' labelled pairs (numbers:
+#: :func:`label_word`).
+LABEL_WORDS = {"match": "match", "non-match": "non-match", "true": "match", "false": "non-match"}
+
+
+def label_word(said: str) -> str | None:
+    """``match`` or ``non-match`` for a label as written: the words, true or false, or a
+    number from 0 to 1 (1 and 0; Splink's clerical match score, a match from 0.5); else None."""
+    word = LABEL_WORDS.get(said.strip().lower())
+    if word is not None or not is_number(said):
+        return word
+    value = float(said)
+    if not 0.0 <= value <= 1.0:
+        return None
+    return "match" if value >= 0.5 else "non-match"
 #: First cells of a header line over plain pairs (besides neardup's ``id1``).
 PLAIN_HEADERS = frozenset({"id", "docid", "id_a", "left"})
 
@@ -68,6 +92,8 @@ class PairsFile:
     sourced: bool
     #: The two names a file of ids alone heads its columns with (``a.csv|b.csv``), if any.
     header: tuple[str, str] | None = None
+    #: The pairs it labels non-match (not in ``pairs``).
+    non_matches: int = 0
 
     def sources(self) -> set[str]:
         return {r[0] for p in self.pairs for r in p}
@@ -156,10 +182,11 @@ def read_labels(path: str | Path) -> Labels:
     written: dict[frozenset[Rec], Pair] = {}  # each pair as its first line wrote it
     drawn: set[frozenset[Rec]] = set()
     for where, row in rows:
-        label = str(row.get("label") or "").strip().lower()
-        if label not in ("match", "non-match"):
-            got = f"label {label!r}" if label else "no label"
-            raise InputError(f"{where}: {got}: expected 'match' or 'non-match'")
+        said_as = str(row.get("label") or "").strip()
+        label = label_word(said_as) or ""
+        if not label:
+            got = f"label {said_as!r}" if said_as else "no label"
+            raise InputError(f"{where}: {got}: expected 'match' or 'non-match' (or 1 or 0)")
         ids = [_id(row, key, where) for key in ("id1", "id2")]
         sources = [_source(row, key, where) for key in ("source1", "source2")]
         first, second = (sources[0], ids[0]), (sources[1], ids[1])
@@ -186,6 +213,20 @@ def read_labels(path: str | Path) -> Labels:
 
 
 def align(found: PairsFile, gold: PairsFile) -> Aligned:
+    """Both files' pairs on common keys (:func:`_align`), with a note of the pairs the gold
+    file labels non-match: a found one counts as wrong, as does one it does not list at all,
+    which a sample of labelled pairs (a DeepMatcher test split) does not say either way."""
+    aligned = _align(found, gold)
+    if gold.non_matches:
+        aligned.notes.append(
+            f"{gold.name} labels {_count(gold.non_matches, 'pair')} non-match: a pair found "
+            "counts as right only if the gold labels it match, so where the gold is a sample "
+            "of labelled pairs, precision counts every found pair it leaves out as wrong"
+        )
+    return aligned
+
+
+def _align(found: PairsFile, gold: PairsFile) -> Aligned:
     """Both files' pairs on common keys.
 
     Both with sources: compared as pairs of ``(source, id)``. Neither: by ids. One with and
@@ -302,24 +343,29 @@ def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
     sourced = False
     header = None
     said: dict[frozenset[Rec], tuple[bool, str]] = {}
+    non = 0
     for where, row in rows:
         if HEADER in row:
             header = row[HEADER]
             continue
         label = row.get("label")
         if label is not None:
-            label = str(label).strip().lower()
-            if label not in ("match", "non-match"):
-                raise InputError(f"{where}: label {label!r}: expected 'match' or 'non-match'")
+            said_as = str(label).strip()
+            label = label_word(said_as)
+            if label is None:
+                raise InputError(
+                    f"{where}: label {said_as!r}: expected 'match' or 'non-match' (or 1 or 0)"
+                )
         ids = [_id(row, key, where) for key in ("id1", "id2")]
         sources = [_source(row, key, where) for key in ("source1", "source2")]
         if label is not None:  # a pair labelled both ways is refused, as read_labels does
             _label_once(said, frozenset(zip(sources, ids, strict=True)), label, where)
             if label == "non-match":
+                non += 1
                 continue
         sourced = sourced or any(sources)
         pairs.append(((sources[0], ids[0]), (sources[1], ids[1])))
-    return PairsFile(name, pairs, sourced, header)
+    return PairsFile(name, pairs, sourced, header, non)
 
 
 def _label_once(
@@ -416,7 +462,7 @@ def _text_rows(name: str, text: str, fmt: str | None) -> Iterator[Row]:
     for number, cells in rows:
         if cells[0].lstrip().startswith("#"):
             continue
-        names = [c.strip().lower() for c in cells]
+        names = _named(cells)
         if names[0] == "center" and "least_similarity" in names:
             yield from _cluster_pairs(name, _center_rows(name, number, names, rows))
         elif _clusters_table(names):
@@ -432,13 +478,14 @@ def _table_rows(
     name: str, number: int, header: list[str], rows: Iterable[tuple[int, list[str]]],
     read: tuple[str, ...] = READ,
 ) -> Iterator[Row]:  # fmt: skip
-    names = [c.strip().lower() for c in header]
+    names = _named(header) if read is READ else [c.strip().lower() for c in header]
     shown = ", ".join(c.strip() for c in header)
     missing = [n for n in ("id1", "id2") if n not in names and read is READ]
     if missing:
         raise InputError(
             f"{name}:{number}: the header has no {' and no '.join(map(repr, missing))} column "
-            f"(columns: {shown}); evaluate reads pairs by their id1 and id2 columns"
+            f"(columns: {shown}); evaluate reads pairs by their id1 and id2 columns (or "
+            "ltable_id and rtable_id, unique_id_l and unique_id_r)"
         )
     if ("source1" in names) != ("source2" in names):
         has, lacks = ("source1", "source2") if "source1" in names else ("source2", "source1")
@@ -451,6 +498,13 @@ def _table_rows(
                 f"{number}) has {len(names)}"
             )
         yield f"{name}:{line}", {n: cells[k] for n, k in wanted.items()}
+
+
+def _named(cells: Sequence[str]) -> list[str]:
+    """A header's names as read: lower-cased, other tools' names as neardup's
+    (:data:`ALIASES`) where neardup's is not there too."""
+    names = [c.strip().lower() for c in cells]
+    return [ALIASES[n] if n in ALIASES and ALIASES[n] not in names else n for n in names]
 
 
 def _plain_rows(
@@ -607,7 +661,8 @@ def _objects(found: Iterable[tuple[str, Any]]) -> Iterator[Row]:
     for where, item in found:
         if not isinstance(item, dict):
             raise InputError(f"{where}: expected an object with id1 and id2, found {item!r:.40}")
-        yield where, item
+        keys = _named(list(item))
+        yield where, {k: v for k, v in zip(keys, item.values(), strict=True)}
 
 
 def _json_lines(name: str, text: str) -> Iterator[tuple[str, Any]]:
@@ -637,6 +692,7 @@ def _parquet_rows(name: str, data: bytes) -> Iterator[Row]:
                 for k in range(table.num_rows))  # fmt: skip
         yield from _cluster_pairs(name, rows)
         return
+    table = table.rename_columns(_named(table.column_names))
     missing = [c for c in ("id1", "id2") if c not in table.column_names]
     if missing:
         raise InputError(
