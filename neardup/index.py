@@ -820,6 +820,11 @@ class NearDupIndex:
         return self.backend.last_batch()
 
     @_locked
+    def batch_records(self, batch: int) -> int:
+        """How many records of ``batch`` the index holds (0: no such batch, or all removed)."""
+        return self.backend.batch_records(int(batch))
+
+    @_locked
     def report(
         self,
         threshold: float | None = None,

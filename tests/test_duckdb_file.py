@@ -424,10 +424,12 @@ def test_a_link_that_finds_nothing_writes_the_links_columns(tmp_path: Path) -> N
     columns by name broke on it alone."""
     a, b = _shop_files(tmp_path)
     store = tmp_path / "i.duckdb"
-    for f in (a, b):
+    lone = tmp_path / "c.csv"
+    lone.write_text("id,name\n1,zzyzx quorble\n", encoding="utf-8")  # shares nothing
+    for f in (a, b, lone):
         assert run_cli("index", str(f), "--index-file", str(store)).returncode == 0
-    done = run_cli("report", "--index-file", str(store), "--mode", "link", "--since",
-                   "9999999999999999", "--out", "-")  # fmt: skip
+    done = run_cli("report", "--index-file", str(store), "--mode", "link", "--new", "--out",
+                   "-")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["id1\tid2\tjaccard\tedit_distance\tsimilarity\tsource1"
                                         "\tsource2"]  # fmt: skip

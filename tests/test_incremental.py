@@ -99,6 +99,12 @@ def test_cli_report_new(solr_base: str, tmp_path: Path) -> None:
         since = run_cli("report", "--collection", name, "--since", str(batch), "--out",
                         str(tmp_path / "s.tsv"), env=env)  # fmt: skip
         assert since.returncode == 0 and (tmp_path / "s.tsv").read_text().splitlines()[1:] == mine
+        # a batch no record is of (mistyped) was read as "since then": another set of records
+        typo = run_cli("report", "--collection", name, "--since", str(batch - 1), "--out",
+                       str(tmp_path / "t.tsv"), env=env)  # fmt: skip
+        assert typo.returncode == 2 and not (tmp_path / "t.tsv").exists()
+        assert f"--since {batch - 1}: no record of that batch is in" in typo.stderr
+        assert f"the latest batch is {batch};" in typo.stderr
         bad = run_cli("report", "--collection", name, "--new", "--method", "shingles", "--out",
                       str(tmp_path / "x.tsv"), env=env)  # fmt: skip
         assert bad.returncode == 2 and "--method lsh" in bad.stderr

@@ -217,6 +217,10 @@ class Storage(Protocol):
         """The newest batch of the index (None when it is empty)."""
         ...
 
+    def batch_records(self, batch: int) -> int:
+        """How many records ``batch`` wrote that the index still holds."""
+        ...
+
     # -- band lookups ---------------------------------------------------------------------
     def buckets(self, band: int) -> Iterator[list[str]]:
         """The member ids of every bucket of one band that holds two or more records."""

@@ -404,6 +404,9 @@ class DuckDBBackend:
         rows = self._rows("SELECT max(batch) FROM records")
         return None if rows[0][0] is None else int(rows[0][0])
 
+    def batch_records(self, batch: int) -> int:
+        return int(self._rows("SELECT count(*) FROM records WHERE batch = ?", [int(batch)])[0][0])
+
     # -- band lookups -----------------------------------------------------------------------
     def buckets(self, band: int) -> Iterator[list[str]]:
         b = int(band) + 1

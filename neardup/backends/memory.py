@@ -446,5 +446,8 @@ class MemoryBackend:
     def last_batch(self) -> int | None:
         return max(self._batch.values(), default=None)
 
+    def batch_records(self, batch: int) -> int:
+        return sum(1 for b in self._batch.values() if b == batch)
+
     def clone(self) -> MemoryBackend:
         return self

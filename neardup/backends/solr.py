@@ -666,6 +666,9 @@ class SolrBackend:
         res = self.solr.select({**params, "sort": f"{BATCH_FIELD} desc"})["response"]["docs"]
         return int(res[0][BATCH_FIELD]) if res and BATCH_FIELD in res[0] else None
 
+    def batch_records(self, batch: int) -> int:
+        return int(self.solr.count(fq=[RECORDS_FQ, f"{BATCH_FIELD}:{int(batch)}"]))
+
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
         """By terms queries of :data:`FETCH_BATCH` ids."""
         return {d["id"]: _record(d).text for d in self._fetch(ids, "id,content,raw")}

@@ -795,6 +795,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise InputError("--new and --since report LSH pairs: use them with --method lsh")
     if args.method == "lsh":
         since = args.since
+        if since is not None and not index.batch_records(since):
+            # a batch number mistyped was read as "since then": another set of records
+            last = index.last_batch()
+            raise InputError(
+                f"--since {since}: no record of that batch is in {index.backend.location} ("
+                + (f"the latest batch is {last}; each 'neardup index' prints its own)"
+                   if last is not None else "it holds no record)")
+            )  # fmt: skip
         if args.new:
             since = index.last_batch()
             if since is None:
