@@ -709,7 +709,7 @@ def _file_source(index: NearDupIndex, path: Path) -> str | None:
     # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
     from ..collection import describe
 
-    if str(path) == "-" or not path.is_file():
+    if str(path) == "-" or not (path.is_file() or path.is_dir()):
         return None
     known: list[str] = []
     backend = index.backend

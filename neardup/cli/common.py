@@ -245,7 +245,8 @@ def input_options(p: argparse.ArgumentParser) -> None:
         default="auto",
         choices=["auto", *FORMATS],
         help="input format (default: from the file's extension; a file of another extension "
-        "is 'lines', 'ID TEXT', unless its first lines are a table with an 'id' column)",
+        "is 'lines', 'ID TEXT', unless its first lines are a table with an 'id' column; a "
+        "folder is 'folder': each file under it a document, its path the id)",
     )
     p.add_argument(
         "--id-field",

@@ -10,6 +10,7 @@ import copy
 import dataclasses
 import os
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -543,6 +544,13 @@ def _report(index: NearDupIndex, args: argparse.Namespace, mode: str = "dedup") 
 def _dedupe_usage(args: argparse.Namespace) -> None:
     """What dedupe's flags and input must be, checked before any work (nothing is indexed or
     written when they are not)."""
+    if args.input.is_dir():
+        raise InputError(
+            f"{args.input}: a folder; dedupe writes a file again without its duplicates. The "
+            f"duplicates among a folder's documents: neardup index {shlex.quote(str(args.input))}"
+            ", then neardup report --out pairs.tsv --clusters clusters.csv (or neardup review "
+            f"{shlex.quote(str(args.input))} for a page to read them on)"
+        )
     if args.input.exists() and not args.input.is_file():
         raise InputError(
             f"{args.input}: not a regular file; dedupe reads its input twice (to index it, then "

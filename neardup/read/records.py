@@ -16,6 +16,7 @@ from pathlib import Path
 from ..errors import ArgumentError, InputError
 from .arrow import arrow_columns, read_arrow
 from .checks import MAX_RECORD_BYTES, Checked, checked_spans
+from .folder import FOLDER, folder_files, read_folder
 from .inputs import SNIFF_BYTES, first_bytes, no_file
 from .items import Item
 from .jsonl import decode_json, read_jsonl
@@ -24,7 +25,7 @@ from .rows import ROW_ID, id_column
 from .sniff import refuse_unread_table, sniff_table, table_delimiter
 from .tables import read_table, unreadable_header
 
-FORMATS = ("lines", "tsv", "csv", "jsonl", "parquet", "arrow")
+FORMATS = ("lines", "tsv", "csv", "jsonl", "parquet", "arrow", FOLDER)
 #: Formats read with pyarrow (the ``data`` extra): a row number stands for a line number.
 ARROW_FORMATS = ("parquet", "arrow")
 #: Bytes read at the start of a file to tell CR-only line endings: a CR and no LF in them.
@@ -181,8 +182,16 @@ def checked_file(
     path = Path(path)
     if fmt != "auto" and fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
-    if not path.exists() or path.is_dir():
+    if path.is_dir() and fmt in ("auto", FOLDER):
+        return path, FOLDER  # a folder of documents, each file a record (neardup.read.folder)
+    if path.is_dir():
+        raise InputError(f"{path}: a folder, read as documents (each file a record) only "
+                         f"without a format: not as {fmt}")  # fmt: skip
+    if not path.exists():
         raise InputError(no_file(path))
+    if fmt == FOLDER:
+        raise InputError(f"{path}: not a folder (the folder format reads a folder's files as "
+                         "documents)")  # fmt: skip
     head = first_bytes(path, CR_PEEK)  # a pipe's first bytes are kept to be read again
     _refuse_spreadsheet(path, head)
     if (EXTENSIONS.get(path.suffix.lower()) if fmt == "auto" else fmt) not in ARROW_FORMATS:
@@ -270,6 +279,8 @@ def expected_records(path: str | Path, fmt: str = "auto") -> int | None:
     (3, None)
     """
     file, fmt = checked_file(path, fmt)
+    if fmt == FOLDER:
+        return len(folder_files(file))
     if fmt in ARROW_FORMATS or not file.is_file():
         return None
     lines, last = 0, b"\n"
@@ -306,6 +317,16 @@ def _iter_spans(
 ) -> Iterator[tuple[Item, int]]:
     source = str(path)
     spans: Iterator[tuple[Item, int]]
+    if fmt == FOLDER:
+        if text_fields or source_field is not None or id_field not in ("id", ROW_ID):
+            given = "a text field" if text_fields else (
+                "a source field" if source_field is not None else f"an id field ({id_field})")
+            raise ArgumentError(
+                f"{source}: a folder's records are its files, each one's whole text, its path "
+                f"the id: {given} names a column, which a folder has none of"
+            )  # fmt: skip
+        yield from checked_spans(read_folder(path, limit), source, limit)
+        return
     lines = decoded_lines(path, limit)
     if source_field is not None and (fmt == "lines" or not source_field.strip()):
         raise InputError(
@@ -335,7 +356,7 @@ def resolve_id_field(
         if not id_field.strip():
             raise ArgumentError("the id field needs a name (or @row for line numbers)")
         return id_field
-    if fmt == "lines":
+    if fmt in ("lines", FOLDER):
         return "id"
     return id_column(first_columns(path, fmt, delimiter)) or ROW_ID
 
@@ -346,6 +367,8 @@ def first_columns(path: Path, fmt: str, delimiter: str | None = None) -> list[st
     or the header cannot be read)."""
     if fmt in ARROW_FORMATS:
         return arrow_columns(path, fmt)
+    if fmt == FOLDER:
+        return []
     for number, text, problem in decoded_lines(path, MAX_RECORD_BYTES, head_only=True):
         if text is None and fmt in ("csv", "tsv"):
             raise InputError(unreadable_header(str(path), number, problem or "unreadable"))

@@ -1,0 +1,83 @@
+"""A folder of documents as records: each file is one record, its path under the folder its id.
+
+Why: a corpus of documents (articles, reports, pages saved as text) often comes as files, not as
+a table, and making a JSON Lines file of it first is work every user would redo. A file's whole
+content is its text, read as a file's lines are (:mod:`neardup.read.lines`: UTF-8, bytes that
+are not UTF-8 as Windows-1252, said once). Files and folders whose names start with a dot
+(``.git``, ``.DS_Store``) are not documents and are passed over; symbolic links to folders are
+not followed (a link back up would loop). The order is the paths' (sorted), so a folder gives
+the same records and ids on every machine.
+
+A file that is not text (a NUL byte: an image, a PDF) or larger than a record may be is
+rejected with its reason, never read whole; an empty file is counted apart, as an empty text.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import InputError, NotUtf8
+from .checks import LINE_ROOM
+from .items import EmptyText, Item, Record, Rejection
+from .lines import BOM, NUL, WINDOWS_1252
+
+#: The format name of a folder read as documents.
+FOLDER = "folder"
+
+
+def folder_files(path: Path) -> list[str]:
+    """The documents of the folder ``path``: the paths of its regular files under it (``/``
+    between folders), sorted, hidden names (a leading dot) and their contents left out."""
+    found: list[str] = []
+    for where, folders, files in os.walk(path, onerror=_unreadable):
+        folders[:] = [f for f in folders if not f.startswith(".")]
+        base = Path(where).relative_to(path)
+        for name in files:
+            if not name.startswith(".") and (Path(where) / name).is_file():
+                found.append((base / name).as_posix())
+    return sorted(found)
+
+
+def _unreadable(exc: OSError) -> None:
+    raise InputError(f"{exc.filename}: the folder cannot be read ({exc.strerror})") from exc
+
+
+def read_folder(path: Path, limit: int | None) -> Iterator[tuple[Item, int]]:
+    """Each document of the folder ``path`` (:func:`folder_files`) as a record, a rejection or
+    an empty text, with its number among them for its line; ``limit``: the most bytes of text
+    a record may hold (a larger file is rejected by its size, unread)."""
+    source = str(path)
+    noted = False
+    for number, rel in enumerate(folder_files(path), start=1):
+        file = path / rel
+        try:
+            size = file.stat().st_size
+            if limit is not None and size > limit + LINE_ROOM:
+                reason = f"record too large, a file of {size} bytes (the limit is {limit} bytes)"
+                yield Rejection(source, number, reason, rel), number
+                continue
+            data = file.read_bytes()
+        except OSError as exc:
+            yield Rejection(source, number, f"cannot be read ({exc.strerror})", rel), number
+            continue
+        if NUL in data:
+            reason = f"not text: a NUL byte at byte {data.index(NUL) + 1} (a binary file?)"
+            yield Rejection(source, number, reason, rel), number
+            continue
+        data = data.removeprefix(BOM)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if not noted:
+                noted = True
+                line = 1 + data.count(b"\n", 0, exc.start)
+                byte = exc.start - data.rfind(b"\n", 0, exc.start)
+                warnings.warn(NotUtf8(file, line, byte), stacklevel=2)
+            text = data.decode("utf-8", WINDOWS_1252)
+        if not text.strip():
+            yield EmptyText(source, number, "an empty file", rel), number
+        else:
+            yield Record(rel, text, source, number), number
