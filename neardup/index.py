@@ -1089,10 +1089,12 @@ class NearDupIndex:
         self, linked: Linked, max_dist: int | None, start: float, t1: float,
         since: int | None, fresh: set[str] | None,
     ) -> Report:  # fmt: skip
-        ids = sorted({i for p in linked.pairs + linked.dropped for i in (p.id1, p.id2)})
+        held = linked.pairs + linked.dropped + linked.dropped_names
+        ids = sorted({i for p in held for i in (p.id1, p.id2)})
         of = self.backend.sources(ids)
         pairs = with_record_ids(linked.pairs, of, self.primary_source, True)
         dropped = with_record_ids(linked.dropped, of, self.primary_source, True)
+        named = with_record_ids(linked.dropped_names, of, self.primary_source, True)
         pairs = within_distance(pairs, max_dist)
         t2 = time.perf_counter()
         decision = Decision("weighted", linked.explain["threshold"], explain=linked.explain)
@@ -1111,7 +1113,7 @@ class NearDupIndex:
             timings={"fetch": t1 - start, "link": t2 - t1},
             since=since,
             new_records=0 if fresh is None else len(fresh),
-            dropped={"numbers": dropped} if dropped else {},
+            dropped={k: v for k, v in (("numbers", dropped), ("names", named)) if v},
         )
 
     def _link_records(self) -> tuple[list[str], list[str], list[str], list[str],

@@ -466,3 +466,42 @@ def test_a_link_of_one_source_is_refused_in_words(tmp_path: Path) -> None:
     page = tmp_path / "page.html"
     done = run_cli("review", "--backend", "memory", "--mode", "link", str(one), "--out", str(page))
     assert done.returncode == 2 and "one source" in done.stderr and not page.exists()
+
+
+def test_two_names_that_each_hold_a_word_the_other_lacks_are_two_people() -> None:
+    """Two lists of people, each name with a role its list writes its own way ("actor",
+    "guestStars"). A rare surname carried "Peter Mortimer" to "John Mortimer", the only
+    Mortimer of the other list: one partner each, far ahead of any runner-up, so linked. The
+    names check drops such pairs; an initial ("J Mortimer"), a typo or the roles keep theirs."""
+    rng = random.Random(7)
+
+    def name(syllables: int) -> str:
+        return "".join(rng.choice("bcdfghklmnprstvz") + rng.choice("aeiou")
+                       for _ in range(syllables)).title()  # fmt: skip
+
+    a: list[tuple[str, str, str]] = []
+    b: list[tuple[str, str, str]] = []
+    gold, decoys = set(), set()
+    for i in range(150):
+        first, last = name(2), name(3)
+        a.append((str(i), f"{first} {last} actor", "a"))
+        if i % 3 == 0:  # the same person, an initial for the first name
+            b.append((str(i), f"{first[0]} {last} guestStars", "b"))
+            gold.add((str(i), str(i)))
+        elif i % 3 == 1:  # the same person, a typo in the surname
+            b.append((str(i), f"{first} {last[:-1]}x guestStars", "b"))
+            gold.add((str(i), str(i)))
+        else:  # another person of the same surname
+            b.append((str(i), f"{name(2)} {last} guestStars", "b"))
+            decoys.add((str(i), str(i)))
+    index = NearDupIndex()
+    index.add_many(a)
+    index.add_many(b)
+    report = index.report(mode="link")
+    found = {(p.id1, p.id2) for p in report.pairs}
+    named = {(p.id1, p.id2) for p in report.dropped.get("names", [])}
+    assert len(found & decoys) <= 5, len(found & decoys)  # (those alike overall stay)
+    assert len(named & decoys) >= 35, len(named & decoys)  # linked, then dropped by the check
+    assert named <= decoys  # no true pair dropped: initials, typos and the roles keep theirs
+    assert len(found & gold) >= 0.95 * len(gold), len(found & gold)
+    assert report.rule is not None and report.rule["names_disagree"] == len(named)

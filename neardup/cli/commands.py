@@ -307,7 +307,9 @@ def _report_rule_options(p: argparse.ArgumentParser) -> None:
         dest="numbers_check",
         action="store_false",
         help="lsh: keep the pairs whose records hold different numbers (house, model, phone "
-        "numbers; by default dropped where the data's numbers identify records)",
+        "numbers; by default dropped where the data's numbers identify records), and in a "
+        "weighted link the short records that each hold a word the other lacks (the names "
+        "check)",
     )
     p.add_argument(
         "--columns",
@@ -871,7 +873,7 @@ def _dropped_line(result: Any, path: Path | None) -> str:
         return ""
     said = ", ".join(f"{n} by the {check} check" for check, n in counts.items())
     where = f"listed in {path}" if path is not None else "--dropped FILE lists them"
-    keep = "; --no-numbers-check keeps them" if "numbers" in counts else ""
+    keep = "; --no-numbers-check keeps them" if {"numbers", "names"} & set(counts) else ""
     return f"\n{sum(counts.values())} pairs dropped ({said}): {where}{keep}"
 
 

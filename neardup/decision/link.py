@@ -10,7 +10,9 @@ The steps, each in its own module:
    (:func:`neardup.decision.assign.unique_mapping`);
 6. **decision**: a mapped pair holds when it stands out from both records' runner-ups
    (:func:`neardup.decision.assign.stands_out`) and, where the data's numbers are identifiers, when
-   its records do not hold different numbers (:func:`numbers_check`).
+   its records do not hold different numbers (:func:`numbers_check`), and when, both short, its
+   records are not two names that each hold a word the other lacks
+   (:mod:`neardup.decision.names`).
 
 **Columns, weighed by the data.** A record with columns is first compared as one text (all its
 columns joined). The pairs that stand out then say which columns matter, with no labels: a
@@ -45,6 +47,7 @@ from .assign import BestFirst, mapped_rows
 from .column_map import match_columns
 from .decide import jaccard_reason, matched_line, probability_reason
 from .identifiers import count_unshared, identifiers, identifiers_differ
+from .names import common_words, names_differ, own, words
 from .standout import measured
 from .topk import purged, top_k
 from .weights import TfidfSpace, cosine
@@ -166,6 +169,9 @@ class LinkState:
     #: Each record's numbers (:func:`~neardup.decision.identifiers.identifiers`), row order:
     #: what the numbers check reads, kept so that a link of new records makes it again.
     numbers: list[frozenset[str]] = field(default_factory=list)
+    #: Each record's words (:func:`~neardup.decision.names.words`), row order: what the names
+    #: check reads, kept for the same reason.
+    words: list[tuple[str, ...]] = field(default_factory=list)
 
 
 @dataclass
@@ -221,7 +227,8 @@ def state_of(
         texts = [processor.normalize(columns[i][col]) for i in rows]  # type: ignore[index]
         held[(src, col)] = ([keys[i] for i in rows], Grams.of(texts))
     return LinkState(list(keys), list(sources), Grams.of(normalized), held, None, False, "",
-                     list(order or []), numbers=_numbers(normalized))  # fmt: skip
+                     list(order or []), numbers=_numbers(normalized),
+                     words=[words(t) for t in normalized])  # fmt: skip
 
 
 def weighed(vectors: Vectors, learned: Mapping[Column, float] | None) -> Any | None:
@@ -271,6 +278,8 @@ class Linked:
     dropped: list[Pair] = field(default_factory=list)
     #: What a link of new records needs of this one (:mod:`neardup.decision.link_new`).
     state: LinkState | None = None
+    #: The pairs the names check dropped (:mod:`neardup.decision.names`).
+    dropped_names: list[Pair] = field(default_factory=list)
 
 
 @dataclass
@@ -459,19 +468,21 @@ def link(
     state.explain = {**decided.explain, "columns_matched": matched}
     return Linked(_pairs(decided.found, keys, texts, processor), decided.final.candidates,
                   len(decided.final.mapped), dict(state.explain),
-                  _pairs(decided.dropped, keys, texts, processor), state)  # fmt: skip
+                  _pairs(decided.dropped, keys, texts, processor), state,
+                  _pairs(decided.dropped_names, keys, texts, processor))  # fmt: skip
 
 
 @dataclass
 class Decided:
     """What the weighted link decided of a :class:`LinkState`'s records: the last pass, the
-    pairs kept and those the numbers check dropped (``(similarity, row, row)``), and the
-    explanation."""
+    pairs kept and those the numbers check and the names check dropped (``(similarity, row,
+    row)``), and the explanation."""
 
     final: _Pass
     found: list[tuple[float, int, int]]
     dropped: list[tuple[float, int, int]]
     explain: dict[str, Any]
+    dropped_names: list[tuple[float, int, int]] = field(default_factory=list)
 
 
 def decide(
@@ -511,6 +522,9 @@ def decide(
         vetoed_at = [s < waived and identifiers_differ(numbers[a], numbers[b]) for s, a, b in found]
         dropped = [t for t, veto in zip(found, vetoed_at, strict=True) if veto]
         found = [t for t, veto in zip(found, vetoed_at, strict=True) if not veto]
+    named: list[tuple[float, int, int]] = []
+    if check_numbers and state.words:
+        found, named = names_check(found, state.words, state.sources)
     explain = {
         "kind": "weighted",
         "similarity": similarity_line(made.grams, len(state.keys)),
@@ -527,10 +541,30 @@ def decide(
         "stood_out": len(final.stood_out),
         "numbers_check": why,
         "numbers_disagree": len(dropped),
+        "names_disagree": len(named),
         "threshold": round(min((s for s, _, _ in found), default=1.0), 6),
         "found": True,
     }
-    return Decided(final, found, dropped, explain)
+    return Decided(final, found, dropped, explain, named)
+
+
+def names_check(
+    found: list[tuple[float, int, int]], texts: Sequence[tuple[str, ...]], sources: Sequence[str]
+) -> tuple[list[tuple[float, int, int]], list[tuple[float, int, int]]]:
+    """The pairs ``found`` kept and those dropped by the names check: below the cosine that
+    waives the numbers check, two short records that each hold a word the other has nothing
+    of (:mod:`neardup.decision.names`; ``texts``: each row's words)."""
+    common = common_words(texts, sources)
+    waived = DEFAULTS.numbers_waived_cosine
+    kept, dropped = [], []
+    for t in found:
+        s, a, b = t
+        differ = s < waived and names_differ(
+            own(texts[a], common[sources[a]]), texts[a], own(texts[b], common[sources[b]]),
+            texts[b],
+        )  # fmt: skip
+        (dropped if differ else kept).append(t)
+    return kept, dropped
 
 
 #: The numbers check's verdict when the caller turned it off.
@@ -615,11 +649,17 @@ class WeightedWords:
             if rule["numbers_check"].startswith("made")
             else ""
         )
+        names = (
+            f"; names check: {rule['names_disagree']} pairs dropped of two short records "
+            "that each hold a word the other has nothing of"
+            if rule.get("names_disagree")
+            else ""
+        )
         return (
             f"\nweighted rule: {rule['similarity']}; candidates: {rule['candidates']}; "
             f"{rule['assignment']} ({rule['mapped']} pairs); {rule['decision']} "
             f"({rule['stood_out']} pairs); numbers check {rule['numbers_check']}{numbers}"
-            f"\n{rule['columns']}" + matched_line(rule.get("columns_matched"))
+            f"{names}\n{rule['columns']}" + matched_line(rule.get("columns_matched"))
         )
 
     def reason(self, decision: Decision, pair: Pair, threshold: float) -> str:

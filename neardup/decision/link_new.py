@@ -34,6 +34,7 @@ from ..defaults import DEFAULTS
 from ..sign.minhash import ShingleProcessor
 from ..sign.text import sort_ids
 from .link import Grams, Linked, LinkState, _numbers, _pairs, decide
+from .names import words
 
 #: A record written since the state: (key, text as written, source, columns or None).
 Later = tuple[str, str, str, Mapping[str, str] | None]
@@ -55,6 +56,7 @@ def updated(
     normalized = [processor.normalize(rec[1]) for rec in later]
     fresh = Grams.of(normalized)
     numbers = [state.numbers[n] for n in kept] + _numbers(normalized)
+    said = [state.words[n] for n in kept] + [words(t) for t in normalized]
     old = state.joined
     if len(kept) < len(state.keys):
         old = Grams(old.vocab, old.counts[kept])
@@ -81,6 +83,7 @@ def updated(
         columns=columns,
         batch=batch,
         numbers=[numbers[n] for n in rows],
+        words=[said[n] for n in rows],
     )
 
 
@@ -106,7 +109,8 @@ def link_new(
         return [t for t in pairs if t[1] in new or t[2] in new]
 
     found, dropped = holds_new(decided.found), holds_new(decided.dropped)
-    rows = sorted({r for _, a, b in found + dropped for r in (a, b)})
+    named = holds_new(decided.dropped_names)
+    rows = sorted({r for _, a, b in found + dropped + named for r in (a, b)})
     texts = texts_of([keys[r] for r in rows])
     written = {r: texts[keys[r]] for r in rows}
     explain = {**state.explain, **decided.explain}
@@ -118,4 +122,4 @@ def link_new(
     state.explain = {k: v for k, v in explain.items() if k != "new"}
     return Linked(_pairs(found, keys, written, processor), decided.final.candidates,
                   len(decided.final.mapped), explain, _pairs(dropped, keys, written, processor),
-                  state)  # fmt: skip
+                  state, _pairs(named, keys, written, processor))  # fmt: skip
