@@ -877,3 +877,33 @@ def test_a_dedupe_that_never_reached_solr_says_so_once(tmp_path: Path) -> None:
                    env={"NEARDUP_SOLR_URL": "http://127.0.0.1:1/solr"})  # fmt: skip
     assert done.returncode == 1 and "cannot reach Solr" in done.stderr
     assert "temporary collection" not in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_cluster_columns_of_rows_that_are_not_utf8_are_written_in_their_encoding(
+    tmp_path: Path,
+) -> None:
+    """Rows in Windows-1252 (read as such, :mod:`neardup.read.lines`): a JSON line got a
+    UnicodeDecodeError traceback with --cluster-column, and a CSV row its cluster id in UTF-8
+    beside its own id in Windows-1252, so that the two no longer joined."""
+    src = tmp_path / "cp.jsonl"
+    src.write_bytes(b'{"id":"1","text":"Caf\xe9 M\xfcller"}\n'
+                    b'{"id":"2","text":"Caf\xc3\xa9 M\xc3\xbcller"}\n'
+                    b'{"id":"3","text":"Other thing"}\n')  # fmt: skip
+    out = tmp_path / "o.jsonl"
+    proc = run_cli("dedupe", str(src), "--backend", "memory", "--threshold", "0.5", "--out",
+                   str(out), "--cluster-column", "cl")  # fmt: skip
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    lines = out.read_bytes().splitlines()
+    assert lines[0] == b'{"id":"1","text":"Caf\xe9 M\xfcller", "cl": "1", "similarity": 1.0}'
+    assert json.loads(lines[1]) == {"id": "2", "text": "Café Müller", "cl": "1", "similarity": 1.0}
+    src = tmp_path / "cp.csv"
+    src.write_bytes(b"id,text\nCaf\xe9,Main street coffee house downtown\n"
+                    b"Cr\xe8me,Main street coffee house downtown!\n")  # fmt: skip
+    out = tmp_path / "o.csv"
+    proc = run_cli("dedupe", str(src), "--backend", "memory", "--threshold", "0.5", "--out",
+                   str(out), "--cluster-column", "cl")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes() == (
+        b"id,text,cl,similarity\nCaf\xe9,Main street coffee house downtown,Caf\xe9,1.0000\n"
+        b"Cr\xe8me,Main street coffee house downtown!,Caf\xe9,1.0000\n"
+    )

@@ -74,6 +74,7 @@ from ..keys import record_id, source_of_key
 from ..read.checks import BAD_ID_CHAR, MAX_RECORD_BYTES
 from ..read.inputs import raw_lines
 from ..read.items import Blank, EmptyText, Record, Rejection
+from ..read.lines import WINDOWS_1252
 from ..read.records import ARROW_FORMATS, EXTENSIONS, guess_format, read_spans
 from ..read.sniff import table_delimiter
 from ..results import Pair
@@ -124,7 +125,7 @@ class DedupeStats:
     def first_rejected(self) -> str | None:
         """``file:line`` of the first row rejected, for a summary to point at."""
         first = self.rejections[0] if self.rejections else None
-        return None if first is None else f"{first.source}:{first.line}"
+        return None if first is None else first.place
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -404,9 +405,8 @@ class _Output:
         if not isinstance(obj, dict) or self.column in obj or self.sim_column in obj:
             self.fh.write(raw)
             return
-        text = body.decode("utf-8").rstrip()[:-1].rstrip()
         added = f", {json.dumps(self.column)}: null, {json.dumps(self.sim_column)}: null}}"
-        self.fh.write((text + added).encode() + (ending or b"\n"))
+        self.fh.write(body.rstrip()[:-1].rstrip() + added.encode() + (ending or b"\n"))
 
     def _append(self, lines: list[bytes], cells: list[str]) -> None:
         """Two cells more at the end of a row (its last line, before the line ending)."""
@@ -418,14 +418,15 @@ class _Output:
             buf = _io.StringIO()
             csv.writer(buf, delimiter=self.delimiter, lineterminator="").writerow(cells)
             extra = self.delimiter + buf.getvalue()
-        self.fh.write(b"".join(head) + body + extra.encode() + (ending or b"\n"))
+        row = b"".join(head) + body
+        self.fh.write(row + _encoded(extra, row) + (ending or b"\n"))
 
     def _json(
         self, line: bytes, record: Record, cluster: str, sim: str, raw: str | int | None = None
     ) -> None:
         body, ending = _split_ending(line)
-        text = body.decode("utf-8")
-        obj = json.loads(text)
+        utf8 = _is_utf8(body)
+        obj = json.loads(body.decode("utf-8", WINDOWS_1252))
         for name in (self.column, self.sim_column):
             if name in obj:
                 raise InputError(
@@ -438,10 +439,32 @@ class _Output:
             self.numeric_ids = isinstance(obj.get(self.id_field), int)
         if raw is None and self.numeric_ids and cluster.lstrip("-").isdigit():
             cid = int(cluster)  # numeric ids stay numbers, to join on
-        end = text.rstrip()[:-1].rstrip()  # the object's closing brace (it parsed as an object)
-        added = f", {json.dumps(self.column)}: {json.dumps(cid, ensure_ascii=False)}, "
+        end = body.rstrip()[:-1].rstrip()  # the object's closing brace (it parsed as an object)
+        # the row as it was, byte for byte; what is added in ASCII where the row is not UTF-8
+        # (read as Windows-1252): \u escapes are the same characters in either encoding
+        added = f", {json.dumps(self.column)}: {json.dumps(cid, ensure_ascii=not utf8)}, "
         added += f"{json.dumps(self.sim_column)}: {value}}}"
-        self.fh.write((end + added).encode() + (ending or b"\n"))
+        self.fh.write(end + added.encode() + (ending or b"\n"))
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _encoded(text: str, row: bytes) -> bytes:
+    """Cells added to ``row``, in its encoding: UTF-8, or for a row that is not UTF-8 (read
+    as Windows-1252, :mod:`neardup.read.lines`) Windows-1252 where the cells can be written
+    so (a cluster id is a row's id: read from such a row, it writes back as it was)."""
+    if _is_utf8(row):
+        return text.encode()
+    try:
+        return text.encode("cp1252")
+    except UnicodeEncodeError:
+        return text.encode()
 
 
 def _split_ending(line: bytes) -> tuple[bytes, bytes]:
