@@ -21,7 +21,7 @@ never collides with another record's and :func:`record_id` always gives the id b
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 #: Between a record's id and its source in the key of a record of a secondary source.
@@ -69,6 +69,17 @@ def id_key(record_id: str) -> tuple[int, int | str]:
 
 #: Digits ``int`` reads at once (Python's limit is 4,300).
 _INT_DIGITS = 4000
+
+
+def source_like(name: str, sources: Sequence[str]) -> str | None:
+    """The source among ``sources`` that a file named ``name`` elsewhere is: that file however
+    spelled (:func:`source_named`), else the one source of that file name (a labels or gold
+    file written in another folder, ``a.csv`` of ``/data/a.csv``); None if none or several."""
+    named = source_named(name, sources)
+    if named is not None or not name:
+        return named
+    base = [s for s in sources if Path(s).name == Path(name).name]
+    return base[0] if len(base) == 1 else None
 
 
 def source_named(name: str | Path, sources: Iterable[str]) -> str | None:

@@ -360,3 +360,61 @@ def test_other_tools_labelled_pairs_are_read_by_their_columns(
                                                word="maybe") + "\n", encoding="utf-8")  # fmt: skip
     code, _, err = _evaluate(capsys, str(pairs), "--gold", str(gold))
     assert code == 2 and f"{gold}:2: label " in err and "expected 'match' or 'non-match'" in err
+
+
+def test_gold_files_as_other_publishers_write_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Leipzig benchmarks' gold ("idDBLP","idACM" over ids that are not all digits) lost a
+    pair to its header; a Magellan predictions table counted its predicted non-matches as
+    found; a JSON null label was a match; two columns read as one, the first won silently."""
+    found = tmp_path / "found.tsv"
+    found.write_text("id1\tid2\njournals/sigmod/Abc02\t375678\nconf/vldb/Xyz99\t671234\n", "utf-8")
+    gold = tmp_path / "DBLP-ACM_perfectMapping.csv"
+    gold.write_text('"idDBLP","idACM"\r\n"journals/sigmod/Abc02","375678"\r\n'
+                    '"conf/vldb/Xyz99","671234"\r\n', "utf-8")  # fmt: skip
+    code, scores, err = _evaluate(capsys, str(found), "--gold", str(gold))
+    assert code == 0, err
+    assert (scores["gold"], scores["true_pairs"], scores["recall"]) == (2, 2, 1.0)
+    # a predictions table: 'predicted' is the decision, its 0 rows not found
+    pred = tmp_path / "pred.csv"
+    pred.write_text("_id,ltable_id,rtable_id,predicted,probs\n0,journals/sigmod/Abc02,375678,1,"
+                    "0.9\n1,a,b,0,0.1\n2,conf/vldb/Xyz99,671234,1,0.8\n", "utf-8")  # fmt: skip
+    code, scores, err = _evaluate(capsys, str(pred), "--gold", str(gold))
+    assert code == 0, err
+    assert (scores["pairs"], scores["precision"]) == (2, 1.0)
+    for name, text, said in [
+        ("null.jsonl", '{"ltable_id": "a", "rtable_id": "b", "label": null}\n',
+         "null.jsonl:1: no label: expected 'match' or 'non-match'"),
+        ("both.csv", "id_l,id_r,is_match,clerical_match_score\n1,2,0,0.9\n",
+         "both.csv:1: the columns 'is_match' and 'clerical_match_score' would both be read as "
+         "label"),
+        ("ids.csv", "ltable_id,rtable_id,left_id,right_id,label\n1,2,7,8,1\n",
+         "ids.csv:1: the columns 'ltable_id' and 'left_id' would both be read as id1"),
+    ]:
+        bad = tmp_path / name
+        bad.write_text(text, "utf-8")
+        code, _, err = _evaluate(capsys, str(found), "--gold", str(bad))
+        assert code == 2 and said in err, err
+
+
+def test_a_gold_file_naming_its_files_as_typed_is_read_as_the_index_names_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A gold file whose sources are ``a.csv`` and ``b.csv`` (as typed, or a Splink
+    ``source_dataset``) against pairs of sources the index named by their absolute paths was
+    refused ("no source in common"), while ``report --labels`` read the same file."""
+    index, truth = _two_shops()
+    pairs = tmp_path / "pairs.csv"
+    write_table(pair_columns(index.report(mode="link"), index), pairs, "csv")
+    text = pairs.read_text("utf-8")
+    for name in SOURCES:  # the index's sources as absolute paths
+        text = text.replace(f",{name},", f",{tmp_path / 'data' / name},")
+    pairs.write_text(text, "utf-8")
+    gold = tmp_path / "gold.csv"
+    gold.write_text("unique_id_l,unique_id_r,source_dataset_l,source_dataset_r\n"
+                    + "".join(f"{x[1]},{y[1]},{x[0]},{y[0]}\n" for x, y in truth), "utf-8")  # fmt: skip
+    code, scores, err = _evaluate(capsys, str(pairs), "--gold", str(gold))
+    assert code == 0, err
+    assert scores["true_pairs"] == N == scores["gold"]
+    assert "gold.csv names its sources' files as typed, or from another folder" in err

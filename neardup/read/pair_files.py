@@ -14,9 +14,11 @@ without on common keys, or refuses where ids alone cannot say which record they 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import itertools
 import json
+import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..keys import source_named
+from ..keys import source_like, source_named
 from .inputs import SNIFF_BYTES, no_file
 from .records import refuse_encoding
 from .sniff import is_number
@@ -62,11 +64,16 @@ ALIASES = {
     "ltable_id": "id1", "rtable_id": "id2", "left_id": "id1", "right_id": "id2",
     "id_l": "id1", "id_r": "id2", "unique_id_l": "id1", "unique_id_r": "id2",
     "source_dataset_l": "source1", "source_dataset_r": "source2", "is_match": "label",
-    "clerical_match_score": "label",
+    "clerical_match_score": "label", "predicted": "label", "prediction": "label",
+    "match_probability": "label",
 }  # fmt: skip
 #: A label's words, and the true and false of other tools' labelled pairs (numbers:
 #: :func:`label_word`).
 LABEL_WORDS = {"match": "match", "non-match": "non-match", "true": "match", "false": "non-match"}
+
+
+#: What a label may be, as an error says it.
+LABELS_SAID = "'match' or 'non-match' (or true or false, 1 or 0, a score from 0 to 1)"
 
 
 def label_word(said: str) -> str | None:
@@ -79,6 +86,8 @@ def label_word(said: str) -> str | None:
     if not 0.0 <= value <= 1.0:
         return None
     return "match" if value >= 0.5 else "non-match"
+#: A column's name that says it holds ids: ``idDBLP``, ``id_a``, ``left_id``, ``tableA-id``.
+_ID_NAME = re.compile(r"^((id|ID|Id)([\W_]\w+|[A-Z]\w*)|\w*?[A-Za-z0-9]([\W_](id|ID|Id)|Id|ID))$")
 #: First cells of a header line over plain pairs (besides neardup's ``id1``).
 PLAIN_HEADERS = frozenset({"id", "docid", "id_a", "left"})
 
@@ -186,7 +195,7 @@ def read_labels(path: str | Path) -> Labels:
         label = label_word(said_as) or ""
         if not label:
             got = f"label {said_as!r}" if said_as else "no label"
-            raise InputError(f"{where}: {got}: expected 'match' or 'non-match' (or 1 or 0)")
+            raise InputError(f"{where}: {got}: expected {LABELS_SAID}")
         ids = [_id(row, key, where) for key in ("id1", "id2")]
         sources = [_source(row, key, where) for key in ("source1", "source2")]
         first, second = (sources[0], ids[0]), (sources[1], ids[1])
@@ -241,6 +250,9 @@ def _align(found: PairsFile, gold: PairsFile) -> Aligned:
             "non-match): give the pairs that should be found"
         )
     if found.sourced and gold.sourced:
+        gold, renamed = _sources_as(gold, sorted(found.sources()))
+        if renamed:
+            gold = dataclasses.replace(gold, pairs=renamed)
         common = found.sources() & gold.sources()
         if found.pairs and gold.pairs and not common:
             raise InputError(
@@ -253,6 +265,9 @@ def _align(found: PairsFile, gold: PairsFile) -> Aligned:
             for f, other in ((found, gold), (gold, found))
             if (extra := f.sources() - other.sources()) and other.pairs
         ]
+        if renamed:
+            notes.append(f"{gold.name} names its sources' files as typed, or from another "
+                         f"folder: read as {_names(found)}")  # fmt: skip
         return Aligned(found.pairs, gold.pairs, True, notes)
     if not found.sourced and not gold.sourced:
         return Aligned(found.pairs, gold.pairs, False)
@@ -294,6 +309,19 @@ def _align(found: PairsFile, gold: PairsFile) -> Aligned:
     )
     read = (sourced.pairs, oriented) if sourced is found else (oriented, sourced.pairs)
     return Aligned(*read, True, [note])
+
+
+def _sources_as(gold: PairsFile, sources: Sequence[str]) -> tuple[PairsFile, list[Pair]]:
+    """``gold``, and its pairs with each source that is none of ``sources`` but names one of
+    their files (as typed, from another folder: :func:`~neardup.keys.source_like`) as that
+    source; no pairs where none is renamed."""
+    known = set(sources)
+    rename = {s: like for s in gold.sources() - known
+              if (like := source_like(s, sources)) is not None}  # fmt: skip
+    if not rename:
+        return gold, []
+    return gold, [tuple((rename.get(src, src), rid) for src, rid in pair)  # type: ignore[misc]
+                  for pair in gold.pairs]  # fmt: skip
 
 
 def _names_file(name: str, source: str) -> bool:
@@ -348,14 +376,13 @@ def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
         if HEADER in row:
             header = row[HEADER]
             continue
-        label = row.get("label")
-        if label is not None:
-            said_as = str(label).strip()
+        label = None
+        if "label" in row:  # (a JSON null or a Parquet null is no label, as an empty cell)
+            said_as = "" if row["label"] is None else str(row["label"]).strip()
             label = label_word(said_as)
             if label is None:
-                raise InputError(
-                    f"{where}: label {said_as!r}: expected 'match' or 'non-match' (or 1 or 0)"
-                )
+                got = f"label {said_as!r}" if said_as else "no label"
+                raise InputError(f"{where}: {got}: expected {LABELS_SAID}")
         ids = [_id(row, key, where) for key in ("id1", "id2")]
         sources = [_source(row, key, where) for key in ("source1", "source2")]
         if label is not None:  # a pair labelled both ways is refused, as read_labels does
@@ -462,7 +489,7 @@ def _text_rows(name: str, text: str, fmt: str | None) -> Iterator[Row]:
     for number, cells in rows:
         if cells[0].lstrip().startswith("#"):
             continue
-        names = _named(cells)
+        names = _named(cells, f"{name}:{number}")
         if names[0] == "center" and "least_similarity" in names:
             yield from _cluster_pairs(name, _center_rows(name, number, names, rows))
         elif _clusters_table(names):
@@ -478,7 +505,9 @@ def _table_rows(
     name: str, number: int, header: list[str], rows: Iterable[tuple[int, list[str]]],
     read: tuple[str, ...] = READ,
 ) -> Iterator[Row]:  # fmt: skip
-    names = _named(header) if read is READ else [c.strip().lower() for c in header]
+    names = _named(header, f"{name}:{number}") if read is READ else [
+        c.strip().lower() for c in header
+    ]
     shown = ", ".join(c.strip() for c in header)
     missing = [n for n in ("id1", "id2") if n not in names and read is READ]
     if missing:
@@ -500,11 +529,21 @@ def _table_rows(
         yield f"{name}:{line}", {n: cells[k] for n, k in wanted.items()}
 
 
-def _named(cells: Sequence[str]) -> list[str]:
+def _named(cells: Sequence[str], where: str) -> list[str]:
     """A header's names as read: lower-cased, other tools' names as neardup's
-    (:data:`ALIASES`) where neardup's is not there too."""
+    (:data:`ALIASES`). Two columns that would be read as one (``label`` and ``predicted``,
+    ``ltable_id`` and ``left_id``) are an :class:`InputError`: either taken silently would
+    change the scores."""
     names = [c.strip().lower() for c in cells]
-    return [ALIASES[n] if n in ALIASES and ALIASES[n] not in names else n for n in names]
+    read = [ALIASES.get(n, n) for n in names]
+    for k, name in enumerate(read):
+        if name in READ and name in read[:k]:
+            first = names[read.index(name)]
+            raise InputError(
+                f"{where}: the columns {first!r} and {names[k]!r} would both be read as "
+                f"{name}: keep the one to read (a pairs file's decision, a gold file's labels)"
+            )
+    return read
 
 
 def _plain_rows(
@@ -628,11 +667,18 @@ def _group_pairs(name: str, groups: list[tuple[str, list[Rec]]]) -> Iterator[Row
 
 
 def _is_header(cells: list[str], after: list[str] | None) -> bool:
-    """A first line of names: ``id ...``, ``left,right``, or ``D1|D2`` above numeric ids."""
+    """A first line of names: ``id ...``, ``left,right``, two names of ids (``idDBLP,idACM``,
+    ``left_id,right_id``: the Leipzig benchmarks' gold files) where the next line's are not,
+    or ``D1|D2`` above numeric ids."""
     if cells[0].strip().lower() in PLAIN_HEADERS:
         return True
     words = [c.strip() for c in cells[:2]]
-    numbers = [c.strip() for c in (after or [])[:2]]
+    below = [c.strip() for c in (after or [])[:2]]
+    if len(words) == 2 and all(map(_ID_NAME.match, words)) and not (
+        len(below) == 2 and all(map(_ID_NAME.match, below))
+    ):
+        return True
+    numbers = below
     return len(numbers) == 2 and not any(map(str.isdigit, words)) and all(map(str.isdigit, numbers))
 
 
@@ -661,7 +707,7 @@ def _objects(found: Iterable[tuple[str, Any]]) -> Iterator[Row]:
     for where, item in found:
         if not isinstance(item, dict):
             raise InputError(f"{where}: expected an object with id1 and id2, found {item!r:.40}")
-        keys = _named(list(item))
+        keys = _named(list(item), where)
         yield where, {k: v for k, v in zip(keys, item.values(), strict=True)}
 
 
@@ -692,7 +738,7 @@ def _parquet_rows(name: str, data: bytes) -> Iterator[Row]:
                 for k in range(table.num_rows))  # fmt: skip
         yield from _cluster_pairs(name, rows)
         return
-    table = table.rename_columns(_named(table.column_names))
+    table = table.rename_columns(_named(table.column_names, name))
     missing = [c for c in ("id1", "id2") if c not in table.column_names]
     if missing:
         raise InputError(
