@@ -81,10 +81,10 @@ class NotUtf8(NeardupWarning):
     """A file with bytes that are not UTF-8, read as Windows-1252 (:mod:`neardup.read.lines`):
     said once per file, with the first such line."""
 
-    def __init__(self, path: object, line: int, byte: int) -> None:
+    def __init__(self, path: object, line: int, byte: int, also: str = "the file") -> None:
         self.path, self.line, self.byte = str(path), line, byte
         super().__init__(
             f"{path}:{line}: not UTF-8 (byte {byte}): read as Windows-1252 (cp1252), as is any "
-            "such byte of the file; if the file is in another encoding, save it as UTF-8 "
+            f"such byte of {also}; if the file is in another encoding, save it as UTF-8 "
             "(iconv -f ENCODING -t UTF-8)"
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from neardup.errors import ArgumentError
 from neardup.read.checks import LINE_ROOM
 from neardup.read.items import EmptyText, Rejection
 
-from .conftest import run_cli
+from .conftest import REPO, run_cli
 
 STORY = (
     "The council voted on Tuesday to close the old bridge over the river for repairs that "
@@ -40,6 +41,7 @@ def _folder(where: Path) -> Path:
     (docs / "empty.txt").write_bytes(b"")
     (docs / ".DS_Store").write_bytes(b"\x00\x01")
     (docs / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    (docs / "gone.txt").symlink_to(where / "nowhere.txt")  # a link to nothing: said
     return docs
 
 
@@ -54,10 +56,14 @@ def test_each_file_is_a_record_its_path_the_id(tmp_path: Path) -> None:
     assert {r.source for r in records} == {str(docs)}
     assert "mayor René said" in records[1].text
     rejected = {i.id: i for i in items if isinstance(i, Rejection)}
-    assert set(rejected) == {"empty.txt", "photo.jpg"}
+    assert set(rejected) == {"empty.txt", "photo.jpg", "gone.txt"}
     assert isinstance(rejected["empty.txt"], EmptyText)
-    assert "not text: a NUL byte at byte 5" in rejected["photo.jpg"].reason
-    assert len(items) == 6  # every document accounted for
+    # named by its file, not by a line: the folder's n-th document read like a line number
+    assert str(rejected["photo.jpg"]) == (
+        f"{docs}/photo.jpg: not text: a NUL byte at byte 5 (a binary file?)"
+    )
+    assert "a symbolic link to a file that does not exist" in rejected["gone.txt"].reason
+    assert len(items) == 7  # every document accounted for
     index = NearDupIndex()
     with pytest.warns(NotUtf8):  # said again: each reading of the folder says it
         index.add_many(read_records(docs))
@@ -71,10 +77,12 @@ def test_a_folder_has_no_columns_to_name(tmp_path: Path) -> None:
     for kw in ({"text_fields": ["body"]}, {"source_field": "site"}, {"id_field": "name"}):
         with pytest.raises(ArgumentError, match="a folder's records are its files"):
             list(read_records(docs, **kw))  # type: ignore[arg-type]
-    with pytest.raises(InputError, match="only without a format: not as csv"):
+    with pytest.raises(InputError, match="not as csv: give no format, or the format 'folder'"):
         list(read_records(docs, "csv"))
     with pytest.raises(InputError, match="not a folder"):
         list(read_records(docs / "a.txt", "folder"))
+    with pytest.raises(InputError, match="whole files, not tables"):
+        list(read_records(docs, delimiter=";"))
 
 
 def test_a_file_larger_than_a_record_is_rejected_unread(tmp_path: Path) -> None:
@@ -98,7 +106,7 @@ def test_cli_indexes_a_folder_and_reports_its_documents_by_path(tmp_path: Path) 
     done = run_cli("index", str(docs), "--index-file", str(store), "--json")
     assert done.returncode == 0, done.stderr
     counts = json.loads(done.stdout)
-    assert (counts["read"], counts["indexed"], counts["rejected"]) == (6, 4, 2)
+    assert (counts["read"], counts["indexed"], counts["rejected"]) == (7, 4, 3)
     assert "neardup: note: " in done.stderr and "latin.txt:1: not UTF-8" in done.stderr
     assert "Traceback" not in done.stderr
     done = run_cli("report", "--index-file", str(store), "--out", str(pairs))
@@ -108,6 +116,11 @@ def test_cli_indexes_a_folder_and_reports_its_documents_by_path(tmp_path: Path) 
     got = {frozenset((r["id1"], r["id2"])) for r in rows}
     assert frozenset(("a.txt", "2024/latin.txt")) in got
     assert {r["source1"] for r in rows} == {str(docs.resolve())}  # absolute, as a file's
+    # a document by its path, the folder as typed: the source the index knows it by
+    near = run_cli("neighbors", "a.txt", "--index-file", str(store), "--source",
+                   os.path.relpath(docs, REPO), "--json")  # fmt: skip
+    assert near.returncode == 0, near.stderr
+    assert "2024/latin.txt" in {m["id"] for m in json.loads(near.stdout)["matches"]}
     # dedupe writes its input again: a folder is refused with what to run instead
     done = run_cli("dedupe", str(docs), "--out", str(tmp_path / "out"), "--backend", "memory")
     assert done.returncode == 2 and "Traceback" not in done.stderr

@@ -688,7 +688,7 @@ def _rejected_rows(stats: IndexStats) -> str:
     if not stats.rejected:
         return "rejected 0"
     first = stats.rejections[0]
-    return f"rejected {stats.rejected} (the first at {first.source}:{first.line})"
+    return f"rejected {stats.rejected} (the first at {first.place})"
 
 
 def _verbose(args: argparse.Namespace) -> bool:

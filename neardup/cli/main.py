@@ -169,6 +169,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+#: The notes said by this command.
+_NOTED: set[str] = set()
+
+
 def _note(
     message: Warning | str, category: type[Warning], filename: str, lineno: int,
     file: Any = None, line: str | None = None,
@@ -176,7 +180,10 @@ def _note(
     """A library's note as a line of the CLI's (``neardup: note: ...``), not a Python warning
     with the file and line of the code that gave it; other warnings as Python shows them."""
     if issubclass(category, NeardupWarning):
-        print(f"neardup: note: {escape_unseen(str(message))}", file=sys.stderr)
+        said = str(message)
+        if said not in _NOTED:  # a file read twice (dedupe, review) says it once
+            _NOTED.add(said)
+            print(f"neardup: note: {escape_unseen(said)}", file=sys.stderr)
         return
     (file or sys.stderr).write(warnings.formatwarning(message, category, filename, lineno, line))
 

@@ -36,9 +36,15 @@ def folder_files(path: Path) -> list[str]:
         folders[:] = [f for f in folders if not f.startswith(".")]
         base = Path(where).relative_to(path)
         for name in files:
-            if not name.startswith(".") and (Path(where) / name).is_file():
+            full = Path(where) / name
+            if not name.startswith(".") and (full.is_file() or _dangling(full)):
                 found.append((base / name).as_posix())
     return sorted(found)
+
+
+def _dangling(path: Path) -> bool:
+    """A symbolic link to nothing: a document that is gone, said (not passed over)."""
+    return path.is_symlink() and not path.exists()
 
 
 def _unreadable(exc: OSError) -> None:
@@ -53,6 +59,10 @@ def read_folder(path: Path, limit: int | None) -> Iterator[tuple[Item, int]]:
     noted = False
     for number, rel in enumerate(folder_files(path), start=1):
         file = path / rel
+        if _dangling(file):
+            reason = f"a symbolic link to a file that does not exist ({os.readlink(file)})"
+            yield Rejection(source, number, reason, rel), number
+            continue
         try:
             size = file.stat().st_size
             if limit is not None and size > limit + LINE_ROOM:
@@ -75,7 +85,8 @@ def read_folder(path: Path, limit: int | None) -> Iterator[tuple[Item, int]]:
                 noted = True
                 line = 1 + data.count(b"\n", 0, exc.start)
                 byte = exc.start - data.rfind(b"\n", 0, exc.start)
-                warnings.warn(NotUtf8(file, line, byte), stacklevel=2)
+                warnings.warn(NotUtf8(file, line, byte, "this file and the folder's others"),
+                              stacklevel=2)  # fmt: skip
             text = data.decode("utf-8", WINDOWS_1252)
         if not text.strip():
             yield EmptyText(source, number, "an empty file", rel), number

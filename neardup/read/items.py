@@ -39,13 +39,23 @@ class Rejection:
     line: int
     reason: str
     id: str | None = None
+    #: A document of a folder (:mod:`neardup.read.folder`): its place is its file, whose path
+    #: under the folder is its id, not a line.
+    in_folder: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {"source": self.source, "line": self.line, "reason": self.reason, "id": self.id}
 
+    @property
+    def place(self) -> str:
+        """Where it is: ``file:line``, or a folder's document by its path."""
+        if self.in_folder and self.id is not None:
+            return f"{self.source.rstrip('/')}/{self.id}"
+        return f"{self.source}:{self.line}"
+
     def __str__(self) -> str:
-        where = f"{self.source}:{self.line}"
-        return f"{where}: {self.reason}" + (f" (id {self.id!r})" if self.id is not None else "")
+        named = self.id is not None and not self.in_folder  # (a document's id is its place)
+        return f"{self.place}: {self.reason}" + (f" (id {self.id!r})" if named else "")
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ is UTF-16 or gzip-compressed, or a spreadsheet.
 from __future__ import annotations
 
 import csv
+import dataclasses
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from .arrow import arrow_columns, read_arrow
 from .checks import MAX_RECORD_BYTES, Checked, checked_spans
 from .folder import FOLDER, folder_files, read_folder
 from .inputs import SNIFF_BYTES, first_bytes, no_file
-from .items import Item
+from .items import Item, Rejection
 from .jsonl import decode_json, read_jsonl
 from .lines import decoded_lines, read_lines
 from .rows import ROW_ID, id_column
@@ -183,10 +184,13 @@ def checked_file(
     if fmt != "auto" and fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
     if path.is_dir() and fmt in ("auto", FOLDER):
+        if delimiter is not None:
+            raise InputError(f"{path}: a folder's documents are whole files, not tables: a "
+                             "delimiter separates a table's columns")  # fmt: skip
         return path, FOLDER  # a folder of documents, each file a record (neardup.read.folder)
     if path.is_dir():
-        raise InputError(f"{path}: a folder, read as documents (each file a record) only "
-                         f"without a format: not as {fmt}")  # fmt: skip
+        raise InputError(f"{path}: a folder, read as documents (each file a record), not as "
+                         f"{fmt}: give no format, or the format 'folder'")  # fmt: skip
     if not path.exists():
         raise InputError(no_file(path))
     if fmt == FOLDER:
@@ -325,7 +329,10 @@ def _iter_spans(
                 f"{source}: a folder's records are its files, each one's whole text, its path "
                 f"the id: {given} names a column, which a folder has none of"
             )  # fmt: skip
-        yield from checked_spans(read_folder(path, limit), source, limit)
+        for item, last in checked_spans(read_folder(path, limit), source, limit):
+            if isinstance(item, Rejection):
+                item = dataclasses.replace(item, in_folder=True)  # named by its file
+            yield item, last
         return
     lines = decoded_lines(path, limit)
     if source_field is not None and (fmt == "lines" or not source_field.strip()):
