@@ -316,6 +316,8 @@ _declare(
     _param("mode", "which records are paired: any two, or of different sources", Options(MODES)),
     _param("similarity", "what decides a pair", Options(SIMILARITIES)),
     _param("numbers_check", "pairs of records that hold different numbers may be dropped", BOOL),
+    _param("names_check", "pairs of two names that each hold a word the other lacks may be "
+           "dropped", BOOL),
     _param(
         "since",
         "only the pairs of the records of this batch or later",

@@ -40,7 +40,6 @@ import unicodedata
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set, Sized
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
@@ -92,7 +91,15 @@ from .decision.route import LABELLED, WEIGHTED, Route, across_sources, route, wi
 from .defaults import DEFAULTS
 from .errors import ArgumentError, InputError, NeardupError, RecordNotFound
 from .graph import clusters as clusters  # re-exported: connected components
-from .keys import SEP, id_key, key_of, qualified, record_id, source_named, source_of_key
+from .keys import (
+    SEP,
+    id_key,
+    key_of,
+    qualified,
+    record_id,
+    source_like,
+    source_of_key,
+)
 from .options import ReportOptions
 from .out.output import pair_columns, to_frame
 from .params import Params
@@ -134,11 +141,7 @@ def _label_source(name: str, sources: Sequence[str]) -> str:
     is that file however spelled (a review page of files given as typed, ``a.csv``; an index
     that names them by their absolute paths), else the one file of that name (labels written
     in another folder); else as written, which holds no record."""
-    named = source_named(name, sources)
-    if named is not None:
-        return named
-    base = [s for s in sources if Path(s).name == Path(name).name] if name else []
-    return base[0] if len(base) == 1 else name
+    return source_like(name, sources) or name
 
 
 def _label_value(value: Any, at: str, form: str) -> bool:
@@ -842,6 +845,7 @@ class NearDupIndex:
         columns: Mapping[str, str] | str | None = None,
         engine: Any = "auto",
         memory: str | int | None = None,
+        names_check: bool = True,
         options: ReportOptions | None = None,
         labels: Any = None,
     ) -> Report:
@@ -859,7 +863,7 @@ class NearDupIndex:
         """
         given = ReportOptions(
             threshold, mode, prune, max_dist, progress, since, max_bucket, complete, similarity,
-            cap, numbers_check, columns, engine, memory,
+            cap, numbers_check, columns, engine, memory, names_check,
         )  # fmt: skip
         if options is None:
             options = given
@@ -883,7 +887,7 @@ class NearDupIndex:
         if chosen.rule == WEIGHTED:
             result = self._report_weighted(
                 options.max_dist, options.numbers_check, dict(options.columns or ()),
-                options.since,
+                options.since, options.names_check,
             )
             result.index = self
             return result
@@ -1028,6 +1032,7 @@ class NearDupIndex:
         numbers_check: bool = True,
         given_columns: Mapping[str, str] | None = None,
         since: int | None = None,
+        names_check: bool = True,
     ) -> Report:
         """The link report decided by weighted similarity (:mod:`neardup.decision.link`). With
         ``since``, the pairs of the full link that hold a record of that batch or later, from
@@ -1037,7 +1042,7 @@ class NearDupIndex:
         fresh: set[str] | None = None
         if since is not None:
             fresh = {rec.id for rec in self.backend.records_since(since)}
-            linked = self._link_new(fresh, numbers_check)
+            linked = self._link_new(fresh, numbers_check, names_check)
             if linked is not None:
                 return self._weighted_report(linked, max_dist, start, start, since, fresh)
         batch = self.backend.last_batch()
@@ -1053,7 +1058,7 @@ class NearDupIndex:
         columns = [stored.get(k) for k in keys]
         linked = link(
             keys, texts, sources, self.processor, order, columns, check_numbers=numbers_check,
-            given_columns=given_columns,
+            given_columns=given_columns, check_names=names_check,
         )  # fmt: skip
         if linked.state is not None:
             linked.state.batch = batch
@@ -1063,7 +1068,9 @@ class NearDupIndex:
             linked.dropped = [p for p in linked.dropped if p.id1 in fresh or p.id2 in fresh]
         return self._weighted_report(linked, max_dist, start, t1, since, fresh)
 
-    def _link_new(self, fresh: set[str], numbers_check: bool) -> Linked | None:
+    def _link_new(
+        self, fresh: set[str], numbers_check: bool, names_check: bool = True
+    ) -> Linked | None:
         """The pairs of the ``fresh`` records from the last full link's state brought up to
         date, or None where it cannot hold every other record (none yet, records removed
         since, another primary source)."""
@@ -1083,7 +1090,7 @@ class NearDupIndex:
         )  # fmt: skip
         self._link_state = state
         return link_new(state, fresh, self.backend.texts, self.processor,
-                        check_numbers=numbers_check)  # fmt: skip
+                        check_numbers=numbers_check, check_names=names_check)  # fmt: skip
 
     def _weighted_report(
         self, linked: Linked, max_dist: int | None, start: float, t1: float,

@@ -84,6 +84,9 @@ class ReportOptions:
     #: The memory the report may take (``"12GB"``, ``"500MB"`` or bytes; None: half the
     #: machine): what decides the ``auto`` engine, and the engines' own limit.
     memory: str | int | None = None
+    #: Whether the weighted link may drop two short records that each hold a word the other
+    #: lacks (:mod:`neardup.decision.names`); False keeps them (nicknames: "Dick", "Richard").
+    names_check: bool = True
 
     def __post_init__(self) -> None:
         check_all("ReportOptions", {f.name: getattr(self, f.name) for f in fields(self)

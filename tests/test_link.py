@@ -505,3 +505,28 @@ def test_two_names_that_each_hold_a_word_the_other_lacks_are_two_people() -> Non
     assert named <= decoys  # no true pair dropped: initials, typos and the roles keep theirs
     assert len(found & gold) >= 0.95 * len(gold), len(found & gold)
     assert report.rule is not None and report.rule["names_disagree"] == len(named)
+    kept = index.report(mode="link", names_check=False)  # --no-names-check: nicknames
+    assert not kept.dropped.get("names") and named <= {(p.id1, p.id2) for p in kept.pairs}
+
+
+def test_a_product_and_its_description_are_no_two_names() -> None:
+    """Short product names that share a brand and a model and each hold a word of their own
+    (a category written two ways: "laptop", "notebook") are one product: the names check,
+    made for names (one shared word, a surname), leaves them alone."""
+    rng = random.Random(11)
+
+    def word(syllables: int) -> str:
+        return "".join(rng.choice("bcdfghklmnprstvz") + rng.choice("aeiou")
+                       for _ in range(syllables))  # fmt: skip
+
+    a, b = [], []
+    for i in range(60):
+        brand, model = word(2), "".join(rng.choice("BCDFGHKLMNPRSTVZ") for _ in range(2))
+        a.append((str(i), f"{brand} {model} {word(3)}", "a"))
+        b.append((str(i), f"{brand} {model} {word(3)}", "b"))
+    index = NearDupIndex()
+    index.add_many(a)
+    index.add_many(b)
+    report = index.report(mode="link")
+    assert not report.dropped.get("names")
+    assert {(p.id1, p.id2) for p in report.pairs} == {(str(i), str(i)) for i in range(60)}

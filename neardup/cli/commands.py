@@ -307,9 +307,15 @@ def _report_rule_options(p: argparse.ArgumentParser) -> None:
         dest="numbers_check",
         action="store_false",
         help="lsh: keep the pairs whose records hold different numbers (house, model, phone "
-        "numbers; by default dropped where the data's numbers identify records), and in a "
-        "weighted link the short records that each hold a word the other lacks (the names "
-        "check)",
+        "numbers; by default dropped where the data's numbers identify records)",
+    )
+    p.add_argument(
+        "--no-names-check",
+        dest="names_check",
+        action="store_false",
+        help="link mode: keep the pairs of two names (records of a few words) that each hold a "
+        "word the other has nothing of ('Peter Mortimer', 'John Mortimer'; by default dropped "
+        "below cosine 0.7): nicknames, translated names ('Dick', 'Richard')",
     )
     p.add_argument(
         "--columns",
@@ -725,9 +731,10 @@ def _file_source(index: NearDupIndex, path: Path) -> str | None:
 
 
 def _given_source(index: NearDupIndex, source: str | None) -> str | None:
-    """A ``--source`` as the collection names it: a file given by another spelling of its
-    path is the source the collection knows it by (:func:`_file_source`)."""
-    if source is None or not Path(source).is_file():
+    """A ``--source`` as the collection names it: a file (or a folder of documents) given by
+    another spelling of its path is the source the collection knows it by
+    (:func:`_file_source`)."""
+    if source is None or not (Path(source).is_file() or Path(source).is_dir()):
         return source
     return _file_source(index, Path(source)) or source
 
@@ -820,6 +827,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             complete=args.complete,
             similarity=args.similarity,
             numbers_check=args.numbers_check,
+            names_check=args.names_check,
             columns=args.columns,
             engine=engine,
             memory=args.memory,
@@ -873,7 +881,8 @@ def _dropped_line(result: Any, path: Path | None) -> str:
         return ""
     said = ", ".join(f"{n} by the {check} check" for check, n in counts.items())
     where = f"listed in {path}" if path is not None else "--dropped FILE lists them"
-    keep = "; --no-numbers-check keeps them" if {"numbers", "names"} & set(counts) else ""
+    flags = [f"--no-{c}-check" for c in ("numbers", "names") if c in counts]
+    keep = f"; {' and '.join(flags)} keep{'s' if len(flags) == 1 else ''} them" if flags else ""
     return f"\n{sum(counts.values())} pairs dropped ({said}): {where}{keep}"
 
 

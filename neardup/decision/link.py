@@ -452,6 +452,7 @@ def link(
     margin: float = DEFAULTS.link_margin,
     check_numbers: bool = True,
     given_columns: Mapping[str, str] | None = None,
+    check_names: bool = True,
 ) -> Linked:
     """Link the records (``keys[i]``, ``texts[i]`` as written, ``sources[i]``, ``columns[i]``
     or None) across sources.
@@ -463,7 +464,8 @@ def link(
     the rest are matched by name and content and said in the explanation."""
     normalized = [processor.normalize(t) for t in texts]
     state = state_of(keys, normalized, sources, columns, processor, order)
-    decided = decide(state, k=k, margin=margin, check_numbers=check_numbers)
+    decided = decide(state, k=k, margin=margin, check_numbers=check_numbers,
+                     check_names=check_names)  # fmt: skip
     matched = _matched_columns(decided.final, sources, columns, order, given_columns)
     state.explain = {**decided.explain, "columns_matched": matched}
     return Linked(_pairs(decided.found, keys, texts, processor), decided.final.candidates,
@@ -491,6 +493,7 @@ def decide(
     k: int = DEFAULTS.link_top_k,
     margin: float = DEFAULTS.link_margin,
     check_numbers: bool = True,
+    check_names: bool = True,
 ) -> Decided:
     """Steps 3-6 of the link on ``state``'s counts: candidates, mapping and the relative rule
     on the joined text; the columns' weights learned from the pairs that stood out and the
@@ -523,7 +526,7 @@ def decide(
         dropped = [t for t, veto in zip(found, vetoed_at, strict=True) if veto]
         found = [t for t, veto in zip(found, vetoed_at, strict=True) if not veto]
     named: list[tuple[float, int, int]] = []
-    if check_numbers and state.words:
+    if check_names and state.words:
         found, named = names_check(found, state.words, state.sources)
     explain = {
         "kind": "weighted",

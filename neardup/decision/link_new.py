@@ -96,12 +96,14 @@ def link_new(
     k: int = DEFAULTS.link_top_k,
     margin: float = DEFAULTS.link_margin,
     check_numbers: bool = True,
+    check_names: bool = True,
 ) -> Linked:
     """The pairs of a full weighted link of ``state``'s records that hold a record of
     ``fresh`` (keys), decided as a full link decides (:func:`~neardup.decision.link.decide`)
     from the counts kept. ``texts_of(keys)`` gives the texts as written of the pairs' records
     (``{key: text}``), read only for those."""
-    decided = decide(state, k=k, margin=margin, check_numbers=check_numbers)
+    decided = decide(state, k=k, margin=margin, check_numbers=check_numbers,
+                     check_names=check_names)  # fmt: skip
     keys = state.keys
     new = {n for n, key in enumerate(keys) if key in fresh}
 

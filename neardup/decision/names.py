@@ -1,7 +1,7 @@
 """The names check: two short records that each hold a word the other has nothing of are two
 entities, unless they are alike overall.
 
-Records of a few words are names: of people, places, episodes. "Peter Mortimer" and "John
+Records of a few words are names: of people, places, episodes. "Anna Mortimer" and "John
 Mortimer" share a rare surname, whose weight carries their cosine past both records' runner-ups,
 while their first names, common, weigh little: the weighted link keeps them. What tells them
 apart is a word on each side that the other record lacks entirely. A word lacks a partner when
@@ -9,6 +9,12 @@ it shares no character 3-gram with any word of the other record (a typo, another
 transliteration, a word cut short all share some), is not an initial of one of its words ("J"
 of "John") nor the initials of a run of them ("IBM", "NYC"), and is a word of letters (numbers
 are the numbers check's, :mod:`neardup.decision.identifiers`).
+
+Names share one word at most: a surname, a town. Two records that share more ("Nike Air Max
+sneakers", "Nike Air Max shoes") are a product and its description, whose one word each is a
+category written two ways, and are left alone. So are words of scripts written without spaces
+(Chinese, Japanese, Thai...), where a "word" is a whole phrase and one character's variant
+(simplified and traditional: 毛泽东, 毛澤東) shares no 3-gram.
 
 Words common in their own source are left out: they are a column's values ("actor",
 "guestStars"), which two catalogues write each their own way, not part of a name. A record is
@@ -18,9 +24,11 @@ in docs/linking.md ("Why the rule and the columns' weights are what they are").
 
 >>> def differ(a: str, b: str) -> bool:
 ...     return names_differ(own(a, set()), words(a), own(b, set()), words(b))
->>> differ("peter mortimer", "john mortimer"), differ("j mortimer", "john mortimer")
+>>> differ("anna mortimer", "john mortimer"), differ("j mortimer", "john mortimer")
 (True, False)
 >>> differ("ibm", "intl business machines"), differ("jon smith", "john smith")
+(False, False)
+>>> differ("nike air max sneakers", "nike air max shoes"), differ("毛泽东", "毛澤東")
 (False, False)
 """
 
@@ -62,10 +70,20 @@ def own(text_or_words: str | tuple[str, ...], common: frozenset[str] | set[str])
     ws = words(text_or_words) if isinstance(text_or_words, str) else text_or_words
     if len(ws) > DEFAULTS.names_max_words:
         return frozenset()
-    return frozenset(w for w in ws if w.isalpha() and w not in common)
+    return frozenset(w for w in ws if w.isalpha() and w not in common and _spaced(w))
+
+
+def _spaced(word: str) -> bool:
+    """Whether ``word`` is of a script written with spaces between words (not Thai, Lao,
+    Tibetan, Myanmar, Khmer, nor CJK, kana or Hangul and what follows them)."""
+    return not any(
+        0x0E00 <= o <= 0x109F or 0x1780 <= o <= 0x17FF or o >= 0x2E80 for o in map(ord, word)
+    )
 
 
 def _grams(word: str) -> set[str]:
+    """A word's character 3-grams, its start and end marked (" jo" of "jon" and "john"; "ng "
+    of "zedong" and "tung", a transliteration)."""
     padded = f" {word} "
     return {padded[i : i + 3] for i in range(len(padded) - 2)}
 
@@ -92,5 +110,7 @@ def names_differ(
     own_a: frozenset[str], words_a: tuple[str, ...], own_b: frozenset[str], words_b: tuple[str, ...]
 ) -> bool:
     """Whether two short records each hold a word the other has nothing of (``own_*``:
-    :func:`own`; ``words_*``: all of a record's words)."""
-    return bool(own_a) and bool(own_b) and _lacks(own_a, words_b) and _lacks(own_b, words_a)
+    :func:`own`; ``words_*``: all of a record's words), and share one word at most."""
+    if not own_a or not own_b or len(set(words_a) & set(words_b)) > DEFAULTS.names_max_shared:
+        return False
+    return _lacks(own_a, words_b) and _lacks(own_b, words_a)
