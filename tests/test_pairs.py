@@ -418,3 +418,16 @@ def test_a_gold_file_naming_its_files_as_typed_is_read_as_the_index_names_them(
     assert code == 0, err
     assert scores["true_pairs"] == N == scores["gold"]
     assert "gold.csv names its sources' files as typed, or from another folder" in err
+
+
+def test_a_gold_file_in_windows_1252_is_read_as_the_records_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The records' files read bytes that are not UTF-8 as Windows-1252; a gold file of the
+    same bytes was refused ("invalid UTF-8"), so its ids could not match theirs."""
+    gold, found = tmp_path / "gold.tsv", tmp_path / "found.tsv"
+    gold.write_bytes(b"id1\tid2\nCaf\xe9\tCafe\n")
+    found.write_bytes(b"id1\tid2\nCafe\tCaf\xc3\xa9\n")
+    code, scores, err = _evaluate(capsys, str(found), "--gold", str(gold))
+    assert code == 0, err
+    assert scores["true_pairs"] == 1 and f"{gold}:2: not UTF-8 (byte 4)" in err

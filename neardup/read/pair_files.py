@@ -20,14 +20,16 @@ import itertools
 import json
 import re
 import sys
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, NotUtf8
 from ..keys import source_like, source_named
 from .inputs import SNIFF_BYTES, no_file
+from .lines import WINDOWS_1252
 from .records import refuse_encoding
 from .sniff import is_number
 
@@ -355,9 +357,11 @@ def _text(name: str, data: bytes) -> str:
     refuse_encoding(Path(name), data[:SNIFF_BYTES], records=False)  # UTF-16, gzip: by name
     try:
         return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
+    except UnicodeDecodeError as exc:  # read as the records' files are (neardup.read.lines)
         line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"{name}:{line}: invalid UTF-8 (byte {exc.start + 1})") from exc
+        byte = exc.start - data.rfind(b"\n", 0, exc.start)
+        warnings.warn(NotUtf8(name, line, byte), stacklevel=3)
+        return data.decode("utf-8-sig", WINDOWS_1252)
 
 
 #: One row of a file: where it is (``file:line``, ``file: row N``) and its values by column.
