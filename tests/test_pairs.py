@@ -412,8 +412,8 @@ def test_a_gold_file_naming_its_files_as_typed_is_read_as_the_index_names_them(
         text = text.replace(f",{name},", f",{tmp_path / 'data' / name},")
     pairs.write_text(text, "utf-8")
     gold = tmp_path / "gold.csv"
-    gold.write_text("unique_id_l,unique_id_r,source_dataset_l,source_dataset_r\n"
-                    + "".join(f"{x[1]},{y[1]},{x[0]},{y[0]}\n" for x, y in truth), "utf-8")  # fmt: skip
+    rows = "".join(f"{x[1]},{y[1]},{x[0]},{y[0]}\n" for x, y in truth)
+    gold.write_text("unique_id_l,unique_id_r,source_dataset_l,source_dataset_r\n" + rows, "utf-8")
     code, scores, err = _evaluate(capsys, str(pairs), "--gold", str(gold))
     assert code == 0, err
     assert scores["true_pairs"] == N == scores["gold"]

@@ -133,6 +133,40 @@ def test_solr_down_before_a_run_fails_fast_with_the_url() -> None:
     assert len(retry_lines(proc.stderr)) <= 2  # first contact: a short budget only
 
 
+def test_a_solr_gone_for_a_whole_budget_fails_the_next_requests_fast() -> None:
+    """Solr killed during dedupe took 91 s before the error: the failed request's 30 s, then
+    30 s again for each request after it (the cleanup, the next stage). Once one request gave
+    up on a server that had answered, the next ones get the brief budget."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Answer(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            body = b'{"responseHeader": {"status": 0}, "lucene": {"solr-spec-version": "9"}}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    port = server.server_address[1]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    solr = Solr(f"http://127.0.0.1:{port}/solr/gone", retry_budget=5.0)
+    solr.system_info()  # answered: a refused connection now reads as a restart
+    server.shutdown()
+    server.server_close()
+    with pytest.raises(SolrUnavailable) as first:
+        solr.system_info()
+    with pytest.raises(SolrUnavailable) as second:
+        solr.system_info()
+    attempts = [int(str(e.value).split("gave up after ")[1].split()[0]) for e in (first, second)]
+    assert "connection refused" in str(second.value)
+    assert attempts[0] >= 4 and attempts[1] == 3, attempts  # the whole budget, then the brief
+
+
 def test_a_url_where_no_solr_answers_404_does_not_blame_the_collection() -> None:
     """A web server that is not Solr (or a wrong path) answers the first request, the
     server's admin/info/system, with 404: the message asked whether the collection exists."""

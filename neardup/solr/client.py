@@ -31,6 +31,10 @@ Retry policy (see :class:`RetryAdapter`):
 - A server that has never answered this client is not retried for long: until the first HTTP
   answer, the budget is 1.5 s (two quick retries), so a wrong URL or a Solr that is not running
   fails within seconds. Once the server has answered, a refused connection means a restart.
+- A server that one request gave up on after its whole budget, unanswered, is gone: the next
+  requests to it in this process (the cleanup after the failure, a second stage) get the brief
+  budget too, until one is answered, so that a Solr killed during a job fails it in about 30 s,
+  not 30 s a request.
 - The read timeout of a request is 60 s unless ``timeout`` (seconds) says otherwise;
   a few long operations (commit, create) set their own.
 
@@ -89,6 +93,9 @@ RETRY_BUDGET = 30.0
 #: The budget while the server has not answered this client yet (a URL where nothing listens
 #: fails fast instead of being retried for half a minute), and for HTTP 500.
 BRIEF_BUDGET = 1.5
+#: Servers (``host:port``) a request gave up on after its whole budget without an answer,
+#: until one answers again: their next requests get :data:`BRIEF_BUDGET`.
+_GONE: set[str] = set()
 #: First wait between attempts, doubled after each retry up to ``BACKOFF_CAP``.
 BACKOFF_START = 0.5
 BACKOFF_CAP = 8.0
@@ -327,26 +334,32 @@ class RetryAdapter(HTTPAdapter):
         delay = BACKOFF_START
         started = time.monotonic()
         attempt = 0
+        host = urlsplit(where).netloc
         while True:
             attempt += 1
-            brief = False  # an error that only earns a short retry budget
+            brief = host in _GONE  # an error that only earns a short retry budget
+            unanswered = False
             try:
                 resp = super().send(request, stream, timeout, verify, cert, proxies)
                 if not stream:
                     resp.content  # noqa: B018 - read here, so that a cut body is retried too
             except requests.RequestException as exc:
                 error: NeardupError = self._unanswered(exc, request, where, read_timeout)
+                unanswered = True
             else:
                 self.answered = True
+                _GONE.discard(host)
                 if resp.status_code < 400:
                     return resp
                 error = self._http_error(resp, request, where)
                 resp.close()
-                brief = resp.status_code == 500
+                brief = brief or resp.status_code == 500
                 if resp.status_code not in RETRY_STATUSES and not brief:
                     raise error
             pause = min(delay, self._budget_left(attempt, started, brief))
             if not idempotent or attempt > self.retries or pause <= 0:
+                if unanswered and attempt > 1 and self.answered:
+                    _GONE.add(host)  # it answered once, and not for a whole budget: gone
                 if attempt > 1:
                     spent = time.monotonic() - started
                     error = type(error)(
