@@ -177,9 +177,11 @@ class Defaults:
     #: ("(1999) drama") lost true pairs on the movie tasks; at 4, none on the development tasks.
     names_max_words: int = 4
     #: A word held by this share of its source's records (and by ``names_common_min`` of
-    #: them) is a column's value ("actor", "guestStars"), not part of a name. With no such
-    #: bound, a person's profession written one way by each catalogue cut a dozen true pairs.
-    names_common_share: float = 0.01
+    #: them) is a column's value ("actor", "guestStars") or a company's legal form ("inc"),
+    #: not part of a name. With no such bound, a person's profession written one way by each
+    #: catalogue cut a dozen true pairs; at 1%, common first names ("John", 2-3% of a list)
+    #: were left out too, and "Anna Mortimer" and "John Mortimer" linked.
+    names_common_share: float = 0.05
     names_common_min: int = 5
     #: Two records that share more words than this are no two names (a product and its
     #: description: "Dell XPS laptop", "Dell XPS notebook"). At 1 the development tasks keep

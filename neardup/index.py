@@ -32,6 +32,7 @@ import dataclasses
 import functools
 import gc
 import logging
+import numbers
 import operator
 import os
 import threading
@@ -109,7 +110,7 @@ from .plan.budget import SAMPLE, Placement, mean_text_bytes, place
 from .read.checks import RESERVED_PREFIX, Checked, check_id, checked_items
 from .read.frames import frame_records, is_frame
 from .read.items import Blank, Item, Record, Rejection
-from .read.pair_files import ASKED_AT_RANDOM, ASKED_UNCERTAIN, Labels, read_labels
+from .read.pair_files import ASKED_AT_RANDOM, ASKED_UNCERTAIN, Labels, label_word, read_labels
 from .results import Decision, Match, Pair, Report
 from .sign import kernel
 from .sign.banding import band_keys_batch
@@ -233,11 +234,74 @@ def _as_record(item: Any, position: int, default_source: str = "<records>") -> I
             f"record {position}: expected an (id, text) pair, an (id, text, source) triple or "
             f"a Record, got {item!r:.80}"
         ) from None
-    if isinstance(record_id, bool) or not isinstance(record_id, str | int):
+    rid = _id_text(record_id)
+    if rid is None:
         raise ArgumentError(f"record {position}: the id must be a string or an integer")
     if not isinstance(text, str):
         raise ArgumentError(f"record {position} (id {record_id!r}): the text must be a string")
-    return Record(str(record_id), text, source, position)
+    return Record(rid, text, source, position)
+
+
+def _frame_labels(labels: Any) -> Any:
+    """A pandas or polars frame of the labels file's columns (``source1 id1 source2 id2
+    label``, ``asked``) as label items; anything else as it is. Iterated as given, a frame was
+    its column names, and the error spoke of a label 'source1'."""
+    rows: list[dict[str, Any]] | None = None
+    kind = type(labels).__module__.split(".", 1)[0]
+    if kind == "pandas" and hasattr(labels, "to_dict") and hasattr(labels, "columns"):
+        rows = labels.to_dict("records")
+    elif kind == "polars" and hasattr(labels, "to_dicts"):
+        rows = labels.to_dicts()
+    if rows is None:
+        return labels
+    columns = [str(c) for c in labels.columns]
+    missing = [c for c in ("source1", "id1", "source2", "id2", "label") if c not in columns]
+    if missing:
+        raise ArgumentError(
+            f"labels: a frame of labels has the labels file's columns (source1, id1, source2, "
+            f"id2, label; asked); this one lacks {', '.join(missing)} (columns: "
+            f"{', '.join(columns)})"
+        )
+    out = []
+    for row in rows:
+        said = label_word("" if row["label"] is None else str(row["label"]))
+        drawn = str(row.get("asked") or "").strip().lower() == ASKED_AT_RANDOM
+        out.append(((row["source1"], row["id1"]), (row["source2"], row["id2"]),
+                    said if said is not None else row["label"], drawn))  # fmt: skip
+    return out
+
+
+def _check_given(given: Any) -> None:
+    """``given`` is a mapping of :class:`Params`' names: a misspelt one
+    (``{"treshold": 0.5}``) was a bare TypeError of Params, a string a ValueError."""
+    if not isinstance(given, Mapping):
+        raise ArgumentError(
+            f"given names parameters and their values, as a dict ({{'threshold': 0.5}}), got "
+            f"{type(given).__name__}"
+        )
+    known = {f.name for f in dataclasses.fields(Params)}
+    unknown = sorted(str(k) for k in given if k not in known)
+    if unknown:
+        raise ArgumentError(
+            f"given: unknown parameters: {', '.join(unknown)} (the parameters: "
+            f"{', '.join(sorted(known))})"
+        )
+
+
+def _id_text(record_id: Any) -> str | None:
+    """An id given in Python as the index reads it: a string as it is, an integer (numpy's too:
+    ``df.id.values``) written in decimal, and a float that is one (``1.0``: a pandas id column
+    with a missing value is float, and ``add_frame`` reads it so); None for anything else (a
+    fraction, NaN, None, a bool)."""
+    if isinstance(record_id, str):
+        return record_id
+    if isinstance(record_id, bool | np.bool_):
+        return None
+    if isinstance(record_id, numbers.Integral):
+        return str(int(record_id))
+    if isinstance(record_id, numbers.Real) and float(record_id).is_integer():
+        return str(int(record_id))
+    return None
 
 
 def with_record_ids(
@@ -315,6 +379,8 @@ class NearDupIndex:
                 f"params must be a neardup.Params, got {type(params).__name__} (give some "
                 "parameters by name with given={...})"
             )
+        if given is not None:
+            _check_given(given)
         stored = self.backend.load_params()
         self._fresh = stored is None
         #: The primary source the stored parameters name (indexes whose first write chose
@@ -519,6 +585,7 @@ class NearDupIndex:
             )
         self._unnamed.update(keys)
 
+    @_locked  # (a closed index refuses it as every call: the memory backend kept writing)
     def batch(
         self,
         *,
@@ -665,11 +732,11 @@ class NearDupIndex:
     def key(self, record_id: str | int, source: str | None = None) -> str:
         """The storage key of the record ``record_id`` of ``source`` (None: the primary
         source, the one an index of one file holds): a record is its source and its id."""
-        if isinstance(record_id, bool) or not isinstance(record_id, str | int):
+        rid = _id_text(record_id)
+        if rid is None:
             raise ArgumentError(f"an id is a string or an integer, got {record_id!r}")
         if source is not None and (not isinstance(source, str) or not source):
             raise ArgumentError(f"a source is a non-empty string, got {source!r}")
-        rid = str(record_id)
         if SEP in rid or rid.startswith(RESERVED_PREFIX):
             # such an id would be another source's key (id, SEP, source) or neardup's own
             # document: no record has it, and none of them is reached through it
@@ -681,13 +748,14 @@ class NearDupIndex:
         """Remove the records of ``source`` (default: the primary one) with these ids, with
         their band keys; returns how many were there (unknown ids are ignored). One id given
         alone (``remove("12")``) is that one record, never its characters one by one."""
-        if isinstance(ids, str | int):
-            ids = [ids]
+        if _id_text(ids) is not None:
+            ids = [ids]  # type: ignore[list-item]
         if not isinstance(ids, Iterable):
             kind = type(ids).__name__
             raise ArgumentError(f"ids must be an id or an iterable of ids, got {kind}")
-        ids = [str(i) for i in ids]
-        keys = [self.key(i, source) for i in ids]
+        given = list(ids)
+        keys = [self.key(i, source) for i in given]  # a float, None: refused, not 'nan', 'None'
+        ids = [_id_text(i) or "" for i in given]
         found = self.backend.sources(keys) if keys else {}
         self.backend.remove(keys)
         self.backend.commit()
@@ -817,6 +885,7 @@ class NearDupIndex:
         holders = self.backend.holding_two(groups) if groups else {}
         return fresh_candidates(own, counts, members, holders, max_bucket), set(own)
 
+    @_locked
     def last_batch(self) -> int | None:
         """The newest batch of the index: ``report(since=index.last_batch())`` reports the
         pairs of the latest write."""
@@ -1066,6 +1135,8 @@ class NearDupIndex:
         if fresh is not None:
             linked.pairs = [p for p in linked.pairs if p.id1 in fresh or p.id2 in fresh]
             linked.dropped = [p for p in linked.dropped if p.id1 in fresh or p.id2 in fresh]
+            linked.dropped_names = [p for p in linked.dropped_names
+                                    if p.id1 in fresh or p.id2 in fresh]  # fmt: skip
         return self._weighted_report(linked, max_dist, start, t1, since, fresh)
 
     def _link_new(
@@ -1145,6 +1216,7 @@ class NearDupIndex:
             return read_labels(labels)
         if isinstance(labels, Labels):
             return labels
+        labels = _frame_labels(labels)
         matches, non, drawn = [], [], set()
         said: dict[frozenset[Any], bool] = {}
         where: dict[frozenset[Any], str] = {}
@@ -1581,7 +1653,8 @@ def _two_sources(sources: Sequence[str]) -> None:
         raise InputError(
             f"link mode pairs records of different sources, and all {len(sources)} records "
             f"are of one source ({only or 'unnamed'}): index a second file, name each row's "
-            "source with --source-field (source_field=), or find duplicates in dedup mode"
+            "source with --source-field (in Python: add_frame(source=...), add_many(..., "
+            "source_name=...)), or find duplicates in dedup mode"
         )
 
 

@@ -706,3 +706,36 @@ def test_the_primary_source_is_stored_with_the_parameters_it_was_chosen_with() -
     again.add_many([(i, t + " ny") for i, t in rows], source_name="b.csv", replace=True)
     assert len(again) == 20  # replaced, not doubled: no record paired with its own copy
     assert not [p for p in again.report().pairs if p.id1 == p.id2]
+
+
+def test_ids_from_numpy_and_pandas_are_read_as_add_frame_reads_them() -> None:
+    """From the library sweep: numpy integers were refused by add_many and neighbors ("not a
+    string or an integer"); remove() of a pandas id column made float by a missing value
+    looked up '1.0' and removed nothing, silently, and remove([None]) looked up 'None'."""
+    import numpy as np
+
+    index = NearDupIndex()
+    ids = np.array([1, 2, 3], dtype=np.int64)
+    index.add_many(zip(ids, ["alpha beta gamma delta", "alpha beta gamma delta!", "other"],
+                       strict=True))  # fmt: skip
+    assert sorted(r.id for r in index.backend.records()) == ["1", "2", "3"]
+    assert [m.id for m in index.neighbors(np.int64(1))] == ["2"]
+    assert index.remove(np.array([1.0, 2.0])) == 2 and len(index) == 1
+    for bad in (None, 1.5, float("nan"), True):
+        with pytest.raises(ArgumentError, match="an id is a string or an integer"):
+            index.remove([bad])
+    assert len(index) == 1
+
+
+def test_a_closed_index_refuses_a_batch_and_a_misspelt_parameter_is_named() -> None:
+    index = NearDupIndex()
+    index.close()
+    with pytest.raises(Exception, match="this index was closed"):
+        with index.batch() as b:
+            b.add("1", "a record written after close")
+    with pytest.raises(Exception, match="this index was closed"):
+        index.last_batch()
+    with pytest.raises(ArgumentError, match="unknown parameters: treshold"):
+        NearDupIndex(given={"treshold": 0.5})
+    with pytest.raises(ArgumentError, match="as a dict"):
+        NearDupIndex(given="threshold")  # type: ignore[arg-type]

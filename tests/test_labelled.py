@@ -465,3 +465,23 @@ def test_pages_of_pairs_to_label_say_how_they_were_picked_not_a_threshold(
     assert "threshold 0" not in html and "Jaccard 1.000 &gt;= 0" not in html
     said = checked_explain(5, "labels.tsv", taught=False)["decision"]
     assert "those the report keeps" in said and "teach" not in said
+
+
+def test_labels_given_as_a_frame_of_the_labels_files_columns() -> None:
+    """A DataFrame of the labels file's columns was iterated as its column names ("label 1:
+    ... got 'source1'"); it is read row by row, as the file is, polars' too."""
+    import pandas as pd
+    import polars as pl
+
+    from neardup import NearDupIndex
+
+    rows = {"source1": ["a", "a", "a"], "id1": ["1", "2", "3"], "source2": ["b", "b", "b"],
+            "id2": ["1", "2", "3"], "label": ["match", "non-match", "match"],
+            "asked": ["", "", "at random"]}  # fmt: skip
+    for frame in (pd.DataFrame(rows), pl.DataFrame(rows)):
+        labels = NearDupIndex._as_labels(frame)
+        assert labels.matches == [(("a", "1"), ("b", "1")), (("a", "3"), ("b", "3"))]
+        assert labels.non_matches == [(("a", "2"), ("b", "2"))]
+        assert labels.drawn == frozenset({frozenset({("a", "3"), ("b", "3")})})
+    with pytest.raises(ArgumentError, match="lacks label"):
+        NearDupIndex._as_labels(pd.DataFrame({k: v for k, v in rows.items() if k != "label"}))

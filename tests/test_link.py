@@ -530,3 +530,23 @@ def test_a_product_and_its_description_are_no_two_names() -> None:
     report = index.report(mode="link")
     assert not report.dropped.get("names")
     assert {(p.id1, p.id2) for p in report.pairs} == {(str(i), str(i)) for i in range(60)}
+
+
+def test_a_link_of_new_records_lists_only_their_dropped_pairs() -> None:
+    """``report(mode="link", since=batch)`` with no full link before it filtered its pairs and
+    the numbers check's to the new records, but listed every pair the names check dropped, of
+    old records too."""
+    a = [("1", "anna mortimer"), ("2", "peter kowalski"), ("3", "susan blackwood"),
+         ("4", "mark ellison")]  # fmt: skip
+    b = [("1", "john mortimer"), ("2", "peter kowalsky"), ("3", "susan blackwod"),
+         ("4", "mark elison"), ("9", "laura fenwick")]  # fmt: skip
+    full = NearDupIndex()
+    full.add_many(a, source_name="a")
+    full.add_many(b, source_name="b")
+    assert full.report(mode="link").dropped.get("names")  # the Mortimers, in a full link
+    index = NearDupIndex()
+    index.add_many(a, source_name="a")
+    index.add_many(b[:4], source_name="b")
+    index.add_many(b[4:], source_name="b")
+    new = index.report(mode="link", since=index.batch_written)
+    assert new.new_records == 1 and not new.dropped.get("names")

@@ -240,7 +240,8 @@ def teach(evidence: Evidence, rows: NDArray[np.int64], said: NDArray[np.bool_]) 
         missing = "match" if matches == 0 else "non-match"
         raise InputError(
             f"the labels hold no {missing} ({matches} match, {non} non-match): a rule needs "
-            f"both; label a pair that is a {missing} (neardup review --ask shows pairs to label)"
+            f"both; label a pair that is a {missing} (neardup review --ask shows pairs to label; "
+            "in Python, index.ask(n) lists them)"
         )
     x = evidence.values[rows]
     extra = _non_matches(evidence, rows)
