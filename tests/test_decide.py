@@ -165,6 +165,9 @@ def test_route_names_the_rule_the_options_and_the_index_choose() -> None:
         ({"mode": "link", "engine": "duckdb"}, False, "duckdb engine runs the Jaccard report"),
         ({}, True, "labels teach the link's rule: they need mode link"),
         ({"mode": "link", "threshold": 0.5}, True, "no since, no threshold"),
+        ({"mode": "link", "prune": "best"}, True, "prune 'best' cannot be given with labels"),
+        ({"mode": "link", "numbers_check": False}, True, "the numbers check off cannot be"),
+        ({"mode": "link", "similarity": "jaccard"}, True, "similarity 'jaccard' cannot be"),
     ],
 )
 def test_route_refuses_what_the_rule_cannot_honour(

@@ -44,6 +44,8 @@ class Asked(Protocol):
     def engine(self) -> Any: ...
     @property
     def pruning(self) -> str: ...
+    @property
+    def numbers_check(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,20 @@ def route(
             raise ArgumentError(
                 "labels teach the link's rule: they need mode link and the full report "
                 "(no since, no threshold)"
+            )
+        unheeded = [
+            said for said, given in (
+                (f"prune {options.pruning!r}", options.pruning != "one-to-one"),
+                ("similarity 'jaccard'", options.similarity == "jaccard"),
+                ("the numbers check off", not options.numbers_check),
+                ("complete", bool(options.complete)),
+            ) if given
+        ]  # fmt: skip
+        if unheeded:  # accepted and then ignored, before
+            raise ArgumentError(
+                "labels teach the link's rule, which weighs every piece of evidence the labels "
+                "weigh (numbers too) and keeps one partner each: "
+                f"{', '.join(unheeded)} cannot be given with labels"
             )
         return Route(LABELLED, 0.5)
     if weighs(options, from_data):
