@@ -734,8 +734,8 @@ def _given_source(index: NearDupIndex, source: str | None) -> str | None:
     """A ``--source`` as the collection names it: a file (or a folder of documents) given by
     another spelling of its path is the source the collection knows it by
     (:func:`_file_source`)."""
-    if source is None or not (Path(source).is_file() or Path(source).is_dir()):
-        return source
+    if not source or not (Path(source).is_file() or Path(source).is_dir()):
+        return source  # ('' is no folder: Path('') is the current one)
     return _file_source(index, Path(source)) or source
 
 
