@@ -15,14 +15,13 @@ rejected with its reason, never read whole; an empty file is counted apart, as a
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import InputError, NotUtf8
+from ..errors import InputError
 from .checks import LINE_ROOM
 from .items import EmptyText, Item, Record, Rejection
-from .lines import BOM, NUL, WINDOWS_1252
+from .lines import BOM, NUL, as_windows_1252
 
 #: The format name of a folder read as documents.
 FOLDER = "folder"
@@ -81,13 +80,9 @@ def read_folder(path: Path, limit: int | None) -> Iterator[tuple[Item, int]]:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            if not noted:
-                noted = True
-                line = 1 + data.count(b"\n", 0, exc.start)
-                byte = exc.start - data.rfind(b"\n", 0, exc.start)
-                warnings.warn(NotUtf8(file, line, byte, "this file and the folder's others"),
-                              stacklevel=2)  # fmt: skip
-            text = data.decode("utf-8", WINDOWS_1252)
+            text = as_windows_1252(data, exc, file, say=not noted,
+                                   also="this file and the folder's others")  # fmt: skip
+            noted = True
         if not text.strip():
             yield EmptyText(source, number, "an empty file", rel), number
         else:

@@ -20,16 +20,15 @@ import itertools
 import json
 import re
 import sys
-import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, NotUtf8
+from ..errors import InputError
 from ..keys import source_like, source_named
 from .inputs import SNIFF_BYTES, no_file
-from .lines import WINDOWS_1252
+from .lines import as_windows_1252
 from .records import refuse_encoding
 from .sniff import is_number
 
@@ -358,10 +357,7 @@ def _text(name: str, data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:  # read as the records' files are (neardup.read.lines)
-        line = data.count(b"\n", 0, exc.start) + 1
-        byte = exc.start - data.rfind(b"\n", 0, exc.start)
-        warnings.warn(NotUtf8(name, line, byte), stacklevel=3)
-        return data.decode("utf-8-sig", WINDOWS_1252)
+        return as_windows_1252(data, exc, name, say=True, codec="utf-8-sig")
 
 
 #: One row of a file: where it is (``file:line``, ``file: row N``) and its values by column.
