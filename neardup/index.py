@@ -956,7 +956,7 @@ class NearDupIndex:
         if chosen.rule == WEIGHTED:
             result = self._report_weighted(
                 options.max_dist, options.numbers_check, dict(options.columns or ()),
-                options.since, options.names_check,
+                options.since, options.names_check, within=options.mode == "dedup",
             )
             result.index = self
             return result
@@ -1102,16 +1102,19 @@ class NearDupIndex:
         given_columns: Mapping[str, str] | None = None,
         since: int | None = None,
         names_check: bool = True,
+        *,
+        within: bool = False,
     ) -> Report:
         """The link report decided by weighted similarity (:mod:`neardup.decision.link`). With
         ``since``, the pairs of the full link that hold a record of that batch or later, from
         what the last full link kept when it holds the other records
-        (:mod:`neardup.decision.link_new`), else from a full link."""
+        (:mod:`neardup.decision.link_new`), else from a full link. ``within``: the weighted
+        dedup of the collection (any two records, one partner each), always made in full."""
         start = time.perf_counter()
         fresh: set[str] | None = None
         if since is not None:
             fresh = {rec.id for rec in self.backend.records_since(since)}
-            linked = self._link_new(fresh, numbers_check, names_check)
+            linked = None if within else self._link_new(fresh, numbers_check, names_check)
             if linked is not None:
                 return self._weighted_report(linked, max_dist, start, start, since, fresh)
         batch = self.backend.last_batch()
@@ -1121,17 +1124,19 @@ class NearDupIndex:
         t1 = time.perf_counter()
         of = self.backend.sources(keys)
         sources = [of.get(k, "") for k in keys]
-        _two_sources(sources)
+        if not within:
+            _two_sources(sources)
         order = [self.primary_source] if self.primary_source is not None else []
         stored = self.backend.columns(keys)
         columns = [stored.get(k) for k in keys]
         linked = link(
             keys, texts, sources, self.processor, order, columns, check_numbers=numbers_check,
-            given_columns=given_columns, check_names=names_check,
+            given_columns=given_columns, check_names=names_check, within=within,
         )  # fmt: skip
         if linked.state is not None:
             linked.state.batch = batch
-        self._link_state = linked.state
+        if not within:  # what a link of new records starts from
+            self._link_state = linked.state
         if fresh is not None:
             linked.pairs = [p for p in linked.pairs if p.id1 in fresh or p.id2 in fresh]
             linked.dropped = [p for p in linked.dropped if p.id1 in fresh or p.id2 in fresh]
@@ -1167,12 +1172,13 @@ class NearDupIndex:
         self, linked: Linked, max_dist: int | None, start: float, t1: float,
         since: int | None, fresh: set[str] | None,
     ) -> Report:  # fmt: skip
+        across = not (linked.state is not None and linked.state.within)  # link, not dedup
         held = linked.pairs + linked.dropped + linked.dropped_names
         ids = sorted({i for p in held for i in (p.id1, p.id2)})
         of = self.backend.sources(ids)
-        pairs = with_record_ids(linked.pairs, of, self.primary_source, True)
-        dropped = with_record_ids(linked.dropped, of, self.primary_source, True)
-        named = with_record_ids(linked.dropped_names, of, self.primary_source, True)
+        pairs = with_record_ids(linked.pairs, of, self.primary_source, across)
+        dropped = with_record_ids(linked.dropped, of, self.primary_source, across)
+        named = with_record_ids(linked.dropped_names, of, self.primary_source, across)
         pairs = within_distance(pairs, max_dist)
         t2 = time.perf_counter()
         decision = Decision("weighted", linked.explain["threshold"], explain=linked.explain)
@@ -1185,7 +1191,7 @@ class NearDupIndex:
             confirmed=len(pairs),
             threshold=decision.threshold,
             prune="one-to-one",
-            mode="link",
+            mode="link" if across else "dedup",
             rule=decision.explain,
             seconds=time.perf_counter() - start,
             timings={"fetch": t1 - start, "link": t2 - t1},

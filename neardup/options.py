@@ -62,8 +62,9 @@ class ReportOptions:
     complete: bool | None = None
     #: What decides: ``jaccard`` (the shingle sets' Jaccard through the LSH bands and the
     #: rule), ``weighted`` (TF-IDF cosine, one partner each, the relative rule of
-    #: :mod:`neardup.decision.link`; link mode only) or ``auto``: weighted for the full link
-    #: report of an index whose parameters were chosen from the data, with no threshold.
+    #: :mod:`neardup.decision.link`; in dedup mode any two records, for a collection whose
+    #: duplicates come one to a record) or ``auto``: weighted for the full link report of an
+    #: index whose parameters were chosen from the data, with no threshold, else jaccard.
     similarity: str = "auto"
     #: A record with more candidates keeps the ``cap`` that share the most bands
     #: (:func:`neardup.candidates.buckets.cap_per_record`; None: no cap).
@@ -93,8 +94,6 @@ class ReportOptions:
                                     if f.name != "engine"})  # fmt: skip
         engine = declared("ReportOptions")["engine"]
         check("engine", self.engine, *engine.constraints, InstanceOf((DuckDB, Spark), "an engine"))
-        if self.similarity == "weighted" and self.mode != "link":
-            raise ArgumentError("the weighted similarity links sources: it needs mode link")
         if self.columns is not None:
             given = self.columns
             if isinstance(given, tuple) and all(isinstance(g, tuple) for g in given):

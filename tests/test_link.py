@@ -141,11 +141,9 @@ def test_a_record_whose_candidates_tie_is_not_linked() -> None:
     assert pairs == {("2", "3")}  # "new york" has two equal partners: neither stands out
 
 
-def test_weighted_needs_link_mode_and_the_full_report() -> None:
+def test_weighted_is_asked_for_where_parameters_are_given() -> None:
     index = NearDupIndex(Params(threshold=0.5))
     index.add_many([("1", "cafe roma", "a"), ("2", "caffe roma", "b")])
-    with pytest.raises(ArgumentError, match="mode link"):
-        index.report(mode="dedup", similarity="weighted")
     with pytest.raises(ArgumentError, match="similarity must be one of auto, jaccard, weighted"):
         index.report(mode="link", similarity="cosine")
     # Parameters given: link mode keeps Jaccard unless asked.
@@ -550,3 +548,89 @@ def test_a_link_of_new_records_lists_only_their_dropped_pairs() -> None:
     index.add_many(b[4:], source_name="b")
     new = index.report(mode="link", since=index.batch_written)
     assert new.new_records == 1 and not new.dropped.get("names")
+
+
+# -- the weighted dedup: two catalogues written into one table ---------------------------------
+
+
+def _one_table(seed: int = 3) -> tuple[NearDupIndex, set[tuple[str, str]]]:
+    """The two catalogues of :func:`catalogues` as one collection of one source (ids ``a0``,
+    ``b0``), as a user holding both in one table indexes them; the true pairs, smaller id
+    first."""
+    a, b, gold = catalogues(seed=seed)
+    index = NearDupIndex()
+    index.add_many([(f"a{i}", t) for i, t in a] + [(f"b{j}", t) for j, t in b])
+    return index, {tuple(sorted((f"a{i}", f"b{j}"))) for i, j in gold}  # type: ignore[misc]
+
+
+def test_the_weighted_dedup_finds_catalogues_written_apart_in_one_table() -> None:
+    """Issue 39: the same products written two ways in one table, deduplicated. The shingle
+    sets share too little for the Jaccard report; the weighted dedup pairs them as the weighted
+    link of the two files does, one partner each, from any two records of the one source."""
+    index, gold = _one_table()
+    jaccard = {tuple(sorted((p.id1, p.id2))) for p in index.report().pairs}
+    report = index.report(similarity="weighted")
+    found = {tuple(sorted((p.id1, p.id2))) for p in report.pairs}
+    assert report.mode == "dedup" and report.decision.rule == "weighted"
+    assert _f1(found, gold) >= 0.9 > _f1(jaccard, gold) + 0.3
+    ends = [i for p in found for i in p]
+    assert len(ends) == len(set(ends))  # one partner each, in all
+    assert all(p.source1 is None and p.source2 is None for p in report.pairs)  # one source
+    assert "among the other records" in report.rule["candidates"]
+    # The same records as two files: the link finds about what the dedup finds (the dedup's
+    # runner-ups may be of the record's own catalogue too, so a few pairs stand out less).
+    a, b, _ = catalogues()
+    two = NearDupIndex()
+    two.add_many(a, source_name="a")
+    two.add_many(b, source_name="b")
+    linked = {tuple(sorted((f"a{p.id1}", f"b{p.id2}"))) for p in two.report(mode="link").pairs}
+    assert 0 <= _f1(linked, gold) - _f1(found, gold) <= 0.1
+
+
+def test_the_weighted_dedup_pairs_records_of_one_source_and_of_two() -> None:
+    """Dedup mode pairs any two records: those of one file among themselves too, which the
+    link never pairs; the report of new records (since) is the full one's pairs of them."""
+    index = NearDupIndex()
+    index.add_many([("1", "bosch cordless drill gsr 12v with two batteries"),
+                    ("2", "makita impact driver dtd153 brushless 18v"),
+                    ("3", "ryobi orbital sander one plus 18v kit")], source_name="shop1")
+    index.add_many([("1", "BOSCH GSR12V cordless drill, 2 batteries"),
+                    ("2", "dewalt hammer drill dcd996 20v max")], source_name="shop2")
+    index.add_many([("9", "makita dtd153 brushless impact driver 18 v")], source_name="shop1")
+    report = index.report(similarity="weighted")
+    found = {(p.id1, p.source1, p.id2, p.source2) for p in report.pairs}
+    assert ("1", "shop1", "1", "shop2") in found  # across the two files
+    assert ("2", None, "9", None) in found  # within the first: its records keep bare ids
+    new = index.report(similarity="weighted", since=index.last_batch())
+    assert {(p.id1, p.id2) for p in new.pairs} == {("2", "9")}
+
+
+def test_the_weighted_dedup_refuses_what_it_cannot_honour() -> None:
+    index, _ = _one_table()
+    for asked in ({"prune": "none"}, {"prune": "best"}, {"complete": True}):
+        with pytest.raises(ArgumentError, match="keeps one partner each"):
+            index.report(similarity="weighted", **asked)
+    assert index.report(similarity="weighted", prune="one-to-one").pairs
+
+
+def test_dedupe_writes_the_weighted_dedup_of_one_table(tmp_path: Path) -> None:
+    """``neardup dedupe --similarity weighted``: the two catalogues in one CSV, each product's
+    two records given one cluster id; without the flag, the Jaccard rule finds few of them."""
+    a, b, gold = catalogues()
+    path = tmp_path / "both.csv"
+    rows = [(f"a{i}", t) for i, t in a] + [(f"b{j}", t) for j, t in b]
+    path.write_text("id,title\n" + "".join(f"{i},{t}\n" for i, t in rows), encoding="utf-8")
+
+    def together(*flags: str) -> float:
+        out = tmp_path / "clustered.csv"
+        proc = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory",
+                       "--cluster-column", "cluster", *flags)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        cluster = {}
+        for line in out.read_text(encoding="utf-8").splitlines()[1:]:
+            rid, _, rest = line.partition(",")
+            cluster[rid] = rest.split(",")[1]  # title, cluster, similarity
+        assert len(cluster) == len(rows)  # every row written, with its cluster
+        return sum(cluster[f"a{i}"] == cluster[f"b{j}"] for i, j in gold) / len(gold)
+
+    assert together("--similarity", "weighted") >= 0.85 > together() + 0.3

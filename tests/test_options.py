@@ -25,7 +25,6 @@ def _index(**params: Any) -> NearDupIndex:
     [
         ({"mode": "both"}, "^mode must be one of dedup, link, got 'both'$"),
         ({"similarity": "cosine"}, "similarity must be one of auto, jaccard, weighted, got 'c"),
-        ({"similarity": "weighted"}, "needs mode link"),
         ({"since": "5"}, "since must be a batch number"),
         ({"since": True}, "since must be a batch number"),
         ({"max_bucket": 0}, "^max_bucket must be an integer >= 2 or None, got 0$"),

@@ -299,8 +299,9 @@ def _report_rule_options(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="lsh: what decides a pair: jaccard (shingle sets, LSH candidates), weighted "
         "(TF-IDF cosine, each record's top candidates, one partner each, the relative rule; "
-        "link mode), auto (default: weighted in link mode when the index's parameters were "
-        "chosen from the data and no --threshold is given, else jaccard)",
+        "in dedup mode for duplicates that come one to a record and are written differently, "
+        "as two catalogues in one file), auto (default: weighted in link mode when the index's "
+        "parameters were chosen from the data and no --threshold is given, else jaccard)",
     )
     p.add_argument(
         "--no-numbers-check",

@@ -23,6 +23,7 @@ from typing import Any
 from ..backends.duckdb_file import TEMP_PREFIX as DUCKDB_PREFIX
 from ..backends.duckdb_file import DuckDBBackend
 from ..backends.memory import MemoryBackend
+from ..constraints import declared
 from ..decision.cluster import pair_clusters
 from ..decision.labelled import asked_explain, checked_explain
 from ..decision.prune import PRUNE_MODES
@@ -107,6 +108,14 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         choices=list(PRUNE_MODES),
         default=None,
         help="which verified pairs link records (default: the report's; see 'report --help')",
+    )
+    p.add_argument(
+        "--similarity",
+        choices=declared("ReportOptions")["similarity"].choices,
+        default="auto",
+        help="what decides a pair (default: the report's; see 'report --help'): weighted for "
+        "duplicates that come one to a record and are written differently, as two catalogues "
+        "in one file",
     )
     p.add_argument(
         "--memory",
@@ -536,7 +545,7 @@ def _kept(
 def _report(index: NearDupIndex, args: argparse.Namespace, mode: str = "dedup") -> Any:
     options = ReportOptions(
         args.threshold, mode=mode, prune=args.prune, progress=progress(args),
-        max_bucket=args.max_bucket, memory=args.memory,
+        max_bucket=args.max_bucket, memory=args.memory, similarity=args.similarity,
     )
     return index.report(options=options)
 

@@ -49,7 +49,7 @@ from .decide import jaccard_reason, matched_line, probability_reason
 from .identifiers import count_unshared, identifiers, identifiers_differ
 from .names import common_words, names_differ, own, words
 from .standout import measured
-from .topk import purged, top_k
+from .topk import purged, top_k, top_k_within
 from .weights import TfidfSpace, cosine
 
 #: A candidate pass's mapped pairs: (similarity, row a, row b, a's runner-up, b's runner-up).
@@ -172,6 +172,9 @@ class LinkState:
     #: Each record's words (:func:`~neardup.decision.names.words`), row order: what the names
     #: check reads, kept for the same reason.
     words: list[tuple[str, ...]] = field(default_factory=list)
+    #: One collection (dedup mode): every record a candidate of every other, whatever its
+    #: source, and one partner each in all; else each source against every other.
+    within: bool = False
 
 
 @dataclass
@@ -252,9 +255,13 @@ def source_rank(sources: Sequence[str], order: Sequence[str] | None) -> dict[str
 
 
 def groups_of(
-    sources: Sequence[str], order: Sequence[str] | None
+    sources: Sequence[str], order: Sequence[str] | None, within: bool = False
 ) -> list[tuple[NDArray[np.int64], NDArray[np.int64]]]:
-    """The rows of every two sources, the one ranked first (:func:`source_rank`) first."""
+    """The rows of every two sources, the one ranked first (:func:`source_rank`) first;
+    ``within``: every row against every row, the one group of a collection deduplicated."""
+    if within:
+        every = np.arange(len(sources), dtype=np.int64)
+        return [(every, every)] if len(every) > 1 else []
     rank = source_rank(sources, order)
     by_source: dict[str, list[int]] = {}
     for i, s in enumerate(sources):
@@ -293,20 +300,25 @@ def _pass(
     vectors: Any, groups: Sequence[tuple[NDArray[np.int64], NDArray[np.int64]]], k: int,
     margin: float,
 ) -> _Pass:  # fmt: skip
-    """Candidates, unique mapping and the relative rule for every pair of sources."""
+    """Candidates, unique mapping and the relative rule for every pair of sources (a group
+    whose two sides are the same rows: one collection, each record against the others)."""
     out = _Pass()
     # ties broken by the rows as text, what unique_mapping sorts by: each row's rank so
     rank = np.empty(vectors.shape[0], dtype=np.int64)
     rank[np.argsort(np.arange(vectors.shape[0]).astype(str), kind="stable")] = np.arange(
         vectors.shape[0]
     )
+    width = np.int64(vectors.shape[0])
     for ia, ib in groups:
-        va, vb = purged(vectors[ia], vectors[ib])
-        r1, c1, _ = top_k(va, vb, k)
-        r2, c2, _ = top_k(vb, va, k)
-        width = np.int64(vectors.shape[0])
-        codes = np.unique(np.concatenate([ia[r1], ia[c2]]) * width
-                          + np.concatenate([ib[c1], ib[r2]]))  # fmt: skip
+        if ia is ib:  # one collection: each row's best others, itself left out
+            x, y = top_k_within(vectors[ia], k)
+            codes = ia[x] * width + ia[y]  # ia ascending: the first still the smaller
+        else:
+            va, vb = purged(vectors[ia], vectors[ib])
+            r1, c1, _ = top_k(va, vb, k)
+            r2, c2, _ = top_k(vb, va, k)
+            codes = np.unique(np.concatenate([ia[r1], ia[c2]]) * width
+                              + np.concatenate([ib[c1], ib[r2]]))  # fmt: skip
         if not len(codes):
             continue
         a, b = codes // width, codes % width
@@ -453,9 +465,12 @@ def link(
     check_numbers: bool = True,
     given_columns: Mapping[str, str] | None = None,
     check_names: bool = True,
+    within: bool = False,
 ) -> Linked:
     """Link the records (``keys[i]``, ``texts[i]`` as written, ``sources[i]``, ``columns[i]``
-    or None) across sources.
+    or None) across sources; ``within``: pair any two records, each at most one partner in
+    all (the weighted dedup of a collection whose duplicates come one to a record, such as two
+    catalogues written into one table).
 
     ``order`` ranks the sources (the primary one first): a pair's first id is the record of
     the source ranked first. Pairs carry the weighted ``similarity``, and their Jaccard and
@@ -464,9 +479,12 @@ def link(
     the rest are matched by name and content and said in the explanation."""
     normalized = [processor.normalize(t) for t in texts]
     state = state_of(keys, normalized, sources, columns, processor, order)
+    state.within = within
     decided = decide(state, k=k, margin=margin, check_numbers=check_numbers,
                      check_names=check_names)  # fmt: skip
-    matched = _matched_columns(decided.final, sources, columns, order, given_columns)
+    matched = [] if within else _matched_columns(
+        decided.final, sources, columns, order, given_columns
+    )
     state.explain = {**decided.explain, "columns_matched": matched}
     return Linked(_pairs(decided.found, keys, texts, processor), decided.final.candidates,
                   len(decided.final.mapped), dict(state.explain),
@@ -501,7 +519,7 @@ def decide(
     (its weights, the numbers' verdict). One definition for a full link and a link of new
     records, so that both give a record the same pairs."""
     made = vectors_of(state)
-    groups = groups_of(state.sources, state.order)
+    groups = groups_of(state.sources, state.order, state.within)
     vectors = made.joined
     first = _pass(vectors, groups, k, margin)
     final: _Pass = first
@@ -533,10 +551,11 @@ def decide(
         "similarity": similarity_line(made.grams, len(state.keys)),
         "columns": _columns_line(weights),
         "column_weights": weights,
-        "candidates": f"each record's top {k} in every other source (grams held by more than "
-        f"{DEFAULTS.link_purge} records left out of the search)",
-        "assignment": "unique mapping: best pairs first, each record at most one partner in "
-        "each other source",
+        "candidates": f"each record's top {k} "
+        + ("among the other records" if state.within else "in every other source")
+        + f" (grams held by more than {DEFAULTS.link_purge} records left out of the search)",
+        "assignment": "unique mapping: best pairs first, each record at most one partner"
+        + ("" if state.within else " in each other source"),
         "decision": f"a mapped pair is kept when it is ahead of both records' runner-ups by "
         f"{margin:.0%} of its similarity",
         "margin": margin,

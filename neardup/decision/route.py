@@ -43,6 +43,8 @@ class Asked(Protocol):
     @property
     def engine(self) -> Any: ...
     @property
+    def prune(self) -> str | None: ...
+    @property
     def pruning(self) -> str: ...
     @property
     def numbers_check(self) -> bool: ...
@@ -119,9 +121,12 @@ def route(
                 "Jaccard report: add similarity='jaccard' "
                 "(--similarity jaccard) to link by Jaccard, or use the memory engine"
             )
-        if options.pruning != "one-to-one" or options.complete:
+        one_each = options.pruning == "one-to-one" or (
+            options.mode == "dedup" and options.prune is None
+        )  # a weighted dedup keeps one partner each in all: its own pruning
+        if not one_each or options.complete:
             raise ArgumentError(
-                "the weighted link keeps one partner each (prune one-to-one) and adds no "
+                "the weighted similarity keeps one partner each (prune one-to-one) and adds no "
                 f"pairs; prune {options.pruning!r}"
                 f"{' and complete' if options.complete else ''} needs the Jaccard rule: "
                 "give a threshold (--threshold), or similarity='jaccard' (report --similarity "

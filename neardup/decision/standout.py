@@ -31,7 +31,7 @@ from ..results import Pair
 from ..sign.minhash import ShingleProcessor
 from ..sign.text import word_edit_distance
 from .assign import BestFirst, mapped_rows
-from .topk import top_k
+from .topk import top_k_within
 from .weights import TfidfSpace, cosine
 
 
@@ -49,8 +49,6 @@ def stand_out(records: Iterable[tuple[str, str]], processor: ShingleProcessor) -
     each, best first, kept when ahead of both records' runner-ups and at least
     ``DEFAULTS.standout_floor`` similar. The rows are taken in id
     order, so that any backend's order gives the same pairs."""
-    from scipy import sparse
-
     held = sorted(records, key=lambda r: id_key(r[0]))
     if len(held) < 2:
         return StoodOut([], 0)
@@ -60,17 +58,10 @@ def stand_out(records: Iterable[tuple[str, str]], processor: ShingleProcessor) -
         vectors = TfidfSpace.fit_vectors(texts)[1]
     except ValueError:  # scikit-learn's "empty vocabulary": no text holds a gram
         return StoodOut([], 0)
-    df = np.bincount(vectors.indices, minlength=vectors.shape[1])
-    search = vectors
-    if int(df.max(initial=0)) > DEFAULTS.link_purge:  # block purging, as the link's
-        search = (vectors @ sparse.diags((df <= DEFAULTS.link_purge).astype(vectors.dtype))).tocsr()
-    rows, cols, _ = top_k(search, search, DEFAULTS.link_top_k + 1)  # each row finds itself
-    other = rows != cols
-    ends = np.unique(np.stack([np.minimum(rows, cols)[other], np.maximum(rows, cols)[other]],
-                              axis=1), axis=0)  # fmt: skip
-    sims = cosine(vectors, ends[:, 0], ends[:, 1]) if len(ends) else np.zeros(0)
+    first, second = top_k_within(vectors)  # block purging, as the link's
+    sims = cosine(vectors, first, second) if len(first) else np.zeros(0)
     live = sims > 0.0
-    x, y, s = ends[live, 0], ends[live, 1], sims[live]
+    x, y, s = first[live], second[live], sims[live]
     order = np.lexsort((y, x, -s))  # best first, ties by the rows (id order)
     x, y, s = x[order], y[order], s[order]
     mapped = np.asarray(mapped_rows(x.tolist(), y.tolist(), len(ids)), dtype=np.int64)

@@ -53,3 +53,20 @@ def top_k(
     c = sp_matmul_topn(a, b.T.tocsr(), top_n=k, threshold=0.0, sort=True, n_threads=threads)
     c = c.tocoo()
     return (c.row.astype(np.int64), c.col.astype(np.int64), c.data.astype(np.float64))
+
+
+def top_k_within(
+    vectors: Any, k: int = DEFAULTS.link_top_k, cap: int = DEFAULTS.link_purge
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """One collection's candidates: each row's ``k`` best other rows by dot product, grams held
+    by more than ``cap`` rows left out of the search (:func:`purged`); each pair once, as
+    ``(first, second)`` rows with ``first < second``, in row order."""
+    search, _ = purged(vectors, vectors[:0], cap)
+    rows, cols, _ = top_k(search, search, k + 1)  # each row finds itself
+    other = rows != cols
+    if not other.any():
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    ends = np.unique(np.stack([np.minimum(rows, cols)[other], np.maximum(rows, cols)[other]],
+                              axis=1), axis=0)  # fmt: skip
+    return ends[:, 0], ends[:, 1]
