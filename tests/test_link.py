@@ -507,6 +507,21 @@ def test_two_names_that_each_hold_a_word_the_other_lacks_are_two_people() -> Non
     assert not kept.dropped.get("names") and named <= {(p.id1, p.id2) for p in kept.pairs}
 
 
+def test_a_nickname_is_something_of_its_name() -> None:
+    """The names check keeps "Dick Mortimer" and "Richard Mortimer" (a nickname, from the
+    ``nicknames`` table) and "Bob Hale" and "Rob Hale" (two nicknames of Robert), and drops
+    "Anna Mortimer" and "John Mortimer", as before."""
+    index = NearDupIndex()
+    index.add_many([("1", "dick mortimer"), ("2", "bob hale"), ("3", "anna quist"),
+                    ("4", "carl jensen")], source_name="a")  # fmt: skip
+    index.add_many([("1", "richard mortimer"), ("2", "rob hale"), ("3", "john quist"),
+                    ("4", "mary olsen")], source_name="b")  # fmt: skip
+    report = index.report(mode="link", similarity="weighted")
+    kept = {(p.id1, p.id2) for p in report.pairs}
+    named = {(p.id1, p.id2) for p in report.dropped.get("names", [])}
+    assert {("1", "1"), ("2", "2")} <= kept and ("3", "3") in named
+
+
 def test_a_product_and_its_description_are_no_two_names() -> None:
     """Short product names that share a brand and a model and each hold a word of their own
     (a category written two ways: "laptop", "notebook") are one product: the names check,

@@ -7,8 +7,10 @@ while their first names, common, weigh little: the weighted link keeps them. Wha
 apart is a word on each side that the other record lacks entirely. A word lacks a partner when
 it shares no character 3-gram with any word of the other record (a typo, another spelling or
 transliteration, a word cut short all share some), is not an initial of one of its words ("J"
-of "John") nor the initials of a run of them ("IBM", "NYC"), and is a word of letters (numbers
-are the numbers check's, :mod:`neardup.decision.identifiers`).
+of "John") nor the initials of a run of them ("IBM", "NYC"), is not a nickname of one of them
+nor both nicknames of one name ("Dick" and "Richard", "Bob" and "Rob": English given names, from
+the hand-curated table of the ``nicknames`` package), and is a word of letters (numbers are the
+numbers check's, :mod:`neardup.decision.identifiers`).
 
 Names share one word at most: a surname, a town. Two records that share more ("Nike Air Max
 sneakers", "Nike Air Max shoes") are a product and its description, whose one word each is a
@@ -28,6 +30,8 @@ in docs/linking.md ("Why the rule and the columns' weights are what they are").
 (True, False)
 >>> differ("ibm", "intl business machines"), differ("jon smith", "john smith")
 (False, False)
+>>> differ("dick smith", "richard smith"), differ("bob smith", "rob smith")
+(False, False)
 >>> differ("nike air max sneakers", "nike air max shoes"), differ("毛泽东", "毛澤東")
 (False, False)
 """
@@ -37,6 +41,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import cache, lru_cache
+from typing import Any
 
 from ..defaults import DEFAULTS
 
@@ -88,9 +94,25 @@ def _grams(word: str) -> set[str]:
     return {padded[i : i + 3] for i in range(len(padded) - 2)}
 
 
+@cache
+def _namer() -> Any:
+    from nicknames import NickNamer
+
+    return NickNamer()
+
+
+@lru_cache(maxsize=1 << 16)
+def _given_names(word: str) -> frozenset[str]:
+    """The word and the given names it is a nickname of ("dick": richard, rich...)."""
+    return frozenset({word} | _namer().canonicals_of(word))
+
+
 def _partnered(word: str, other: tuple[str, ...], held: set[str]) -> bool:
     """Whether ``word`` has something of the words ``other`` (whose 3-grams are ``held``)."""
     if _grams(word) & held:
+        return True
+    names = _given_names(word)
+    if any(names & _given_names(o) for o in other):  # a nickname: "dick", "richard"
         return True
     if len(word) <= 2 and any(o.startswith(word) for o in other):  # an initial
         return True
