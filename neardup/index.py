@@ -720,6 +720,12 @@ class NearDupIndex:
         such column (default ``"<frame>"``; two frames with overlapping ids and no source are
         refused, see :meth:`add_many`). Rows are checked like the lines of a file; ``options``
         are :meth:`add_many`'s."""
+        unknown = sorted(set(options) - {"batch_size", "writers", "progress", "replace"})
+        if unknown:  # else a TypeError naming add_many, which the user did not call
+            raise ArgumentError(
+                f"add_frame() got an unknown keyword {', '.join(map(repr, unknown))}: it takes "
+                "id, text, source, source_name, batch_size, writers, progress and replace"
+            )
         name = _source_name(source_name, "<frame>")
         rows = frame_records(frame, id=id, text=text, source=source, name=name)
         return self.add_many(rows, total=len(frame), source_name=source_name, **options)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from neardup import NearDupIndex
+from neardup.errors import ArgumentError
 
 pd = pytest.importorskip("pandas")
 
@@ -104,3 +105,14 @@ def test_a_polars_lazyframe_is_refused_with_what_to_do() -> None:
     for add in (NearDupIndex().add_frame, NearDupIndex().add_many):
         with pytest.raises(ArgumentError, match=r"LazyFrame is a query.*collect\(\)"):
             add(lazy)
+
+
+def test_add_frame_names_a_keyword_it_does_not_take() -> None:
+    """A mistyped keyword (``name=`` for ``source_name=``) is an ArgumentError that names
+    add_frame's own keywords, not a TypeError from add_many, which the user did not call."""
+    index = NearDupIndex()
+    with pytest.raises(ArgumentError, match=r"add_frame\(\) got an unknown keyword 'name'.*"
+                                            r"source_name"):  # fmt: skip
+        index.add_frame(pd.DataFrame({"text": [TEXT]}), name="shop")
+    assert len(index) == 0
+    assert index.add_frame(pd.DataFrame({"text": [TEXT]}), batch_size=10).indexed == 1
