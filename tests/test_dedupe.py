@@ -907,3 +907,28 @@ def test_cluster_columns_of_rows_that_are_not_utf8_are_written_in_their_encoding
         b"id,text,cl,similarity\nCaf\xe9,Main street coffee house downtown,Caf\xe9,1.0000\n"
         b"Cr\xe8me,Main street coffee house downtown!,Caf\xe9,1.0000\n"
     )
+
+
+def test_a_bom_inside_a_jsonl_file_gets_its_cluster_column(tmp_path: Path) -> None:
+    """Two JSON Lines files saved with a BOM and joined (cat): the reader read past the BOM of
+    the second, the cluster column's writer stopped at it with a traceback."""
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_bytes(b'{"id": 1, "text": "a b"}\n\xef\xbb\xbf{"id": 2, "text": "a b c"}\n')
+    dedupe(src, out, [["1", "2"]], cluster_column="cluster")
+    lines = out.read_bytes().splitlines()
+    assert lines[1].startswith(b'\xef\xbb\xbf{"id": 2')  # the row as it was, and the cells added
+    assert [json.loads(x.decode("utf-8-sig"))["cluster"] for x in lines] == [1, 1]
+
+
+def test_a_parquet_cluster_column_has_the_type_of_its_ids(tmp_path: Path) -> None:
+    """An int64 id column: the cluster ids are int64 too, so that the column joins with it, as
+    JSON Lines writes them."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    pq.write_table(pa.table({"id": pa.array([1, 2, 3], pa.int64()),
+                             "text": ["jon smith boston", "john smith boston", "mary jones"]}), src)
+    dedupe(src, out, [["1", "2"]], cluster_column="cluster")
+    table = pq.read_table(out)
+    assert table.schema.field("cluster").type == pa.int64()
+    assert table.column("cluster").to_pylist() == [1, 1, 3]

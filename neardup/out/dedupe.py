@@ -426,7 +426,8 @@ class _Output:
     ) -> None:
         body, ending = _split_ending(line)
         utf8 = _is_utf8(body)
-        obj = json.loads(body.decode("utf-8", WINDOWS_1252))
+        # a BOM where files saved by Windows tools were joined (cat): read past, written back
+        obj = json.loads(body.removeprefix(BOM).decode("utf-8", WINDOWS_1252))
         for name in (self.column, self.sim_column):
             if name in obj:
                 raise InputError(
@@ -805,9 +806,24 @@ def _write_columnar(
                     f"{job.path}: the input already has a column {name!r}: choose another name "
                     "(--cluster-column, --similarity-column)"
                 )
-        table = table.append_column(job.column, pa.array(clusters, type=pa.string()))
+        table = table.append_column(job.column, _cluster_ids(clusters, table, job.id_field))
         table = table.append_column(job.sim_column, pa.array(sims, type=pa.float64()))
     _write_arrow(table, fh, job.fmt)
+
+
+def _cluster_ids(clusters: list[str | None], table: Any, id_field: str) -> Any:
+    """The cluster column, in the id column's type where that is an integer (it joins with
+    the ids, as the other formats write it), else as text."""
+    import pyarrow as pa
+
+    ids = pa.array(clusters, type=pa.string())
+    kind = table.schema.field(id_field).type if id_field in table.column_names else None
+    if kind is not None and pa.types.is_integer(kind):
+        try:
+            return ids.cast(kind)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return ids  # (an id of another source's records: text)
+    return ids
 
 
 def _rejected(item: Any) -> bool:
