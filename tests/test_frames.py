@@ -116,3 +116,15 @@ def test_add_frame_names_a_keyword_it_does_not_take() -> None:
         index.add_frame(pd.DataFrame({"text": [TEXT]}), name="shop")
     assert len(index) == 0
     assert index.add_frame(pd.DataFrame({"text": [TEXT]}), batch_size=10).indexed == 1
+
+
+def test_columns_labelled_with_numbers_are_named_by_their_labels() -> None:
+    """A frame read without a header has the columns 0, 1, ...: ``id=0, text=1`` raised a bare
+    TypeError, and ``text=[1]`` said there was no column 1 among the columns 0, 1."""
+    frame = pd.DataFrame({0: [1, 2], 1: ["jon smith boston", "jon smith boston"]})
+    for text in (1, [1], "1"):
+        index = NearDupIndex()
+        assert index.add_frame(frame, id=0, text=text).indexed == 2
+        assert [(p.id1, p.id2) for p in index.pairs()] == [("1", "2")]
+    with pytest.raises(ArgumentError, match=r"no column '7' \(columns: 0, 1\)"):
+        NearDupIndex().add_frame(frame, id=0, text=7)

@@ -15,7 +15,7 @@ import datetime
 import decimal
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import ArgumentError, MissingColumn
@@ -42,6 +42,23 @@ def is_frame(obj: object) -> bool:
 
 #: Values of dates and times (pandas' Timestamp and Timedelta are of these too).
 DATED = (datetime.date, datetime.time, datetime.timedelta)
+
+
+def _label_given(given: Any) -> str:
+    """A column named in Python, as the frame's columns are named here (by their text): ``0``
+    for a column labelled ``0``, ``"0"`` for one labelled ``"0"``."""
+    return given if isinstance(given, str) else str(given)
+
+
+def _labels_given(text: Any, labels: Mapping[str, Any]) -> list[str] | None:
+    """The text columns named in Python: one label (a string, a number, a MultiIndex's
+    tuple that is a column) or a list of them."""
+    if text is None:
+        return None
+    one = isinstance(text, str) or not isinstance(text, Iterable)
+    if one or (isinstance(text, Hashable) and str(text) in labels):
+        return [_label_given(text)]  # a label no column has: MissingColumn names the columns
+    return [_label_given(c) for c in text]
 
 
 def frame_records(
@@ -71,7 +88,9 @@ def frame_records(
     columns = list(labels)
     if len(columns) != len(frame.columns):
         raise ArgumentError(f"{name}: the DataFrame has two columns of the same name")
-    texts = [text] if isinstance(text, str) else list(text) if text is not None else None
+    texts = _labels_given(text, labels)
+    id = None if id is None else _label_given(id)  # noqa: A001 - the column it names
+    source = None if source is None else _label_given(source)
     id_column = id if id is not None else find_id_column(columns)
     default = texts is None
     if texts is None:  # dates, times, true or false are no text, as in a Parquet file's default
