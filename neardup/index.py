@@ -230,15 +230,20 @@ def _as_record(item: Any, position: int, default_source: str = "<records>") -> I
         else:
             record_id, text = item
     except (TypeError, ValueError):
-        raise ArgumentError(
-            f"record {position}: expected an (id, text) pair, an (id, text, source) triple or "
-            f"a Record, got {item!r:.80}"
-        ) from None
+        said = (f"expected an (id, text) pair, an (id, text, source) triple or a Record, got "
+                f"{item!r:.80}")  # fmt: skip
+        if position == 1:  # nothing written yet: the call's records are of another shape
+            raise ArgumentError(f"record {position}: {said}") from None
+        return Rejection(default_source, position, said)
     rid = _id_text(record_id)
     if rid is None:
-        raise ArgumentError(f"record {position}: the id must be a string or an integer")
+        # Rejected, as a file's row is, rather than raised: the records before it are written
+        # already, and a call that raised half-way would leave them with no counts to say so.
+        got = type(record_id).__name__
+        return Rejection(source, position, f"the id must be a string or an integer, got {got}")
     if not isinstance(text, str):
-        raise ArgumentError(f"record {position} (id {record_id!r}): the text must be a string")
+        got = type(text).__name__
+        return Rejection(source, position, f"the text must be a string, got {got}", rid)
     return Record(rid, text, source, position)
 
 

@@ -483,6 +483,22 @@ def test_an_id_holding_the_key_separator_or_neardups_prefix_reaches_no_record(
     assert len(idx) == 3 and idx.neighbors("1", source="b.csv")
 
 
+def test_a_bad_record_after_the_first_is_rejected_not_raised() -> None:
+    """One record with no text among good ones raised after the records before it were
+    stored: a failed call, half written, whose fixed retry was then refused as a second
+    source. It is rejected now, with its place and why, as a file's row is."""
+    idx = NearDupIndex(Params(threshold=0.5))
+    stats = idx.add_many([("1", "jon smith 12 main st boston"), ("2", None), (None, "x"),
+                          ("3", b"bytes"), {"id": "4"}, ("5", "john smith 12 main street boston")])
+    assert (stats.read, stats.indexed, stats.rejected) == (6, 2, 4)
+    assert [(r.line, r.reason.split(", got")[0]) for r in stats.rejections] == [
+        (2, "the text must be a string"), (3, "the id must be a string or an integer"),
+        (4, "the text must be a string"),
+        (5, "expected an (id, text) pair, an (id, text, source) triple or a Record"),
+    ]  # fmt: skip
+    assert len(idx) == 2 and idx.add_many([("2", "mary jones")]).indexed == 1
+
+
 def test_dicts_strings_and_sets_are_not_unpacked_as_records() -> None:
     """A 2-key dict unpacks to its keys and a 2-character string to its letters: each would
     be a record ("id", "text") or ("a", "b"), the data lost without a word."""
