@@ -4,9 +4,11 @@ not 0 when nothing at all was indexed."""
 
 from __future__ import annotations
 
+import bz2
 import contextlib
 import gzip
 import json
+import lzma
 import os
 import re
 import threading
@@ -632,8 +634,10 @@ def test_a_corrupt_parquet_page_names_the_file_and_its_row_group(tmp_path: Path)
         ("id,text\n1,a b\n".encode("utf-16-be"), "is UTF-16BE, not UTF-8"),
         ("id,text\n1,a b\n".encode("utf-32"), "is UTF-32, not UTF-8"),
         (gzip.compress(b"id,text\n1,a b\n"), "is gzip-compressed: gunzip it"),
+        (bz2.compress(b"id,text\n1,a b\n"), "is bzip2-compressed: bzip2 -d it"),
+        (lzma.compress(b"id,text\n1,a b\n"), "is xz-compressed: xz -d it"),
     ],
-    ids=["utf-16", "utf-16-be", "utf-32", "gzip"],
+    ids=["utf-16", "utf-16-be", "utf-32", "gzip", "bzip2", "xz"],
 )
 def test_utf16_and_gzip_files_are_refused_by_name(tmp_path: Path, data: bytes, said: str) -> None:
     """Read as UTF-8 text, every line was a NUL byte or invalid UTF-8, and not a word said why."""
@@ -841,3 +845,45 @@ def test_an_id_column_named_in_capitals_is_the_id(tmp_path: Path) -> None:
     index = NearDupIndex()
     index.add_frame(pd.DataFrame({"ID": ["a", "b"], "name": [DELI, DELI]}))
     assert sorted(index.backend.texts(["a", "b"])) == ["a", "b"]
+
+
+def test_the_header_again_is_no_record(tmp_path: Path) -> None:
+    """Two CSV files joined with ``cat`` (the second saved with a BOM by a Windows tool): its
+    header is rejected with the reason, not read as a record with the id ``id``."""
+    path = tmp_path / "joined.csv"
+    path.write_bytes(b"id,name\n1,Jon Smith\n\xef\xbb\xbfid,name\n2,John Smith\n")
+    items = list(read_records(path))
+    records = [i for i in items if isinstance(i, Record)]
+    [bad] = [i for i in items if isinstance(i, Rejection)]
+    assert [(r.id, r.line) for r in records] == [("1", 2), ("2", 4)]
+    assert bad.line == 3 and "the header again" in bad.reason
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "said"),
+    [
+        ("r.txt", b'[{"id": 1, "text": "a b"}, {"id": 2, "text": "a b"}]', "is one JSON array"),
+        ("r", b'[\n  {"id": 1, "text": "a b"}\n]\n', "is one JSON array"),
+        ("r.jsonl", b'[\n  {"id": 1, "text": "a b"}\n]\n', "is one JSON array"),
+        ("r.jsonl", b'{\n  "records": []\n}\n', "a JSON document over several lines"),
+        ("r.json", b'{"records": [{"id": 1, "text": "a b"}]}\n', "one list under 'records'"),
+    ],
+)
+def test_json_documents_are_refused_whatever_their_name(
+    tmp_path: Path, name: str, data: bytes, said: str
+) -> None:
+    """Only a .json file was looked at: a JSON array named .txt was read as one record (its
+    duplicates never compared, exit 0), and one named .jsonl line by line."""
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(InputError, match=said):
+        list(read_records(path))
+
+
+def test_json_lines_under_another_name_are_read_as_json_lines(tmp_path: Path) -> None:
+    path = tmp_path / "records.txt"
+    path.write_text('{"id": 7, "text": "jon smith"}\n{"id": 8, "text": "john smith"}\n')
+    assert [(r.id, r.text) for r in read_records(path)] == [("7", "jon smith"), ("8", "john smith")]
+    lines = tmp_path / "ids.txt"  # ID TEXT lines whose text has braces stay lines
+    lines.write_text("1 {a} b\n2 [c] d\n")
+    assert [(r.id, r.text) for r in read_records(lines)] == [("1", "{a} b"), ("2", "[c] d")]

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import json
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from ..errors import ArgumentError, InputError
 from .arrow import arrow_columns, read_arrow
 from .checks import MAX_RECORD_BYTES, Checked, checked_spans
 from .folder import FOLDER, folder_files, read_folder
-from .inputs import SNIFF_BYTES, first_bytes, no_file
+from .inputs import SNIFF_BYTES, first_bytes, is_stream, no_file
 from .items import Item, Rejection
 from .jsonl import decode_json, read_jsonl
 from .lines import decoded_lines, read_lines
@@ -35,6 +37,13 @@ CR_PEEK = 1 << 16
 #: its little-endian mark starts with UTF-16's). Such a file is refused by name
 #: (:func:`refuse_encoding`) rather than rejected line by line as NUL bytes or invalid UTF-8.
 GZIP_MAGIC = b"\x1f\x8b"
+#: The first bytes of the other compressed files a catalogue comes in, and the tool that opens
+#: them: refused by name, as gzip is.
+COMPRESSED = (
+    (re.compile(rb"BZh[1-9]1AY&SY"), "bzip2", "bzip2"),  # a block's magic after the header
+    (re.compile(rb"\xfd7zXZ\x00"), "xz", "xz"),
+    (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd", "zstd"),
+)
 WIDE_BOMS = (
     (b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
     (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"),
@@ -69,14 +78,46 @@ def guess_format(path: Path, delimiter: str | None = None) -> str:
     delimiter is given, or when its first lines are a table whose header names an ``id``
     column (:meth:`TableLayout.names_ids`); else ``lines``."""
     fmt = EXTENSIONS.get(path.suffix.lower())
+    if fmt == "jsonl":  # a JSON array or document named .jsonl: refused as a .json one is
+        _json_document_refused(path)
     if fmt is not None:
         return fmt
-    if path.suffix.lower() == ".json":
+    if path.suffix.lower() == ".json" or (delimiter is None and _json_document_refused(path)):
         return _json_lines_or_refused(path)
     if delimiter is not None:
         return "csv"
     layout = sniff_table(path)
     return "csv" if layout is not None and layout.names_ids() else "lines"
+
+
+#: The start of a JSON array of objects, arrays or strings (``[{``, ``[\n  {``), and the first
+#: line of a JSON object written over several lines (``{`` alone, or ``{"key":`` left open).
+_JSON_ARRAY = re.compile(rb"\[\s*[\[{\"\]]")
+
+
+def _json_document_refused(path: Path) -> bool:
+    """Whether a file whose name does not say JSON starts as JSON does: raises for one JSON
+    array (or a document over several lines) under a ``.jsonl`` name or another, which read as
+    lines would be records of JSON syntax (a whole array one record, its duplicates never
+    compared); True where its first line is a JSON object (JSON Lines under another name)."""
+    if not (path.is_file() or is_stream(path)):
+        return False
+    head = first_bytes(path, SNIFF_BYTES).lstrip(b"\xef\xbb\xbf \t\r\n")
+    convert = f"convert it to JSON Lines, one object a line: jq -c '.[]' {path} > new.jsonl"
+    if _JSON_ARRAY.match(head):
+        raise InputError(f"{path} is one JSON array, not JSON Lines: {convert}")
+    first = head.split(b"\n", 1)[0].strip()
+    if first == b"{" or (first.startswith(b'{"') and not first.endswith(b"}")):
+        raise InputError(
+            f"{path} holds a JSON document over several lines, not JSON Lines (one object a "
+            f"line): convert it, e.g. jq -c '.records[]' {path} > new.jsonl"
+        )
+    if path.suffix.lower() in EXTENSIONS or not first.startswith(b'{"'):
+        return False
+    try:
+        return isinstance(decode_json(first.decode("utf-8", "replace")), dict)
+    except (ValueError, RecursionError):
+        return False
 
 
 def _json_lines_or_refused(path: Path) -> str:
@@ -90,10 +131,18 @@ def _json_lines_or_refused(path: Path) -> str:
     if head.startswith(b"{"):
         first = head.split(b"\n", 1)[0].decode("utf-8", "replace")
         try:
-            whole = isinstance(decode_json(first), dict)
+            obj = decode_json(first)
         except (ValueError, RecursionError):
-            whole = False
-        if not whole:
+            obj = None
+        held = list(obj.values()) if isinstance(obj, dict) else []
+        if len(held) == 1 and isinstance(held[0], list) and held[0] \
+                and all(isinstance(v, dict) for v in held[0]):  # fmt: skip
+            (key,) = obj  # type: ignore[union-attr]
+            raise InputError(
+                f"{path} holds its records in one list under {key!r}, not one object a line: "
+                f"convert it, e.g. jq -c '.[{json.dumps(key)}][]' {path} > new.jsonl"
+            )
+        if not isinstance(obj, dict):
             raise InputError(
                 f"{path} holds a JSON document over several lines, not JSON Lines (one object "
                 f"a line): convert it, e.g. jq -c '.records[]' {path} > new.jsonl"
@@ -256,6 +305,11 @@ def refuse_encoding(path: Path, head: bytes, records: bool = True) -> None:
     if head.startswith(GZIP_MAGIC):
         pipe = f" (or zcat {path} | neardup index /dev/stdin --format ...)" if records else ""
         raise InputError(f"{path} is gzip-compressed: gunzip it first{pipe}")
+    for magic, name, tool in COMPRESSED:
+        if magic.match(head):
+            pipe = f" (or {tool} -dc {path} | neardup index /dev/stdin --format ...)" \
+                if records else ""  # fmt: skip
+            raise InputError(f"{path} is {name}-compressed: {tool} -d it first{pipe}")
     wide = next((name for bom, name in WIDE_BOMS if head.startswith(bom)), None)
     sample = head[:4096]
     pairs = len(sample) // 2

@@ -58,6 +58,10 @@ def read_table(
         elif header is None:
             header = [h.strip() for h in row]
             text_fields = _read_fields(header, source, first, id_field, text_fields, source_field)
+        elif [c.strip().lstrip("\ufeff") for c in row] == header:
+            # the header again, where files were joined (cat a.csv b.csv): no record's row
+            yield Rejection(source, first, "the header again (files joined one after the "
+                            "other?): not a record"), last  # fmt: skip
         else:
             where = (source, first, last)
             item = _row_item(row, header, text_fields, where, delimiter, id_field, source_field)
