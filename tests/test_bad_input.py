@@ -522,7 +522,9 @@ def test_a_gold_pair_labelled_both_ways_is_refused_with_both_lines(tmp_path: Pat
     )
 
 
-@pytest.mark.parametrize("text", ["", "id1\tid2\n", "id1\tid2\tlabel\n1\t2\tnon-match\n"])
+@pytest.mark.parametrize(
+    "text", ["", "id1\tid2\n", "id1\tid2\tlabel\n1\t2\tnon-match\n", "1\t1\n7\t7\n"]
+)
 def test_evaluate_against_a_gold_file_without_pairs_is_bad_input(
     text: str, tmp_path: Path
 ) -> None:
@@ -533,7 +535,20 @@ def test_evaluate_against_a_gold_file_without_pairs_is_bad_input(
     run = run_cli("evaluate", str(found), "--gold", str(gold))
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert run.stderr == f"neardup: error: {gold}: no pair to score against (the file is " \
-        "empty, or labels every pair non-match): give the pairs that should be found\n"
+        "empty, labels every pair non-match, or pairs records with themselves): give the " \
+        "pairs that should be found\n"
+
+
+def test_evaluate_says_it_left_out_a_record_paired_with_itself(tmp_path: Path) -> None:
+    found, gold = tmp_path / "pairs.tsv", tmp_path / "gold.tsv"
+    found.write_text("id1\tid2\n1\t2\n3\t3\n", encoding="utf-8")
+    gold.write_text("1\t2\n5\t5\n", encoding="utf-8")
+    run = run_cli("evaluate", str(found), "--gold", str(gold), "--json")
+    assert run.returncode == 0, run.stderr
+    assert f"{gold}: 1 line pairing a record with itself left out" in run.stderr
+    assert f"{found}: 1 line pairing a record with itself left out" in run.stderr
+    scores = json.loads(run.stdout)
+    assert (scores["pairs"], scores["gold"], scores["precision"]) == (1, 1, 1.0)
 
 
 @pytest.mark.parametrize(

@@ -104,6 +104,8 @@ class PairsFile:
     header: tuple[str, str] | None = None
     #: The pairs it labels non-match (not in ``pairs``).
     non_matches: int = 0
+    #: Its lines that pair a record with itself (not in ``pairs``: no pair to find).
+    selves: int = 0
 
     def sources(self) -> set[str]:
         return {r[0] for p in self.pairs for r in p}
@@ -227,6 +229,12 @@ def align(found: PairsFile, gold: PairsFile) -> Aligned:
     file labels non-match: a found one counts as wrong, as does one it does not list at all,
     which a sample of labelled pairs (a DeepMatcher test split) does not say either way."""
     aligned = _align(found, gold)
+    for side in (found, gold):
+        if side.selves:
+            aligned.notes.append(
+                f"{side.name}: {_count(side.selves, 'line')} pairing a record with itself left "
+                "out (a record is no duplicate of itself)"
+            )
     if gold.non_matches:
         aligned.notes.append(
             f"{gold.name} labels {_count(gold.non_matches, 'pair')} non-match: a pair found "
@@ -247,8 +255,8 @@ def _align(found: PairsFile, gold: PairsFile) -> Aligned:
     file without a pair, whose recall and precision would read 0 for nothing measured."""
     if not gold.pairs:
         raise InputError(
-            f"{gold.name}: no pair to score against (the file is empty, or labels every pair "
-            "non-match): give the pairs that should be found"
+            f"{gold.name}: no pair to score against (the file is empty, labels every pair "
+            "non-match, or pairs records with themselves): give the pairs that should be found"
         )
     if found.sourced and gold.sourced:
         gold, renamed = _sources_as(gold, sorted(found.sources()))
@@ -371,7 +379,7 @@ def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
     sourced = False
     header = None
     said: dict[frozenset[Rec], tuple[bool, str]] = {}
-    non = 0
+    non = selves = 0
     for where, row in rows:
         if HEADER in row:
             header = row[HEADER]
@@ -391,8 +399,11 @@ def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
                 non += 1
                 continue
         sourced = sourced or any(sources)
+        if (sources[0], ids[0]) == (sources[1], ids[1]):
+            selves += 1
+            continue
         pairs.append(((sources[0], ids[0]), (sources[1], ids[1])))
-    return PairsFile(name, pairs, sourced, header, non)
+    return PairsFile(name, pairs, sourced, header, non, selves)
 
 
 def _label_once(
