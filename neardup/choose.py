@@ -100,6 +100,9 @@ def choose(
     if "shingle_kind" in given and "shingle_size" not in given:
         size = 3 if kind == "char" else 1
     size = given.get("shingle_size", size)
+    if words and ("shingle_kind" in given or "shingle_size" in given):  # not the data's choice
+        measured = reasons[-1].split(", so ")[0]
+        reasons[-1] = f"{measured}; shingles as given: {kind} {size}-grams"
     chosen: dict[str, Any] = {"shingle_kind": kind, "shingle_size": size}
     if "threshold" in given:
         chosen["rule"] = given.get("rule", "threshold")

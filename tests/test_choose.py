@@ -77,6 +77,10 @@ def test_what_the_user_gives_wins() -> None:
     assert (word.shingle_kind, word.shingle_size, word.threshold) == ("word", 1, 0.65)
     sized = choose(short, {"shingle_size": 4}).params
     assert (sized.shingle_kind, sized.shingle_size) == ("char", 4)
+    # the reason says the shingles given, not the ones the data would have had
+    said = choose(short, {"shingle_kind": "word"}).reasons[0]
+    assert said.endswith("; shingles as given: word 1-grams") and "character" not in said
+    assert "so character 3-grams" in choose(short).reasons[0]
     with pytest.raises(ArgumentError, match="unknown parameters: colour"):
         choose(short, {"colour": "red"})
 

@@ -689,6 +689,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     stats = add_records(index, items, writers=args.writers, progress=progress(args), total=total)
     print_stats(stats, quiet=args.quiet)
     print_choice(index)
+    problem = nothing_indexed(stats, args.file)
     emit(
         args,
         {
@@ -700,10 +701,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         f"{args.file}: read {stats.read}, indexed {stats.indexed}, rejected {stats.rejected}"
         + (f" ({stats.empty} with an empty text)" if stats.empty else "")
         + (f", identical rows {stats.identical}" if stats.identical else "")
-        + f", blank lines {stats.blank} -> {index.backend.location} ({stats.seconds:.1f} s); "
-        f"batch {index.batch_written} (report --new: only its pairs)",
+        + f", blank lines {stats.blank} -> {index.backend.location} ({stats.seconds:.1f} s)"
+        + ("" if problem else f"; batch {index.batch_written} (report --new: only its pairs)"),
     )
-    problem = nothing_indexed(stats, args.file)
     if problem:  # after the counts, which --json still prints
         print(f"neardup: error: {problem}", file=sys.stderr)
         return 2
