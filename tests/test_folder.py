@@ -42,6 +42,8 @@ def _folder(where: Path) -> Path:
     (docs / ".DS_Store").write_bytes(b"\x00\x01")
     (docs / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
     (docs / "gone.txt").symlink_to(where / "nowhere.txt")  # a link to nothing: said
+    (docs / "elsewhere").symlink_to(docs / "2024", target_is_directory=True)  # not followed
+    os.mkfifo(docs / "pipe")  # a named pipe is no document: said, not passed over
     return docs
 
 
@@ -56,14 +58,16 @@ def test_each_file_is_a_record_its_path_the_id(tmp_path: Path) -> None:
     assert {r.source for r in records} == {str(docs)}
     assert "mayor René said" in records[1].text
     rejected = {i.id: i for i in items if isinstance(i, Rejection)}
-    assert set(rejected) == {"empty.txt", "photo.jpg", "gone.txt"}
+    assert set(rejected) == {"empty.txt", "photo.jpg", "gone.txt", "elsewhere", "pipe"}
     assert isinstance(rejected["empty.txt"], EmptyText)
     # named by its file, not by a line: the folder's n-th document read like a line number
     assert str(rejected["photo.jpg"]) == (
         f"{docs}/photo.jpg: not text: a NUL byte at byte 5 (a binary file?)"
     )
     assert "a symbolic link to a file that does not exist" in rejected["gone.txt"].reason
-    assert len(items) == 7  # every document accounted for
+    assert rejected["elsewhere"].reason.startswith("a symbolic link to a folder (")
+    assert rejected["pipe"].reason == "not a regular file: a named pipe (FIFO)"
+    assert len(items) == 9  # every document accounted for
     index = NearDupIndex()
     with pytest.warns(NotUtf8):  # said again: each reading of the folder says it
         index.add_many(read_records(docs))
@@ -106,7 +110,7 @@ def test_cli_indexes_a_folder_and_reports_its_documents_by_path(tmp_path: Path) 
     done = run_cli("index", str(docs), "--index-file", str(store), "--json")
     assert done.returncode == 0, done.stderr
     counts = json.loads(done.stdout)
-    assert (counts["read"], counts["indexed"], counts["rejected"]) == (7, 4, 3)
+    assert (counts["read"], counts["indexed"], counts["rejected"]) == (9, 4, 5)
     assert "neardup: note: " in done.stderr and "latin.txt:1: not UTF-8" in done.stderr
     assert "Traceback" not in done.stderr
     done = run_cli("report", "--index-file", str(store), "--out", str(pairs))

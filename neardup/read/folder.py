@@ -15,6 +15,7 @@ rejected with its reason, never read whole; an empty file is counted apart, as a
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,16 +35,30 @@ def folder_files(path: Path) -> list[str]:
     for where, folders, files in os.walk(path, onerror=_unreadable):
         folders[:] = [f for f in folders if not f.startswith(".")]
         base = Path(where).relative_to(path)
-        for name in files:
-            full = Path(where) / name
-            if not name.startswith(".") and (full.is_file() or _dangling(full)):
+        # a link to a folder is not walked (it may loop): named, with the files that are no
+        # regular files (a named pipe, a socket), among the rejected documents, not passed over
+        linked = [f for f in folders if (Path(where) / f).is_symlink()]
+        for name in [*files, *linked]:
+            if not name.startswith("."):
                 found.append((base / name).as_posix())
     return sorted(found)
 
 
-def _dangling(path: Path) -> bool:
-    """A symbolic link to nothing: a document that is gone, said (not passed over)."""
-    return path.is_symlink() and not path.exists()
+def _not_a_file(path: Path) -> str | None:
+    """Why ``path`` is no document (None: a regular file, or a link to one)."""
+    if path.is_file():
+        return None
+    if path.is_symlink():
+        target = os.readlink(path)
+        if path.is_dir():
+            return f"a symbolic link to a folder ({target}), not followed: give that folder"
+        return f"a symbolic link to a file that does not exist ({target})"
+    try:
+        mode = path.lstat().st_mode
+    except OSError as exc:  # gone since the folder was listed
+        return f"cannot be read ({exc.strerror})"
+    kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a special file"
+    return f"not a regular file: {kind}"
 
 
 def _unreadable(exc: OSError) -> None:
@@ -58,8 +73,8 @@ def read_folder(path: Path, limit: int | None) -> Iterator[tuple[Item, int]]:
     noted = False
     for number, rel in enumerate(folder_files(path), start=1):
         file = path / rel
-        if _dangling(file):
-            reason = f"a symbolic link to a file that does not exist ({os.readlink(file)})"
+        reason = _not_a_file(file)
+        if reason is not None:
             yield Rejection(source, number, reason, rel), number
             continue
         try:
