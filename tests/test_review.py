@@ -942,3 +942,15 @@ def test_a_page_of_pairs_drawn_says_so_and_its_labels_file_keeps_it(tmp_path: Pa
     read = read_labels(labels)
     assert read.drawn == {frozenset({(p.source1, p.id1), (p.source2, p.id2)})
                           for p in asked if p.asked == "at random"}  # fmt: skip
+
+
+def test_a_page_to_standard_output_says_so_in_its_json(tmp_path: Path) -> None:
+    """``review --out - --json``: the page on stdout, the counts on stderr naming ``-``, not the
+    temporary file the page was made in."""
+    src = tmp_path / "r.csv"
+    src.write_text("id,text\n1,jon smith boston\n2,john smith boston\n", encoding="utf-8")
+    done = run_cli("review", str(src), "--backend", "memory", "--out", "-", "--json")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("</html>")
+    said = json.loads(done.stderr.strip().splitlines()[-1])
+    assert said["path"] == "-" and said["pairs"] == 1

@@ -770,7 +770,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     read = {"input": stats.as_dict()} if stats is not None else {}
     emit(
         args,
-        {**page.as_dict(), "report": report.counts(), **read, **asked},
+        {**page.as_dict(), "path": str(args.out), "report": report.counts(), **read, **asked},
         f"{page.pairs} pairs in {page.clusters} clusters of {report.records} records -> "
         f"{args.out} ({page.bytes / 1024:.0f} KB)"
         + (f"; read {stats.read}, indexed {stats.indexed}, "
