@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 from neardup.cli.main import VERBS, build_parser
+
+from .conftest import run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -46,3 +49,16 @@ def test_help_leaves_the_solr_client_unloaded() -> None:
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines()[-1] == "[]"
+
+
+def test_an_error_with_json_is_json_on_standard_output_too(tmp_path: Path) -> None:
+    """A script that reads ``--json`` got an empty standard output on an error: it gets the
+    error and the exit code to parse, besides the line on stderr."""
+    missing = tmp_path / "none.duckdb"
+    done = run_cli("neighbors", "7", "--index-file", str(missing), "--json")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    said = json.loads(done.stdout)
+    assert said["exit_code"] == 2 and said["error"].startswith(f"{missing}: no such index file")
+    assert f"neardup: error: {said['error']}" in done.stderr
+    plain = run_cli("neighbors", "7", "--index-file", str(missing))
+    assert plain.returncode == 2 and plain.stdout == ""

@@ -27,6 +27,7 @@ try:
         import argparse
         import contextlib
         import errno
+        import json
         import logging
         import os
         import warnings
@@ -220,7 +221,11 @@ def _run(argv: Sequence[str] | None) -> int:
         # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
         from ..solr.client import mask_userinfo
 
-        print(f"neardup: error: {mask_userinfo(str(exc))}", file=sys.stderr)
+        said = mask_userinfo(str(exc))
+        print(f"neardup: error: {said}", file=sys.stderr)
+        if getattr(args, "json", False) and str(getattr(args, "out", "")) != "-":
+            # a script reading --json gets an answer to parse, beside the exit code
+            print(json.dumps({"error": said, "exit_code": exc.exit_code}))
         return exc.exit_code
     except KeyboardInterrupt:
         print("neardup: terminated" if terminated else "neardup: interrupted", file=sys.stderr)
