@@ -932,3 +932,22 @@ def test_a_parquet_cluster_column_has_the_type_of_its_ids(tmp_path: Path) -> Non
     table = pq.read_table(out)
     assert table.schema.field("cluster").type == pa.int64()
     assert table.column("cluster").to_pylist() == [1, 1, 3]
+
+
+def test_a_record_removed_unpaired_with_the_record_kept_is_said(tmp_path: Path) -> None:
+    """A chain 1-2-3 (center 2): keep first keeps 1 and removes 3, which the report paired with
+    2 only. The run says so and names the rule that removes only records paired with the one
+    kept; with it, nothing is said."""
+    src = tmp_path / "chain.csv"
+    src.write_text("id,text\n1,a b c d e f\n2,c d e f g h\n3,e f g h i j\n", encoding="utf-8")
+    flags = ["--backend", "memory", "--shingle-kind", "word", "--threshold", "0.3", "--json"]
+    first = run_cli("dedupe", str(src), "--out", str(tmp_path / "a.csv"), *flags)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["unpaired"] == 1
+    assert "note: 1 of the 2 records removed was paired with their cluster's center" in \
+        first.stderr and "--keep central" in first.stderr  # fmt: skip
+    central = run_cli("dedupe", str(src), "--out", str(tmp_path / "b.csv"), "--keep",
+                      "central", *flags)  # fmt: skip
+    assert central.returncode == 0 and json.loads(central.stdout)["unpaired"] == 0
+    assert "cluster's center" not in central.stderr
+    assert (tmp_path / "b.csv").read_text(encoding="utf-8") == "id,text\n2,c d e f g h\n"

@@ -120,6 +120,10 @@ class DedupeStats:
     identical: int = 0
     #: Where the rows rejected were written: the rejects file, or None for the output itself.
     rejects: str | None = None
+    #: Records removed that the report did not pair with the record kept (only with their
+    #: cluster's center, which a rule other than ``central`` may not keep): a subset of
+    #: ``removed``, 0 where no pairs were given.
+    unpaired: int = 0
 
     @property
     def first_rejected(self) -> str | None:
@@ -144,6 +148,7 @@ class DedupeStats:
             "empty_texts": self.empty,
             "empties": [r.as_dict() for r in self.empties],
             "identical": self.identical,
+            "unpaired": self.unpaired,
             "rejected_to": self.rejects if self.rejects is not None else "output",
             "first_rejected": self.first_rejected,
         }
@@ -708,6 +713,8 @@ def _place(
         stats.written += 1
         return item, item.id, SAME, item.raw_id
     stats.removed += 1
+    if frozenset((keeper.id, name)) not in job.groups.similar and job.groups.similar:
+        stats.unpaired += 1  # a duplicate of the cluster's center, not of the record kept
     if not job.column:
         return None
     stats.written += 1
