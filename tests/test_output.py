@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ import pytest
 from neardup import NearDupIndex, Params
 from neardup.cli.main import build_parser
 from neardup.decision.cluster import pair_clusters
+from neardup.errors import NeardupWarning
 from neardup.keys import record_id
 from neardup.out.output import (
     cluster_columns,
@@ -389,3 +391,21 @@ def test_a_text_column_another_source_names_otherwise_shows_its_values() -> None
     assert cols["text1"] == cols["text2"] and all(t in names for t in cols["text2"])
     unmatched = pair_columns(index.report(mode="link"), index, "city")
     assert all(t == "Omaha" for t in unmatched["text1"]) and all(unmatched["text2"])
+
+
+def test_a_report_whose_records_were_removed_says_so_in_its_table() -> None:
+    """``to_pandas()`` reads the texts when called: a record removed after the report came out
+    with an empty text and source, and nothing said."""
+    pytest.importorskip("pandas")
+    index = NearDupIndex(Params(threshold=0.5))
+    index.add_many([("1", "jon smith 12 main st boston"), ("2", "john smith 12 main st boston"),
+                    ("3", "mary jones 4 elm road salem"), ("4", "mary jones 4 elm rd salem")])
+    report = index.report()
+    assert len(report.pairs) == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report.to_pandas()  # all there: nothing said
+    index.remove(["2"])
+    with pytest.warns(NeardupWarning, match="1 of the 4 records in the report are no longer"):
+        frame = report.to_pandas()
+    assert frame.text2.isna().tolist() == [True, False]

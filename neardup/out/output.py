@@ -16,13 +16,14 @@ import json
 import shutil
 import sys
 import tempfile
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..decision.words import words_for
-from ..errors import ArgumentError, InputError
+from ..errors import ArgumentError, InputError, NeardupWarning
 from ..keys import key_of, record_id
 from .write import AtomicFile, when_written
 
@@ -155,6 +156,12 @@ def _lookup(
     backend = index.backend
     if column is None:
         texts = backend.texts(ids)
+        gone = len(ids) - len(texts)
+        if gone:  # removed since the report: empty cells, said rather than left to be found
+            warnings.warn(NeardupWarning(
+                f"{gone} of the {len(ids)} records in the report are no longer in the index "
+                "(removed since it was made): their text and source are empty"
+            ), stacklevel=6)  # fmt: skip
     else:
         rows = backend.columns(ids)
         if rows and not any(column in r for r in rows.values()):
