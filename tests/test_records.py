@@ -12,13 +12,14 @@ import lzma
 import os
 import re
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from neardup import InputError, NearDupIndex, Params, Record, read_records
-from neardup.errors import MissingColumn
+from neardup.errors import MissingColumn, NeardupWarning
 from neardup.index import clusters
 from neardup.out.dedupe import dedupe
 from neardup.read.items import Blank, EmptyText, Rejection
@@ -887,3 +888,22 @@ def test_json_lines_under_another_name_are_read_as_json_lines(tmp_path: Path) ->
     lines = tmp_path / "ids.txt"  # ID TEXT lines whose text has braces stay lines
     lines.write_text("1 {a} b\n2 [c] d\n")
     assert [(r.id, r.text) for r in read_records(lines)] == [("1", "{a} b"), ("2", "[c] d")]
+
+
+def test_the_columns_a_text_column_leaves_out_are_said(tmp_path: Path) -> None:
+    """``id, text, title``: the column ``text`` is the text and ``title`` is not compared;
+    that was silent. It is said once, with the flag that names the columns to compare."""
+    path = tmp_path / "t.csv"
+    path.write_text("id,text,title\n1,jon smith,boss\n2,john smith,boss\n", encoding="utf-8")
+    with pytest.warns(NeardupWarning, match=r"its column 'text' is the records' text; not "
+                                            r"compared: 'title'"):  # fmt: skip
+        assert len(list(read_records(path))) == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        list(read_records(path, text_fields=["text", "title"]))  # named: nothing to say
+        plain = tmp_path / "p.csv"
+        plain.write_text("id,text\n1,jon smith\n", encoding="utf-8")
+        list(read_records(plain))
+    done = run_cli("index", str(path), "--index-file", str(tmp_path / "i.duckdb"))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("not compared: 'title' (--text-field text,... names") == 1

@@ -21,7 +21,14 @@ from typing import Any
 from ..errors import ArgumentError, MissingColumn
 from .checks import Checked, checked_spans
 from .items import Item, Rejection
-from .rows import ROW_ID, default_text_fields, nested_texts, record_from_mapping, whole_id
+from .rows import (
+    ROW_ID,
+    default_text_fields,
+    nested_texts,
+    record_from_mapping,
+    say_text_only,
+    whole_id,
+)
 from .rows import id_column as find_id_column
 
 #: The key a DataFrame row's index label is read under (no column can have this name).
@@ -97,6 +104,7 @@ def frame_records(
         held = {c: _not_text(_column(frame, labels[c])) for c in columns}
         plain = [c for c in columns if held[c] is None]
         texts = default_text_fields(plain, id_column or ROW_ID, source)
+        say_text_only(name, columns, id_column or ROW_ID, source, "text=[...]")
         left = {c: k for c, k in held.items() if k is not None and c not in (id_column, source)}
         if left and "text" not in columns:
             shown = ", ".join(f"{c!r} ({k})" for c, k in left.items())

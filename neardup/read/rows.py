@@ -5,10 +5,11 @@ source, or a rejection that says which field is wrong.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..errors import InvalidText
+from ..errors import InvalidText, NeardupWarning
 from ..sign.text import check_text
 from .items import EmptyText, Record, Rejection
 
@@ -30,6 +31,23 @@ def default_text_fields(
     record's ``fields``, which a report compares one by one: :mod:`neardup.decision.columns`)."""
     names = list(columns)
     return ["text"] if "text" in names else [n for n in names if n not in (id_field, source_field)]
+
+
+def say_text_only(
+    source: str, columns: Iterable[str], id_field: str, source_field: str | None, flag: str
+) -> None:
+    """Where a column named ``text`` is the records' text (:func:`default_text_fields`) and
+    others are there, say which are not compared and how to name them (``flag``): a table of
+    ``id, text, title, author`` compared its texts alone, without a word."""
+    names = list(columns)
+    left = [n for n in names if n not in ("text", id_field, source_field) and str(n).strip()]
+    if "text" not in names or not left:
+        return
+    shown = ", ".join(map(repr, left[:6])) + (f" and {len(left) - 6} more" if len(left) > 6 else "")
+    warnings.warn(NeardupWarning(
+        f"{source}: its column 'text' is the records' text; not compared: {shown} ({flag} "
+        "names the columns to compare)"
+    ), stacklevel=2)  # fmt: skip
 
 
 def id_column(columns: Iterable[str]) -> str | None:

@@ -12,7 +12,7 @@ from ..errors import InputError, MissingColumn
 from .checks import LINE_ROOM
 from .items import Blank, Item, Rejection
 from .lines import Lines
-from .rows import ROW_ID, default_text_fields, record_from_mapping
+from .rows import ROW_ID, default_text_fields, record_from_mapping, say_text_only
 from .sniff import quoting
 
 
@@ -127,6 +127,7 @@ def _read_fields(
     _refuse_repeated(header, source, line, text_fields)
     if text_fields is None:
         text_fields = default_text_fields(header, id_field, source_field)
+        say_text_only(source, header, id_field, source_field, "--text-field text,...")
     wanted = (id_field, *text_fields, *([source_field] if source_field else []))
     wanted = tuple(w for w in wanted if w != ROW_ID)
     missing = [f for f in wanted if f not in header]
