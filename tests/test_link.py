@@ -16,6 +16,7 @@ from neardup.backends.base import Capability
 from neardup.decision.assign import best_candidates, stands_out, unique_mapping
 from neardup.errors import ArgumentError, InputError
 from neardup.keys import SEP, key_of, record_id, source_of_key
+from neardup.out.output import decided_line, reason
 from neardup.read.items import Record, Rejection
 from neardup.read.pairs import read_pairs
 from neardup.read.records import read_records
@@ -649,3 +650,27 @@ def test_dedupe_writes_the_weighted_dedup_of_one_table(tmp_path: Path) -> None:
         return sum(cluster[f"a{i}"] == cluster[f"b{j}"] for i, j in gold) / len(gold)
 
     assert together("--similarity", "weighted") >= 0.85 > together() + 0.3
+
+
+def test_the_weighted_dedup_pairs_identical_records() -> None:
+    """Three identical records are each other's runner-ups, so that none stood out: the weighted
+    dedup kept none of them and said "weighted similarity >= 1". One of each text is compared,
+    the copies paired with it."""
+    index = NearDupIndex()
+    index.add_many([("1", "jon smith 12 main st boston"), ("2", "jon smith 12 main st boston"),
+                    ("3", "Jon  Smith 12 Main St Boston"), ("4", "mary jones 4 elm rd salem"),
+                    ("5", "mary jones 4 elm road salem"), ("6", "peter brown")])  # fmt: skip
+    report = index.report(similarity="weighted")
+    pairs = {(p.id1, p.id2): p for p in report.pairs}
+    assert set(pairs) == {("1", "2"), ("1", "3"), ("4", "5")}
+    assert report.rule["identical"] == 2 and report.rule["kept"] == 1
+    assert report.decision is not None
+    line = decided_line(report)
+    assert "2 pairs of identical records" in line and "clear best match" in line
+    assert reason(report, pairs[("1", "3")]).startswith("identical records")
+    alone = NearDupIndex()
+    alone.add_many([("1", "jon smith boston"), ("2", "mary jones salem")])
+    none = alone.report(similarity="weighted")
+    assert not none.pairs and decided_line(none).strip() == (
+        "decided: no pair: no two records are each other's clear best match"
+    )

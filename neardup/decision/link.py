@@ -478,6 +478,12 @@ def link(
     hold different numbers; ``given_columns`` pairs columns of two sources as the user says,
     the rest are matched by name and content and said in the explanation."""
     normalized = [processor.normalize(t) for t in texts]
+    rows, copies = _one_of_each(normalized, keys) if within else (list(range(len(keys))), [])
+    if len(rows) < len(keys):  # the weighted pass sees one record of each text
+        keys, texts, normalized, sources = (
+            [xs[i] for i in rows] for xs in (keys, texts, normalized, sources)
+        )  # fmt: skip
+        columns = None if columns is None else [columns[i] for i in rows]
     state = state_of(keys, normalized, sources, columns, processor, order)
     state.within = within
     decided = decide(state, k=k, margin=margin, check_numbers=check_numbers,
@@ -485,11 +491,32 @@ def link(
     matched = [] if within else _matched_columns(
         decided.final, sources, columns, order, given_columns
     )
-    state.explain = {**decided.explain, "columns_matched": matched}
-    return Linked(_pairs(decided.found, keys, texts, processor), decided.final.candidates,
+    state.explain = {**decided.explain, "columns_matched": matched, "identical": len(copies)}
+    found = _pairs(decided.found, keys, texts, processor)
+    return Linked(copies + found, decided.final.candidates,
                   len(decided.final.mapped), dict(state.explain),
                   _pairs(decided.dropped, keys, texts, processor), state,
                   _pairs(decided.dropped_names, keys, texts, processor))  # fmt: skip
+
+
+def _one_of_each(
+    normalized: Sequence[str], keys: Sequence[str]
+) -> tuple[list[int], list[Pair]]:
+    """The rows the weighted dedup compares, one of each normalized text, and the pairs of
+    the others with it (similarity 1): identical records are each other's runner-ups,
+    so that none would stand out, and they are duplicates whatever the rule. Each copy is
+    paired with the first of its text, not with every other copy: a thousand copies make
+    999 pairs and one cluster, not half a million pairs."""
+    first: dict[str, int] = {}
+    rows: list[int] = []
+    copies: list[Pair] = []
+    for i, text in enumerate(normalized):
+        j = first.setdefault(text, i)
+        if j == i:
+            rows.append(i)
+        else:
+            copies.append(Pair(keys[j], keys[i], 1.0, 0, similarity=1.0))
+    return rows, copies
 
 
 @dataclass
@@ -565,6 +592,7 @@ def decide(
         "numbers_disagree": len(dropped),
         "names_disagree": len(named),
         "threshold": round(min((s for s, _, _ in found), default=1.0), 6),
+        "kept": len(found),
         "found": True,
     }
     return Decided(final, found, dropped, explain, named)
@@ -655,13 +683,24 @@ class WeightedWords:
     """What the weighted link says: its similarity, candidates, mapping and relative rule."""
 
     def short(self, decision: Decision) -> str:
+        if not (decision.explain or {}).get("kept", 1):
+            return "weighted rule, no pair stands out"
         return f"weighted rule, kept from cosine {round(decision.threshold, 3):g}"
 
     def line(self, decision: Decision) -> str:
-        return (
-            "decided: pairs of records that are each other's clear best match "
-            f"(weighted similarity >= {round(decision.threshold, 3):g})"
-        )
+        rule = decision.explain or {}
+        said = []
+        if rule.get("kept", 1):  # (a decision read back from a report made before: kept)
+            said.append(
+                "pairs of records that are each other's clear best match "
+                f"(weighted similarity >= {round(decision.threshold, 3):g})"
+            )
+        if rule.get("identical"):
+            said.append(f"{rule['identical']} pairs of identical records (one of each text "
+                         "compared)")  # fmt: skip
+        if not said:
+            return "decided: no pair: no two records are each other's clear best match"
+        return "decided: " + ", and ".join(said)
 
     def detail(self, decision: Decision) -> str:
         rule = decision.explain or {}
@@ -690,6 +729,10 @@ class WeightedWords:
             return said
         if pair.similarity is None:
             return jaccard_reason(decision, pair, threshold)
+        if pair.edit_distance == 0 and pair.jaccard == 1.0 and (decision.explain or {}).get(
+            "identical"
+        ):
+            return "identical records: the same text once normalized"
         margin = (decision.explain or {}).get("margin", 0.1)
         return (
             f"weighted similarity {pair.similarity:.3f}, one partner each, ahead of both "
