@@ -46,6 +46,9 @@ class Labelled:
     recall: Interval | None
     #: Pairs drawn at random among those kept, too few to correct the estimates (0: none).
     audit_left: int = 0
+    #: Labelled pairs the rule judged the other way, decided as labelled (a non-match never
+    #: kept, a match kept first).
+    overruled: int = 0
 
     def scored(self) -> list[tuple[float, float, int, int]]:
         """The pairs kept as ``(weighted cosine, probability, row, row)``."""
@@ -79,7 +82,9 @@ class Labelled:
             "candidates": f"each record's top {DEFAULTS.link_top_k} in every other source",
             "assignment": "unique mapping: most probable pairs first, each record at most one "
             "partner in each other source",
-            "decision": "a mapped pair is kept at probability 0.5 or more",
+            "decision": "a mapped pair is kept at probability 0.5 or more; a labelled pair as "
+            "labelled",
+            "overruled": self.overruled,
             "estimated_precision": None if p is None else round(p.value, 3),
             "estimated_recall": None if r is None else round(r.value, 3),
             "estimate": self.estimate(),
@@ -139,17 +144,24 @@ def link_by_labels(
     rows, said = _rows(evidence, [lab for lab in labels if not _drawn(lab)])
     taught = teach(evidence, rows, said)
     chance = taught.probability(evidence)
-    found = _found(evidence, chance)
+    found = _found(evidence, chance)  # the rule's own pairs: what its estimates are of
+    # A reviewer's word on a pair stands, whatever the rule makes of it: a pair labelled
+    # non-match is never kept, one labelled match is mapped first (at probability 1).
+    every, word = _rows(evidence, list(labels))
+    overruled = int(np.count_nonzero((chance[every] >= 0.5) != word))
+    final = chance.copy()
+    final[every] = word.astype(float)
+    kept_final = _found(evidence, final)
     where = evidence.index()
     kept = np.asarray([where[(a, b)] for _, a, b in found], dtype=np.int64)
     drawn = _rows(evidence, [lab for lab in labels if _drawn(lab)])
     audit = Audit(*drawn)
     if min(taught.matches, taught.non_matches) < ESTIMATE_MIN:
-        return Labelled(found, taught, evidence, None, None)
+        return Labelled(kept_final, taught, evidence, None, None, overruled=overruled)
     precision, recall = taught.calibration.estimate(chance, kept, audit)
     inside = len(audit.within(kept).rows)
     left = inside if 0 < inside < AUDIT_MIN else 0
-    return Labelled(found, taught, evidence, precision, recall, left)
+    return Labelled(kept_final, taught, evidence, precision, recall, left, overruled)
 
 
 def _drawn(label: Label) -> bool:
@@ -239,9 +251,13 @@ class LabelledWords(ThresholdWords):
 
     def line(self, decision: Decision) -> str:
         rule = decision.explain or {}
+        said = rule.get("overruled")
         return (
             f"decided: pairs the rule taught by {rule['labels']} gives a probability of 0.5 "
-            f"or more, one partner each; {rule['estimate']}"
+            "or more, one partner each"
+            + (f" ({said} labelled pairs the rule judged the other way decided as labelled)"
+               if said else "")  # fmt: skip
+            + f"; {rule['estimate']}"
         )
 
     def detail(self, decision: Decision) -> str:
