@@ -890,6 +890,14 @@ class NearDupIndex:
         own: dict[str, list[str]] = {}
         for rec in self.backend.records_since(batch):
             own[rec.id] = rec.keys
+        if 2 * len(own) >= self.backend.count():
+            # Most of the index is new (a file indexed again): every candidate at once, those
+            # of the new records kept, costs a full report's time, where asking for each new
+            # record's buckets cost 40 times that (20k records again: 64 s against 1.5 s).
+            cands = self.candidates(False, max_bucket)
+            new = np.fromiter((i in own for i in cands.ids), bool, count=len(cands.ids))
+            cands.only(new[cands.first] | new[cands.second])
+            return cands, set(own)
         counts = self.backend.key_counts(sorted({k for ks in own.values() for k in ks}))
         small, groups = large_key_groups(own, counts, max_bucket)
         members = self.backend.members(small)
