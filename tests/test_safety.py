@@ -196,7 +196,7 @@ def private_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSolr
 
 
 @pytest.mark.parametrize(
-    "name", [".", "..", "victim/../victim", "-x", ".hidden", "a b", "a%2Fb", ""]
+    "name", [".", "..", "victim/../victim", "-x", ".hidden", "a b", "a%2Fb", "", "x" * 201]
 )
 def test_collection_names_follow_solrs_rule(name: str) -> None:
     # "": an empty --collection (an unset shell variable) is not the default collection
@@ -206,6 +206,7 @@ def test_collection_names_follow_solrs_rule(name: str) -> None:
         with pytest.raises(InputError, match="not a collection name"):
             Solr(f"http://127.0.0.1:1/solr/{name}")
     assert Solr("http://127.0.0.1:1/solr", "ok.name_1-2").collection == "ok.name_1-2"
+    assert Solr("http://127.0.0.1:1/solr", "x" * 200).collection == "x" * 200
 
 
 def test_a_bad_collection_name_is_a_usage_error(tmp_path: Path) -> None:

@@ -195,6 +195,10 @@ def split_url(url: str) -> tuple[str, str | None]:
 #: ``_`` and ``-``, not starting with ``.`` or ``-``. A name is a path under the node's home
 #: and a segment of every URL: ``..`` or ``a/../b`` would reach outside the collection.
 _COLLECTION_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+#: The longest collection name: its core's folder is named after it, with a shard's and a
+#: replica's suffix, and a file name holds 255 bytes (Solr answered a 300-character name with
+#: its own error about a core's properties, exit 1).
+COLLECTION_NAME_MAX = 200
 
 
 def check_collection_name(name: str) -> str:
@@ -203,6 +207,11 @@ def check_collection_name(name: str) -> str:
         raise InputError(
             f"not a collection name: {name!r} (letters, digits, '.', '_' and '-', not starting "
             "with '.' or '-')"
+        )
+    if len(name) > COLLECTION_NAME_MAX:
+        raise InputError(
+            f"not a collection name: {name[:40]!r}... is {len(name)} characters long, over "
+            f"{COLLECTION_NAME_MAX} (a folder of the Solr node is named after it, with more)"
         )
     return name
 
