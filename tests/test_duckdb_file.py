@@ -491,6 +491,8 @@ def test_ids_given_with_spaces_around_and_a_refused_flag_read_as_typed(tmp_path:
     near = run_cli("neighbors", "  1 ", "--index-file", str(store), "--json")
     assert near.returncode == 0 and json.loads(near.stdout)["matches"], near.stderr
     again = run_cli("index", str(a), "--index-file", str(store), "--no-canonical")
-    assert again.returncode == 2 and "--no-canonical: the index has True" in again.stderr
+    assert again.returncode == 2 and (
+        "--no-canonical: the index has canonical on, the flag turns it off" in again.stderr
+    )
     gone = run_cli("delete", " 2 ", "--index-file", str(store), "--json")
     assert gone.returncode == 0 and json.loads(gone.stdout)["removed"] == 1, gone.stderr

@@ -107,11 +107,8 @@ def open_index(
             raise InputError(f"{backend.location} holds no neardup index (index a file first)")
         return NearDupIndex(backend=backend, given=given)
     index = NearDupIndex(backend=backend)
-    diffs = [
-        f"{_flag_of(k, v)}: the index has {getattr(index.params, k)!r}, given {v!r}"
-        for k, v in given.items()
-        if getattr(index.params, k) != v
-    ]
+    diffs = [_differs(k, getattr(index.params, k), v) for k, v in given.items()
+             if getattr(index.params, k) != v]  # fmt: skip
     if diffs:
         raise ParameterMismatch(
             f"the index at {backend.location} was built with other parameters "
@@ -121,11 +118,31 @@ def open_index(
     return index
 
 
+#: The flags that turn a parameter on or off, by the value they give.
+_SWITCHES = {
+    ("canonical", False): "--no-canonical", ("fold_accents", False): "--no-fold-accents",
+    ("split_hyphens", False): "--keep-hyphens", ("fix_text", True): "--fix-text",
+    ("fields_2014", True): "--fields-2014",
+}  # fmt: skip
+
+
 def _flag_of(name: str, value: Any) -> str:
     """The flag that gave a parameter: ``--no-canonical`` for canonical False (there is no
-    ``--canonical`` to leave out)."""
+    ``--canonical`` to leave out), ``--keep-hyphens`` for split_hyphens False."""
+    if isinstance(value, bool) and (name, value) in _SWITCHES:
+        return _SWITCHES[(name, value)]
     flag = name.replace("_", "-")
     return f"--no-{flag}" if value is False else f"--{flag}"
+
+
+def _differs(name: str, stored: Any, given: Any) -> str:
+    """What a flag asks that the index was built otherwise: a switch in words (the index
+    ``has canonical on``, not ``has True, given False``), a value as it is."""
+    if isinstance(given, bool):
+        words = name.replace("_", " ")
+        return (f"{_flag_of(name, given)}: the index has {words} {'on' if stored else 'off'}, "
+                f"the flag turns it {'on' if given else 'off'}")  # fmt: skip
+    return f"{_flag_of(name, given)}: the index has {stored!r}, given {given!r}"
 
 
 def _backend(args: argparse.Namespace, create: bool, writes: bool = True) -> Any:
