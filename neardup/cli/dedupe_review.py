@@ -54,6 +54,7 @@ from .commands import (
     add_records,
     check_indexed,
     given_params,
+    nothing_indexed,
     open_index,
     print_choice,
     print_stats,
@@ -409,7 +410,9 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
                     # made another folder's file of that name replace its records
                     items = _named_source(items, named, None)
                 one = add_records(index, items, progress=progress(args), total=total)
-                print_stats(one, quiet=args.quiet, written=args.verb == "dedupe")
+                # "written as it is" only where the run goes on to write (some record indexed)
+                written = args.verb == "dedupe" and not nothing_indexed(one, path)
+                print_stats(one, quiet=args.quiet, written=written)
                 check_indexed(one, path)
                 stats = one if stats is None else stats.plus(one)
             print_choice(index)
