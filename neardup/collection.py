@@ -134,7 +134,7 @@ def joining_note(
         return None
     held = ", ".join(f"{name} ({n} records)" for name, n in list(others.items())[:3])
     return (
-        f"{source} joins {backend.location} with the parameters chosen for {held}, so that its "
+        f"{source} joins {backend.location} with its parameters, those of {held}, so that its "
         f"records compare with theirs (its own data alone would get {', '.join(diffs)}; a "
         "collection of its own: --collection NAME)"
     )
