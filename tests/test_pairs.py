@@ -323,6 +323,27 @@ def test_a_gold_header_that_names_the_files_the_other_way_round_is_read_as_it_sa
     assert f"its first column read as ids of {SOURCES[1]}" in err and "as its header" in err
 
 
+def test_a_gold_file_of_ids_written_the_other_way_round_is_read_the_way_its_pairs_are_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """b's ids then a's, no header: read as a's then b's, every score was 0 with exit 0. With
+    nothing to name the columns' files, they are read the way more of the pairs are found,
+    and the note says so; a file written a's ids first is read as before."""
+    index, truth = _two_shops()
+    pairs = tmp_path / "pairs.tsv"
+    write_pairs(index.report(mode="link").pairs, pairs)
+    turned, straight = tmp_path / "turned.txt", tmp_path / "straight.txt"
+    turned.write_text("".join(f"{y[1]}\t{x[1]}\n" for x, y in truth), encoding="utf-8")
+    straight.write_text("".join(f"{x[1]}\t{y[1]}\n" for x, y in truth), encoding="utf-8")
+    for gold, said in ((turned, f"its first column read as ids of {SOURCES[1]}"),
+                       (straight, f"its first column read as ids of {SOURCES[0]}")):  # fmt: skip
+        code, scores, err = _evaluate(capsys, str(pairs), "--gold", str(gold))
+        assert code == 0, err
+        assert scores["true_pairs"] == N and scores["precision"] == scores["recall"] == 1.0
+        assert said in err
+    assert f"the way {N} pairs of them are in" in err or "as every pair" in err
+
+
 @pytest.mark.parametrize(
     ("header", "row", "fmt"),
     [

@@ -311,6 +311,18 @@ def _align(found: PairsFile, gold: PairsFile) -> Aligned:
     ):  # a header that names the files the other way round: as it says
         first, second = second, first
         why = f"as its header ({' '.join(plain.header)}) says"
+    elif plain.header is None or not _names_file(plain.header[0], first):
+        # Nothing says which column is which file's: the reading under which the two files
+        # share more pairs (a gold file written the other way round scored 0, exit 0).
+        held = {frozenset(p) for p in sourced.pairs}
+        straight, turned = (
+            sum(frozenset(((x, a[1]), (y, b[1]))) in held for a, b in plain.pairs)
+            for x, y in ((first, second), (second, first))
+        )  # fmt: skip
+        if turned > straight:
+            first, second = second, first
+            why = (f"the way {_count(turned, 'pair')} of them are in {sourced.name} ("
+                   f"{straight} the other way; nothing names the columns' files)")  # fmt: skip
     oriented = [((first, a[1]), (second, b[1])) for a, b in plain.pairs]
     note = (
         f"{plain.name} names no sources: its first column read as ids of {first}, its second "
