@@ -703,7 +703,17 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.source_field is None and index.chosen is None:
         _joining_note(args, index)
     total = expected_records(args.file, args.format)  # a new index chooses for it; the bar
-    stats = add_records(index, items, writers=args.writers, progress=progress(args), total=total)
+    try:
+        stats = add_records(index, items, writers=args.writers, progress=progress(args),
+                            total=total)  # fmt: skip
+    except KeyboardInterrupt:  # what is there now, and how to finish it
+        print(
+            f"neardup: {args.file}: interrupted while indexing; the records written before it "
+            f"stay in {index.backend.location}: run the same command again to index the rest "
+            "(a record is replaced by its source and id, never doubled)",
+            file=sys.stderr,
+        )
+        raise
     print_stats(stats, quiet=args.quiet)
     print_choice(index)
     problem = nothing_indexed(stats, args.file)
