@@ -106,6 +106,8 @@ class PairsFile:
     non_matches: int = 0
     #: Its lines that pair a record with itself (not in ``pairs``: no pair to find).
     selves: int = 0
+    #: The sources its lines name, those of its non-match lines too.
+    named: frozenset[str] = frozenset()
 
     def sources(self) -> set[str]:
         return {r[0] for p in self.pairs for r in p}
@@ -272,7 +274,7 @@ def _align(found: PairsFile, gold: PairsFile) -> Aligned:
         notes = [
             f"{f.name} names sources {other.name} does not: {', '.join(sorted(extra))}"
             for f, other in ((found, gold), (gold, found))
-            if (extra := f.sources() - other.sources()) and other.pairs
+            if (extra := f.sources() - other.sources() - other.named) and other.pairs
         ]
         if renamed:
             notes.append(f"{gold.name} names its sources' files as typed, or from another "
@@ -392,6 +394,7 @@ def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
     header = None
     said: dict[frozenset[Rec], tuple[bool, str]] = {}
     non = selves = 0
+    named: set[str] = set()
     for where, row in rows:
         if HEADER in row:
             header = row[HEADER]
@@ -405,6 +408,7 @@ def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
                 raise InputError(f"{where}: {got}: expected {LABELS_SAID}")
         ids = [_id(row, key, where) for key in ("id1", "id2")]
         sources = [_source(row, key, where) for key in ("source1", "source2")]
+        named.update(s for s in sources if s)
         if label is not None:  # a pair labelled both ways is refused, as read_labels does
             _label_once(said, frozenset(zip(sources, ids, strict=True)), label, where)
             if label == "non-match":
@@ -415,7 +419,7 @@ def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
             selves += 1
             continue
         pairs.append(((sources[0], ids[0]), (sources[1], ids[1])))
-    return PairsFile(name, pairs, sourced, header, non, selves)
+    return PairsFile(name, pairs, sourced, header, non, selves, frozenset(named))
 
 
 def _label_once(
