@@ -452,3 +452,18 @@ def test_a_gold_file_in_windows_1252_is_read_as_the_records_are(
     code, scores, err = _evaluate(capsys, str(found), "--gold", str(gold))
     assert code == 0, err
     assert scores["true_pairs"] == 1 and f"{gold}:2: not UTF-8 (byte 4)" in err
+
+
+def test_a_source_named_on_a_non_match_line_only_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A labels file whose one line of source c.csv says non-match: the note said the labels
+    named no c.csv, as only its match lines were read for sources."""
+    found, gold = tmp_path / "p.tsv", tmp_path / "labels.tsv"
+    found.write_text("id1\tid2\tsource1\tsource2\n1\t2\ta.csv\tb.csv\n3\t4\ta.csv\tc.csv\n",
+                     encoding="utf-8")  # fmt: skip
+    gold.write_text("source1\tid1\tsource2\tid2\tlabel\na.csv\t1\tb.csv\t2\tmatch\n"
+                    "a.csv\t3\tc.csv\t4\tnon-match\n", encoding="utf-8")  # fmt: skip
+    code, scores, err = _evaluate(capsys, str(found), "--gold", str(gold))
+    assert code == 0, err
+    assert "names sources" not in err and scores["true_pairs"] == 1
