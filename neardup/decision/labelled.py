@@ -158,7 +158,10 @@ def link_by_labels(
     audit = Audit(*drawn)
     if min(taught.matches, taught.non_matches) < ESTIMATE_MIN:
         return Labelled(kept_final, taught, evidence, None, None, overruled=overruled)
-    precision, recall = taught.calibration.estimate(chance, kept, audit)
+    reported = np.asarray([where[(a, b)] for _, a, b in kept_final], dtype=np.int64)
+    precision, recall = taught.calibration.estimate(
+        chance, kept, audit, known=(every, word.astype(float)), final=reported
+    )
     inside = len(audit.within(kept).rows)
     left = inside if 0 < inside < AUDIT_MIN else 0
     return Labelled(kept_final, taught, evidence, precision, recall, left, overruled)

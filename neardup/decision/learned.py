@@ -88,17 +88,23 @@ class Calibration:
         probability: NDArray[np.float64],
         kept: NDArray[np.int64],
         audit: Audit | None = None,
+        known: tuple[NDArray[np.int64], NDArray[np.float64]] | None = None,
+        final: NDArray[np.int64] | None = None,
     ) -> tuple[Interval, Interval]:
         """Precision of the candidates ``kept`` and recall among all candidates, given every
         candidate's ``probability``, each with its bootstrap 95% interval; corrected by the
-        ``audit`` (pairs drawn at random from those kept) where it holds :data:`AUDIT_MIN`."""
+        ``audit`` (pairs drawn at random from those kept) where it holds :data:`AUDIT_MIN`.
+        With ``final`` (the pairs reported, the ``known`` labelled ones decided as labelled):
+        the estimates are of those, each labelled pair counted as its label."""
         n = len(self.scores)
         if len(kept) == 0 or self.said.all() or not self.said.any():
             return Interval(0.0, 0.0, 1.0, n), Interval(0.0, 0.0, 1.0, n)
         sample = audit.within(kept) if audit is not None else None
         if sample is not None and len(sample.rows) < AUDIT_MIN:
             sample = None
-        value = _shares(self.rate(probability), kept, sample)
+        if final is not None and len(final):
+            kept = final
+        value = _shares(self.rate(probability), kept, sample, known)
         rng = np.random.default_rng(SEED)
         drawn = []
         for _ in range(RESAMPLES):
@@ -107,7 +113,8 @@ class Calibration:
             if said.all() or not said.any():
                 continue
             again = sample.resampled(rng) if sample is not None else None
-            drawn.append(_shares(_platt(self.scores[pick], said)(probability), kept, again))
+            drawn.append(_shares(_platt(self.scores[pick], said)(probability), kept, again,
+                                 known))  # fmt: skip
         if not drawn:
             return Interval(value[0], 0.0, 1.0, n), Interval(value[1], 0.0, 1.0, n)
         low, high = np.percentile(np.asarray(drawn), [2.5, 97.5], axis=0)
@@ -174,15 +181,28 @@ def _platt(scores: NDArray[np.float64], said: NDArray[np.bool_]) -> Any:
 
 
 def _shares(
-    rate: NDArray[np.float64], kept: NDArray[np.int64], audit: Audit | None = None
+    rate: NDArray[np.float64],
+    kept: NDArray[np.int64],
+    audit: Audit | None = None,
+    known: tuple[NDArray[np.int64], NDArray[np.float64]] | None = None,
 ) -> tuple[float, float]:
     """Precision of ``kept`` and recall among all, from every candidate's match ``rate``, the
-    kept pairs' rates moved by the ``audit``'s mean gap between label and rate."""
-    found = float(rate[kept].sum())
-    rest = float(rate.sum()) - found
+    kept pairs' rates moved by the ``audit``'s mean gap between label and rate. ``known``:
+    the labelled pairs (rows, 1 or 0), whose rate is their label, moved by nothing."""
+    gap = 0.0
     if audit is not None and len(audit.rows):
         gap = float(np.mean(audit.said.astype(np.float64) - rate[audit.rows]))
-        found = min(max(found + gap * len(kept), 0.0), float(len(kept)))
+    fixed = np.zeros(len(kept), dtype=bool)
+    if known is not None and len(known[0]):
+        rate = rate.copy()
+        rate[known[0]] = known[1]
+        fixed = np.isin(kept, known[0])
+    free = kept[~fixed]
+    found = float(rate[free].sum())
+    if gap:
+        found = min(max(found + gap * len(free), 0.0), float(len(free)))
+    found += float(rate[kept[fixed]].sum())
+    rest = float(rate.sum()) - float(rate[kept].sum())
     total = found + rest
     return found / len(kept), (found / total if total > 0 else 0.0)
 
