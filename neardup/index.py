@@ -1203,7 +1203,8 @@ class NearDupIndex:
         decision = Decision("weighted", linked.explain["threshold"], explain=linked.explain)
         return Report(
             pairs=pairs,
-            records=len(linked.state.keys) if linked.state is not None else 0,
+            # every record: a weighted dedup's state holds one record of each text
+            records=self.backend.count(),
             bands=0,  # candidates by TF-IDF top-k, not banded
             candidates=linked.candidates,
             verified=linked.mapped,

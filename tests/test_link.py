@@ -664,6 +664,7 @@ def test_the_weighted_dedup_pairs_identical_records() -> None:
     pairs = {(p.id1, p.id2): p for p in report.pairs}
     assert set(pairs) == {("1", "2"), ("1", "3"), ("4", "5")}
     assert report.rule["identical"] == 2 and report.rule["kept"] == 1
+    assert report.records == 6  # every record, the copies too
     assert report.decision is not None
     line = decided_line(report)
     assert "2 pairs of identical records" in line and "clear best match" in line
