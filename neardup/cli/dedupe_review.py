@@ -652,17 +652,24 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         + decided_line(report)
         + rule_line(report.decision, report.completion, verbose=_verbose(args)),
     )
-    if stats.unpaired:  # a chain through the cluster's center: said, with the rule that has none
-        print(
-            f"neardup: note: {stats.unpaired} of the {stats.removed} records removed "
-            f"{'was' if stats.unpaired == 1 else 'were'} paired with their cluster's center, not "
-            f"with the record kept (keep {args.keep}); "
-            "--keep central keeps the record every member was paired with"
-            + (f" (column {args.cluster_column!r} has each one's similarity to the record kept)"
-               if args.cluster_column else ""),
-            file=sys.stderr,
-        )  # fmt: skip
+    _say_unpaired(stats, args)
     return 2 if args.strict and (stats.rejected or stats.empty) else 0
+
+
+def _say_unpaired(stats: Any, args: argparse.Namespace) -> None:
+    """The records removed that the report paired with their cluster's center only, not with
+    the record kept (a chain through the center), and the rule that removes none such."""
+    if not stats.unpaired:
+        return
+    print(
+        f"neardup: note: {stats.unpaired} of the {stats.removed} records removed "
+        f"{'was' if stats.unpaired == 1 else 'were'} paired with their cluster's center, not "
+        f"with the record kept (keep {args.keep}); "
+        "--keep central keeps the record every member was paired with"
+        + (f" (column {args.cluster_column!r} has each one's similarity to the record kept)"
+           if args.cluster_column else ""),
+        file=sys.stderr,
+    )  # fmt: skip
 
 
 def _of_input(

@@ -226,17 +226,29 @@ def read_labels(path: str | Path) -> Labels:
     return Labels(name, matches, non, frozenset(drawn), where)
 
 
+_NO_GOLD = (
+    "{}: no pair to score against (the file is empty, labels every pair non-match, or pairs "
+    "records with themselves): give the pairs that should be found"
+)
+
+
 def align(found: PairsFile, gold: PairsFile) -> Aligned:
     """Both files' pairs on common keys (:func:`_align`), with a note of the pairs the gold
     file labels non-match: a found one counts as wrong, as does one it does not list at all,
     which a sample of labelled pairs (a DeepMatcher test split) does not say either way."""
     aligned = _align(found, gold)
-    for side in (found, gold):
-        if side.selves:
-            aligned.notes.append(
-                f"{side.name}: {_count(side.selves, 'line')} pairing a record with itself left "
-                "out (a record is no duplicate of itself)"
-            )
+    # A record paired with itself, as the two files are read: no pair to find or to score.
+    found_pairs = [p for p in aligned.found if p[0] != p[1]]
+    gold_pairs = [p for p in aligned.gold if p[0] != p[1]]
+    selves = {found.name: found.selves + len(aligned.found) - len(found_pairs),
+              gold.name: gold.selves + len(aligned.gold) - len(gold_pairs)}  # fmt: skip
+    if not gold_pairs:
+        raise InputError(_NO_GOLD.format(gold.name))
+    aligned = dataclasses.replace(aligned, found=found_pairs, gold=gold_pairs)
+    for name, n in selves.items():
+        if n:
+            aligned.notes.append(f"{name}: {_count(n, 'line')} pairing a record with itself "
+                                 "left out (a record is no duplicate of itself)")  # fmt: skip
     if gold.non_matches:
         aligned.notes.append(
             f"{gold.name} labels {_count(gold.non_matches, 'pair')} non-match: a pair found "
@@ -256,10 +268,7 @@ def _align(found: PairsFile, gold: PairsFile) -> Aligned:
     an :class:`InputError`, since an id alone cannot say which record it means; so is a gold
     file without a pair, whose recall and precision would read 0 for nothing measured."""
     if not gold.pairs:
-        raise InputError(
-            f"{gold.name}: no pair to score against (the file is empty, labels every pair "
-            "non-match, or pairs records with themselves): give the pairs that should be found"
-        )
+        raise InputError(_NO_GOLD.format(gold.name))
     if found.sourced and gold.sourced:
         gold, renamed = _sources_as(gold, sorted(found.sources()))
         if renamed:
@@ -314,17 +323,7 @@ def _align(found: PairsFile, gold: PairsFile) -> Aligned:
         first, second = second, first
         why = f"as its header ({' '.join(plain.header)}) says"
     elif plain.header is None or not _names_file(plain.header[0], first):
-        # Nothing says which column is which file's: the reading under which the two files
-        # share more pairs (a gold file written the other way round scored 0, exit 0).
-        held = {frozenset(p) for p in sourced.pairs}
-        straight, turned = (
-            sum(frozenset(((x, a[1]), (y, b[1]))) in held for a, b in plain.pairs)
-            for x, y in ((first, second), (second, first))
-        )  # fmt: skip
-        if turned > straight:
-            first, second = second, first
-            why = (f"the way {_count(turned, 'pair')} of them are in {sourced.name} ("
-                   f"{straight} the other way; nothing names the columns' files)")  # fmt: skip
+        first, second, why = _likelier(sourced, plain, first, second, why)
     oriented = [((first, a[1]), (second, b[1])) for a, b in plain.pairs]
     note = (
         f"{plain.name} names no sources: its first column read as ids of {first}, its second "
@@ -332,6 +331,23 @@ def _align(found: PairsFile, gold: PairsFile) -> Aligned:
     )
     read = (sourced.pairs, oriented) if sourced is found else (oriented, sourced.pairs)
     return Aligned(*read, True, [note])
+
+
+def _likelier(
+    sourced: PairsFile, plain: PairsFile, first: str, second: str, why: str
+) -> tuple[str, str, str]:
+    """With nothing to say which column of ``plain`` is which file's: the reading under which
+    the two files share more pairs, and why (a gold file written the other way round scored
+    0, exit 0)."""
+    held = {frozenset(p) for p in sourced.pairs}
+    straight, turned = (
+        sum(frozenset(((x, a[1]), (y, b[1]))) in held for a, b in plain.pairs)
+        for x, y in ((first, second), (second, first))
+    )  # fmt: skip
+    if turned <= straight:
+        return first, second, why
+    return second, first, (f"the way {_count(turned, 'pair')} of them are in {sourced.name} ("
+                           f"{straight} the other way; nothing names the columns' files)")
 
 
 def _sources_as(gold: PairsFile, sources: Sequence[str]) -> tuple[PairsFile, list[Pair]]:
@@ -415,8 +431,8 @@ def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
                 non += 1
                 continue
         sourced = sourced or any(sources)
-        if (sources[0], ids[0]) == (sources[1], ids[1]):
-            selves += 1
+        if sources[0] and (sources[0], ids[0]) == (sources[1], ids[1]):
+            selves += 1  # (ids alone, "7 7" may be two files' records 7: seen once aligned)
             continue
         pairs.append(((sources[0], ids[0]), (sources[1], ids[1])))
     return PairsFile(name, pairs, sourced, header, non, selves, frozenset(named))
