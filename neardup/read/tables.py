@@ -58,7 +58,9 @@ def read_table(
         elif header is None:
             header = [h.strip() for h in row]
             text_fields = _read_fields(header, source, first, id_field, text_fields, source_field)
-        elif [c.strip().lstrip("\ufeff") for c in row] == header:
+        elif len(row) == len(header) and row[0].strip() == header[0] and [
+            c.strip() for c in row
+        ] == header:  # (the first cell first: a record's row costs one comparison)
             # the header again, where files were joined (cat a.csv b.csv): no record's row
             yield Rejection(source, first, "the header again (files joined one after the "
                             "other?): not a record"), last  # fmt: skip
