@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import ArgumentError, InputError
 from .arrow import arrow_columns, read_arrow
@@ -78,76 +79,62 @@ def guess_format(path: Path, delimiter: str | None = None) -> str:
     delimiter is given, or when its first lines are a table whose header names an ``id``
     column (:meth:`TableLayout.names_ids`); else ``lines``."""
     fmt = EXTENSIONS.get(path.suffix.lower())
-    if fmt == "jsonl":  # a JSON array or document named .jsonl: refused as a .json one is
-        _json_document_refused(path)
+    if fmt == "jsonl" and (path.is_file() or is_stream(path)):  # an array named .jsonl
+        _json_document(path, named_json=False)
     if fmt is not None:
         return fmt
-    if path.suffix.lower() == ".json" or (delimiter is None and _json_document_refused(path)):
-        return _json_lines_or_refused(path)
+    if path.suffix.lower() == ".json":
+        _json_document(path, named_json=True)
+        return "jsonl"
+    if delimiter is None and (path.is_file() or is_stream(path)):
+        if _json_document(path, named_json=False) is not None:
+            return "jsonl"  # one JSON object a line, under another name
     if delimiter is not None:
         return "csv"
     layout = sniff_table(path)
     return "csv" if layout is not None and layout.names_ids() else "lines"
 
 
-#: The start of a JSON array of objects, arrays or strings (``[{``, ``[\n  {``), and the first
-#: line of a JSON object written over several lines (``{`` alone, or ``{"key":`` left open).
+#: The start of a JSON array of objects, arrays or strings (``[{``, ``[\n  {``).
 _JSON_ARRAY = re.compile(rb"\[\s*[\[{\"\]]")
 
 
-def _json_document_refused(path: Path) -> bool:
-    """Whether a file whose name does not say JSON starts as JSON does: raises for one JSON
-    array (or a document over several lines) under a ``.jsonl`` name or another, which read as
-    lines would be records of JSON syntax (a whole array one record, its duplicates never
-    compared); True where its first line is a JSON object (JSON Lines under another name)."""
-    if not (path.is_file() or is_stream(path)):
-        return False
+def _json_document(path: Path, named_json: bool) -> dict[str, Any] | None:
+    """The object on the first line of a file that starts as JSON Lines (None: it does not).
+    One JSON array, a document over several lines, and (``named_json``: a ``.json`` file)
+    records held in one list of an object are refused with how to convert them: read as
+    lines, each line would be one record of JSON syntax (a whole array one record, its
+    duplicates never compared). A ``.json`` file is JSON for sure: any ``[`` starts an array
+    and a first line that is not a whole object a document; under another name, only what
+    cannot be anything else is (``[{``, a ``{`` alone, a ``{"key":`` left open)."""
     head = first_bytes(path, SNIFF_BYTES).lstrip(b"\xef\xbb\xbf \t\r\n")
-    convert = f"convert it to JSON Lines, one object a line: jq -c '.[]' {path} > new.jsonl"
-    if _JSON_ARRAY.match(head):
-        raise InputError(f"{path} is one JSON array, not JSON Lines: {convert}")
+    if head.startswith(b"[") if named_json else _JSON_ARRAY.match(head):
+        raise InputError(f"{path} is one JSON array, not JSON Lines: convert it to JSON Lines, "
+                         f"one object a line: jq -c '.[]' {path} > new.jsonl")  # fmt: skip
     first = head.split(b"\n", 1)[0].strip()
-    if first == b"{" or (first.startswith(b'{"') and not first.endswith(b"}")):
+    if not first.startswith(b"{"):
+        return None
+    try:
+        obj = decode_json(first.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        obj = None
+    held = list(obj.values()) if isinstance(obj, dict) else []
+    if named_json and len(held) == 1 and isinstance(held[0], list) and held[0] \
+            and all(isinstance(v, dict) for v in held[0]):  # fmt: skip
+        (key,) = obj  # type: ignore[union-attr]
+        raise InputError(
+            f"{path} holds its records in one list under {key!r}, not one object a line: "
+            f"convert it, e.g. jq -c '.[{json.dumps(key)}][]' {path} > new.jsonl"
+        )
+    left_open = first == b"{" or (first.startswith(b'{"') and not first.endswith(b"}"))
+    if left_open or (named_json and not isinstance(obj, dict)):
         raise InputError(
             f"{path} holds a JSON document over several lines, not JSON Lines (one object a "
             f"line): convert it, e.g. jq -c '.records[]' {path} > new.jsonl"
         )
-    if path.suffix.lower() in EXTENSIONS or not first.startswith(b'{"'):
-        return False
-    try:
-        return isinstance(decode_json(first.decode("utf-8", "replace")), dict)
-    except (ValueError, RecursionError):
-        return False
-
-
-def _json_lines_or_refused(path: Path) -> str:
-    """``jsonl`` for a ``.json`` file of one object a line (JSON Lines under another name); a
-    JSON array or one document over several lines is refused with how to convert it, rather
-    than read as lines of text (each line would be one record of JSON syntax)."""
-    head = first_bytes(path, SNIFF_BYTES).lstrip(b"\xef\xbb\xbf \t\r\n")
-    convert = f"convert it to JSON Lines, one object a line: jq -c '.[]' {path} > new.jsonl"
-    if head.startswith(b"["):
-        raise InputError(f"{path} is one JSON array, not JSON Lines: {convert}")
-    if head.startswith(b"{"):
-        first = head.split(b"\n", 1)[0].decode("utf-8", "replace")
-        try:
-            obj = decode_json(first)
-        except (ValueError, RecursionError):
-            obj = None
-        held = list(obj.values()) if isinstance(obj, dict) else []
-        if len(held) == 1 and isinstance(held[0], list) and held[0] \
-                and all(isinstance(v, dict) for v in held[0]):  # fmt: skip
-            (key,) = obj  # type: ignore[union-attr]
-            raise InputError(
-                f"{path} holds its records in one list under {key!r}, not one object a line: "
-                f"convert it, e.g. jq -c '.[{json.dumps(key)}][]' {path} > new.jsonl"
-            )
-        if not isinstance(obj, dict):
-            raise InputError(
-                f"{path} holds a JSON document over several lines, not JSON Lines (one object "
-                f"a line): convert it, e.g. jq -c '.records[]' {path} > new.jsonl"
-            )
-    return "jsonl"
+    if not named_json and not first.startswith(b'{"'):
+        return None  # ("{a} b": an ID TEXT line whose id has braces)
+    return obj if isinstance(obj, dict) else None
 
 
 def read_records(
