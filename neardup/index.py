@@ -226,7 +226,12 @@ def _as_record(item: Any, position: int, default_source: str = "<records>") -> I
             raise TypeError
         if isinstance(item, tuple | list) and len(item) == 3:
             record_id, text, source = item
-            source = default_source if source is None else str(source)  # never the source "None"
+            if source is None:  # never the source "None"
+                source = default_source
+            elif _bad_source(source):  # as source_name is checked; the rows before are written
+                said = ("the source must be a non-empty string without control characters, "
+                        f"got {source!r:.40}")  # fmt: skip
+                return Rejection(default_source, position, said)
         else:
             record_id, text = item
     except (TypeError, ValueError):
@@ -1682,6 +1687,14 @@ def _two_sources(sources: Sequence[str]) -> None:
             "source with --source-field (in Python: add_frame(source=...), add_many(..., "
             "source_name=...)), or find duplicates in dedup mode"
         )
+
+
+def _bad_source(name: Any) -> bool:
+    """Whether ``name`` cannot be a source: not a string, blank, or holding a control character
+    (it is written into keys and output columns)."""
+    if not isinstance(name, str) or not name.strip():
+        return True
+    return any(ord(c) < 32 or ord(c) == 127 for c in name)
 
 
 def _source_name(name: str | None, default: str) -> str:

@@ -520,6 +520,21 @@ def test_a_triple_whose_source_is_none_is_of_the_default_source() -> None:
     ]  # fmt: skip
 
 
+def test_a_triple_whose_source_is_not_a_name_is_rejected() -> None:
+    """``(id, text, "")`` was stored under the default source and ``(id, text, 5)`` under the
+    source "5", where ``source_name=""`` and ``source_name=5`` are refused: such rows are
+    rejected with their place, as a file's bad row is."""
+    idx = NearDupIndex(Params(threshold=0.5))
+    stats = idx.add_many([("1", "hotel bel air 701 stone canyon road", "a.csv"),
+                          ("2", "hotel bel-air 701 stone canyon rd", ""),
+                          ("3", "arts deli ventura blvd", 5), ("4", "arts deli", "b\x00"),
+                          ("5", "arts delicatessen ventura", " ")])  # fmt: skip
+    assert (stats.read, stats.indexed, stats.rejected) == (5, 1, 4)
+    assert [r.line for r in stats.rejections] == [2, 3, 4, 5]
+    assert all("the source must be a non-empty string" in r.reason for r in stats.rejections)
+    assert len(idx) == 1
+
+
 def test_two_frames_with_their_default_index_are_refused() -> None:
     pd = pytest.importorskip("pandas")
     idx = NearDupIndex()

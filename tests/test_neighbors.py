@@ -152,6 +152,10 @@ def test_cli_neighbors_and_delete_reach_every_source(solr_base: str, tmp_path: P
     assert json.loads(plain.stdout)["matches"][0]["id"] == "2"  # a.csv's 1 is cafe roma
     # --json names every match's source, the primary's too (null could be either file's)
     assert {m["source"] for m in json.loads(plain.stdout)["matches"]} <= {str(a), str(b)}
+    # in words too: a.csv's 1 and its matches said with their file, the collection holding two
+    said = run_cli("neighbors", "1", "--collection", name, env=env).stdout
+    assert f"most similar to 1 of {a} " in said, said
+    assert f"2 ({b}): caffe roma" in said, said
     first = run_cli("neighbors", "2", "--collection", name, "--json", "-k", "1", env=env)
     assert json.loads(first.stdout)["matches"] and all(
         m["source"] in (str(a), str(b)) for m in json.loads(first.stdout)["matches"]

@@ -945,12 +945,13 @@ def _write_clusters(args: argparse.Namespace, groups: list[Any], index: Any) -> 
 
 
 def _matches(
-    args: argparse.Namespace, matches: list[Any], title: str, primary: str | None
+    args: argparse.Namespace, matches: list[Any], title: str, primary: str | None,
+    several: bool = False,
 ) -> None:
     """The matches, each record by its id and, where another source is in play (a match of
-    one, or the record asked about is of one), by its source too: an id alone would name a
-    record of either."""
-    if any(m.source for m in matches) or getattr(args, "source", None):
+    one, the record asked about is of one, or the collection holds several: ``several``), by
+    its source too: an id alone would name a record of either."""
+    if any(m.source for m in matches) or getattr(args, "source", None) or several:
         matches = [m if m.source else dataclasses.replace(m, source=primary) for m in matches]
     # --json names every record's source, the primary's too: a script reading "source": null
     # could not tell which of two files' records "1" is
@@ -964,6 +965,17 @@ def _matches(
     if not matches:
         lines.append("(no similar records)")
     emit(args, {"matches": [m.as_dict() for m in named]}, "\n".join(lines))
+
+
+def _several_sources(index: NearDupIndex) -> bool:
+    """Whether the collection holds records of more than one source, where it keeps a list of
+    them (one facet request; an index held in memory answers False)."""
+    backend = index.backend
+    if Capability.COLLECTION_INFO not in backend.capabilities or backend.load_params() is None:
+        return False
+    from ..collection import describe  # lazy: pulls in pysolr
+
+    return int(describe(cast(SolrStore, backend))["source_count"]) > 1
 
 
 def _k(args: argparse.Namespace) -> None:
@@ -983,13 +995,16 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
         matches = index.neighbors(args.id.strip(), args.k, args.threshold, source=args.source)
     except RecordNotFound as exc:  # the sources that hold it, named by the flag
         raise InputError(f"{exc.message}{_holding_flag(exc.holding)}") from None
-    of = f" of {args.source}" if args.source else ""
+    several = _several_sources(index)
+    source = args.source or (index.primary_source if several else None)
+    of = f" of {source}" if source else ""
     _matches(
         args,
         matches,
         f"records most similar to {args.id}{of} (Jaccard of {p.shingle_kind} "
         f"{p.shingle_size}-gram shingles):",
         index.primary_source,
+        several,
     )
     return 0
 
@@ -1021,6 +1036,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         if short
         else "records most similar to the text:",
         index.primary_source,
+        _several_sources(index),
     )
     return 0
 
