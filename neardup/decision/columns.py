@@ -85,6 +85,9 @@ class FieldCheck:
     far: int = 0
     #: Kept pairs that are the best match of both their records: what ``m`` is learned from.
     mutual: int = 0
+    #: The pairs the check would have dropped where it was not applied (too many of the kept:
+    #: ``DEFAULTS.columns_max_share``); 0 where it was.
+    withheld: int = 0
     kept_pairs: int = 0
     other_pairs: int = 0
     reason: str = ""
@@ -96,6 +99,7 @@ class FieldCheck:
             "columns": self.columns,
             "dropped": self.dropped,
             "far_below_best": self.far,
+            "withheld": self.withheld,
             "mutual_best": self.mutual,
             "margin_bits": DEFAULTS.columns_margin_bits,
             "kept_pairs": self.kept_pairs,
@@ -221,7 +225,18 @@ def columns_disagree(
     far = far_below_best(kept, weight)
     unlike = chance < DEFAULTS.columns_cut
     out = [p for p, u, f in zip(kept, unlike, far, strict=True) if not (u or f)]
-    check.dropped = len(kept) - len(out)
+    would = len(kept) - len(out)
+    if would > DEFAULTS.columns_max_share * len(kept):
+        check.withheld = would
+        check.reason = (
+            f"{len(columns)} columns compared; not applied: they would drop {would} of the "
+            f"{len(kept)} pairs, more than {DEFAULTS.columns_max_share:.0%}: a check that "
+            "disagrees with the text on so many learned what non-matches look like from "
+            "candidates below the threshold that are matches too (copies whose columns are "
+            "filled differently)"
+        )
+        return kept, check
+    check.dropped = would
     check.far = int((far & ~unlike).sum())
     check.reason = (
         f"{len(columns)} columns compared; {check.dropped} of {len(kept)} pairs dropped: "
