@@ -135,6 +135,27 @@ def test_valley_between_two_modes() -> None:
     assert sum(v.counts) == np.count_nonzero(np.concatenate([alike, same]) >= 0.35)
 
 
+def test_a_dip_between_near_copies_and_exact_ones_is_no_valley(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Business records, a sixth of them exact copies of another, the near duplicates
+    (abbreviated streets, a missing zip) spread from 0.5 to 0.95 with no valley below them:
+    the dip under the copies' spike was taken, a cut at 0.9 that left most duplicates out.
+    It parts near copies from exact ones: passed over, and said."""
+    rng = np.random.default_rng(4)
+    alike = rng.normal(0.45, 0.1, 1500).clip(0, 0.99)  # records without a duplicate
+    near = rng.uniform(0.5, 0.95, 1200)
+    values = np.concatenate([alike, near, np.ones(900)])
+    v = valley_threshold(values, records=3600, floor=0.3)
+    assert not v.found and v.threshold == DEFAULTS.valley_fallback, v
+    assert "parts near copies from exact ones" in v.reason
+    from neardup.decision import valley
+
+    monkeypatch.setattr(valley, "DEFAULTS", dataclasses.replace(DEFAULTS, valley_top=1.1))
+    before = valley_threshold(values, records=3600, floor=0.3)  # as it was
+    assert before.found and before.threshold >= 0.85
+
+
 def test_valley_when_the_non_matches_lie_below_the_floor() -> None:
     rng = np.random.default_rng(2)
     same = rng.normal(0.8, 0.08, 600).clip(0, 1)  # 4000 other records have nothing >= floor

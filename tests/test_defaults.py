@@ -29,7 +29,7 @@ MOVED = {
         "WIDTH": "valley_width", "GAP": "valley_gap", "DEPTH": "valley_depth",
         "FALLBACK": "valley_fallback", "NUMBERS_WAIVED": "numbers_waived_jaccard",
         "NUMBERS_NOISY": "numbers_noisy", "NUMBERS_MIN_PAIRS": "numbers_min_pairs",
-        "PLAIN_MARGIN": "valley_plain_margin",
+        "PLAIN_MARGIN": "valley_plain_margin", "TOP": "valley_top",
     },
     "neardup.decision.link": {
         "NUMBERS_WAIVED": "numbers_waived_cosine", "NUMBERS_NOISY": "numbers_noisy",

@@ -22,6 +22,8 @@ How, on the verified pairs at the index's floor (the lowest similarity banding f
   own height; the first valley at least ``DEFAULTS.valley_depth`` deep is taken (the one nearest
   the non-matches: a second dip among the matches, between near copies and exact ones, is not a
   boundary between matches and non-matches);
+* a valley at ``DEFAULTS.valley_top`` or above is passed over: it parts near copies from
+  exact ones, wherever no valley lies between matches and non-matches below it;
 * the threshold is the lower edge of the valley's bin;
 * no valley that deep (one bump, or matches spread everywhere): ``DEFAULTS.valley_fallback``.
 
@@ -130,11 +132,16 @@ def valley_threshold(
     counts = np.histogram(values[values >= lo], bins=edges)[0]
     smooth = np.convolve(np.pad(counts.astype(float), 1, mode="edge"), [1 / 3] * 3, "valid")
     below_density = below * width / lo  # the records under the floor, spread over its width
-    found_k, depth, deepest = None, 0.0, 0.0
+    found_k, depth, deepest, passed = None, 0.0, 0.0, ""
     for k in range(len(smooth) - 1):
         left = max([below_density, *smooth[:k].tolist()])
         right = float(smooth[k + 1 :].max())
         d = min(left, right) / max(float(smooth[k]), 0.5)
+        if d >= deep and edges[k] >= DEFAULTS.valley_top and not passed:
+            passed = (f"; the dip at {edges[k]:.3f} ({d:.1f}x) parts near copies from exact "
+                      "ones, not matches from non-matches")  # fmt: skip
+        if edges[k] >= DEFAULTS.valley_top:
+            continue
         deepest = max(deepest, d)
         if d >= deep:
             found_k, depth = k, d
@@ -143,7 +150,7 @@ def valley_threshold(
     if found_k is None:
         return Valley(
             fallback, False, deepest, floor, records, below, shown_edges, counts.tolist(),
-            f"no valley at least {deep}x deep (deepest {deepest:.1f}x): the fallback "
+            f"no valley at least {deep}x deep (deepest {deepest:.1f}x){passed}: the fallback "
             f"{fallback}",
         )  # fmt: skip
     threshold = round(float(edges[found_k]), 4)
