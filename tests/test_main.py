@@ -62,3 +62,20 @@ def test_an_error_with_json_is_json_on_standard_output_too(tmp_path: Path) -> No
     assert f"neardup: error: {said['error']}" in done.stderr
     plain = run_cli("neighbors", "7", "--index-file", str(missing))
     assert plain.returncode == 2 and plain.stdout == ""
+
+
+def test_an_abbreviated_flag_is_refused_not_read_as_another() -> None:
+    """``dedupe --source X`` was read as ``--source-field X`` (argparse completes a unique
+    prefix): a column named X, where ``index --source`` names the records' source. No flag is
+    completed; every verb's parser refuses a prefix."""
+    parser = build_parser()
+    args = parser.parse_args(["dedupe", "a.csv", "--out", "b.csv", "--source-field", "src"])
+    assert args.source_field == "src"
+    for verb in (["dedupe", "a.csv", "--out", "b.csv", "--source", "X"],
+                 ["report", "--thresh", "0.5"]):  # fmt: skip
+        try:
+            parser.parse_args(verb)
+        except SystemExit as exc:
+            assert exc.code == 2
+        else:
+            raise AssertionError(f"{verb} was accepted")

@@ -55,6 +55,12 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # No abbreviated flags: 'dedupe --source X' was read as --source-field X, a column
+        # named X, where index's --source names the records' source.
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
