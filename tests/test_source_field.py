@@ -99,6 +99,46 @@ def test_dedupe_with_a_source_field_removes_by_source_and_id(tmp_path: Path) -> 
         assert [",".join(r.split(",")[:2]) for r in rows] == kept
 
 
+def test_a_cluster_column_names_the_kept_records_source(tmp_path: Path) -> None:
+    """Two clusters whose kept records are a's 1 and b's 1 were both written as cluster "1":
+    grouped by that column, a drill and a shaver were one cluster. With a source column the
+    cluster is named by its kept record's source too (``<cluster column>_source``), in every
+    format that has columns."""
+    rows = [("1", "a", "Bosch cordless drill RL-1299 18V"), ("1", "b", "Philips shaver S5000"),
+            ("2", "a", "Philips shaver S5000 new"), ("2", "b", "Bosch cordless drill RL1299"),
+            ("3", "b", "unrelated garden hose green")]  # fmt: skip
+    csv_in = tmp_path / "shops.csv"
+    csv_in.write_text("id,src,text\n" + "".join(f"{i},{s},{t}\n" for i, s, t in rows),
+                      encoding="utf-8")  # fmt: skip
+    jsonl_in = tmp_path / "shops.jsonl"
+    jsonl_in.write_text("".join(json.dumps({"id": int(i), "src": s, "text": t}) + "\n"
+                                for i, s, t in rows), encoding="utf-8")  # fmt: skip
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+
+    pq_in = tmp_path / "shops.parquet"
+    pq.write_table(pa.table({"id": [int(r[0]) for r in rows], "src": [r[1] for r in rows],
+                             "text": [r[2] for r in rows]}), pq_in)  # fmt: skip
+    for path in (csv_in, jsonl_in, pq_in):
+        out = tmp_path / f"out{path.suffix}"
+        proc = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory",
+                       "--source-field", "src", "--threshold", "0.4", "--cluster-column", "cl")
+        assert proc.returncode == 0, proc.stderr
+        assert "the kept record's source in 'cl_source'" in proc.stdout
+        if path is csv_in:
+            got = [line.split(",") for line in out.read_text(encoding="utf-8").splitlines()]
+            assert got[0] == ["id", "src", "text", "cl", "cl_source", "similarity"]
+            named = {(r[1], r[0]): (r[4], r[3]) for r in got[1:]}
+        elif path is jsonl_in:
+            objs = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+            named = {(o["src"], str(o["id"])): (o["cl_source"], str(o["cl"])) for o in objs}
+        else:
+            t = pq.read_table(out).to_pylist()
+            named = {(r["src"], str(r["id"])): (r["cl_source"], str(r["cl"])) for r in t}
+        assert named == {("a", "1"): ("a", "1"), ("b", "1"): ("b", "1"), ("a", "2"): ("b", "1"),
+                         ("b", "2"): ("a", "1"), ("b", "3"): ("b", "3")}, path  # fmt: skip
+
+
 @pytest.mark.solr
 def test_cli_source_field(solr_base: str, tmp_path: Path) -> None:
     path = _csv(tmp_path / "guides.csv")

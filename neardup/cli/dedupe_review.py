@@ -632,8 +632,10 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         "decided": decided_line(report).strip(),
         "review": page.as_dict() if page is not None else None,
     }
+    sourced = f" (the kept record's source in {args.cluster_column + '_source'!r})" \
+        if args.cluster_column and args.source_field else ""  # fmt: skip
     what = (
-        f"every record with its cluster id in column {args.cluster_column!r}"
+        f"every record with its cluster id in column {args.cluster_column!r}{sourced}"
         if args.cluster_column
         else f"kept {stats.kept}, removed {stats.removed}"
     )

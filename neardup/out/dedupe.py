@@ -252,6 +252,11 @@ class _Keeper:
     def record_id(self) -> str:
         return str(self.id[1] if isinstance(self.id, tuple) else self.id)
 
+    @property
+    def source(self) -> str | None:
+        """Its source, where records are named with theirs (a source column)."""
+        return str(self.id[0]) if isinstance(self.id, tuple) else None
+
 
 def _name_of(sourced: bool) -> Callable[[Record], Name]:
     return (lambda r: (r.source, r.id)) if sourced else (lambda r: r.id)
@@ -316,8 +321,12 @@ class _Output:
         bom: bool,
         id_field: str = "id",
         delimiter: str | None = None,
+        source_column: str | None = None,
     ) -> None:
         self.fh = fh
+        #: With a source column (``source_field``), the column of the kept record's source:
+        #: a cluster id alone named two clusters whose kept records are two sources' ``1``.
+        self.source_column = source_column
         self.id_field = id_field
         self.fmt = fmt
         self.column = column
@@ -351,29 +360,38 @@ class _Output:
         text = b"".join(lines).decode("utf-8", "replace")
         row = next(csv.reader([text], delimiter=self.delimiter), [])
         names = {c.strip() for c in row}
-        for name in (self.column, self.sim_column):
+        for name in self.added():
             if name in names:
                 raise InputError(
                     f"{where}: the input already has a column {name!r}: choose another name "
                     "(--cluster-column, --similarity-column)"
                 )
-        self._append(lines, [self.column, self.sim_column])
+        self._append(lines, self.added())
+
+    def added(self) -> list[str]:
+        """The columns added: the cluster's id, its kept record's source (with a source
+        column), the similarity."""
+        assert self.column is not None
+        src = [self.source_column] if self.source_column else []
+        return [self.column, *src, self.sim_column]
 
     def record(
         self, lines: list[bytes], record: Record, cluster: str, sim: str,
-        raw: str | int | None = None,
+        raw: str | int | None = None, source: str | None = None,
     ) -> None:  # fmt: skip
         """A record's lines, with its cluster's id (``raw``: as the file typed the kept
-        record's id, so that the column joins with the id column) and similarity added."""
+        record's id, so that the column joins with the id column), the kept record's
+        ``source`` (with a source column) and similarity added."""
         if not self.column:
             self.fh.write(b"".join(lines))
         elif self.fmt == "lines":
             text = record.text.replace("\t", " ")
             self.fh.write(f"{record.id}\t{cluster}\t{sim}\t{text}\n".encode())
         elif self.fmt == "jsonl":
-            self._json(lines[0], record, cluster, sim, raw)
+            self._json(lines[0], record, cluster, sim, raw, source)
         else:
-            self._append(lines, [raw if isinstance(raw, str) else cluster, sim])
+            src = [source or ""] if self.source_column else []
+            self._append(lines, [raw if isinstance(raw, str) else cluster, *src, sim])
 
     def rejected(self, lines: list[bytes], side: IO[bytes] | None) -> None:
         """A row the reader rejected, as it is in the input: into the rejects file ``side``
@@ -396,7 +414,7 @@ class _Output:
         elif self.fmt == "jsonl":
             self._json_empty(lines)
         else:
-            self._append(lines, ["", ""])
+            self._append(lines, [""] * len(self.added()))
 
     def _json_empty(self, lines: list[bytes]) -> None:
         """A rejected JSON line: an object gets the two keys, null; anything else (not JSON,
@@ -407,10 +425,10 @@ class _Output:
             obj = json.loads(body.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
             obj = None
-        if not isinstance(obj, dict) or self.column in obj or self.sim_column in obj:
+        if not isinstance(obj, dict) or any(name in obj for name in self.added()):
             self.fh.write(raw)
             return
-        added = f", {json.dumps(self.column)}: null, {json.dumps(self.sim_column)}: null}}"
+        added = "".join(f", {json.dumps(name)}: null" for name in self.added()) + "}"
         self.fh.write(body.rstrip()[:-1].rstrip() + added.encode() + (ending or b"\n"))
 
     def _append(self, lines: list[bytes], cells: list[str]) -> None:
@@ -427,13 +445,14 @@ class _Output:
         self.fh.write(row + _encoded(extra, row) + (ending or b"\n"))
 
     def _json(
-        self, line: bytes, record: Record, cluster: str, sim: str, raw: str | int | None = None
+        self, line: bytes, record: Record, cluster: str, sim: str, raw: str | int | None = None,
+        source: str | None = None,
     ) -> None:
         body, ending = _split_ending(line)
         utf8 = _is_utf8(body)
         # a BOM where files saved by Windows tools were joined (cat): read past, written back
         obj = json.loads(body.removeprefix(BOM).decode("utf-8", WINDOWS_1252))
-        for name in (self.column, self.sim_column):
+        for name in self.added():
             if name in obj:
                 raise InputError(
                     f"{record.location}:{record.line}: the record already has a key {name!r}: "
@@ -449,6 +468,9 @@ class _Output:
         # the row as it was, byte for byte; what is added in ASCII where the row is not UTF-8
         # (read as Windows-1252): \u escapes are the same characters in either encoding
         added = f", {json.dumps(self.column)}: {json.dumps(cid, ensure_ascii=not utf8)}, "
+        if self.source_column:
+            src = json.dumps(source, ensure_ascii=not utf8)
+            added += f"{json.dumps(self.source_column)}: {src}, "
         added += f"{json.dumps(self.sim_column)}: {value}}}"
         self.fh.write(end + added.encode() + (ending or b"\n"))
 
@@ -506,6 +528,12 @@ class _Job:
     max_record_bytes: int | None
     source_field: str | None = None
     delimiter: str | None = None
+
+    @property
+    def source_column(self) -> str | None:
+        """The column of the kept record's source, added with the cluster column where records
+        have a source column: a record is its source and its id, and so is a cluster's."""
+        return f"{self.column}_source" if self.column and self.source_field else None
 
     def name(self, record: Record) -> Name:
         """The record as the clusters name it (:data:`Name`)."""
@@ -599,7 +627,9 @@ def dedupe(
     one the input was indexed with, so that the same lines are rejected; ``source_field`` too.
     With ``source_field`` a record is its ``(source, id)``, as in the index: ``clusters`` name
     them so (:meth:`NearDupIndex.clusters`) or by storage key, the records of ``primary`` (the
-    index's :attr:`~NearDupIndex.primary_source`) by their ids.
+    index's :attr:`~NearDupIndex.primary_source`) by their ids, and ``cluster_column`` is
+    joined by ``<cluster_column>_source``, the kept record's source (two sources' ``1`` are
+    two clusters).
     ``rejects``: a file for the rows rejected, as they are in the input; without it they are
     written into ``out``, in their place.
     """
@@ -662,7 +692,7 @@ class _Placing:
 
 def _place(
     job: _Job, item: Any, stats: DedupeStats, placing: _Placing
-) -> tuple[Record, str, str, str | int | None] | None:
+) -> tuple[Record, str, str, str | int | None, str | None] | None:
     """Count one item of the input and say what to write for it: the record, its cluster's id
     (as text, and as the file typed the kept record's id, where known) and its similarity to
     the record kept; None when no record is written (a blank line, a duplicate removed, or a
@@ -677,7 +707,8 @@ def _place(
         stats.empty += 1
         if len(stats.empties) < KEEP_REJECTIONS:
             stats.empties.append(item)
-        return Record(item.id or "", "", item.source, item.line), item.id or "", "", None
+        return (Record(item.id or "", "", item.source, item.line), item.id or "", "", None,
+                item.source)  # fmt: skip
     if isinstance(item, Rejection):
         stats.rejected += 1
         if len(stats.rejections) < KEEP_REJECTIONS:
@@ -700,8 +731,8 @@ def _place(
             return None
         stats.written += 1
         if keeper is None or keeper.id == name:
-            return item, item.id, SAME, item.raw_id
-        return item, keeper.record_id, job.similarity_to(item, keeper), keeper.raw
+            return item, item.id, SAME, item.raw_id, item.source
+        return item, keeper.record_id, job.similarity_to(item, keeper), keeper.raw, keeper.source
     if number is not None:
         stats.clustered += 1
         placing.seen.add(number)
@@ -711,14 +742,14 @@ def _place(
     if keeper is None or keeper.id == name:
         stats.kept += 1
         stats.written += 1
-        return item, item.id, SAME, item.raw_id
+        return item, item.id, SAME, item.raw_id, item.source
     stats.removed += 1
     if frozenset((keeper.id, name)) not in job.groups.similar and job.groups.similar:
         stats.unpaired += 1  # a duplicate of the cluster's center, not of the record kept
     if not job.column:
         return None
     stats.written += 1
-    return item, keeper.record_id, job.similarity_to(item, keeper), keeper.raw
+    return item, keeper.record_id, job.similarity_to(item, keeper), keeper.raw, keeper.source
 
 
 def _write(
@@ -735,7 +766,8 @@ def _write(
     table = job.fmt not in ("lines", "jsonl")
     # the separator the reader splits the rows with: the added cells are written with it
     sep = table_delimiter(job.path, job.fmt, job.delimiter, job.id_field) if table else None
-    output = _Output(fh, job.fmt, job.column, job.sim_column, bom, job.id_field, sep)
+    output = _Output(fh, job.fmt, job.column, job.sim_column, bom, job.id_field, sep,
+                     job.source_column)  # fmt: skip
     cursor = 0  # lines consumed
     placing = _Placing()
 
@@ -784,6 +816,7 @@ def _write_columnar(
 
     rows: list[int] = []
     clusters: list[str | None] = []
+    sources: list[str | None] = []  # the kept records' (with a source column)
     sims: list[float | None] = []
     rejected: list[int] = []  # the rows for the rejects file
     placing = _Placing()
@@ -792,6 +825,7 @@ def _write_columnar(
         if placed is not None:
             rows.append(item.line - 1)  # rows are numbered from 1
             clusters.append(placed[1])
+            sources.append(placed[4])
             sims.append(float(placed[2]) if placed[2] else None)
         elif _rejected(item):
             if side is not None:
@@ -799,6 +833,7 @@ def _write_columnar(
             else:  # as it is, in its place, its cluster and similarity null
                 rows.append(item.line - 1)
                 clusters.append(None)
+                sources.append(None)
                 sims.append(None)
     placing.close(stats)
     whole = _read_table_whole(job.path, job.fmt)
@@ -807,13 +842,16 @@ def _write_columnar(
     if side is not None and rejected:
         _write_arrow(whole.take(pa.array(rejected, type=pa.int64())), side, job.fmt)
     if job.column:
-        for name in (job.column, job.sim_column):
+        added = [job.column, job.source_column, job.sim_column]
+        for name in (n for n in added if n):
             if name in table.column_names:
                 raise InputError(
                     f"{job.path}: the input already has a column {name!r}: choose another name "
                     "(--cluster-column, --similarity-column)"
                 )
         table = table.append_column(job.column, _cluster_ids(clusters, table, job.id_field))
+        if job.source_column:
+            table = table.append_column(job.source_column, pa.array(sources, type=pa.string()))
         table = table.append_column(job.sim_column, pa.array(sims, type=pa.float64()))
     _write_arrow(table, fh, job.fmt)
 
