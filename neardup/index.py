@@ -1288,9 +1288,12 @@ class NearDupIndex:
             return (source or primary, rid)
 
         kept = {frozenset({key(p.source1, p.id1), key(p.source2, p.id2)}) for p in report.pairs}
-        said = [(frozenset(key(*r) for r in pair), match)
+        names = list(dict.fromkeys([*(s for s in [self.primary_source] if s),
+                                    *(s for p in report.pairs for s in (p.source1, p.source2)
+                                      if s)]))  # fmt: skip
+        said = [(self._drawn_pair(a, b, names, report.mode, labels.at(a, b)), match)
                 for pairs, match in ((labels.matches, True), (labels.non_matches, False))
-                for pair in pairs if frozenset(pair) in labels.drawn]  # fmt: skip
+                for a, b in pairs if frozenset((a, b)) in labels.drawn]  # fmt: skip
         inside = [match for pair, match in said if pair in kept]
         out: dict[str, Any] = {"drawn": len(said), "kept": len(inside), "matches": sum(inside)}
         if not inside:
@@ -1305,6 +1308,41 @@ class NearDupIndex:
                        f"matches: precision {hits / n:.2f} ({low:.2f}-{high:.2f}, 95% "
                        "interval)")  # fmt: skip
         return out
+
+    def _drawn_pair(
+        self, a: tuple[str, str], b: tuple[str, str], names: Sequence[str], mode: str,
+        where: str,
+    ) -> frozenset[tuple[str, str]]:  # fmt: skip
+        """The two records a label of a check names, as a report names them ``(source, id)``:
+        read as a label that teaches is (:meth:`_label_pair`): a source however the file was
+        spelled, ids alone of the sources that hold them (of a link's two, the first column
+        the first's); a record the index does not hold is refused with its line. Before, a
+        label naming ``a.csv`` where the index says ``/data/a.csv``, or no source, was
+        silently never among the pairs kept."""
+        primary = self.primary_source or ""
+
+        def held(source: str, rid: str) -> list[tuple[str, str]]:
+            named = [_label_source(source, names)] if source else (list(names) or [primary])
+            keys = {self.key(rid, s or None): (s or primary, rid) for s in named}
+            found = self.backend.sources(list(keys))
+            return [rec for k, rec in keys.items() if k in found]
+
+        first, second = held(*a), held(*b)
+        for (source, rid), found in ((a, first), (b, second)):
+            if not found:
+                at = f" of {source}" if source else ""
+                raise InputError(f"{where}: record {rid}{at} is not in the index: a pair drawn "
+                                 "at random from another index checks nothing here")  # fmt: skip
+        both = [(x, y) for x in first for y in second if mode != "link" or x[0] != y[0]]
+        if not both:
+            raise InputError(f"{where}: both records are of {first[0][0]}: a link's pair is "
+                             "of two records of two sources")  # fmt: skip
+        if len(both) > 1 and not a[0] and not b[0] and len(names) == 2:
+            both = [(x, y) for x, y in both if x[0] == names[0]]  # the first column's first
+        if len(both) != 1:
+            raise InputError(f"{where}: ids alone cannot say which records these are (several "
+                             "sources hold them): give the label source1 and source2")  # fmt: skip
+        return frozenset(both[0])
 
     def close(self) -> None:
         """Close the storage where it holds a file or a connection: a DuckDB file writes its

@@ -284,6 +284,36 @@ def test_a_check_draws_at_random_from_the_pairs_kept_and_says_their_precision() 
     assert idx.report(mode="link", labels=other).rule["check"]["kept"] == 5
 
 
+def test_a_checks_labels_name_their_records_as_labels_that_teach_do(tmp_path: Path) -> None:
+    """A check's labels were matched to the pairs kept by their sources as written: a page
+    of ``review a.csv b.csv --check`` names ``a.csv`` where the index says ``/data/a.csv``,
+    and ids alone named no source: "none of the 20 pairs drawn is among this report's
+    pairs", exit 0, from labels of those very pairs. They are read as labels that teach are;
+    a record the index does not hold is refused with its line."""
+    for name in ("a.csv", "b.csv"):
+        path = tmp_path / name
+        rows = ["id,text"] + [f"{i},acme {k} model rx-{100 + i} black" for i, k in
+                              enumerate(("drill", "kettle", "lamp", "radio", "fan", "iron"), 1)]
+        if name == "b.csv":
+            rows = ["id,text"] + [f"{i},ACME {k} RX{100 + i}" for i, k in
+                                  enumerate(("drill", "kettle", "lamp", "radio", "fan", "iron"), 1)]
+        path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    idx = NearDupIndex()
+    for name in ("a.csv", "b.csv"):
+        idx.add_many(read_records(tmp_path / name))  # sources: the paths as given here
+    drawn = idx.check(4)
+    full = [((p.source1, p.id1), (p.source2, p.id2), True, True) for p in drawn]
+    assert idx.report(mode="link", labels=full).rule["check"]["kept"] == 4
+    short = [((Path(a[0]).name, a[1]), (Path(b[0]).name, b[1]), m, d) for a, b, m, d in full]
+    bare = [(("", a[1]), ("", b[1]), m, d) for a, b, m, d in full]
+    for labels in (short, bare):
+        checked = idx.report(mode="link", labels=labels).rule["check"]
+        assert (checked["kept"], checked["matches"]) == (4, 4), labels
+    bogus = [(("nowhere.csv", "1"), ("b.csv", "1"), True, True)]
+    with pytest.raises(InputError, match="record 1 of nowhere.csv is not in the index"):
+        idx.report(mode="link", labels=bogus)
+
+
 def test_a_check_of_a_dedup_report() -> None:
     idx = NearDupIndex()
     idx.add_many([(str(i), f"acme {k} model rx-{100 + i} black") for i, k in
