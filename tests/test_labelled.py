@@ -91,6 +91,33 @@ def test_labels_of_ids_alone_are_read_across_the_two_sources(tmp_path: Path) -> 
         idx.report(mode="link", labels=str(same))
 
 
+def test_labels_of_ids_alone_written_the_other_way_round_are_read_that_way(
+    tmp_path: Path,
+) -> None:
+    """Labels of ids alone written b-then-a (both shops number from 1) were read a-then-b:
+    every label named another pair than meant, the rule learned from them and exit 0.
+    They are read the way their matches are the more alike, as evaluate reads a gold file
+    of ids, and a note says so."""
+    kinds = ("drill", "kettle", "lamp", "radio", "fan", "toaster", "iron", "mixer")
+    idx = NearDupIndex()
+    idx.add_many([(str(i), f"acme {k} model rx-{100 + i} black") for i, k in enumerate(kinds, 1)],
+                 source_name="a")  # fmt: skip
+    # b numbers the same products one on: a's 1 is b's 2, a's 8 b's 1
+    idx.add_many([(str(i % 8 + 1), f"ACME {k} RX{100 + i}") for i, k in enumerate(kinds, 1)],
+                 source_name="b")  # fmt: skip
+    labels = [(i, i + 1, "match") for i in range(1, 7)] + [(i, i, "non-match") for i in (1, 2, 3)]
+    forward, backward = tmp_path / "ab.tsv", tmp_path / "ba.tsv"
+    forward.write_text("id1\tid2\tlabel\n" + "".join(f"{a}\t{b}\t{m}\n" for a, b, m in labels),
+                       encoding="utf-8")  # fmt: skip
+    backward.write_text("id1\tid2\tlabel\n" + "".join(f"{b}\t{a}\t{m}\n" for a, b, m in labels),
+                        encoding="utf-8")  # fmt: skip
+    want = {(p.id1, p.id2) for p in idx.report(mode="link", labels=str(forward)).pairs}
+    assert {(str(i), str(i + 1)) for i in range(1, 7)} <= want
+    with pytest.warns(UserWarning, match="read as b's id first, then a's"):
+        got = {(p.id1, p.id2) for p in idx.report(mode="link", labels=str(backward)).pairs}
+    assert got == want
+
+
 def test_labels_given_in_python_are_checked_as_a_file_is() -> None:
     """``"non-match"`` is a true string: it was read as a match, None as a non-match; a pair
     labelled both ways or a record paired with itself were taken."""
