@@ -64,6 +64,18 @@ def test_a_bad_labels_file_is_refused_with_its_line(tmp_path: Path, body: str, s
     assert said in str(err.value)
 
 
+@pytest.mark.parametrize("head", ["", "a\tb\tc\td\te\n"])
+def test_a_labels_file_without_its_header_says_so(tmp_path: Path, head: str) -> None:
+    """Without its header (or with other names) the first line was read as a pair of ids and
+    the error said 'line 1: no label', of a line that holds one."""
+    path = tmp_path / "labels.tsv"
+    path.write_text(head + "a\t1\tb\t5\tmatch\na\t2\tb\t6\tnon-match\n", encoding="utf-8")
+    with pytest.raises(InputError, match="no 'label' column: a labels file's first line is its "
+                       "header") as err:  # fmt: skip
+        read_labels(path)
+    assert repr((head or "a\t1\tb\t5\tmatch\n").rstrip("\n")) in str(err.value)
+
+
 def test_labels_of_one_kind_or_of_unknown_records_are_refused_in_words() -> None:
     idx = _shops()
     with pytest.raises(InputError, match="no non-match"):

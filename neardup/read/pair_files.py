@@ -196,6 +196,10 @@ def read_labels(path: str | Path) -> Labels:
     written: dict[frozenset[Rec], Pair] = {}  # each pair as its first line wrote it
     drawn: set[frozenset[Rec]] = set()
     for where, row in rows:
+        if "label" not in row:  # a file without its header, or of other names: read as pairs
+            raise InputError(f"{name}: no 'label' column: a labels file's first line is its "
+                             "header, naming source1 id1 source2 id2 label (and asked), as the "
+                             f"review page's labels.tsv does; {_first_line(data)}")  # fmt: skip
         said_as = str(row.get("label") or "").strip()
         label = label_word(said_as) or ""
         if not label:
@@ -224,6 +228,13 @@ def read_labels(path: str | Path) -> Labels:
         (matches if match else non).append(written[pair])
     where = {pair: line for pair, (_, line) in said.items()}
     return Labels(name, matches, non, frozenset(drawn), where)
+
+
+def _first_line(data: bytes) -> str:
+    """The file's first line, as an error shows it."""
+    line = data.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0].rstrip(b"\r")
+    shown = line.decode("utf-8", "replace")
+    return f"its first line is {shown[:120]!r}" if shown.strip() else "its first line is blank"
 
 
 _NO_GOLD = (
