@@ -99,6 +99,21 @@ def test_dedupe_with_a_source_field_removes_by_source_and_id(tmp_path: Path) -> 
         assert [",".join(r.split(",")[:2]) for r in rows] == kept
 
 
+@pytest.mark.parametrize("flags", [["--source-field", "text"], ["--source-field", "id"],
+                                   ["--source-field", "src", "--text-field", "src"]])
+def test_a_source_column_that_is_the_id_or_the_text_is_refused(
+    tmp_path: Path, flags: list[str]
+) -> None:
+    """``--source-field text`` was accepted: the column was the source and the text compared
+    at once, though a source column is no text. Refused, before anything is written."""
+    path = tmp_path / "shops.csv"
+    path.write_text("id,text,src\n1,hello world,a\n2,hello world,b\n", encoding="utf-8")
+    out = tmp_path / "out.csv"
+    proc = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory", *flags)
+    assert proc.returncode == 2 and "apart from the id and text columns" in proc.stderr
+    assert "Traceback" not in proc.stderr and not out.exists()
+
+
 def test_a_cluster_column_names_the_kept_records_source(tmp_path: Path) -> None:
     """Two clusters whose kept records are a's 1 and b's 1 were both written as cluster "1":
     grouped by that column, a drill and a shaver were one cluster. With a source column the

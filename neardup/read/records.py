@@ -167,6 +167,12 @@ def read_records(
     path, fmt = checked_file(path, fmt, delimiter, refuse_tables=fmt == "auto")
     limit = _checked_limit(max_record_bytes)
     id_field = resolve_id_field(path, fmt, id_field, delimiter)
+    named = (id_field, *(text_fields or ()))
+    if source_field is not None and source_field in named:
+        what = "id" if source_field == id_field else "text"
+        raise InputError(f"{path}: the source column {source_field!r} is also the {what} column: "
+                         "name the source column (--source-field) apart from the id and text "
+                         "columns (--id-field, --text-field)")  # fmt: skip
     spans = _iter_spans(path, fmt, id_field, text_fields, limit, source_field, delimiter)
     return _Items((item for item, _last in spans), path, fmt)
 

@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..errors import InvalidText, NeardupWarning
+from ..errors import InputError, InvalidText, NeardupWarning
 from ..sign.text import check_text
 from .items import EmptyText, Record, Rejection
 
@@ -30,6 +30,14 @@ def default_text_fields(
     else every column but the id (and the source), joined in their order (and kept apart as the
     record's ``fields``, which a report compares one by one: :mod:`neardup.decision.columns`)."""
     names = list(columns)
+    if source_field is not None and source_field in ("text", id_field) and source_field in names:
+        # the source says which catalogue a row is of: compared as text, or as the id, every
+        # record of one source would be alike, or one source a record
+        raise InputError(
+            f"the source column {source_field!r} is the records' "
+            f"{'id' if source_field == id_field else 'text'} column: name the source column "
+            "(--source-field) apart from the id and text columns (--id-field, --text-field)"
+        )
     return ["text"] if "text" in names else [n for n in names if n not in (id_field, source_field)]
 
 
