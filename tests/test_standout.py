@@ -145,3 +145,16 @@ class _MadeNumbers:
 
         out, dropped = numbers_disagree(kept, features.texts, features.processor)
         return out, {"numbers_check": "made: (test)", "numbers_disagree": dropped}
+
+
+def test_a_pair_that_shares_no_shingle_is_never_added() -> None:
+    """``"a b"`` and ``"b"`` stood out by weighted similarity and were added under the
+    fallback: dedupe removed "b" at similarity 0.0000 to the record kept. Two records that
+    share none of the index's shingles are alike to nothing it holds."""
+    idx = NearDupIndex()
+    idx.add_many([("1", "Bosch cordless drill RL-1299 18V"),
+                  ("2", "Bosch cordless drill RL1299 18 V"), ("3", "Philips shaver S5000"),
+                  ("y", "a b"), ("z", "b"), ("w", "12345")])  # fmt: skip
+    pairs = idx.report().pairs
+    assert ("1", "2") in {(p.id1, p.id2) for p in pairs}
+    assert all(p.jaccard > 0 for p in pairs) and ("y", "z") not in {(p.id1, p.id2) for p in pairs}

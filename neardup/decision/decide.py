@@ -280,6 +280,9 @@ class StandingOut:
             )
             return kept, dataclasses.replace(decision, explain={**explain, "stood_out": said})
         added = [measured(s, a, b, texts, features.processor) for s, a, b in fresh]
+        # two records that share not one of the index's shingles ("a b", "b") are alike to
+        # nothing the index holds: removed by dedupe at similarity 0.0000, otherwise
+        added = [p for p in added if p.jaccard > 0]
         dropped = dict(decision.dropped)
         if str(explain.get("numbers_check", "")).startswith("made"):  # as the bar's pairs
             before = added
