@@ -199,3 +199,17 @@ def test_one_id_given_alone_is_one_record() -> None:
         index.key("1"), index.key("2"),
     ]
     assert index.remove(2) == 1 and len(index) == 1
+
+
+def test_search_in_words_names_the_source_in_an_index_file_of_two(tmp_path: Path) -> None:
+    """Two files both holding a record 3 in one index file: a lone match of the first
+    file's was printed '3:', which names a record of either."""
+    a, b = tmp_path / "sa.csv", tmp_path / "sb.csv"
+    a.write_text("id,text\n3,Hotel Bel Air Stone Canyon\n4,Arts Deli Ventura\n", encoding="utf-8")
+    b.write_text("id,text\n3,Philips shaver S5000 series\n", encoding="utf-8")
+    index = tmp_path / "two.duckdb"
+    for path in (a, b):
+        done = run_cli("index", str(path), "--index-file", str(index))
+        assert done.returncode == 0, done.stderr
+    found = run_cli("search", "hotel bel air stone canyon", "--index-file", str(index))
+    assert found.returncode == 0 and f"3 ({a}): Hotel Bel Air" in found.stdout, found.stdout

@@ -971,6 +971,8 @@ def _several_sources(index: NearDupIndex) -> bool:
     """Whether the collection holds records of more than one source, where it keeps a list of
     them (one facet request; an index held in memory answers False)."""
     backend = index.backend
+    if isinstance(backend, DuckDBBackend):  # an index file: its table says
+        return int(backend.facets(1)["source_count"]) > 1
     if Capability.COLLECTION_INFO not in backend.capabilities or backend.load_params() is None:
         return False
     from ..collection import describe  # lazy: pulls in pysolr
