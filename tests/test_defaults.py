@@ -31,6 +31,9 @@ MOVED = {
         "NUMBERS_NOISY": "numbers_noisy", "NUMBERS_MIN_PAIRS": "numbers_min_pairs",
         "PLAIN_MARGIN": "valley_plain_margin", "TOP": "valley_top",
     },
+    "neardup.decision.identifiers": {
+        "COMMON_SHARE": "numbers_common_share", "COMMON_MIN": "numbers_common_min",
+    },
     "neardup.decision.link": {
         "NUMBERS_WAIVED": "numbers_waived_cosine", "NUMBERS_NOISY": "numbers_noisy",
         "NUMBERS_MIN_PAIRS": "numbers_min_pairs", "COLUMNS_MIN_PAIRS": "columns_min_pairs",

@@ -3,12 +3,17 @@ questions, shared by the valley rule and the link."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
-from neardup import Params
+import pytest
+
+from neardup import NearDupIndex, Params
+from neardup.decision import identifiers as identifiers_module
 from neardup.decision.identifiers import codes, count_unshared, identifiers, identifiers_differ
 from neardup.decision.link import numbers_check
 from neardup.decision.valley import numbers_disagree, numbers_identify
+from neardup.defaults import DEFAULTS
 from neardup.results import Pair
 
 
@@ -130,3 +135,39 @@ def test_the_numbers_check_lists_what_it_dropped_and_can_be_turned_off() -> None
     assert everything.dropped == {}
     assert {(p.id1, p.id2) for p in dropped} <= {(p.id1, p.id2) for p in everything.pairs}
     assert "turned off" in everything.rule["numbers_check"]
+
+
+def _sites() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Thirty day care sites in two lists (four streets, three zip codes), and two other
+    sites on one street and zip, one in each list: other house numbers and phones."""
+    trees = ("oak elm pine birch maple cedar ash willow poplar spruce hazel alder larch yew fir "
+             "beech holly rowan aspen linden juniper laurel myrtle olive palm sequoia tamarack "
+             "walnut cherry apple").split()  # fmt: skip
+    a, b = [], []
+    for i, n in enumerate(trees):
+        house, street = 100 + 37 * i, ("bryn mawr", "laramie", "potomac", "wabash")[i % 4]
+        zipc, phone = 60660 + i % 3, f"77{i:05d}"
+        a.append((str(i), f"{n} day care center {house} w {street} ave {zipc} {phone}"))
+        b.append((str(i), f"{n} day care {house} w. {street} {zipc} {phone}"))
+    a.append(("x", "hull house day care center 1020 w bryn mawr ave 60660 7695753"))
+    b.append(("y", "hull day care 1423 w. bryn mawr 60660 5342440"))
+    return a, b
+
+
+def test_a_number_many_records_hold_makes_no_pair_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two sites on one street, other house numbers and phones, shared a zip code, and so
+    'shared a number': the numbers check let them through. A number more records hold than
+    a share of them (a zip, a year) is no identifier: the pair is dropped, the thirty stay."""
+    a, b = _sites()
+
+    def linked() -> set[tuple[str, str]]:
+        idx = NearDupIndex()
+        idx.add_many(a, source_name="a")
+        idx.add_many(b, source_name="b")
+        return {(p.id1, p.id2) for p in idx.report(mode="link").pairs}
+
+    found = linked()
+    assert ("x", "y") not in found and {(str(i), str(i)) for i in range(30)} <= found
+    monkeypatch.setattr(identifiers_module, "DEFAULTS",
+                        dataclasses.replace(DEFAULTS, numbers_common_min=10**9))  # fmt: skip
+    assert ("x", "y") in linked()  # every number an identifier: the zip made them one

@@ -23,9 +23,11 @@ The numbers compared are :func:`identifiers`: one catalogue's "RL-1299" is the o
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Iterable
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TypeVar
 
+from ..defaults import DEFAULTS
 from ..sign.text import number_words
 
 K = TypeVar("K", bound=Hashable)
@@ -78,6 +80,23 @@ def _codes_shared(a: frozenset[str], b: frozenset[str]) -> bool:
     if a & b:
         return True
     return any(x in y or y in x for x in a for y in b if min(len(x), len(y)) >= _CODE_INSIDE)
+
+
+def rare(numbers: Sequence[frozenset[str]]) -> list[frozenset[str]]:
+    """Each record's numbers without those many records hold (more than
+    ``DEFAULTS.numbers_common_share`` of them and ``DEFAULTS.numbers_common_min``): a zip code
+    or a year is shared by records of other entities, so sharing it says nothing of a pair,
+    where a house number or a model code does.
+
+    >>> rare([frozenset({"60660", str(n)}) for n in range(20)])[0]
+    frozenset({'0'})
+    """
+    held = Counter(n for s in numbers for n in s)
+    most = max(DEFAULTS.numbers_common_min, DEFAULTS.numbers_common_share * len(numbers))
+    common = {n for n, c in held.items() if c > most}
+    if not common:
+        return list(numbers)
+    return [s - common if not common.isdisjoint(s) else s for s in numbers]
 
 
 def identifiers_differ(a: frozenset[str], b: frozenset[str]) -> bool:

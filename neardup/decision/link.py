@@ -46,7 +46,7 @@ from ..sign.minhash import ShingleProcessor
 from .assign import BestFirst, mapped_rows
 from .column_map import match_columns
 from .decide import jaccard_reason, matched_line, probability_reason
-from .identifiers import count_unshared, identifiers, identifiers_differ
+from .identifiers import count_unshared, identifiers, identifiers_differ, rare
 from .names import common_words, names_differ, own, words
 from .standout import measured
 from .topk import purged, top_k, top_k_within
@@ -565,9 +565,9 @@ def decide(
         identify, why = False, NUMBERS_OFF
     found = [(m[0], m[1], m[2]) for m in final.stood_out]
     dropped: list[tuple[float, int, int]] = []
-    if identify:
-        waived = DEFAULTS.numbers_waived_cosine
-        vetoed_at = [s < waived and identifiers_differ(numbers[a], numbers[b]) for s, a, b in found]
+    if identify:  # a pair's numbers read without those many records hold (a zip, a year)
+        waived, told = DEFAULTS.numbers_waived_cosine, rare(numbers)
+        vetoed_at = [s < waived and identifiers_differ(told[a], told[b]) for s, a, b in found]
         dropped = [t for t, veto in zip(found, vetoed_at, strict=True) if veto]
         found = [t for t, veto in zip(found, vetoed_at, strict=True) if not veto]
     named: list[tuple[float, int, int]] = []
