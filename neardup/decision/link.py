@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 from ..defaults import DEFAULTS
 from ..results import Decision, Pair
 from ..sign.minhash import ShingleProcessor
-from .assign import BestFirst, mapped_rows
+from .assign import BestFirst, ahead_of, mapped_rows
 from .column_map import match_columns
 from .decide import jaccard_reason, matched_line, probability_reason
 from .identifiers import count_unshared, identifiers, identifiers_differ, rare
@@ -334,7 +334,7 @@ def _pass(
         seen = BestFirst(a, b, s)
         ra, sa = seen.runner_up(a[mapped], b[mapped])
         rb, sb = seen.runner_up(b[mapped], a[mapped])
-        ahead = np.maximum(sa, sb) <= s[mapped] * (1.0 - margin)
+        ahead = ahead_of(s[mapped], np.maximum(sa, sb), margin)
         for n, e in enumerate(mapped.tolist()):
             pair = (float(s[e]), int(a[e]), int(b[e]), _row(ra[n]), _row(rb[n]))
             out.mapped.append(pair)
