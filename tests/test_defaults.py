@@ -37,7 +37,7 @@ MOVED = {
     "neardup.decision.link": {
         "NUMBERS_WAIVED": "numbers_waived_cosine", "NUMBERS_NOISY": "numbers_noisy",
         "NUMBERS_MIN_PAIRS": "numbers_min_pairs", "COLUMNS_MIN_PAIRS": "columns_min_pairs",
-        "JOINED_SHARE": "joined_share",
+        "JOINED_SHARE": "joined_share", "CODE_LENGTH": "link_code_length",
     },
     "neardup.decision.columns": {
         "CUT": "columns_cut", "SAMPLE": "columns_sample", "MIN_PAIRS": "columns_min_pairs",

@@ -4,6 +4,7 @@ separator, ids that both files number from 0) through the CLI against a real Sol
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from neardup import NearDupIndex, Params
 from neardup.backends.base import Capability
 from neardup.decision.assign import best_candidates, stands_out, unique_mapping
+from neardup.defaults import DEFAULTS
 from neardup.errors import ArgumentError, InputError
 from neardup.keys import SEP, key_of, record_id, source_of_key
 from neardup.out.output import decided_line, reason
@@ -696,3 +698,34 @@ def test_a_file_linked_to_itself_keeps_every_identical_pair() -> None:
     twice.add_many(rows[:1], source_name="a")
     twice.add_many([rows[0], ("9", rows[0][1])], source_name="b")
     assert not twice.report(mode="link").pairs
+
+
+def _sibling_tvs() -> set[tuple[str, str]]:
+    kinds = ("drill kettle lamp radio fan toaster iron mixer blender heater router camera "
+             "monitor printer speaker scanner keyboard mouse webcam charger").split()  # fmt: skip
+    a = [(f"a{i}", f"acme {k} model rx-{1000 + 37 * i} black edition") for i, k in enumerate(kinds)]
+    b = [(f"b{i}", f"acme {k} model rx{1000 + 37 * i} black edition") for i, k in enumerate(kinds)]
+    tv = "sony bravia lcd hdtv motionflow 120hz full hd 1080p black piano finish"
+    a += [("t1", f"{tv} kdl-46v3000"), ("t2", f"{tv} kdl-52v3000")]
+    b += [("u1", "Sony BRAVIA LCD HDTV MotionFlow 120Hz Full HD 1080p Black KDL46V3000"),
+          ("u2", "Sony BRAVIA LCD HDTV MotionFlow 120Hz Full HD 1080p Black KDL52V3000")]
+    idx = NearDupIndex()
+    idx.add_many(a, source_name="a")
+    idx.add_many(b, source_name="b")
+    return {(p.id1, p.id2) for p in idx.report(mode="link").pairs}
+
+
+def test_sibling_models_are_told_apart_by_the_code_they_share(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two TVs alike but for their model codes, in both catalogues: each is within 10% of its
+    sibling, and both matches were left out. Where numbers identify records, a pair ahead
+    of both runner-ups holds when its records share a code that neither runner-up holds."""
+    found = _sibling_tvs()
+    assert {("t1", "u1"), ("t2", "u2")} <= found and ("t1", "u2") not in found
+    assert {(f"a{i}", f"b{i}") for i in range(20)} <= found
+    from neardup.decision import link as link_module
+
+    monkeypatch.setattr(link_module, "DEFAULTS",
+                        dataclasses.replace(DEFAULTS, link_code_length=10**6))  # fmt: skip
+    assert not {("t1", "u1"), ("t2", "u2")} & _sibling_tvs()  # as before: within 10%
