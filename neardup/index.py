@@ -41,6 +41,7 @@ import unicodedata
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set, Sized
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
@@ -143,6 +144,17 @@ def _label_source(name: str, sources: Sequence[str]) -> str:
     that names them by their absolute paths), else the one file of that name (labels written
     in another folder); else as written, which holds no record."""
     return source_like(name, sources) or name
+
+
+def _not_held(where: str, rid: str, source: str, names: Sequence[str], why: str) -> str:
+    """Why a label's record was not found: a file name that several sources have (two folders'
+    ``shop.csv``) is named as such, with the paths that tell them apart."""
+    alike = [n for n in names if source and Path(n).name == Path(source).name and n != source]
+    if len(alike) > 1:
+        return (f"{where}: {source!r} names {len(alike)} sources of the index "
+                f"({', '.join(alike[:3])}): give its path, as the index names it")
+    at = f" of {source}" if source else ""
+    return f"{where}: record {rid}{at} is not in the index: {why}"
 
 
 def _label_value(value: Any, at: str, form: str) -> bool:
@@ -1330,9 +1342,8 @@ class NearDupIndex:
         first, second = held(*a), held(*b)
         for (source, rid), found in ((a, first), (b, second)):
             if not found:
-                at = f" of {source}" if source else ""
-                raise InputError(f"{where}: record {rid}{at} is not in the index: a pair drawn "
-                                 "at random from another index checks nothing here")  # fmt: skip
+                raise InputError(_not_held(where, rid, source, names, "a pair drawn at random "
+                                           "from another index checks nothing here"))  # fmt: skip
         both = [(x, y) for x in first for y in second if mode != "link" or x[0] != y[0]]
         if not both:
             raise InputError(f"{where}: both records are of {first[0][0]}: a link's pair is "
@@ -1463,9 +1474,8 @@ class NearDupIndex:
         first, second = held(*a), held(*b)
         for (source, rid), found in ((a, first), (b, second)):
             if not found:
-                at = f" of {source}" if source else ""
-                raise InputError(f"{where}: record {rid}{at} is not in the index: its label "
-                                 "cannot teach (index it, or leave the line out)")  # fmt: skip
+                raise InputError(_not_held(where, rid, source, names, "its label cannot teach "
+                                           "(index it, or leave the line out)"))  # fmt: skip
         both = [(x, y) for x in first for y in second if of[x] != of[y]]
         if not both:
             raise InputError(f"{where}: both records are of {of[first[0]]}: a link's label "

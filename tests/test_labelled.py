@@ -353,6 +353,24 @@ def test_a_checks_labels_name_their_records_as_labels_that_teach_do(tmp_path: Pa
         idx.report(mode="link", labels=bogus)
 
 
+def test_a_labels_file_name_two_sources_share_is_said_to_be_ambiguous(tmp_path: Path) -> None:
+    """Two folders' shop.csv indexed, labels naming 'shop.csv': the error said the record is
+    not in the index, where it is, twice."""
+    for where, kind in (("d1", "acme"), ("d2", "ACME")):
+        (tmp_path / where).mkdir()
+        (tmp_path / where / "shop.csv").write_text(
+            "id,text\n" + "".join(f"{i},{kind} model rx-{100 + i} black\n" for i in range(1, 9)),
+            encoding="utf-8")  # fmt: skip
+    idx = NearDupIndex()
+    for where in ("d1", "d2"):
+        idx.add_many(read_records(tmp_path / where / "shop.csv"))
+    labels = tmp_path / "labels.tsv"
+    labels.write_text(HEADER + "shop.csv\t1\tshop.csv\t2\tmatch\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"labels.tsv:2: 'shop.csv' names 2 sources of the "
+                       r"index \(.*d1/shop.csv, .*d2/shop.csv\): give its path"):  # fmt: skip
+        idx.report(mode="link", labels=str(labels))
+
+
 def test_a_check_of_a_dedup_report() -> None:
     idx = NearDupIndex()
     idx.add_many([(str(i), f"acme {k} model rx-{100 + i} black") for i, k in
