@@ -460,6 +460,12 @@ def test_delete_counts_an_id_given_twice_once_and_names_an_empty_ids_file(tmp_pa
     ids.write_text("# comments only\n\n", encoding="utf-8")
     done = run_cli("delete", "--ids-file", str(ids), "--index-file", str(store))
     assert done.returncode == 2 and "its lines are all blank or comments" in done.stderr
+    # a comment line among ids is counted and said: an id '#5' was skipped without a word
+    ids.write_text("#5\n4\n# the end\n", encoding="utf-8")
+    done = run_cli("delete", "--ids-file", str(ids), "--index-file", str(store), "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)["comment_lines"] == 2, done.stderr
+    said = run_cli("delete", "--ids-file", str(ids), "--index-file", str(store))
+    assert "2 lines of" in said.stdout and "starting with '#' read as comments" in said.stdout
 
 
 def test_json_matches_name_the_primary_source_too(tmp_path: Path) -> None:

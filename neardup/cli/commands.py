@@ -477,7 +477,7 @@ def register_delete(sub: Any) -> None:
     p.add_argument("ids", nargs="*", help="ids to remove")
     p.add_argument("--ids-file", type=Path, default=None,
                    help="a file of ids, one a line (blank lines and lines starting with # are "
-                   "left out: give such an id on the command line)")
+                   "left out, and counted: give such an id on the command line)")
     p.add_argument(
         "--source",
         default=None,
@@ -1045,6 +1045,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def cmd_delete(args: argparse.Namespace) -> int:
     ids = [i.strip() for i in args.ids if i.strip()]  # as the readers store them
+    comments = 0
     if args.ids_file is not None:
         path = args.ids_file
         if not (path.is_file() or is_stream(path)):  # a pipe (<(...), /dev/stdin) is read too
@@ -1057,7 +1058,9 @@ def cmd_delete(args: argparse.Namespace) -> int:
             raise InputError(f"{path}:{line}: invalid UTF-8 (byte {exc.start + 1})") from None
         for line in text.splitlines():
             value = line.strip()
-            if value and not value.startswith("#"):
+            if value.startswith("#"):  # a comment, counted: an id '#5' is not asked for
+                comments += 1
+            elif value:
                 ids.append(value)
     if not ids:
         given = " (its lines are all blank or comments: give such ids on the command line)" \
@@ -1077,6 +1080,9 @@ def cmd_delete(args: argparse.Namespace) -> int:
         f"asked to remove {len(ids)} ids{of}: {removed} removed, {after} records left in "
         f"{index.backend.location}"
     )
+    if comments:
+        text += (f" ({comments} line{'s' if comments > 1 else ''} of {args.ids_file} starting "
+                 "with '#' read as comments, not ids)")  # fmt: skip
     if missing:
         more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
         shown = ", ".join(missing[:5]) + more
@@ -1086,7 +1092,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
     emit(
         args,
         {"asked": len(ids), "removed": removed, "records": after, "not_found": missing,
-         "source": args.source or index.primary_source},
+         "source": args.source or index.primary_source, "comment_lines": comments},
         text,
     )
     return 1 if missing else 0
