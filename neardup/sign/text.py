@@ -22,7 +22,7 @@ from . import kernel
 
 #: Bump whenever ``normalize`` changes: signatures stored in an index are only comparable with
 #: signatures computed under the same normalization. v2: Unicode folding of non-ASCII text.
-NORMALIZATION_VERSION = "v2"
+NORMALIZATION_VERSION = "v3"
 
 # Everything in ASCII punctuation except "-" (kept so "bel-air" stays one word), as in the seed.
 _PUNCT = "!\"#$%&'()*+,./:;<=>?@[\\]^_`{|}~"
@@ -47,6 +47,8 @@ _LETTER_FOLDS = {"ø": "o", "đ": "d", "ł": "l", "æ": "ae", "œ": "oe", "þ": 
 
 class _CharMap(dict[int, str]):
     """``str.translate`` table for non-ASCII text, filled on first sight of each character:
+    invisible format characters are dropped (a soft hyphen, a zero-width space or joiner, a
+    byte-order mark inside a word: v3; v2 made them spaces, and "con\u00adtact" two words),
     punctuation, symbols and controls become spaces ("-" stays), characters of scripts without
     spaces are set apart, letters, marks and digits stay."""
 
@@ -56,6 +58,8 @@ class _CharMap(dict[int, str]):
             out = char
         elif any(lo <= code <= hi for lo, hi in _NO_SPACE_RANGES):
             out = f" {char} "
+        elif unicodedata.category(char) == "Cf":
+            out = ""
         elif unicodedata.category(char)[0] in "PSCZ":
             out = " "
         else:
