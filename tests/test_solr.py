@@ -280,6 +280,8 @@ def test_split_url() -> None:
     assert split_url("http://h:1/solr/") == ("http://h:1/solr", None)
     assert split_url("http://h:1/solr/abc") == ("http://h:1/solr", "abc")
     assert split_url("https://h/x/solr/abc") == ("https://h/x/solr", "abc")
+    # one segment, not 'solr': a collection at the server's root, whose requests had '//admin'
+    assert split_url("http://h:1/solr2") == ("http://h:1", "solr2")
 
 
 def test_unreachable_url_fails_fast_with_the_url() -> None:

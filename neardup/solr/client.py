@@ -187,8 +187,9 @@ def split_url(url: str) -> tuple[str, str | None]:
     segments = [s for s in path.split("/") if s]
     if not segments or segments[-1] == "solr":
         return urlunsplit((parts.scheme, parts.netloc, path or "/solr", "", "")), None
-    base = "/" + "/".join(segments[:-1])
-    return urlunsplit((parts.scheme, parts.netloc, base, "", "")), segments[-1]
+    base = "/".join(segments[:-1])  # none before the name: the server's root, no '//admin'
+    root = f"/{base}" if base else ""
+    return urlunsplit((parts.scheme, parts.netloc, root, "", "")), segments[-1]
 
 
 #: Solr's rule for collection and core names, as neardup enforces it: letters, digits, ``.``,
@@ -452,7 +453,8 @@ class RetryAdapter(HTTPAdapter):
                 # collection: nothing like Solr answers at the URL given
                 hint = "is this Solr's base URL (like http://host:8983/solr) or a collection's?"
             return SolrRequestError(
-                f"not found at {where} (HTTP 404): {hint}" + (f" Solr says: {msg}" if msg else "")
+                f"not found at {where} (HTTP 404): {hint}"
+                + (f" The server says: {msg}" if msg else "")  # (it may be no Solr at all)
             )
         return SolrRequestError(f"Solr at {where} answered HTTP {code}: {msg or resp.reason}")
 
