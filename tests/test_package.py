@@ -435,6 +435,8 @@ UPWARD = {
     ("neardup.index", "neardup.out.output"):
         "Report.to_pandas and NearDupIndex.frame: the front door hands back the table the "
         "outputs build",
+    ("neardup.evaluate.plot", "neardup.out.write"):
+        "the plot's PNG is written as every output is, whole or not at all (AtomicFile)",
     ("neardup.seed2014.cli", "neardup.cli.common"):
         "the plug-in's verbs take the flags every verb shares; the CLI registers them",
 }  # fmt: skip

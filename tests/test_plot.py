@@ -13,6 +13,7 @@ pytest.importorskip("matplotlib")
 
 from matplotlib.image import imread  # noqa: E402
 
+from neardup.errors import OutputError  # noqa: E402
 from neardup.evaluate.plot import (  # noqa: E402
     plot_s_curve,
     plot_sweep,
@@ -58,6 +59,18 @@ def test_plot_s_curve(tmp_path: Path) -> None:
     assert out == tmp_path / "s.png"
     _check_png(out)
     _check_png(plot_s_curve(20, 5, 0.8, tmp_path / "sub" / "plain.png"))
+
+
+def test_a_png_that_cannot_be_written_is_said_not_raised(tmp_path: Path) -> None:
+    """A folder where the PNG goes, or a place nothing can be written, was an IsADirectoryError
+    or FileNotFoundError traceback; the PNG was also written in place, half of it left by a
+    killed run. It is written whole or not at all, and the failure names the file."""
+    (tmp_path / "s_curve.png").mkdir()
+    with pytest.raises(OutputError, match=r"s_curve.png: cannot be written"):
+        plot_s_curve(20, 5, 0.5, tmp_path / "s_curve.png")
+    out = plot_s_curve(20, 5, 0.5, tmp_path / "b.png")
+    assert imread(out).shape[2] in (3, 4) and [p.name for p in tmp_path.iterdir()
+                                                 if p.name.startswith(".")] == []  # fmt: skip
 
 
 def test_sweep_recall_and_plot(tmp_path: Path) -> None:

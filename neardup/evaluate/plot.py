@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..candidates import bruteforce
-from ..errors import NeardupError
+from ..errors import NeardupError, OutputError
 from ..index import NearDupIndex
+from ..out.write import AtomicFile
 from ..params import Params
 from ..read.items import Record
 from ..read.pairs import read_pairs
@@ -70,10 +71,18 @@ def _pyplot() -> Any:
 
 
 def _save(fig: Figure, out: Path) -> Path:
+    """The figure as a PNG, written as every output is (:class:`~neardup.out.write.AtomicFile`):
+    whole or not at all, a folder or an unwritable place said by name, not a traceback."""
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120, bbox_inches="tight")
-    _pyplot().close(fig)
+    try:
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"{out}: cannot be written: {exc.strerror or exc}") from None
+        with AtomicFile(out) as fh:
+            fig.savefig(fh, format="png", dpi=120, bbox_inches="tight")
+    finally:
+        _pyplot().close(fig)
     return out
 
 
