@@ -361,6 +361,13 @@ class NearDupIndex:
         backend: Backend | None = None,
         given: Mapping[str, Any] | None = None,
     ) -> None:
+        if backend is not None and not callable(getattr(backend, "load_params", None)):
+            # a name ("memory") was an AttributeError from deep inside
+            raise ArgumentError(
+                "backend must be a storage: MemoryBackend(), DuckDBBackend(path) or "
+                f"SolrBackend(...) of neardup.backends, got {type(backend).__name__} "
+                f"{backend!r:.40}"
+            )
         self.backend: Backend = backend if backend is not None else MemoryBackend()
         #: How the parameters were chosen from the data (:class:`neardup.choose.Choice`), once
         #: the first records arrive at an index created without parameters; else None.
@@ -970,6 +977,11 @@ class NearDupIndex:
             threshold, mode, prune, max_dist, progress, since, max_bucket, complete, similarity,
             cap, numbers_check, columns, engine, memory, names_check,
         )  # fmt: skip
+        if options is not None and not isinstance(options, ReportOptions):
+            raise ArgumentError(  # a dict was an AttributeError of the router
+                f"options must be a ReportOptions (neardup.options), got "
+                f"{type(options).__name__}: ReportOptions(**options), or the report's keywords"
+            )
         if options is None:
             options = given
         elif given != ReportOptions():
@@ -998,6 +1010,10 @@ class NearDupIndex:
             return result
         with _gc_paused():
             result = self._report(options, chosen)
+        if options.mode == "link" and not result.pairs and self._one_source():
+            # as the weighted link says it (_two_sources): with a threshold given, an empty
+            # report read as "no duplicates across the files"
+            _two_sources(self._one_source() or [])
         result.index = self  # where to_pandas() reads the records' texts
         return result
 
@@ -1288,6 +1304,28 @@ class NearDupIndex:
             if len(item) > 3 and _label_value(item[3], at, form):
                 drawn.add(key)
         return Labels("the labels given", matches, non, frozenset(drawn), where)  # type: ignore[arg-type]
+
+    def _one_source(self) -> list[str] | None:
+        """The sources of the index's records, as many as it holds records, where they are
+        all of one source (and there are two records or more); else None. Read only when a
+        link report found nothing: a facet where the storage keeps one, else every record's."""
+        backend = self.backend
+        if backend.count() < 2:
+            return None
+        if Capability.COLLECTION_INFO in backend.capabilities:
+            from .collection import describe  # lazy: pulls in pysolr
+
+            info = describe(backend)  # type: ignore[arg-type]
+            held, n = list(info["sources"]), int(info["records"])
+        elif callable(getattr(backend, "facets", None)):
+            facts = backend.facets(2)  # type: ignore[attr-defined]
+            held = [name for name, _ in facts["sources"]]
+            held += ["(none)"] if facts["unnamed"] else []
+            n = int(facts["records"])
+        else:
+            keys = [k for k, _ in backend.all_texts()]
+            held, n = list(set(backend.sources(keys).values())), len(keys)
+        return [held[0]] * n if len(held) == 1 else None
 
     def _checked(self, report: Report, labels: Labels) -> dict[str, Any]:
         """The precision of ``report`` estimated from the pairs drawn at random from those it

@@ -770,3 +770,17 @@ def test_a_closed_index_refuses_a_batch_and_a_misspelt_parameter_is_named() -> N
         NearDupIndex(given={"treshold": 0.5})
     with pytest.raises(ArgumentError, match="as a dict"):
         NearDupIndex(given="threshold")  # type: ignore[arg-type]
+
+
+def test_wrong_types_of_backend_and_options_are_argument_errors() -> None:
+    """``NearDupIndex(backend="memory")`` and ``report(options={...})`` were AttributeErrors
+    from deep inside."""
+    from neardup.options import ReportOptions
+
+    with pytest.raises(ArgumentError, match="backend must be a storage"):
+        NearDupIndex(backend="memory")  # type: ignore[arg-type]
+    idx = NearDupIndex()
+    idx.add_many([("1", "hotel bel air"), ("2", "hotel bel air!")])
+    with pytest.raises(ArgumentError, match="options must be a ReportOptions"):
+        idx.report(options={"mode": "dedup"})  # type: ignore[arg-type]
+    assert idx.report(options=ReportOptions(mode="dedup")).pairs

@@ -729,3 +729,24 @@ def test_sibling_models_are_told_apart_by_the_code_they_share(
     monkeypatch.setattr(link_module, "DEFAULTS",
                         dataclasses.replace(DEFAULTS, link_code_length=10**6))  # fmt: skip
     assert not {("t1", "u1"), ("t2", "u2")} & _sibling_tvs()  # as before: within 10%
+
+
+def test_a_link_of_one_source_is_refused_whatever_the_rule(tmp_path: Path) -> None:
+    """An index chosen from the data refused a link of one source; one built with a threshold
+    answered no pairs, exit 0, read as 'no duplicates across the files' (check() too)."""
+    idx = NearDupIndex(Params(threshold=0.5))
+    idx.add_many([("1", "hotel bel air 701 stone canyon road"),
+                  ("2", "hotel bel-air 701 stone canyon rd")])  # fmt: skip
+    assert idx.report().pairs  # dedup finds the pair
+    with pytest.raises(InputError, match="all 2 records are of one source"):
+        idx.report(mode="link")
+    with pytest.raises(InputError, match="of one source"):
+        idx.check(3)
+    store = tmp_path / "one.duckdb"
+    path = tmp_path / "one.tsv"
+    path.write_text("1\thotel bel air 701 stone canyon road\n2\thotel bel-air 701 stone canyon "
+                    "rd\n", encoding="utf-8")  # fmt: skip
+    assert run_cli("index", str(path), "--index-file", str(store), "--threshold", "0.5",
+                   "--format", "lines").returncode == 0  # fmt: skip
+    done = run_cli("report", "--index-file", str(store), "--mode", "link", "--out", "-")
+    assert done.returncode == 2 and "of one source" in done.stderr, done.stderr
