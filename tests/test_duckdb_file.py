@@ -502,3 +502,18 @@ def test_ids_given_with_spaces_around_and_a_refused_flag_read_as_typed(tmp_path:
     )
     gone = run_cli("delete", " 2 ", "--index-file", str(store), "--json")
     assert gone.returncode == 0 and json.loads(gone.stdout)["removed"] == 1, gone.stderr
+
+
+def test_an_index_file_that_would_hold_nothing_is_not_left_behind(tmp_path: Path) -> None:
+    """Indexing an empty file failed (exit 2) and left a new .duckdb file holding no index; an
+    index file that existed before stays, with its records."""
+    empty = tmp_path / "empty.csv"
+    empty.write_text("", encoding="utf-8")
+    store = tmp_path / "new.duckdb"
+    done = run_cli("index", str(empty), "--index-file", str(store))
+    assert done.returncode == 2 and "nothing was indexed" in done.stderr
+    assert not store.exists() and not Path(f"{store}.wal").exists()
+    a, _ = _shop_files(tmp_path)
+    assert run_cli("index", str(a), "--index-file", str(store)).returncode == 0
+    assert run_cli("index", str(empty), "--index-file", str(store)).returncode == 2
+    assert store.exists() and run_cli("info", "--index-file", str(store)).returncode == 0

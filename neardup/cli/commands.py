@@ -695,6 +695,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     if not 1 <= args.writers <= 64:
         raise InputError(f"--writers must be between 1 and 64, got {args.writers}")
     Params(**given_params(args))  # bad flags are reported before Solr is started
+    file = getattr(args, "index_file", None)
+    made = file is not None and not Path(file).exists()  # an index file this run creates
     index = open_index(args, param_flags=True)
     if args.source is None and args.source_field is None:
         args.source = _file_source(index, args.file)
@@ -732,6 +734,10 @@ def cmd_index(args: argparse.Namespace) -> int:
         + ("" if problem else f"; batch {index.batch_written} (report --new: only its pairs)"),
     )
     if problem:  # after the counts, which --json still prints
+        if made and index.backend.count() == 0:  # no index left behind that holds nothing
+            index.close()
+            for leftover in (Path(file), Path(f"{file}.wal")):
+                leftover.unlink(missing_ok=True)
         print(f"neardup: error: {problem}", file=sys.stderr)
         return 2
     return 2 if args.strict and stats.rejected else 0
