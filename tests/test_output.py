@@ -409,3 +409,18 @@ def test_a_report_whose_records_were_removed_says_so_in_its_table() -> None:
     with pytest.warns(NeardupWarning, match="1 of the 4 records in the report are no longer"):
         frame = report.to_pandas()
     assert frame.text2.isna().tolist() == [True, False]
+
+
+def test_a_text_column_of_records_without_columns_is_refused() -> None:
+    """Records indexed from lines have no columns: ``to_pandas(text_column="nosuch")`` and
+    ``--text-column nosuch`` wrote every whole text, exit 0, as if the column were there."""
+    from neardup.errors import InputError
+
+    idx = NearDupIndex()
+    idx.add_many([("1", "hotel bel air 701 stone canyon road"),
+                  ("2", "hotel bel-air 701 stone canyon road")])  # fmt: skip
+    report = idx.report()
+    assert report.pairs
+    with pytest.raises(InputError, match="no column 'nosuch': these records were indexed "
+                       "without columns"):  # fmt: skip
+        report.to_pandas(text_column="nosuch")

@@ -164,7 +164,10 @@ def _lookup(
             ), stacklevel=6)  # fmt: skip
     else:
         rows = backend.columns(ids)
-        if rows and not any(column in r for r in rows.values()):
+        if not rows:  # each cell was the whole text, as if the column did not matter
+            raise InputError(f"no column {column!r}: these records were indexed without "
+                             "columns (lines, or a table's one text column)")  # fmt: skip
+        if not any(column in r for r in rows.values()):
             names = sorted({n for r in rows.values() for n in r})
             raise InputError(f"no column {column!r} in the records (columns: {', '.join(names)})")
         # a record without the column shows the one a link matched with it (another source's
