@@ -321,7 +321,7 @@ _declare(
     _param(
         "since",
         "only the pairs of the records of this batch or later",
-        InstanceOf((int,), "a batch number"),
+        Interval(int, 0, None),  # a batch number: -1 was taken, as every batch
         NONE,
     ),
     _param(

@@ -25,8 +25,9 @@ def _index(**params: Any) -> NearDupIndex:
     [
         ({"mode": "both"}, "^mode must be one of dedup, link, got 'both'$"),
         ({"similarity": "cosine"}, "similarity must be one of auto, jaccard, weighted, got 'c"),
-        ({"since": "5"}, "since must be a batch number"),
-        ({"since": True}, "since must be a batch number"),
+        ({"since": "5"}, "since must be an integer >= 0"),
+        ({"since": True}, "since must be an integer >= 0"),
+        ({"since": -1}, "^since must be an integer >= 0 or None, got -1$"),
         ({"max_bucket": 0}, "^max_bucket must be an integer >= 2 or None, got 0$"),
         ({"cap": 0}, "^cap must be an integer >= 1 or None, got 0$"),
         ({"max_dist": -1}, "^max_dist must be an integer >= 0 or None, got -1$"),
