@@ -79,3 +79,13 @@ def test_an_abbreviated_flag_is_refused_not_read_as_another() -> None:
             assert exc.code == 2
         else:
             raise AssertionError(f"{verb} was accepted")
+
+
+def test_a_bad_threshold_flag_is_named_as_typed() -> None:
+    """'threshold must be a number in (0, 1] or None, got 2.0' named neither the flag nor a
+    value one can type on a command line."""
+    for verb in (["report", "--out", "-"], ["compare"]):
+        done = run_cli(*verb, "--threshold", "2", "--index-file", "/nonexistent/x.duckdb")
+        assert done.returncode == 2, done.stderr
+        assert "--threshold must be a number in (0, 1], got 2.0" in done.stderr
+        assert "None" not in done.stderr

@@ -16,7 +16,7 @@ from typing import Any, Protocol, cast
 from ..backends.base import Capability, SolrStore
 from ..backends.duckdb_file import DuckDBBackend
 from ..choose import SAMPLE
-from ..constraints import check, declared
+from ..constraints import NONE, check, declared
 from ..decision.cluster import pair_clusters
 from ..defaults import DEFAULTS
 from ..errors import (
@@ -822,7 +822,16 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _threshold_flag(args: argparse.Namespace) -> None:
+    """``--threshold`` checked as the flag a person typed: 'threshold must be ... or None'
+    named neither the flag nor a value one can type."""
+    if args.threshold is not None:
+        allowed = [c for c in REPORT["threshold"].constraints if c is not NONE]
+        check("--threshold", args.threshold, *allowed)
+
+
 def cmd_report(args: argparse.Namespace) -> int:
+    _threshold_flag(args)
     if is_stdout(args.dropped):
         raise InputError("--dropped needs a file, not standard output ('-')")
     named = (("--out", "report"), ("--clusters", "clusters file"), ("--dropped", "--dropped"))
@@ -1145,6 +1154,7 @@ def cmd_drop(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    _threshold_flag(args)
     index = open_index(args, create=False, writes=False)
     result = compare(index, args.threshold, progress=not args.json)
     emit(args, result, format_compare(result))
