@@ -784,3 +784,14 @@ def test_wrong_types_of_backend_and_options_are_argument_errors() -> None:
     with pytest.raises(ArgumentError, match="options must be a ReportOptions"):
         idx.report(options={"mode": "dedup"})  # type: ignore[arg-type]
     assert idx.report(options=ReportOptions(mode="dedup")).pairs
+
+
+def test_compare_of_an_index_without_pairs_scores_nothing() -> None:
+    """Neither method finding a pair was 'LSH recall 1.0000, precision 1.0000'."""
+    from neardup.evaluate.compare import compare, format_compare
+
+    index = NearDupIndex(Params(threshold=0.9))
+    index.add_many([("1", "golden dragon canal street"), ("2", "blue door books oak avenue")])
+    got = compare(index, threshold=0.9)
+    assert got["lsh_recall"] is None and got["lsh_precision"] is None
+    assert "Neither finds a pair at this threshold" in format_compare(got)

@@ -50,8 +50,10 @@ def compare(
             "read_seconds": round(read, 3),
         },
         "common": common,
-        "lsh_recall": round(common / len(exact_set), 4) if exact_set else 1.0,
-        "lsh_precision": round(common / len(lsh_set), 4) if lsh_set else 1.0,
+        # no pair to find, or none found: a share of nothing is no score (it said 1.0, 1.0 of an
+        # index where neither method found a pair)
+        "lsh_recall": round(common / len(exact_set), 4) if exact_set else None,
+        "lsh_precision": round(common / len(lsh_set), 4) if lsh_set else None,
     }
 
 
@@ -64,6 +66,17 @@ def format_compare(r: dict[str, Any]) -> str:
         f"Bruteforce search\n{r['brute_force']['seconds']:.2f} seconds to execute "
         f"(after {r['brute_force']['read_seconds']:.2f} s reading the records)\n"
         f"{r['brute_force']['pairs']} similar pairs found.\n\n"
-        f"They find {r['common']} common similarities: LSH recall {r['lsh_recall']:.4f}, "
-        f"precision {r['lsh_precision']:.4f} against brute force."
+        + _agreement(r)
     )
+
+
+def _agreement(r: dict[str, Any]) -> str:
+    """What the two methods' pairs say of LSH, where they say anything."""
+    if r["lsh_recall"] is None and r["lsh_precision"] is None:
+        return "Neither finds a pair at this threshold: no recall or precision to measure."
+    said = [f"They find {r['common']} common similarities:"]
+    said.append("LSH recall -- (brute force finds no pair)," if r["lsh_recall"] is None
+                else f"LSH recall {r['lsh_recall']:.4f},")  # fmt: skip
+    said.append("precision -- (LSH finds no pair)" if r["lsh_precision"] is None
+                else f"precision {r['lsh_precision']:.4f}")  # fmt: skip
+    return " ".join(said) + " against brute force."
