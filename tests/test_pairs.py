@@ -467,3 +467,17 @@ def test_a_source_named_on_a_non_match_line_only_is_named(
     code, scores, err = _evaluate(capsys, str(found), "--gold", str(gold))
     assert code == 0, err
     assert "names sources" not in err and scores["true_pairs"] == 1
+
+
+def test_a_group_line_holding_a_score_is_refused(tmp_path: Path) -> None:
+    """'1 752' then '2 753 0.7 extra': the longer line was a group of four ids, 0.7 one of
+    them, and 2 pairs counted as 8 more without a word."""
+    from neardup.errors import InputError
+    from neardup.read.pair_files import read_pairs_file
+
+    path = tmp_path / "pairs.txt"
+    path.write_text("1 752\n2 753 0.7 extra\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"pairs.txt:2: 4 columns, one of them the number 0.7"):
+        read_pairs_file(path)
+    path.write_text("1 752 9\n2 753 8 4\n", encoding="utf-8")  # groups of integer ids stay
+    assert len(read_pairs_file(path).pairs) == 3 + 6

@@ -89,7 +89,7 @@ STORED_2014 = {
     "fields_2014": True,
     "processor_2014": {
         "canonical": "off", "kind": "word", "size": 3, "num_perm": 20, "hash_family": "xor",
-        "seed": 42, "normalization": "v2", "shingle_hash": "mmh3_x86_32_seed42",
+        "seed": 42, "normalization": "v3", "shingle_hash": "mmh3_x86_32_seed42",
         "perm_rng": "splitmix64",
     },
 }  # fmt: skip

@@ -647,6 +647,13 @@ def _plain_rows(
                 "(id1, id2) and clusters (cluster, id) by their header"
             )
         if len(cells) > 2 and grouped:
+            score = next((c.strip() for c in cells[2:] if "." in c and is_number(c.strip())), None)
+            if score is not None:  # '2 753 0.7 extra': a score, read as a record of a group
+                raise InputError(
+                    f"{name}:{line}: {len(cells)} columns, one of them the number {score}: a "
+                    "line of more than two ids is a group of ids, every two of them a pair; "
+                    "a score column needs a header (id1 id2 similarity)"
+                )
             groups.append((f"{name}:{line}", [("", c.strip()) for c in cells]))
             continue
         yield f"{name}:{line}", {"id1": cells[0], "id2": cells[1]}
