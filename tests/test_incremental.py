@@ -82,7 +82,7 @@ def test_replacing_a_record_moves_it_to_the_new_batch(
 
 def test_since_must_be_a_batch_number() -> None:
     index = NearDupIndex(PARAMS)
-    with pytest.raises(ArgumentError, match="batch number"):
+    with pytest.raises(ArgumentError, match="since must be an integer >= 0"):
         index.report(since="yesterday")  # type: ignore[arg-type]
     assert index.last_batch() is None
 

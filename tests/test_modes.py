@@ -13,6 +13,7 @@ import pytest
 from neardup import NearDupIndex, Params
 from neardup.decision.fellegi_sunter import learn_rule, levels
 from neardup.decision.prune import prune
+from neardup.errors import InputError
 from neardup.read.pairs import read_pairs
 from neardup.resources import restaurants
 from neardup.results import Pair
@@ -53,7 +54,10 @@ def test_link_mode_needs_sources_to_differ(make_index: MakeIndex) -> None:
     index = make_index(Params(threshold=0.5))
     index.add_many([("1", "same words here"), ("2", "same words here")])
     assert len(index.report(mode="dedup").pairs) == 1
-    assert index.report(mode="link").pairs == []  # one source: nothing to link
+    # one source: nothing to link, refused whatever the rule (an empty report read as "no
+    # duplicates across the files")
+    with pytest.raises(InputError, match="all 2 records are of one source"):
+        index.report(mode="link")
     with pytest.raises(Exception, match="mode must be one of dedup, link, got 'merge'"):
         index.report(mode="merge")
 
