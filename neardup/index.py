@@ -100,6 +100,7 @@ from .keys import (
     qualified,
     record_id,
     source_like,
+    source_named,
     source_of_key,
 )
 from .options import ReportOptions
@@ -112,6 +113,7 @@ from .read.checks import RESERVED_PREFIX, Checked, check_id, checked_items
 from .read.frames import frame_records, is_frame
 from .read.items import Blank, Item, Record, Rejection
 from .read.pair_files import ASKED_AT_RANDOM, ASKED_UNCERTAIN, Labels, label_word, read_labels
+from .read.records import FileItems
 from .results import Decision, Match, Pair, Report
 from .sign import kernel
 from .sign.banding import band_keys_batch
@@ -699,6 +701,8 @@ class NearDupIndex:
                 "records must be an iterable of (id, text) pairs, (id, text, source) triples, "
                 f"Records or a DataFrame, got {type(records).__name__}"
             )
+        if isinstance(records, FileItems):  # one name for the file, however it was typed
+            records = records.named(self.source_of_file(records.path) or str(records.path))
         if is_frame(records):
             total = len(records) if total is None else total  # type: ignore[arg-type]
             records = frame_records(records, name=_source_name(source_name, "<frame>"))
@@ -805,6 +809,27 @@ class NearDupIndex:
                     stacklevel=3,
                 )
         return len(found)
+
+    def source_of_file(self, path: str | Path) -> str | None:
+        """The source a file's records get by default: the name the collection already knows
+        this very file by (indexed before under another spelling, or from another folder),
+        else its absolute path, so that '../d5k.csv', 'd5k.csv' and '/tmp/rel/d5k.csv' are one
+        source and a re-read replaces its records; None for standard input and pipes (named
+        as given)."""
+        path = Path(path)
+        if str(path) == "-" or not (path.is_file() or path.is_dir()):
+            return None
+        known: list[str] = []
+        backend = self.backend
+        if Capability.COLLECTION_INFO in backend.capabilities and backend.load_params() is not None:
+            from .collection import describe  # lazy: pulls in pysolr, for Solr storage only
+
+            known = list(describe(backend)["sources"])  # type: ignore[arg-type]
+        # only a name that says its folder can be this file: a bare 'people.csv' (written by a
+        # verb that kept the name as typed) is any folder's, and matching it replaced the
+        # records of another folder's file of that name
+        real = path.resolve()
+        return source_named(real, [k for k in known if Path(k).is_absolute()]) or str(real)
 
     def sources_holding(self, ids: Sequence[str | int], source: str | None = None) -> list[str]:
         """The sources other than ``source`` (default: the primary one) that hold a record of

@@ -199,3 +199,25 @@ def test_cli_changed_rows_of_a_named_source_replace_their_records(
     both = run_cli("index", str(update), "--source", "x", "--source-field", "name",
                    "--collection", name, env=env)  # fmt: skip
     assert both.returncode == 2 and "not both" in both.stderr
+
+
+def test_one_file_read_by_two_spellings_of_its_path_is_one_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a relative and an absolute path of one file were two sources: every record was stored
+    # twice and reported as its own duplicate
+    (tmp_path / "d").mkdir()
+    rng = random.Random(3)
+    words = [f"w{k}" for k in range(500)]
+    rows = ["id,text"] + [f"{i},{' '.join(rng.sample(words, 8))}" for i in range(1, 31)]
+    (tmp_path / "d" / "shop.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    index = NearDupIndex()
+    index.add_many(read_records("d/shop.csv"))
+    stats = index.add_many(read_records(tmp_path / "d" / "shop.csv"))
+    assert stats.indexed == 30 and len(index) == 30
+    assert index.report().pairs == []
+    bad = read_records("d/shop.csv")  # a message still names the file as typed
+    assert next(iter(bad)).location == "d/shop.csv"
+    # the one name is the file's absolute path, as the CLI's index names it
+    assert index.primary_source == str(tmp_path / "d" / "shop.csv")

@@ -744,24 +744,8 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def _file_source(index: NearDupIndex, path: Path) -> str | None:
-    """The source a file's records get by default: the name the collection already knows
-    this very file by (indexed before under another spelling, or from another folder), else
-    its absolute path, so that '../d5k.csv', 'd5k.csv' and '/tmp/rel/d5k.csv' are one source
-    and a re-run replaces its records; None for standard input and pipes (named as given)."""
-    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
-    from ..collection import describe
-
-    if str(path) == "-" or not (path.is_file() or path.is_dir()):
-        return None
-    known: list[str] = []
-    backend = index.backend
-    if Capability.COLLECTION_INFO in backend.capabilities and backend.load_params() is not None:
-        known = list(describe(cast(SolrStore, backend))["sources"])
-    # only a name that says its folder can be this file: a bare 'people.csv' (written by a
-    # verb that kept the name as typed) is any folder's, and matching it replaced the records
-    # of another folder's file of that name
-    real = path.resolve()
-    return source_named(real, [k for k in known if Path(k).is_absolute()]) or str(real)
+    """The source a file's records get by default (:meth:`NearDupIndex.source_of_file`)."""
+    return index.source_of_file(path)
 
 
 def _given_source(index: NearDupIndex, source: str | None) -> str | None:

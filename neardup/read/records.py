@@ -22,7 +22,7 @@ from .arrow import arrow_columns, read_arrow
 from .checks import MAX_RECORD_BYTES, Checked, checked_spans
 from .folder import FOLDER, folder_files, read_folder
 from .inputs import SNIFF_BYTES, first_bytes, is_stream, no_file
-from .items import Item, Rejection
+from .items import Item, Record, Rejection
 from .jsonl import decode_json, read_jsonl
 from .lines import decoded_lines, read_lines
 from .rows import ROW_ID, id_column
@@ -174,21 +174,36 @@ def read_records(
                          "name the source column (--source-field) apart from the id and text "
                          "columns (--id-field, --text-field)")  # fmt: skip
     spans = _iter_spans(path, fmt, id_field, text_fields, limit, source_field, delimiter)
-    return _Items((item for item, _last in spans), path, fmt)
+    return FileItems((item for item, _last in spans), path, fmt)
 
 
-class _Items(Checked):
+class FileItems(Checked):
     """A file's items, with its line count as their length hint (:func:`expected_records`,
     counted when first asked): a new index chooses its parameters for the size it is about to
     receive (``NearDupIndex().add_many(read_records(path))``)."""
 
     def __init__(self, items: Iterator[Item], path: Path, fmt: str) -> None:
         super().__init__(items)
-        self._path, self._fmt = path, fmt
+        self.path, self._fmt = path, fmt
 
     def __length_hint__(self) -> int:
-        lines = expected_records(self._path, self._fmt)
+        lines = expected_records(self.path, self._fmt)
         return NotImplemented if lines is None else lines
+
+    def named(self, source: str) -> FileItems:
+        """The same items, the records named by the file (no source column) of the source
+        ``source``: the one name an index knows the file by, however its path was typed (a
+        message still names the file as typed)."""
+        typed = str(self.path)
+        if source == typed:
+            return self
+        renamed = (
+            dataclasses.replace(item, source=source, file=typed)
+            if isinstance(item, Record) and not item.file and item.source == typed
+            else item
+            for item in self
+        )
+        return FileItems(renamed, self.path, self._fmt)
 
 
 def read_spans(
