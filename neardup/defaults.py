@@ -191,6 +191,12 @@ class Defaults:
     #: 0.656 -> 0.655, the others unchanged. Any length: restaurants 0.965 -> 0.957 (two
     #: restaurants at one hotel's house number, "18th" street).
     link_code_length: int = 5
+    #: Records of one source identical to each other and of at least this many words are one
+    #: entity listed twice, linked as one: a song with its album, label and length, a product
+    #: description written word for word. Fewer words are names that distinct entities share
+    #: ("asian", a director's name, "editor's notes, sigmod record 2002"), of which a gold
+    #: links one; they compete as before (docs/linking.md has the figures).
+    link_twin_words: int = 15
 
     # -- the names check (neardup.decision.names; the weighted link) ----------------------------
     #: A record of at most this many words is a name, checked: longer ones hold descriptions,

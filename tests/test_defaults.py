@@ -38,6 +38,7 @@ MOVED = {
         "NUMBERS_WAIVED": "numbers_waived_cosine", "NUMBERS_NOISY": "numbers_noisy",
         "NUMBERS_MIN_PAIRS": "numbers_min_pairs", "COLUMNS_MIN_PAIRS": "columns_min_pairs",
         "JOINED_SHARE": "joined_share", "CODE_LENGTH": "link_code_length",
+        "TWIN_WORDS": "link_twin_words",
     },
     "neardup.decision.columns": {
         "CUT": "columns_cut", "SAMPLE": "columns_sample", "MIN_PAIRS": "columns_min_pairs",

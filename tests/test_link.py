@@ -750,3 +750,33 @@ def test_a_link_of_one_source_is_refused_whatever_the_rule(tmp_path: Path) -> No
                    "--format", "lines").returncode == 0  # fmt: skip
     done = run_cli("report", "--index-file", str(store), "--mode", "link", "--out", "-")
     assert done.returncode == 2 and "of one source" in done.stderr, done.stderr
+
+
+def test_a_record_listed_twice_word_for_word_is_linked_as_one() -> None:
+    """A catalogue listing a song twice, word for word: each copy was the other's runner-up,
+    so that neither stood out and the song was never linked. Identical long records of one
+    source are one entity: both copies get the other catalogue's partner, and a link of new
+    records gives a new copy the pairs of a full link."""
+    songs = [
+        ("goner", "twenty one pilots", "blurryface", "alternative", "3:57", "2015 fueled by ramen"),
+        ("boiling medlar remix", "disclosure", "control", "electronic dance", "5:52", "2013 greco"),
+        ("runaway train", "cam", "welcome to cam country ep", "country", "3:01", "2015 sony"),
+        ("lips are movin", "meghan trainor", "title", "pop", "3:01", "2014 epic records"),
+    ]  # fmt: skip
+    a = [(f"a{i}", " | ".join(s) + " | music | itunes store purchase") for i, s in enumerate(songs)]
+    a.append(("a9", a[0][1]))  # the first song twice
+    b = [(f"b{i}", " ".join(s[:3]) + f" {s[4]} amazon digital music") for i, s in enumerate(songs)]
+    assert min(len(t.split()) for _, t in a) >= DEFAULTS.link_twin_words
+    idx = NearDupIndex()
+    idx.add_many(a, source_name="a")
+    idx.add_many(b, source_name="b")
+    pairs = {(p.id1, p.id2) for p in idx.report(mode="link").pairs}
+    assert pairs == {(f"a{i}", f"b{i}") for i in range(4)} | {("a9", "b0")}
+    again = NearDupIndex()
+    again.add_many(a[:4], source_name="a")
+    again.add_many(b, source_name="b")
+    assert ("a0", "b0") in {(p.id1, p.id2) for p in again.report(mode="link").pairs}
+    again.add_many([a[4]], source_name="a")
+    report = again.report(mode="link", since=again.batch_written)
+    assert "new" in report.rule  # a link of the new record, not a full one
+    assert {(p.id1, p.id2) for p in report.pairs} == {("a9", "b0")}

@@ -273,6 +273,50 @@ def groups_of(
     ]
 
 
+def twins_of(state: LinkState) -> NDArray[np.int64]:
+    """Each row's first row of the same source and the same gram counts (its normalized
+    text), where it holds :attr:`~neardup.defaults.Defaults.link_twin_words` words or more;
+    else itself. Identical records of one source, a catalogue that lists a song twice: each
+    would be the other's runner-up, so that neither stood out, and the mapping would take
+    one of them at random; they are linked as one record, and its pairs are theirs."""
+    counts = state.joined.counts
+    first: dict[tuple[str, bytes, bytes], int] = {}
+    out = np.arange(len(state.keys), dtype=np.int64)
+    ptr, ind, val = counts.indptr, counts.indices, counts.data
+    least = DEFAULTS.link_twin_words
+    for row in (n for n, said in enumerate(state.words) if len(said) >= least):
+        lo, hi = ptr[row], ptr[row + 1]
+        key = (state.sources[row], ind[lo:hi].tobytes(), val[lo:hi].tobytes())
+        out[row] = first.setdefault(key, row)
+    return out
+
+
+def _twins_said(twins: NDArray[np.int64]) -> str:
+    """What the assignment says of a source's identical records, where there are some."""
+    n = int(np.count_nonzero(twins != np.arange(len(twins))))
+    return f" ({n} records identical to another of their source linked as that one)" if n else ""
+
+
+def _as_one(
+    groups: Sequence[tuple[NDArray[np.int64], NDArray[np.int64]]], twins: NDArray[np.int64]
+) -> list[tuple[NDArray[np.int64], NDArray[np.int64]]]:
+    """The groups' rows, each source's identical records one row (:func:`twins_of`)."""
+    first = twins == np.arange(len(twins))
+    return [(a, a) if a is b else (a[first[a]], b[first[b]]) for a, b in groups]
+
+
+def _with_twins(
+    found: Sequence[tuple[float, int, int]], twins: NDArray[np.int64]
+) -> list[tuple[float, int, int]]:
+    """The pairs, each also made of its records' identical twins (:func:`twins_of`)."""
+    if not len(twins) or bool(np.all(twins == np.arange(len(twins)))):
+        return list(found)
+    members: dict[int, list[int]] = {}
+    for row, head in enumerate(twins.tolist()):
+        members.setdefault(head, []).append(row)
+    return [(s, x, y) for s, a, b in found for x in members[a] for y in members[b]]
+
+
 @dataclass
 class Linked:
     """The pairs of a weighted link report and what each step did."""
@@ -573,7 +617,8 @@ def decide(
     (its weights, the numbers' verdict). One definition for a full link and a link of new
     records, so that both give a record the same pairs."""
     made = vectors_of(state)
-    groups = groups_of(state.sources, state.order, state.within)
+    twins = twins_of(state)
+    groups = _as_one(groups_of(state.sources, state.order, state.within), twins)
     vectors = made.joined
     first = _pass(vectors, groups, k, margin)
     final: _Pass = first
@@ -604,6 +649,7 @@ def decide(
     named: list[tuple[float, int, int]] = []
     if check_names and state.words:
         found, named = names_check(found, state.words, state.sources)
+    found, dropped, named = (_with_twins(t, twins) for t in (found, dropped, named))
     explain = {
         "kind": "weighted",
         "similarity": similarity_line(made.grams, len(state.keys)),
@@ -613,7 +659,8 @@ def decide(
         + ("among the other records" if state.within else "in every other source")
         + f" (grams held by more than {DEFAULTS.link_purge} records left out of the search)",
         "assignment": "unique mapping: best pairs first, each record at most one partner"
-        + ("" if state.within else " in each other source"),
+        + ("" if state.within else " in each other source")
+        + _twins_said(twins),
         "decision": f"a mapped pair is kept when it is ahead of both records' runner-ups by "
         f"{margin:.0%} of its similarity",
         "margin": margin,
