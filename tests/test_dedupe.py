@@ -314,6 +314,18 @@ def test_jsonl_cluster_ids_keep_the_type_of_the_ids(tmp_path: Path) -> None:
         '{"text": "d e", "id": "y", "cluster": "x", "similarity": null}')  # as written, + 2 keys
 
 
+def test_a_rejected_empty_json_object_gets_the_keys_as_valid_json(tmp_path: Path) -> None:
+    """A rejected ``{}`` or ``{ }`` (no id) was written ``{, "c": null, ...}``: a comma after
+    the opening brace, a line no JSON reader reads."""
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text('{"id": 1, "text": "a b"}\n{}\n{"id": 2, "text": "a b"}\n{ }\r\n')
+    stats = dedupe(src, out, [["1", "2"]], cluster_column="c")
+    assert stats.rejected == 2
+    lines = out.read_bytes().splitlines(keepends=True)
+    assert [json.loads(line) for line in lines][1::2] == [{"c": None, "similarity": None}] * 2
+    assert lines[3].endswith(b"}\r\n")  # its line ending kept
+
+
 def test_a_cluster_column_names_the_kept_record_as_its_row_wrote_its_id(tmp_path: Path) -> None:
     """Ids written 1 and "2" in one file: the cluster read 1 in one row and "1" in the other,
     and a typed group-by split it. Then the first record's id set the column's type, and a

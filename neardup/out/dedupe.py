@@ -428,8 +428,8 @@ class _Output:
         if not isinstance(obj, dict) or any(name in obj for name in self.added()):
             self.fh.write(raw)
             return
-        added = "".join(f", {json.dumps(name)}: null" for name in self.added()) + "}"
-        self.fh.write(body.rstrip()[:-1].rstrip() + added.encode() + (ending or b"\n"))
+        added = ", ".join(f"{json.dumps(name)}: null" for name in self.added())
+        self.fh.write(_with_keys(body, added.encode()) + (ending or b"\n"))
 
     def _append(self, lines: list[bytes], cells: list[str]) -> None:
         """Two cells more at the end of a row (its last line, before the line ending)."""
@@ -464,15 +464,23 @@ class _Output:
             self.numeric_ids = isinstance(obj.get(self.id_field), int)
         if raw is None and self.numeric_ids and cluster.lstrip("-").isdigit():
             cid = int(cluster)  # numeric ids stay numbers, to join on
-        end = body.rstrip()[:-1].rstrip()  # the object's closing brace (it parsed as an object)
         # the row as it was, byte for byte; what is added in ASCII where the row is not UTF-8
         # (read as Windows-1252): \u escapes are the same characters in either encoding
-        added = f", {json.dumps(self.column)}: {json.dumps(cid, ensure_ascii=not utf8)}, "
+        added = f"{json.dumps(self.column)}: {json.dumps(cid, ensure_ascii=not utf8)}, "
         if self.source_column:
             src = json.dumps(source, ensure_ascii=not utf8)
             added += f"{json.dumps(self.source_column)}: {src}, "
-        added += f"{json.dumps(self.sim_column)}: {value}}}"
-        self.fh.write(end + added.encode() + (ending or b"\n"))
+        added += f"{json.dumps(self.sim_column)}: {value}"
+        self.fh.write(_with_keys(body, added.encode()) + (ending or b"\n"))
+
+
+def _with_keys(body: bytes, members: bytes) -> bytes:
+    """A JSON object's line (it parsed as one) with ``members`` added before its closing
+    brace: after a comma where it has keys, alone in an empty object (``{}``, ``{ }``), where
+    a comma would make the line invalid JSON."""
+    head = body.rstrip()[:-1].rstrip()  # up to the closing brace
+    empty = head.removeprefix(BOM).strip() == b"{"
+    return head + (b"" if empty else b", ") + members + b"}"
 
 
 def _is_utf8(data: bytes) -> bool:
