@@ -303,6 +303,28 @@ def test_cluster_column_measures_members_not_paired_with_the_record_kept(tmp_pat
     assert _parsed(out, "tsv")[2]["similarity"] == ""
 
 
+def test_lines_with_a_cluster_column_make_a_tsv_quoted_as_report_quotes(tmp_path: Path) -> None:
+    """``ID TEXT`` lines became a TSV with the texts raw: a text that starts with a quote read
+    back (pandas, csv, neardup) as a quoted cell running over the next rows. Now quoted as
+    ``report --format tsv`` quotes, the rejected lines too."""
+    src, out = tmp_path / "in.txt", tmp_path / "out.tsv"
+    src.write_bytes(b'1 "Blue" Cafe Paris rue\n2 Blue Cafe Paris rue x\n3 "Red Barn Oslo\n'
+                    b'1 "seen \xff before\r\n4 Yellow sub\n')
+    stats = dedupe(src, out, [["1", "2"]], cluster_column="c")
+    assert stats.rejected == 1
+    rows = list(csv.reader(io.StringIO(out.read_text(errors="surrogateescape"), newline=""),
+                           delimiter="\t"))
+    assert [(r[0], r[1], r[3]) for r in rows] == [
+        ("id", "c", "text"), ("1", "1", '"Blue" Cafe Paris rue'),
+        ("2", "1", "Blue Cafe Paris rue x"), ("3", "3", '"Red Barn Oslo'),
+        ("1", "", '"seen \udcff before'), ("4", "4", "Yellow sub")]
+    assert b'"""seen \xff before"\r\n' in out.read_bytes()  # its bytes and line ending kept
+    with pytest.warns(UserWarning):  # the not-UTF-8 byte, read as Windows-1252 again
+        again = list(read_records(out, "tsv"))  # one row a line, as neardup reads a TSV
+    assert [(r.id if isinstance(r, Record) else r.reason[:12]) for r in again] == [
+        "1", "2", "3", "duplicate id", "4"]
+
+
 def test_jsonl_cluster_ids_keep_the_type_of_the_ids(tmp_path: Path) -> None:
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     src.write_text('{"id": 7, "text": "a b"}\n{"id": 9, "text": "a b c"}\n'

@@ -78,7 +78,7 @@ from ..read.lines import WINDOWS_1252
 from ..read.records import ARROW_FORMATS, EXTENSIONS, guess_format, read_spans
 from ..read.sniff import table_delimiter
 from ..results import Pair
-from .write import AtomicFile, Outputs, check_output, distinct_outputs
+from .write import AtomicFile, Outputs, check_output, distinct_outputs, table_writer
 
 if TYPE_CHECKING:
     from ..index import NearDupIndex
@@ -345,7 +345,7 @@ class _Output:
         if bom and not (column and fmt == "lines"):
             fh.write(BOM)
         if column and fmt == "lines":
-            fh.write(f"id\t{column}\t{sim_column}\ttext\n".encode())
+            fh.write(_tsv_row(["id", column, sim_column, "text"]))
             self.header_done = True
 
     def header(self, lines: list[bytes], where: str) -> None:
@@ -386,7 +386,7 @@ class _Output:
             self.fh.write(b"".join(lines))
         elif self.fmt == "lines":
             text = record.text.replace("\t", " ")
-            self.fh.write(f"{record.id}\t{cluster}\t{sim}\t{text}\n".encode())
+            self.fh.write(_tsv_row([record.id, cluster, sim, text]))
         elif self.fmt == "jsonl":
             self._json(lines[0], record, cluster, sim, raw, source)
         else:
@@ -410,7 +410,8 @@ class _Output:
             parts = body.split(None, 1)
             record_id = parts[0] if parts else b""
             rest = parts[1].replace(b"\t", b" ") if len(parts) > 1 else b""
-            self.fh.write(record_id + b"\t\t\t" + rest + (ending or b"\n"))
+            cells = [_unbytes(record_id), "", "", _unbytes(rest)]
+            self.fh.write(_tsv_row(cells, (ending or b"\n").decode()))
         elif self.fmt == "jsonl":
             self._json_empty(lines)
         else:
@@ -472,6 +473,21 @@ class _Output:
             added += f"{json.dumps(self.source_column)}: {src}, "
         added += f"{json.dumps(self.sim_column)}: {value}"
         self.fh.write(_with_keys(body, added.encode()) + (ending or b"\n"))
+
+
+def _tsv_row(cells: list[str], end: str = "\n") -> bytes:
+    """A row of the TSV that ``ID TEXT`` lines with a cluster column become, quoted as
+    report's TSV is (:func:`table_writer`): a text that starts with a quote read back as
+    the start of a quoted cell, and the table broke. Bytes that were not UTF-8 go back as
+    they were (:func:`_unbytes`)."""
+    buf = _io.StringIO()
+    table_writer(buf, "tsv", end).writerow(cells)
+    return buf.getvalue().encode("utf-8", "surrogateescape")
+
+
+def _unbytes(data: bytes) -> str:
+    """A rejected line's bytes as text that :func:`_tsv_row` writes back byte for byte."""
+    return data.decode("utf-8", "surrogateescape")
 
 
 def _with_keys(body: bytes, members: bytes) -> bytes:

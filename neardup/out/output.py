@@ -11,7 +11,6 @@ standard output.
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 import sys
@@ -25,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..decision.words import words_for
 from ..errors import ArgumentError, InputError, NeardupWarning
 from ..keys import key_of, record_id
-from .write import AtomicFile, when_written
+from .write import AtomicFile, table_writer, when_written
 
 if TYPE_CHECKING:
     from ..backends.base import Backend
@@ -251,9 +250,7 @@ def write_table(columns: Columns, path: str | Path, fmt: str) -> int:
         else:
             # csv.writer wants newline="" (its own line ends); AtomicFile's "\n" is that here
             with AtomicFile(target, text=True) as fh:
-                writer = csv.writer(
-                    fh, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n"
-                )
+                writer = table_writer(fh, fmt)
                 writer.writerow(names)
                 for k in range(rows):
                     writer.writerow(["" if columns[n][k] is None else columns[n][k] for n in names])

@@ -12,6 +12,7 @@ as text (an import with the columns as text), not by double-clicking them.
 from __future__ import annotations
 
 import contextvars
+import csv
 import errno
 import os
 import re
@@ -426,6 +427,14 @@ def escape_unseen(text: str, lines: bool = False) -> str:
         return text
     pattern = _UNSEEN_BUT_LINES if lines else _UNSEEN
     return pattern.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+
+
+def table_writer(fh: IO[str], fmt: str, end: str = "\n") -> Any:
+    """The writer of a CSV or TSV table (``fmt``): one for every table neardup writes of
+    its records (report's, dedupe's TSV of ``ID TEXT`` lines), so that a cell with a quote,
+    the separator or a line break is quoted the one way readers (pandas, csv, neardup's
+    own) read back. ``end``: what ends a row."""
+    return csv.writer(fh, delimiter="\t" if fmt == "tsv" else ",", lineterminator=end)
 
 
 def _cell(text: str) -> str:
