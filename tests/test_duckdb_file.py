@@ -517,3 +517,27 @@ def test_an_index_file_that_would_hold_nothing_is_not_left_behind(tmp_path: Path
     assert run_cli("index", str(a), "--index-file", str(store)).returncode == 0
     assert run_cli("index", str(empty), "--index-file", str(store)).returncode == 2
     assert store.exists() and run_cli("info", "--index-file", str(store)).returncode == 0
+
+
+def test_indexing_a_file_again_says_the_records_its_rows_no_longer_hold(tmp_path: Path) -> None:
+    """A file indexed again after rows were deleted from it left their records (a re-run
+    updates by id, as documented) without a word: the index looked like the file, and its
+    report still paired the deleted rows. The run now counts them and says how to remove
+    them; a file that holds every record of its source says nothing."""
+    shops, store = tmp_path / "shops.csv", tmp_path / "i.duckdb"
+    shops.write_text("id,name\n1,Blue Cafe Paris rue 1\n2,Red Barn Oslo street\n"
+                     "3,Green House Rome via\n4,Red Barn Oslo street 2\n", encoding="utf-8")
+    done = run_cli("index", str(shops), "--index-file", str(store), "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)["not_in_file"] == 0, done.stderr
+    assert "not in this file" not in done.stderr
+    shops.write_text("id,name\n1,Blue Cafe Paris rue 1\n3,Green House Rome via\n",
+                     encoding="utf-8")
+    done = run_cli("index", str(shops), "--index-file", str(store), "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)["not_in_file"] == 2, done.stderr
+    assert (f"2 records of {shops.resolve()} indexed before are not in this file: they stay in "
+            "the index") in done.stderr
+    assert f"'neardup delete ID... --source {shops.resolve()}'" in done.stderr
+    info = run_cli("info", "--index-file", str(store), "--json")
+    assert json.loads(info.stdout)["records"] == 4  # nothing deleted: the run is an upsert
+    done = run_cli("index", str(shops), "--index-file", str(store), "--source", "other")
+    assert done.returncode == 0 and "not in this file" not in done.stderr  # a source of its own

@@ -221,6 +221,11 @@ class Storage(Protocol):
         """How many records ``batch`` wrote that the index still holds."""
         ...
 
+    def source_records(self, source: str) -> int:
+        """How many records of ``source`` the index holds: one count, so that ``index`` can
+        say what a file left of its source's records (a re-run updates, it never prunes)."""
+        ...
+
     # -- band lookups ---------------------------------------------------------------------
     def buckets(self, band: int) -> Iterator[list[str]]:
         """The member ids of every bucket of one band that holds two or more records."""

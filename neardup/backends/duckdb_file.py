@@ -407,6 +407,9 @@ class DuckDBBackend:
     def batch_records(self, batch: int) -> int:
         return int(self._rows("SELECT count(*) FROM records WHERE batch = ?", [int(batch)])[0][0])
 
+    def source_records(self, source: str) -> int:
+        return int(self._rows("SELECT count(*) FROM records WHERE source = ?", [source])[0][0])
+
     # -- band lookups -----------------------------------------------------------------------
     def buckets(self, band: int) -> Iterator[list[str]]:
         b = int(band) + 1

@@ -449,5 +449,8 @@ class MemoryBackend:
     def batch_records(self, batch: int) -> int:
         return sum(1 for b in self._batch.values() if b == batch)
 
+    def source_records(self, source: str) -> int:
+        return sum(1 for s in self._sources.values() if s == source)
+
     def clone(self) -> MemoryBackend:
         return self

@@ -669,6 +669,12 @@ class SolrBackend:
     def batch_records(self, batch: int) -> int:
         return int(self.solr.count(fq=[RECORDS_FQ, f"{BATCH_FIELD}:{int(batch)}"]))
 
+    def source_records(self, source: str) -> int:
+        """A ``{!term}`` query, the name passed by reference: any character is the name's."""
+        query = {"q": f"{{!term f={SOURCE_FIELD} v=$src}}", "src": source, "fq": RECORDS_FQ,
+                 "rows": 0}  # fmt: skip
+        return int(self.solr.select(query)["response"]["numFound"])
+
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
         """By terms queries of :data:`FETCH_BATCH` ids."""
         return {d["id"]: _record(d).text for d in self._fetch(ids, "id,content,raw")}

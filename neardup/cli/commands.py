@@ -719,6 +719,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     print_stats(stats, quiet=args.quiet)
     print_choice(index)
     problem = nothing_indexed(stats, args.file)
+    source = args.source if args.source is not None else str(args.file)
+    left = _not_written(index, source, stats) if args.source_field is None else 0
     emit(
         args,
         {
@@ -726,6 +728,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             "params": index.params.to_dict(),
             "chosen": _chosen(index),
             "batch": index.batch_written,
+            "not_in_file": left,
         },
         f"{args.file}: read {stats.read}, indexed {stats.indexed}, rejected {stats.rejected}"
         + (f" ({stats.empty} with an empty text)" if stats.empty else "")
@@ -733,6 +736,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         + f", blank lines {stats.blank} -> {index.backend.location} ({stats.seconds:.1f} s)"
         + ("" if problem else f"; batch {index.batch_written} (report --new: only its pairs)"),
     )
+    _say_not_written(left, source)
     if problem:  # after the counts, which --json still prints
         if made and index.backend.count() == 0:  # no index left behind that holds nothing
             index.close()
@@ -741,6 +745,29 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"neardup: error: {problem}", file=sys.stderr)
         return 2
     return 2 if args.strict and stats.rejected else 0
+
+
+def _not_written(index: NearDupIndex, source: str, stats: IndexStats) -> int:
+    """How many records of ``source`` the index holds that this run did not write: indexed
+    before from rows the file no longer has. A run upserts by source and id, it never
+    prunes, so they stay; counted (one count of the source, after the run) to be said."""
+    return max(0, index.backend.source_records(source) - stats.indexed)
+
+
+def _say_not_written(left: int, source: str) -> None:
+    """The note for :func:`_not_written`'s records: "indexing it again replaces its records"
+    read as the index now being the file, and a re-run after rows were deleted from the file
+    left them, with their pairs, without a word."""
+    if not left:
+        return
+    what, are, stay = ("records", "are", "they stay") if left > 1 else ("record", "is", "it stays")
+    print(
+        f"neardup: note: {left} {what} of {source} indexed before {are} not in this file: "
+        f"{stay} in the index (a file of changed rows updates the records it holds); "
+        f"'neardup delete ID... --source {shlex.quote(source)}' (or --ids-file FILE) removes "
+        "records",
+        file=sys.stderr,
+    )
 
 
 def _file_source(index: NearDupIndex, path: Path) -> str | None:
