@@ -456,6 +456,37 @@ def test_a_pipe_and_a_fifo_are_read_once(tmp_path: Path) -> None:
     assert proc.returncode == 0 and "of 2 records" in proc.stdout, proc.stderr
 
 
+def test_a_second_pipe_without_a_source_is_refused_before_it_replaces_the_first(
+    tmp_path: Path,
+) -> None:
+    """Every pipe is the source ``/dev/stdin``: a second piped file with the same ids replaced
+    the first one's records, exit 0. Refused now (exit 2, nothing written) until ``--source``
+    names it: a new name keeps both files, the same name replaces on purpose."""
+    store = tmp_path / "s.duckdb"
+
+    def pipe(rows: str, *flags: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "neardup", "index", "/dev/stdin", "--format", "csv",
+             "--index-file", str(store), "--json", *flags],
+            input=rows, capture_output=True, text=True, timeout=120, cwd=str(REPO),
+        )  # fmt: skip
+
+    shop_a = "id,name\n1,Blue Cafe Paris\n2,Red Barn Oslo\n"
+    shop_b = "id,name\n1,Green House Rome\n2,Yellow Sub London\n"
+    assert pipe(shop_a).returncode == 0
+    done = pipe(shop_b)
+    assert done.returncode == 2 and (
+        "/dev/stdin: the index holds 2 records piped earlier under the source name /dev/stdin"
+    ) in done.stderr and "give --source NAME (a new name keeps them apart" in done.stderr
+    assert json.loads(done.stdout)["exit_code"] == 2  # refused before the work: no counts
+    assert pipe(shop_b, "--source", "shopB").returncode == 0
+    info = json.loads(run_cli("info", "--index-file", str(store), "--json").stdout)
+    assert info["sources"] == {"/dev/stdin": 2, "shopB": 2}  # shop A's records kept
+    near = run_cli("search", "Blue Cafe Paris", "--index-file", str(store), "--json")
+    assert [m["id"] for m in json.loads(near.stdout)["matches"]][:1] == ["1"]
+    assert pipe(shop_b, "--source", "/dev/stdin").returncode == 0  # replaced, as asked
+
+
 def test_a_parquet_file_pandas_wrote_from_integer_ids_with_a_hole(tmp_path: Path) -> None:
     """pandas writes ``[1, 2, None]`` as floats: the hole is one rejected row, not three."""
     pd = pytest.importorskip("pandas")

@@ -700,7 +700,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     index = open_index(args, param_flags=True)
     if args.source is None and args.source_field is None:
         args.source = _file_source(index, args.file)
-        if args.source is not None and args.source != str(args.file):
+        if args.source is None:  # a pipe: every one is named alike
+            _check_piped_again(index, args.file)
+        elif args.source != str(args.file):
             items = _named_source(items, args.source, None)
     if args.source_field is None and index.chosen is None:
         _joining_note(args, index)
@@ -768,6 +770,20 @@ def _say_not_written(left: int, source: str) -> None:
         "records",
         file=sys.stderr,
     )
+
+
+def _check_piped_again(index: NearDupIndex, path: Path) -> None:
+    """Refuse a pipe (``/dev/stdin``, ``<(...)``) without ``--source`` into an index that
+    holds records piped under that name before: every pipe has the same name, so a second
+    file's ids silently replaced the first one's records."""
+    held = index.backend.source_records(str(path))
+    if held:
+        raise InputError(
+            f"{path}: the index holds {held} record{'s' if held > 1 else ''} piped earlier "
+            f"under the source name {path}, which this input's records would replace where "
+            "their ids are the same: give --source NAME (a new name keeps them apart; the "
+            "same name replaces them)"
+        )
 
 
 def _file_source(index: NearDupIndex, path: Path) -> str | None:
