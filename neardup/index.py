@@ -28,6 +28,7 @@ for, :mod:`neardup.options`.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import gc
@@ -845,10 +846,32 @@ class NearDupIndex:
             held = describe(backend)["sources"]  # type: ignore[arg-type]
             return [name for name in held if name != own
                     and backend.sources([self.key(i, name) for i in wanted])]  # fmt: skip
+        # by the sources the records were stored with: a key names no source for the
+        # primary one's records, so the primary source was never named
         want = set(wanted)
-        return sorted({src for key, _ in backend.all_texts()
-                       if record_id(key) in want and (src := source_of_key(key)) is not None
-                       and src != own})  # fmt: skip
+        keys = [key for key, _ in backend.all_texts() if record_id(key) in want]
+        held = {src for src in backend.sources(keys).values() if src and src != own}
+        primary = self.primary_source
+        return sorted(held, key=lambda s: (s != primary, s))  # the primary first
+
+    def source_counts(self, listed: int = 50) -> tuple[dict[str, int], int]:
+        """The records of each source (at most ``listed`` sources, most records first;
+        ``(none)`` for records of no source) and how many sources there are: what to say
+        when a source is asked for that the index does not hold. A facet where the storage
+        keeps one, else every record's source."""
+        backend = self.backend
+        if Capability.COLLECTION_INFO in backend.capabilities:
+            from .collection import describe  # lazy: pulls in pysolr
+
+            info = describe(backend)  # type: ignore[arg-type]
+            return dict(info["sources"]), int(info["source_count"])
+        if callable(getattr(backend, "facets", None)):
+            facts = backend.facets(listed)  # type: ignore[attr-defined]
+            unnamed = {"(none)": facts["unnamed"]} if facts["unnamed"] else {}
+            return dict(facts["sources"]) | unnamed, int(facts["source_count"])
+        keys = [k for k, _ in backend.all_texts()]
+        counts = collections.Counter(s or "(none)" for s in backend.sources(keys).values())
+        return dict(counts.most_common(listed)), len(counts)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -1334,22 +1357,10 @@ class NearDupIndex:
         """The sources of the index's records, as many as it holds records, where they are
         all of one source (and there are two records or more); else None. Read only when a
         link report found nothing: a facet where the storage keeps one, else every record's."""
-        backend = self.backend
-        if backend.count() < 2:
+        n = self.backend.count()
+        if n < 2:
             return None
-        if Capability.COLLECTION_INFO in backend.capabilities:
-            from .collection import describe  # lazy: pulls in pysolr
-
-            info = describe(backend)  # type: ignore[arg-type]
-            held, n = list(info["sources"]), int(info["records"])
-        elif callable(getattr(backend, "facets", None)):
-            facts = backend.facets(2)  # type: ignore[attr-defined]
-            held = [name for name, _ in facts["sources"]]
-            held += ["(none)"] if facts["unnamed"] else []
-            n = int(facts["records"])
-        else:
-            keys = [k for k, _ in backend.all_texts()]
-            held, n = list(set(backend.sources(keys).values())), len(keys)
+        held = [s if s != "(none)" else "" for s in self.source_counts(2)[0]]  # unnamed
         return [held[0]] * n if len(held) == 1 else None
 
     def _checked(self, report: Report, labels: Labels) -> dict[str, Any]:

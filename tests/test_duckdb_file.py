@@ -403,6 +403,47 @@ def test_an_id_only_another_source_holds_names_that_source(tmp_path: Path) -> No
     assert done.returncode == 0 and "names those" not in done.stdout + done.stderr
 
 
+@pytest.mark.parametrize("kind", ["memory", "duckdb"])
+def test_the_sources_holding_an_id_name_the_primary_source_too(kind: str, tmp_path: Path) -> None:
+    """The hint after a miss named the sources of the records' keys, and a key names no
+    source for the primary (first) source's records: its records were never named."""
+    backend = MemoryBackend() if kind == "memory" else DuckDBBackend(tmp_path / "i.duckdb")
+    index = NearDupIndex(PARAMS, backend=backend)
+    index.add_many([("1", "acme drill rx-100 black"), ("2", "red wool scarf")], source_name="a")
+    index.add_many([("1", "acme drill rx100"), ("3", "blue kettle")], source_name="b")
+    assert index.sources_holding(["2"], "b") == ["a"]
+    assert index.sources_holding(["1"], "c") == ["a", "b"]  # the primary first
+    assert index.sources_holding(["3"]) == ["b"]
+    assert index.source_counts() == ({"a": 2, "b": 2}, 2)
+
+
+def test_a_source_miss_names_the_primary_source_and_an_unknown_source_is_called_one(
+    tmp_path: Path,
+) -> None:
+    """``neighbors 2 --source b`` where only the first source holds 2 said no more than "no
+    record"; ``--source nosuch.csv`` (a typo, a file's bare name) read as a missing id."""
+    a, b = tmp_path / "a" / "shops.csv", tmp_path / "b" / "shops.csv"
+    for f, rows in ((a, "1,Blue Cafe Paris rue\n2,Red Barn Oslo street\n"),
+                    (b, "1,Blue Cafe Paris rue\n")):  # fmt: skip
+        f.parent.mkdir()
+        f.write_text("id,name\n" + rows, encoding="utf-8")
+    store = tmp_path / "i.duckdb"
+    for f in (a, b):
+        assert run_cli("index", str(f), "--index-file", str(store)).returncode == 0
+    hint = f"the source {a.resolve()} holds records with such ids (--source {a.resolve()} names"
+    done = run_cli("neighbors", "2", "--source", str(b), "--index-file", str(store))
+    assert done.returncode == 2 and hint in done.stderr, done.stderr
+    done = run_cli("delete", "2", "--source", str(b), "--index-file", str(store))
+    assert done.returncode == 1 and hint in done.stdout, done.stdout
+    unknown = (f"--source shops.csv is not a source of duckdb:{store} (it holds no record of "
+               f"it): its sources are {a.resolve()}, {b.resolve()}")  # fmt: skip
+    for verb in ("neighbors", "delete"):
+        done = run_cli(verb, "1", "--source", "shops.csv", "--index-file", str(store))
+        assert done.returncode == 2 and unknown in done.stderr, done.stderr
+    info = json.loads(run_cli("info", "--index-file", str(store), "--json").stdout)
+    assert info["records"] == 3  # nothing removed
+
+
 def test_an_index_closes_its_file_and_says_so_when_used_after(tmp_path: Path) -> None:
     """``with NearDupIndex(backend=DuckDBBackend(path))``: the last records are written at the
     end; used after, the index says it was closed (it said to free disk space)."""

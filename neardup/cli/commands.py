@@ -1038,6 +1038,7 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
         # an id as the readers store it: around spaces are not part of it
         matches = index.neighbors(args.id.strip(), args.k, args.threshold, source=args.source)
     except RecordNotFound as exc:  # the sources that hold it, named by the flag
+        _known_source(index, args.source)
         raise InputError(f"{exc.message}{_holding_flag(exc.holding)}") from None
     several = _several_sources(index)
     source = args.source or (index.primary_source if several else None)
@@ -1051,6 +1052,29 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
         several,
     )
     return 0
+
+
+#: The sources an error lists by name at most (beyond, how many there are).
+SOURCES_SHOWN = 5
+
+
+def _known_source(index: NearDupIndex, source: str | None) -> None:
+    """Refuse a ``--source`` the index holds no record of, naming its sources: a typo (or a
+    file's bare name where the index knows its path) read as "no such id" in that source."""
+    if source is None or index.backend.source_records(source):
+        return
+    counts, many = index.source_counts(SOURCES_SHOWN)
+    names = [shlex.quote(s) for s in counts if s != "(none)"]
+    if not names:
+        its = "it holds no named source"
+    elif many > len(names):
+        its = f"it holds {many} sources ('neardup info' lists them)"
+    else:
+        its = f"its source{'s are' if len(names) > 1 else ' is'} {', '.join(names)}"
+    raise InputError(
+        f"--source {shlex.quote(source)} is not a source of {index.backend.location} (it "
+        f"holds no record of it): {its}"
+    )
 
 
 def _other_sources(index: NearDupIndex, ids: list[str], source: str | None) -> str:
@@ -1111,6 +1135,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
     ids = list(dict.fromkeys(ids))  # an id given twice is asked for once
     index = open_index(args, create=False)
     args.source = _given_source(index, args.source)
+    _known_source(index, args.source)
     present = set(index.backend.sources([index.key(i, args.source) for i in ids]))
     missing = [i for i in dict.fromkeys(ids) if index.key(i, args.source) not in present]
     with warnings.catch_warnings():  # the ids not found are said below, with the flag to give
