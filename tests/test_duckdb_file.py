@@ -582,3 +582,22 @@ def test_indexing_a_file_again_says_the_records_its_rows_no_longer_hold(tmp_path
     assert json.loads(info.stdout)["records"] == 4  # nothing deleted: the run is an upsert
     done = run_cli("index", str(shops), "--index-file", str(store), "--source", "other")
     assert done.returncode == 0 and "not in this file" not in done.stderr  # a source of its own
+
+
+def test_delete_without_a_source_names_whose_record_it_removed(tmp_path: Path) -> None:
+    """``delete 1`` in an index of two files that both hold 1 removed the first file's record
+    and said "asked to remove 1 ids: 1 removed", as if there were one; neighbors names the
+    source in the same case. An index of one source says it as before."""
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("id,name\n1,Blue Cafe Paris rue\n2,Red Barn Oslo street\n", encoding="utf-8")
+    b.write_text("id,name\n1,Green House Rome via\n", encoding="utf-8")
+    store = tmp_path / "i.duckdb"
+    assert run_cli("index", str(a), "--index-file", str(store)).returncode == 0
+    done = run_cli("delete", "2", "--index-file", str(store))
+    assert done.returncode == 0 and done.stdout.startswith("asked to remove 1 ids: 1 removed")
+    assert run_cli("index", str(b), "--index-file", str(store)).returncode == 0
+    done = run_cli("delete", "1", "--index-file", str(store))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"asked to remove 1 ids of {a.resolve()}: 1 removed")
+    info = json.loads(run_cli("info", "--index-file", str(store), "--json").stdout)
+    assert info["sources"] == {str(b.resolve()): 1}

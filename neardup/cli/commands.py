@@ -1138,11 +1138,14 @@ def cmd_delete(args: argparse.Namespace) -> int:
     _known_source(index, args.source)
     present = set(index.backend.sources([index.key(i, args.source) for i in ids]))
     missing = [i for i in dict.fromkeys(ids) if index.key(i, args.source) not in present]
+    # whose records: of several sources, the primary one's unless --source (as neighbors says)
+    several = args.source is None and _several_sources(index)
     with warnings.catch_warnings():  # the ids not found are said below, with the flag to give
         warnings.simplefilter("ignore", UserWarning)
         removed = index.remove(ids, source=args.source)
     after = len(index)
-    of = f" of {args.source}" if args.source else ""
+    source = args.source or (index.primary_source if several else None)
+    of = f" of {source}" if source else ""
     text = (
         f"asked to remove {len(ids)} ids{of}: {removed} removed, {after} records left in "
         f"{index.backend.location}"
