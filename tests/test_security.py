@@ -176,29 +176,34 @@ def test_wrong_password_gives_a_clear_401(auth_node: AuthNode) -> None:
 @pytest.mark.parametrize("way", ["flags", "env", "url"])
 def test_right_credentials_index_and_report(auth_node: AuthNode, tmp_path: Path, way: str) -> None:
     name = auth_node.collection()
-    # Through a proxy that answers 503 once to each kind of request: the -v retry lines must
-    # not show the password either.
-    faults = [Fault("/update", "503", times=1), Fault("/select", "503", times=1)]
-    with FaultProxy(auth_node.url, faults) as proxy:
-        url = f"{proxy.url}/{name}"
-        env = dict(CLEAN)
-        args: list[str] = ["--solr-url", url]
+    # Through a proxy that answers 503 once to each kind of request (the writes' while
+    # indexing, the reads' while reporting): the -v retry lines must not show the password
+    # either.
+    env = dict(CLEAN)
+
+    def connect(url: str) -> list[str]:
         if way == "flags":
-            args += ["--solr-user", USER, "--solr-password", PASSWORD]
-        elif way == "env":
+            return ["--solr-url", url, "--solr-user", USER, "--solr-password", PASSWORD]
+        if way == "env":
             env.update(NEARDUP_SOLR_USER=USER, NEARDUP_SOLR_PASSWORD=PASSWORD)
-        else:
-            args = ["--solr-url", url.replace("://", f"://{USER}:{quote(PASSWORD, safe='')}@")]
-        out = tmp_path / "pairs.tsv"
-        indexed = run_cli("-v", "index", str(RESTAURANTS), *args, env=env)
-        report = run_cli("-v", "report", "--method", "lsh", "--out", str(out), *args, env=env)
+            return ["--solr-url", url]
+        return ["--solr-url", url.replace("://", f"://{USER}:{quote(PASSWORD, safe='')}@")]
+
+    with FaultProxy(auth_node.url, [Fault("/update", "503", times=1)]) as proxy:
+        indexed = run_cli("-v", "index", str(RESTAURANTS), *connect(f"{proxy.url}/{name}"),
+                          env=env)  # fmt: skip
+        written_through = f"{proxy.url}/{name}"
+    out = tmp_path / "pairs.tsv"
+    with FaultProxy(auth_node.url, [Fault("/select", "503", times=1)]) as proxy:
+        report = run_cli("-v", "report", "--method", "lsh", "--out", str(out),
+                         *connect(f"{proxy.url}/{name}"), env=env)  # fmt: skip
     for proc in (indexed, report):
         assert proc.returncode == 0, proc.stderr
         assert "neardup: retry 1 in" in proc.stderr
         assert_no_secret(proc.stdout, proc.stderr)
     assert "read 864, indexed 864" in indexed.stdout
     assert len(out.read_text(encoding="utf-8").splitlines()) > 10
-    assert f"{proxy.url}/{name}" in indexed.stdout  # the URL, shown without its credentials
+    assert written_through in indexed.stdout  # the URL, shown without its credentials
     solr = Solr(auth_node.url, name, auth=Auth(USER, PASSWORD))
     assert solr.count(fq=["-id:_neardup_meta_"]) == 864
     assert_no_secret(auth_node.log_text())
