@@ -91,6 +91,7 @@ from .decision.link import link
 from .decision.link_new import link_new, updated
 from .decision.prune import prune
 from .decision.route import LABELLED, WEIGHTED, Route, across_sources, route, within_distance
+from .decision.valley import NEW_RECORDS
 from .defaults import DEFAULTS
 from .errors import ArgumentError, InputError, NeardupError, NeardupWarning, RecordNotFound
 from .graph import clusters as clusters  # re-exported: connected components
@@ -222,6 +223,16 @@ def _gc_paused() -> Iterator[None]:
 #: source column. Two calls that both write here with the same ids are refused, not merged
 #: (:meth:`NearDupIndex.add_many`): nothing says whether they are one source or two.
 UNNAMED_SOURCES = ("<records>", "<frame>")
+
+
+def _said_of_new(
+    explain: dict[str, Any] | None, rule: str, fresh: set[str] | None
+) -> dict[str, Any] | None:
+    """The rule's explanation, with what a report of new records owes to a bar read off the
+    data (:data:`~neardup.decision.valley.NEW_RECORDS`)."""
+    if fresh is None or rule != "valley":
+        return explain
+    return {**(explain or {}), "new": NEW_RECORDS}
 
 
 def _as_record(item: Any, position: int, default_source: str = "<records>") -> Item:
@@ -1099,7 +1110,7 @@ class NearDupIndex:
             threshold=decision.threshold,
             prune=prune_mode,
             mode=mode,
-            rule=decision.explain,
+            rule=_said_of_new(decision.explain, decision.rule, fresh),
             seconds=time.perf_counter() - start,
             timings={"buckets": found.t1 - start, "fetch": found.t2 - found.t1,
                      "verify": t3 - found.t2},  # fmt: skip

@@ -68,6 +68,33 @@ def test_a_report_since_a_batch_of_most_records_is_the_full_reports_pairs_of_the
     assert since.new_records == len(new)
 
 
+def test_a_report_of_new_records_says_where_its_bar_is_read_off_them(tmp_path: Path) -> None:
+    """With the bar read off the data, a report of new records reads it off their pairs, not
+    every record's: pairs near it may differ from a full report's, which it said nowhere
+    (the docs called it exact). It says so; a bar given makes the two the same."""
+    old, new = _split()
+    index = NearDupIndex()  # parameters chosen from the data: the valley rule
+    index.add_many(old)
+    index.add_many(new)
+    since = index.report(since=index.batch_written)
+    assert since.decision.rule == "valley"
+    assert "read off the new records' pairs" in since.rule["new"]
+    assert "new" not in (index.report().rule or {})  # a full report reads every record's
+    given = index.report(since=index.batch_written, threshold=0.45)
+    assert "new" not in (given.rule or {})
+    fresh = {r.id for r in new}
+    full = index.report(threshold=0.45).pairs
+    assert given.pairs == [p for p in full if p.id1 in fresh or p.id2 in fresh]
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("".join(f"{r.id} {r.text}\n" for r in old), encoding="utf-8")
+    b.write_text("".join(f"{r.id} {r.text}\n" for r in new), encoding="utf-8")
+    file = str(tmp_path / "i.duckdb")
+    for f in (a, b):
+        assert run_cli("index", str(f), "--index-file", file).returncode == 0
+    said = run_cli("report", "--index-file", file, "--new", "--out", str(tmp_path / "p.tsv"))
+    assert said.returncode == 0 and "new records: the bar is read off" in said.stdout
+
+
 def test_replacing_a_record_moves_it_to_the_new_batch(
     make_index: Callable[..., NearDupIndex],
 ) -> None:

@@ -929,12 +929,20 @@ def cmd_report(args: argparse.Namespace) -> int:
             + (f"; {counts['clusters']} clusters -> {args.clusters}" if args.clusters else "")
             + f" ({result.seconds:.1f} s)"
             + decided_line(result)
+            + _new_line(result)
             + _dropped_line(result, args.dropped)
             + _engine_line(result, args.verbose)
             + rule_line(result.decision, result.completion, verbose=args.verbose),
         )
         return 0
     return next(m for m in REPORT_METHODS if args.method in m.names).run(args, index)
+
+
+def _new_line(result: Any) -> str:
+    """What a report of new records owes to its rule (a bar read off their pairs, a link's
+    weights learned again), where the rule says."""
+    said = (result.rule or {}).get("new") if result.since is not None else None
+    return f"\nnew records: {said}" if said else ""
 
 
 def _engine_line(result: Any, verbose: bool) -> str:

@@ -167,6 +167,14 @@ PLAIN, WEIGHTED = "jaccard", "weighted jaccard"
 SIMILARITY_WORDS = {PLAIN: "Jaccard", WEIGHTED: "weighted Jaccard"}
 
 
+#: What a report of new records says of a bar read off the data: it is read off their pairs.
+NEW_RECORDS = (
+    "the bar is read off the new records' pairs, their shingles weighed over those pairs; a "
+    "full report reads it off every record's, so pairs near it may differ from the full "
+    "report's; a bar given (report --threshold T, to both) makes them the same"
+)
+
+
 def weighted_jaccards(
     pairs: Sequence[Pair],
     texts: Mapping[str, str],
