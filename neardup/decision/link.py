@@ -273,28 +273,39 @@ def groups_of(
     ]
 
 
-def twins_of(state: LinkState) -> NDArray[np.int64]:
+def twins_of(state: LinkState) -> tuple[NDArray[np.int64], int]:
     """Each row's first row of the same source and the same gram counts (its normalized
     text), where it holds :attr:`~neardup.defaults.Defaults.link_twin_words` words or more;
     else itself. Identical records of one source, a catalogue that lists a song twice: each
     would be the other's runner-up, so that neither stood out, and the mapping would take
-    one of them at random; they are linked as one record, and its pairs are theirs."""
+    one of them at random; they are linked as one record, and its pairs are theirs. Also how
+    many shorter records are identical to another of their source: names that distinct
+    entities share, left to compete (a tie links neither), and said."""
     counts = state.joined.counts
     first: dict[tuple[str, bytes, bytes], int] = {}
     out = np.arange(len(state.keys), dtype=np.int64)
     ptr, ind, val = counts.indptr, counts.indices, counts.data
     least = DEFAULTS.link_twin_words
-    for row in (n for n, said in enumerate(state.words) if len(said) >= least):
+    short: dict[tuple[str, bytes, bytes], int] = {}
+    for row, said in enumerate(state.words):
         lo, hi = ptr[row], ptr[row + 1]
         key = (state.sources[row], ind[lo:hi].tobytes(), val[lo:hi].tobytes())
-        out[row] = first.setdefault(key, row)
-    return out
+        if len(said) >= least:
+            out[row] = first.setdefault(key, row)
+        else:
+            short[key] = short.get(key, 0) + 1
+    return out, sum(n for n in short.values() if n > 1)
 
 
-def _twins_said(twins: NDArray[np.int64]) -> str:
+def _twins_said(twins: NDArray[np.int64], short: int) -> str:
     """What the assignment says of a source's identical records, where there are some."""
     n = int(np.count_nonzero(twins != np.arange(len(twins))))
-    return f" ({n} records identical to another of their source linked as that one)" if n else ""
+    said = f" ({n} records identical to another of their source linked as that one)" if n else ""
+    if short:
+        said += (f" ({short} records of fewer than {DEFAULTS.link_twin_words} words identical "
+                 "to another of their source, a name distinct entities may share: neither "
+                 "is linked where both are alike to one record)")  # fmt: skip
+    return said
 
 
 def _as_one(
@@ -617,7 +628,7 @@ def decide(
     (its weights, the numbers' verdict). One definition for a full link and a link of new
     records, so that both give a record the same pairs."""
     made = vectors_of(state)
-    twins = twins_of(state)
+    twins, short = twins_of(state)
     groups = _as_one(groups_of(state.sources, state.order, state.within), twins)
     vectors = made.joined
     first = _pass(vectors, groups, k, margin)
@@ -660,7 +671,7 @@ def decide(
         + f" (grams held by more than {DEFAULTS.link_purge} records left out of the search)",
         "assignment": "unique mapping: best pairs first, each record at most one partner"
         + ("" if state.within else " in each other source")
-        + _twins_said(twins),
+        + _twins_said(twins, short),
         "decision": f"a mapped pair is kept when it is ahead of both records' runner-ups by "
         f"{margin:.0%} of its similarity",
         "margin": margin,
