@@ -114,8 +114,15 @@ def load(
         timeout=seconds("NEARDUP_SOLR_TIMEOUT", env, positive=True),
         retry_budget=seconds("NEARDUP_SOLR_RETRY_BUDGET", env),
         heap=heap or get("NEARDUP_SOLR_HEAP"),
-        kernel=(get("NEARDUP_KERNEL") or "").lower() or None,
+        kernel=kernel(env),
     )
+
+
+def kernel(environ: Mapping[str, str] | None = None) -> str | None:
+    """``NEARDUP_KERNEL``, lower-cased (None when unset or empty): read alone, so that a verb
+    that does not talk to Solr never fails on a bad Solr variable."""
+    env = os.environ if environ is None else environ
+    return env.get("NEARDUP_KERNEL", "").strip().lower() or None
 
 
 def read_password(path: str | Path | None, what: str = "the password file") -> str:

@@ -3,6 +3,7 @@ neardup.config, explicit arguments win, and a started node says where it is and 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,32 @@ def test_library_open_passes_the_heap_of_the_environment(
     with pytest.raises(InputError, match="Solr heap must be a size such as 512m or 4g, got 'lots'"):
         NearDupIndex.open(None)
     assert not (tmp_path / "solr" / "node.json").exists()
+
+
+def test_a_bad_solr_variable_is_said_by_the_verbs_that_use_it(tmp_path: Path) -> None:
+    """A bad NEARDUP_SOLR_TIMEOUT (or retry budget, or password file) was read before the
+    CLI's error handling by every verb: a traceback, exit 1, no JSON. A verb without Solr now
+    runs; one that uses Solr says what is wrong (exit 2, JSON with --json); a flag that
+    replaces the variable wins over it."""
+    records = tmp_path / "s.txt"
+    records.write_text("1 hello world\n2 hello world\n")
+    index = tmp_path / "i.duckdb"
+    home = {"NEARDUP_HOME": str(tmp_path / "home")}
+    for bad in ({"NEARDUP_SOLR_TIMEOUT": "-1"}, {"NEARDUP_SOLR_RETRY_BUDGET": "abc"},
+                {"NEARDUP_SOLR_PASSWORD_FILE": str(tmp_path / "missing")}):
+        proc = run_cli("index", str(records), "--index-file", str(index), "--json",
+                       env={**home, **bad})
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    proc = run_cli("solr", "status", "--json", env={**home, "NEARDUP_SOLR_TIMEOUT": "abc"})
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    said = json.loads(proc.stdout)
+    assert said["exit_code"] == 2 and "NEARDUP_SOLR_TIMEOUT" in said["error"]
+    assert "'abc'" in said["error"] and "number of seconds" in said["error"]
+    password = tmp_path / "pw.txt"
+    password.write_text("x\n")
+    proc = run_cli("info", "--solr-url", "http://127.0.0.1:9/solr/c", "--solr-user", "u",
+                   "--solr-password-file", str(password),
+                   env={**home, "NEARDUP_SOLR_PASSWORD_FILE": str(tmp_path / "missing"),
+                        "NEARDUP_SOLR_RETRY_BUDGET": "0"})
+    assert "Traceback" not in proc.stderr and "PASSWORD_FILE" not in proc.stderr, proc.stderr
+    assert "cannot reach Solr at http://127.0.0.1:9" in proc.stderr, proc.stderr
