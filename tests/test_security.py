@@ -712,3 +712,18 @@ def test_the_nodes_files_are_private_also_those_solr_writes(own_node: LocalSolr)
             assert read.returncode != 0 and b"private record" not in read.stdout
     finally:
         admin.delete_collection(index.backend.solr)  # type: ignore[attr-defined]
+
+
+def test_a_home_that_cannot_be_a_folder_is_said_not_a_traceback(tmp_path: Path) -> None:
+    """NEARDUP_HOME naming a file, or a path under a file: make_private made the folder before
+    its own check, so solr start (and every verb that starts the node) ended with mkdir's
+    traceback, exit 1. Now: exit 2, NEARDUP_HOME and the path named (JSON with --json)."""
+    homefile = tmp_path / "homefile"
+    homefile.write_text("not a folder\n")
+    for home, said in ((homefile, "must be a folder of its own, not a link or a file"),
+                       (homefile / "sub", "cannot make neardup's home there")):
+        proc = run_cli("solr", "start", "--json", env={"NEARDUP_HOME": str(home)})
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        error = json.loads(proc.stdout)["error"]
+        assert error.startswith(f"NEARDUP_HOME={home}: ") and said in error, error
+    assert homefile.read_text() == "not a folder\n"

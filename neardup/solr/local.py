@@ -707,17 +707,20 @@ def make_private(home: Path, deep: bool = True) -> None:
     neardup wrote them 0644 in 0755 folders.
     """
     home = Path(home)
-    home.mkdir(parents=True, exist_ok=True, mode=0o700)  # new folders never open, even briefly
-    (home / "solr").mkdir(exist_ok=True, mode=0o700)
     opened: list[str] = []
     for folder in (home, home / "solr"):
+        # each folder checked before anything is made in it: a home that is a file, or under
+        # one, gave mkdir's traceback instead of saying what is wrong with NEARDUP_HOME
+        _make_folder(folder, home)
         try:
             info = os.lstat(folder)
         except FileNotFoundError:
             continue
         if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+            within = "" if folder == home else f" ({folder})"
             raise InputError(
-                f"{folder}: neardup's home must be a folder of its own, not a link or a file"
+                f"NEARDUP_HOME={home}: neardup's home{within} must be a folder of its own, not "
+                "a link or a file; set NEARDUP_HOME to a folder"
             )
         if info.st_uid != os.geteuid():
             raise InputError(
@@ -743,6 +746,20 @@ def make_private(home: Path, deep: bool = True) -> None:
             "(now 0700)",
             " and ".join(opened),
         )
+
+
+def _make_folder(folder: Path, home: Path) -> None:
+    """Make ``folder`` of the home (0700: new folders are never open, even briefly) if it is
+    missing; one that cannot be made is bad usage that names ``NEARDUP_HOME``."""
+    try:
+        folder.mkdir(parents=folder == home, exist_ok=True, mode=0o700)
+    except FileExistsError:  # something else of that name: make_private says what
+        pass
+    except OSError as exc:
+        raise InputError(
+            f"NEARDUP_HOME={home}: cannot make neardup's home there ({folder}: {exc.strerror}); "
+            "set NEARDUP_HOME to a folder of yours that can be made"
+        ) from None
 
 
 def _open_to_others(path: Path, mode: int) -> bool:
