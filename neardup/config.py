@@ -15,7 +15,7 @@ keyword) always win over the environment; the environment wins over the defaults
 ``NEARDUP_SOLR_TIMEOUT``          seconds a request may take
 ``NEARDUP_SOLR_RETRY_BUDGET``     seconds of retries a request may use
 ``NEARDUP_SOLR_HEAP``             the Java heap of the local node (``4g``)
-``NEARDUP_KERNEL``                ``c`` or ``python``: which kernel shingles and hashes
+``NEARDUP_KERNEL``                ``c`` or ``numpy``: which kernel shingles and hashes
 ================================  ==========================================================
 
 neardup's own node needs no credentials from anyone: its clients read the node's own password
@@ -118,11 +118,18 @@ def load(
     )
 
 
+#: The values of ``NEARDUP_KERNEL`` (:mod:`neardup.sign.kernel`).
+KERNELS = ("c", "numpy")
+
+
 def kernel(environ: Mapping[str, str] | None = None) -> str | None:
-    """``NEARDUP_KERNEL``, lower-cased (None when unset or empty): read alone, so that a verb
-    that does not talk to Solr never fails on a bad Solr variable."""
+    """``NEARDUP_KERNEL``, lower-cased (None when unset or empty), checked: read alone, so that
+    a verb that does not talk to Solr never fails on a bad Solr variable."""
     env = os.environ if environ is None else environ
-    return env.get("NEARDUP_KERNEL", "").strip().lower() or None
+    raw = env.get("NEARDUP_KERNEL", "").strip()
+    if raw and raw.lower() not in KERNELS:
+        raise InputError(f"NEARDUP_KERNEL must be 'c' or 'numpy', got {raw!r}")
+    return raw.lower() or None
 
 
 def read_password(path: str | Path | None, what: str = "the password file") -> str:

@@ -80,6 +80,32 @@ def test_cli_reads_the_kernel_switch_from_the_environment() -> None:
     assert bad.returncode == 2 and "NEARDUP_KERNEL" in bad.stderr
 
 
+def test_the_library_reads_the_kernel_switch_from_the_environment() -> None:
+    """NEARDUP_KERNEL was applied by the CLI alone (the library kept the C kernel) and
+    documented as 'c' or 'python': the library now reads it through neardup.config, the same
+    values as the CLI, and refuses a bogus one."""
+    import subprocess
+    import sys
+
+    from .conftest import REPO, run_cli
+
+    check = "import neardup.sign.kernel as k; print(k.active())"
+
+    def active(value: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", check], capture_output=True, text=True,
+                              cwd=str(REPO), env={**os.environ, "NEARDUP_KERNEL": value})
+
+    assert active("numpy").stdout.strip() == "numpy"
+    assert active("NumPy ").stdout.strip() == "numpy"
+    assert active("c").stdout.strip() == kernel.active()
+    bad = active("python")
+    assert bad.returncode != 0
+    assert "NEARDUP_KERNEL must be 'c' or 'numpy', got 'python'" in bad.stderr, bad.stderr
+    cli = run_cli("plot", "s-curve", "--out-dir", "/tmp/neardup-kernel-test",
+                  env={"NEARDUP_KERNEL": "python"})
+    assert cli.returncode == 2 and "NEARDUP_KERNEL must be 'c' or 'numpy'" in cli.stderr
+
+
 @pytest.mark.parametrize("family", ["xor", "universal"])
 @pytest.mark.parametrize(
     ("kind", "size"),

@@ -437,6 +437,9 @@ UPWARD = {
         "outputs build",
     ("neardup.evaluate.plot", "neardup.out.write"):
         "the plot's PNG is written as every output is, whole or not at all (AtomicFile)",
+    ("neardup.sign.kernel", "neardup.config"):
+        "NEARDUP_KERNEL, read at the kernel's first call: the library honours it as the CLI "
+        "does, and config is the one module that reads the environment",
     ("neardup.seed2014.cli", "neardup.cli.common"):
         "the plug-in's verbs take the flags every verb shares; the CLI registers them",
 }  # fmt: skip

@@ -34,8 +34,7 @@ try:
         from collections.abc import Callable, Sequence
         from typing import Any
 
-        from ..config import kernel as kernel_setting
-        from ..errors import InputError, NeardupError, NeardupWarning
+        from ..errors import NeardupError, NeardupWarning
         from ..out.write import escape_unseen
         from ..seed2014 import cli as seed2014  # the one import of the 2014 plug-in: its verbs
         from ..sign import kernel
@@ -214,14 +213,9 @@ def _run(argv: Sequence[str] | None) -> int:
 
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
-        # Only the kernel's variable, and inside the try: a bad Solr variable is said (exit 2,
-        # with --json as JSON) by the verbs that use it, after their flags replaced it.
-        kernel_choice = kernel_setting()
-        if kernel_choice:
-            try:
-                kernel.use(kernel_choice)
-            except InputError as exc:
-                raise InputError(f"NEARDUP_KERNEL: {exc}") from None
+        # NEARDUP_KERNEL, which the library reads (neardup.config), checked before any work;
+        # the Solr variables are read by the verbs that use them, after their flags.
+        kernel.active()
         return int(args.func(args))
     except NeardupError as exc:  # InputError among them: its exit_code is 2
         # The messages already leave credentials out; masking them here guards any new path.

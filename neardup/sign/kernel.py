@@ -26,20 +26,34 @@ try:  # built by setup.py; optional
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _compiled = None
 
-_wanted = "c"
+#: The implementation chosen by :func:`use`; None until then: ``NEARDUP_KERNEL``, else ``"c"``.
+_wanted: str | None = None
 
 
 def use(name: str) -> None:
-    """Pick the implementation: ``"c"`` (the default, when compiled) or ``"numpy"``."""
+    """Pick the implementation: ``"c"`` (the default, when compiled) or ``"numpy"``; it wins
+    over ``NEARDUP_KERNEL``."""
     global _wanted
     if name not in ("c", "numpy"):
         raise ArgumentError(f"kernel must be 'c' or 'numpy', got {name!r}")
     _wanted = name
 
 
+def _chosen() -> str:
+    """The implementation asked for: :func:`use`'s, else ``NEARDUP_KERNEL``'s, else ``"c"``.
+    Read at the first call, not at import, so that the library honours the variable as the CLI
+    does; a bad value raises an :class:`InputError` at each call until it is fixed."""
+    global _wanted
+    if _wanted is None:
+        from .. import config  # up a layer: config is the one module that reads the environment
+
+        _wanted = config.kernel() or "c"
+    return _wanted
+
+
 def active() -> str:
     """``"c"`` when the compiled kernel is built and chosen, else ``"numpy"``."""
-    return "c" if _compiled is not None and _wanted == "c" else "numpy"
+    return "c" if _compiled is not None and _chosen() == "c" else "numpy"
 
 
 def compiled() -> ModuleType | None:
@@ -49,7 +63,7 @@ def compiled() -> ModuleType | None:
 
 def get() -> ModuleType | None:
     """The compiled module when it is the active implementation, else None."""
-    return _compiled if _wanted == "c" else None
+    return _compiled if _chosen() == "c" else None
 
 
 def threads() -> int:
