@@ -113,7 +113,7 @@ def load(
         ca=ca or get("NEARDUP_SOLR_CA"),
         timeout=seconds("NEARDUP_SOLR_TIMEOUT", env, positive=True),
         retry_budget=seconds("NEARDUP_SOLR_RETRY_BUDGET", env),
-        heap=heap or get("NEARDUP_SOLR_HEAP"),
+        heap=heap or _heap(get("NEARDUP_SOLR_HEAP")),
         kernel=kernel(env),
     )
 
@@ -130,6 +130,16 @@ def kernel(environ: Mapping[str, str] | None = None) -> str | None:
     if raw and raw.lower() not in KERNELS:
         raise InputError(f"NEARDUP_KERNEL must be 'c' or 'numpy', got {raw!r}")
     return raw.lower() or None
+
+
+def _heap(raw: str | None) -> str | None:
+    """``NEARDUP_SOLR_HEAP`` checked, so that a bad one is said with the variable's name."""
+    if raw is None:
+        return None
+    # Here, not at the top: see Config.auth (the Solr modules load pysolr and requests).
+    from .solr.local import heap_size
+
+    return heap_size(raw, "NEARDUP_SOLR_HEAP")
 
 
 def read_password(path: str | Path | None, what: str = "the password file") -> str:

@@ -259,12 +259,33 @@ def test_the_local_nodes_heap_is_checked_and_sized_for_the_machine(tmp_path: Pat
     from neardup.solr.local import DEFAULT_HEAP, HEAP_MAX_MB, HEAP_MIN_MB, default_heap
 
     bad = run_cli("solr", "status", "--heap", "lots", env={"NEARDUP_HOME": str(tmp_path)})
-    assert bad.returncode == 2 and "Solr heap must be a size such as 512m or 4g" in bad.stderr
+    assert bad.returncode == 2, bad.stderr
+    assert "argument --heap: a size such as 512m or 4g, at least 256m expected" in bad.stderr
     env = {"NEARDUP_HOME": str(tmp_path), "NEARDUP_SOLR_HEAP": "1x"}
     env_bad = run_cli("solr", "status", env=env)
     assert env_bad.returncode == 2 and "'1x'" in env_bad.stderr
     assert HEAP_MIN_MB <= int(DEFAULT_HEAP.rstrip("m")) <= HEAP_MAX_MB
     assert default_heap(16 * 2**30) == "4096m" and default_heap(2**30) == f"{HEAP_MIN_MB}m"
+
+
+def test_a_bad_heap_names_its_variable_or_flag_and_a_tiny_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    """A bad NEARDUP_SOLR_HEAP was said as 'Solr heap must be ...', without the variable's
+    name, and '1k' passed the check to fail in Java (exit 1). Now the variable (or the flag)
+    is named and a heap below the floor Solr starts with is refused before Java (exit 2)."""
+    home = {"NEARDUP_HOME": str(tmp_path)}
+    for value in ("4gb", "1k", "255m", "abc"):
+        proc = run_cli("solr", "start", env={**home, "NEARDUP_SOLR_HEAP": value})
+        assert proc.returncode == 2, proc.stderr
+        assert (f"NEARDUP_SOLR_HEAP must be a size such as 512m or 4g, at least 256m, "
+                f"got '{value}'") in proc.stderr, proc.stderr
+        flag = run_cli("index", "x.txt", "--collection", "c", "--solr-heap", value, env=home)
+        assert flag.returncode == 2 and "argument --solr-heap: " in flag.stderr, flag.stderr
+    assert not (tmp_path / "solr" / "node.json").exists()
+    # a flag wins over the variable: the bad variable is not even read
+    proc = run_cli("solr", "status", "--heap", "512m", env={**home, "NEARDUP_SOLR_HEAP": "1k"})
+    assert proc.returncode == 1 and "not running" in proc.stdout, proc.stderr
 
 
 # -- files that are not text, or tables read wrongly: refused before Solr is asked (issue 38) ----

@@ -103,7 +103,8 @@ def test_library_open_passes_the_heap_of_the_environment(
     monkeypatch.delenv("NEARDUP_SOLR_URL", raising=False)
     monkeypatch.setenv("NEARDUP_HOME", str(tmp_path))
     monkeypatch.setenv("NEARDUP_SOLR_HEAP", "lots")
-    with pytest.raises(InputError, match="Solr heap must be a size such as 512m or 4g, got 'lots'"):
+    said = "NEARDUP_SOLR_HEAP must be a size such as 512m or 4g, at least 256m, got 'lots'"
+    with pytest.raises(InputError, match=said):
         NearDupIndex.open(None)
     assert not (tmp_path / "solr" / "node.json").exists()
 

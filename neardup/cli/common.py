@@ -67,8 +67,10 @@ def solr_options(p: argparse.ArgumentParser, collection: bool = True) -> None:
     g.add_argument(
         "--solr-heap",
         default=None,
+        type=heap_flag,
         help="Java heap of neardup's own local node when this command starts it, e.g. 4g "
-        "($NEARDUP_SOLR_HEAP; default: a quarter of the machine's memory, 1 to 8 GB)",
+        "(at least 256m; $NEARDUP_SOLR_HEAP; default: a quarter of the machine's memory, 1 to "
+        "8 GB)",
     )
     g.add_argument(
         "--solr-ca",
@@ -328,6 +330,17 @@ def port_number(raw: str) -> int:
     if value > 65535:
         raise argparse.ArgumentTypeError(f"a port number from 1 to 65535 expected, got {raw!r}")
     return value
+
+
+def heap_flag(raw: str) -> str:
+    """An argparse value: a Java heap size Solr can start with (--heap, --solr-heap)."""
+    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
+    from ..solr.local import HEAP_EXPECTED, heap_size
+
+    try:
+        return heap_size(raw)
+    except InputError:
+        raise argparse.ArgumentTypeError(f"{HEAP_EXPECTED} expected, got {raw!r}") from None
 
 
 def _positive_int(raw: str) -> int:

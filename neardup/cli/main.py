@@ -40,7 +40,7 @@ try:
         from ..sign import kernel
         from ..version import __version__
         from . import commands, dedupe_review
-        from .common import close_opened, emit, json_option, local_node, port_number
+        from .common import close_opened, emit, heap_flag, json_option, local_node, port_number
     finally:
         if _before is not None:
             signal.signal(signal.SIGINT, _before)
@@ -122,8 +122,9 @@ def register_solr(sub: Any) -> None:
     p.add_argument(
         "--heap",
         default=None,
-        help="Java heap per node, e.g. 4g ($NEARDUP_SOLR_HEAP; default: a quarter of the "
-        "machine's memory, 1 to 8 GB)",
+        type=heap_flag,
+        help="Java heap per node, e.g. 4g, at least 256m ($NEARDUP_SOLR_HEAP; default: a "
+        "quarter of the machine's memory, 1 to 8 GB)",
     )
     json_option(p, "print JSON")
     p.set_defaults(func=cmd_solr)

@@ -75,6 +75,28 @@ PRIVATE_UMASK = 0o077
 HEAP_SHARE = 0.25
 HEAP_MIN_MB = 1024
 HEAP_MAX_MB = 8192
+#: The smallest heap a node is started with, whoever asks: Solr 9 starts in 128 MB with an
+#: empty index and in nothing much less, and Java refuses a tiny one only after the launch (a
+#: '1k' ended as "java exited with code 1"); twice that leaves room for a first index.
+HEAP_FLOOR_MB = 256
+#: What a heap size looks like, for the messages of every place that checks one.
+HEAP_EXPECTED = f"a size such as 512m or 4g, at least {HEAP_FLOOR_MB}m"
+_UNIT_BYTES = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}
+
+
+def heap_size(raw: str, what: str = "the Solr heap") -> str:
+    """``raw`` as Java's ``-Xmx`` takes it, checked before Java is launched: an
+    :class:`InputError` naming ``what`` (the variable, the flag or the argument it came from)
+    for a size Java cannot read or Solr cannot start with.
+
+    >>> heap_size(" 4g ")
+    '4g'
+    """
+    text = raw.strip()
+    m = re.fullmatch(r"([1-9][0-9]*)([kKmMgG]?)", text)
+    if m is None or int(m[1]) * _UNIT_BYTES[m[2].lower()] < HEAP_FLOOR_MB * 2**20:
+        raise InputError(f"{what} must be {HEAP_EXPECTED}, got {raw!r}")
+    return text
 
 
 def default_heap(total_bytes: int | None = None) -> str:
@@ -202,9 +224,7 @@ class LocalSolr:
         self, home: Path | None = None, heap: str | None = None, auth: Auth | None = None
     ) -> None:
         self.home = (Path(home).expanduser() if home else neardup_home()).resolve() / "solr"
-        self.heap = (heap or DEFAULT_HEAP).strip()
-        if not re.fullmatch(r"[1-9][0-9]*[kKmMgG]?", self.heap):
-            raise InputError(f"Solr heap must be a size such as 512m or 4g, got {heap!r}")
+        self.heap = heap_size(heap or DEFAULT_HEAP, "the Solr heap (heap=)")
         #: Credentials for a node started with a user of the caller's (not its own).
         self.auth = auth
         self.version = solr_version()
