@@ -10,6 +10,7 @@ import pytest
 
 from neardup import InputError, NearDupIndex
 from neardup.config import load
+from neardup.errors import SolrUnavailable
 from neardup.solr import admin
 from neardup.solr.admin import started_message
 from neardup.solr.client import redact
@@ -136,3 +137,19 @@ def test_a_bad_solr_variable_is_said_by_the_verbs_that_use_it(tmp_path: Path) ->
                         "NEARDUP_SOLR_RETRY_BUDGET": "0"})
     assert "Traceback" not in proc.stderr and "PASSWORD_FILE" not in proc.stderr, proc.stderr
     assert "cannot reach Solr at http://127.0.0.1:9" in proc.stderr, proc.stderr
+
+
+def test_a_start_on_another_port_than_the_running_nodes_is_refused(tmp_path: Path) -> None:
+    """'solr start --port P' while the node ran on another port reused it silently (exit 0),
+    where --cloud and --no-auth were refused: a script that asked for a port got another one.
+    Now refused the same way, with the running node's port and how to stop it (no Solr needed:
+    the check is on the running node's state)."""
+    local = LocalSolr(tmp_path)
+    running = NodeState(pid=4242, urls=["http://127.0.0.1:45889/solr"], version="9",
+                        mode="standalone", log="solr.log", no_auth=True)
+    assert local._reuse(running, "standalone", None, False, 45889) is running
+    assert local._reuse(running, "standalone", None, False, None) is running
+    with pytest.raises(SolrUnavailable, match=r"already running at http://127\.0\.0\.1:45889/"
+                       r"solr \(port 45889, pid 4242\), not on port 58123; run 'neardup solr "
+                       r"stop' first"):
+        local._reuse(running, "standalone", None, False, 58123)

@@ -290,7 +290,7 @@ class LocalSolr:
         with self._start_lock():
             current = self.running()
             if current is not None:
-                return self._reuse(current, mode, given, own)
+                return self._reuse(current, mode, given, own, port)
             return self._start(mode, port, cloud, nodes, given, own)
 
     @contextmanager
@@ -342,9 +342,18 @@ class LocalSolr:
         _write_private(self.state_file, json.dumps(asdict(st), indent=2))
         return st
 
-    def _reuse(self, current: NodeState, mode: str, auth: Auth | None, own: bool) -> NodeState:
-        """The running node, if it is what :meth:`start` was asked for: another mode or
-        another user would silently serve the caller a node it did not ask for."""
+    def _reuse(
+        self, current: NodeState, mode: str, auth: Auth | None, own: bool, port: int | None = None
+    ) -> NodeState:
+        """The running node, if it is what :meth:`start` was asked for: another mode, another
+        user or another port would silently serve the caller a node it did not ask for."""
+        ports = [urlsplit(url).port for url in current.urls]
+        if port is not None and port not in ports:
+            on = ", ".join(str(p) for p in ports)
+            raise SolrUnavailable(
+                f"a node is already running at {current.url} (port {on}, pid {current.pid}), "
+                f"not on port {port}; run 'neardup solr stop' first to start it on port {port}"
+            )
         if current.mode != mode:
             raise SolrUnavailable(
                 f"a {current.mode} node is already running at {current.url}; "
