@@ -9,7 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from neardup.cli.main import VERBS, build_parser
+import pytest
+
+from neardup.cli.main import VERBS, build_parser, main
 
 from .conftest import run_cli
 
@@ -62,6 +64,33 @@ def test_an_error_with_json_is_json_on_standard_output_too(tmp_path: Path) -> No
     assert f"neardup: error: {said['error']}" in done.stderr
     plain = run_cli("neighbors", "7", "--index-file", str(missing))
     assert plain.returncode == 2 and plain.stdout == ""
+
+
+def test_a_usage_error_with_json_is_json_on_standard_output_too(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Errors argparse finds (a missing option, a value of the wrong kind, a bad port) printed
+    nothing on standard output with ``--json``: they now print the same error object as the
+    errors found later, keeping exit code 2 and the usage on stderr; not with ``--out -``,
+    whose reader expects the data, nor without ``--json``."""
+    for argv, said in (
+        (["report", "--index-file", "i.duckdb", "--json"],
+         "the following arguments are required: --out"),
+        (["report", "--index-file", "i.duckdb", "--out", "p.tsv", "--since", "abc", "--json"],
+         "argument --since: invalid int value: 'abc'"),
+        (["solr", "start", "--port", "0", "--json"],
+         "argument --port: a port number from 1 to 65535 expected, got '0'"),
+    ):  # fmt: skip
+        assert main(argv) == 2
+        out, err = capsys.readouterr()
+        assert json.loads(out) == {"error": said, "exit_code": 2}, out
+        assert f"error: {said}" in err and "usage: " in err
+    for argv in (["report", "--index-file", "i.duckdb", "--out", "-", "--since", "x", "--json"],
+                 ["report", "--index-file", "i.duckdb", "--since", "x"],
+                 ["report", "--index-file", "i.duckdb", "--since", "x", "--", "--json"]):
+        assert main(argv) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and "--since" in err
 
 
 def test_an_abbreviated_flag_is_refused_not_read_as_another() -> None:

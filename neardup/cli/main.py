@@ -62,7 +62,28 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise _UsageError(message)
+
+
+class _UsageError(SystemExit):
+    """A usage error argparse found (exit code 2), with its message: with ``--json`` it is said
+    on standard output too, as the errors found later are."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(2)
+        self.message = message
+
+
+def _json_asked(argv: Sequence[str]) -> bool:
+    """Whether the command line, which did not parse, asks for ``--json`` with standard output
+    free for it (not ``--out -``, whose reader expects the data): read off its words, before
+    ``--`` (no abbreviations are taken, so only ``--json`` itself asks)."""
+    words = list(argv)
+    words = words[: words.index("--")] if "--" in words else words
+    out = any(w == "--out=-" or (w == "--out" and nxt == "-")
+              for w, nxt in zip(words, [*words[1:], ""], strict=True))  # fmt: skip
+    return "--json" in words and not out
 
 
 # -- solr ---------------------------------------------------------------------------------------
@@ -197,7 +218,12 @@ def _note(
 
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as exc:
+        if _json_asked(sys.argv[1:] if argv is None else argv):
+            print(json.dumps({"error": exc.message, "exit_code": 2}))
+        return 2
     warnings.showwarning = _note
     logging.getLogger("pysolr").setLevel(logging.WARNING)
     logging.basicConfig(
