@@ -3,7 +3,11 @@ neardup.config, explicit arguments win, and a started node says where it is and 
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -153,3 +157,34 @@ def test_a_start_on_another_port_than_the_running_nodes_is_refused(tmp_path: Pat
                        r"solr \(port 45889, pid 4242\), not on port 58123; run 'neardup solr "
                        r"stop' first"):
         local._reuse(running, "standalone", None, False, 58123)
+
+
+def test_status_says_a_node_that_lives_but_does_not_answer(tmp_path: Path) -> None:
+    """A node whose process lives but does not answer (kill -STOP, or still starting) was
+    said 'not running', so the minute the next command then waited for it went unexplained.
+    Faked here without Solr: a process with the launcher's command line for this home, and a
+    port nothing listens on."""
+    home = tmp_path.resolve()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    fake = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)",
+                             "neardup.solr.Launcher", "--home", str(home / "solr" / "standalone")])
+    try:
+        (home / "solr").mkdir()
+        state = NodeState(pid=fake.pid, urls=[f"http://127.0.0.1:{port}/solr"], version="9",
+                          mode="standalone", log=str(home / "solr.log"))
+        (home / "solr" / "node.json").write_text(json.dumps(dataclasses.asdict(state)))
+        env = {"NEARDUP_HOME": str(home)}
+        said = run_cli("solr", "status", env=env)
+        assert said.returncode == 1, said.stderr
+        assert f"running but not answering: pid {fake.pid}, port {port}" in said.stdout
+        assert "'neardup solr stop'" in said.stdout
+        info = json.loads(run_cli("solr", "status", "--json", env=env).stdout)
+        assert (info["running"], info["answering"], info["pid"]) == (True, False, fake.pid)
+        assert fake.poll() is None  # status never signals it
+    finally:
+        fake.kill()
+        fake.wait()
+    said = run_cli("solr", "status", env=env)
+    assert said.returncode == 1 and said.stdout.startswith("not running"), said.stdout

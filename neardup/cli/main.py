@@ -102,6 +102,16 @@ def cmd_solr(args: argparse.Namespace) -> int:
         )
     elif args.action == "status":
         info = node.status()
+        if info["running"] and not info["answering"]:
+            emit(
+                args,
+                info,
+                f"running but not answering: pid {info['pid']}, port {info['port']} (home "
+                f"{info['home']}; log {info['log']}); it is still starting, or hung: ask again "
+                "in a moment, or stop it with 'neardup solr stop' (the next command that needs "
+                "it stops it and starts another, which can take a minute)",
+            )
+            return 1
         if info["running"]:
             emit(
                 args,

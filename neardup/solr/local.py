@@ -628,11 +628,15 @@ class LocalSolr:
         return st if ours else None
 
     def status(self) -> dict[str, object]:
+        """What ``neardup solr status`` says: a node that answers, one whose process lives but
+        does not answer (``answering`` False: still starting, or hung, so that the next command
+        waits for it), or none."""
         st = self.running()
         if st is None:
-            return {"running": False, "home": str(self.home), "pinned_version": self.version}
+            return self._silent_status()
         info = {
             "running": True,
+            "answering": True,
             "pid": st.pid,
             "url": st.url,
             "urls": st.urls,
@@ -660,6 +664,19 @@ class LocalSolr:
             info["solr_version"] = None
         if st.zk:
             info["zk"] = st.zk
+        return info
+
+
+    def _silent_status(self) -> dict[str, object]:
+        """:meth:`status` when no node answers: its process may still live (a node stopped
+        with SIGSTOP, or busy starting), which 'not running' hid."""
+        info: dict[str, object] = {"running": False, "home": str(self.home),
+                                   "pinned_version": self.version}  # fmt: skip
+        st = self.state()
+        if st is not None and self._ours(st.pid):
+            port = urlsplit(st.url).port
+            info.update(running=True, answering=False, pid=st.pid, url=st.url, port=port,
+                        mode=st.mode, log=st.log)  # fmt: skip
         return info
 
 
