@@ -18,6 +18,9 @@ keyword) always win over the environment; the environment wins over the defaults
 ``NEARDUP_KERNEL``                ``c`` or ``numpy``: which kernel shingles and hashes
 ================================  ==========================================================
 
+A ``NEARDUP_*`` variable neardup does not know (a misspelt name) would be ignored
+without a word: it is said once, with the known name closest to it (:func:`unknown_variables`).
+
 neardup's own node needs no credentials from anyone: its clients read the node's own password
 file (:mod:`neardup.solr.local`), also when its URL is given as ``NEARDUP_SOLR_URL`` or a flag
 without a user.
@@ -25,16 +28,48 @@ without a user.
 
 from __future__ import annotations
 
+import difflib
 import os
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import InputError
+from .errors import InputError, NeardupWarning
 
 if TYPE_CHECKING:
     from .solr.client import Auth
+
+
+#: Every ``NEARDUP_*`` variable read anywhere: neardup's (the table above), then those of its
+#: tests (a SolrCloud to test against) and of its accuracy benchmark (the tasks, the downloads).
+KNOWN = (
+    "NEARDUP_HOME", "NEARDUP_SOLR_URL", "NEARDUP_SOLR_USER", "NEARDUP_SOLR_PASSWORD",
+    "NEARDUP_SOLR_PASSWORD_FILE", "NEARDUP_SOLR_CA", "NEARDUP_SOLR_TIMEOUT",
+    "NEARDUP_SOLR_RETRY_BUDGET", "NEARDUP_SOLR_HEAP", "NEARDUP_KERNEL",
+    "NEARDUP_SOLR_CLOUD_URL", "NEARDUP_ER_DIR", "NEARDUP_ACCURACY_CACHE",
+)  # fmt: skip
+#: The unknown variables already said by this process: each once, by the CLI or the library.
+_SAID: set[str] = set()
+
+
+class UnknownVariable(NeardupWarning):
+    """A ``NEARDUP_*`` variable of the environment that neardup does not read."""
+
+
+def unknown_variables(environ: Mapping[str, str] | None = None) -> list[str]:
+    """A message for each ``NEARDUP_*`` variable of the environment that neardup does not read
+    and that was not said before: a misspelt name would be ignored without a word."""
+    env = os.environ if environ is None else environ
+    said = []
+    for name in sorted(env):
+        if name.startswith("NEARDUP_") and name not in KNOWN and name not in _SAID:
+            _SAID.add(name)
+            close = difflib.get_close_matches(name, KNOWN, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            said.append(f"{name} is not a variable neardup reads{hint}; it is ignored")
+    return said
 
 
 @dataclass(frozen=True)
@@ -83,6 +118,8 @@ def load(
     A password comes from ``password``, else ``password_file``, else the environment's password,
     else its password file."""
     env = os.environ if environ is None else environ
+    for message in unknown_variables(env):
+        warnings.warn(UnknownVariable(message), stacklevel=2)
 
     def get(name: str) -> str | None:
         value = env.get(name, "").strip()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from neardup import InputError, NearDupIndex
+from neardup import InputError, NearDupIndex, config
 from neardup.config import load
 from neardup.errors import SolrUnavailable
 from neardup.solr import admin
@@ -188,3 +189,43 @@ def test_status_says_a_node_that_lives_but_does_not_answer(tmp_path: Path) -> No
         fake.wait()
     said = run_cli("solr", "status", env=env)
     assert said.returncode == 1 and said.stdout.startswith("not running"), said.stdout
+
+
+def test_an_unknown_neardup_variable_is_said_once_with_the_closest_name(tmp_path: Path) -> None:
+    """A misspelt NEARDUP_HOEM or NEARDUP_SOLR_ULR was ignored without a word: the CLI now says
+    it on one line of stderr (and runs on); the variables neardup and its tests and tools read
+    are never said."""
+    records = tmp_path / "s.txt"
+    records.write_text("1 hello world\n2 hello world\n")
+    index = ["index", str(records), "--index-file", str(tmp_path / "i.duckdb")]
+    proc = run_cli(*index, env={"NEARDUP_HOEM": str(tmp_path), "NEARDUP_SOLR_ULR": "x"})
+    assert proc.returncode == 0, proc.stderr
+    warned = [line for line in proc.stderr.splitlines() if "warning" in line]
+    assert warned == [
+        "neardup: warning: NEARDUP_HOEM is not a variable neardup reads (did you mean "
+        "NEARDUP_HOME?); it is ignored",
+        "neardup: warning: NEARDUP_SOLR_ULR is not a variable neardup reads (did you mean "
+        "NEARDUP_SOLR_URL?); it is ignored",
+    ]
+    known = {name: "" for name in config.KNOWN}
+    known.update(NEARDUP_SOLR_URL="", NEARDUP_HOME=str(tmp_path))  # empty: unset
+    proc = run_cli(*index, env=known)
+    assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
+
+
+def test_every_neardup_variable_the_repository_reads_is_known() -> None:
+    """So that no test, benchmark or CI step that sets one of its variables gets the unknown
+    variable warning: every NEARDUP_* name written in the repository is known (the launcher's
+    lines NEARDUP_READY, NEARDUP_FAILED and NEARDUP_ZK are no variables)."""
+    repo = Path(__file__).resolve().parents[1]
+    files = [repo / "Makefile", repo / "docker-compose.yml", repo / "README.md"]
+    for folder in ("neardup", "tests", "benchmarks", ".ci", "docs"):
+        files += [p for p in (repo / folder).rglob("*") if p.suffix in (".py", ".md", ".sh")]
+    files += [repo / ".ci" / "run"]
+    names = set()
+    for path in files:
+        if path.is_file() and path != Path(__file__).resolve():
+            names |= set(re.findall(r"NEARDUP_[A-Z][A-Z_]*[A-Z]", path.read_text("utf-8")))
+    launcher = {"NEARDUP_READY", "NEARDUP_FAILED", "NEARDUP_ZK"}
+    assert names - launcher - set(config.KNOWN) == set()
+    assert launcher <= names and set(config.KNOWN) <= names

@@ -34,6 +34,7 @@ try:
         from collections.abc import Callable, Sequence
         from typing import Any
 
+        from ..config import unknown_variables
         from ..errors import NeardupError, NeardupWarning
         from ..out.write import escape_unseen
         from ..seed2014 import cli as seed2014  # the one import of the 2014 plug-in: its verbs
@@ -234,6 +235,8 @@ def _run(argv: Sequence[str] | None) -> int:
         if _json_asked(sys.argv[1:] if argv is None else argv):
             print(json.dumps({"error": exc.message, "exit_code": 2}))
         return 2
+    for message in unknown_variables():  # said once, before the verb's own lines
+        print(f"neardup: warning: {escape_unseen(message)}", file=sys.stderr)
     warnings.showwarning = _note
     logging.getLogger("pysolr").setLevel(logging.WARNING)
     logging.basicConfig(
