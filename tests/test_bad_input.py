@@ -655,3 +655,16 @@ def test_a_quoted_tsv_line_break_rejects_both_halves_and_says_why(tmp_path: Path
     assert all("save the file as CSV" in r.reason for r in rejected)
     kept = [(r.id, r.text) for r in read if not isinstance(r, Rejection)]
     assert kept == [("2", "Blue cafe in Paris"), ("3", 'the 5" screen')]  # a quote inside: text
+
+
+def test_records_of_hyphens_alone_are_refused_as_punctuation_is() -> None:
+    """Character shingles read a hyphen as a space: "-" was stored with no shingle, and fifty
+    identical records of it were candidates of each other and never paired."""
+    index = NearDupIndex()
+    stats = index.add_many([(str(k), "-") for k in range(50)] + [("x", "a - b"), ("y", "a - b")])
+    assert (stats.indexed, stats.rejected) == (2, 50)
+    assert {r.reason for r in stats.rejections} == {"no words after normalization"}
+    assert [(p.id1, p.id2) for p in index.report(threshold=0.5).pairs] == [("x", "y")]
+    words = NearDupIndex(Params(shingle_kind="word", shingle_size=1, threshold=0.5))
+    assert words.add_many([("1", "-"), ("2", "-")]).indexed == 2  # a word of its own there
+    assert len(words.report().pairs) == 1

@@ -45,7 +45,7 @@ def documents(
             Rejection(r.location, r.line, problem, r.id[:80]) if problem else next(done)
             for r, problem in bad
         ]
-    texts = [processor.normalize(r.text) for r in records]
+    texts = [processor.storable(processor.normalize(r.text)) for r in records]
     keep = [i for i, t in enumerate(texts) if t]
     keys: list[list[str]] = []
     values: list[Any] = []

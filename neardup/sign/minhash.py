@@ -212,6 +212,15 @@ class ShingleProcessor:
             text = " ".join(text.replace("-", " ").split())
         return text
 
+    def storable(self, normalized: str) -> str:
+        """``normalized`` (a text as :meth:`normalize` leaves it), or "" where it leaves
+        nothing to shingle: for character shingles hyphens are spaces, so records of hyphens
+        alone ("-") were stored without a shingle and no two of them ever paired, while other
+        punctuation alone was refused (no words)."""
+        if self.kind == "char" and self.split_hyphens and "-" in normalized:
+            return normalized if normalized.replace("-", " ").strip() else ""
+        return normalized
+
     def ngrams(self, text: str, *, prepared: bool = False) -> list[str]:
         """Shingles in document order, duplicates kept (they become Solr field values).
 
