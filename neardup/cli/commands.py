@@ -1018,16 +1018,12 @@ def _matches(
 
 
 def _several_sources(index: NearDupIndex) -> bool:
-    """Whether the collection holds records of more than one source, where it keeps a list of
-    them (one facet request; an index held in memory answers False)."""
+    """Whether the collection holds records of more than one source
+    (:meth:`NearDupIndex.source_counts`: one facet request where the storage keeps one)."""
     backend = index.backend
-    if isinstance(backend, DuckDBBackend):  # an index file: its table says
-        return int(backend.facets(1)["source_count"]) > 1
-    if Capability.COLLECTION_INFO not in backend.capabilities or backend.load_params() is None:
-        return False
-    from ..collection import describe  # lazy: pulls in pysolr
-
-    return int(describe(cast(SolrStore, backend))["source_count"]) > 1
+    if Capability.COLLECTION_INFO in backend.capabilities and backend.load_params() is None:
+        return False  # a collection never written to: no records, no sources
+    return index.source_counts(1)[1] > 1
 
 
 def _k(args: argparse.Namespace) -> None:
