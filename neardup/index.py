@@ -1103,6 +1103,7 @@ class NearDupIndex:
             max_bucket=options.max_bucket,
             capped=cands.capped,
             identical=cands.identical,
+            repeated=cands.repeated,
             cap=cands.cap,
             candidates=len(cands),
             verified=found.verified,

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .defaults import DEFAULTS
+
 
 @dataclass(frozen=True, slots=True)
 class Pair:
@@ -115,9 +117,10 @@ class Report:
     #: :func:`neardup.candidates.buckets.cap_per_record`).
     capped: int = 0
     cap: int | None = None
-    #: Records of a group of more than ``DEFAULTS.repeated_group`` with the same band keys,
-    #: paired with their group's first record only.
+    #: Records of a group of more than ``repeated`` with the same band keys, paired with their
+    #: group's first record only (:func:`neardup.candidates.buckets.star_bound`).
     identical: int = 0
+    repeated: int = DEFAULTS.repeated_group
     candidates: int = 0
     verified: int = 0
     confirmed: int = 0
@@ -182,6 +185,7 @@ class Report:
             "max_bucket": self.max_bucket,
             "capped": self.capped,
             "identical": self.identical,
+            "repeated_group": self.repeated,
             "cap": self.cap,
             "candidates": self.candidates,
             "verified": self.verified,

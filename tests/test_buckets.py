@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-from functools import partial
 from itertools import combinations
 from pathlib import Path
 
@@ -497,7 +496,7 @@ def test_a_group_over_the_bound_follows_the_rule_s_exception(
 ) -> None:
     """With a bound of 3, the copies that share every band are paired with their first only,
     and the rest of the rule still holds pair by pair."""
-    monkeypatch.setattr(buckets, "_identical", partial(buckets._identical, bound=3))
+    monkeypatch.setattr(buckets, "star_bound", lambda sizes, n, max_bucket: 3)
     keys = _random_keys(80, 8, 12, seed)
     for c in range(12):
         keys[f"c{c}"] = [f"b{b}_copy" for b in range(8)]
@@ -560,3 +559,51 @@ def test_windowed_pairs_follow_their_order_and_share_another_band() -> None:
         if a % 2 == b % 2  # share band 1
     }
     assert got == want
+
+
+@pytest.mark.parametrize(
+    ("sizes", "n", "bound"),
+    [
+        ([263, 106, 30, 5], 2379, DEFAULTS.repeated_group),  # the patent applicants' shape
+        ([320] * 5 + [100], 1700, 100),  # smallest first: the 100 fit, the 320s do not
+        ([320] * 5, 1600, 20),  # one size all in or all out: none fit, max_bucket
+        ([1200, 30], 100_000, DEFAULTS.repeated_group),  # fits, but never past the bound
+        ([15] * 1000, 15_000, DEFAULTS.repeated_group),  # small groups never starred
+    ],
+)
+def test_star_bound_keeps_groups_smallest_first_within_the_budget(
+    sizes: list[int], n: int, bound: int
+) -> None:
+    """Groups keep every pair, smallest first, while all those pairs fit in
+    DEFAULTS.identical_pairs a record; the bound never passes repeated_group nor falls below
+    max_bucket."""
+    assert buckets.star_bound(np.array(sizes), n, 20) == bound
+    budget = DEFAULTS.identical_pairs * max(n, DEFAULTS.identical_records)
+    kept = [z for z in sizes if z <= bound]
+    assert sum(z * (z - 1) // 2 for z in kept if z > 20) <= budget or bound == 20
+
+
+def test_many_groups_of_copies_are_starred_once_their_pairs_pass_the_budget() -> None:
+    """Five texts of 320 copies and one of 100 (1,700 records): all their pairs (259,150)
+    would pass 50 a record, so the five large groups are paired with their first copy only
+    and the group of 100 keeps every pair, the same on DuckDB as in process (a group of
+    1,000 copies was paired in full: 20 such groups made a report of over 180 s)."""
+    idx = NearDupIndex()
+    texts = [f"{w} stainless steel kettle with a {w} lid" for w in
+             ("red", "blue", "green", "black", "white", "grey")]  # fmt: skip
+    rows = [(f"g{g}_{i:03d}", texts[g]) for g in range(5) for i in range(320)]
+    rows += [(f"h_{i:03d}", texts[5]) for i in range(100)]
+    idx.add_many(rows, progress=False)
+    held, planned = idx.report(engine="memory"), idx.report(engine="duckdb")
+    assert sorted((p.id1, p.id2) for p in held.pairs) == sorted(
+        (p.id1, p.id2) for p in planned.pairs
+    )
+    pairs = {(p.id1, p.id2) for p in held.pairs if p.jaccard == 1.0}
+    assert held.identical == planned.identical == 5 * 319
+    assert held.repeated == planned.repeated == 100
+    assert len([p for p in pairs if p[0].startswith("h")]) == 100 * 99 // 2
+    for g in range(5):
+        assert {q for p, q in pairs if p.startswith(f"g{g}_")} == {
+            f"g{g}_{i:03d}" for i in range(1, 320)
+        }
+    assert held.counts()["repeated_group"] == 100

@@ -18,6 +18,7 @@ MOVED = {
     "neardup.candidates.buckets": {
         "DEFAULT_MAX_BUCKET": "max_bucket", "COHERENT": "coherent", "DEFAULT_CAP": "candidate_cap",
         "PROTECT_JACCARD": "cap_protect_jaccard", "REPEATED_GROUP": "repeated_group",
+        "IDENTICAL_PAIRS": "identical_pairs", "IDENTICAL_RECORDS": "identical_records",
     },
     "neardup.choose": {
         "RECORD_WORDS": "record_words", "SAMPLE": "choose_sample", "RECORD_FLOOR": "record_floor",

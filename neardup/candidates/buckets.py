@@ -17,11 +17,12 @@ and two with 0.0008. Records in small buckets keep everything they had; only the
 one shared band is a common one are dropped, and those are what the floor would have let in
 by chance.
 
-One exception: more than ``DEFAULTS.repeated_group`` records with the same key in every band
-(as a rule, one text repeated) share every band, so the rule would pair them all, a number of
-pairs that grows with the square of the group. Each but the group's first (in id order) is
-paired with that first record only and takes no other part: the group stays one cluster
-through it.
+One exception: a large group of records with the same key in every band (as a rule, one text
+repeated) shares every band, so the rule would pair them all, a number of pairs that grows with
+the square of the group. Past a bound (:func:`star_bound`: more than
+``DEFAULTS.repeated_group``, or smaller once such pairs would outnumber the records many times)
+each but the group's first (in id order) is paired with that first record only and takes no
+other part: the group stays one cluster through it.
 
 >>> found = all_candidates([[["a", "b"], ["c", "d", "e"]], [["a", "c"]]], max_bucket=2)
 >>> sorted(found.pairs), found.large
@@ -66,9 +67,10 @@ class Candidates:
     #: Candidates dropped by the per-record cap (:func:`cap_per_record`), and the cap.
     capped: int = 0
     cap: int | None = None
-    #: Records of a group of more than ``DEFAULTS.repeated_group`` that shares every band key,
-    #: paired with their group's first record only (:func:`_identical`).
+    #: Records of a group of more than ``repeated`` that shares every band key, paired with
+    #: their group's first record only (:func:`_identical`, :func:`star_bound`).
     identical: int = 0
+    repeated: int = DEFAULTS.repeated_group
     #: The texts of :attr:`ids` where they were read to find the candidates (a
     #: :class:`~neardup.candidates.text_table.TextTable`; None: read them from the index).
     texts: Any = None
@@ -566,7 +568,9 @@ def coded_candidates(
     # With a cap, each pair carries the bands it was found in (packed: _unique_counted).
     counted = cap is not None and n < 1 << (31 - COUNT_BITS)
     if regroup:
-        found.identical, star = _identical(bucket_of, flats, band_sizes, n)
+        found.identical, star, found.repeated = _identical(
+            bucket_of, flats, band_sizes, n, max_bucket  # type: ignore[arg-type]
+        )
         if star.size:  # shares every band: never capped
             keys.append((star << COUNT_BITS) | COUNT_MAX if counted else star)
     for b, (flat_b, sizes_b) in enumerate(zip(flats, band_sizes, strict=True)):
@@ -600,17 +604,46 @@ def coded_candidates(
     return found
 
 
+def star_bound(sizes: NDArray[np.int64], n: int, max_bucket: int) -> int:
+    """The largest size of a group of records with the same band keys that keeps all its
+    pairs; larger groups are starred (:func:`_identical`). ``sizes``: the groups' sizes,
+    ``n``: the records in a shared bucket.
+
+    Groups keep their pairs, smallest first, while those pairs fit in
+    ``DEFAULTS.identical_pairs`` a record (``n`` counted as at least
+    ``DEFAULTS.identical_records``), and never past ``DEFAULTS.repeated_group``. Groups of at
+    most ``max_bucket`` are never starred: their buckets are small, their pairs at most
+    ``max_bucket / 2`` a record. One definition for every engine, so that each stars the same
+    groups.
+
+    >>> star_bound(np.array([263, 106, 30]), 2379, 20)
+    1000
+    >>> star_bound(np.array([1000] * 20), 20000, 20)
+    20
+    """
+    budget = DEFAULTS.identical_pairs * max(n, DEFAULTS.identical_records)
+    s = np.sort(np.asarray(sizes, dtype=np.int64))
+    s = s[s > max_bucket]
+    if not s.size or int((s * (s - 1) // 2).sum()) <= budget:
+        return DEFAULTS.repeated_group
+    total = np.cumsum(s * (s - 1) // 2)
+    last = np.append(s[1:] != s[:-1], True)  # a size's groups all keep their pairs or none
+    fits = last & (total <= budget)
+    return int(min(s[fits].max() if fits.any() else max_bucket, DEFAULTS.repeated_group))
+
+
 def _identical(
     bucket_of: list[np.ndarray],
     flats: list[np.ndarray],
     band_sizes: list[np.ndarray],
     n: int,
-    bound: int = DEFAULTS.repeated_group,
-) -> tuple[int, NDArray[np.int64]]:
-    """Groups of more than ``bound`` records that share a bucket in every band (the same
-    band keys: as a rule the same text): each record but the group's first leaves every
-    bucket, and is paired with that first record only. Returns how many left, and their
-    pairs (``first << 32 | record``); ``flats``, ``band_sizes`` and ``bucket_of`` are updated.
+    max_bucket: int,
+) -> tuple[int, NDArray[np.int64], int]:
+    """Groups of more than :func:`star_bound` records that share a bucket in every band (the
+    same band keys: as a rule the same text): each record but the group's first leaves every
+    bucket, and is paired with that first record only. Returns how many left, their pairs
+    (``first << 32 | record``) and the bound; ``flats``, ``band_sizes`` and ``bucket_of`` are
+    updated.
 
     Why: every pair of such a group shares every band, so neither the bound on buckets nor
     the cap cuts them, and their number is quadratic: a file that repeats one text 100,000
@@ -625,13 +658,14 @@ def _identical(
         mixed ^= where.astype(np.uint64)
         mixed *= np.uint64(0x100000001B3)
     codes = np.flatnonzero(everywhere)
-    if codes.size <= bound:
-        return 0, none
+    if codes.size <= max_bucket:
+        return 0, none, DEFAULTS.repeated_group
     codes = codes[np.argsort(mixed[codes], kind="stable")]  # ascending codes within a group
     starts, lengths = _runs(mixed[codes])
+    bound = star_bound(lengths, n, max_bucket)
     big = lengths > bound
     if not big.any():
-        return 0, none
+        return 0, none, bound
     at = np.repeat(starts[big], lengths[big])
     offset = np.arange(at.size) - np.repeat(np.cumsum(lengths[big]) - lengths[big], lengths[big])
     members, first = codes[at + offset], codes[at]
@@ -640,7 +674,7 @@ def _identical(
         same &= where[members] == where[first]
     gone, first = members[same], first[same]
     if not gone.size:
-        return 0, none
+        return 0, none, bound
     removed = np.zeros(n, dtype=bool)
     removed[gone] = True
     for b, (flat_b, sizes_b) in enumerate(zip(flats, band_sizes, strict=True)):
@@ -653,7 +687,7 @@ def _identical(
         where = np.full(n, -1, dtype=np.int32)
         where[flats[b]] = np.repeat(np.arange(int(shared.sum()), dtype=np.int32), band_sizes[b])
         bucket_of[b] = where
-    return int(gone.size), (first.astype(np.int64) << 32) | gone.astype(np.int64)
+    return int(gone.size), (first.astype(np.int64) << 32) | gone.astype(np.int64), bound
 
 
 def _codes(ids: list[str], seen: dict[str, int]) -> NDArray[np.int32]:

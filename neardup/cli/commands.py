@@ -650,8 +650,10 @@ def _large(result: Any) -> str:
         )
     if result.identical:
         out += (
-            f" ({result.identical} records of groups of more than {DEFAULTS.repeated_group} "
-            "with the same band keys paired with their group's first record only)"
+            f" ({result.identical} records of groups of more than {result.repeated} "
+            "with the same band keys paired with their group's first record only"
+            + (f": all their pairs would be more than {DEFAULTS.identical_pairs} a record)"
+               if result.repeated < DEFAULTS.repeated_group else ")")  # fmt: skip
         )
     if result.capped:
         out += (

@@ -13,10 +13,11 @@ from functools import partial
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Protocol
 
+import numpy as np
 from tqdm import tqdm
 
 from ..backends.base import Backend
-from ..candidates.buckets import COUNT_BITS, WINDOW, protected_bands
+from ..candidates.buckets import COUNT_BITS, WINDOW, protected_bands, star_bound
 from ..candidates.text_table import Gathered, TextTable
 from ..candidates.verify import SCREEN_MIN
 from ..decision.decide import Features, rule_for
@@ -73,8 +74,10 @@ class Planned:
     pairs: list[Pair]
     decision: Decision
     texts: TextTable
-    #: Records of repeated groups paired with their group's first only (steps.REPEATS).
+    #: Records of repeated groups paired with their group's first only (steps.REPEATS), and
+    #: the size past which a group was starred (:func:`~neardup.candidates.buckets.star_bound`).
     identical: int = 0
+    repeated: int = DEFAULTS.repeated_group
 
     def __len__(self) -> int:
         return self.candidates
@@ -158,14 +161,15 @@ def _candidates(
     stage: _Stage,
 ) -> tuple[int, int, int, int | None, int]:  # fmt: skip
     """The candidates table; returns the shared buckets, the large ones, the candidates the
-    cap dropped, the cap applied and the copies of repeated groups paired with their first."""
+    cap dropped, the cap applied, the copies of repeated groups paired with their first and
+    the size past which a group was starred."""
     bound = steps.UNBOUNDED if max_bucket is None else max_bucket
     for step in (steps.BUCKETS, steps.CODES, steps.MEMBERS):
         session.run(sql(step, max_bucket=bound))
         stage.advance()
     session.run(sql(steps.DONE_MEMBERS))
     buckets = int(session.scalar("SELECT count(*) FROM buckets"))
-    identical = _repeats(session, bound)
+    identical, starred = _repeats(session, bound)
     repeated = DEFAULTS.repeated_group
     for step in (
         steps.SMALL_PAIRS,
@@ -206,24 +210,31 @@ def _candidates(
     session.run(sql(steps.DONE_COUNTED))
     if link:
         session.run(sql(steps.OTHER_SOURCES))
-    return buckets, large, capped, cap if capping else None, identical
+    return buckets, large, capped, cap if capping else None, identical, starred
 
 
-def _repeats(session: Session, bound: int) -> int:
+def _repeats(session: Session, bound: int) -> tuple[int, int]:
     """Starred repeated groups (:data:`~neardup.plan.steps.REPEATS`): how many copies left the
-    buckets. Only where a bucket is that large (a group of copies fills one in every band) and
-    the buckets are bounded, as the in-process step."""
+    buckets, and the size past which a group was (:func:`star_bound`, from the groups' sizes
+    as the in-process step). Only where a bucket is larger than ``bound`` (a group of copies
+    fills one in every band) and the buckets are bounded, as the in-process step."""
     repeated = DEFAULTS.repeated_group
     if bound == steps.UNBOUNDED or not int(
-        session.scalar(f"SELECT count(*) FROM buckets WHERE size > {repeated}")
+        session.scalar(f"SELECT count(*) FROM buckets WHERE size > {bound}")
     ):
-        return 0
+        return 0, repeated
     bands = int(session.scalar("SELECT count(DISTINCT band) FROM m"))
-    session.run(sql(steps.REPEATS, bands=bands, repeated=repeated))
+    session.run(sql(steps.SIGS, bands=bands))
+    sizes = session.column(f"SELECT count(*) FROM sigs GROUP BY sig HAVING count(*) > {bound}")
+    held = int(session.scalar("SELECT count(*) FROM codes"))
+    repeated = star_bound(np.array(sizes, dtype=np.int64), held, bound)
+    if not any(int(z) > repeated for z in sizes):
+        return 0, repeated
+    session.run(sql(steps.REPEATS, repeated=repeated, bands=bands))
     copies = int(session.scalar("SELECT count(*) FROM copies"))
     if copies:
         session.run(sql(steps.UNREPEAT))
-    return copies
+    return copies, repeated
 
 
 def _screen(session: Session, total: int, threshold: float, stage: _Stage) -> None:
@@ -260,7 +271,7 @@ def decided(
             _load(session, backend, processor, bands, rows, link, stage)
         protect = protected_bands(bands, rows)
         with _Stage(session, "candidates", None, "step", shown) as stage:
-            buckets, large, capped, cap, identical = _candidates(
+            buckets, large, capped, cap, identical, starred = _candidates(
                 session, options.max_bucket, options.cap, protect, link, stage
             )
         total = int(session.scalar("SELECT count(*) FROM candidates"))
@@ -291,7 +302,8 @@ def decided(
     rule = rule_for(rule_name, threshold, numbers_check=options.numbers_check)
     kept, decision = rule.decide(features)
     return Planned(
-        buckets, large, total, capped, cap, len(pairs), kept, decision, table, identical
+        buckets, large, total, capped, cap, len(pairs), kept, decision, table, identical,
+        starred,
     )
 
 

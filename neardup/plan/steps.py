@@ -78,14 +78,19 @@ JOIN buckets b ON k.band = b.band AND k.key = b.key
 JOIN codes c ON c.seq = k.seq
 """
 
-#: The records in a shared bucket of every band whose keys more than ``repeated`` records hold
-#: (one text repeated), each with its group's first (``head``): the in-process step is
-#: :func:`neardup.candidates.buckets._identical`. Grouped by a sum over the bands (the same in
-#: DuckDB and Spark), then checked band by band against the head.
-REPEATS = """
+#: The records in a shared bucket of every band, grouped by a sum over their band keys (the
+#: same in DuckDB and Spark): the groups' sizes choose the bound
+#: (:func:`neardup.candidates.buckets.star_bound`); the in-process step is
+#: :func:`neardup.candidates.buckets._identical`.
+SIGS = """
 CREATE TABLE sigs AS
 SELECT code, sum(CAST(key % 2147483647 AS BIGINT) * (2 * band + 1)) AS sig
-FROM m GROUP BY code HAVING count(*) = {bands};
+FROM m GROUP BY code HAVING count(*) = {bands}
+"""
+
+#: The records of a group of :data:`SIGS` of more than ``repeated`` (one text repeated), each
+#: with its group's first (``head``), checked band by band against the head.
+REPEATS = """
 CREATE TABLE heads AS
 SELECT sig, min(code) AS head FROM sigs GROUP BY sig HAVING count(*) > {repeated};
 CREATE TABLE copies AS
