@@ -117,12 +117,35 @@ def test_weighted_jaccards_on_arrays_are_those_of_the_sets() -> None:
     words = ["the", "of", "cat", "house", "zephyr", "x", "qu", "marmalade", "12", "b"]
     texts = {str(i): " ".join(rng.choices(words, k=rng.randint(0, 9))) for i in range(300)}
     texts["short"] = "a"
+    texts.update({f"copy{i}": texts[str(i)] for i in range(0, 300, 7)})
+    texts["reordered"] = " ".join(reversed(texts["3"].split()))  # one word set, another text
     ids = list(texts)
     for kind, size in (("char", 3), ("word", 1), ("word", 2)):
         proc = Params(shingle_kind=kind, shingle_size=size).processor()
         pairs = [Pair(*rng.sample(ids, 2), 0.0, 0) for _ in range(2_000)]
+        pairs += [Pair(str(i), f"copy{i}", 0.0, 0) for i in range(0, 300, 7)]
+        pairs += [Pair("3", "reordered", 0.0, 0)]
         pairs += [Pair("5", "5", 1.0, 0), Pair("short", "7", 0.0, 0), pairs[0]]
         arrays = _weighted_hashed(pairs, texts, proc)
         sets = weighted_jaccards_of_sets(pairs, texts, proc)
         assert arrays == pytest.approx(sets, abs=1e-12), kind
         assert arrays[-3] == 1.0 and sum(0.0 < w < 1.0 for w in arrays) > 100
+
+
+def test_same_sets_are_one_class_exactly_when_their_runs_are_equal() -> None:
+    """_same_sets: records of equal runs of places share a class, any others do not, checked
+    against every pair on random short runs (many equal, empty ones among them)."""
+    import random
+
+    import numpy as np
+
+    from neardup.decision.valley import _same_sets
+
+    rng = random.Random(3)
+    runs = [sorted(rng.sample(range(6), rng.randint(0, 3))) for _ in range(400)]
+    offsets = np.cumsum([0] + [len(r) for r in runs]).astype(np.int64)
+    places = np.array([p for r in runs for p in r], dtype=np.uint32)
+    kind = _same_sets(places, offsets)
+    for i in range(len(runs)):
+        for j in range(i + 1, len(runs)):
+            assert (kind[i] == kind[j]) == (bool(runs[i]) and runs[i] == runs[j]), (i, j)

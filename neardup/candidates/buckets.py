@@ -442,6 +442,8 @@ def _sharing(a: np.ndarray, b: np.ndarray, others: list[np.ndarray]) -> np.ndarr
     for where in others:
         wa = where[a]
         keep |= (wa >= 0) & (wa == where[b])
+        if keep.all():  # a cluster of copies: its pairs share the first band looked at
+            break
     a, b = a[keep], b[keep]
     lo, hi = np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
     return (lo << 32) | hi

@@ -243,8 +243,15 @@ def _weighted_hashed(
     a = np.fromiter((ids[p.id1] for p in pairs), np.int64, len(pairs))
     b = np.fromiter((ids[p.id2] for p in pairs), np.int64, len(pairs))
     shared = np.zeros(len(pairs))
-    for start in range(0, len(pairs), PAIR_CHUNK):
-        ca, cb = a[start : start + PAIR_CHUNK], b[start : start + PAIR_CHUNK]
+    # two records of one set share all they hold: not sorted pair by pair (10,000 records of
+    # 100 texts, 495,000 pairs: 13 s of a 36 s report)
+    kind = _same_sets(places, offsets)
+    alike = kind[a] == kind[b]
+    shared[alike] = total[a[alike]]
+    rest = np.flatnonzero(~alike)
+    for start in range(0, rest.size, PAIR_CHUNK):
+        at = rest[start : start + PAIR_CHUNK]
+        ca, cb = a[at], b[at]
         local = np.arange(ca.size, dtype=np.uint64)
         keys = np.concatenate([
             _entries(local, offsets[ca], lengths[ca], places),
@@ -254,13 +261,44 @@ def _weighted_hashed(
         both = keys[1:][keys[1:] == keys[:-1]]  # a record's hashes are distinct: held by both
         of = (both >> np.uint64(32)).astype(np.int64)
         gram = (both & np.uint64(0xFFFF_FFFF)).astype(np.int64)
-        shared[start : start + ca.size] = np.bincount(of, weights=weight[gram], minlength=ca.size)
+        shared[at] = np.bincount(of, weights=weight[gram], minlength=ca.size)
     union = total[a] + total[b] - shared
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(union > 0, np.minimum(1.0, shared / union), 0.0)
-    same = a == b  # one record with itself: all it holds is shared
-    out[same & (total[a] > 0)] = 1.0
+    out[alike & (total[a] > 0)] = 1.0  # one set twice (or one record with itself)
     return [float(x) for x in out]
+
+
+def _same_sets(places: NDArray[np.uint32], offsets: NDArray[np.int64]) -> NDArray[np.int64]:
+    """A class for each record (its run of ``places`` between ``offsets``, ascending): two
+    records are of one class exactly when their runs are equal. Grouped by a fingerprint of
+    the run, then each record checked value by value against its group's first, so that a
+    collision of fingerprints costs a record its group, never a wrong class."""
+    n = offsets.size - 1
+    lengths = np.diff(offsets)
+    kind = np.arange(n, dtype=np.int64)
+    if not places.size or n < 2:
+        return kind
+    mixed = (places.astype(np.uint64) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
+    mixed ^= mixed >> np.uint64(29)
+    full = lengths > 0
+    fp = np.zeros(n, dtype=np.uint64)
+    fp[full] = np.add.reduceat(mixed, offsets[:-1][full])
+    order = np.lexsort((np.arange(n), fp, lengths))
+    key_fp, key_len = fp[order], lengths[order]
+    new = np.r_[True, (key_fp[1:] != key_fp[:-1]) | (key_len[1:] != key_len[:-1])]
+    head = order[np.flatnonzero(new)[np.cumsum(new) - 1]]  # each record's group's first
+    check = np.flatnonzero((head != order) & full[order])
+    if not check.size:
+        return kind
+    rec, first = order[check], head[check]
+    size = lengths[rec]
+    step = np.arange(int(size.sum()), dtype=np.int64) - np.repeat(np.cumsum(size) - size, size)
+    mine = places[np.repeat(offsets[rec], size) + step]
+    equal = mine == places[np.repeat(offsets[first], size) + step]
+    same = np.logical_and.reduceat(equal, np.cumsum(size) - size)
+    kind[rec[same]] = first[same]
+    return kind
 
 
 def _entries(
