@@ -1089,7 +1089,9 @@ class NearDupIndex:
         # In link mode the candidates' sources, read above, are every pair's.
         pairs = prune(found.pairs, prune_mode,
                       sources=sources if prune_mode == "one-to-one" else None)  # fmt: skip
-        pairs, completion = self._completed(pairs, found.texts, chosen.complete)
+        pairs, completion = self._completed(
+            pairs, found.texts, chosen.complete, options.max_dist
+        )
         pairs = within_distance(pairs, options.max_dist)
         pairs = self._with_record_ids(pairs, sources, mode == "link")
         t3 = time.perf_counter()
@@ -1162,7 +1164,7 @@ class NearDupIndex:
         keep = screen_keep(cands, texts, self.processor, threshold)
         pairs = verify_codes(
             cands.first[keep], cands.second[keep], texts, self.processor, threshold,
-            options.progress,
+            options.progress, options.max_dist,
         )  # fmt: skip
         features = Features(
             pairs, texts, self.processor, records, fresh, self.backend.columns,
@@ -1176,15 +1178,17 @@ class NearDupIndex:
         return _Found(cands, texts, len(pairs), kept, decision, sources, fresh, t1, t2)
 
     def _completed(
-        self, pairs: list[Pair], texts: Any, complete: bool
+        self, pairs: list[Pair], texts: Any, complete: bool, max_dist: int | None = None
     ) -> tuple[list[Pair], dict[str, Any] | None]:
         """The pairs with their clusters completed where asked (:mod:`neardup.decision.completion`),
-        and what the completion did."""
+        and what the completion did (their distances exact up to the report's ``max_dist``)."""
         if not complete:
             return pairs, None
         missing, completion = missing_pairs((p.id1, p.id2) for p in pairs)
         if missing:
-            pairs = pairs + verify(missing, texts, self.processor, 0.0, screened=True)
+            pairs = pairs + verify(
+                missing, texts, self.processor, 0.0, screened=True, max_dist=max_dist
+            )
             pairs.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
         return pairs, completion
 

@@ -64,6 +64,9 @@ MOVED = {
         "DENSITY": "complete_density", "MIN_RECORDS": "complete_min_records",
     },
     "neardup.index": {"SCAN_RECORDS": "scan_records", "SCAN_CHAR_FACTOR": "scan_char_factor"},
+    "neardup.candidates.verify": {
+        "EDIT_DISTANCE_CAP": "edit_distance_cap",
+    },
 }  # fmt: skip
 #: The names kept, because the CLI and index.py read them: each only DEFAULTS' value.
 KEPT = {

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from neardup import Params
+from neardup import NearDupIndex, Params
 from neardup.candidates.text_table import Gathered, TextTable
 from neardup.candidates.verify import verify
 from neardup.graph import clusters, component_labels
@@ -131,3 +131,54 @@ def test_exact_check_in_the_kernel_gives_the_sets_pairs() -> None:
         kernel.use("c")
     assert fast == slow and len(fast) > 50
     assert any(not (table[p.id1] + table[p.id2]).isascii() for p in fast)
+
+
+def test_the_edit_distance_is_measured_up_to_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hostile sweep hx20 (3): the exact word edit distance of two long documents costs the
+    product of their lengths. Verification asks for it up to DEFAULTS.edit_distance_cap
+    words (past it, the pair says cap + 1), or up to the report's max_dist when given, so
+    that the cap on distances still reads exact values."""
+    import dataclasses
+
+    import Levenshtein
+
+    from neardup.candidates import verify as verify_module
+    from neardup.defaults import DEFAULTS
+
+    cutoffs: list[int | None] = []
+    distance = Levenshtein.distance
+
+    def spy(a: str, b: str, **kw: object) -> int:
+        cutoffs.append(kw.get("score_cutoff"))  # type: ignore[arg-type]
+        return distance(a, b, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Levenshtein, "distance", spy)
+    monkeypatch.setattr(
+        verify_module, "DEFAULTS", dataclasses.replace(DEFAULTS, edit_distance_cap=5)
+    )
+    words = [f"w{k}" for k in range(50)]
+    texts = {
+        "a": " ".join(words),
+        "b": " ".join(words[:40] + [f"x{k}" for k in range(10)]),  # 10 words replaced
+        "c": "red wool scarf",
+        "d": "red wool hat",
+    }
+    proc = Params(shingle_kind="word", shingle_size=1).processor()
+
+    def dists(**kw: int) -> dict[tuple[str, str], int]:
+        got = verify([("a", "b"), ("c", "d")], texts, proc, 0.5, screened=True, **kw)
+        return {(p.id1, p.id2): p.edit_distance for p in got}
+
+    assert dists() == {("a", "b"): 6, ("c", "d"): 1}
+    assert cutoffs and set(cutoffs) == {5}
+    cutoffs.clear()
+    assert dists(max_dist=20) == {("a", "b"): 10, ("c", "d"): 1}
+    assert set(cutoffs) == {20}
+    for engine in ("memory", "duckdb"):  # the report's max_dist reaches both engines
+        index = NearDupIndex(Params(shingle_kind="word", shingle_size=1, threshold=0.5))
+        index.add_many(list(texts.items()), progress=False)
+        wide = index.report(max_dist=12, engine=engine).pairs
+        assert {(p.id1, p.id2): p.edit_distance for p in wide} == {("a", "b"): 10, ("c", "d"): 1}
+        assert [(p.id1, p.id2) for p in index.report(max_dist=8, engine=engine).pairs] == [
+            ("c", "d")
+        ]

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 from tqdm import tqdm
 
+from ..defaults import DEFAULTS
 from ..errors import InputError
 from ..graph import component_labels
 from ..results import Pair
@@ -202,6 +203,7 @@ def verify(
     threshold: float,
     progress: bool = False,
     screened: bool = False,
+    max_dist: int | None = None,
 ) -> list[Pair]:
     """Keep the candidates whose exact shingle Jaccard is at least ``threshold`` (screened
     first by :func:`screen`, unless ``screened`` says they were; the progress bar counts the
@@ -212,7 +214,8 @@ def verify(
     found = Candidates()
     found.set_pairs(candidates if isinstance(candidates, list) else list(candidates))
     table = TextTable(found.ids, (texts.get(i, "") for i in found.ids))
-    return verify_codes(found.first, found.second, table, processor, threshold, progress)
+    return verify_codes(found.first, found.second, table, processor, threshold, progress,
+                        max_dist)  # fmt: skip
 
 
 #: Pairs measured by the kernel's exact character-gram Jaccard at a time (memory: the grams
@@ -252,9 +255,15 @@ def verify_codes(
     processor: ShingleProcessor,
     threshold: float,
     progress: bool = False,
+    max_dist: int | None = None,
 ) -> list[Pair]:
     """The pairs of codes (into ``texts.ids``, ``first < second``) whose exact shingle Jaccard
     is at least ``threshold``, with their word edit distance, sorted by id.
+
+    The distance is exact up to ``max_dist`` when given (a pair past it gets ``max_dist + 1``,
+    which the report's cap then drops), else up to ``DEFAULTS.edit_distance_cap`` words
+    (``cap + 1`` says "more"): the exact distance of two long documents costs the product of
+    their lengths.
 
     One connected component of candidates at a time: a record's shingle set is made once and
     dropped once its component is done, so memory holds the largest component's sets, not
@@ -270,6 +279,7 @@ def verify_codes(
     ends = np.flatnonzero(np.r_[label[1:] != label[:-1], True]) + 1
     exact = _char_jaccards(first, second, text, processor)
     records = _ComponentRecords(processor, text)
+    cutoff = DEFAULTS.edit_distance_cap if max_dist is None else max_dist
 
     # The pairs kept, as arrays until the end (a tuple of four numbers costs 124 bytes).
     kept_a, kept_b, kept_dist = array("q"), array("q"), array("q")
@@ -295,11 +305,11 @@ def verify_codes(
                     continue
                 if jac is None or jac < threshold:
                     continue
-                ea, eb = records.words(a, b, ids)
+                dist = records.distance(a, b, ids, cutoff)
                 kept_a.append(a)
                 kept_b.append(b)
                 kept_jac.append(round(jac, 6))
-                kept_dist.append(encoded_distance(ea, eb))
+                kept_dist.append(dist)
             bar.update(end - start)
             start = end
     finally:
@@ -349,6 +359,12 @@ class _ComponentRecords:
                     f"records {ids[a]!r} and {ids[b]!r} are too long to compare word by word"
                 )
         return ea, eb
+
+    def distance(self, a: int, b: int, ids: Sequence[str], cutoff: int) -> int:
+        """The word edit distance of records ``a`` and ``b``, exact up to ``cutoff`` (past it,
+        ``cutoff + 1``)."""
+        ea, eb = self.words(a, b, ids)
+        return encoded_distance(ea, eb, cutoff)
 
 
 def _in_id_order(

@@ -52,6 +52,7 @@ class PlanOptions(Protocol):
     columns: Any
     numbers_check: bool
     progress: bool
+    max_dist: int | None
 
 
 #: Records signed and loaded at a time.
@@ -280,7 +281,10 @@ def decided(
         with _Stage(session, "screen", total, "pair", shown) as stage:
             _screen(session, total, threshold, stage)
         session.run([steps.CREATE_VERIFIED])
-        verify = partial(steps.verified_rows, processor=processor, threshold=threshold)
+        verify = partial(
+            steps.verified_rows, processor=processor, threshold=threshold,
+            max_dist=options.max_dist,
+        )  # fmt: skip
         screened = int(session.scalar("SELECT count(*) FROM screened"))
         with _Stage(session, "verify", screened, "pair", shown) as stage:
             _map_into(session, "verified", steps.PAIRS, verify, stage)

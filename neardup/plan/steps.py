@@ -521,9 +521,10 @@ def verified_rows(
     batch: pa.RecordBatch | pa.Table,
     processor: ShingleProcessor,
     threshold: float,
+    max_dist: int | None = None,
 ) -> pa.Table:
     """The screened candidates of one batch (columns of :data:`PAIRS`) verified by the
-    in-process step: the exact Jaccard and edit distance
+    in-process step: the exact Jaccard and edit distance (exact up to ``max_dist``, given one)
     (:func:`~neardup.candidates.verify.verify_codes`).
     Returns the pairs with their records' texts (the columns of :data:`CREATE_VERIFIED`), an
     Arrow table, so that an engine may run it where the rows are (Spark's executors)."""
@@ -545,7 +546,7 @@ def verified_rows(
             ids[k], texts[k] = i, t
     table = TextTable(ids, texts)  # codes in id order, as the report's are
     first, second = where[: a.size].astype(np.int64), where[a.size :].astype(np.int64)
-    pairs = verify_codes(first, second, table, processor, threshold)
+    pairs = verify_codes(first, second, table, processor, threshold, max_dist=max_dist)
     return pa.table(
         {
             "id1": pa.array([p.id1 for p in pairs], pa.string()),
