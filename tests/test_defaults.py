@@ -65,7 +65,7 @@ MOVED = {
     },
     "neardup.index": {"SCAN_RECORDS": "scan_records", "SCAN_CHAR_FACTOR": "scan_char_factor"},
     "neardup.candidates.verify": {
-        "EDIT_DISTANCE_CAP": "edit_distance_cap",
+        "EDIT_DISTANCE_CAP": "edit_distance_cap", "ORDER_FLOOR": "document_order_floor",
     },
 }  # fmt: skip
 #: The names kept, because the CLI and index.py read them: each only DEFAULTS' value.

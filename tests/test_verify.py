@@ -133,6 +133,33 @@ def test_exact_check_in_the_kernel_gives_the_sets_pairs() -> None:
     assert any(not (table[p.id1] + table[p.id2]).isascii() for p in fast)
 
 
+def _edited(words: list[str], vocab: list[str], rate: float, rnd: random.Random) -> list[str]:
+    return [rnd.choice(vocab) if rnd.random() < rate else w for w in words]
+
+
+def test_long_documents_alike_only_in_their_vocabulary_are_no_pair() -> None:
+    """Hostile sweep hx20 (4): documents of 400 random words over one 60-word vocabulary
+    have the same word set (Jaccard 1.0 on word 1-grams) though nearly every word differs:
+    they are no pair, as their word 2-grams say. Edited copies (5% of the words changed)
+    and a copy with its halves swapped still pair, and so do short records alike in their
+    words alone (a name with its words in another order)."""
+    rnd = random.Random(5)
+    vocab = [f"w{k}" for k in range(60)]
+    docs = {f"d{k}": rnd.choices(vocab, k=400) for k in range(6)}
+    docs["d0-edited"] = _edited(docs["d0"], vocab, 0.05, rnd)
+    docs["d1-swapped"] = docs["d1"][200:] + docs["d1"][:200]
+    texts = {i: " ".join(words) for i, words in docs.items()}
+    texts |= {"n1": "maria garcia lopez", "n2": "lopez garcia maria"}
+    proc = Params(shingle_kind="word", shingle_size=1).processor()
+    ids = sorted(texts, key=id_key)
+    cands = [(a, b) for k, a in enumerate(ids) for b in ids[k + 1 :]]
+    sets = {i: proc.shingle_set(t) for i, t in texts.items()}
+    alike = [len(sets[a] & sets[b]) / len(sets[a] | sets[b]) for a, b in cands]
+    assert sum(j >= 0.65 for j in alike) > 20  # the word sets cannot tell them apart
+    got = {(p.id1, p.id2) for p in verify(cands, texts, proc, 0.65, screened=True)}
+    assert got == {("d0", "d0-edited"), ("d1", "d1-swapped"), ("n1", "n2")}
+
+
 def test_the_edit_distance_is_measured_up_to_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     """Hostile sweep hx20 (3): the exact word edit distance of two long documents costs the
     product of their lengths. Verification asks for it up to DEFAULTS.edit_distance_cap

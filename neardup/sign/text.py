@@ -268,10 +268,13 @@ def word_edit_distance(a: Sequence[str], b: Sequence[str], max_dist: int | None 
     return encoded_distance(codes.encode(a), codes.encode(b), max_dist)
 
 
-def encoded_distance(sa: str, sb: str, max_dist: int | None = None) -> int:
-    """Edit distance of two :class:`WordCodes` encodings of the same generation."""
+def encoded_distance(
+    sa: str, sb: str, max_dist: int | None = None, hint: int | None = None
+) -> int:
+    """Edit distance of two :class:`WordCodes` encodings of the same generation (past
+    ``max_dist``, ``max_dist + 1``); ``hint``, a guess of it, only makes it faster."""
     import Levenshtein  # local import: only the searchers and the verifier need it
 
     if max_dist is None:
-        return int(Levenshtein.distance(sa, sb))
-    return int(Levenshtein.distance(sa, sb, score_cutoff=max_dist))
+        return int(Levenshtein.distance(sa, sb, score_hint=hint))
+    return int(Levenshtein.distance(sa, sb, score_cutoff=max_dist, score_hint=hint))
