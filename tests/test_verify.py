@@ -209,3 +209,22 @@ def test_the_edit_distance_is_measured_up_to_a_bound(monkeypatch: pytest.MonkeyP
         assert [(p.id1, p.id2) for p in index.report(max_dist=8, engine=engine).pairs] == [
             ("c", "d")
         ]
+
+
+def test_every_word_edit_distance_is_bounded_as_verification_bounds_it() -> None:
+    """word_edit_distance without max_dist (search, the review page, the standout rule) counts
+    up to DEFAULTS.edit_distance_cap as verification does, so that one column means one thing
+    on every surface and a long query document costs no product of lengths."""
+    from dataclasses import replace
+
+    from neardup.sign import text as text_mod
+
+    a, b = [f"w{i}" for i in range(60)], [f"v{i}" for i in range(60)]
+    assert text_mod.word_edit_distance(a, b) == 60
+    saved = text_mod.DEFAULTS
+    text_mod.DEFAULTS = replace(saved, edit_distance_cap=10)
+    try:
+        assert text_mod.word_edit_distance(a, b) == 11
+        assert text_mod.word_edit_distance(a, b, max_dist=100) == 60
+    finally:
+        text_mod.DEFAULTS = saved

@@ -16,6 +16,7 @@ from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
 
+from ..defaults import DEFAULTS
 from ..errors import ArgumentError, InvalidText
 from ..keys import id_key
 from . import kernel
@@ -260,12 +261,15 @@ def word_edit_distance(a: Sequence[str], b: Sequence[str], max_dist: int | None 
     collision would silently be counted as a match. The code-point mapping is exact.
 
     If ``max_dist`` is given and the distance exceeds it, ``max_dist + 1`` is returned (cheaper:
-    the library can stop early), which is all a "within k edits?" filter needs.
+    the library can stop early), which is all a "within k edits?" filter needs. Without it,
+    the distance is exact up to ``DEFAULTS.edit_distance_cap`` words, as verification counts
+    it (the exact distance of two long documents costs the product of their lengths).
     """
     if max_dist is not None and max_dist < 0:
         raise ValueError(f"max_dist must be >= 0 or None, got {max_dist}")
     codes = WordCodes()
-    return encoded_distance(codes.encode(a), codes.encode(b), max_dist)
+    cutoff = DEFAULTS.edit_distance_cap if max_dist is None else max_dist
+    return encoded_distance(codes.encode(a), codes.encode(b), cutoff)
 
 
 def encoded_distance(
