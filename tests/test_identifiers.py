@@ -12,7 +12,7 @@ from neardup import NearDupIndex, Params
 from neardup.decision import identifiers as identifiers_module
 from neardup.decision.identifiers import codes, count_unshared, identifiers, identifiers_differ
 from neardup.decision.link import numbers_check
-from neardup.decision.valley import numbers_disagree, numbers_identify
+from neardup.decision.valley import numbers_alone_differ, numbers_disagree, numbers_identify
 from neardup.defaults import DEFAULTS
 from neardup.results import Pair
 
@@ -91,6 +91,32 @@ def test_the_valley_drops_the_pairs_whose_numbers_differ_below_the_waiver() -> N
     kept, dropped = numbers_disagree(pairs, texts, proc)
     assert [(p.id1, p.id2) for p in kept] == [("a", "b"), ("a", "d"), ("a", "e")] and dropped == 1
 
+
+
+def test_records_of_different_numbers_alone_are_not_paired() -> None:
+    """hx20 finding 7: records ``10000``..``29999`` (a number each) paired as ``10000 ~
+    10001`` (Jaccard 0.667): where numbers are all a record holds, the alike pairs share none,
+    so the check was not made. Now dropped whatever the check decides; copies of one number
+    still pair (a star), and a record holding the other's numbers and more is kept."""
+    chosen = Params(shingle_kind="char", shingle_size=3, rule="valley", threshold=0.3,
+                    bands=40, rows=3)  # fmt: skip  (what the data choose for such records)
+    idx = NearDupIndex(chosen)
+    idx.add_many([(str(i), str(10_000 + i)) for i in range(20_000)])
+    report = idx.report()
+    assert report.rule is not None and report.rule["numbers_check"].startswith("not made")
+    assert report.pairs == [] and report.rule["numbers_alone"] == 667
+    assert len(report.dropped["numbers"]) == 667
+    assert len(idx.report(numbers_check=False).pairs) == 667
+    same = NearDupIndex(chosen)
+    same.add_many([(str(i), "12345") for i in range(1500)])
+    assert len(same.report().pairs) == 1499
+    proc = Params().processor()
+    texts = {"a": "2024-12-05", "b": "2024-12-05 17:30", "c": "RL-1299", "d": "rl 1299",
+             "e": "555 1234", "f": "555 1235", "g": "apt 12", "h": "apt 14"}  # fmt: skip
+    pairs = [Pair(x, y, 0.6, 1) for x, y in ("ab", "cd", "ef", "gh")]
+    kept, dropped = numbers_alone_differ(pairs, texts, proc)
+    assert [(p.id1, p.id2) for p in kept] == [("a", "b"), ("c", "d"), ("g", "h")]
+    assert dropped == 1
 
 def test_identifiers_written_two_ways_are_one_number() -> None:
     """Issue 38 case 6: case, hyphens and spaces do not make another number."""

@@ -40,7 +40,7 @@ from .column_map import match_columns
 from .columns import columns_disagree, sample_pairs
 from .fellegi_sunter import apply_rule
 from .standout import measured, stand_out
-from .valley import numbers_disagree, numbers_identify, read_valley
+from .valley import numbers_alone_differ, numbers_disagree, numbers_identify, read_valley
 
 #: The columns of records by id (:meth:`neardup.backends.base.Backend.columns`).
 ColumnReader = Callable[[list[str]], Mapping[str, Mapping[str, str]]]
@@ -166,10 +166,14 @@ class NumbersCheck:
         if not self.enabled:
             return kept, {"numbers_check": OFF, "numbers_disagree": 0}
         identify, why = numbers_identify(kept, features.texts, features.processor)
+        kept, alone = numbers_alone_differ(kept, features.texts, features.processor)
         vetoed = 0
         if identify:
             kept, vetoed = numbers_disagree(kept, features.texts, features.processor)
-        return kept, {"numbers_check": why, "numbers_disagree": vetoed}
+        found: dict[str, Any] = {"numbers_check": why, "numbers_disagree": vetoed}
+        if alone:
+            found["numbers_alone"] = alone
+        return kept, found
 
 
 @dataclass(frozen=True)
@@ -284,15 +288,20 @@ class StandingOut:
         # nothing the index holds: removed by dedupe at similarity 0.0000, otherwise
         added = [p for p in added if p.jaccard > 0]
         dropped = dict(decision.dropped)
-        if str(explain.get("numbers_check", "")).startswith("made"):  # as the bar's pairs
-            before = added
-            added, _ = numbers_disagree(added, texts, features.processor)
+        if explain.get("numbers_check", OFF) != OFF:
+            before = added  # as the bar's pairs: numbers alone that differ, then the check
+            added, alone = numbers_alone_differ(added, texts, features.processor)
+            vetoed = 0
+            if explain["numbers_check"].startswith("made"):
+                added, vetoed = numbers_disagree(added, texts, features.processor)
             stand = {(p.id1, p.id2) for p in added}
             gone = [p for p in before if (p.id1, p.id2) not in stand]
             if gone:
                 dropped["numbers"] = [*dropped.get("numbers", []), *gone]
                 explain = {**explain, "numbers_disagree": explain.get("numbers_disagree", 0)
-                           + len(gone)}  # fmt: skip
+                           + vetoed}  # fmt: skip
+                if alone:
+                    explain["numbers_alone"] = explain.get("numbers_alone", 0) + alone
         said["added"] = len(added)
         said["reason"] = (
             f"{len(added)} pairs added that stand out by weighted similarity (TF-IDF cosine; "
@@ -348,6 +357,9 @@ def _checks_text(explain: Mapping[str, Any]) -> str:
         if explain.get("numbers_check", "made").startswith("made")
         else f"numbers check {explain['numbers_check']}"
     )
+    alone = explain.get("numbers_alone", 0)
+    if alone:
+        numbers += f"; {alone} pairs dropped whose records are different numbers alone"
     return (
         numbers
         + (f"\ncolumns ({', '.join(cols['columns'])}): {cols['reason']}" if cols else "")
