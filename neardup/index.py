@@ -68,6 +68,7 @@ from .candidates.buckets import (
     signature_candidates,
 )
 from .candidates.documents import documents
+from .candidates.estimate import band_buckets, bound, estimated
 from .candidates.text_table import TextTable
 from .candidates.verify import (
     held_hashes,
@@ -110,7 +111,7 @@ from .out.output import pair_columns, to_frame
 from .params import Params
 from .pipeline import IndexStats, Writer
 from .plan import decided, engine_named
-from .plan.budget import SAMPLE, Placement, mean_text_bytes, place
+from .plan.budget import SAMPLE, Moved, Placement, candidates_fit, mean_text_bytes, place
 from .read.checks import RESERVED_PREFIX, Checked, check_id, checked_items
 from .read.frames import frame_records, is_frame
 from .read.items import Blank, Item, Record, Rejection
@@ -896,6 +897,20 @@ class NearDupIndex:
         """Candidate pairs (smaller id first) from every band: a shared bucket of at most
         ``max_bucket`` records, or two shared buckets; a record with more than ``cap`` keeps
         its ``cap`` best by shared bands (:mod:`neardup.candidates.buckets`; None: no cap)."""
+        return self._candidates(progress, max_bucket, cap)
+
+    def _candidates(
+        self,
+        progress: bool,
+        max_bucket: int | None,
+        cap: int | None,
+        placed: Placement | None = None,
+    ) -> Candidates:
+        """:meth:`candidates`; with ``placed`` (``auto``'s choice of this process), checked
+        against its budget once the band buckets are known, before any pair is formed
+        (:func:`~neardup.plan.budget.candidates_fit`: raises
+        :class:`~neardup.plan.budget.Moved`). Where the buckets are read from the backend
+        (not signed here) they are not checked."""
         bands = (
             self.backend.buckets(band)
             for band in tqdm(
@@ -913,12 +928,13 @@ class NearDupIndex:
         if self.params.shingle_kind == "char":
             scan *= DEFAULTS.scan_char_factor
         if total <= scan or Capability.SIGNATURES in self.backend.capabilities:
-            return self._signed_candidates(max_bucket, cap, protect, total)
+            return self._signed_candidates(max_bucket, cap, protect, total, placed)
         return all_candidates(bands, max_bucket, cap, protect)
 
     def _signed_candidates(
-        self, max_bucket: int | None, cap: int | None, protect: int, total: int = 0
-    ) -> Candidates:
+        self, max_bucket: int | None, cap: int | None, protect: int, total: int = 0,
+        placed: Placement | None = None,
+    ) -> Candidates:  # fmt: skip
         """The candidates of every record, banded in numpy
         (:func:`~neardup.candidates.buckets.signature_candidates`) from the signatures the backend
         kept, or else signed again from the texts (what they were signed from when written);
@@ -952,6 +968,13 @@ class NearDupIndex:
         order = np.fromiter((row[i] for i in ids), dtype=np.int64, count=len(ids))
         if not bool((order == np.arange(len(ids))).all()):
             sigs = sigs[order]
+        if placed is not None and placed.budget is not None:
+            buckets = band_buckets(sigs, self.params.bands, self.params.rows)
+            candidates_fit(
+                placed, len(ids), bound([sizes for _, sizes in buckets]),
+                lambda: estimated(buckets, len(ids), max_bucket),
+            )  # fmt: skip
+            del buckets
         found = signature_candidates(
             ids, sigs, self.params.bands, self.params.rows, max_bucket, cap, protect
         )
@@ -1081,10 +1104,14 @@ class NearDupIndex:
         prune_mode, mode, since = options.pruning, options.mode, options.since
         records = self.backend.count()
         placed = self._placed(options, records)
-        if placed.engine != "memory":  # the same steps, as one plan of table operations
+        found = None
+        if placed.engine == "memory":
+            try:
+                found = self._in_process(options, chosen, records, placed)
+            except Moved as moved:  # its candidates would not fit the budget
+                placed = moved.placement
+        if found is None:  # the same steps, as one plan of table operations
             found = self._planned(options, chosen, placed)
-        else:
-            found = self._in_process(options, chosen, records)
         sources = found.sources
         # In link mode the candidates' sources, read above, are every pair's.
         pairs = prune(found.pairs, prune_mode,
@@ -1143,13 +1170,17 @@ class NearDupIndex:
         return _Found(planned, planned.texts, planned.verified, planned.pairs, planned.decision,
                       sources, None, now, now)  # fmt: skip
 
-    def _in_process(self, options: ReportOptions, chosen: Route, records: int) -> _Found:
+    def _in_process(
+        self, options: ReportOptions, chosen: Route, records: int, placed: Placement
+    ) -> _Found:
         """The verified pairs and the rule's decision, found in this process: candidates (of
         the records since a batch, given one), the link's cut across sources, the texts, the
-        screen and exact verification, then the rule."""
+        screen and exact verification, then the rule. Raises
+        :class:`~neardup.plan.budget.Moved` where ``placed`` (``auto``'s) finds the candidates
+        over its budget."""
         fresh: set[str] | None = None
         if options.since is None:
-            cands = self.candidates(options.progress, options.max_bucket, options.cap)
+            cands = self._candidates(options.progress, options.max_bucket, options.cap, placed)
         else:
             cands, fresh = self.candidates_since(options.since, options.max_bucket)
         t1 = time.perf_counter()

@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from benchmarks import corpus as C
@@ -291,3 +292,66 @@ def test_a_budget_of_bytes_alone_or_past_the_machine_is_said_as_such() -> None:
         with pytest.raises(ArgumentError, match=r"999\.0 TB is more than this machine's"):
             parse_size("999TB")
     assert parse_size("1GB") == 1 << 30
+
+
+def _all_alike(n: int) -> list[tuple[str, str]]:
+    """Records of 8-15 words from a 10-word vocabulary: every record is like every other."""
+    rng = random.Random(2)
+    words = "red green blue cyan black white pink gray brown gold".split()
+    return [(str(i), " ".join(rng.choices(words, k=rng.randint(8, 15)))) for i in range(n)]
+
+
+#: What the data choose for short records (character 3-grams, 40 bands of 3, valley above 0.3).
+_CHOSEN = {"shingle_kind": "char", "shingle_size": 3, "rule": "valley", "threshold": 0.3,
+           "bands": 40, "rows": 3}  # fmt: skip
+
+
+def test_auto_moves_a_report_whose_candidates_overflow_the_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """hx20 finding 5: 5k records all alike make about 8M candidate pairs before the cap (0.5
+    GB), where 4 KB a record estimated 20 MB, so auto kept them in process past a 256 MB
+    budget. The band buckets, known before any pair is formed, now move the report to DuckDB;
+    as many ordinary records stay in process."""
+    from neardup import Params
+    from neardup import index as index_module
+
+    moved: list[Any] = []
+
+    def planned(*args: Any, **kwargs: Any) -> Any:
+        moved.append(args[-1])  # the engine
+        raise RuntimeError("moved")
+
+    monkeypatch.setattr(index_module, "decided", planned)
+    alike = NearDupIndex(Params(**_CHOSEN))
+    alike.add_many(_all_alike(5_000))
+    with pytest.raises(RuntimeError, match="moved"):
+        alike.report(memory="256MB")
+    assert isinstance(moved[0], DuckDB) and moved[0].memory_limit == "256MB"
+    rng = random.Random(3)
+    ordinary = NearDupIndex(Params(**_CHOSEN))
+    ordinary.add_many((str(i), " ".join("".join(rng.choices("abcdefghij", k=6))
+                                        for _ in range(10))) for i in range(5_000))  # fmt: skip
+    done = ordinary.report(memory="256MB")
+    assert done.engine == "memory" and len(moved) == 1
+
+
+def test_the_candidates_are_estimated_from_the_band_buckets() -> None:
+    """The estimate (:mod:`neardup.candidates.estimate`) is near the pairs the buckets make
+    before the cap, and the bound never below them."""
+    from neardup import Params
+    from neardup.candidates.buckets import signature_candidates
+    from neardup.candidates.estimate import band_buckets, bound, estimated
+
+    records = _all_alike(1_500)
+    params = Params(**_CHOSEN)
+    processor = params.processor()
+    sigs = np.stack([processor.signature(t) for _, t in records]).astype(np.uint32)
+    ids = sort_ids([i for i, _ in records])
+    order = {i: n for n, (i, _) in enumerate(records)}
+    sigs = sigs[[order[i] for i in ids]]
+    found = signature_candidates(ids, sigs, 40, 3, 20, 100, 2)
+    made = len(found) + found.capped
+    buckets = band_buckets(sigs, 40, 3)
+    assert bound([s for _, s in buckets]) >= made
+    assert abs(estimated(buckets, len(ids), 20) - made) < 0.1 * made

@@ -8,6 +8,8 @@ default) it runs where the budget holds it: in this process while its estimated 
 else as the plan on DuckDB with the budget as DuckDB's memory limit, spilling to disk past it.
 The estimate is what the in-process report was measured to hold per record and per byte of
 text (docs/scale.md); it errs on the large side, since a wrong "fits" is the costly mistake.
+The candidate pairs are added to it once the band buckets are known, before any pair is
+formed (:func:`candidates_fit`): records that are all alike make thousands each.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +34,10 @@ DEFAULT_SHARE = 0.25
 #: form and its shingle hashes), in bytes.
 PER_RECORD = 4_000
 PER_TEXT_BYTE = 4
+#: What finding the candidates in process holds at its peak per pair the band buckets make
+#: before the per-record cap cuts them (their keys, the cap's arrays over them), in bytes:
+#: measured 61 at 10k records of 8-15 words from a 10-word vocabulary (19M such pairs, 1.2 GB).
+PER_CANDIDATE = 64
 #: The share of the budget DuckDB's own memory limit gets; the rest is this process's (the
 #: records read in batches, the verified pairs, the decision).
 ENGINE_SHARE = 0.75
@@ -118,6 +124,10 @@ class Placement:
 
     engine: Any
     why: str
+    #: Where ``auto`` chose this process: the budget, and the estimate it was chosen by, which
+    #: the candidates are added to when known (:func:`candidates_fit`); else None.
+    budget: int | None = None
+    peak: int = 0
 
     @property
     def name(self) -> str:
@@ -139,21 +149,19 @@ def place(engine: Any, records: int, mean_text_bytes: float, memory: str | int |
     )
     if engine == "auto":
         if peak <= budget:
-            return Placement("memory", said)
-        engine = "duckdb"
-        said += ": it runs on DuckDB, which spills to disk past the budget"
-    elif engine == "memory":
+            return Placement("memory", said, budget, peak)
+        return Placement(_duckdb(budget), said + ON_DUCKDB)
+    if engine == "memory":
         if memory is not None and peak > budget:
             raise ArgumentError(
                 f"{said} (--memory): raise the budget, or let the report run on DuckDB, "
                 "which spills to disk past it (engine auto or duckdb, --engine duckdb)"
             )
         return Placement("memory", "as asked")
-    else:
-        said = "as asked"
-    limit = max(LEAST, int(budget * ENGINE_SHARE)) >> 20
+    said = "as asked"
+    limit = _limit_mb(budget)
     if engine == "duckdb":
-        return Placement(DuckDB(memory_limit=f"{limit}MB"), said)
+        return Placement(_duckdb(budget), said)
     if engine == "spark":
         return Placement(Spark(memory=f"{limit}m" if memory is not None else None), said)
     if isinstance(engine, DuckDB) and engine.memory_limit is None and memory is not None:
@@ -161,6 +169,53 @@ def place(engine: Any, records: int, mean_text_bytes: float, memory: str | int |
     if isinstance(engine, Spark) and engine.memory is None and memory is not None:
         return Placement(dataclasses.replace(engine, memory=f"{limit}m"), said)
     return Placement(engine, said)
+
+
+#: Said where ``auto`` moves a report to DuckDB.
+ON_DUCKDB = ": it runs on DuckDB, which spills to disk past the budget"
+
+
+def _limit_mb(budget: int) -> int:
+    """A plan engine's memory limit under ``budget``: its :data:`ENGINE_SHARE`, in MB."""
+    return max(LEAST, int(budget * ENGINE_SHARE)) >> 20
+
+
+def _duckdb(budget: int) -> DuckDB:
+    """DuckDB with its share of ``budget`` as its memory limit."""
+    return DuckDB(memory_limit=f"{_limit_mb(budget)}MB")
+
+
+class Moved(Exception):
+    """The in-process report stopped before forming its candidates, for they would not fit its
+    budget (:func:`candidates_fit`): :attr:`placement` says where it runs instead, and why."""
+
+    def __init__(self, placement: Placement) -> None:
+        super().__init__(placement.why)
+        self.placement = placement
+
+
+def candidates_fit(
+    placed: Placement, records: int, bound: int, estimate: Callable[[], int]
+) -> None:
+    """Whether the in-process report ``placed`` (by ``auto``) still fits its budget with the
+    candidate pairs its band buckets make (:data:`PER_CANDIDATE` each): ``bound``, at most how
+    many (:func:`neardup.candidates.estimate.bound`), where it fits, else ``estimate()``, a
+    nearer count drawn from a sample (:func:`neardup.candidates.estimate.estimated`). Raises
+    :class:`Moved` to DuckDB where they do not fit. Why: 10k records all alike (8-15 words of
+    a 10-word vocabulary) held 1.2 GB of candidates where 4 KB a record was estimated, so
+    ``auto`` never left this process; 50k would have needed about 6.5 GB."""
+    if placed.budget is None or placed.peak + bound * PER_CANDIDATE <= placed.budget:
+        return
+    pairs = estimate()
+    peak = placed.peak + pairs * PER_CANDIDATE
+    if peak <= placed.budget:
+        return
+    said = (
+        f"the in-process report of {records:,} records makes about {pairs:,} candidate pairs "
+        f"and needs about {size_text(peak)}, over the memory budget of "
+        f"{size_text(placed.budget)}"
+    )
+    raise Moved(Placement(_duckdb(placed.budget), said + ON_DUCKDB))
 
 
 #: What the memory backend holds per record beside its text (its dictionaries, signature and
