@@ -118,6 +118,32 @@ def test_cli_review_and_evaluate_write_the_page(tmp_path: Path) -> None:
     assert all(t for t in data["texts"])  # every pair's texts, from --records
 
 
+def test_a_large_report_shows_the_pairs_nearest_the_threshold_and_says_so(tmp_path: Path) -> None:
+    """hx20 finding 7: 292k pairs made a 30 MB page in 37 s. A page shows at most --max-pairs
+    (by default MAX_PAIRS), those nearest the threshold, and the page, stderr and --json say
+    how many of how many and how to see every pair (--max-pairs 0)."""
+    page = tmp_path / "review.html"
+    proc = run_cli("review", str(ADDRESSES), "--out", str(page), "--backend", "memory", "--json",
+                   "--max-pairs", "20")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    got, data = json.loads(proc.stdout), _embedded(page)
+    total = got["report"]["confirmed"]
+    assert got["pairs"] == len(data["pairs"]) == 20 and got["of"] == total > 50
+    said = f"the page shows the 20 pairs nearest the threshold of the report's {total:,}"
+    assert said in proc.stderr and "--max-pairs 0" in proc.stderr
+    assert said[1:].replace("'", "&#x27;") in page.read_text(encoding="utf-8")
+    bar = got["report"]["threshold"]
+    index = NearDupIndex()
+    index.add_many(read_records(ADDRESSES))
+    away = sorted(abs(p.jaccard - bar) for p in index.report().pairs)
+    assert max(abs(p[2] - bar) for p in data["pairs"]) <= away[19] + 1e-4
+    every = run_cli("review", str(ADDRESSES), "--out", str(page), "--backend", "memory",
+                    "--json", "--max-pairs", "0")  # fmt: skip
+    assert json.loads(every.stdout)["pairs"] == total and "the page shows" not in every.stderr
+    assert run_cli("review", str(ADDRESSES), "--out", str(page), "--max-pairs",
+                   "-1").returncode == 2  # fmt: skip
+
+
 # -- the browser ---------------------------------------------------------------------------------
 
 

@@ -343,6 +343,11 @@ def heap_flag(raw: str) -> str:
         raise argparse.ArgumentTypeError(f"{HEAP_EXPECTED} expected, got {raw!r}") from None
 
 
+def pair_count(raw: str) -> int:
+    """An argparse value: a number of pairs, 0 or more."""
+    return _int_at_least(raw, 0, "a number of pairs >= 0")
+
+
 def _positive_int(raw: str) -> int:
     return _int_at_least(raw, 1, "a number of bytes >= 1")
 

@@ -40,7 +40,7 @@ from ..out.dedupe import (
     kept_ids,
 )
 from ..out.output import decided_line, destination, rule_line
-from ..out.review import review_index
+from ..out.review import MAX_PAIRS, review_index
 from ..out.write import Outputs
 from ..params import Params
 from ..pipeline import IndexStats
@@ -71,6 +71,7 @@ from .common import (
     max_bucket_option,
     open_solr,
     out_option,
+    pair_count,
     param_options,
     progress,
     read_input,
@@ -175,6 +176,7 @@ def register_dedupe(sub: Any) -> None:
         default=None,
         help="also write the review page of the pairs that were merged",
     )
+    _max_pairs_option(p)
     _run_options(p)
     p.add_argument(
         "--strict",
@@ -186,6 +188,25 @@ def register_dedupe(sub: Any) -> None:
     verbose_option(p, DECIDED_IN_DETAIL)
     solr_options(p)
     p.set_defaults(func=cmd_dedupe)
+
+
+def _max_pairs_option(p: Any) -> None:
+    p.add_argument(
+        "--max-pairs",
+        type=pair_count,
+        default=MAX_PAIRS,
+        metavar="N",
+        help=f"the review page shows at most N pairs, those nearest the threshold (default "
+        f"{MAX_PAIRS:,}; 0: every pair): a page of every pair of a large report is too heavy "
+        "for a browser; the report's file holds them all",
+    )
+
+
+def _say_shown(page: Any) -> None:
+    """On stderr, where the review page shows fewer pairs than the report holds."""
+    line = page.shown_line() if page is not None else ""
+    if line:
+        print(f"neardup: note: {line}", file=sys.stderr)
 
 
 def register_review(sub: Any) -> None:
@@ -243,6 +264,7 @@ def register_review(sub: Any) -> None:
     )
     input_options(p)
     _keep_option(p)
+    _max_pairs_option(p)
     _run_options(p)
     json_option(p, "print what was written as JSON")
     verbose_option(p, DECIDED_IN_DETAIL)
@@ -620,7 +642,8 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             target = outputs.enter_context(destination(args.review))
             page = review_index(index, target, report, source=str(args.input),
                                 kept=_kept(args, report, groups, index.primary_source),
-                                keep=args.keep)
+                                keep=args.keep, max_pairs=args.max_pairs)  # fmt: skip
+            _say_shown(page)
     if index_stats is None:  # nothing was indexed, so nothing was said about these lines yet
         for r in stats.rejections:
             print(f"neardup: rejected {r}", file=sys.stderr)
@@ -785,8 +808,9 @@ def cmd_review(args: argparse.Namespace) -> int:
         )
         page = review_index(
             index, out, report, title=args.title or "neardup review", source=source,
-            kept=kept, keep=args.keep,
+            kept=kept, keep=args.keep, max_pairs=args.max_pairs,
         )
+        _say_shown(page)
     picked = args.ask is not None or args.check is not None
     asked = {"asked": [p.as_dict() for p in report.pairs]} if picked else {}
     read = {"input": stats.as_dict()} if stats is not None else {}

@@ -20,6 +20,7 @@ file it downloads (the gold file and the reviewer's labels, :data:`LABELS_HEADER
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import html
 import json
@@ -82,10 +83,30 @@ class Page:
     bytes: int
     pairs: int
     clusters: int
+    #: The report's pairs, where the page shows fewer (:data:`MAX_PAIRS`); else :attr:`pairs`.
+    of: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"path": str(self.path), "bytes": self.bytes, "pairs": self.pairs,
-                "clusters": self.clusters}
+                "clusters": self.clusters, "of": self.pairs if self.of is None else self.of}
+
+    def shown_line(self) -> str:
+        """What the page leaves out and how to see it, where it leaves out pairs ("")."""
+        return shown_line(self.pairs, self.of)
+
+
+def shown_line(pairs: int, of: int | None) -> str:
+    """The line a page of ``pairs`` of the report's ``of`` says ("" where it shows all)."""
+    if of is None or of <= pairs:
+        return ""
+    return (f"the page shows the {pairs:,} pairs nearest the threshold of the report's "
+            f"{of:,} (--max-pairs 0, max_pairs=0: every pair)")  # fmt: skip
+
+
+#: The pairs a review page shows at most, by default: those nearest the threshold, where a
+#: reviewer's eye is needed. Why: 292k pairs made a 30 MB page in 37 s, heavier than a browser
+#: reads comfortably and more than anyone reads; the report's file holds them all.
+MAX_PAIRS = 50_000
 
 
 #: A record as a caller may name it to :func:`write_review`: its id (a record of no source, or
@@ -400,6 +421,24 @@ def _write(out: str | Path, page: str, pairs: int, clusters: int) -> Page:
     return Page(out, len(data), pairs, clusters)
 
 
+def nearest_the_bar(report: Report, max_pairs: int | None) -> tuple[Report, int | None]:
+    """The report with its ``max_pairs`` pairs nearest its threshold (in the measure that
+    decided), in their order, and how many it held; the report as it is (and None) where it
+    holds no more, ``max_pairs`` is None or 0, or its pairs were picked to label."""
+    total = len(report.pairs)
+    if not max_pairs or total <= max_pairs or report.decision.rule in PICKED:
+        return report, None
+    weighted = _weighted(report)
+
+    def away(k: int) -> float:
+        p = report.pairs[k]
+        value = p.similarity if weighted and p.similarity is not None else p.jaccard
+        return abs(value - report.threshold) if value is not None else float("inf")
+
+    chosen = sorted(sorted(range(total), key=away)[:max_pairs])
+    return dataclasses.replace(report, pairs=[report.pairs[k] for k in chosen]), total
+
+
 def _params_rows(params: Mapping[str, Any] | None) -> list[tuple[str, Any]]:
     """The plain values of a mapping, for a table (nested ones go under "details")."""
     return [(k, v) for k, v in (params or {}).items() if not isinstance(v, dict | list)]
@@ -476,9 +515,12 @@ def evidence(
     return list(reasons), rows
 
 
-def _rule_panel(report: Report, kept: Collection[str] | None, keep: str) -> str:
-    """The threshold and rule in the words ``neardup report`` prints, and the record kept."""
+def _rule_panel(report: Report, kept: Collection[str] | None, keep: str, shown: str = "") -> str:
+    """The threshold and rule in the words ``neardup report`` prints, the record kept, and
+    (``shown``) which pairs the page shows where not all."""
     lines = "".join(f"<div>{html.escape(line)}</div>" for line in rule_text(report))
+    if shown:
+        lines += f"<div id='nd-shown'><b>{html.escape(shown[0].upper() + shown[1:])}</b></div>"
     if report.mode == "link":
         said = "link mode: records of different sources are paired; none is removed"
     elif kept is not None:
@@ -504,6 +546,7 @@ def write_review(
     columns: Mapping[Any, Mapping[str, str]] | None = None,
     primary: str | None = None,
     given_columns: Mapping[str, str] | None = None,
+    of: int | None = None,
 ) -> Page:
     """The review page of a report: ``texts`` maps the records of its pairs to their texts,
     ``params`` are the index's (``Params.to_dict()``). Values are read from the report, so a
@@ -515,7 +558,8 @@ def write_review(
     A record is named by its id when its pair gives it no source (or gives ``primary``, the
     index's primary source), else by ``(source, id)``; a pair's records are told apart by
     their sources even where they share an id (``texts`` and ``columns`` are keyed by
-    :data:`RecordName`)."""
+    :data:`RecordName`). ``of``: the pairs of the whole report, where ``report`` holds only
+    those the page shows (:func:`nearest_the_bar`), said on the page."""
     texts, columns = _keyed(texts, primary), _keyed(columns, primary)
     if kept is not None:
         kept = set(_keyed(dict.fromkeys(kept), primary))
@@ -557,14 +601,15 @@ def write_review(
         labels=labels,
         filters=filters,
         threshold=None if picked else report.threshold,
-        rule=_rule_panel(report, kept, keep),
+        rule=_rule_panel(report, kept, keep, shown_line(len(rows), of)),
         kept=kept or (),
         extra={"reasons": reasons, "evidence": why, "marks": True,
                "measure": "weighted cosine" if weighted else "Jaccard",
                "label_file": {"header": LABELS_HEADER, "match": MATCH, "non_match": NON_MATCH}},
         primary=primary,
     )
-    return _write(out, page, len(rows), n_clusters)
+    written = _write(out, page, len(rows), n_clusters)
+    return dataclasses.replace(written, of=of)
 
 
 def _weighted(report: Report) -> bool:
@@ -609,10 +654,14 @@ def review_index(
     source: str = "",
     kept: Collection[str] | None = None,
     keep: str = "first",
+    max_pairs: int | None = MAX_PAIRS,
 ) -> Page:
     """The review page of an index's report (made with the defaults when not given), with
-    the records' columns compared; ``kept`` and ``keep`` as :func:`write_review`'s."""
+    the records' columns compared; ``kept`` and ``keep`` as :func:`write_review`'s. At most
+    ``max_pairs`` pairs are shown, those nearest the threshold (None or 0: every pair), and
+    the page says so (:func:`nearest_the_bar`; :attr:`Page.of`)."""
     report = report if report is not None else index.report()
+    report, of = nearest_the_bar(report, max_pairs)
     # A record of the page is keyed as the index keys it (neardup.keys: its id, and its source
     # where that is not the primary one), so each is read under its own key: two files'
     # records 7 keep their own texts.
@@ -625,7 +674,7 @@ def review_index(
     return write_review(
         out, report, index.backend.texts(keys), params=index.params.to_dict(), title=title,
         source=source or index.backend.location, kept=kept, keep=keep,
-        columns=index.backend.columns(keys), primary=primary,
+        columns=index.backend.columns(keys), primary=primary, of=of,
     )
 
 
