@@ -62,13 +62,14 @@ from .candidates.buckets import (
     DEFAULT_MAX_BUCKET,
     Candidates,
     all_candidates,
+    band_buckets,
     fresh_candidates,
     large_key_groups,
     protected_bands,
     signature_candidates,
 )
 from .candidates.documents import documents
-from .candidates.estimate import band_buckets, bound, estimated
+from .candidates.estimate import bound, estimated
 from .candidates.text_table import TextTable
 from .candidates.verify import (
     held_hashes,
@@ -972,12 +973,14 @@ class NearDupIndex:
             buckets = band_buckets(sigs, self.params.bands, self.params.rows)
             candidates_fit(
                 placed, len(ids), bound([sizes for _, sizes in buckets]),
-                lambda: estimated(buckets, len(ids), max_bucket),
+                functools.partial(estimated, buckets, len(ids), max_bucket),
             )  # fmt: skip
-            del buckets
+        else:
+            buckets = None
         found = signature_candidates(
-            ids, sigs, self.params.bands, self.params.rows, max_bucket, cap, protect
+            ids, sigs, self.params.bands, self.params.rows, max_bucket, cap, protect, buckets
         )
+        del buckets
         found.texts = TextTable(found.ids, (held[i] for i in found.ids))
         if hashes is not None:
             found.hashes = runs_of(*hashes, [row[i] for i in found.ids])

@@ -340,8 +340,8 @@ def test_the_candidates_are_estimated_from_the_band_buckets() -> None:
     """The estimate (:mod:`neardup.candidates.estimate`) is near the pairs the buckets make
     before the cap, and the bound never below them."""
     from neardup import Params
-    from neardup.candidates.buckets import signature_candidates
-    from neardup.candidates.estimate import band_buckets, bound, estimated
+    from neardup.candidates.buckets import band_buckets, signature_candidates
+    from neardup.candidates.estimate import bound, estimated
 
     records = _all_alike(1_500)
     params = Params(**_CHOSEN)

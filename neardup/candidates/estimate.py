@@ -20,35 +20,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..defaults import DEFAULTS
-from ..sign import kernel
 from .buckets import WINDOW
 
 #: Records drawn for :func:`estimated` (their pairs, two million, are each checked in every
 #: band: about half a second).
 SAMPLE = 2_000
-
-
-def band_buckets(
-    signatures: NDArray[np.uint32], bands: int, rows: int
-) -> list[tuple[NDArray[np.int32], NDArray[np.int32]]]:
-    """Each band's shared buckets as the candidates see them: the members (row numbers) one
-    bucket after the other, and each bucket's size (two records or more)."""
-    n = signatures.shape[0]
-    sigs = np.ascontiguousarray(signatures, dtype=np.uint32)
-    c = kernel.get()
-    if c is not None:
-        return [(np.frombuffer(m, dtype=np.int32), np.frombuffer(s, dtype=np.int32))
-                for m, s in c.band_buckets(sigs, n, sigs.shape[1], bands, rows)]  # fmt: skip
-    out = []
-    for b in range(bands):
-        _, label, sizes = np.unique(sigs[:, b * rows : (b + 1) * rows], axis=0,
-                                    return_inverse=True, return_counts=True)  # fmt: skip
-        label = label.reshape(-1)
-        shared = np.flatnonzero(sizes > 1)
-        members = np.argsort(label, kind="stable")
-        members = members[np.isin(label[members], shared)]
-        out.append((members.astype(np.int32), sizes[shared].astype(np.int32)))
-    return out
 
 
 def bound(sizes: list[NDArray[np.int32]], repeated: int = DEFAULTS.repeated_group) -> int:

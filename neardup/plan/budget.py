@@ -38,6 +38,10 @@ PER_TEXT_BYTE = 4
 #: before the per-record cap cuts them (their keys, the cap's arrays over them), in bytes:
 #: measured 61 at 10k records of 8-15 words from a 10-word vocabulary (19M such pairs, 1.2 GB).
 PER_CANDIDATE = 64
+#: Candidate pairs a record that :data:`PER_RECORD` already holds room for: 1M short records of
+#: real words made 19M (a peak of 2 GB against the 4.3 GB estimated), so only the pairs past
+#: this many a record are added, and such reports keep their place on a smaller machine.
+PER_RECORD_CANDIDATES = 20
 #: The share of the budget DuckDB's own memory limit gets; the rest is this process's (the
 #: records read in batches, the verified pairs, the decision).
 ENGINE_SHARE = 0.75
@@ -204,10 +208,11 @@ def candidates_fit(
     :class:`Moved` to DuckDB where they do not fit. Why: 10k records all alike (8-15 words of
     a 10-word vocabulary) held 1.2 GB of candidates where 4 KB a record was estimated, so
     ``auto`` never left this process; 50k would have needed about 6.5 GB."""
-    if placed.budget is None or placed.peak + bound * PER_CANDIDATE <= placed.budget:
+    allowed = PER_RECORD_CANDIDATES * records
+    if placed.budget is None or placed.peak + (bound - allowed) * PER_CANDIDATE <= placed.budget:
         return
     pairs = estimate()
-    peak = placed.peak + pairs * PER_CANDIDATE
+    peak = placed.peak + max(0, pairs - allowed) * PER_CANDIDATE
     if peak <= placed.budget:
         return
     said = (
