@@ -64,6 +64,26 @@ def test_a_bad_labels_file_is_refused_with_its_line(tmp_path: Path, body: str, s
     assert said in str(err.value)
 
 
+@pytest.mark.parametrize("false", [False, 0])
+def test_a_false_or_0_label_is_a_non_match_in_json_and_parquet(
+    tmp_path: Path, false: object
+) -> None:
+    """``"label": false`` (and 0), or a Parquet boolean False, were read as no label (a falsy
+    value became an empty cell) while true was a match; evaluate's reader took them."""
+    rows = [{"source1": "a", "id1": "1", "source2": "b", "id2": "1", "label": not false},
+            {"source1": "a", "id1": "2", "source2": "b", "id2": "2", "label": false}]  # fmt: skip
+    path = tmp_path / "labels.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pa.Table.from_pylist([{**r, "label": bool(r["label"])} for r in rows])
+    pq.write_table(table, tmp_path / "labels.parquet")
+    for name in ("labels.jsonl", "labels.parquet"):
+        labels = read_labels(tmp_path / name)
+        assert labels.matches == [(("a", "1"), ("b", "1"))]
+        assert labels.non_matches == [(("a", "2"), ("b", "2"))]
+
+
 @pytest.mark.parametrize("head", ["", "a\tb\tc\td\te\n"])
 def test_a_labels_file_without_its_header_says_so(tmp_path: Path, head: str) -> None:
     """Without its header (or with other names) the first line was read as a pair of ids and

@@ -200,11 +200,7 @@ def read_labels(path: str | Path) -> Labels:
             raise InputError(f"{name}: no 'label' column: a labels file's first line is its "
                              "header, naming source1 id1 source2 id2 label (and asked), as the "
                              f"review page's labels.tsv does; {_first_line(data)}")  # fmt: skip
-        said_as = str(row.get("label") or "").strip()
-        label = label_word(said_as) or ""
-        if not label:
-            got = f"label {said_as!r}" if said_as else "no label"
-            raise InputError(f"{where}: {got}: expected {LABELS_SAID}")
+        label = _row_label(row, where)
         ids = [_id(row, key, where) for key in ("id1", "id2")]
         sources = [_source(row, key, where) for key in ("source1", "source2")]
         first, second = (sources[0], ids[0]), (sources[1], ids[1])
@@ -426,13 +422,7 @@ def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
         if HEADER in row:
             header = row[HEADER]
             continue
-        label = None
-        if "label" in row:  # (a JSON null or a Parquet null is no label, as an empty cell)
-            said_as = "" if row["label"] is None else str(row["label"]).strip()
-            label = label_word(said_as)
-            if label is None:
-                got = f"label {said_as!r}" if said_as else "no label"
-                raise InputError(f"{where}: {got}: expected {LABELS_SAID}")
+        label = _row_label(row, where) if "label" in row else None
         ids = [_id(row, key, where) for key in ("id1", "id2")]
         sources = [_source(row, key, where) for key in ("source1", "source2")]
         named.update(s for s in sources if s)
@@ -447,6 +437,20 @@ def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
             continue
         pairs.append(((sources[0], ids[0]), (sources[1], ids[1])))
     return PairsFile(name, pairs, sourced, header, non, selves, frozenset(named))
+
+
+def _row_label(row: Mapping[str, Any], where: str) -> str:
+    """The label of a row of a labels or gold file, ``match`` or ``non-match``: a word, a JSON
+    or Parquet true or false, a number from 0 to 1. A JSON null or a Parquet null is no label,
+    as an empty cell is (an :class:`InputError`); false and 0 are labels, which a test of the
+    value's truth read as none."""
+    value = row.get("label")
+    said_as = "" if value is None else str(value).strip()
+    label = label_word(said_as)
+    if label is None:
+        got = f"label {said_as!r}" if said_as else "no label"
+        raise InputError(f"{where}: {got}: expected {LABELS_SAID}")
+    return label
 
 
 def _label_once(
