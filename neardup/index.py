@@ -36,6 +36,7 @@ import logging
 import numbers
 import operator
 import os
+import re
 import threading
 import time
 import unicodedata
@@ -161,6 +162,38 @@ def _not_held(where: str, rid: str, source: str, names: Sequence[str], why: str)
                 f"({', '.join(alike[:3])}): give its path, as the index names it")
     at = f" of {source}" if source else ""
     return f"{where}: record {rid}{at} is not in the index: {why}"
+
+
+def _said_before(
+    said: dict[frozenset[Any], tuple[bool, str]], pair: frozenset[Any], match: bool, where: str,
+    of: Mapping[str, str] | None = None,
+) -> bool:  # fmt: skip
+    """Whether the records of ``pair`` (keys of the index, or ``(source, id)``) were labelled
+    before, and alike; labelled the other way, an :class:`InputError` naming both lines. The
+    labels reader refuses a pair labelled both ways as written; this is the same check once
+    each line is read as records of the index, where a source's path and its file name typed
+    by hand, or ids alone, name one pair: either answer taken silently taught the rule both,
+    and the last decided the pair."""
+    if pair not in said:
+        said[pair] = (match, where)
+        return False
+    before, there = said[pair]
+    if before == match:
+        return True
+    first, second = sorted((there, where), key=_line_order)
+    label = "match" if (match if second == where else before) else "non-match"
+    named = " and ".join(sorted(
+        f"{record_id(k)} of {of.get(k) or 'no source'}" if of is not None else f"{k[1]} of {k[0]}"
+        for k in pair
+    ))  # fmt: skip
+    raise InputError(f"{second}: this pair is labelled {label!r}, but {first} labels it the "
+                     f"other way (both name the records {named}, however written)")  # fmt: skip
+
+
+def _line_order(where: str) -> tuple[str, int]:
+    """``file:line`` (or ``label N``, ``file: row N``) in the file's order."""
+    found = re.search(r"^(.*?)(\d+)$", where)
+    return (found.group(1), int(found.group(2))) if found else (where, 0)
 
 
 def _label_value(value: Any, at: str, form: str) -> bool:
@@ -1427,9 +1460,16 @@ class NearDupIndex:
         names = list(dict.fromkeys([*(s for s in [self.primary_source] if s),
                                     *(s for p in report.pairs for s in (p.source1, p.source2)
                                       if s)]))  # fmt: skip
-        said = [(self._drawn_pair(a, b, names, report.mode, labels.at(a, b)), match)
-                for pairs, match in ((labels.matches, True), (labels.non_matches, False))
-                for a, b in pairs if frozenset((a, b)) in labels.drawn]  # fmt: skip
+        said: list[tuple[frozenset[tuple[str, str]], bool]] = []
+        resolved: dict[frozenset[Any], tuple[bool, str]] = {}
+        for pairs, match in ((labels.matches, True), (labels.non_matches, False)):
+            for a, b in pairs:
+                if frozenset((a, b)) not in labels.drawn:
+                    continue
+                where = labels.at(a, b)
+                pair = self._drawn_pair(a, b, names, report.mode, where)
+                if not _said_before(resolved, pair, match, where):  # once, however spelled
+                    said.append((pair, match))
         inside = [match for pair, match in said if pair in kept]
         out: dict[str, Any] = {"drawn": len(said), "kept": len(inside), "matches": sum(inside)}
         if not inside:
@@ -1542,8 +1582,12 @@ class NearDupIndex:
         if len(names) == 2 and self._ids_second_first(said, row, names, name):
             names.reverse()  # ids alone: the first column is the second source's
         out: list[Label] = []
+        resolved: dict[frozenset[str], tuple[bool, str]] = {}
         for a, b, match, drawn in said:
-            ka, kb = self._label_pair(a, b, row, of, names, labels.at(a, b))
+            where = labels.at(a, b)
+            ka, kb = self._label_pair(a, b, row, of, names, where)
+            if _said_before(resolved, frozenset({ka, kb}), match, where, of):
+                continue  # the same records labelled alike, spelled otherwise: taught once
             out.append((row[ka], row[kb], match, drawn))
         return name, out
 

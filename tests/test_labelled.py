@@ -123,6 +123,36 @@ def test_labels_of_ids_alone_are_read_across_the_two_sources(tmp_path: Path) -> 
         idx.report(mode="link", labels=str(same))
 
 
+def test_a_pair_labelled_both_ways_in_two_spellings_is_refused_naming_both_lines(
+    tmp_path: Path,
+) -> None:
+    """The reader refused a pair labelled both ways only as written alike: one line naming the
+    sources and one of ids alone (or a source's path against its file name typed by hand) went
+    through, the rule was taught both answers and the last decided the pair, exit 0. Checked
+    again once each line is read as records of the index; the same pair labelled alike in two
+    spellings is taught once."""
+    idx = _shops()
+    body = "a\t2\tb\t2\tmatch\na\t3\tb\t4\tnon-match\na\t5\tb\t6\tnon-match\n"
+    both = tmp_path / "both.tsv"
+    both.write_text(HEADER + "a\t1\tb\t1\tmatch\n" + body + "\t1\t\t1\tnon-match\n",
+                    encoding="utf-8")  # fmt: skip
+    with pytest.raises(InputError) as err:
+        idx.report(mode="link", labels=str(both))
+    assert str(err.value).startswith(f"{both}:6: this pair is labelled 'non-match', but {both}:2 "
+                                     "labels it the other way (both name the records 1 of a "
+                                     "and 1 of b")  # fmt: skip
+    alike = tmp_path / "alike.tsv"
+    alike.write_text(HEADER + "a\t1\tb\t1\tmatch\n" + body + "\t1\t\t1\tmatch\n",
+                     encoding="utf-8")  # fmt: skip
+    _, rows = idx._label_rows(str(alike), *idx._link_records()[:3:2])
+    assert len(rows) == 4  # 5 lines, 4 pairs
+    # pairs drawn at random (a check) alike
+    drawn = [(("a", "1"), ("b", "1"), True, True), (("", "1"), ("", "1"), False, True)]
+    with pytest.raises(InputError, match=r"label 2: this pair is labelled 'non-match', but "
+                       r"label 1 labels it the other way"):  # fmt: skip
+        idx.report(mode="link", labels=drawn)
+
+
 def test_labels_of_ids_alone_written_the_other_way_round_are_read_that_way(
     tmp_path: Path,
 ) -> None:
