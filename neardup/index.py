@@ -1693,9 +1693,11 @@ class NearDupIndex:
         (:mod:`neardup.decision.ask`), given the ``labels`` so far (as :meth:`report` takes
         them; None: none yet). Each pair's ``probability`` is the current rule's (None before
         the labels can teach one), its ``asked`` ``"to teach"`` (:meth:`check` draws pairs to
-        check a report instead)."""
+        check a report instead). An empty index has none to ask: ``[]``."""
         check_all("ask", {"n": n})
         keys, texts, sources, order, columns = self._link_records()
+        if not keys:  # nothing to ask, as report(mode="link") and check() find nothing
+            return []  # (scikit-learn's TF-IDF raised a bare ValueError, "empty vocabulary")
         rows = self._label_rows(labels, keys, sources)[1] if labels is not None else []
         asked = pairs_to_ask(texts, sources, self.processor, n, rows, order, columns)
         found = link_pairs([(c, a, b) for c, _, a, b in asked], keys, texts, self.processor)

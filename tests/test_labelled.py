@@ -239,6 +239,14 @@ def test_the_pairs_asked_keep_their_sources_and_are_not_asked_twice() -> None:
     assert all(p.probability is not None for p in second)
 
 
+def test_an_empty_index_has_no_pair_to_ask() -> None:
+    """ask() on an empty index raised scikit-learn's bare ValueError ("empty vocabulary"), not
+    a NeardupError, where report(mode="link") and check() give nothing."""
+    idx = NearDupIndex()
+    assert idx.report(mode="link").pairs == [] and idx.check(3) == []
+    assert idx.ask(3) == []
+
+
 def test_asking_for_more_pairs_than_there_are_gives_them_all() -> None:
     """``review --ask 99999999999999999999`` ended in numpy's "Maximum allowed size exceeded"
     (a position computed for each pair asked), and 10**9 in allocating gigabytes."""
