@@ -1450,7 +1450,7 @@ class NearDupIndex:
         """The precision of ``report`` estimated from the pairs drawn at random from those it
         keeps (:meth:`check`) and labelled: the share of them that are matches, with its 95%
         (Wilson) interval. A pair drawn from another report and not kept by this one is left
-        out."""
+        out, and the line says how many were."""
         primary = self.primary_source or ""
 
         def key(source: str | None, rid: str) -> tuple[str, str]:
@@ -1483,6 +1483,11 @@ class NearDupIndex:
         out["line"] = (f"checked: {hits} of {n} pairs drawn at random from those kept are "
                        f"matches: precision {hits / n:.2f} ({low:.2f}-{high:.2f}, 95% "
                        "interval)")  # fmt: skip
+        if len(said) > n:  # a stale or hand-edited check: said, or it read as used whole
+            left = len(said) - n
+            out["line"] += (f"; {left} of the {len(said)} labelled pairs drawn at random "
+                            f"{'is' if left == 1 else 'are'} not among the pairs kept: left "
+                            "out")  # fmt: skip
         return out
 
     def _drawn_pair(

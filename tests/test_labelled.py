@@ -376,9 +376,12 @@ def test_a_check_draws_at_random_from_the_pairs_kept_and_says_their_precision() 
     again = {frozenset({(p.source1, p.id1), (p.source2, p.id2)}) for p in idx.check(10, said)}
     assert not again & {frozenset(s[:2]) for s in said}
     # a pair drawn from another report, not among these pairs: left out of the estimate
+    # (the line says so: it read "5 of 5 pairs drawn", the sixth said only in --json)
     other = [*said, (("a", "1"), ("b", "2"), False, True)]
-    assert idx.report(mode="link", labels=other).rule["check"]["drawn"] == 6
-    assert idx.report(mode="link", labels=other).rule["check"]["kept"] == 5
+    checked = idx.report(mode="link", labels=other).rule["check"]
+    assert (checked["drawn"], checked["kept"]) == (6, 5)
+    assert checked["line"].endswith("; 1 of the 6 labelled pairs drawn at random is not among "
+                                    "the pairs kept: left out")  # fmt: skip
 
 
 def test_a_checks_labels_name_their_records_as_labels_that_teach_do(tmp_path: Path) -> None:
