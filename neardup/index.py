@@ -1885,14 +1885,20 @@ class NearDupIndex:
         return ""
 
     def _sourced(self, matches: list[Match], asked: str | None = None) -> list[Match]:
-        """The matches with the primary source named too where another source is in play (a
-        match of one, or the record asked about is of one), as a report's pairs name both:
-        ``source`` None alone would read as "the primary" in one list and not in another."""
-        if asked is None and all(m.source is None for m in matches):
-            return matches  # only the primary in play (asked first: the primary costs a request)
+        """The matches with the primary source named too wherever the index holds records of
+        another source, as a report's pairs name both: a record is its source and its id, and
+        ``source`` None read as "the primary" only where there is no other. Before, it was
+        named only where a match of the same answer (or the record asked about) was of
+        another source, so one record came back as ``('1', None)`` or ``('1', 'a')`` by what
+        else was found."""
         primary = self.primary_source
-        if primary is None or (asked == primary and all(m.source is None for m in matches)):
+        if not matches or not primary or all(m.source is not None for m in matches):
             return matches
+        if all(m.source is None for m in matches) and (asked is None or asked == primary):
+            # all of the primary: named where another source is held (one count; a one-source
+            # index, the common case, names none, as its report does)
+            if self.backend.source_records(primary) >= self.backend.count():
+                return matches
         return [m if m.source is not None else dataclasses.replace(m, source=primary)
                 for m in matches]  # fmt: skip
 

@@ -190,6 +190,24 @@ def test_neighbors_and_remove_take_a_source() -> None:
     assert len(idx) == 3 and idx.neighbors("1") == []
 
 
+def test_query_and_search_name_the_primary_source_wherever_another_is_held() -> None:
+    """query() and search() named a match's source only where another match of the same
+    answer was of another source: with two sources both holding an id 1, one record came back
+    as ('1', None) or ('1', 'a') by what else was found. Named wherever the index holds
+    another source; an index of one source names none, as its report does."""
+    idx = NearDupIndex()
+    idx.add_many([("1", "Bosch cordless drill RL-1299 18V"), ("2", "Philips shaver S5000")],
+                 source_name="a")  # fmt: skip
+    idx.add_many([("1", "Dell XPS 13 notebook"), ("2", "Philips S5000 shaver")], source_name="b")
+    assert [(m.id, m.source) for m in idx.query("bosch cordless drill RL-1299")] == [("1", "a")]
+    assert [(m.id, m.source) for m in idx.search("bosch cordless drill RL-1299")] == [("1", "a")]
+    assert {(m.id, m.source) for m in idx.search("philips shaver")} == {("2", "a"), ("2", "b")}
+    assert [(m.id, m.source) for m in idx.neighbors("2", source="b")] == [("2", "a")]
+    one = NearDupIndex()
+    one.add_many([("1", "Philips shaver S5000"), ("2", "Philips S5000 shaver")])
+    assert {m.source for m in one.query("philips shaver")} == {None}
+
+
 def test_one_id_given_alone_is_one_record() -> None:
     """``remove("12")`` removes the record 12, not the records 1 and 2."""
     index = NearDupIndex()
