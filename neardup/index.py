@@ -153,15 +153,24 @@ def _label_source(name: str, sources: Sequence[str]) -> str:
     return source_like(name, sources) or name
 
 
-def _not_held(where: str, rid: str, source: str, names: Sequence[str], why: str) -> str:
+def _not_held(
+    where: str, rid: str, source: str, names: Sequence[str], why: str, other_form: str = ""
+) -> str:
     """Why a label's record was not found: a file name that several sources have (two folders'
-    ``shop.csv``) is named as such, with the paths that tell them apart."""
+    ``shop.csv``) is named as such, with the paths that tell them apart; a source the index
+    does not hold, with those it does; ``other_form`` says where it holds the id in another
+    Unicode form (:meth:`NearDupIndex._other_form`)."""
     alike = [n for n in names if source and Path(n).name == Path(source).name and n != source]
     if len(alike) > 1:
         return (f"{where}: {source!r} names {len(alike)} sources of the index "
                 f"({', '.join(alike[:3])}): give its path, as the index names it")
     at = f" of {source}" if source else ""
-    return f"{where}: record {rid}{at} is not in the index: {why}"
+    said = f"{where}: record {rid}{at} is not in the index"
+    if source and source not in names:  # a source misspelt, in another case, another file's
+        held = ", ".join(map(repr, names[:5])) + (f" and {len(names) - 5} more"
+                                                  if len(names) > 5 else "")  # fmt: skip
+        return f"{said}, which holds no source {source!r} (its sources: {held}): {why}"
+    return f"{said}{other_form}: {why}"
 
 
 def _said_before(
@@ -194,6 +203,18 @@ def _line_order(where: str) -> tuple[str, int]:
     """``file:line`` (or ``label N``, ``file: row N``) in the file's order."""
     found = re.search(r"^(.*?)(\d+)$", where)
     return (found.group(1), int(found.group(2))) if found else (where, 0)
+
+
+def _unsure(where: str, a: tuple[str, str], b: tuple[str, str]) -> str:
+    """Why a label's two records cannot be told: ids alone, or one source given of two, that
+    several sources could hold."""
+    if a[0] or b[0]:
+        given, bare = (a, b) if a[0] else (b, a)
+        return (f"{where}: the line names the source of one record only ({given[1]} of "
+                f"{given[0]}; {bare[1]} of none), and several other sources hold a record "
+                f"{bare[1]}: give both source1 and source2")  # fmt: skip
+    return (f"{where}: ids alone cannot say which records these are (several sources hold "
+            "them): give the label source1 and source2")
 
 
 def _label_value(value: Any, at: str, form: str) -> bool:
@@ -1421,7 +1442,8 @@ class NearDupIndex:
                 isinstance(r, tuple | list) and len(r) == 2 for r in item[:2]
             ):
                 raise ArgumentError(f"{at}: {form}, got {item!r:.80}")
-            pair = (tuple(map(str, item[0])), tuple(map(str, item[1])))
+            pair = tuple((str(s), _id_text(r) or str(r)) for s, r in item[:2])  # 1.0: '1'
+            pair = cast(tuple[tuple[str, str], tuple[str, str]], pair)
             match = _label_value(item[2], at, form)
             if pair[0] == pair[1] and pair[0][0]:  # ids alone: one of each source
                 raise ArgumentError(f"{at}: a record paired with itself ({pair[0]!r})")
@@ -1512,7 +1534,8 @@ class NearDupIndex:
         for (source, rid), found in ((a, first), (b, second)):
             if not found:
                 raise InputError(_not_held(where, rid, source, names, "a pair drawn at random "
-                                           "from another index checks nothing here"))  # fmt: skip
+                                           "from another index checks nothing here",
+                                           self._held_form(rid, source, names)))  # fmt: skip
         both = [(x, y) for x in first for y in second if mode != "link" or x[0] != y[0]]
         if not both:
             raise InputError(f"{where}: both records are of {first[0][0]}: a link's pair is "
@@ -1520,8 +1543,7 @@ class NearDupIndex:
         if len(both) > 1 and not a[0] and not b[0] and len(names) == 2:
             both = [(x, y) for x, y in both if x[0] == names[0]]  # the first column's first
         if len(both) != 1:
-            raise InputError(f"{where}: ids alone cannot say which records these are (several "
-                             "sources hold them): give the label source1 and source2")  # fmt: skip
+            raise InputError(_unsure(where, a, b))
         return frozenset(both[0])
 
     def close(self) -> None:
@@ -1648,7 +1670,8 @@ class NearDupIndex:
         for (source, rid), found in ((a, first), (b, second)):
             if not found:
                 raise InputError(_not_held(where, rid, source, names, "its label cannot teach "
-                                           "(index it, or leave the line out)"))  # fmt: skip
+                                           "(index it, or leave the line out)",
+                                           self._held_form(rid, source, names)))  # fmt: skip
         both = [(x, y) for x in first for y in second if of[x] != of[y]]
         if not both:
             raise InputError(f"{where}: both records are of {of[first[0]]}: a link's label "
@@ -1656,8 +1679,7 @@ class NearDupIndex:
         if len(both) > 1 and not a[0] and not b[0] and len(names) == 2:
             both = [(x, y) for x, y in both if of[x] == names[0]]  # the first column's first
         if len(both) > 1:
-            raise InputError(f"{where}: ids alone cannot say which records these are (several "
-                             "sources hold them): give the label source1 and source2")  # fmt: skip
+            raise InputError(_unsure(where, a, b))
         return both[0]
 
     def _report_labelled(self, labels: Any, max_dist: int | None) -> Report:
@@ -1883,6 +1905,12 @@ class NearDupIndex:
                 return (f" (it holds {other!r}, which reads alike but is written in another "
                         f"Unicode form, {form}: give it as the index holds it)")  # fmt: skip
         return ""
+
+    def _held_form(self, rid: str, source: str, names: Sequence[str]) -> str:
+        """:meth:`_other_form` of a label's record not found: of its source, or of any of
+        ``names`` where the label gives none ("" where no form is held)."""
+        named = [_label_source(source, names)] if source else list(names)
+        return next((said for s in named if (said := self._other_form(rid, s or None))), "")
 
     def _sourced(self, matches: list[Match], asked: str | None = None) -> list[Match]:
         """The matches with the primary source named too wherever the index holds records of

@@ -84,6 +84,50 @@ def test_a_false_or_0_label_is_a_non_match_in_json_and_parquet(
         assert labels.non_matches == [(("a", "2"), ("b", "2"))]
 
 
+def test_labels_joined_with_cat_or_saved_by_a_european_excel_are_read(tmp_path: Path) -> None:
+    """Two rounds' labels.tsv joined with cat repeat the header: refused as "label 'label'",
+    where the records readers say "the header again"; a ';'-separated CSV was refused as
+    "expected two ids, found 1 column"."""
+    joined = tmp_path / "joined.tsv"
+    joined.write_text(HEADER + "a\t1\tb\t1\tmatch\n" + HEADER + "a\t2\tb\t3\tnon-match\n",
+                      encoding="utf-8")  # fmt: skip
+    with pytest.warns(UserWarning, match=r"joined.tsv:3: the header again \(files joined"):
+        labels = read_labels(joined)
+    assert (labels.matches, labels.non_matches) == ([(("a", "1"), ("b", "1"))],
+                                                    [(("a", "2"), ("b", "3"))])  # fmt: skip
+    excel = tmp_path / "excel.csv"
+    excel.write_text("source1;id1;source2;id2;label\na;1;b;1;match\na;2;b;3;non-match\n",
+                     encoding="utf-8")  # fmt: skip
+    assert (read_labels(excel).matches, read_labels(excel).non_matches) == (
+        labels.matches, labels.non_matches)
+
+
+def test_a_labels_record_not_found_says_why_it_may_not_be(tmp_path: Path) -> None:
+    """A label's record not found said only "record X of S is not in the index": of a source
+    misspelt or in another case (now: the sources held), of an id in another Unicode form
+    (now: the form held), of a frame's float id 1.0 (now read as '1', as add_frame reads it);
+    and a line naming one source of two was told "ids alone cannot say"."""
+    pd = pytest.importorskip("pandas")
+    idx = _shops()
+    idx.add_many([("O\u0301scar", "acme drill model rx-101"), ("1", "acme drill rx 101")],
+                 source_name="c")  # an id in NFD  # fmt: skip
+    frame = pd.DataFrame({"source1": ["a", "a"], "id1": [1.0, 2.0], "source2": ["b", "b"],
+                          "id2": [1, 3], "label": ["match", "non-match"]})  # fmt: skip
+    assert idx._label_rows(frame, *idx._link_records()[:3:2])[1]  # read as ids 1 and 2
+    cases = [
+        ((("A", "1"), ("b", "1")), "record 1 of A is not in the index, which holds no source "
+         "'A' (its sources: 'a', 'b', 'c')"),
+        ((("c", "\u00d3scar"), ("b", "1")), "it holds 'O\u0301scar', which reads alike but is "
+         "written in another Unicode form, NFD"),
+        ((("a", "1"), ("", "1")), "the line names the source of one record only (1 of a; 1 of "
+         "none), and several other sources hold a record 1: give both source1 and source2"),
+    ]  # fmt: skip
+    for (x, y), said in cases:
+        with pytest.raises(InputError) as err:
+            idx.report(mode="link", labels=[(x, y, True), (("a", "2"), ("b", "3"), False)])
+        assert said in str(err.value)
+
+
 @pytest.mark.parametrize("head", ["", "a\tb\tc\td\te\n"])
 def test_a_labels_file_without_its_header_says_so(tmp_path: Path, head: str) -> None:
     """Without its header (or with other names) the first line was read as a pair of ids and

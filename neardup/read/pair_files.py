@@ -20,12 +20,13 @@ import itertools
 import json
 import re
 import sys
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, NeardupWarning
 from ..keys import source_like, source_named
 from .inputs import SNIFF_BYTES, no_file
 from .lines import as_windows_1252
@@ -200,6 +201,10 @@ def read_labels(path: str | Path) -> Labels:
             raise InputError(f"{name}: no 'label' column: a labels file's first line is its "
                              "header, naming source1 id1 source2 id2 label (and asked), as the "
                              f"review page's labels.tsv does; {_first_line(data)}")  # fmt: skip
+        if _header_again(row):  # two rounds' downloads joined (cat): no pair, read on
+            warnings.warn(NeardupWarning(f"{where}: the header again (files joined one after "
+                                         "the other?): not a label, read on"), stacklevel=2)
+            continue
         label = _row_label(row, where)
         ids = [_id(row, key, where) for key in ("id1", "id2")]
         sources = [_source(row, key, where) for key in ("source1", "source2")]
@@ -224,6 +229,13 @@ def read_labels(path: str | Path) -> Labels:
         (matches if match else non).append(written[pair])
     where = {pair: line for pair, (_, line) in said.items()}
     return Labels(name, matches, non, frozenset(drawn), where)
+
+
+def _header_again(row: Mapping[str, Any]) -> bool:
+    """Whether a labels file's row is its header again: each column holds its own name, as
+    where two rounds' labels.tsv were joined with ``cat`` (the records readers say so too)."""
+    return all(isinstance(v, str) and v.strip().lower() == k for k, v in row.items()
+               if k in ("id1", "id2", "label"))  # fmt: skip
 
 
 def _first_line(data: bytes) -> str:
@@ -500,6 +512,8 @@ def _delimiter(line: str, fmt: str | None) -> str | None:
         return "\t"
     if fmt == "csv" and "," in line:
         return ","
+    if fmt == "csv" and ";" in line:  # a CSV of a European Excel: ';' between its cells
+        return ";"
     for sep in ("\t", "|"):
         if sep in line:
             return sep
