@@ -231,3 +231,18 @@ def test_search_in_words_names_the_source_in_an_index_file_of_two(tmp_path: Path
         assert done.returncode == 0, done.stderr
     found = run_cli("search", "hotel bel air stone canyon", "--index-file", str(index))
     assert found.returncode == 0 and f"3 ({a}): Hotel Bel Air" in found.stdout, found.stdout
+
+
+def test_the_memory_backend_counts_each_source_as_records_come_and_go() -> None:
+    """MemoryBackend.source_records is kept as records are written, rewritten and deleted (a
+    search asks it each time, and counting every record's source was a scan a search)."""
+    idx = NearDupIndex()
+    idx.add_many([("1", "red wool scarf"), ("2", "blue cotton shirt"), ("3", "green hat")],
+                 source_name="a", progress=False)  # fmt: skip
+    idx.add_many([("1", "red wool scarf"), ("2", "grey socks")], source_name="b", progress=False)
+    idx.add_many([("1", "red wool scarf knitted")], source_name="a", progress=False)  # again
+    backend = idx.backend
+    assert (backend.source_records("a"), backend.source_records("b")) == (3, 2)
+    idx.remove(["3"], source="a")
+    assert (backend.source_records("a"), backend.source_records("b")) == (2, 2)
+    assert backend.source_records("c") == 0

@@ -6,6 +6,7 @@ parameters, because :class:`~neardup.index.NearDupIndex` does the rest the same 
 
 from __future__ import annotations
 
+import collections
 import copy
 import functools
 from array import array
@@ -178,6 +179,9 @@ class MemoryBackend:
         self._params: dict[str, Any] | None = None
         self._texts: dict[str, str] = {}
         self._sources: dict[str, str] = {}
+        #: Records of each source, kept as they are written: a search names the primary source
+        #: where another is held, and counting every record's source took a scan a search.
+        self._per_source: collections.Counter[str] = collections.Counter()
         self._keys: dict[str, list[str]] = {}
         self._batch: dict[str, int] = {}
         self._columns: dict[str, dict[str, str]] = {}
@@ -224,7 +228,10 @@ class MemoryBackend:
             if doc.id in self._texts:
                 self._unlink(doc.id)
             self._texts[doc.id] = doc.text
+            if doc.id in self._sources:
+                self._per_source[self._sources[doc.id]] -= 1
             self._sources[doc.id] = doc.source
+            self._per_source[doc.source] += 1
             self._keep_hashes(doc)
             if doc.signature is not None:
                 self._sigs[doc.id] = self._unkeyed[doc.id] = doc.signature
@@ -312,7 +319,7 @@ class MemoryBackend:
             if record_id in self._texts:
                 self._unlink(record_id)
                 del self._texts[record_id]
-                del self._sources[record_id]
+                self._per_source[self._sources.pop(record_id)] -= 1
                 self._keys.pop(record_id, None)
                 self._sigs.pop(record_id, None)
                 gone = self._hashes.pop(record_id, None)
@@ -450,7 +457,7 @@ class MemoryBackend:
         return sum(1 for b in self._batch.values() if b == batch)
 
     def source_records(self, source: str) -> int:
-        return sum(1 for s in self._sources.values() if s == source)
+        return self._per_source[source]
 
     def clone(self) -> MemoryBackend:
         return self
