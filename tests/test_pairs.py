@@ -481,3 +481,90 @@ def test_a_group_line_holding_a_score_is_refused(tmp_path: Path) -> None:
         read_pairs_file(path)
     path.write_text("1 752 9\n2 753 8 4\n", encoding="utf-8")  # groups of integer ids stay
     assert len(read_pairs_file(path).pairs) == 3 + 6
+
+
+_TWO_SHOPS_CSV = (
+    "id,{src},title\n"
+    "1,A,Bosch cordless drill RL-1299 18V black\n"
+    "1,B,Philips shaver S5000 wet & dry\n"
+    "2,A,Philips shaver S5000 wet and dry\n"
+    "2,B,Bosch RL1299 cordless drill 18V black\n"
+    "3,A,Sony camera A7 III body only\n"
+    "3,B,Canon EOS R5 mirrorless camera\n"
+)
+
+
+@pytest.mark.parametrize("src", ["source", "src"])
+def test_dedupe_cluster_column_with_sources_reads_a_cluster_as_its_source_and_id(
+    src: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``dedupe --source-field S --cluster-column cluster`` names a cluster by ``cluster`` and
+    ``cluster_source``: evaluate read ``cluster`` alone, so A's cluster 1 and B's cluster 1
+    were one (precision 0.286), and with ``src`` it read ids alone (recall 0.5)."""
+    both = tmp_path / "both.csv"
+    both.write_text(_TWO_SHOPS_CSV.format(src=src), encoding="utf-8")
+    out = tmp_path / "dd.csv"
+    assert main(["dedupe", str(both), "--source-field", src, "--out", str(out),
+                 "--cluster-column", "cluster", "--backend", "memory", "--quiet"]) == 0  # fmt: skip
+    header = out.read_text(encoding="utf-8").splitlines()[0]
+    assert header.endswith("cluster,cluster_source,similarity")
+    gold = tmp_path / "gold.csv"
+    gold.write_text("source1,id1,source2,id2\nA,1,B,2\nA,2,B,1\n", encoding="utf-8")
+    capsys.readouterr()
+    told = [] if src == "source" else ["--source-field", src]  # 'source': read by default
+    code, scores, err = _evaluate(capsys, str(out), "--gold", str(gold), *told)
+    assert code == 0, err
+    assert (scores["pairs"], scores["true_pairs"], scores["precision"]) == (2, 2, 1.0)
+    # --records with --source-field: each record's source is its column's, as dedupe read it
+    code, scores, err = _evaluate(capsys, str(out), "--gold", str(gold), "--source-field", src,
+                                  "--records", str(both))  # fmt: skip
+    assert code == 0, err
+    assert scores["bcubed"]["records"] == 6 and scores["bcubed"]["f1"] == 1.0
+    if src != "source":  # not told the column: refused, never read as ids alone
+        code, _, err = _evaluate(capsys, str(out), "--gold", str(gold))
+        assert code == 2 and "cluster_source" in err and "--source-field" in err
+        code, _, err = _evaluate(capsys, str(out), "--gold", str(gold), "--source-field", "x")
+        assert code == 2 and "'x'" in err
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_cluster_source_is_read_in_json_and_parquet_clusters_tables(
+    fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [{"id": i, "Src": s, "cluster": c, "cluster_source": cs}
+            for i, s, c, cs in [(1, "A", 1, "A"), (1, "B", 1, "B"), (2, "A", 1, "B"),
+                                (2, "B", 1, "A"), (3, "A", 3, "A"), (3, "B", 3, "B")]]  # fmt: skip
+    found = tmp_path / f"dd.{fmt}"
+    if fmt == "jsonl":
+        found.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist(rows), found)
+    gold = tmp_path / "gold.csv"
+    gold.write_text("source1,id1,source2,id2\nA,1,B,2\nA,2,B,1\n", encoding="utf-8")
+    code, scores, err = _evaluate(capsys, str(found), "--gold", str(gold), "--source-field", "Src")
+    assert code == 0, err
+    assert (scores["pairs"], scores["true_pairs"], scores["precision"]) == (2, 2, 1.0)
+    code, _, err = _evaluate(capsys, str(found), "--gold", str(gold))
+    assert code == 2 and "--source-field" in err
+
+
+def test_clusters_table_rows_in_no_cluster_or_in_two_are_not_paired(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """dedupe writes a row it rejects with an empty cluster: those rows were one cluster ''
+    (two rejected rows a found pair); and a record in two clusters (two sources' ids read as
+    one) is refused, not merged."""
+    found = tmp_path / "dd.csv"
+    found.write_text("id,title,cluster,similarity\n1,x,1,1.0\n2,y,1,0.8\n3,z,3,1.0\n"
+                     "3,w,,\n5,v,5,1.0\n5,u,,\n", encoding="utf-8")  # fmt: skip
+    gold = tmp_path / "g.txt"
+    gold.write_text("1 2\n", encoding="utf-8")
+    code, scores, err = _evaluate(capsys, str(found), "--gold", str(gold))
+    assert code == 0, err
+    assert (scores["pairs"], scores["precision"]) == (1, 1.0)
+    found.write_text("id,title,cluster\n1,x,1\n2,y,1\n1,z,3\n4,w,3\n", encoding="utf-8")
+    code, _, err = _evaluate(capsys, str(found), "--gold", str(gold))
+    assert code == 2 and f"{found}:4: record 1 is in cluster 3, and in cluster 1" in err

@@ -556,6 +556,14 @@ def register_evaluate(sub: Any) -> None:
         default=None,
         help="the records' id column/key (default: 'id' if there is one, else line numbers)",
     )
+    p.add_argument(
+        "--source-field",
+        default=None,
+        metavar="COLUMN",
+        help="the column of each record's source in a clusters table (cluster, id) such as "
+        "dedupe --source-field COLUMN --cluster-column cluster writes (default: 'source'), and "
+        "in --records, as dedupe was given it",
+    )
     json_option(p)
     p.set_defaults(func=cmd_evaluate)
 
@@ -1257,14 +1265,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     inputs = [args.pairs, args.gold, *(args.records or [])]
     check_outputs(args, (("--html", "review page"),), inputs)  # never one of the inputs
     # A record is its source and its id: two files may both hold an id 7 (neardup.read.pair_files).
-    aligned = align(read_pairs_file(args.pairs), read_pairs_file(args.gold))
+    aligned = align(*(read_pairs_file(f, args.source_field) for f in (args.pairs, args.gold)))
     for note in aligned.notes:
         print(f"neardup: {note}", file=sys.stderr)
     keys: list[tuple[str, str]] | None = None
     records: list[Record] = []
     for path in args.records or []:
-        read = read_records(path, id_field=args.id_field)
-        named = source_named(path, aligned.sources()) if aligned.by_source else None
+        read = read_records(path, id_field=args.id_field, source_field=args.source_field)
+        # a record's source: its file as given, or with --source-field, its column's
+        named = (source_named(path, aligned.sources())
+                 if aligned.by_source and args.source_field is None else None)  # fmt: skip
         records += [r if named is None else dataclasses.replace(r, source=named)
                     for r in read if isinstance(r, Record)]  # fmt: skip
     if args.records:

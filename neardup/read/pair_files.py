@@ -128,8 +128,11 @@ class Aligned:
         return {r[0] for p in self.found + self.gold for r in p}
 
 
-def read_pairs_file(path: str | Path) -> PairsFile:
+def read_pairs_file(path: str | Path, source_field: str | None = None) -> PairsFile:
     """The pairs of ``path`` (``-``: standard input), its format by extension, else by content.
+
+    ``source_field``: the column of a clusters table that holds each record's source (the one
+    ``dedupe --source-field`` was given; default ``source``).
 
     Raises :class:`InputError` naming the file and line for a table without ``id1`` and
     ``id2``, a row that cannot be read, an empty id, or a file that is not there."""
@@ -142,12 +145,13 @@ def read_pairs_file(path: str | Path) -> PairsFile:
         raise InputError(f"{name}: not a Parquet file (it does not start with PAR1)")
     elif fmt is None and data.lstrip()[:1] in (b"{", b"["):
         fmt = "json"
+    source = SOURCE if source_field is None else source_field.strip().lower()
     if fmt == "parquet":
-        return _collect(name, _parquet_rows(name, data))
+        return _collect(name, _parquet_rows(name, data, source))
     text = _text(name, data)
     if fmt == "json":
-        return _collect(name, _json_rows(name, text))
-    return _collect(name, _text_rows(name, text, fmt))
+        return _collect(name, _json_rows(name, text, source))
+    return _collect(name, _text_rows(name, text, fmt, source))
 
 
 #: Why ``review --ask`` asked a pair, as its ``asked`` field and the labels file write it.
@@ -550,7 +554,7 @@ def _sep_name(delimiter: str) -> str:
     return {"\t": "TSV", ",": "CSV"}.get(delimiter, f"{delimiter!r}-separated values")
 
 
-def _text_rows(name: str, text: str, fmt: str | None) -> Iterator[Row]:
+def _text_rows(name: str, text: str, fmt: str | None, source: str = "source") -> Iterator[Row]:
     """A TSV, CSV or plain file: by its header where its first line names neardup's columns,
     else two ids a line (``#`` comments, an optional header line)."""
     first = next(
@@ -565,7 +569,9 @@ def _text_rows(name: str, text: str, fmt: str | None) -> Iterator[Row]:
         if names[0] == "center" and "least_similarity" in names:
             yield from _cluster_pairs(name, _center_rows(name, number, names, rows))
         elif _clusters_table(names):
-            yield from _cluster_pairs(name, _table_rows(name, number, cells, rows, CLUSTER))
+            _cluster_columns(f"{name}:{number}", [c.strip().lower() for c in cells], source)
+            read = (*CLUSTER, CLUSTER_SOURCE, source)
+            yield from _cluster_pairs(name, _table_rows(name, number, cells, rows, read), source)
         elif TABLE_COLUMNS & set(names):
             yield from _table_rows(name, number, cells, rows)
         else:
@@ -679,7 +685,14 @@ def _plain_rows(
 
 
 #: The columns of a clusters table (``--clusters out.csv``: one row a record).
-CLUSTER = ("cluster", "id", "source")
+CLUSTER = ("cluster", "id")
+#: The column of a record's source in a clusters table, unless told another
+#: (``evaluate --source-field``, as ``dedupe --source-field`` was given).
+SOURCE = "source"
+#: The column that, with ``cluster``, names a cluster in ``dedupe --source-field
+#: --cluster-column cluster``'s output: the kept record's source (two sources' ``1`` are two
+#: clusters).
+CLUSTER_SOURCE = "cluster_source"
 #: The most pairs a clusters file may spread into: each cluster's records are all paired.
 MAX_CLUSTER_PAIRS = 20_000_000
 
@@ -687,6 +700,25 @@ MAX_CLUSTER_PAIRS = 20_000_000
 def _clusters_table(names: Sequence[str]) -> bool:
     """A header of neardup's clusters tables: ``cluster`` and ``id``, no ``id1``."""
     return "cluster" in names and "id" in names and "id1" not in names
+
+
+def _cluster_columns(where: str, names: Sequence[str], source: str) -> None:
+    """Refuse a clusters table whose records' sources evaluate would not read: a source column
+    asked for (``--source-field``) that it does not have, or clusters named by their source
+    too (``cluster_source``) without a column of the records' sources, whose records of two
+    sources read as one (two sources' cluster ``1`` read as one cluster)."""
+    if source != SOURCE and source not in names:
+        raise InputError(
+            f"{where}: a clusters table (cluster, id) without the column {source!r} of the "
+            f"records' sources (--source-field; columns: {', '.join(names)})"
+        )
+    if CLUSTER_SOURCE in names and source not in names:
+        raise InputError(
+            f"{where}: a clusters table whose clusters are named by their source too "
+            f"({CLUSTER_SOURCE!r}: dedupe --source-field's output), but no column {source!r} "
+            "says each record's source, so records of two sources would read as one: give "
+            "--source-field with the column dedupe was given"
+        )
 
 
 def _center_rows(
@@ -711,20 +743,44 @@ def _center_rows(
         yield where, [((m[1] if sourced else ""), m[0]) for m in members]
 
 
-def _cluster_pairs(name: str, rows: Iterable[Any]) -> Iterator[Row]:
+def _cluster_pairs(name: str, rows: Iterable[Any], source: str = SOURCE) -> Iterator[Row]:
     """Every two records of each cluster as a pair row: from rows of a clusters table (one
-    record a row, by its ``cluster``) or from :func:`_center_rows` (one cluster a row)."""
-    clusters: dict[str, tuple[str, list[Rec]]] = {}
+    record a row, by its ``cluster`` and, where there is one, its ``cluster_source``; each
+    record by its ``source`` column, or the one named ``source``, and its ``id``) or from
+    :func:`_center_rows` (one cluster a row).
+
+    A row whose cluster is empty is in none (a row ``dedupe`` could not read, written as it
+    was). A record in two clusters is an :class:`InputError`: one file's clusters part its
+    records, so the rows name records of several sources that the file does not tell apart."""
+    clusters: dict[Rec, tuple[str, list[Rec]]] = {}
+    seen: dict[Rec, tuple[Rec, str]] = {}
     for where, row in rows:
         if isinstance(row, list):
-            clusters[where] = (where, row)
+            clusters[("", where)] = (where, row)
             continue
         if "cluster" not in row:
             raise InputError(f"{where}: no 'cluster' (it has {', '.join(map(str, row))})")
-        key = _plain(row["cluster"], "cluster", where)
-        rec = (_source(row, "source", where), _id(row, "id", where))
+        if row["cluster"] is None or row["cluster"] == "":
+            continue
+        key = (_source(row, CLUSTER_SOURCE, where), _plain(row["cluster"], "cluster", where))
+        if not key[1]:
+            continue
+        rec = (_source(row, source, where), _id(row, "id", where))
+        other = seen.setdefault(rec, (key, where))
+        if other[0] != key:
+            shown = f"{rec[1]} of {rec[0]}" if rec[0] else rec[1]
+            raise InputError(
+                f"{where}: record {shown} is in cluster {_cluster_name(key)}, and in cluster "
+                f"{_cluster_name(other[0])} at {other[1]}: a record is in one cluster"
+                + ("; rows of several sources' records that no column tells apart? (give "
+                   "--source-field, the column of their sources)" if not rec[0] else "")
+            )
         clusters.setdefault(key, (where, []))[1].append(rec)
     yield from _group_pairs(name, list(clusters.values()))
+
+
+def _cluster_name(key: Rec) -> str:
+    return f"{key[1]} of {key[0]}" if key[0] else key[1]
 
 
 def _group_pairs(name: str, groups: list[tuple[str, list[Rec]]]) -> Iterator[Row]:
@@ -761,7 +817,7 @@ def _is_header(cells: list[str], after: list[str] | None) -> bool:
     return len(numbers) == 2 and not any(map(str.isdigit, words)) and all(map(str.isdigit, numbers))
 
 
-def _json_rows(name: str, text: str) -> Iterator[Row]:
+def _json_rows(name: str, text: str, source: str = SOURCE) -> Iterator[Row]:
     """JSON Lines (one object a line), or one JSON array of objects."""
     if text.lstrip().startswith("["):
         try:
@@ -777,7 +833,8 @@ def _json_rows(name: str, text: str) -> Iterator[Row]:
         return
     both = itertools.chain([first], checked)
     if _clusters_table(list(first[1])):
-        yield from _cluster_pairs(name, both)
+        _cluster_columns(first[0], list(first[1]), source)
+        yield from _cluster_pairs(name, both, source)
     else:
         yield from both
 
@@ -799,7 +856,7 @@ def _json_lines(name: str, text: str) -> Iterator[tuple[str, Any]]:
                 raise InputError(f"{name}:{number}: not JSON ({exc.msg})") from exc
 
 
-def _parquet_rows(name: str, data: bytes) -> Iterator[Row]:
+def _parquet_rows(name: str, data: bytes, source: str = SOURCE) -> Iterator[Row]:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -810,12 +867,15 @@ def _parquet_rows(name: str, data: bytes) -> Iterator[Row]:
         table = pq.read_table(pa.BufferReader(data))
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{name}: not a readable Parquet file ({exc})") from exc
-    if _clusters_table(table.column_names):
-        wanted = [c for c in CLUSTER if c in table.column_names]
+    lowered = [c.strip().lower() for c in table.column_names]
+    if _clusters_table(lowered):
+        _cluster_columns(name, lowered, source)
+        table = table.rename_columns(lowered)
+        wanted = list(dict.fromkeys(c for c in (*CLUSTER, CLUSTER_SOURCE, source) if c in lowered))
         columns = {c: _pylist(name, c, table.column(c)) for c in wanted}
         rows = ((f"{name}: row {k + 1}", {c: columns[c][k] for c in wanted})
                 for k in range(table.num_rows))  # fmt: skip
-        yield from _cluster_pairs(name, rows)
+        yield from _cluster_pairs(name, rows, source)
         return
     table = table.rename_columns(_named(table.column_names, name))
     missing = [c for c in ("id1", "id2") if c not in table.column_names]
