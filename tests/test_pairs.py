@@ -8,6 +8,7 @@ import random
 import string
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -568,3 +569,39 @@ def test_clusters_table_rows_in_no_cluster_or_in_two_are_not_paired(
     found.write_text("id,title,cluster\n1,x,1\n2,y,1\n1,z,3\n4,w,3\n", encoding="utf-8")
     code, _, err = _evaluate(capsys, str(found), "--gold", str(gold))
     assert code == 2 and f"{found}:4: record 1 is in cluster 3, and in cluster 1" in err
+
+
+@pytest.mark.parametrize(
+    ("gold_text", "pairs", "note"),
+    [
+        ("A12 B7\n3 4\n", 2, False),  # a first pair of SKUs above numbers: a pair (was dropped)
+        ('"q"\t"q2"\n007\t7\n', 2, False),
+        ("D1|D2\nA12|B7\n3|4\n", 2, False),  # names: a header, whatever is below
+        ("a.csv,b.csv\nA12,B7\n3,4\n", 2, False),
+        ("idAbt,idBuy\nA12,B7\n3,4\n", 2, False),
+        ("abt|buy\n3|4\n", 1, True),  # two words above numbers: a header, said on stderr
+    ],
+)
+def test_a_first_line_is_a_header_by_its_names_not_by_digits(
+    gold_text: str, pairs: int, note: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A headerless gold file whose first ids are not numbers and the next line's are lost its
+    first pair, read as a ``D1|D2`` header without a word (true pairs 1 of 1, precision 0.5)."""
+    found = tmp_path / "pairs.tsv"
+    found.write_text("id1\tid2\tjaccard\tedit_distance\nA12\tB7\t0.9\t1\n3\t4\t0.9\t1\n"
+                     "q\tq2\t0.9\t1\n007\t7\t0.9\t1\n", encoding="utf-8")  # fmt: skip
+    gold = tmp_path / "gold.txt"
+    gold.write_text(gold_text, encoding="utf-8")
+    code, scores, err = _evaluate(capsys, str(found), "--gold", str(gold))
+    assert code == 0, err
+    assert scores["gold"] == scores["true_pairs"] == pairs
+    said = [n for n in scores["notes"] if "read as a header" in n]
+    assert bool(said) == note and (f"{gold}:1: 'abt buy' read as a header" in err) == note
+    # the other reader of pairs files (plot, the 2014 experiment) reads the first line alike
+    from neardup.errors import NeardupWarning
+    from neardup.read.pairs import read_pairs
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert len(read_pairs(gold)) == pairs
+    assert any(issubclass(w.category, NeardupWarning) for w in caught) == note

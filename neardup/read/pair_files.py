@@ -51,6 +51,8 @@ SUFFIXES = {
     ".json": "json",
     ".parquet": "parquet",
 }
+#: The extensions of a records file, whose names head a gold file's columns (``a.csv|b.csv``).
+FILE_SUFFIXES = frozenset({*SUFFIXES, ".txt"})
 #: The columns of neardup's pairs tables: a first line holding one of them is a header, read
 #: by name (which needs ``id1`` and ``id2``).
 TABLE_COLUMNS = frozenset(
@@ -92,6 +94,15 @@ def label_word(said: str) -> str | None:
 _ID_NAME = re.compile(r"^((id|ID|Id)([\W_]\w+|[A-Z]\w*)|\w*?[A-Za-z0-9]([\W_](id|ID|Id)|Id|ID))$")
 #: First cells of a header line over plain pairs (besides neardup's ``id1``).
 PLAIN_HEADERS = frozenset({"id", "docid", "id_a", "left"})
+#: Names of the two columns of plain pairs that make a first line a header (as well as names
+#: of ids, :data:`_ID_NAME`, and of records files, ``a.csv|b.csv``): the ER tasks' ``D1|D2``.
+HEADER_NAMES = frozenset(
+    {"id", "id1", "id2", "id_a", "id_b", "docid", "docid1", "docid2", "left", "right", "d1",
+     "d2", "source", "target", "source1", "source2", "record1", "record2", "ltable", "rtable"}
+)  # fmt: skip
+#: What :func:`header_line` says of a first line: names, so a header; or words without a digit
+#: above a line of numbers, read as a header with a note, as either reading may be wrong.
+NAMED, GUESSED = "named", "guessed"
 
 
 @dataclass(frozen=True)
@@ -109,6 +120,8 @@ class PairsFile:
     selves: int = 0
     #: The sources its lines name, those of its non-match lines too.
     named: frozenset[str] = frozenset()
+    #: What was read in a way the file did not say (a first line taken for a header).
+    notes: tuple[str, ...] = ()
 
     def sources(self) -> set[str]:
         return {r[0] for p in self.pairs for r in p}
@@ -268,6 +281,7 @@ def align(found: PairsFile, gold: PairsFile) -> Aligned:
     if not gold_pairs:
         raise InputError(_NO_GOLD.format(gold.name))
     aligned = dataclasses.replace(aligned, found=found_pairs, gold=gold_pairs)
+    aligned.notes[:0] = [*found.notes, *gold.notes]
     for name, n in selves.items():
         if n:
             aligned.notes.append(f"{name}: {_count(n, 'line')} pairing a record with itself "
@@ -434,9 +448,12 @@ def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
     said: dict[frozenset[Rec], tuple[bool, str]] = {}
     non = selves = 0
     named: set[str] = set()
+    notes: list[str] = []
     for where, row in rows:
         if HEADER in row:
             header = row[HEADER]
+            if row.get(GUESSED):
+                notes.append(guessed_note(where, header))
             continue
         label = _row_label(row, where) if "label" in row else None
         ids = [_id(row, key, where) for key in ("id1", "id2")]
@@ -452,7 +469,13 @@ def _collect(name: str, rows: Iterable[Row]) -> PairsFile:
             selves += 1  # (ids alone, "7 7" may be two files' records 7: seen once aligned)
             continue
         pairs.append(((sources[0], ids[0]), (sources[1], ids[1])))
-    return PairsFile(name, pairs, sourced, header, non, selves, frozenset(named))
+    return PairsFile(name, pairs, sourced, header, non, selves, frozenset(named), tuple(notes))
+
+
+def guessed_note(where: str, header: Sequence[str]) -> str:
+    """The note of a first line read as a header though nothing says it is one."""
+    return (f"{where}: {' '.join(header)!r} read as a header (two words above a line of "
+            "numbers), not as a pair: if it is a pair, give the file a header line 'id1 id2'")
 
 
 def _row_label(row: Mapping[str, Any], where: str) -> str:
@@ -632,7 +655,8 @@ def _plain_rows(
     pair. Elsewhere more than two cells are refused: a third column (a label of 0 or 1, a
     score) read as nothing would count every line as a match."""
     data = [(n, c) for n, c in rows if not c[0].lstrip().startswith("#")]
-    header = bool(data) and _is_header(data[0][1], data[1][1] if len(data) > 1 else None)
+    kind = header_line(data[0][1], data[1][1] if len(data) > 1 else None) if data else None
+    header = kind is not None
     body = data[1:] if header else data
     # two ids and a number a line (the 2014 report's id, id, edit distance, by tabs): pairs,
     # the number aside; but a third column of 0 and 1 only, by commas or |, is a gold file's
@@ -655,7 +679,8 @@ def _plain_rows(
             found = _count(len(cells), "column")
             raise InputError(f"{name}:{line}: expected two ids, found {found}")
         if k == 0 and header:
-            yield f"{name}:{line}", {HEADER: (cells[0].strip(), cells[1].strip())}
+            said = (cells[0].strip(), cells[1].strip())
+            yield f"{name}:{line}", {HEADER: said, GUESSED: kind == GUESSED}
             if len(cells) > 2:
                 raise InputError(
                     f"{name}:{line}: a header of {len(cells)} columns "
@@ -801,20 +826,31 @@ def _group_pairs(name: str, groups: list[tuple[str, list[Rec]]]) -> Iterator[Row
                 yield where, {"id1": a, "id2": b, "source1": sa, "source2": sb}
 
 
-def _is_header(cells: list[str], after: list[str] | None) -> bool:
-    """A first line of names: ``id ...``, ``left,right``, two names of ids (``idDBLP,idACM``,
-    ``left_id,right_id``: the Leipzig benchmarks' gold files) where the next line's are not,
-    or ``D1|D2`` above numeric ids."""
+def header_line(cells: Sequence[str], after: Sequence[str] | None) -> str | None:
+    """Whether a first line over plain pairs is a header, by its names: :data:`NAMED` for
+    ``id ...``, two of :data:`HEADER_NAMES` (``D1|D2``, ``left,right``) or of records files
+    (``a.csv|b.csv``), two names of ids (``idDBLP,idACM``, ``left_id,right_id``: the Leipzig
+    benchmarks' gold files) where the next line's are not; :data:`GUESSED` for two other words
+    without a digit above a line of numbers (``abt|buy`` over ``12|345``), which the reader
+    says it took for a header; else None, a pair. Why by names: a first pair of ids that are
+    not numbers (``A12 B7``) above numbers (``3 4``) was dropped as a header, without a word."""
     if cells[0].strip().lower() in PLAIN_HEADERS:
-        return True
+        return NAMED
     words = [c.strip() for c in cells[:2]]
+    if len(words) < 2:
+        return None
+    if all(w.lower() in HEADER_NAMES or Path(w).suffix.lower() in FILE_SUFFIXES for w in words):
+        return NAMED
     below = [c.strip() for c in (after or [])[:2]]
-    if len(words) == 2 and all(map(_ID_NAME.match, words)) and not (
+    if all(map(_ID_NAME.match, words)) and not (
         len(below) == 2 and all(map(_ID_NAME.match, below))
     ):
-        return True
-    numbers = below
-    return len(numbers) == 2 and not any(map(str.isdigit, words)) and all(map(str.isdigit, numbers))
+        return NAMED
+    if len(below) == 2 and all(map(str.isdigit, below)) and not any(
+        ch.isdigit() for w in words for ch in w
+    ):
+        return GUESSED
+    return None
 
 
 def _json_rows(name: str, text: str, source: str = SOURCE) -> Iterator[Row]:

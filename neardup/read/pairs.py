@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import warnings
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, NeardupWarning
 from ..sign.text import ordered
 from .inputs import SNIFF_BYTES, first_bytes
+from .pair_files import GUESSED, NAMED, guessed_note, header_line
 from .records import refuse_encoding
 
 
 def read_pairs(path: str | Path, linked: bool = False) -> set[tuple[str, str]]:
     """Unordered id pairs from a file: two ids a line (separated by tabs; in a line without a
     tab by ``|``, by commas where it has no space, else by white space), ``#`` comments, an
-    optional header, and also neardup's own reports (seed TSV and the LSH TSV).
+    optional header (:func:`~neardup.read.pair_files.header_line`, as ``evaluate`` reads it),
+    and also neardup's own reports (seed TSV and the LSH TSV).
 
     ``linked``: the pairs of a link, the first id of the first source and the second of the
     second, kept in that order; a pair of one id (``7|7``: each file numbers its own) is a
@@ -38,10 +40,16 @@ def read_pairs(path: str | Path, linked: bool = False) -> set[tuple[str, str]]:
     for n, (number, cols) in enumerate(rows):
         if len(cols) < 2:
             raise InputError(f"{path}:{number}: expected two ids, found {len(cols)} column")
-        if first_data and (
-            cols[0].lower() in {"id1", "docid", "id", "id_a", "left"}
-            or _names_over_numbers(cols, rows[n + 1][1] if n + 1 < len(rows) else None)
-        ):
+        kind = None
+        if first_data:
+            if cols[0].lower() == "id1":  # neardup's own reports
+                kind = NAMED
+            else:
+                kind = header_line(cols, rows[n + 1][1] if n + 1 < len(rows) else None)
+        if kind is not None:
+            if kind == GUESSED:
+                note = guessed_note(f"{path}:{number}", cols[:2])
+                warnings.warn(NeardupWarning(note), stacklevel=2)
             first_data = False
             continue
         first_data = False
@@ -66,8 +74,3 @@ def _pair_columns(text: str) -> list[str]:
     return text.split()
 
 
-def _names_over_numbers(cols: Sequence[str], after: Sequence[str] | None) -> bool:
-    """A header such as ``D1|D2`` or ``left,right``: names above a line of numeric ids."""
-    if after is None or len(after) < 2:
-        return False
-    return not any(c.isdigit() for c in cols[:2]) and all(c.isdigit() for c in after[:2])
