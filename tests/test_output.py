@@ -192,7 +192,7 @@ def test_cli_report_tables_and_stdout(solr_base: str, tmp_path: Path) -> None:
         assert ids.returncode == 0, ids.stderr
         assert ids.stdout.splitlines()[0] == "id1\tid2\tjaccard\tedit_distance\tsimilarity"
         assert "kept" in ids.stderr and "kept" not in ids.stdout
-        clusters = tmp_path / "clusters.jsonl"
+        clusters = tmp_path / "clusters.csv"  # (--format is every table's: a .jsonl is refused)
         table = run_cli("report", "--out", "-", "--format", "csv", "--clusters", str(clusters),
                         env=env)
         assert table.returncode == 0, table.stderr
@@ -202,7 +202,7 @@ def test_cli_report_tables_and_stdout(solr_base: str, tmp_path: Path) -> None:
         assert all(r["text1"] == texts[r["id1"]].strip() and r["text2"] == texts[r["id2"]].strip()
                    for r in rows)
         assert all(r["source1"] == str(ADDRESSES) and r["reason"] for r in rows)
-        members = [json.loads(line) for line in clusters.read_text().splitlines()]
+        members = list(csv.DictReader(io.StringIO(clusters.read_text(encoding="utf-8"))))
         assert {m["id"] for m in members} == {r[k] for r in rows for k in ("id1", "id2")}
         assert all(m["text"] == texts[m["id"]].strip() for m in members)
         pq = pytest.importorskip("pyarrow.parquet")
@@ -424,3 +424,46 @@ def test_a_text_column_of_records_without_columns_is_refused() -> None:
     with pytest.raises(InputError, match="no column 'nosuch': these records were indexed "
                        "without columns"):  # fmt: skip
         report.to_pandas(text_column="nosuch")
+
+
+def test_report_refuses_an_output_named_for_another_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``report --format X --out NAME.Y``: which won depended on the two (x.csv --format jsonl
+    wrote CSV, x.parquet --format tsv Parquet, d.json TSV that evaluate then refused). Now a
+    conflict is refused before any work, by the check dedupe uses (one definition)."""
+    from neardup.cli.main import main
+    from neardup.errors import ArgumentError
+    from neardup.out.dedupe import check_output_format
+
+    records = tmp_path / "r.txt"
+    records.write_text(f"1 {DELI}\n2 {DELI2}\n3 {HOTEL}\n4 {HOTEL2}\n", encoding="utf-8")
+    idx = tmp_path / "r.duckdb"
+    assert main(["index", str(records), "--index-file", str(idx), "--quiet"]) == 0
+    capsys.readouterr()
+    refused = [
+        (["--out", "a.csv", "--format", "jsonl"], "--out a.csv: its extension says CSV, but "
+         "--format jsonl asks for JSON Lines"),
+        (["--out", "b.tsv", "--format", "csv"], "its extension says TSV"),
+        (["--out", "c.parquet", "--format", "tsv"], "its extension says PARQUET"),
+        (["--out", "d.json", "--format", "csv"], "its extension says JSON Lines"),
+        (["--out", "e.arrow"], "a format the report is not written in"),
+        (["--out", "f.txt", "--format", "csv", "--clusters", "c.tsv"], "--clusters c.tsv"),
+    ]  # fmt: skip
+    for args, said in refused:
+        code = main(["report", "--index-file", str(idx), *[str(tmp_path / a) if "." in a
+                     else a for a in args]])  # fmt: skip
+        err = capsys.readouterr().err
+        assert code == 2 and said in err.replace(str(tmp_path) + os.sep, ""), (args, err)
+        assert not any((tmp_path / a).exists() for a in args if "." in a)
+    written = {"d.json": b'{"id1"', "g.pq": b"PAR1", "h.tsv": b"id1\tid2\tjaccard"}
+    for name, start in written.items():  # a name alone: its extension's format, ids for .tsv
+        assert main(["report", "--index-file", str(idx), "--out", str(tmp_path / name)]) == 0
+        assert (tmp_path / name).read_bytes().startswith(start), name
+    assert table_format("x.tsv", "tsv") == "tsv" and table_format("-", "csv") == "csv"
+    assert table_format("x.txt", "parquet") == "parquet" and table_format("x.json", None) == "jsonl"
+    # dedupe's check is the same: a CSV input's output named .json is refused too
+    with pytest.raises(ArgumentError, match=r"--out o.json: its extension says JSON Lines, but "
+                       "dedupe writes the input's format, CSV"):  # fmt: skip
+        check_output_format("o.json", "csv", None)
+    check_output_format("o.json", "jsonl", None)

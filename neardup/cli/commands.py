@@ -282,8 +282,8 @@ def _report_table_options(p: argparse.ArgumentParser) -> None:
         choices=list(TABLE_FORMATS),
         default=None,
         help="pairs and clusters as a table: ids, similarity, edit distance, reason, and the "
-        "records' sources and texts (a file named .csv, .jsonl or .parquet is that table "
-        "whatever this says; without it, other files hold ids only)",
+        "records' sources and texts (without it, a file named .csv, .jsonl or .parquet is that "
+        "table, other files hold ids only; an output named for another format is an error)",
     )
     p.add_argument(
         "--text-column",
@@ -867,13 +867,20 @@ def _threshold_flag(args: argparse.Namespace) -> None:
         check("--threshold", args.threshold, *allowed)
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    _threshold_flag(args)
+def _report_outputs(args: argparse.Namespace) -> None:
+    """``report``'s outputs checked before the work, not after it: none the labels, and none
+    named for another format than the one it would be written in."""
     if is_stdout(args.dropped):
         raise InputError("--dropped needs a file, not standard output ('-')")
     named = (("--out", "report"), ("--clusters", "clusters file"), ("--dropped", "--dropped"))
-    labels = [args.labels] if args.labels is not None else []
-    check_outputs(args, named, labels)  # before the work, not after it; never the labels
+    check_outputs(args, named, [args.labels] if args.labels is not None else [])
+    for flag, _ in named:
+        table_format(getattr(args, flag.lstrip("-")), args.format, flag)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    _threshold_flag(args)
+    _report_outputs(args)
     engine: Any = args.engine
     if args.spark_master is not None:
         if args.engine != "spark":
@@ -978,7 +985,7 @@ def _write_dropped(args: argparse.Namespace, result: Any, index: NearDupIndex) -
     """The pairs the checks dropped, as a pairs table with the check that dropped each."""
     pairs = [p for found in result.dropped.values() for p in found]
     checks = [check for check, found in result.dropped.items() for _ in found]
-    fmt = table_format(args.dropped, args.format) or "tsv"
+    fmt = table_format(args.dropped, args.format, "--dropped") or "tsv"
     columns = pair_columns(dataclasses.replace(result, pairs=pairs), index, args.text_column)
     write_table({**columns, "check": checks}, args.dropped, fmt)
 
@@ -995,7 +1002,7 @@ def _write_pairs(args: argparse.Namespace, result: Any, index: NearDupIndex) -> 
 
 def _write_clusters(args: argparse.Namespace, groups: list[Any], index: Any) -> None:
     """The clusters file: one center cluster a line, or a table of one record a row."""
-    fmt = table_format(args.clusters, args.format)
+    fmt = table_format(args.clusters, args.format, "--clusters")
     if fmt is None:
         with destination(args.clusters) as target:
             write_clusters(groups, target, index.primary_source)

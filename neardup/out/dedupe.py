@@ -75,10 +75,18 @@ from ..read.checks import BAD_ID_CHAR, MAX_RECORD_BYTES
 from ..read.inputs import raw_lines
 from ..read.items import Blank, EmptyText, Record, Rejection
 from ..read.lines import WINDOWS_1252
-from ..read.records import ARROW_FORMATS, EXTENSIONS, guess_format, read_spans
+from ..read.records import ARROW_FORMATS, guess_format, read_spans
 from ..read.sniff import table_delimiter
 from ..results import Pair
-from .write import AtomicFile, Outputs, check_output, distinct_outputs, table_writer
+from .write import (
+    AtomicFile,
+    Outputs,
+    check_output,
+    check_output_extension,
+    distinct_outputs,
+    format_name,
+    table_writer,
+)
 
 if TYPE_CHECKING:
     from ..index import NearDupIndex
@@ -607,17 +615,10 @@ def check_output_format(
     """Refuse an output whose extension names another format than the one written: the
     input's (``ID TEXT`` lines with a cluster column: TSV). Why: a ``.parquet`` output of a
     CSV input held CSV text, which every reader of its name then fails on."""
-    if out is None or str(out) == "-":
-        return
     written = "tsv" if fmt == "lines" and cluster_column else fmt
-    named = EXTENSIONS.get(Path(out).suffix.lower())
-    if named is not None and named != written:
-        shown = {"lines": "ID TEXT lines"}.get(written, written.upper())
-        raise ArgumentError(
-            f"{flag} {out}: its extension says {named.upper()}, but dedupe writes the input's "
-            f"format, {shown} (byte for byte, every column as it was): give it an extension of "
-            "that format, or none"
-        )
+    why = (f"dedupe writes the input's format, {format_name(written)} (byte for byte, every "
+           "column as it was)")  # fmt: skip
+    check_output_extension(out, written, flag, why)
 
 
 def dedupe(

@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..decision.words import words_for
 from ..errors import ArgumentError, InputError, NeardupWarning
 from ..keys import key_of, record_id
-from .write import AtomicFile, table_writer, when_written
+from .write import (
+    AtomicFile,
+    check_output_extension,
+    format_name,
+    named_format,
+    table_writer,
+    when_written,
+)
 
 if TYPE_CHECKING:
     from ..backends.base import Backend
@@ -79,15 +86,30 @@ def destination(path: str | Path) -> Iterator[Path]:
     when_written(send, remove)
 
 
-def table_format(path: str | Path, given: str | None) -> str | None:
-    """The table format to write ``path`` in: its extension's (``.csv``, ``.jsonl``,
-    ``.parquet``), else the one given; None for the plain ids formats (a ``.tsv`` file, or any
-    other, with no format given)."""
+def table_format(path: str | Path | None, given: str | None, flag: str = "--out") -> str | None:
+    """The table format to write ``path`` in: the one given, else its extension's (``.csv``,
+    ``.jsonl`` or ``.json``, ``.parquet``); None for the plain ids formats (a ``.tsv`` file,
+    or one of no format's extension, with no format given).
+
+    A format given and an extension that names another (``x.csv --format jsonl``), or an
+    extension of a format no table is written in (``.arrow``), is an :class:`ArgumentError`
+    (:func:`~neardup.out.write.check_output_extension`, as ``dedupe`` refuses them): either one
+    won before, depending on the two, and the file's name then lied about its bytes."""
     if given is not None and given not in TABLE_FORMATS:
         raise ArgumentError(f"unknown format {given!r}: one of {', '.join(TABLE_FORMATS)}")
-    suffix = Path(str(path)).suffix.lower()
-    by_name = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
-    return by_name.get(suffix, given)
+    named = named_format(path)
+    if given is not None:
+        check_output_extension(path, given, flag, f"--format {given} asks for "
+                               f"{format_name(given)}")  # fmt: skip
+        return given
+    if named == "tsv" or named is None:
+        return None  # the ids file, TSV
+    if named not in TABLE_FORMATS:
+        raise ArgumentError(
+            f"{flag} {path}: its extension says {format_name(named)}, a format the report is not "
+            "written in: name it .tsv, .csv, .jsonl or .parquet (or give --format)"
+        )
+    return named
 
 
 def decided(result: Report) -> str:

@@ -23,9 +23,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from ..errors import InputError, OutputError
+from ..errors import ArgumentError, InputError, OutputError
 from ..keys import qualified, record_id, source_of_key
 from ..read.checks import BAD_ID_CHAR
+from ..read.records import EXTENSIONS
 
 
 def write_pairs(
@@ -108,6 +109,38 @@ def write_clusters(groups: Iterable[Any], out: str | Path, primary: str | None =
 WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE)
 #: What a temporary output file's name ends with (``.NAME.PID.RANDOM.tmp``, beside its target).
 TMP_SUFFIX = ".tmp"
+
+
+#: The format an output's extension names: a records file's (:data:`EXTENSIONS`), and ``.json``
+#: for JSON Lines (what ``evaluate`` and the records readers read a ``.json`` file as).
+OUTPUT_EXTENSIONS = {**EXTENSIONS, ".json": "jsonl"}
+#: Formats as a message names them.
+FORMAT_NAMES = {"jsonl": "JSON Lines", "lines": "ID TEXT lines"}
+
+
+def named_format(path: str | Path | None) -> str | None:
+    """The format ``path``'s extension names (:data:`OUTPUT_EXTENSIONS`); None for standard
+    output ('-') or an extension of no format (``.txt``, none)."""
+    if path is None or str(path) == "-":
+        return None
+    return OUTPUT_EXTENSIONS.get(Path(str(path)).suffix.lower())
+
+
+def format_name(fmt: str) -> str:
+    return FORMAT_NAMES.get(fmt, fmt.upper())
+
+
+def check_output_extension(path: str | Path | None, written: str, flag: str, why: str) -> None:
+    """Refuse an output whose extension names another format than ``written``, the one the
+    verb will write there (``why`` says why it is that one): one definition for ``dedupe`` and
+    ``report``, each of which let either win before (a ``.parquet`` file holding TSV, a
+    ``.csv`` file holding JSON Lines), so that a reader going by the name failed or misread."""
+    named = named_format(path)
+    if named is not None and named != written:
+        raise ArgumentError(
+            f"{flag} {path}: its extension says {format_name(named)}, but {why}: give it an "
+            "extension of that format, or none"
+        )
 
 
 def check_output(path: str | Path, what: str = "output", inputs: Iterable[Path] = ()) -> Path:
