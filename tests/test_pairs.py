@@ -605,3 +605,23 @@ def test_a_first_line_is_a_header_by_its_names_not_by_digits(
         warnings.simplefilter("always")
         assert len(read_pairs(gold)) == pairs
     assert any(issubclass(w.category, NeardupWarning) for w in caught) == note
+
+
+def test_the_precision_of_no_pair_found_is_undefined_not_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty pairs file scored precision 0.000: every pair found wrong, of none found."""
+    found, gold = tmp_path / "p.tsv", tmp_path / "g.txt"
+    found.write_text("id1\tid2\tjaccard\tedit_distance\n", encoding="utf-8")
+    gold.write_text("1 2\n", encoding="utf-8")
+    code, scores, err = _evaluate(capsys, str(found), "--gold", str(gold))
+    assert code == 0, err
+    assert scores["precision"] is None and (scores["recall"], scores["f1"]) == (0.0, 0.0)
+    page = tmp_path / "e.html"
+    assert main(["evaluate", str(found), "--gold", str(gold), "--html", str(page)]) == 0
+    out = capsys.readouterr().out
+    assert "precision n/a (no pair found)" in out and "precision 0.000" not in out
+    assert 'data-count="precision"><span class="n">n/a<' in page.read_text(encoding="utf-8")
+    found.write_text("id1\tid2\tjaccard\tedit_distance\n1\t3\t0.9\t1\n", encoding="utf-8")
+    code, scores, err = _evaluate(capsys, str(found), "--gold", str(gold))
+    assert code == 0 and scores["precision"] == 0.0, err  # one pair found, wrong: 0

@@ -1320,16 +1320,18 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                 source=str(args.pairs),
             )  # fmt: skip
         print(f"review page -> {args.html} ({page.pairs} pairs)", file=sys.stderr)
+    said = s.as_reported()  # the precision of no pair found: undefined (null), not 0
+    precision = "n/a (no pair found)" if said["precision"] is None else f"{s.precision:.3f}"
     emit(
         args,
         {
-            **s.as_dict(),
+            **said,
             "bcubed": b3.as_dict(),
             "records_by": "source and id" if aligned.by_source else "id",
             "notes": notes,
         },
         f"pairs {s.pairs}  true pairs {s.true_pairs} of {s.gold}  recall {s.recall:.3f}  "
-        f"precision {s.precision:.3f}  F1 {s.f1:.3f}\n"
+        f"precision {precision}  F1 {s.f1:.3f}\n"
         f"clusters (B-cubed over {b3.records} records): recall {b3.recall:.3f}  "
         f"precision {b3.precision:.3f}  F1 {b3.f1:.3f}",
     )

@@ -31,6 +31,17 @@ class Scores:
     def as_dict(self) -> dict[str, float | int]:
         return asdict(self)
 
+    def as_reported(self) -> dict[str, float | int | None]:
+        """:meth:`as_dict` as ``evaluate`` reports it: the precision of no pair found is
+        undefined (None, null in JSON), not 0, which reads as every pair found being wrong;
+        likewise the recall of an empty gold."""
+        said: dict[str, float | int | None] = dict(self.as_dict())
+        if not self.pairs:
+            said["precision"] = None
+        if not self.gold:
+            said["recall"] = None
+        return said
+
 
 def unordered(pairs: Iterable[tuple[K, K]]) -> set[frozenset[K]]:
     return {frozenset(p) for p in pairs if p[0] != p[1]}

@@ -752,15 +752,15 @@ def write_evaluation_page(
     texts = _texts_of(records, wanted) if records is not None else {}
     rows = _evaluation_rows(found_set, gold_set, texts, params.processor())
     missing = len(wanted - texts.keys())
+    # a precision of no pair found: undefined, not 0
+    said = {k: "n/a" if v is None else v for k, v in scores.as_reported().items()}
     summary = [
         ("gold", "gold pairs", scores.gold),
         ("found", "pairs found", scores.pairs),
         ("true", "true pairs", scores.true_pairs),
         ("false_positives", "false positives", len(found_set - gold_set)),
         ("missed", "missed", len(gold_set - found_set)),
-        ("recall", "recall", scores.recall),
-        ("precision", "precision", scores.precision),
-        ("f1", "F1", scores.f1),
+        *((k, {"f1": "F1"}.get(k, k), said[k]) for k in ("recall", "precision", "f1")),
     ]
     threshold = threshold if threshold is not None else params.threshold
     page, n_clusters = render(
@@ -768,7 +768,7 @@ def write_evaluation_page(
         subtitle=source,
         summary=summary,
         tables=[
-            ("Scores", list(scores.as_dict().items())),
+            ("Scores", list(said.items())),
             ("Similarity measured with", _params_rows(params.to_dict())),
         ],
         details=[("records without a text", missing)],
