@@ -156,7 +156,7 @@ class Report:
         return Decision.read(self.threshold, self.rule)
 
     def to_pandas(self, text_column: str | None = None) -> Any:
-        """The pairs as a pandas DataFrame: ``id1``, ``id2``, ``similarity``,
+        """The pairs as a pandas DataFrame: ``id1``, ``id2``, ``jaccard``, ``similarity``,
         ``edit_distance``, ``probability``, ``reason``, and from the index, ``source1``,
         ``source2``, ``text1``, ``text2`` (or the values of ``text_column``). Needs pandas
         (``pip install 'neardup[data]'``)."""

@@ -467,3 +467,18 @@ def test_report_refuses_an_output_named_for_another_format(
                        "dedupe writes the input's format, CSV"):  # fmt: skip
         check_output_format("o.json", "csv", None)
     check_output_format("o.json", "jsonl", None)
+
+
+def test_a_dedup_table_holds_the_jaccard_and_a_rounded_similarity() -> None:
+    """hx21: a dedup report's table (CSV, JSON Lines, Parquet, to_pandas) had no jaccard
+    column, which the TSV has, and wrote the weighted similarity unrounded
+    (0.7120787520320071) where the link's tables round it to 6 digits."""
+    from neardup.out.output import pair_columns
+    from neardup.read.records import read_records
+
+    idx = NearDupIndex()
+    idx.add_many(read_records(ADDRESSES), progress=False)
+    report = idx.report()
+    cols = pair_columns(report, idx)
+    assert report.pairs and cols["jaccard"] == [p.jaccard for p in report.pairs]
+    assert all(v == round(v, 6) for v in cols["similarity"])

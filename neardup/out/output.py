@@ -204,7 +204,7 @@ def _lookup(
 def pair_columns(
     report: Report, index: Held | None = None, text_column: str | None = None
 ) -> Columns:
-    """The report's pairs as columns: ids, similarity, edit distance, the learned rule's
+    """The report's pairs as columns: ids, Jaccard, similarity, edit distance, the learned rule's
     probability, the reason and, given the index, both records' sources and texts (or their
     ``text_column``)."""
     pairs = report.pairs
@@ -218,7 +218,10 @@ def pair_columns(
     cols: Columns = {
         "id1": [p.id1 for p in pairs],
         "id2": [p.id2 for p in pairs],
-        "similarity": [p.similarity if p.similarity is not None else p.jaccard for p in pairs],
+        "jaccard": [p.jaccard for p in pairs],
+        # the weighted similarity that decided the pair where one did, as the TSV writes it
+        "similarity": [round(p.similarity if p.similarity is not None else p.jaccard, 6)
+                       for p in pairs],  # fmt: skip
         "edit_distance": [p.edit_distance for p in pairs],
         "probability": [p.probability for p in pairs],
         "reason": [reason(report, p) for p in pairs],
