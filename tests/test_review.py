@@ -918,6 +918,8 @@ def test_review_counts_the_rows_it_read_and_rejected(tmp_path: Path) -> None:
                    "--out", str(tmp_path / "page.html"))  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert f"read 6, indexed 4, rejected 2 (the first at {a}:3)" in done.stdout
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    assert f"rejected 2 (the first at {a}:3), not on this page" in page  # the page says so too
     done = run_cli("review", str(a), str(b), "--backend", "memory", "--mode", "link", "--json",
                    "--out", str(tmp_path / "page.html"))  # fmt: skip
     said = json.loads(done.stdout)["input"]

@@ -1105,6 +1105,8 @@ def test_two_outputs_on_one_file_are_refused_before_any_work(tmp_path: Path) -> 
         assert proc.returncode == 2, (args, proc.stderr)
         assert "Traceback" not in proc.stderr and "127.0.0.1:9" not in proc.stderr, proc.stderr
         assert "the same file" in proc.stderr or "overwrite the input" in proc.stderr, args
+        if args[0] == "evaluate" and "overwrite" in proc.stderr:  # its page is no review page
+            assert "the evaluation page would" in proc.stderr, proc.stderr
         assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 

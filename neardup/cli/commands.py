@@ -1270,7 +1270,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if str(args.pairs) == STDIN and str(args.gold) == STDIN:
         raise InputError("evaluate: the pairs and the gold cannot both be read from stdin ('-')")
     inputs = [args.pairs, args.gold, *(args.records or [])]
-    check_outputs(args, (("--html", "review page"),), inputs)  # never one of the inputs
+    check_outputs(args, (("--html", "evaluation page"),), inputs)  # never one of the inputs
     # A record is its source and its id: two files may both hold an id 7 (neardup.read.pair_files).
     aligned = align(*(read_pairs_file(f, args.source_field) for f in (args.pairs, args.gold)))
     for note in aligned.notes:

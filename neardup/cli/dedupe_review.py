@@ -800,6 +800,8 @@ def cmd_review(args: argparse.Namespace) -> int:
                   f"{'ask' if args.ask is not None else 'draw'} is labelled already "
                   f"({args.labels})", file=sys.stderr)  # fmt: skip
         source = ", ".join(map(str, inputs)) if inputs else index.backend.location
+        if stats is not None and stats.rejected:  # rows the page cannot show: said on it
+            source += f"; {_rejected_rows(stats)}, not on this page"
         # a link removes no record, and records of several files are kept by none of them
         kept = (
             _kept(args, report, primary=index.primary_source, index=index)
