@@ -31,6 +31,7 @@ MOVED = {
         "FALLBACK": "valley_fallback", "NUMBERS_WAIVED": "numbers_waived_jaccard",
         "NUMBERS_NOISY": "numbers_noisy", "NUMBERS_MIN_PAIRS": "numbers_min_pairs",
         "PLAIN_MARGIN": "valley_plain_margin", "TOP": "valley_top",
+        "MIN_SIDE": "valley_min_side",
     },
     "neardup.decision.identifiers": {
         "COMMON_SHARE": "numbers_common_share", "COMMON_MIN": "numbers_common_min",

@@ -133,11 +133,14 @@ def valley_threshold(
     counts = np.histogram(values[values >= lo], bins=edges)[0]
     smooth = np.convolve(np.pad(counts.astype(float), 1, mode="edge"), [1 / 3] * 3, "valid")
     below_density = below * width / lo  # the records under the floor, spread over its width
-    found_k, depth, deepest, passed = None, 0.0, 0.0, ""
+    found_k, depth, deepest, passed, thin = None, 0.0, 0.0, "", 0.0
     for k in range(len(smooth) - 1):
         left = max([below_density, *smooth[:k].tolist()])
         right = float(smooth[k + 1 :].max())
         d = min(left, right) / max(float(smooth[k]), 0.5)
+        if min(left, right) < DEFAULTS.valley_min_side:  # a dip among a few records is noise
+            thin = max(thin, d) if edges[k] < DEFAULTS.valley_top else thin
+            continue
         if d >= deep and edges[k] >= DEFAULTS.valley_top and not passed:
             passed = (f"; the dip at {edges[k]:.3f} ({d:.1f}x) parts near copies from exact "
                       "ones, not matches from non-matches")  # fmt: skip
@@ -149,10 +152,12 @@ def valley_threshold(
             break
     shown_edges = [round(float(e), 4) for e in np.minimum(edges, 1.0)]
     if found_k is None:
+        few = (f"; a dip of {thin:.1f}x among fewer than {DEFAULTS.valley_min_side:g} records "
+               "a bin is not read as one" if thin >= deep else "")  # fmt: skip
         return Valley(
             fallback, False, deepest, floor, records, below, shown_edges, counts.tolist(),
-            f"no valley at least {deep}x deep (deepest {deepest:.1f}x){passed}: the fallback "
-            f"{fallback}",
+            f"no valley at least {deep}x deep (deepest {deepest:.1f}x){passed}{few}: the "
+            f"fallback {fallback}",
         )  # fmt: skip
     threshold = round(float(edges[found_k]), 4)
     return Valley(
