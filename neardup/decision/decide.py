@@ -386,7 +386,9 @@ def jaccard_reason(decision: Decision, pair: Pair, threshold: float) -> str:
         )
     if sim is None or sim + 1e-9 < threshold:
         return "cluster completed: most pairs of its cluster verified"
-    how = ", valley read off the data" if decision.rule == "valley" else ""
+    how = ""
+    if decision.rule == "valley":  # the bar is the valley's, or the fallback where none showed
+        how = ", valley read off the data" if explain.get("found", True) else ", the fallback"
     name = similarity_name(decision) if weighed else "Jaccard"
     said = f"{name} {sim:.3f} >= {threshold:g}{how}"
     if explain.get("columns"):
