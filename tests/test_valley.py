@@ -8,7 +8,13 @@ import dataclasses
 import pytest
 
 from neardup import NearDupIndex, Params
-from neardup.decision.valley import PLAIN, WEIGHTED, read_valley, weighted_jaccards
+from neardup.decision.valley import (
+    PLAIN,
+    WEIGHTED,
+    read_valley,
+    valley_threshold,
+    weighted_jaccards,
+)
 from neardup.defaults import DEFAULTS
 from neardup.keys import id_key
 from neardup.out.output import decided, reason, rule_line
@@ -149,3 +155,29 @@ def test_same_sets_are_one_class_exactly_when_their_runs_are_equal() -> None:
     for i in range(len(runs)):
         for j in range(i + 1, len(runs)):
             assert (kind[i] == kind[j]) == (bool(runs[i]) and runs[i] == runs[j]), (i, j)
+
+
+def test_a_pair_s_reason_names_the_fallback_where_no_valley_showed() -> None:
+    """hx22: the README's people example shows no valley (the fallback 0.5 decides), yet every
+    pair's reason said "valley read off the data"."""
+    from neardup import NearDupIndex
+
+    idx = NearDupIndex()
+    idx.add_many([("1", "Jon Smith 12 Main St Boston"), ("2", "John Smith 12 Main Street Boston"),
+                  ("3", "Mary Jones 4 Elm Rd Salem"), ("4", "Mary Jones 4 Elm Road Salem MA"),
+                  ("5", "Peter Brown 77 Oak Ave Dover")], progress=False)  # fmt: skip
+    report = idx.report()
+    assert report.decision.explain["found"] is False and report.pairs
+    reasons = report.to_pandas()["reason"].tolist()
+    assert all(r.endswith(", the fallback") for r in reasons), reasons
+
+
+def test_a_dip_among_a_few_records_is_no_valley() -> None:
+    """hx22: on a 22-row file two records a bin made a 2.7x deep valley at 0.825 that cut 5 of
+    7 true pairs; a side must hold DEFAULTS.valley_min_side records a bin (smoothed)."""
+    best = [0.395, 0.395, 0.55, 0.55, 0.734, 0.734, 0.773, 0.773, 0.783, 0.783, 0.9, 0.9, 1.0, 1.0]
+    found = valley_threshold(best, records=22, floor=0.3)
+    assert not found.found and found.threshold == 0.5
+    assert "among fewer than 3 records a bin is not read as one" in found.reason
+    many = valley_threshold([b for b in best for _ in range(5)], records=110, floor=0.3)
+    assert many.found  # the same shape, five times the records: a valley
