@@ -449,6 +449,10 @@ class NearDupIndex:
         self._expected: int | None = None
         #: The source of the first record written (:attr:`primary_source`), once known.
         self._primary: str | None = None
+        #: Whether the index holds records of a source other than the primary one, once known
+        #: (:meth:`_holds_another_source`): False for an index created empty, True once this
+        #: object writes such a record, asked again after it removes records.
+        self._another: bool | None = None
         #: Whether the index was empty of parameters when opened: then its first record's
         #: source is the primary one, with no request to find out.
         self._fresh = False
@@ -482,6 +486,8 @@ class NearDupIndex:
             _check_given(given)
         stored = self.backend.load_params()
         self._fresh = stored is None
+        if self._fresh and self._another is None:  # nothing of any source yet
+            self._another = False
         #: The primary source the stored parameters name (indexes whose first write chose
         #: them from the data), read instead of inferred from a record keyed by id alone.
         self._stored_primary: str | None = (stored or {}).get("primary_source")
@@ -643,6 +649,8 @@ class NearDupIndex:
             else dataclasses.replace(d, id=key_of(d.id, d.source, primary))
             for d in docs
         ]  # fmt: skip
+        if any(not isinstance(d, Rejection) and d.source != primary for d in docs):
+            self._another = True
         if self._unnamed is not None:
             self._refuse_overlap(docs)
         self._written = True
@@ -866,6 +874,7 @@ class NearDupIndex:
         found = self.backend.sources(keys) if keys else {}
         self.backend.remove(keys)
         self.backend.commit()
+        self._another = None
         missing = [i for i, k in zip(ids, keys, strict=True) if k not in found]
         if missing:
             holding = self.sources_holding(missing, source)
@@ -1923,12 +1932,20 @@ class NearDupIndex:
         if not matches or not primary or all(m.source is not None for m in matches):
             return matches
         if all(m.source is None for m in matches) and (asked is None or asked == primary):
-            # all of the primary: named where another source is held (one count; a one-source
-            # index, the common case, names none, as its report does)
-            if self.backend.source_records(primary) >= self.backend.count():
+            # all of the primary: named where another source is held (a one-source index, the
+            # common case, names none, as its report does)
+            if not self._holds_another_source(primary):
                 return matches
         return [m if m.source is not None else dataclasses.replace(m, source=primary)
                 for m in matches]  # fmt: skip
+
+    def _holds_another_source(self, primary: str) -> bool:
+        """Whether a record of another source than ``primary`` is held: known from this
+        object's writes, else counted once (until it removes records), so that a search stays
+        one request to the index, not three."""
+        if self._another is None:
+            self._another = self.backend.source_records(primary) < self.backend.count()
+        return self._another
 
     def _rank(
         self,
