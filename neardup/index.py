@@ -1943,8 +1943,10 @@ class NearDupIndex:
         """Whether a record of another source than ``primary`` is held: known from this
         object's writes, else counted once (until it removes records), so that a search stays
         one request to the index, not three."""
-        if self._another is None:
-            self._another = self.backend.source_records(primary) < self.backend.count()
+        if self._another is None:  # (an index of unnamed records holds no other source)
+            self._another = bool(primary) and (
+                self.backend.source_records(primary) < self.backend.count()
+            )
         return self._another
 
     def _rank(

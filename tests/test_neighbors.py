@@ -105,6 +105,11 @@ def test_more_candidates_than_rows_are_paged_with_the_same_results(
     with counted(index.backend.solr) as paths:
         assert index.backend.numeric  # the band fields' type: read once, when first needed
     assert len(paths) == 1 and paths[0].startswith("schema/dynamicfields/")
+    # an index opened on stored records asks once whether they are of one source (then the
+    # primary's records go unnamed, as in a report): counted apart, with the primary
+    with counted(index.backend.solr) as paths:
+        assert not index._holds_another_source(index.primary_source or "")
+    assert 1 <= len(paths) <= 4
     with counted(index.backend.solr) as paths:
         found = index.neighbors("0", k=30)
     assert found == expected
