@@ -208,3 +208,24 @@ def test_a_part_number_with_a_suffix_shares_the_part_number() -> None:
     assert not identifiers_differ(identifiers(["967685"]), identifiers(["967685-0403"]))
     assert identifiers_differ(identifiers(["967685-0403"]), identifiers(["967686"]))
     assert identifiers(["12-4"]) == {"124"} and identifiers(["555-1234"]) == {"5551234"}
+
+
+def test_the_check_says_the_pairs_it_spares_for_being_alike() -> None:
+    """hx22: products that differ only in a model number (S21, S22) are kept at Jaccard 0.7 or
+    more, where the numbers check is waived, while -v said only "1 pairs dropped": the line
+    now says how many such pairs were kept."""
+    from neardup.decision.valley import numbers_spared
+
+    proc = Params().processor()
+    texts = {"a": "samsung galaxy s21 ultra 5g", "b": "samsung galaxy s22 ultra 5g",
+             "c": "apple iphone 12 pro max", "d": "apple iphone 13 pro max",
+             "e": "sony headphones 45", "f": "sony headphones 45 black"}  # fmt: skip
+    pairs = [Pair("a", "b", 0.8, 1), Pair("c", "d", 0.75, 1), Pair("e", "f", 0.8, 1),
+             Pair("c", "b", 0.3, 4)]  # fmt: skip
+    assert numbers_spared(pairs, texts, proc) == 2
+    from neardup.decision.decide import _checks_text
+
+    said = _checks_text({"numbers_check": "made: 6 of 40 pairs at Jaccard >= 0.7 share no "
+                         "number", "numbers_disagree": 1, "numbers_spared": 6})  # fmt: skip
+    assert "1 pairs dropped whose records both hold numbers and share none (6 pairs whose " \
+        "numbers differ kept: at Jaccard >= 0.7 the check is waived)" in said

@@ -40,7 +40,13 @@ from .column_map import match_columns
 from .columns import columns_disagree, sample_pairs
 from .fellegi_sunter import apply_rule
 from .standout import measured, stand_out
-from .valley import numbers_alone_differ, numbers_disagree, numbers_identify, read_valley
+from .valley import (
+    numbers_alone_differ,
+    numbers_disagree,
+    numbers_identify,
+    numbers_spared,
+    read_valley,
+)
 
 #: The columns of records by id (:meth:`neardup.backends.base.Backend.columns`).
 ColumnReader = Callable[[list[str]], Mapping[str, Mapping[str, str]]]
@@ -171,6 +177,8 @@ class NumbersCheck:
         if identify:
             kept, vetoed = numbers_disagree(kept, features.texts, features.processor)
         found: dict[str, Any] = {"numbers_check": why, "numbers_disagree": vetoed}
+        if identify:
+            found["numbers_spared"] = numbers_spared(kept, features.texts, features.processor)
         if alone:
             found["numbers_alone"] = alone
         return kept, found
@@ -357,6 +365,10 @@ def _checks_text(explain: Mapping[str, Any]) -> str:
         if explain.get("numbers_check", "made").startswith("made")
         else f"numbers check {explain['numbers_check']}"
     )
+    spared = explain.get("numbers_spared", 0)
+    if spared:
+        numbers += (f" ({spared} pairs whose numbers differ kept: at Jaccard >= "
+                    f"{DEFAULTS.numbers_waived_jaccard} the check is waived)")  # fmt: skip
     alone = explain.get("numbers_alone", 0)
     if alone:
         numbers += f"; {alone} pairs dropped whose records are different numbers alone"
