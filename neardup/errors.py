@@ -78,13 +78,25 @@ class NeardupWarning(UserWarning):
 
 
 class NotUtf8(NeardupWarning):
-    """A file with bytes that are not UTF-8, read as Windows-1252 (:mod:`neardup.read.lines`):
-    said once per file, with the first such line."""
+    """A file with bytes that are not UTF-8, read in the legacy encoding read off them, else as
+    Windows-1252 (:mod:`neardup.read.lines`): said once per file, with the first such line.
+    ``encoding``: the encoding found (None: Windows-1252)."""
 
-    def __init__(self, path: object, line: int, byte: int, also: str = "the file") -> None:
+    def __init__(
+        self, path: object, line: int, byte: int, also: str = "the file",
+        encoding: str | None = None,
+    ) -> None:  # fmt: skip
         self.path, self.line, self.byte = str(path), line, byte
-        super().__init__(
-            f"{path}:{line}: not UTF-8 (byte {byte}): read as Windows-1252 (cp1252), as is any "
-            f"such byte of {also}; if the file is in another encoding, save it as UTF-8 "
-            "(iconv -f ENCODING -t UTF-8)"
-        )
+        self.encoding = encoding or "Windows-1252 (cp1252)"
+        if encoding is None:
+            said = (
+                f"read as Windows-1252 (cp1252), as is any such byte of {also}; if the file is "
+                "in another encoding, save it as UTF-8 (iconv -f ENCODING -t UTF-8)"
+            )
+        else:
+            said = (
+                f"read as {encoding}, the encoding its bytes read as, as is any such line of "
+                f"{also}; if it is in another encoding, save it as UTF-8 (iconv -f ENCODING "
+                "-t UTF-8)"
+            )
+        super().__init__(f"{path}:{line}: not UTF-8 (byte {byte}): {said}")

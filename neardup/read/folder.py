@@ -3,10 +3,10 @@
 Why: a corpus of documents (articles, reports, pages saved as text) often comes as files, not as
 a table, and making a JSON Lines file of it first is work every user would redo. A file's whole
 content is its text, read as a file's lines are (:mod:`neardup.read.lines`: UTF-8, bytes that
-are not UTF-8 as Windows-1252, said once). Files and folders whose names start with a dot
-(``.git``, ``.DS_Store``) are not documents and are passed over; symbolic links to folders are
-not followed (a link back up would loop). The order is the paths' (sorted), so a folder gives
-the same records and ids on every machine.
+are not UTF-8 in the encoding the first such file reads as, else Windows-1252, said once). Files
+and folders whose names start with a dot (``.git``, ``.DS_Store``) are not documents and are
+passed over; symbolic links to folders are not followed (a link back up would loop). The order
+is the paths' (sorted), so a folder gives the same records and ids on every machine.
 
 A file that is not text (a NUL byte: an image, a PDF) or larger than a record may be is
 rejected with its reason, never read whole; an empty file is counted apart, as an empty text.
@@ -22,7 +22,7 @@ from pathlib import Path
 from ..errors import InputError
 from .checks import LINE_ROOM
 from .items import EmptyText, Item, Record, Rejection
-from .lines import BOM, NUL, as_windows_1252
+from .lines import BOM, NUL, as_legacy
 
 #: The format name of a folder read as documents.
 FOLDER = "folder"
@@ -71,6 +71,7 @@ def read_folder(path: Path, limit: int | None) -> Iterator[tuple[Item, int]]:
     a record may hold (a larger file is rejected by its size, unread)."""
     source = str(path)
     noted = False
+    encoding: str | None = None  # read off the first file that is not UTF-8, kept for the rest
     for number, rel in enumerate(folder_files(path), start=1):
         file = path / rel
         reason = _not_a_file(file)
@@ -95,8 +96,8 @@ def read_folder(path: Path, limit: int | None) -> Iterator[tuple[Item, int]]:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            text = as_windows_1252(data, exc, file, say=not noted,
-                                   also="this file and the folder's others")  # fmt: skip
+            text, encoding = as_legacy(data, exc, file, say=not noted, encoding=encoding,
+                                       also="this file and the folder's others")  # fmt: skip
             noted = True
         if not text.strip():
             yield EmptyText(source, number, "an empty file", rel), number

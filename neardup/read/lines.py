@@ -6,27 +6,38 @@ and so is a line too long to hold a record (:data:`~neardup.read.checks.LINE_ROO
 is decoded. In ``ID TEXT`` lines, a carriage return alone inside a line is rejected (it would
 join two lines into one record).
 
-**Bytes that are not UTF-8** are read as Windows-1252, said once per file
-(:class:`~neardup.errors.NotUtf8`). Tables exported on Windows (Excel's "CSV", many catalogues
-and public datasets) are Windows-1252 or Latin-1, whose letters past ASCII are never valid
-UTF-8; rejecting their lines lost a record for every accented name or curly quote. A line is
-read as UTF-8 where it is valid and byte by byte as Windows-1252 where it is not (Latin-1 for
-the five bytes Windows-1252 leaves undefined), so a UTF-8 file with one broken byte keeps its
-other letters. Why not a detector (charset-normalizer, chardet): it guesses one encoding for a
-whole file from a sample, which a file read once, a line at a time, from a pipe too, cannot
-give it, and a mixed file has no one encoding.
+**Bytes that are not UTF-8** are read in the legacy encoding their bytes read as, said once per
+file (:class:`~neardup.errors.NotUtf8`). Tables exported on Windows (Excel's "CSV", many
+catalogues and public datasets) are in the code page of the system that wrote them, whose
+letters past ASCII are never valid UTF-8; rejecting their lines lost a record for every accented
+name or curly quote. At the first line that is not UTF-8, that line and the ones after it (up to
+:data:`~neardup.read.inputs.SNIFF_BYTES`, read ahead and kept, of a pipe too) are the sample the
+encoding is read off (:func:`legacy_encoding`): a Russian file from Excel is Windows-1251, whose
+Cyrillic letters read as Windows-1252 are accented Latin ones (А Б В Г Д Е as À Á Â Ã Ä Å),
+which accent folding made all ``a``. The detector is charset-normalizer (already installed with
+requests, and a dependency of its own): it scores each code page by how plausible its letters'
+sequences are, which a hand-written table of byte ranges could not do between, say, Windows-1250
+and Windows-1252, whose letters mostly share their bytes. Its answer is taken only when it is
+confident and Windows-1252 is not among the encodings it finds plausible (it ranked Windows-1250
+and Mac Latin 2 first for French and Spanish samples, Windows-1252 close behind), else the file
+is read as Windows-1252 as before: a line is read as UTF-8 where it is valid and byte by byte as
+Windows-1252 where it is not (Latin-1 for the five bytes Windows-1252 leaves undefined), so a
+UTF-8 file with one broken byte keeps its other letters. A sample mostly valid UTF-8 is such a
+file, and is not given to the detector. In another encoding, a line that is not UTF-8 is read
+whole in it (its letters are not valid UTF-8 sequences, but a pair of them may be).
 """
 
 from __future__ import annotations
 
 import codecs
 import warnings
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import NotUtf8
 from .checks import LINE_ROOM
-from .inputs import open_input
+from .inputs import SNIFF_BYTES, open_input
 from .items import Blank, EmptyText, Item, Record, Rejection
 
 NUL = b"\x00"
@@ -57,20 +68,107 @@ def _letter(byte: bytes) -> str:
 
 codecs.register_error(WINDOWS_1252, _windows_1252)
 
+#: The codec error handler for the bytes a legacy encoding leaves undefined: Latin-1 letters.
+UNDEFINED_AS_LATIN_1 = "neardup-latin-1"
 
-def as_windows_1252(
+
+def _latin_1(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    return exc.object[exc.start : exc.end].decode("latin-1"), exc.end
+
+
+codecs.register_error(UNDEFINED_AS_LATIN_1, _latin_1)
+
+#: The most chaos (charset-normalizer's measure of implausible characters, 0 to 1) and the
+#: least coherence (how much the letters' frequencies are a language's) of an encoding taken
+#: from the detector: below these, its guess is a guess (on a line or two, every code page
+#: scores 0 coherence, and a Hebrew sample came back as Thai).
+MAX_CHAOS = 0.15
+MIN_COHERENCE = 0.1
+
+
+def legacy_encoding(sample: bytes) -> str:
+    """The encoding of ``sample``, bytes of a file that are not all UTF-8, as a Python codec name:
+    of those charset-normalizer finds plausible, none Windows-1252 or Latin-1, and confident
+    (:data:`MAX_CHAOS`, :data:`MIN_COHERENCE`), a Windows code page first, else its first;
+    ``cp1252`` when there is none, or it reads the sample as Windows-1252 does. A sample
+    mostly valid UTF-8 (more letters past ASCII that are valid UTF-8 than bytes that are
+    not) is a UTF-8 file with a few broken bytes: ``cp1252``, not asked."""
+    text = sample.decode("utf-8", "replace")
+    broken = text.count("\ufffd")
+    valid = sum(ch > "\x7f" for ch in text) - broken
+    if broken == 0 or valid >= broken:
+        return "cp1252"
+    try:
+        from charset_normalizer import from_bytes
+    except ImportError:  # (a dependency; a broken install reads as before)
+        return "cp1252"
+    matches = list(from_bytes(sample))
+    if any(codecs.lookup(m.encoding).name in ("cp1252", "iso8859-1") for m in matches):
+        return "cp1252"  # Windows-1252 (or Latin-1, its letters) reads it plausibly too
+    names = [
+        codecs.lookup(m.encoding).name for m in matches
+        if m.chaos <= MAX_CHAOS and m.coherence >= MIN_COHERENCE
+    ]  # fmt: skip
+    # Windows' code pages first, those of Excel and most exports (a Windows-1251 sample of
+    # surnames came back Mac Cyrillic first, whose capitals are elsewhere)
+    name = next((n for n in names if n.startswith("cp125")), names[0] if names else "utf-8")
+    if name == "utf-8":
+        return "cp1252"
+    western = sample.decode("cp1252", WINDOWS_1252)
+    if sample.decode(name, UNDEFINED_AS_LATIN_1) == western:
+        return "cp1252"  # the same letters
+    return name
+
+
+def encoding_name(codec: str) -> str:
+    """A codec's name as users know it: ``Windows-1251 (cp1251)``, ``KOI8-R``."""
+    name = codecs.lookup(codec).name
+    if name.startswith("cp125"):
+        return f"Windows-{name[2:]} ({name})"
+    if name.startswith("iso8859-"):
+        return f"ISO-8859-{name[8:]}"
+    return name.upper() if name.startswith("koi8") else name
+
+
+def legacy_text(data: bytes, encoding: str, codec: str = "utf-8") -> str:
+    """``data``, not all UTF-8, read in ``encoding``: for ``cp1252``, UTF-8
+    where it is valid and Windows-1252 byte by byte where it is not; else all of it in
+    ``encoding`` (bytes it leaves undefined as Latin-1)."""
+    if encoding == "cp1252":
+        return data.decode(codec, WINDOWS_1252)
+    if codec == "utf-8-sig":
+        data = data.removeprefix(BOM)
+    return data.decode(encoding, UNDEFINED_AS_LATIN_1)
+
+
+def as_legacy(
     data: bytes, exc: UnicodeDecodeError, path: object, *, say: bool, first_line: int = 1,
-    also: str = "the file", codec: str = "utf-8",
-) -> str:  # fmt: skip
-    """``data``, which ``exc`` found not all UTF-8, read as UTF-8 where it is and as
-    Windows-1252 where it is not; ``say``: the fault said first (:class:`NotUtf8`), by its line
-    (``data`` starting at ``first_line`` of ``path``) and its byte in that line. One place for
-    every reader: a file's lines, a folder's documents, pairs and labels files."""
+    also: str = "the file", codec: str = "utf-8", encoding: str | None = None,
+) -> tuple[str, str]:  # fmt: skip
+    """``data``, which ``exc`` found not all UTF-8, read in its legacy encoding: ``encoding``,
+    or for None the one read off ``data`` from its first byte that is not UTF-8 on
+    (:func:`legacy_encoding`), Windows-1252 when none is found (:func:`legacy_text`); and that
+    encoding, for the next such data of the file. ``say``: the fault said first
+    (:class:`NotUtf8`), by its line (``data`` starting at ``first_line`` of ``path``), its byte
+    in that line and the encoding. One place for every reader: a file's lines, a folder's
+    documents, pairs and labels files."""
+    if encoding is None:
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        encoding = legacy_encoding(data[start : start + SNIFF_BYTES])
     if say:
-        line = first_line + data.count(b"\n", 0, exc.start)
-        byte = exc.start - data.rfind(b"\n", 0, exc.start)
-        warnings.warn(NotUtf8(path, line, byte, also), stacklevel=3)
-    return data.decode(codec, WINDOWS_1252)
+        _say(data, exc, path, first_line, also, encoding)
+    return legacy_text(data, encoding, codec), encoding
+
+
+def _say(
+    data: bytes, exc: UnicodeDecodeError, path: object, first_line: int, also: str, encoding: str
+) -> None:
+    line = first_line + data.count(b"\n", 0, exc.start)
+    byte = exc.start - data.rfind(b"\n", 0, exc.start)
+    shown = None if encoding == "cp1252" else encoding_name(encoding)
+    warnings.warn(NotUtf8(path, line, byte, also, shown), stacklevel=3)
 
 
 def _sized_lines(
@@ -112,7 +210,17 @@ def decoded_lines(path: Path, limit: int | None, head_only: bool = False) -> Lin
     note of bytes that are not UTF-8 (the lines are read again)."""
     cap = None if limit is None else limit + LINE_ROOM
     noted = head_only
-    for number, (raw, size) in enumerate(_sized_lines(path, cap, head_only), start=1):
+    encoding: str | None = None  # of the lines that are not UTF-8: read off the first of them
+    sized = _sized_lines(path, cap, head_only)
+    ahead: deque[tuple[bytes | None, int]] = deque()  # lines read to sample, not yet yielded
+
+    def lines() -> Iterator[tuple[bytes | None, int]]:
+        for item in sized:
+            yield item
+            while ahead:
+                yield ahead.popleft()
+
+    for number, (raw, size) in enumerate(lines(), start=1):
         if raw is None:
             problem = (
                 f"record too large, a line of {size} bytes (the limit is {limit} bytes of text)"
@@ -128,9 +236,19 @@ def decoded_lines(path: Path, limit: int | None, head_only: bool = False) -> Lin
         try:
             yield number, raw.decode("utf-8"), None
         except UnicodeDecodeError as exc:
-            text = as_windows_1252(raw, exc, path, say=not noted, first_line=number)
-            noted = True
-            yield number, text, None
+            if encoding is None:  # the sample: this line and the next (read ahead, kept)
+                sample, held = [raw], len(raw)
+                while held < SNIFF_BYTES and (item := next(sized, None)) is not None:
+                    ahead.append(item)
+                    if item[0] is not None:
+                        sample.append(item[0])
+                        held += len(item[0])
+                sample[1:] = [b.removeprefix(BOM) for b in sample[1:]]
+                encoding = legacy_encoding(b"\n".join(sample)[:SNIFF_BYTES])
+            if not noted:
+                _say(raw, exc, path, number, "the file", encoding)
+                noted = True
+            yield number, legacy_text(raw, encoding), None
 
 
 def text_lines(lines: Lines, source: str) -> Iterator[Item | tuple[int, str]]:

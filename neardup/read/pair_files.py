@@ -29,7 +29,7 @@ from typing import Any
 from ..errors import InputError, NeardupWarning
 from ..keys import source_like, source_named
 from .inputs import SNIFF_BYTES, no_file
-from .lines import as_windows_1252
+from .lines import as_legacy
 from .records import refuse_encoding
 from .sniff import is_number
 
@@ -432,7 +432,7 @@ def _text(name: str, data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:  # read as the records' files are (neardup.read.lines)
-        return as_windows_1252(data, exc, name, say=True, codec="utf-8-sig")
+        return as_legacy(data, exc, name, say=True, codec="utf-8-sig")[0]
 
 
 #: One row of a file: where it is (``file:line``, ``file: row N``) and its values by column.
