@@ -907,3 +907,65 @@ def test_the_columns_a_text_column_leaves_out_are_said(tmp_path: Path) -> None:
     done = run_cli("index", str(path), "--index-file", str(tmp_path / "i.duckdb"))
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("not compared: 'title' (--text-field text,... names") == 1
+
+
+CUSTOMERS = (
+    "customer_id,name,city\n10001,Jon Smith,Boston\n10002,John Smith,Boston\n"
+    "10003,Mary Jones,Salem\n10004,Mary Jones,Salem MA\n10005,Peter Brown,Dover\n"
+    "10006,Anna Lee,Austin\n10007,Ann Lee,Austin\n10008,Carlos Diaz,Miami\n"
+)
+
+
+@pytest.mark.parametrize("name", ["customer_id", "CustomerID", "product id", "record_id", "userId"])
+def test_the_one_unique_column_named_as_an_id_is_the_id(tmp_path: Path, name: str) -> None:
+    """``customer_id`` was compared as text: every true duplicate held different numbers, the
+    numbers check dropped them all, and the clusters were named by line numbers (hostile sweep
+    hx22, finding 2)."""
+    path = tmp_path / "cust.csv"
+    path.write_text(CUSTOMERS.replace("customer_id", name, 1), encoding="utf-8")
+    records = [r for r in read_records(path, id_field=None) if isinstance(r, Record)]
+    assert (records[0].id, records[0].text) == ("10001", "Jon Smith Boston")
+    jsonl = tmp_path / "cust.jsonl"
+    rows = [{name: "a1", "t": "x"}, {name: "a2", "t": "y"}]
+    jsonl.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    assert _records(list(read_records(jsonl, id_field=None))) == [("a1", "x"), ("a2", "y")]
+
+
+def test_a_column_named_as_an_id_finds_the_duplicates_and_says_so(tmp_path: Path) -> None:
+    path, out = tmp_path / "cust.csv", tmp_path / "out.csv"
+    path.write_text(CUSTOMERS, encoding="utf-8")
+    proc = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory",
+                   "--cluster-column", "cluster")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        f"neardup: {path} has no 'id' column: its column 'customer_id' is the records' ids (its "
+        "values are unique in its first 8 rows; name another with --id-field"
+    ) in proc.stderr
+    rows = out.read_text(encoding="utf-8").splitlines()
+    assert rows[2].startswith("10002,John Smith,Boston,10001,")  # named by its id, not its line
+    assert {r.split(",")[3] for r in rows[1:]} == {"10001", "10003", "10005", "10006", "10008"}
+
+
+def test_columns_named_as_ids_that_cannot_be_the_id_are_not_text(tmp_path: Path) -> None:
+    """Two candidates (``Id,ID``: hx18) or one whose values repeat: line numbers, as before,
+    the columns named, and left out of the compared text."""
+    two, rep = tmp_path / "two.csv", tmp_path / "rep.csv"
+    two.write_text("Id,ID,name\n7,8,Jon Smith\n9,10,John Smith\n", encoding="utf-8")
+    rep.write_text(CUSTOMERS.replace("10002,", "10001,"), encoding="utf-8")
+    assert _records(list(read_records(two, id_field=None))) == [
+        ("2", "Jon Smith"), ("3", "John Smith")
+    ]
+    assert _records(list(read_records(rep, id_field=None)))[1] == ("3", "John Smith Boston")
+    said = {}
+    for path in (two, rep):
+        proc = run_cli("dedupe", str(path), "--out", str(tmp_path / "o.csv"), "--backend",
+                       "memory")  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        said[path] = proc.stderr + proc.stdout
+    assert (
+        f"{two} has no 'id' column: the records' ids are the numbers of their lines ('Id' and "
+        "'ID' could each be the id, which is ambiguous: name the id column with --id-field); "
+        "'Id' and 'ID' not compared as text"
+    ) in said[two]
+    assert "('customer_id' holds '10001' twice in its first 8 rows" in said[rep]
+    assert "kept 5, removed 3" in said[rep]  # the ids not compared: the duplicates found

@@ -31,9 +31,9 @@ from ..read.records import (
     ARROW_FORMATS,
     FORMATS,
     checked_file,
+    choose_id_field,
     first_columns,
     read_records,
-    resolve_id_field,
 )
 from ..read.rows import ROW_ID
 from ..read.sniff import table_delimiter
@@ -398,14 +398,37 @@ def resolve_ids(args: argparse.Namespace, path: Path) -> None:
 def _resolve_id_field(
     args: argparse.Namespace, path: Path, file: Path, fmt: str, delimiter: str | None
 ) -> None:
-    args.id_field = resolve_id_field(file, fmt, None, delimiter)
-    if args.id_field == ROW_ID and first_columns(file, fmt, delimiter):  # (an empty file has none)
-        what = "rows" if fmt in ARROW_FORMATS else "lines"
-        print(
-            f"neardup: {path} has no 'id' column: the records' ids are the numbers of their "
-            f"{what} (--id-field @row; name an id column with --id-field)",
-            file=sys.stderr,
-        )
+    choice = choose_id_field(file, fmt, delimiter)
+    args.id_field = choice.field
+    what = "rows" if fmt in ARROW_FORMATS else "lines"
+    if choice.field != ROW_ID:
+        if choice.candidates:  # a column named as an id, not 'id'
+            print(
+                f"neardup: {path} has no 'id' column: its column {choice.field!r} is the "
+                f"records' ids (its values are unique in its first {choice.rows} rows; name "
+                "another with --id-field, or --id-field @row for line numbers)",
+                file=sys.stderr,
+            )
+        return
+    columns = first_columns(file, fmt, delimiter)
+    if not columns:  # (an empty file has none)
+        return
+    said = f"{path} has no 'id' column: the records' ids are the numbers of their {what}"
+    if not choice.candidates:
+        print(f"neardup: {said} (--id-field @row; name an id column with --id-field)",
+              file=sys.stderr)  # fmt: skip
+        return
+    named = " and ".join(map(repr, choice.candidates))
+    if len(choice.candidates) > 1:
+        why = f"{named} could each be the id, which is ambiguous"
+    elif choice.repeated:
+        why = f"{named} holds {choice.repeated[:40]!r} twice in its first {choice.rows} rows"
+    else:
+        why = f"{named} has an empty value in its first {choice.rows} rows"
+    left = ""
+    if not args.text_field and "text" not in columns:
+        left = f"; {named} not compared as text (--text-field names the columns to compare)"
+    print(f"neardup: {said} ({why}: name the id column with --id-field){left}", file=sys.stderr)
 
 
 def config(args: argparse.Namespace | None = None) -> Any:

@@ -97,6 +97,16 @@ def arrow_columns(path: Path, fmt: str) -> list[str]:
     return list(_open(path, fmt).schema.names)
 
 
+def column_head(path: Path, fmt: str, column: str, rows: int) -> list[Any]:
+    """The values of ``column`` in the first ``rows`` rows of a Parquet or Arrow file."""
+    values: list[Any] = []
+    for batch in _open(path, fmt).batches([column]):
+        values += batch.column(0).to_pylist()[: rows - len(values)]
+        if len(values) >= rows:
+            break
+    return values
+
+
 def _texty(kind: Any) -> bool:
     """Whether a column of this Arrow type is read into a record's default text: text and
     numbers, a dictionary of them (pandas' categorical columns), and structs and lists, whose

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -24,9 +25,9 @@ from .folder import FOLDER, folder_files, read_folder
 from .inputs import SNIFF_BYTES, first_bytes, is_stream, no_file
 from .items import Item, Record, Rejection
 from .jsonl import decode_json, read_jsonl
-from .lines import decoded_lines, read_lines
-from .rows import ROW_ID, id_column
-from .sniff import refuse_unread_table, sniff_table, table_delimiter
+from .lines import WINDOWS_1252, decoded_lines, read_lines
+from .rows import ROW_ID, id_column, id_like
+from .sniff import quoting, refuse_unread_table, sniff_table, table_delimiter
 from .tables import read_table, unreadable_header
 
 FORMATS = ("lines", "tsv", "csv", "jsonl", "parquet", "arrow", FOLDER)
@@ -426,15 +427,97 @@ def _iter_spans(
 def resolve_id_field(
     path: Path, fmt: str, id_field: str | None, delimiter: str | None = None
 ) -> str:
-    """The id field to read ``path`` with: ``id_field``, or for None, ``id`` when the file
-    has such a column or key (the first row or object says), else :data:`ROW_ID`."""
+    """The id field to read ``path`` with: ``id_field``, or for None the one
+    :func:`choose_id_field` chooses: ``id`` when the file has such a column or key (the first
+    row or object says), else its one column named as an id whose values are unique in the
+    rows read first, else :data:`ROW_ID`."""
     if id_field is not None:
         if not id_field.strip():
             raise ArgumentError("the id field needs a name (or @row for line numbers)")
         return id_field
+    return choose_id_field(path, fmt, delimiter).field
+
+
+#: How many of a file's first rows a column named as an id must hold no value twice in to be
+#: the ids (:func:`choose_id_field`); of a table or JSON Lines, at most those of its first
+#: :data:`~neardup.read.inputs.SNIFF_BYTES`.
+ID_SAMPLE_ROWS = 10_000
+
+
+@dataclasses.dataclass(frozen=True)
+class IdChoice:
+    """The id field chosen for a file no id field was named for (:func:`choose_id_field`)."""
+
+    #: The column or key, or :data:`ROW_ID`.
+    field: str
+    #: Without an ``id`` column, the columns whose names read as ids (:func:`id_like`).
+    candidates: tuple[str, ...] = ()
+    #: Of a sole candidate not chosen, a value it holds twice (or an empty one: ``""``).
+    repeated: str | None = None
+    #: The rows its values were read in.
+    rows: int = 0
+
+
+def choose_id_field(path: Path, fmt: str, delimiter: str | None = None) -> IdChoice:
+    """The id field of a file when none is named: ``id`` (or the one column named ``id`` in
+    other letters, :func:`id_column`); else, of the columns whose names read as ids
+    (:func:`id_like`: ``customer_id``, ``CustomerID``, ``product id``), the only one, if its
+    values in the first rows (:data:`ID_SAMPLE_ROWS`) are all there and none twice; else line
+    numbers (:data:`ROW_ID`), the candidates named (several: which is the id is ambiguous).
+    Why: ``customer_id,name,city`` compared its ids as text, the numbers check dropped every
+    true duplicate for their different ids, and the clusters were named by line numbers."""
     if fmt in ("lines", FOLDER):
-        return "id"
-    return id_column(first_columns(path, fmt, delimiter)) or ROW_ID
+        return IdChoice("id")
+    columns = first_columns(path, fmt, delimiter)
+    found = id_column(columns)
+    if found is not None:
+        return IdChoice(found)
+    candidates = tuple(c for c in columns if id_like(c))
+    if len(candidates) != 1:
+        return IdChoice(ROW_ID, candidates)
+    values = _first_values(path, fmt, delimiter, candidates[0])
+    seen: set[str] = set()
+    for value in values:
+        if not value or value in seen:
+            return IdChoice(ROW_ID, candidates, value, len(values))
+        seen.add(value)
+    return IdChoice(candidates[0] if values else ROW_ID, candidates, None, len(values))
+
+
+def _first_values(path: Path, fmt: str, delimiter: str | None, column: str) -> list[str]:
+    """The values of ``column`` in the first rows of a file (at most :data:`ID_SAMPLE_ROWS`),
+    stripped; a row without it gives ``""``."""
+    if fmt in ARROW_FORMATS:
+        from .arrow import column_head  # (pyarrow, only for these formats)
+
+        return [("" if v is None else str(v).strip()) for v in
+                column_head(path, fmt, column, ID_SAMPLE_ROWS)]  # fmt: skip
+    head = first_bytes(path, SNIFF_BYTES)
+    if len(head) == SNIFF_BYTES and b"\n" in head:
+        head = head[: head.rindex(b"\n") + 1]  # no row cut in two
+    text = head.decode("utf-8", WINDOWS_1252).replace("\ufeff", "")
+    values: list[str] = []
+    if fmt == "jsonl":
+        for line in text.splitlines():
+            try:
+                obj = decode_json(line) if line.strip() else None
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(obj, dict):
+                value = obj.get(column)
+                values.append("" if value is None else str(value).strip())
+    else:
+        delimiter = table_delimiter(path, fmt, delimiter)
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
+                            quoting=quoting(delimiter))  # fmt: skip
+        rows = (row for row in reader if any(cell.strip() for cell in row))
+        try:
+            header = [cell.strip() for cell in next(rows, [])]
+            at = header.index(column)
+            values = [(row[at].strip() if len(row) > at else "") for row in rows]
+        except (csv.Error, ValueError):
+            return values
+    return values[:ID_SAMPLE_ROWS]
 
 
 def first_columns(path: Path, fmt: str, delimiter: str | None = None) -> list[str]:

@@ -5,6 +5,7 @@ source, or a rejection that says which field is wrong.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -28,7 +29,10 @@ def default_text_fields(
 ) -> list[str]:
     """The text of a record when no text field is named: the column ``text`` if there is one,
     else every column but the id (and the source), joined in their order (and kept apart as the
-    record's ``fields``, which a report compares one by one: :mod:`neardup.decision.columns`)."""
+    record's ``fields``, which a report compares one by one: :mod:`neardup.decision.columns`).
+    With line numbers for ids (:data:`ROW_ID`), columns whose names read as ids
+    (:func:`id_like`: ``Id`` and ``ID``, ``order_id`` and ``customer_id``) are left out too,
+    unless they are all there is: as text, an id is a word or number no other record holds."""
     names = list(columns)
     if source_field is not None and source_field in ("text", id_field) and source_field in names:
         # the source says which catalogue a row is of: compared as text, or as the id, every
@@ -38,7 +42,12 @@ def default_text_fields(
             f"{'id' if source_field == id_field else 'text'} column: name the source column "
             "(--source-field) apart from the id and text columns (--id-field, --text-field)"
         )
-    return ["text"] if "text" in names else [n for n in names if n not in (id_field, source_field)]
+    if "text" in names:
+        return ["text"]
+    rest = [n for n in names if n not in (id_field, source_field)]
+    if id_field == ROW_ID:  # numbered by line: a column named as an id is no text (id_like)
+        return [n for n in rest if not id_like(n)] or rest
+    return rest
 
 
 def say_text_only(
@@ -56,6 +65,28 @@ def say_text_only(
         f"{source}: its column 'text' is the records' text; not compared: {shown} ({flag} "
         "names the columns to compare)"
     ), stacklevel=2)  # fmt: skip
+
+
+#: The words of a column's name: runs of letters split where the case turns (``CustomerID``:
+#: Customer, ID; ``userId``: user, Id), and runs of digits.
+_NAME_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def id_like(name: object) -> bool:
+    """Whether a column's name reads as an id's: ``id`` as its first or last word, the words
+    split at anything not a letter or digit and where the case turns (``customer_id``,
+    ``CustomerID``, ``product id``, ``ID``, ``record_id``, ``id_number``; not ``Idaho``,
+    ``valid``, ``PID``, ``uuid``). Why: with ``customer_id`` read as text, every record held a
+    number no other holds, the numbers check dropped every true duplicate, and the ids were
+    line numbers.
+
+    >>> [id_like(n) for n in ("CustomerID", "product id", "userId", "Idaho", "paid", "uuid")]
+    [True, True, True, False, False, False]
+    """
+    if not isinstance(name, str):
+        return False
+    words = _NAME_WORDS.findall(name)
+    return bool(words) and "id" in (words[0].casefold(), words[-1].casefold())
 
 
 def id_column(columns: Iterable[str]) -> str | None:
