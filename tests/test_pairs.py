@@ -625,3 +625,13 @@ def test_the_precision_of_no_pair_found_is_undefined_not_zero(
     found.write_text("id1\tid2\tjaccard\tedit_distance\n1\t3\t0.9\t1\n", encoding="utf-8")
     code, scores, err = _evaluate(capsys, str(found), "--gold", str(gold))
     assert code == 0 and scores["precision"] == 0.0, err  # one pair found, wrong: 0
+
+
+def test_excels_sep_line_in_a_pairs_file(tmp_path: Path) -> None:
+    """A gold file saved by Excel with its ``sep=;`` line: the separator, not a row (hostile
+    sweep hx22, finding 3)."""
+    from neardup.read.pair_files import read_pairs_file
+
+    gold = tmp_path / "gold.csv"
+    gold.write_text("sep=;\r\nid1;id2\r\na 1;b 1\r\nc;d\r\n", encoding="utf-8")
+    assert read_pairs_file(str(gold)).pairs == [(("", "a 1"), ("", "b 1")), (("", "c"), ("", "d"))]

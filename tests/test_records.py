@@ -969,3 +969,30 @@ def test_columns_named_as_ids_that_cannot_be_the_id_are_not_text(tmp_path: Path)
     ) in said[two]
     assert "('customer_id' holds '10001' twice in its first 8 rows" in said[rep]
     assert "kept 5, removed 3" in said[rep]  # the ids not compared: the duplicates found
+
+
+@pytest.mark.parametrize("name", ["b.csv", "b.txt"])
+def test_excels_sep_line_names_the_separator_and_is_no_row(tmp_path: Path, name: str) -> None:
+    """Excel's first line ``sep=;`` was read as the header: with two columns the real header
+    became a record and the ids text; with three, every row was rejected "expected 2
+    columns, found 3" (hostile sweep hx22, finding 3)."""
+    path = tmp_path / name
+    path.write_bytes(b"\xef\xbb\xbfsep=;\r\nid;name;city\r\n101;Jon Smith;Boston\r\n"
+                     b"102;John Smith;Boston\r\n103;Mary Jones;Salem\r\n")  # fmt: skip
+    items = list(read_records(path, id_field=None))
+    assert _records(items) == [
+        ("101", "Jon Smith Boston"), ("102", "John Smith Boston"), ("103", "Mary Jones Salem")
+    ]
+    assert [i.line for i in items] == [3, 4, 5]  # no rejection, no blank line
+    two = tmp_path / "a.csv"
+    two.write_text("sep=|\nid|name\n1|Blue Cafe, Paris\n2|Blue Cafe, Paris\n", encoding="utf-8")
+    assert _records(list(read_records(two, id_field=None))) == [
+        ("1", "Blue Cafe, Paris"), ("2", "Blue Cafe, Paris")
+    ]
+    out = tmp_path / "out.csv"
+    proc = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory",
+                   "--cluster-column", "cl")  # fmt: skip
+    assert proc.returncode == 0 and "no 'id' column" not in proc.stderr, proc.stderr
+    assert out.read_bytes().startswith(  # the line written back, for Excel to read
+        b"\xef\xbb\xbfsep=;\r\nid;name;city;cl;similarity\r\n101;Jon Smith;Boston;101;1.0000\r\n"
+    )

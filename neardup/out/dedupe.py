@@ -76,7 +76,7 @@ from ..read.inputs import raw_lines
 from ..read.items import Blank, EmptyText, Record, Rejection
 from ..read.lines import WINDOWS_1252
 from ..read.records import ARROW_FORMATS, guess_format, read_spans
-from ..read.sniff import table_delimiter
+from ..read.sniff import table_delimiter, without_sep_line
 from ..results import Pair
 from .write import (
     AtomicFile,
@@ -365,7 +365,8 @@ class _Output:
         if not self.column:
             self.fh.write(b"".join(lines))
             return
-        text = b"".join(lines).decode("utf-8", "replace")
+        text = b"".join(lines).decode("utf-8", "replace").removeprefix("\ufeff")
+        text = without_sep_line(text)[0].lstrip("\r\n")  # Excel's "sep=;", written back
         row = next(csv.reader([text], delimiter=self.delimiter), [])
         names = {c.strip() for c in row}
         for name in self.added():

@@ -31,7 +31,7 @@ from ..keys import source_like, source_named
 from .inputs import SNIFF_BYTES, no_file
 from .lines import as_legacy
 from .records import refuse_encoding
-from .sniff import is_number
+from .sniff import is_number, without_sep_line
 
 #: A record: its source ("" where the file names none) and its id.
 Rec = tuple[str, str]
@@ -579,11 +579,13 @@ def _sep_name(delimiter: str) -> str:
 
 def _text_rows(name: str, text: str, fmt: str | None, source: str = "source") -> Iterator[Row]:
     """A TSV, CSV or plain file: by its header where its first line names neardup's columns,
-    else two ids a line (``#`` comments, an optional header line)."""
+    else two ids a line (``#`` comments, an optional header line). Excel's first line
+    ``sep=;`` names the separator, and is no row."""
+    text, named = without_sep_line(text)
     first = next(
         (s for line in io.StringIO(text, newline="") if (s := line.strip()) and s[0] != "#"), ""
     )
-    delimiter = _delimiter(first, fmt)
+    delimiter = named or _delimiter(first, fmt)
     rows = _lines(text, delimiter, name)
     for number, cells in rows:
         if cells[0].lstrip().startswith("#"):

@@ -27,7 +27,14 @@ from .items import Item, Record, Rejection
 from .jsonl import decode_json, read_jsonl
 from .lines import WINDOWS_1252, decoded_lines, read_lines
 from .rows import ROW_ID, id_column, id_like
-from .sniff import quoting, refuse_unread_table, sniff_table, table_delimiter
+from .sniff import (
+    excel_sep,
+    quoting,
+    refuse_unread_table,
+    sniff_table,
+    table_delimiter,
+    without_sep_line,
+)
 from .tables import read_table, unreadable_header
 
 FORMATS = ("lines", "tsv", "csv", "jsonl", "parquet", "arrow", FOLDER)
@@ -495,7 +502,7 @@ def _first_values(path: Path, fmt: str, delimiter: str | None, column: str) -> l
     head = first_bytes(path, SNIFF_BYTES)
     if len(head) == SNIFF_BYTES and b"\n" in head:
         head = head[: head.rindex(b"\n") + 1]  # no row cut in two
-    text = head.decode("utf-8", WINDOWS_1252).replace("\ufeff", "")
+    text = without_sep_line(head.decode("utf-8", WINDOWS_1252).replace("\ufeff", ""))[0]
     values: list[str] = []
     if fmt == "jsonl":
         for line in text.splitlines():
@@ -533,6 +540,8 @@ def first_columns(path: Path, fmt: str, delimiter: str | None = None) -> list[st
             raise InputError(unreadable_header(str(path), number, problem or "unreadable"))
         if text is None or not text.strip():
             continue
+        if number == 1 and fmt != "jsonl" and excel_sep(text) is not None:
+            continue  # Excel's "sep=;", not the header
         if fmt == "jsonl":
             try:
                 obj = decode_json(text)

@@ -1,6 +1,7 @@
-"""A table's separator, read off its first lines (:func:`sniff_table`); a table that
-would be read as one column, or as ``ID TEXT`` lines, is an error that names its separator
-(:func:`table_delimiter`, :func:`refuse_unread_table`).
+"""A table's separator, read off its first lines (:func:`sniff_table`), or named by Excel's
+first line ``sep=;`` (:func:`excel_sep`); a table that would be read as one column, or as
+``ID TEXT`` lines, is an error that names its separator (:func:`table_delimiter`,
+:func:`refuse_unread_table`).
 """
 
 from __future__ import annotations
@@ -84,6 +85,26 @@ class TableLayout:
         return f"{len(self.header)} columns in {lines} lines: {shown}{more}"
 
 
+def excel_sep(line: str) -> str | None:
+    """The separator a table's first line names when it is Excel's hint ``sep=X`` (X one
+    character; Excel writes it when asked for a separator, and reads the file with it), else
+    None. The line is no row: every reader of tables passes over it (a table's records, its
+    header, the pairs and labels files). Why: read as the header, ``sep=;`` made the real
+    header a record, or, with three columns or more, every row "expected 2 columns"."""
+    line = line.lstrip("\ufeff").rstrip("\r\n")
+    if len(line) == 5 and line[:4].lower() == "sep=" and line[4] not in '\r\n"':
+        return line[4]
+    return None
+
+
+def without_sep_line(text: str) -> tuple[str, str | None]:
+    """``text``, the start of a table, with Excel's first line ``sep=X`` (:func:`excel_sep`)
+    left blank (its rows keep their line numbers), and X; or ``text`` as it is, and None."""
+    first, newline, rest = text.partition("\n")
+    sep = excel_sep(first)
+    return (newline + rest, sep) if sep is not None else (text, None)
+
+
 def is_number(text: str) -> bool:
     """Whether ``text`` reads as a number (``12``, ``3.5``, ``1e3``)."""
     try:
@@ -103,6 +124,7 @@ def _sample(path: Path) -> str | None:
     if len(head) == SNIFF_BYTES and b"\n" in head:
         head = head[: head.rindex(b"\n") + 1]  # no line cut in two
     text = head.decode("utf-8", "replace").replace("\ufeff", "")
+    text = without_sep_line(text)[0]
     return "".join(text.splitlines(keepends=True)[:SNIFF_LINES])
 
 
@@ -183,7 +205,14 @@ def sniff_table(path: Path) -> TableLayout | None:
 def sniff_delimiter(path: Path) -> str:
     """The delimiter of a CSV file: the one its first lines are a table with
     (:func:`sniff_table`), else of :data:`DELIMITERS`, the one that splits its first line
-    into the most columns (a header alone, or rows too ragged to agree on any), else ``,``."""
+    into the most columns (a header alone, or rows too ragged to agree on any), else ``,``;
+    the one Excel's first line ``sep=X`` names, first of all (:func:`excel_sep`)."""
+    try:
+        named = excel_sep(first_bytes(path, 16).split(b"\n", 1)[0].decode("utf-8", "replace"))
+    except InputError:
+        named = None
+    if named is not None:
+        return named
     layout = sniff_table(path)
     if layout is not None:
         return layout.delimiter

@@ -13,7 +13,7 @@ from .checks import LINE_ROOM
 from .items import Blank, Item, Rejection
 from .lines import Lines
 from .rows import ROW_ID, default_text_fields, record_from_mapping, say_text_only
-from .sniff import quoting
+from .sniff import excel_sep, quoting
 
 
 def read_table(
@@ -53,6 +53,8 @@ def read_table(
             raise InputError(unreadable_header(source, broken[0], bad[broken[0]]))
         if broken:
             yield Rejection(source, broken[0], bad[broken[0]]), last
+        elif first == 1 and 0 in bad:  # Excel's "sep=;": no row, nor a blank line
+            continue
         elif not any(cell.strip() for cell in row):
             yield Blank(source, first), last
         elif header is None:
@@ -79,9 +81,13 @@ def unreadable_header(source: str, line: int, problem: str) -> str:
 
 def _texts(lines: Lines, bad: dict[int, str]) -> Iterator[str]:
     """The lines as the csv module reads them; an unreadable line is an empty one, and its
-    problem is noted in ``bad`` (its row is rejected for it)."""
+    problem is noted in ``bad`` (its row is rejected for it); so is Excel's first line
+    ``sep=;`` (:func:`~neardup.read.sniff.excel_sep`), noted at 0."""
     for number, text, problem in lines:
-        if text is None:
+        if number == 1 and text is not None and excel_sep(text) is not None:
+            bad[0] = "sep"
+            yield "\n"
+        elif text is None:
             bad[number] = problem or "unreadable"
             yield "\n"
         else:
