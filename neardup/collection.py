@@ -23,7 +23,8 @@ from .params import Params
 LISTED = 50
 #: Parameters that decide what a record's shingles and pairs are (bands and rows follow them).
 DECIDING = ("shingle_kind", "shingle_size", "threshold", "rule", "canonical", "fold_accents",
-            "split_hyphens", "fix_text", "num_perm", "hash_family", "seed")  # fmt: skip
+            "fold_marks", "split_hyphens", "fix_text", "num_perm", "hash_family",
+            "seed")  # fmt: skip
 
 
 def describe(backend: SolrStore) -> dict[str, Any]:

@@ -274,6 +274,7 @@ CANONICAL = _param("canonical", "rewrite record forms (7th/seventh) before shing
 FOLD_ACCENTS = _param("fold_accents", "fold accents (café is cafe)", BOOL)
 SPLIT_HYPHENS = _param("split_hyphens", "character shingles read a hyphen as a space", BOOL)
 FIX_TEXT = _param("fix_text", "repair mojibake with ftfy before normalizing", BOOL)
+FOLD_MARKS = _param("fold_marks", "fold Arabic's and Hebrew's vowel marks with the accents", BOOL)
 PROGRESS = _param("progress", "progress bars on standard error", BOOL)
 BATCH_SIZE = _param("batch_size", "records per update request", _COUNT)
 WRITERS = _param("writers", "concurrent update requests per batch", _COUNT)
@@ -297,6 +298,7 @@ _declare(
     _param("rows", "rows per band", Interval(int, 0, None)),
     _param("fields_2014", "also store the 2014 article's fields", BOOL),
     FIX_TEXT,
+    FOLD_MARKS,
 )
 # ShingleProcessor's own names for the shingles' kind and size.
 _declare(
@@ -310,6 +312,7 @@ _declare(
     FOLD_ACCENTS,
     SPLIT_HYPHENS,
     FIX_TEXT,
+    FOLD_MARKS,
 )
 _declare(
     "ReportOptions",

@@ -48,7 +48,10 @@ class Params:
     :func:`~neardup.sign.banding.choose_bands`) unless both are given. ``canonical``: rewrite record
     forms (street suffixes, ordinals) before shingling. ``split_hyphens``: character shingles
     read a hyphen as a space (``bel-air``/``bel air``; indexes stored before it existed read
-    as False, the way they were built). ``fields_2014``: also store the 2014
+    as False, the way they were built). ``fold_marks``: with ``fold_accents``, also fold the
+    optional marks of Arabic and Hebrew (harakat, niqqud: ``مُحَمَّد`` is ``محمد``; indexes
+    stored before it existed read as False and keep their signatures). ``fields_2014``: also
+    store the 2014
     article's fields for its two methods: a plug-in (:mod:`neardup.extra_fields`) that
     :mod:`neardup.seed2014` adds when it is imported.
 
@@ -75,6 +78,8 @@ class Params:
     fields_2014: bool = field(default=False, metadata={"extra_fields": "neardup.seed2014"})
     #: Repair mojibake with ftfy before normalizing (the ``repair`` extra; off by default).
     fix_text: bool = False
+    #: Fold Arabic's and Hebrew's optional marks with the accents (normalization v4).
+    fold_marks: bool = True
 
     def __post_init__(self) -> None:
         check_all("Params", {f.name: getattr(self, f.name) for f in fields(self)})
@@ -122,6 +127,7 @@ class Params:
             fold_accents=self.fold_accents,
             split_hyphens=self.split_hyphens,
             fix_text=self.fix_text,
+            fold_marks=self.fold_marks,
         )
 
     def extra_fields(self) -> list[ExtraFields]:
@@ -158,8 +164,9 @@ class Params:
                 "into a new collection"
             )
         names = {f.name for f in fields(cls)}
-        # Indexes stored before hyphens could be spaces were shingled with them kept.
-        stored = {"split_hyphens": False, **stored}
+        # Indexes stored before hyphens could be spaces were shingled with them kept, and
+        # those stored before Arabic's and Hebrew's marks were folded normalized them kept.
+        stored = {"split_hyphens": False, "fold_marks": False, **stored}
         try:
             params = cls(**{k: v for k, v in stored.items() if k in names})
         except (TypeError, ArgumentError) as exc:

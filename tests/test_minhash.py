@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from neardup import Params
 from neardup.sign import banding, minhash
 from neardup.sign import text as textmod
 from neardup.sign.banding import band_keys, band_keys_batch, optimal_bands, s_curve
@@ -164,6 +165,130 @@ def test_accent_folding_is_a_parameter() -> None:
     assert ShingleProcessor().signature("Creme Brulee").tolist() == ShingleProcessor().signature(
         "Crème brûlée"
     ).tolist()
+
+
+#: The same names with and without their optional marks: Arabic harakat (and shadda, sukun,
+#: tanwin), a hamza over alef, tatweel and a superscript alef; Hebrew niqqud, dagesh and the shin
+#: dot. Each scored char 3-gram Jaccard 0.06-0.22 against its bare spelling and never paired.
+MARKED = [
+    ("مُحَمَّد عَبْد الله", "محمد عبد الله"),
+    ("أَحْمَدُ بْنُ عَلِيٍّ", "احمد بن علي"),
+    ("شَرِكَةُ الاِتِّصَالَاتِ", "شركة الاتصالات"),
+    ("محـــمد", "محمد"),  # tatweel stretches a joint
+    ("اللّٰه", "الله"),  # shadda and superscript alef
+    ("שָׁלוֹם כֹּהֵן", "שלום כהן"),
+    ("יְרוּשָׁלַיִם", "ירושלים"),
+    ("בְּרֵאשִׁ֖ית", "בראשית"),  # with a cantillation mark (tipeha)
+]
+
+
+@pytest.mark.parametrize(("marked", "bare"), MARKED)
+def test_arabic_and_hebrew_optional_marks_are_folded(marked: str, bare: str) -> None:
+    """Arabic and Hebrew are mostly written without their vowel marks: a vocalised name and
+    the same name unvocalised are one name, as Crème and Creme are (normalization v4)."""
+    assert normalize(marked) == normalize(bare) == " ".join(bare.split())
+    proc = Params(shingle_kind="char", shingle_size=3).processor()
+    assert proc.shingle_set(marked) == proc.shingle_set(bare)  # Jaccard 1.0
+    assert proc.signature(marked).tolist() == proc.signature(bare).tolist()
+    # Only with the accents: keeping them keeps the marks too.
+    assert normalize(marked, fold_accents=False) != normalize(bare, fold_accents=False)
+    assert normalize(marked, fold_marks=False) != normalize(bare, fold_marks=False)
+
+
+def test_vocalised_and_bare_spellings_pair_in_an_index() -> None:
+    from neardup import NearDupIndex
+
+    recs = [(str(i), t) for i, t in enumerate(t for pair in MARKED[:2] + MARKED[5:7] for t in pair)]
+    for params in (Params(threshold=0.5), Params(shingle_kind="char", shingle_size=3)):
+        idx = NearDupIndex(params)
+        idx.add_many(recs)
+        found = {(p.id1, p.id2): p.jaccard for p in idx.report().pairs}
+        assert found == {("0", "1"): 1.0, ("2", "3"): 1.0, ("4", "5"): 1.0, ("6", "7"): 1.0}
+
+
+def test_hebrew_punctuation_among_the_points_stays_punctuation() -> None:
+    """U+0591-U+05C7 holds punctuation too (maqaf, paseq, sof pasuq, nun hafukha): it still
+    separates words, it is not folded away."""
+    for mark in ("\u05be", "\u05c0", "\u05c3", "\u05c6"):
+        text = f"בית{mark}ספר"
+        assert normalize(text) == normalize(text, fold_marks=False) == "בית ספר", hex(ord(mark))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("हिन्दी भाषा", "हिन्दी भाषा"),  # vowel signs and virama make other words
+        ("क्षत्रिय कुल", "क्षत्रिय कुल"),
+        ("বাংলা ভাষা", "বাংলা ভাষা"),  # Bengali
+        ("தமிழ் நாடு", "தமிழ் நாடு"),  # Tamil
+        ("น้ำ นำ", "น ้ ํ า น ํ า"),  # Thai: a tone mark makes "water" of "to lead" (NFKC splits ำ)
+        ("ภาษาไทย", "ภ า ษ า ไ ท ย"),
+    ],
+)
+def test_marks_that_change_the_word_stay(text: str, expected: str) -> None:
+    """Indic vowel signs and viramas, Thai vowels and tone marks are not optional: they
+    normalize as before."""
+    assert normalize(text) == normalize(text, fold_marks=False) == expected
+
+
+def test_only_arabic_and_hebrew_marks_are_folded() -> None:
+    """Every character of the Indic, Thai, Lao, Tibetan and Myanmar blocks, alone or after a
+    letter, normalizes as it did before Arabic's and Hebrew's marks were folded."""
+    for code in [*range(0x0900, 0x0E00), *range(0x0E00, 0x1100)]:
+        for text in (chr(code), "क" + chr(code), "ก" + chr(code)):
+            assert normalize(text) == normalize(text, fold_marks=False), hex(code)
+
+
+#: What an index of character 3-grams stored before the marks were folded (normalization v3,
+#: no fold_marks): read back, it must sign as it was built.
+STORED_V3 = {
+    "format": 3, "shingle_kind": "char", "shingle_size": 3, "num_perm": 128,
+    "hash_family": "universal", "seed": 42, "threshold": 0.5, "canonical": True,
+    "fold_accents": True, "split_hyphens": True, "rule": "threshold", "bands": 42, "rows": 3,
+    "fields_2014": False, "fix_text": False,
+    "processor": {
+        "canonical": "addr-v1", "kind": "char", "size": 3, "num_perm": 128,
+        "hash_family": "universal", "seed": 42, "normalization": "v3",
+        "shingle_hash": "mmh3_x86_32_seed42", "perm_rng": "splitmix64", "hyphens": "space-v1",
+    },
+}  # fmt: skip
+
+
+def test_an_index_stored_before_marks_were_folded_keeps_its_signatures() -> None:
+    """An index stored before Arabic's and Hebrew's marks were folded opens with
+    ``fold_marks=False`` and signs every text as it was built (marks kept), instead of being
+    refused or mixing two normalizations; a new index folds them and says so (v4), so a
+    neardup that does not fold them refuses it."""
+    from neardup import NearDupIndex
+    from neardup.errors import ParameterMismatch
+
+    old = Params.from_dict(STORED_V3)
+    assert old.fold_marks is False
+    assert old.to_dict() == {**STORED_V3, "fold_marks": False}
+    before = ShingleProcessor(3, kind="char", fold_marks=False)
+    marked, bare = MARKED[0]
+    assert old.processor().normalize(marked) == " ".join(marked.split())
+    assert old.processor().signature(marked).tolist() == before.signature(marked).tolist()
+    idx = NearDupIndex(old)
+    idx.add_many([("1", marked), ("2", bare)])
+    assert idx.report().pairs == []  # apart, as before
+    # Asked for in full, the old index's fields with today's default fold_marks differ by it.
+    asked = Params(**{k: v for k, v in STORED_V3.items() if k not in ("format", "processor")})
+    with pytest.raises(ParameterMismatch, match="fold_marks"):
+        old.check(asked, "here")
+
+    new = Params(shingle_kind="char", shingle_size=3, threshold=0.5)
+    stored = new.to_dict()
+    assert stored["fold_marks"] is True and stored["processor"]["normalization"] == "v4"
+    assert Params.from_dict(stored) == new
+    # Stored v4 without fold_marks (a neardup that does not know it) is refused, not misread.
+    with pytest.raises(ParameterMismatch, match="processor.normalization"):
+        Params.from_dict({k: v for k, v in stored.items() if k != "fold_marks"})
+    # Keeping the accents keeps the marks: the normalization of such an index is unchanged.
+    keep = {**STORED_V3, "fold_accents": False,
+            "processor": {**STORED_V3["processor"], "normalization": "v3-accents"}}  # fmt: skip
+    assert Params.from_dict(keep).fold_marks is False
+    assert Params(fold_accents=False).to_dict()["processor"]["normalization"] == "v3-accents"
 
 
 def test_normalize_every_ascii_punctuation_but_hyphen_becomes_space() -> None:

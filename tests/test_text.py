@@ -107,4 +107,4 @@ def test_an_invisible_format_character_inside_a_word_is_dropped(mark: str) -> No
     marked = plain.replace("contact", f"con{mark}tact").replace("quick", f"qu{mark}ick")
     assert proc.normalize(marked) == proc.normalize(plain)
     assert proc.shingle_set(marked) == proc.shingle_set(plain)
-    assert proc.params()["normalization"].startswith("v3")
+    assert proc.params()["normalization"] not in ("v1", "v2")

@@ -213,7 +213,8 @@ def param_options(p: argparse.ArgumentParser) -> None:
         dest="fold_accents",
         action="store_false",
         default=None,
-        help="keep accents (café and cafe differ); Unicode is still NFKC- and case-folded",
+        help="keep accents, and Arabic and Hebrew vowel marks (café and cafe differ); Unicode is "
+        "still NFKC- and case-folded",
     )
     g.add_argument(
         "--keep-hyphens",

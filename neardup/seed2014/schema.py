@@ -31,10 +31,14 @@ MAX_TERM_BYTES = 32766
 
 def processor_2014(params: Params) -> ShingleProcessor:
     """The article's processor for its fields: word 3-grams of the normalized text, 20 MinHash
-    values of the xor family, drawn from the parameter set's seed."""
+    values of the xor family, drawn from the parameter set's seed.
+
+    Its normalization is v3, as it has always been stored (``fold_marks=False``): it reads
+    texts the index's own processor has normalized already (marks folded there where the index
+    folds them), so folding again would change nothing but the version that indexes stored."""
     return ShingleProcessor(
         NGRAM, kind="word", num_perm=NUM_PERM, hash_family="xor", seed=params.seed,
-        canonical=False,
+        canonical=False, fold_marks=False,
     )  # fmt: skip
 
 

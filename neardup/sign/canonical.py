@@ -212,9 +212,10 @@ def has_trigger(normal: str) -> bool:
     return not _TRIGGERS.isdisjoint(normal.split())
 
 
-def canonicalize(text: str, fold_accents: bool = True) -> str:
+def canonicalize(text: str, fold_accents: bool = True, fold_marks: bool = True) -> str:
     """Canonical, normalized form of ``text`` (see the module docstring for the rules)."""
-    normal = normalize(text.replace("&", " and ") if "&" in text else text, fold_accents)
+    text = text.replace("&", " and ") if "&" in text else text
+    normal = normalize(text, fold_accents, fold_marks)
     if not has_trigger(normal):
         return normal  # normalized text is its words joined by one space
     return _canonical_words(normal.split())

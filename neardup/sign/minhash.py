@@ -36,7 +36,7 @@ from ..constraints import HASH_FAMILIES, KINDS, check_all
 from ..errors import ArgumentError
 from . import kernel
 from .canonical import CANONICAL_VERSION, canonicalize, trigger_table
-from .text import NORMALIZATION_VERSION, char_grams, check_text, jaccard, normalize
+from .text import MARKS_KEPT, NORMALIZATION_VERSION, char_grams, check_text, jaccard, normalize
 
 __all__ = [
     "CHAR_HYPHENS",
@@ -150,11 +150,12 @@ class ShingleProcessor:
         fold_accents: bool = True,
         split_hyphens: bool = True,
         fix_text: bool = False,
+        fold_marks: bool = True,
     ) -> None:
         check_all("ShingleProcessor", {
             "size": size, "kind": kind, "num_perm": num_perm, "hash_family": hash_family,
             "seed": seed, "canonical": canonical, "fold_accents": fold_accents,
-            "split_hyphens": split_hyphens, "fix_text": fix_text,
+            "split_hyphens": split_hyphens, "fix_text": fix_text, "fold_marks": fold_marks,
         })  # fmt: skip
         self.size = size
         self.kind = kind
@@ -164,6 +165,9 @@ class ShingleProcessor:
         self.seed = seed
         self.canonical = bool(canonical)
         self.fold_accents = bool(fold_accents)
+        #: With ``fold_accents``, also fold the optional marks of Arabic and Hebrew (harakat,
+        #: niqqud); off in an index stored before they were folded, which keeps its signatures.
+        self.fold_marks = bool(fold_marks)
         #: Repair mojibake (``CafÃ©`` for ``Café``) with ftfy before normalizing: scraped text
         #: decoded with the wrong codec is otherwise compared as it is. Off by default (ftfy
         #: is an extra, and a text that is right must not be rewritten by a guess).
@@ -174,7 +178,8 @@ class ShingleProcessor:
         return (
             f"ShingleProcessor(size={self.size}, kind={self.kind!r}, num_perm={self.num_perm}, "
             f"hash_family={self.hash_family!r}, seed={self.seed}, canonical={self.canonical}, "
-            f"fold_accents={self.fold_accents}, split_hyphens={self.split_hyphens})"
+            f"fold_accents={self.fold_accents}, split_hyphens={self.split_hyphens}, "
+            f"fold_marks={self.fold_marks})"
         )
 
     def __eq__(self, other: object) -> bool:
@@ -188,7 +193,7 @@ class ShingleProcessor:
     def normalize(self, text: str) -> str:
         """See :func:`neardup.sign.text.normalize`; accents folded if this processor folds them,
         mojibake repaired first if it repairs it."""
-        return normalize(self.repair(text), self.fold_accents)
+        return normalize(self.repair(text), self.fold_accents, self.fold_marks)
 
     def repair(self, text: str) -> str:
         """The text with its mojibake repaired (ftfy), if this processor repairs it."""
@@ -205,7 +210,7 @@ class ShingleProcessor:
         Give it the record as written: canonical forms read ``&``, which normalization deletes.
         """
         if self.canonical:
-            text = canonicalize(self.repair(text), self.fold_accents)
+            text = canonicalize(self.repair(text), self.fold_accents, self.fold_marks)
         else:
             text = self.normalize(text)
         if self.kind == "char" and self.split_hyphens and "-" in text:
@@ -609,12 +614,19 @@ class ShingleProcessor:
             "num_perm": self.num_perm,
             "hash_family": self.hash_family,
             "seed": self.seed,
-            "normalization": NORMALIZATION_VERSION + ("" if self.fold_accents else "-accents"),
+            "normalization": self._normalization(),
             "shingle_hash": f"mmh3_x86_32_seed{SHINGLE_HASH_SEED}",
             "perm_rng": "splitmix64",
             **({"hyphens": CHAR_HYPHENS} if self.kind == "char" and self.split_hyphens else {}),
             **({"repair": "ftfy.fix_text"} if self.fix_text else {}),
         }
+
+    def _normalization(self) -> str:
+        """The version of this processor's normalization: marks are only folded with the
+        accents, so keeping the accents is v3's normalization whatever ``fold_marks`` says."""
+        if not self.fold_accents:
+            return MARKS_KEPT + "-accents"
+        return NORMALIZATION_VERSION if self.fold_marks else MARKS_KEPT
 
 
 def _ftfy() -> Any:

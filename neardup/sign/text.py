@@ -23,7 +23,11 @@ from . import kernel
 
 #: Bump whenever ``normalize`` changes: signatures stored in an index are only comparable with
 #: signatures computed under the same normalization. v2: Unicode folding of non-ASCII text.
-NORMALIZATION_VERSION = "v3"
+#: v4: Arabic's and Hebrew's optional marks are folded with the accents (:data:`MARKS_KEPT`).
+NORMALIZATION_VERSION = "v4"
+#: The normalization that keeps those marks: v3, what an index stored before v4 was built by
+#: (it opens with ``fold_marks=False`` and keeps it), and what keeping the accents is.
+MARKS_KEPT = "v3"
 
 # Everything in ASCII punctuation except "-" (kept so "bel-air" stays one word), as in the seed.
 _PUNCT = "!\"#$%&'()*+,./:;<=>?@[\\]^_`{|}~"
@@ -42,6 +46,31 @@ _NO_SPACE_RANGES = (
     (0xF900, 0xFAFF),  # CJK compatibility ideographs
     (0x20000, 0x3FFFF),  # CJK extensions B and later
 )
+#: Where the optional marks of Arabic and Hebrew are: vowel points, signs of doubling and of no
+#: vowel, cantillation and Quranic annotation, which the same word is written with or without
+#: (most text has none: ``مُحَمَّد`` is ``محمد``, ``שָׁלוֹם`` is ``שלום``). Of these ranges only the
+#: marks (Mn) and Arabic's tatweel and small letters (Lm, a letter stretched or annotated) are
+#: folded; Hebrew's punctuation there (maqaf, paseq, sof pasuq, nun hafukha) stays punctuation,
+#: and Arabic's symbols (U+06DE, U+06E9) stay symbols. Marks of other scripts stay: an Indic
+#: vowel sign or virama, a Thai vowel or tone mark changes the word.
+_OPTIONAL_MARK_RANGES = (
+    (0x0591, 0x05C7),  # Hebrew: cantillation, niqqud, dagesh, shin and sin dots
+    (0x0610, 0x061A),  # Arabic: honorific signs, small fatha, damma and kasra
+    (0x0640, 0x0640),  # Arabic tatweel (a stretched joint, not a letter)
+    (0x064B, 0x065F),  # Arabic harakat: tanwin, fatha, damma, kasra, shadda, sukun, hamza, madda
+    (0x0670, 0x0670),  # Arabic superscript alef
+    (0x06D6, 0x06ED),  # Arabic Quranic annotation marks
+)
+_OPTIONAL_MARKS = [
+    code
+    for lo, hi in _OPTIONAL_MARK_RANGES
+    for code in range(lo, hi + 1)
+    if unicodedata.category(chr(code)) in ("Mn", "Lm")
+]
+#: ``str.translate`` tables that delete the combining diacritics (U+0300-036F), and those with
+#: the optional marks.
+_ACCENTS = dict.fromkeys(range(0x300, 0x370))
+_ACCENTS_AND_MARKS = {**_ACCENTS, **dict.fromkeys(_OPTIONAL_MARKS)}
 #: Letters that carry their accent in the letter itself, not in a combining mark.
 _LETTER_FOLDS = {"ø": "o", "đ": "d", "ł": "l", "æ": "ae", "œ": "oe", "þ": "th", "ı": "i", "ħ": "h"}
 
@@ -72,18 +101,21 @@ class _CharMap(dict[int, str]):
 _CHAR_MAP = _CharMap()
 
 
-def _fold_accents(text: str) -> str:
-    """Strip the combining diacritics of Latin, Greek and Cyrillic letters (é -> e, ё -> е);
-    marks of other scripts (Japanese voicing, Indic vowel signs) carry meaning and stay."""
+def _fold_accents(text: str, marks: bool = True) -> str:
+    """Strip the combining diacritics of Latin, Greek and Cyrillic letters (é -> e, ё -> е)
+    and, with ``marks``, the optional marks of Arabic and Hebrew (:data:`_OPTIONAL_MARK_RANGES`:
+    harakat, the hamza and madda over a letter, so أ is ا, tatweel, niqqud, cantillation);
+    marks of other scripts (Japanese voicing, Indic vowel signs, Thai vowels and tones) carry
+    meaning and stay."""
     decomposed = unicodedata.normalize("NFD", text)
-    stripped = "".join(c for c in decomposed if not 0x300 <= ord(c) <= 0x36F)
+    stripped = decomposed.translate(_ACCENTS_AND_MARKS if marks else _ACCENTS)
     folded = unicodedata.normalize("NFC", stripped)
     if not _LETTER_FOLDS.keys().isdisjoint(folded):
         folded = "".join(_LETTER_FOLDS.get(c, c) for c in folded)
     return folded
 
 
-def normalize(text: str, fold_accents: bool = True) -> str:
+def normalize(text: str, fold_accents: bool = True, fold_marks: bool = True) -> str:
     """Lower-case, turn punctuation except '-' into spaces, collapse whitespace, strip.
 
     Indexer and searcher both call this so that "Art's Deli" and "art s deli" shingle alike.
@@ -104,7 +136,7 @@ def normalize(text: str, fold_accents: bool = True) -> str:
         return " ".join(text.lower().translate(_PUNCT_TABLE).split())
     text = unicodedata.normalize("NFKC", text).casefold()
     if fold_accents:
-        text = _fold_accents(text)
+        text = _fold_accents(text, fold_marks)
     return " ".join(text.translate(_CHAR_MAP).split())
 
 
