@@ -178,6 +178,6 @@ def test_a_dip_among_a_few_records_is_no_valley() -> None:
     best = [0.395, 0.395, 0.55, 0.55, 0.734, 0.734, 0.773, 0.773, 0.783, 0.783, 0.9, 0.9, 1.0, 1.0]
     found = valley_threshold(best, records=22, floor=0.3)
     assert not found.found and found.threshold == 0.5
-    assert "among fewer than 3 records a bin is not read as one" in found.reason
+    assert "among fewer than 2.5 records a bin is not read as one" in found.reason
     many = valley_threshold([b for b in best for _ in range(5)], records=110, floor=0.3)
     assert many.found  # the same shape, five times the records: a valley
