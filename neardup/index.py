@@ -449,10 +449,6 @@ class NearDupIndex:
         self._expected: int | None = None
         #: The source of the first record written (:attr:`primary_source`), once known.
         self._primary: str | None = None
-        #: Whether the index holds records of a source other than the primary one, once known
-        #: (:meth:`_holds_another_source`): False for an index created empty, True once this
-        #: object writes such a record, asked again after it removes records.
-        self._another: bool | None = None
         #: Whether the index was empty of parameters when opened: then its first record's
         #: source is the primary one, with no request to find out.
         self._fresh = False
@@ -486,8 +482,7 @@ class NearDupIndex:
             _check_given(given)
         stored = self.backend.load_params()
         self._fresh = stored is None
-        if self._fresh and self._another is None:  # nothing of any source yet
-            self._another = False
+        self._another: bool | None = False if self._fresh else None  # _holds_another_source
         #: The primary source the stored parameters name (indexes whose first write chose
         #: them from the data), read instead of inferred from a record keyed by id alone.
         self._stored_primary: str | None = (stored or {}).get("primary_source")
