@@ -985,3 +985,16 @@ def test_a_record_removed_unpaired_with_the_record_kept_is_said(tmp_path: Path) 
     assert central.returncode == 0 and json.loads(central.stdout)["unpaired"] == 0
     assert "cluster's center" not in central.stderr
     assert (tmp_path / "b.csv").read_text(encoding="utf-8") == "id,text\n2,c d e f g h\n"
+
+
+def test_the_summary_counts_the_rows_with_no_words(tmp_path: Path) -> None:
+    """hx22: rows of emoji or punctuation alone are written as they are, never compared, each
+    said on stderr, but the summary line did not count them: read 8, kept 7, removed 1."""
+    path = tmp_path / "c.csv"
+    path.write_text("id,comment\n1,🍕🍕🍕\n2,🍕🍕🍕\n3,👍\n4,👍\n5,???\n6,???\n7,Great pizza\n"
+                    "8,Great pizza\n", encoding="utf-8")  # fmt: skip
+    done = run_cli("dedupe", str(path), "--out", str(tmp_path / "out.csv"), "--backend", "memory")
+    assert done.returncode == 0, done.stderr
+    assert "read 8, kept 7, removed 1" in done.stdout
+    assert "no words 6 (punctuation or symbols alone: written as they are, not compared)" \
+        in done.stdout, done.stdout

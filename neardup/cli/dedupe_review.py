@@ -666,6 +666,9 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         what += f" ({stats.identical} identical rows)"
     if stats.empty:
         what += f", empty texts {stats.empty} (written as they are, not compared)"
+    if index_stats is not None and index_stats.wordless:  # said one by one above: counted here
+        what += (f", no words {index_stats.wordless} (punctuation or symbols alone: written as "
+                 "they are, not compared)")  # fmt: skip
     emit(
         args,
         payload,
