@@ -15,6 +15,7 @@ import pytest
 from neardup import NearDupIndex, Params
 from neardup.backends.base import Capability
 from neardup.decision.assign import best_candidates, stands_out, unique_mapping
+from neardup.decision.names import words
 from neardup.defaults import DEFAULTS
 from neardup.errors import ArgumentError, InputError
 from neardup.keys import SEP, key_of, record_id, source_of_key
@@ -782,3 +783,25 @@ def test_a_record_listed_twice_word_for_word_is_linked_as_one() -> None:
     report = again.report(mode="link", since=again.batch_written)
     assert "new" in report.rule  # a link of the new record, not a full one
     assert {(p.id1, p.id2) for p in report.pairs} == {("a9", "b0")}
+
+
+def test_records_of_one_bag_of_words_are_no_twins() -> None:
+    """Two adapters, "female to male" and "male to female", have one bag of grams: the link
+    took them for one record listed twice and linked both to the other catalogue's adapter,
+    and the weighted dedup of the two in one file raised a KeyError (the twin's row had no
+    place among the rows it compared)."""
+    tail = "bi-directional adapter comprehensive 18.29 cable kit with gold plated ends"
+    fm, mf = (f"s-video 4 pin {a} to rca {b} {tail}" for a, b in [("female", "male"),
+                                                                  ("male", "female")])
+    assert len(words(fm)) >= DEFAULTS.link_twin_words and sorted(fm.split()) == sorted(mf.split())
+    others = [f"usb {n} port hub powered {n}0 watt charger slim black kit for laptops and more"
+              for n in range(3, 9)]  # fmt: skip
+    dedup = NearDupIndex()
+    dedup.add_many([("fm", fm), ("mf", mf)] + [(f"o{i}", t) for i, t in enumerate(others)])
+    dedup.report(similarity="weighted")  # raised KeyError
+    link = NearDupIndex()
+    link.add_many([("fm", fm), ("mf", mf)], source_name="a")
+    link.add_many([("x", "s-video 4 pin female to rca male bi-directional adapter comprehensive")],
+                  source_name="b")  # fmt: skip
+    pairs = {(p.id1, p.id2) for p in link.report(mode="link").pairs}
+    assert ("mf", "x") not in pairs

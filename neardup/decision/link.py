@@ -274,22 +274,28 @@ def groups_of(
 
 
 def twins_of(state: LinkState) -> tuple[NDArray[np.int64], int]:
-    """Each row's first row of the same source and the same gram counts (its normalized
-    text), where it holds :attr:`~neardup.defaults.Defaults.link_twin_words` words or more;
-    else itself. Identical records of one source, a catalogue that lists a song twice: each
-    would be the other's runner-up, so that neither stood out, and the mapping would take
-    one of them at random; they are linked as one record, and its pairs are theirs. Also how
+    """Each row's first row of the same source, the same gram counts and the same words in
+    the same order (its normalized text: "female to male" and "male to female" adapters
+    have one bag of grams), where it holds
+    :attr:`~neardup.defaults.Defaults.link_twin_words` words or more; else itself.
+    Identical records of one source, a catalogue that lists a song twice: each would be
+    the other's runner-up, so that neither stood out, and the mapping would take one of them
+    at random; they are linked as one record, and its pairs are theirs. Also how
     many shorter records are identical to another of their source: names that distinct
-    entities share, left to compete (a tie links neither), and said."""
+    entities share, left to compete (a tie links neither), and said. A dedup folds no
+    twin here: it compares one record of each text already, and a folded twin would lose its
+    pair with the record it copies."""
     counts = state.joined.counts
-    first: dict[tuple[str, bytes, bytes], int] = {}
+    first: dict[tuple[str, bytes, bytes, tuple[str, ...]], int] = {}
     out = np.arange(len(state.keys), dtype=np.int64)
+    if state.within:  # a dedup compares one record of each text already (_one_of_each)
+        return out, 0
     ptr, ind, val = counts.indptr, counts.indices, counts.data
     least = DEFAULTS.link_twin_words
-    short: dict[tuple[str, bytes, bytes], int] = {}
+    short: dict[tuple[str, bytes, bytes, tuple[str, ...]], int] = {}
     for row, said in enumerate(state.words):
         lo, hi = ptr[row], ptr[row + 1]
-        key = (state.sources[row], ind[lo:hi].tobytes(), val[lo:hi].tobytes())
+        key = (state.sources[row], ind[lo:hi].tobytes(), val[lo:hi].tobytes(), said)
         if len(said) >= least:
             out[row] = first.setdefault(key, row)
         else:
