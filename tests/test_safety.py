@@ -29,6 +29,7 @@ from neardup.errors import (
     OutputError,
     ParameterMismatch,
     SolrRequestError,
+    SolrUnavailable,
 )
 from neardup.out.write import AtomicFile
 from neardup.read.items import Record, Rejection
@@ -283,6 +284,38 @@ def test_stop_with_a_stale_pid_signals_nothing(tmp_path: Path) -> None:
     finally:
         other.kill()
         other.wait()
+
+
+@pytest.mark.solr
+def test_a_node_whose_pid_cannot_be_seen_is_reused_and_a_dead_one_restarted(
+    tmp_path: Path,
+) -> None:
+    """hx24 finding 3: a neardup in another PID namespace (a container, 'unshare') sharing
+    NEARDUP_HOME could not see the node's pid, took node.json for stale, deleted it and
+    started a second JVM on the same home (every core locked, the first node orphaned). The
+    node's pid here is made one no process has, as it is there; the flock its JVM holds still
+    says it lives, so it is reused; once killed -9, it is stale and a new one starts."""
+    with node_of_its_own(tmp_path / "home") as node:
+        first = node.running()
+        assert first is not None
+        gone = subprocess.Popen(["true"])
+        gone.wait()  # its pid is no process's now
+        unseen = {**json.loads(node.state_file.read_text(encoding="utf-8")), "pid": gone.pid}
+        node.state_file.write_text(json.dumps(unseen), encoding="utf-8")
+        try:
+            assert node.running() == LocalSolr(node.home.parent).start()
+            assert node.running().url == first.url and node.state_file.exists()
+            with pytest.raises(SolrUnavailable, match="cannot see .* PID namespace"):
+                node.stop()  # it cannot be signalled from here: said, and node.json kept
+            assert node.state().pid == gone.pid
+        finally:
+            os.kill(first.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while node.running() is not None and time.monotonic() < deadline:
+            time.sleep(0.2)  # the kernel drops the flock once the JVM is gone
+        assert node.running() is None and not node.state_file.exists()
+        again = node.start()
+        assert again.pid != first.pid and node.running() == again
 
 
 # -- 6, 12: outputs checked first, written whole, never replacing what is not a file ---------

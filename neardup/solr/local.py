@@ -128,6 +128,8 @@ def solr_version() -> str:
 LOCAL_USER = "neardup"
 #: The node's own credentials, in its home (``~/.neardup/solr/credentials``).
 CREDENTIALS_FILE = "credentials"
+#: The file a node's JVM holds an flock on for its whole life (:meth:`LocalSolr._node_held`).
+NODE_LOCK = "node.lock"
 
 
 def neardup_home() -> Path:
@@ -245,12 +247,47 @@ class LocalSolr:
         st = self.state()
         if st is None:
             return None
-        if not self._ours(st.pid):  # dead, or the pid now belongs to another process
+        if not self._ours(st.pid) and not self._node_held():
+            # dead (killed, or the machine rebooted), or the pid now belongs to another process
             self.state_file.unlink(missing_ok=True)
             return None
+        # a pid this process cannot see whose lock is held: the node runs in another PID
+        # namespace (a container or 'unshare' sharing NEARDUP_HOME), and is used as it is
         if not _healthy(st.url):
             return None
         return st
+
+    def _node_held(self) -> bool:
+        """Whether a node's JVM of this home is alive, wherever it runs: the JVM holds an
+        flock on :data:`NODE_LOCK` for its whole life (given to it at its start), which the
+        kernel drops when it dies, killed -9 or not, and which a reboot leaves no trace of.
+        An flock is seen across PID namespaces, where the node's pid is not; a node started
+        by a neardup older than the lock holds none, and is told by its pid alone."""
+        if fcntl is None:
+            return False
+        try:
+            fd = os.open(self.home / NODE_LOCK, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(fd)  # and with it the shared lock just taken, if it was
+        return False
+
+    def _unseen(self, st: NodeState | None, doing: str) -> SolrUnavailable:
+        """The error of a command that would have to signal a node it cannot see."""
+        which = f" (pid {st.pid}, {st.url})" if st is not None else ""
+        return SolrUnavailable(
+            f"the local Solr node of {self.home.parent}{which} runs in a "
+            f"process this neardup cannot see (another PID namespace: a container or "
+            f"'unshare' sharing NEARDUP_HOME), so it cannot {doing}; run 'neardup solr stop' "
+            "where that node was started"
+        )
 
     def _ours(self, pid: int) -> bool:
         """Whether ``pid`` is alive and is this home's Solr: node.json outlives a crash or a
@@ -376,6 +413,10 @@ class LocalSolr:
         if stale is not None and self._ours(stale.pid):
             # The process lives but does not answer: it is still starting or hung.
             _terminate(stale.pid)
+        elif self._node_held():
+            # A node of this home lives where its pid cannot be seen, and does not answer: a
+            # second JVM on the same home would find every core locked, and orphan the first.
+            raise self._unseen(stale, "stop it to start another, and it does not answer")
         self.state_file.unlink(missing_ok=True)
 
     def _prepare_start(self, solr_home: Path, auth: Auth | None, cloud: bool) -> None:
@@ -418,19 +459,25 @@ class LocalSolr:
         its own, so any failure or Ctrl-C from the spawn on stops it here; spawn and stop stay
         in this one function so that no return between them leaves a window.
         """
+        lock = self._node_lock()
         with open(self.log_file, "w", encoding="utf-8", opener=_private_opener) as out:
             out.write(f"# {' '.join(args)}\n")
             out.flush()
             with _ctrl_c_held() as held:
-                proc = subprocess.Popen(
-                    args,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                    start_new_session=True,
-                    cwd=str(self.home),
-                    umask=PRIVATE_UMASK,
-                )
+                try:
+                    proc = subprocess.Popen(
+                        args,
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                        stdin=subprocess.DEVNULL,
+                        start_new_session=True,
+                        cwd=str(self.home),
+                        umask=PRIVATE_UMASK,
+                        pass_fds=() if lock is None else (lock,),
+                    )
+                finally:
+                    if lock is not None:  # the JVM's copy holds the lock from now on, alone
+                        os.close(lock)
         try:
             if held:
                 raise KeyboardInterrupt
@@ -443,6 +490,23 @@ class LocalSolr:
             _terminate(proc.pid)
             raise
         return proc.pid, urls, zk
+
+    def _node_lock(self) -> int | None:
+        """A file descriptor holding the flock of :data:`NODE_LOCK`, for the JVM to inherit:
+        the lock then lives exactly as long as the JVM (:meth:`_node_held`)."""
+        if fcntl is None:
+            return None
+        fd = os.open(self.home / NODE_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        deadline = time.monotonic() + 5  # another command may test it for a moment
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    os.close(fd)
+                    raise self._unseen(self.state(), "stop it to start another") from None
+                time.sleep(0.1)
 
     def own_credentials(self) -> Auth:
         """The node's own credentials: read from :attr:`credentials_file`, or, the first time,
@@ -624,6 +688,8 @@ class LocalSolr:
         ours = self._ours(st.pid)
         if ours:
             _terminate(st.pid)
+        elif self._node_held():
+            raise self._unseen(st, "stop it")
         self.state_file.unlink(missing_ok=True)
         return st if ours else None
 
@@ -673,7 +739,7 @@ class LocalSolr:
         info: dict[str, object] = {"running": False, "home": str(self.home),
                                    "pinned_version": self.version}  # fmt: skip
         st = self.state()
-        if st is not None and self._ours(st.pid):
+        if st is not None and (self._ours(st.pid) or self._node_held()):
             port = urlsplit(st.url).port
             info.update(running=True, answering=False, pid=st.pid, url=st.url, port=port,
                         mode=st.mode, log=st.log)  # fmt: skip
