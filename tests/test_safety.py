@@ -9,6 +9,7 @@ import contextlib
 import itertools
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -26,6 +27,7 @@ from neardup.backends.solr import META_ID, SolrBackend
 from neardup.errors import (
     ArgumentError,
     InputError,
+    NeardupError,
     OutputError,
     ParameterMismatch,
     SolrRequestError,
@@ -35,7 +37,7 @@ from neardup.out.write import AtomicFile
 from neardup.read.items import Record, Rejection
 from neardup.read.pairs import read_pairs
 from neardup.read.records import read_records
-from neardup.resources import CONFIGSET_NAME
+from neardup.resources import CONFIGSET_NAME, configset_dir
 from neardup.solr import admin
 from neardup.solr.client import Solr
 from neardup.solr.local import LocalSolr
@@ -784,6 +786,49 @@ def test_clean_removes_what_a_killed_run_left(solr_base: str, tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     assert left in json.loads(done.stdout)["removed"]
     assert temp_collections(solr_base, proc.pid) == []
+
+
+@pytest.mark.solr
+def test_clean_leaves_the_collections_of_other_hosts_unless_older_than_asked(
+    solr_base: str,
+) -> None:
+    """hx24 finding 2: clean removed a temporary collection whenever its pid did not run on
+    this machine, so a dedupe running on another machine or in a container (a Solr shared by
+    NEARDUP_SOLR_URL) lost its collection under it. Another host's collection, and one named
+    by an older neardup (no host), are left alone and listed; --older-than removes them once
+    they are older, and never a newer one."""
+    now, day, other = int(time.time()), 86400, "0123456789"  # not this host's (checked below)
+    names = {"new": f"neardup_tmp_999999999_{now}_{other}",  # no such pid here, nor needed
+             "old": f"neardup_tmp_999999999_{now - 2 * day}_{other}",
+             "legacy": f"neardup_tmp_999999999_{now - 2 * day}"}  # fmt: skip
+    server = Solr(solr_base)
+    for name in names.values():
+        admin.create_collection(server.clone(name), configset_dir())
+    env = {"NEARDUP_SOLR_URL": solr_base}
+    try:
+        kept = run_cli("clean", "--json", env=env)
+        assert kept.returncode == 0, kept.stderr
+        said = json.loads(kept.stdout)
+        assert not set(names.values()) & set(said["removed"])
+        assert set(names.values()) <= set(said["elsewhere"])
+        assert set(names.values()) <= set(admin.collections(server))
+        text = run_cli("clean", "--dry-run", env=env).stdout
+        assert "of another host (or of an older neardup) left alone" in text, text
+        done = run_cli("clean", "--json", "--older-than", "1d", env=env)
+        assert done.returncode == 0, done.stderr
+        removed = set(json.loads(done.stdout)["removed"])
+        assert {names["old"], names["legacy"]} <= removed and names["new"] not in removed
+        assert names["new"] in admin.collections(server)
+        bad = run_cli("clean", "--older-than", "24", env=env)
+        assert bad.returncode == 2 and "such as 90m, 24h or 7d" in bad.stderr, bad.stderr
+        from neardup.cli.dedupe_review import host_tag, temporary_collection
+
+        assert re.fullmatch(r"[0-9a-f]{10}", host_tag()) and host_tag() != other
+        assert temporary_collection().endswith(f"_{host_tag()}")
+    finally:
+        for name in names.values():
+            with contextlib.suppress(NeardupError):
+                admin.delete_collection(server.clone(name))
 
 
 def review_into_duckdb(tmp_path: Path) -> tuple[subprocess.Popen[str], Any, Path, Path]:

@@ -6,12 +6,15 @@ their runs that were killed."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import dataclasses
+import hashlib
 import os
 import re
 import shlex
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -278,28 +281,97 @@ def register_clean(sub: Any) -> None:
         "clean",
         help="remove the temporary collections of dedupe/review runs that were killed",
         description="dedupe and review without --collection index into a temporary collection "
-        f"({TEMP_PREFIX}<pid>_<time>), or with --backend duckdb into a temporary folder "
+        f"({TEMP_PREFIX}<pid>_<time>_<host>), or with --backend duckdb into a temporary folder "
         f"({DUCKDB_PREFIX}<pid>-... in the system's temporary folder), and delete it at the end, "
         "also on Ctrl-C and SIGTERM; a run killed outright (SIGKILL, a crash) leaves it behind. "
-        "This lists those whose process no longer runs on this machine and removes them.",
+        "This lists those whose process no longer runs on this machine and removes them. "
+        "<host> stands for this machine, its boot and its PID namespace (a container is a host "
+        "of its own): a collection of another host's run, which may still be going, is left "
+        "alone and listed, unless --older-than is given and it is older; so are the "
+        f"collections named by an older neardup ({TEMP_PREFIX}<pid>_<time>, no host) whose "
+        "pid does not run here.",
     )
     p.add_argument("--dry-run", action="store_true", help="only list them")
+    p.add_argument(
+        "--older-than",
+        metavar="AGE",
+        type=_age,
+        help="also remove the temporary collections of other hosts (and of an older neardup) "
+        "made longer ago than AGE (90m, 24h, 7d: s, m, h or d); without it they are never "
+        "removed, since this machine cannot tell whether their run is still going",
+    )
     json_option(p)
     solr_options(p, collection=False)
     p.set_defaults(func=cmd_clean)
 
 
-#: Temporary collections are named ``neardup_tmp_<pid>_<seconds>``: the pid tells a leftover
-#: (its run is gone) from the collection of a run still going.
+#: Temporary collections are named ``neardup_tmp_<pid>_<seconds>_<host>``: the host
+#: (:func:`host_tag`) and the pid tell a leftover (its run is gone) from the collection of a
+#: run still going. Before the host was recorded they were ``neardup_tmp_<pid>_<seconds>``.
 TEMP_PREFIX = "neardup_tmp_"
+_TEMP_NAME = re.compile(re.escape(TEMP_PREFIX) + r"(\d+)_(\d+)(?:_([0-9a-f]{10}))?")
+_AGE_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def host_tag() -> str:
+    """Where a pid means one process: this machine (its name), this boot of it (Linux's boot
+    id) and this PID namespace (a container, or 'unshare', has one of its own while it shares
+    the boot id), as 10 hex digits for a temporary collection's name. Two runs with the same
+    tag see the same processes, so ``clean`` may judge a run of its own tag by its pid."""
+    parts = [socket.gethostname()]
+    with contextlib.suppress(OSError):
+        parts.append(Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii"))
+    with contextlib.suppress(OSError):
+        parts.append(os.readlink("/proc/self/ns/pid"))
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "replace")).hexdigest()[:10]
+
+
+def temporary_collection() -> str:
+    """The name of a new temporary collection of this run (:data:`TEMP_PREFIX`)."""
+    return f"{TEMP_PREFIX}{os.getpid()}_{int(time.time())}_{host_tag()}"
+
+
+def _age(text: str) -> float:
+    """``--older-than``: seconds of a number with a unit (s, m, h, d)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhd])\s*", text)
+    if m is None:
+        raise argparse.ArgumentTypeError(
+            f"expected an age such as 90m, 24h or 7d (s, m, h or d), got {text!r}"
+        )
+    return float(m[1]) * _AGE_UNITS[m[2]]
+
+
+def _sort_temporary(names: list[str], older_than: float | None) -> dict[str, list[str]]:
+    """The temporary collections among ``names``: ``leftover`` (to remove: of this host and
+    its run gone, or of another host, or unknown, and older than ``older_than`` seconds),
+    ``running`` (of a run alive here) and ``elsewhere`` (another host's, or of a neardup that
+    did not record the host and whose pid does not run here: their run may still go on)."""
+    from ..solr.local import _alive  # lazy: --help and the verbs without Solr do not need it
+
+    here, now = host_tag(), time.time()
+    found: dict[str, list[str]] = {"leftover": [], "running": [], "elsewhere": []}
+    for name in names:
+        m = _TEMP_NAME.fullmatch(name)
+        if m is None:
+            continue
+        if m[3] in (here, None) and _alive(int(m[1])):
+            # a pid alive here may also be a new process, or (no host recorded) another
+            # machine's run's: left alone, the safe mistake
+            found["running"].append(name)
+        elif m[3] == here:
+            found["leftover"].append(name)
+        elif older_than is not None and now - int(m[2]) > older_than:
+            found["leftover"].append(name)
+        else:
+            found["elsewhere"].append(name)
+    return found
 
 
 def cmd_clean(args: argparse.Namespace) -> int:
     """List, and unless ``--dry-run`` delete, the temporary collections that runs killed
     before their clean-up (SIGKILL, a crash, a power cut) left on the server."""
-    # lazy: both pull in pysolr and requests, which --help and the verbs without Solr do not need
+    # lazy: pulls in pysolr and requests, which --help and the verbs without Solr do not need
     from ..solr import admin
-    from ..solr.local import _alive
 
     folders = _duckdb_folders(dry_run=args.dry_run)
     if not _solr_to_clean(args):
@@ -307,7 +379,8 @@ def cmd_clean(args: argparse.Namespace) -> int:
         verb = "would remove" if args.dry_run else "removed"
         emit(
             args,
-            {"removed": [], "leftover": [], "running": [], "folders": folders, "solr": None},
+            {"removed": [], "leftover": [], "running": [], "elsewhere": [], "folders": folders,
+             "solr": None},
             f"{verb} {len(gone)} temporary DuckDB folder(s)"
             + (f": {', '.join(gone)}" if gone else "")
             + "; no Solr looked at: none is given, and neardup's local node is not running "
@@ -315,14 +388,8 @@ def cmd_clean(args: argparse.Namespace) -> int:
         )  # fmt: skip
         return 0
     server = open_solr(args, server=True)
-    leftover, running = [], []
-    for name in admin.collections(server):
-        m = re.fullmatch(re.escape(TEMP_PREFIX) + r"(\d+)_\d+", name)
-        if m is None:
-            continue
-        # a pid alive here may be another machine's run's, or a new process: left alone, the safe
-        # mistake
-        (running if _alive(int(m.group(1))) else leftover).append(name)
+    found = _sort_temporary(admin.collections(server), args.older_than)
+    leftover, running, elsewhere = found["leftover"], found["running"], found["elsewhere"]
     if not args.dry_run:
         for name in leftover:
             admin.delete_collection(_on(server, name))
@@ -330,11 +397,13 @@ def cmd_clean(args: argparse.Namespace) -> int:
     gone = folders["leftover"]
     emit(
         args,
-        {"removed": [] if args.dry_run else leftover, "leftover": leftover, "running": running,
-         "folders": folders},
+        {"removed": [] if args.dry_run else leftover, **found, "folders": folders},
         f"{verb} {len(leftover)} temporary collection(s) at {server.base_url}"
         + (f": {', '.join(leftover)}" if leftover else "")
         + (f"; {len(running)} in use by a running neardup left alone" if running else "")
+        + (f"; {len(elsewhere)} of another host (or of an older neardup) left alone, as their "
+           f"run may still be going: {', '.join(elsewhere)} (--older-than AGE removes those "
+           "made longer ago)" if elsewhere else "")
         + (f"; {verb} {len(gone)} temporary DuckDB folder(s): {', '.join(gone)}" if gone else ""),
     )  # fmt: skip
     return 0
@@ -415,7 +484,7 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
             index = NearDupIndex(given=given_params(args), backend=_local_backend(args, files))
         else:
             if temporary:
-                args.collection = f"{TEMP_PREFIX}{os.getpid()}_{int(time.time())}"
+                args.collection = temporary_collection()
             report_flags = ("threshold",) if args.no_index else ()
             index = open_index(
                 args, not args.no_index, param_flags=True, report_flags=report_flags
