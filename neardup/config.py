@@ -12,7 +12,7 @@ keyword) always win over the environment; the environment wins over the defaults
 ``NEARDUP_SOLR_PASSWORD``         its password, or
 ``NEARDUP_SOLR_PASSWORD_FILE``    a file holding it (one line; kept out of the process list)
 ``NEARDUP_SOLR_CA``               a CA bundle to verify Solr's TLS certificate
-``NEARDUP_SOLR_TIMEOUT``          seconds a request may take
+``NEARDUP_SOLR_TIMEOUT``          seconds a request may take, to its answer's last byte
 ``NEARDUP_SOLR_RETRY_BUDGET``     seconds of retries a request may use
 ``NEARDUP_SOLR_HEAP``             the Java heap of the local node (``4g``)
 ``NEARDUP_KERNEL``                ``c`` or ``numpy``: which kernel shingles and hashes

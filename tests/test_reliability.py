@@ -7,6 +7,7 @@ proxy on 127.0.0.1) in front of the shared node.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -310,6 +311,50 @@ def test_a_timeout_is_retried(proxied: tuple[str, list[Solr]], tmp_path: Path) -
     assert retries and "did not answer within 2 s" in retries[0]
     assert len(retries) == 1  # the one slow request, retried once (no timing: a busy CI)
     assert record_count(Solr(base, name)) == len(ids)
+
+
+@contextlib.contextmanager
+def trickling_server(bytes_at_most: int) -> Iterator[str]:
+    """An HTTP server (no Solr, the hostile one) that sends its headers at once, then its body
+    one byte every 0.1 s, and closes after ``bytes_at_most`` of them: its base URL."""
+    server = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def trickle(conn: socket.socket) -> None:
+        with conn, contextlib.suppress(OSError):
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 100000\r\n\r\n")  # fmt: skip
+            for _ in range(bytes_at_most):
+                if stop.wait(0.1):
+                    return
+                conn.sendall(b" ")
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = server.accept()
+                threading.Thread(target=trickle, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}/solr"
+    finally:
+        stop.set()
+        server.close()
+
+
+def test_a_server_that_trickles_its_answer_fails_at_the_timeout_not_never() -> None:
+    """hx24 finding 4: NEARDUP_SOLR_TIMEOUT bounded each wait for the next bytes only, so a
+    server sending a byte every few seconds kept neardup waiting for ever. It is a deadline
+    per request now. This server gives up after 60 s of bytes, so that the run without the
+    deadline ends too: then with 'cannot reach' (the connection closed), not this error."""
+    with trickling_server(600) as url:
+        proc = run_cli("info", "--solr-url", url, "--collection", "x",
+                       env={"NEARDUP_SOLR_TIMEOUT": "1"})  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert "the request did not finish within 1 s" in proc.stderr, proc.stderr
+    assert "NEARDUP_SOLR_TIMEOUT" in proc.stderr and "Traceback" not in proc.stderr
 
 
 # -- A4: a restart in the middle of an all-pairs report ------------------------------------------

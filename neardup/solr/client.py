@@ -35,8 +35,10 @@ Retry policy (see :class:`RetryAdapter`):
   requests to it in this process (the cleanup after the failure, a second stage) get the brief
   budget too, until one is answered, so that a Solr killed during a job fails it in about 30 s,
   not 30 s a request.
-- The read timeout of a request is 60 s unless ``timeout`` (seconds) says otherwise;
-  a few long operations (commit, create) set their own.
+- A request may take 60 s unless ``timeout`` (seconds) says otherwise; a few long operations
+  (commit, create) set their own. It is both the read timeout (each wait for the next bytes)
+  and a deadline for the whole answer (:class:`_Watchdog`): a server that trickles its answer
+  a byte at a time is cut at it, as one that sends nothing is, and retried like a timeout.
 
 Why not urllib3's ``Retry`` (``HTTPAdapter(max_retries=Retry(...))``): it counts attempts and
 has no time budget; one ``status_forcelist`` shares one count, so HTTP 500 cannot be retried
@@ -51,10 +53,13 @@ reason. A subclass would override ``increment``, ``get_backoff_time``, ``is_exha
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
+import heapq
 import ipaddress
 import json
 import logging
+import os
 import queue
 import re
 import threading
@@ -303,6 +308,88 @@ def _warn_plain_http(host: str) -> None:
     )
 
 
+#: How a user gives a request more time, said by the errors of a request that took too long.
+TIMEOUT_HINT = " (set NEARDUP_SOLR_TIMEOUT to more seconds to allow it more)"
+
+
+class _Overdue(Exception):
+    """A response's body was cut at its request's deadline (:func:`_read_by`)."""
+
+
+class _Watchdog:
+    """One thread that cuts the responses whose request is past its deadline.
+
+    A read timeout bounds each wait for the next bytes, not a request: a server (or proxy)
+    that sends a byte every few seconds kept neardup waiting for ever. The body is read by
+    :func:`_read_by` while this thread holds its deadline; past it, the response's socket is
+    shut down for reading (urllib3's public ``HTTPResponse.shutdown``), which ends the
+    blocked read at once. One thread for every request (a ``threading.Timer`` a request cost
+    0.2-0.5 ms, which thousands of searches of a report would pay); none runs until the
+    first request.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int]] = []
+        self._cuts: dict[int, Any] = {}
+        self._next = 0
+        self._thread: threading.Thread | None = None
+
+    def watch(self, deadline: float, cut: Any) -> int:
+        """Call ``cut()`` at ``deadline`` (monotonic) unless :meth:`done` comes first."""
+        with self._cond:
+            self._next += 1
+            key = self._next
+            self._cuts[key] = cut
+            heapq.heappush(self._heap, (deadline, key))
+            if self._thread is None or not self._thread.is_alive():  # (also after a fork)
+                self._thread = threading.Thread(target=self._run, name="neardup-deadline",
+                                                daemon=True)  # fmt: skip
+                self._thread.start()
+            elif self._heap[0][1] == key:
+                self._cond.notify()
+            return key
+
+    def done(self, key: int) -> bool:
+        """Forget ``key``; whether its deadline had passed (and its cut been called)."""
+        with self._cond:
+            return self._cuts.pop(key, None) is None
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                now = time.monotonic()
+                heap = self._heap
+                while heap and (heap[0][0] <= now or heap[0][1] not in self._cuts):
+                    cut = self._cuts.pop(heapq.heappop(heap)[1], None)
+                    if cut is not None:
+                        with contextlib.suppress(Exception):  # released meanwhile: nothing to cut
+                            cut()
+                self._cond.wait(heap[0][0] - now if heap else None)
+
+
+_WATCHDOG = _Watchdog()
+if hasattr(os, "register_at_fork"):  # a child gets a lock and a heap of its own
+    os.register_at_fork(after_in_child=_WATCHDOG.__init__)
+
+
+def _read_by(resp: requests.Response, deadline: float | None) -> None:
+    """Read ``resp``'s body (``resp.content``), raising :class:`_Overdue` if it is not all
+    there at ``deadline`` (monotonic seconds; None: no deadline but the read timeout)."""
+    shutdown = getattr(resp.raw, "shutdown", None)  # urllib3 2.3 and newer
+    if deadline is None or shutdown is None:
+        resp.content  # noqa: B018
+        return
+    key = _WATCHDOG.watch(deadline, shutdown)
+    try:
+        resp.content  # noqa: B018
+    except requests.RequestException:
+        if _WATCHDOG.done(key):
+            raise _Overdue from None
+        raise
+    _WATCHDOG.done(key)  # all read: a deadline that passed just now cut nothing of it
+
+
 class RetryAdapter(HTTPAdapter):
     """neardup's retry policy and error messages for every request of one session.
 
@@ -349,12 +436,19 @@ class RetryAdapter(HTTPAdapter):
             attempt += 1
             brief = host in _GONE  # an error that only earns a short retry budget
             unanswered = False
+            begun = time.monotonic()
             try:
                 resp = super().send(request, stream, timeout, verify, cert, proxies)
-                if not stream:
-                    resp.content  # noqa: B018 - read here, so that a cut body is retried too
+                if not stream:  # read here, so that a cut body is retried too
+                    _read_by(resp, None if read_timeout is None else begun + read_timeout)
             except requests.RequestException as exc:
                 error: NeardupError = self._unanswered(exc, request, where, read_timeout)
+                unanswered = True
+            except _Overdue:
+                error = SolrUnavailable(
+                    f"Solr at {where}: the request did not finish within {read_timeout:g} s"
+                    f"{TIMEOUT_HINT}"
+                )
                 unanswered = True
             else:
                 self.answered = True
@@ -401,7 +495,9 @@ class RetryAdapter(HTTPAdapter):
             kind = SolrCertificateUnverified if unverified else SolrUnavailable
             raise kind(f"cannot reach Solr at {where}: {_reason(exc)}") from None
         if isinstance(exc, requests.Timeout):
-            return SolrUnavailable(f"Solr at {where} did not answer within {read_timeout:g} s")
+            return SolrUnavailable(
+                f"Solr at {where} did not answer within {read_timeout:g} s{TIMEOUT_HINT}"
+            )
         if isinstance(exc, requests.ConnectionError | requests.exceptions.ChunkedEncodingError):
             reason = _reason(exc)
             size = _body_size(request)
@@ -519,11 +615,11 @@ class Answer(dict):  # type: ignore[type-arg]
 class Solr:
     """One Solr collection (a standalone core or a SolrCloud collection) and its server.
 
-    ``timeout`` is the read timeout of a request in seconds (default 60); ``retries`` caps the
-    retries of one request and ``retry_budget`` the seconds after its first attempt in which
-    retries may start (default 30). ``verify`` is True (TLS certificates are verified against
-    the system's CAs), the path of a CA bundle, or False. Documents travel through
-    :attr:`pysolr`, a :class:`pysolr.Solr` on this client's session.
+    ``timeout`` is the time limit of a request in seconds, to the last byte of its answer
+    (default 60); ``retries`` caps the retries of one request and ``retry_budget`` the seconds
+    after its first attempt in which retries may start (default 30). ``verify`` is True (TLS
+    certificates are verified against the system's CAs), the path of a CA bundle, or False.
+    Documents travel through :attr:`pysolr`, a :class:`pysolr.Solr` on this client's session.
     """
 
     def __init__(
