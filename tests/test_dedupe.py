@@ -20,6 +20,7 @@ import pytest
 import requests
 
 from neardup import InputError, NearDupIndex, Record, read_records
+from neardup.cli.main import main
 from neardup.decision.valley import WEIGHTED, numbers_disagree, weighted_jaccards
 from neardup.errors import ArgumentError, NotUtf8
 from neardup.graph import clusters
@@ -998,3 +999,83 @@ def test_the_summary_counts_the_rows_with_no_words(tmp_path: Path) -> None:
     assert "read 8, kept 7, removed 1" in done.stdout
     assert "no words 6 (punctuation or symbols alone: written as they are, not compared)" \
         in done.stdout, done.stdout
+
+
+def _edited_between_reads(
+    monkeypatch: pytest.MonkeyPatch, edit: Callable[[Path], None], src: Path
+) -> None:
+    """``edit(src)`` once dedupe has indexed ``src``, before it reads it again to write it."""
+    from neardup.cli import dedupe_review
+
+    real = dedupe_review._report
+
+    def edited_first(index: Any, args: Any, mode: str = "dedup") -> Any:
+        edit(src)
+        return real(index, args, mode)
+
+    monkeypatch.setattr(dedupe_review, "_report", edited_first)
+
+
+def _in_place(path: Path) -> None:
+    """Row 1 says something else (as long, so as many lines and bytes), its mtime put back."""
+    info = path.stat()
+    edited = path.read_bytes().replace(b"1,jon smith 12 main st", b"1,zzz qqqqq 99 vvvv xx")
+    path.write_bytes(edited)
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert path.stat().st_size == info.st_size
+
+
+def _appended(path: Path) -> None:
+    with path.open("ab") as fh:
+        fh.write(b"8,rows added after indexing\n9,rows added after indexing\n")
+
+
+@pytest.mark.parametrize("edit", [_in_place, _appended], ids=["edited in place", "appended to"])
+def test_a_file_changed_between_its_two_reads_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    edit: Callable[[Path], None],
+) -> None:
+    """hx24 finding 1: dedupe indexes its input, then reads it again to write it. A row edited
+    in place (same size, same mtime: only what was read tells) or rows appended in between
+    went unnoticed: exit 0, row 2 removed as a duplicate of a row 1 that no longer said the
+    same, the appended rows written as kept though never compared. Now refused (exit 2), the
+    output that was there left as it was."""
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    src.write_text("id,text\n1,jon smith 12 main st\n2,john smith 12 main st\n3,mary jones\n"
+                   "4,peter parker\n", encoding="utf-8")  # fmt: skip
+    out.write_text("the old output\n", encoding="utf-8")
+    _edited_between_reads(monkeypatch, edit, src)
+    code = main(["dedupe", str(src), "--out", str(out), "--backend", "memory", "--quiet",
+                 "--shingle-kind", "word", "--threshold", "0.5"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert f"{src}: the file changed while it was read" in err
+    assert out.read_text(encoding="utf-8") == "the old output\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "out.csv"]  # no .tmp left
+
+
+def test_dedupe_checks_its_reads_against_the_first(tmp_path: Path) -> None:
+    """The library's side of finding 1: ``first_read`` (what indexing saw) is checked by every
+    read dedupe makes (keep last's too, Parquet's too); unchanged, the file is written."""
+    from neardup.read.unchanged import FirstRead
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    csv_in, pq_in = tmp_path / "in.csv", tmp_path / "in.parquet"
+    csv_in.write_text("id,text\n1,a b c\n2,a b c d\n3,x y z\n", encoding="utf-8")
+    pq.write_table(pa.table({"id": ["1", "2", "3"], "text": ["a b c", "a b c d", "x y z"]}), pq_in)
+    for src in (csv_in, pq_in):
+        for keep in ("first", "last"):
+            first = FirstRead(src)
+            list(first.over(read_records(src)))
+            out = tmp_path / f"out{src.suffix}"
+            dedupe(src, out, [["1", "2"]], keep=keep, first_read=first)  # unchanged: written
+            assert out.exists()
+            out.unlink()
+            info = src.stat()
+            src.write_bytes(src.read_bytes().replace(b"x y z", b"x y q"))
+            os.utime(src, ns=(info.st_atime_ns, info.st_mtime_ns))
+            with pytest.raises(InputError, match="the file changed while it was read"):
+                dedupe(src, out, [["1", "2"]], keep=keep, first_read=first)
+            assert not out.exists()
+            src.write_bytes(src.read_bytes().replace(b"x y q", b"x y z"))

@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -26,10 +26,10 @@ from ..out.write import check_output, distinct_outputs, escape_unseen
 from ..params import Params
 from ..read.arrow import left_out_columns
 from ..read.checks import MAX_RECORD_BYTES, check_source
-from ..read.items import Item
 from ..read.records import (
     ARROW_FORMATS,
     FORMATS,
+    FileItems,
     checked_file,
     choose_id_field,
     first_columns,
@@ -353,7 +353,7 @@ def _positive_int(raw: str) -> int:
     return _int_at_least(raw, 1, "a number of bytes >= 1")
 
 
-def read_input(args: argparse.Namespace, path: Path) -> Iterator[Item]:
+def read_input(args: argparse.Namespace, path: Path) -> FileItems:
     """The records of ``path`` as the input options say to read them. Without ``--id-field``,
     a file without an ``id`` column is numbered by its lines, and this says so."""
     resolve_ids(args, path)

@@ -50,6 +50,7 @@ from ..pipeline import IndexStats
 from ..plan.budget import budget_of, storage_fits
 from ..read.inputs import no_file
 from ..read.records import expected_records, guess_format
+from ..read.unchanged import FirstRead
 from ..results import Report
 from .commands import (
     _file_source,
@@ -494,7 +495,11 @@ def indexed(args: argparse.Namespace) -> Iterator[tuple[NearDupIndex, IndexStats
         if not args.no_index:
             for path in files:  # one source each, in order (the first is the primary one)
                 total = expected_records(path, args.format)  # chosen for its size too
+                first = FirstRead(path) if args.verb == "dedupe" and path == args.input else None
                 items = read_input(args, path)
+                if first is not None:  # read again to be written: it must be the same then
+                    items = items.through(first.over)
+                    args.first_read = first
                 named = _file_source(index, path) if kept and args.source_field is None else None
                 if named is not None and named != str(path):
                     # by its absolute path, as index names it: a name as typed ('people.csv')
@@ -705,6 +710,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             source_field=args.source_field,
             delimiter=args.delimiter,
             primary=index.primary_source,
+            first_read=vars(args).get("first_read"),  # None with --no-index: nothing read
         )
         page = None
         if args.review is not None:

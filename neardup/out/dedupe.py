@@ -7,7 +7,8 @@ cluster keeps). It streams: in memory it holds the ``id -> cluster`` mapping of 
 are in a cluster and, per cluster, the id of the record it keeps (in ``cluster_column`` mode,
 where the pairs do not link every member to every other, also that record's text, to measure
 the others against it); never the records themselves. The input is read again to be written,
-so a file larger than memory is fine.
+so a file larger than memory is fine; given what the read that indexed it saw (``first_read``),
+every read checks the file is still that one (:mod:`neardup.read.unchanged`).
 
 Rules, in the order the code applies them:
 
@@ -77,6 +78,7 @@ from ..read.items import Blank, EmptyText, Record, Rejection
 from ..read.lines import WINDOWS_1252
 from ..read.records import ARROW_FORMATS, guess_format, read_spans
 from ..read.sniff import table_delimiter, without_sep_line
+from ..read.unchanged import FirstRead, changed, read_again
 from ..results import Pair
 from .write import (
     AtomicFile,
@@ -561,6 +563,8 @@ class _Job:
     max_record_bytes: int | None
     source_field: str | None = None
     delimiter: str | None = None
+    #: What the read that indexed the file saw: every later read must see the same.
+    first: FirstRead | None = None
 
     @property
     def source_column(self) -> str | None:
@@ -576,6 +580,10 @@ class _Job:
         return (item for item, _last in self.spans())
 
     def spans(self) -> Iterator[Any]:
+        spans = self._spans()
+        return spans if self.first is None else read_again(self.first, spans)
+
+    def _spans(self) -> Iterator[Any]:
         return read_spans(
             self.path,
             self.fmt,
@@ -585,6 +593,11 @@ class _Job:
             source_field=self.source_field,
             delimiter=self.delimiter,
         )
+
+    def check_unchanged(self) -> None:
+        """The file as the read that indexed it found it (``first``, where given)."""
+        if self.first is not None:
+            self.first.check_unchanged()
 
     def similarity_to(self, record: Record, keeper: _Keeper) -> str:
         """The record's similarity to the one its cluster keeps: the report's if it paired
@@ -641,6 +654,7 @@ def dedupe(
     source_field: str | None = None,
     delimiter: str | None = None,
     primary: str | None = None,
+    first_read: FirstRead | None = None,
 ) -> DedupeStats:
     """Write ``path`` to ``out`` in its own format without the near-duplicates ``clusters``
     name (groups of ids, e.g. :meth:`NearDupIndex.clusters`), or with ``cluster_column``, every
@@ -658,6 +672,8 @@ def dedupe(
     two clusters).
     ``rejects``: a file for the rows rejected, as they are in the input; without it they are
     written into ``out``, in their place.
+    ``first_read``: what the read that indexed ``path`` saw (:class:`FirstRead` over its
+    items): a file changed since (edited, appended to) is refused, nothing written.
     """
     started = time.perf_counter()
     path, out = Path(path), Path(out)
@@ -673,20 +689,9 @@ def dedupe(
     groups = _Clusters(clusters, pairs, source_field is not None, primary)
     if keep == "central" and groups.of and not pairs:
         raise ArgumentError("keep='central' ranks by the report's pairs: pass pairs")
-    job = _Job(
-        path,
-        fmt,
-        id_field,
-        tuple(text_fields) if text_fields is not None else None,
-        groups,
-        {},
-        cluster_column,
-        similarity_column,
-        similarity,
-        max_record_bytes,
-        source_field,
-        delimiter,
-    )
+    job = _Job(path, fmt, id_field, tuple(text_fields) if text_fields is not None else None,
+               groups, {}, cluster_column, similarity_column, similarity, max_record_bytes,
+               source_field, delimiter, first_read)  # fmt: skip
     if keep != "first":
         job.keepers = _keepers(
             job.items(), job.groups, keep, cluster_column is not None, job.name
@@ -800,7 +805,7 @@ def _write(
     def take(n: int) -> list[bytes]:
         got = [line for _, line in zip(range(n), lines, strict=False)]
         if len(got) < n:
-            raise InputError(f"{job.path}: the file changed while it was read")
+            raise InputError(changed(job.path))
         return got
 
     bar = tqdm(unit="rec", desc="writing", disable=None if progress else True, leave=False)
@@ -828,6 +833,7 @@ def _write(
             fh.write(b"".join(rest))  # no reader leaves lines after its last item: never lost
         stats.lines = cursor + len(rest)
         placing.close(stats)
+        job.check_unchanged()
     finally:
         bar.close()
 
@@ -863,6 +869,7 @@ def _write_columnar(
                 sims.append(None)
     placing.close(stats)
     whole = _read_table_whole(job.path, job.fmt)
+    job.check_unchanged()  # (read a third time, whole)
     stats.lines = whole.num_rows
     table = whole.take(pa.array(rows, type=pa.int64()))
     if side is not None and rejected:

@@ -14,7 +14,7 @@ import dataclasses
 import io
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -154,7 +154,7 @@ def read_records(
     max_record_bytes: int | None = MAX_RECORD_BYTES,
     source_field: str | None = None,
     delimiter: str | None = None,
-) -> Iterator[Item]:
+) -> FileItems:
     """Every line of ``path`` as a Record, a Rejection or a Blank, in file order.
 
     ``text_fields`` names the columns (csv, tsv) or keys (jsonl) whose values, joined, are a
@@ -197,6 +197,11 @@ class FileItems(Checked):
     def __length_hint__(self) -> int:
         lines = expected_records(self.path, self._fmt)
         return NotImplemented if lines is None else lines
+
+    def through(self, tap: Callable[[Iterable[Item]], Iterator[Item]]) -> FileItems:
+        """The same items, passed through ``tap`` as they are read (e.g.
+        :meth:`neardup.read.unchanged.FirstRead.over`)."""
+        return FileItems(tap(self), self.path, self._fmt)
 
     def named(self, source: str) -> FileItems:
         """The same items, the records named by the file (no source column) of the source
