@@ -634,7 +634,8 @@ def test_cli_every_row_of_a_ragged_csv_is_in_the_output_or_the_rejects_file(
     assert out.read_bytes() == (
         b"id,name,city,cluster,similarity\n"
         b"1,Blue Cafe,Paris,1,1.0000\n"
-        b"2,Blue Cafe,Paris,extra,,\n"
+        b"2,Blue Cafe,Paris,,,extra\n"  # its extra cell after the columns added, not under
+
         b"3,Red,,\n"
         b",Nameless,Nice,,\n"
         b"5,Caf\xe9 Bleu,Paris,5,1.0000\n"  # its own cluster: read as Windows-1252
@@ -1079,3 +1080,31 @@ def test_dedupe_checks_its_reads_against_the_first(tmp_path: Path) -> None:
                 dedupe(src, out, [["1", "2"]], keep=keep, first_read=first)
             assert not out.exists()
             src.write_bytes(src.read_bytes().replace(b"x y q", b"x y z"))
+
+
+@pytest.mark.parametrize("sep", [",", "\t", ";"])
+def test_a_rejected_row_never_reads_as_a_cluster_member(tmp_path: Path, sep: str) -> None:
+    """hx24 finding 9: with --cluster-column, a row rejected for a field too many was written
+    through with the two empty cells appended, so its stray cell sat under the cluster column:
+    csv.DictReader (and Excel) read the rejected, never compared row as a member of cluster 1.
+    Its cells past the header's now come after the columns added; quoted cells holding the
+    separator or quotes are one cell; the row is otherwise as it was, and rows without a cell
+    too many are written as before."""
+    q = sep != "\t"  # TSV is read as written: a quote is text
+    rows = ["id,text", "1,jon smith boston", "2,john smith boston",
+            '3,"a, ""b"" c",1' if q else "3,a b c,1", "4,mary,1,0.9", "1,other text"]
+    src = tmp_path / ("in.tsv" if sep == "\t" else "in.csv")
+    src.write_text("".join(r.replace(",", sep) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / ("out.tsv" if sep == "\t" else "out.csv")
+    stats = dedupe(src, out, [["1", "2"]], cluster_column="cluster", delimiter=sep)
+    assert stats.rejected == 3
+    with out.open(newline="", encoding="utf-8") as fh:
+        got = list(csv.DictReader(fh, delimiter=sep, quoting=csv.QUOTE_MINIMAL if q
+                                  else csv.QUOTE_NONE))  # fmt: skip
+    assert [(r["id"], r["cluster"], r["similarity"]) for r in got] == [
+        ("1", "1", "1.0000"), ("2", "1", ""), ("3", "", ""), ("4", "", ""), ("1", "", "")]
+    assert [r[None] for r in got[2:4]] == [["1"], ["1", "0.9"]]  # kept, past the columns
+    text = ('a; "b" c' if sep == ";" else 'a, "b" c') if q else "a b c"
+    assert got[2]["text"] == text
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[5] == sep.join(["1", "other text", "", ""])  # an id seen before: appended

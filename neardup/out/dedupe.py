@@ -35,7 +35,8 @@ Rules, in the order the code applies them:
   it could not read would pass for the whole data. Each is counted in ``rejected`` and kept in
   ``rejections`` (the first 1,000), and its lines are written byte for byte as they are in the
   input: by default into the output, in their place (with ``cluster_column``: with the two
-  columns added, empty; a JSON object with the two keys, null; an ``ID TEXT`` line as a TSV
+  columns added, empty, a row with cells more than the header's with its extra cells after
+  them, never under them; a JSON object with the two keys, null; an ``ID TEXT`` line as a TSV
   row whose cluster and similarity are empty; a line that is not a JSON object as it is), or,
   with ``rejects``, into that file instead (after the table's header, so that it reads as the
   input does, to be mended and given again). Blank lines are dropped and counted in ``blank``.
@@ -60,6 +61,7 @@ from __future__ import annotations
 import csv
 import io as _io
 import json
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import nullcontext
@@ -77,7 +79,7 @@ from ..read.inputs import raw_lines
 from ..read.items import Blank, EmptyText, Record, Rejection
 from ..read.lines import WINDOWS_1252
 from ..read.records import ARROW_FORMATS, guess_format, read_spans
-from ..read.sniff import table_delimiter, without_sep_line
+from ..read.sniff import quoting, table_delimiter, without_sep_line
 from ..read.unchanged import FirstRead, changed, read_again
 from ..results import Pair
 from .write import (
@@ -351,6 +353,9 @@ class _Output:
         self.header_done = False
         #: A table's header as it was written in the input (the rejects file starts with it).
         self.head: list[bytes] = []
+        #: The header's columns: a rejected row's cells beyond them are written after the
+        #: columns added, not under them.
+        self.width: int | None = None
         self.rejects_started = False
         if bom and not (column and fmt == "lines"):
             fh.write(BOM)
@@ -370,6 +375,8 @@ class _Output:
         text = b"".join(lines).decode("utf-8", "replace").removeprefix("\ufeff")
         text = without_sep_line(text)[0].lstrip("\r\n")  # Excel's "sep=;", written back
         row = next(csv.reader([text], delimiter=self.delimiter), [])
+        self.width = len(next(csv.reader([text], delimiter=self.delimiter,
+                                         quoting=quoting(self.delimiter)), []))  # fmt: skip
         names = {c.strip() for c in row}
         for name in self.added():
             if name in names:
@@ -426,7 +433,24 @@ class _Output:
         elif self.fmt == "jsonl":
             self._json_empty(lines)
         else:
-            self._append(lines, [""] * len(self.added()))
+            self._table_empty(lines)
+
+    def _table_empty(self, lines: list[bytes]) -> None:
+        """A rejected table row with the added columns empty. A row with cells more than the
+        header's gets them after its header's columns, its extra cells after them: appended,
+        the stray cell of a row with a field too many sat under the cluster column, and the
+        rejected row read as a member of a cluster (csv.DictReader, spreadsheets)."""
+        empty = [""] * len(self.added())
+        *head, last = lines
+        body, ending = _split_ending(last)
+        row = b"".join(head) + body
+        sep = _encoded(self.delimiter, row)
+        cuts = _cuts(row, sep, quoting(self.delimiter) != csv.QUOTE_NONE)
+        if self.width is None or len(cuts) < self.width:
+            self._append(lines, empty)
+            return
+        at = cuts[self.width - 1]  # the separator before the first cell past the header's
+        self.fh.write(row[:at] + sep * len(empty) + row[at:] + (ending or b"\n"))
 
     def _json_empty(self, lines: list[bytes]) -> None:
         """A rejected JSON line: an object gets the two keys, null; anything else (not JSON,
@@ -499,6 +523,28 @@ def _tsv_row(cells: list[str], end: str = "\n") -> bytes:
 def _unbytes(data: bytes) -> str:
     """A rejected line's bytes as text that :func:`_tsv_row` writes back byte for byte."""
     return data.decode("utf-8", "surrogateescape")
+
+
+def _cuts(row: bytes, sep: bytes, quoted: bool) -> list[int]:
+    """Where ``row``'s separators are, as the readers' csv module splits its cells: with
+    ``quoted``, none inside a quoted cell (opened at a cell's start; ``""`` a quote in it)."""
+    cuts: list[int] = []
+    token = re.compile(re.escape(sep) + (b'|"' if quoted else b""))
+    start = at = 0  # where the current cell starts, where to look from
+    while (found := token.search(row, at)) is not None:
+        if found.group() == sep:
+            cuts.append(found.start())
+            start = at = found.end()
+        elif found.start() != start:  # a quote inside a cell is text
+            at = found.end()
+        else:  # a quoted cell: to its closing quote
+            at = found.end()
+            while (at := row.find(b'"', at)) >= 0 and row[at + 1 : at + 2] == b'"':
+                at += 2
+            if at < 0:
+                return cuts  # never closed: the rest is that cell
+            at += 1
+    return cuts
 
 
 def _with_keys(body: bytes, members: bytes) -> bytes:
