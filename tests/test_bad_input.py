@@ -11,6 +11,7 @@ import gzip
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 from neardup import InputError, NearDupIndex, Params
 from neardup.backends.solr import SolrBackend
 from neardup.read.items import Record, Rejection
-from neardup.read.pair_files import read_pairs_file
+from neardup.read.pair_files import read_labels, read_pairs_file
 from neardup.read.pairs import read_pairs
 from neardup.seed2014 import SeedSearcher
 from neardup.sign.text import normalize
@@ -327,6 +328,39 @@ def test_pairs_files_in_utf16_or_gzip_are_refused_by_name(tmp_path: Path) -> Non
         assert proc.returncode == 2 and "Traceback" not in proc.stderr
         assert proc.stderr.startswith(f"neardup: error: {gold} {said}")
         assert "neardup index" not in proc.stderr  # a pairs file is not indexed
+
+
+def test_pairs_files_that_are_spreadsheets_or_zips_are_refused_by_name(tmp_path: Path) -> None:
+    """hx24 finding 5: evaluate read a gold .xlsx (a ZIP) as Windows-1252 text, made 15 gold
+    "pairs" of its bytes and scored them, exit 0. Now the records readers' sniff refuses it
+    (by extension, or a ZIP or OLE2 file by its first bytes), for the pairs, the gold, the
+    labels and standard input alike, exit 2."""
+    import zipfile
+
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("id1\tid2\n1\t2\n")
+    book = tmp_path / "gold.xlsx"
+    with zipfile.ZipFile(book, "w") as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("xl/workbook.xml", "<workbook/>")
+    renamed = tmp_path / "gold.tsv"  # a ZIP by another name: by its first bytes
+    renamed.write_bytes(book.read_bytes())
+    xls = tmp_path / "labels.txt"
+    xls.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))
+    cases = ((book, "is a spreadsheet (an Excel workbook)"), (renamed, "is a ZIP archive"),
+             (xls, "is an OLE2 compound file"))  # fmt: skip
+    for gold, said in cases:
+        for read in (read_pairs, read_pairs_file, read_labels):
+            with pytest.raises(InputError, match=f"^{re.escape(f'{gold} {said}')}.*save it as CSV"):
+                read(gold)
+        proc = run_cli("evaluate", str(pairs), "--gold", str(gold))
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stderr.startswith(f"neardup: error: {gold} {said}")
+        assert "true pairs" not in proc.stdout
+    piped = subprocess.run([sys.executable, "-m", "neardup", "evaluate", "-", "--gold",
+                            str(pairs)], input=book.read_bytes(), capture_output=True,
+                           cwd=str(REPO))  # fmt: skip
+    assert piped.returncode == 2 and b"- is a ZIP archive" in piped.stderr, piped.stderr
 
 
 def test_spreadsheets_are_refused_by_name(tmp_path: Path) -> None:

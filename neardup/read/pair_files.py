@@ -30,7 +30,7 @@ from ..errors import InputError, NeardupWarning
 from ..keys import source_like, source_named
 from .inputs import SNIFF_BYTES, no_file
 from .lines import as_legacy
-from .records import refuse_encoding
+from .records import refuse_encoding, refuse_spreadsheet
 from .sniff import is_number, without_sep_line
 
 #: A record: its source ("" where the file names none) and its id.
@@ -428,6 +428,7 @@ def _bytes(name: str) -> bytes:
 
 
 def _text(name: str, data: bytes) -> str:
+    refuse_spreadsheet(Path(name), data[:SNIFF_BYTES])  # xlsx, ods, any ZIP: by name
     refuse_encoding(Path(name), data[:SNIFF_BYTES], records=False)  # UTF-16, gzip: by name
     try:
         return data.decode("utf-8-sig")

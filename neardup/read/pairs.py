@@ -9,7 +9,7 @@ from ..errors import InputError, NeardupWarning
 from ..sign.text import ordered
 from .inputs import SNIFF_BYTES, first_bytes
 from .pair_files import GUESSED, NAMED, guessed_note, header_line
-from .records import refuse_encoding
+from .records import refuse_encoding, refuse_spreadsheet
 
 
 def read_pairs(path: str | Path, linked: bool = False) -> set[tuple[str, str]]:
@@ -25,7 +25,9 @@ def read_pairs(path: str | Path, linked: bool = False) -> set[tuple[str, str]]:
     if not path.exists():
         raise InputError(f"{path}: no such file")
     pairs: set[tuple[str, str]] = set()
-    refuse_encoding(path, first_bytes(path, SNIFF_BYTES), records=False)  # UTF-16, gzip
+    head = first_bytes(path, SNIFF_BYTES)
+    refuse_spreadsheet(path, head)  # xlsx, ods, any ZIP
+    refuse_encoding(path, head, records=False)  # UTF-16, gzip
     with open(path, encoding="utf-8", errors="strict") as fh:
         try:
             lines = fh.read().splitlines()

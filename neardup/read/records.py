@@ -267,7 +267,7 @@ def checked_file(
         raise InputError(f"{path}: not a folder (the folder format reads a folder's files as "
                          "documents)")  # fmt: skip
     head = first_bytes(path, CR_PEEK)  # a pipe's first bytes are kept to be read again
-    _refuse_spreadsheet(path, head)
+    refuse_spreadsheet(path, head)
     if (EXTENSIONS.get(path.suffix.lower()) if fmt == "auto" else fmt) not in ARROW_FORMATS:
         _refuse_columnar(path, head)
         refuse_encoding(path, head)  # (Parquet and Arrow files are binary)
@@ -285,9 +285,10 @@ def checked_file(
     return path, fmt
 
 
-def _refuse_spreadsheet(path: Path, head: bytes) -> None:
+def refuse_spreadsheet(path: Path, head: bytes) -> None:
     """A spreadsheet (by its extension, or a ZIP or OLE2 file by its first bytes) is refused by
-    name: read as text, its bytes would be rejected line by line (NUL bytes, invalid UTF-8)."""
+    name: read as text, its bytes would be rejected line by line (NUL bytes, invalid UTF-8),
+    or (a pairs file, :mod:`neardup.read.pair_files`) read as Windows-1252 into pairs of ids."""
     kind = SPREADSHEETS.get(path.suffix.lower())
     if kind is not None:
         what = f"is a spreadsheet ({kind}), which neardup does not read"
