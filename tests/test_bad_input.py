@@ -363,6 +363,36 @@ def test_pairs_files_that_are_spreadsheets_or_zips_are_refused_by_name(tmp_path:
     assert piped.returncode == 2 and b"- is a ZIP archive" in piped.stderr, piped.stderr
 
 
+def test_pairs_files_with_control_characters_in_ids_are_refused(tmp_path: Path) -> None:
+    """hx24 finding 6: evaluate read ``2\\x00`` and ``4\\x1b[0m`` as ids, which no record has
+    (the records readers reject them), and scored 0 of 2 true, exit 0. Now every id and source
+    evaluate reads is checked as the records readers check ids: the file, its line, exit 2."""
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("1\t2\n3\t4\n", encoding="utf-8")
+    nul = tmp_path / "nul.tsv"
+    nul.write_bytes(b"1\t2\n3\t4\x00\n")
+    esc = tmp_path / "esc.tsv"
+    esc.write_bytes(b"id1\tid2\n1\t2\n3\x1b[0m\t4\n")
+    sourced = tmp_path / "labels.jsonl"
+    sourced.write_text('{"source1": "a", "id1": "1", "source2": "b\\u001b", "id2": "2", '
+                       '"label": "match"}\n', encoding="utf-8")  # fmt: skip
+    cases = ((nul, f"{nul}:2: id2 holds the control character U+0000 at character 2"),
+             (esc, f"{esc}:3: id1 holds the control character U+001B at character 2"))  # fmt: skip
+    for bad, said in cases:
+        for read in (read_pairs, read_pairs_file):
+            with pytest.raises(InputError, match=f"^{re.escape(said)}$"):
+                read(bad)
+        for run in (("evaluate", str(bad), "--gold", str(gold)),
+                    ("evaluate", str(gold), "--gold", str(bad))):  # fmt: skip
+            proc = run_cli(*run)
+            assert proc.returncode == 2, proc.stderr
+            assert proc.stderr == f"neardup: error: {said}\n"
+            assert "\x00" not in proc.stderr and "\x1b" not in proc.stderr
+    for read in (read_pairs_file, read_labels):
+        with pytest.raises(InputError, match="1: source2 holds the control character U[+]001B"):
+            read(sourced)
+
+
 def test_spreadsheets_are_refused_by_name(tmp_path: Path) -> None:
     """An .xlsx (a ZIP), an .xls (OLE2), an .ods, and a workbook renamed .txt: one error that
     says to save the sheet as CSV, exit 2; never its bytes read as ``ID TEXT`` lines."""

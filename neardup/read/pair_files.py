@@ -28,6 +28,7 @@ from typing import Any
 
 from ..errors import InputError, NeardupWarning
 from ..keys import source_like, source_named
+from .checks import check_id, check_source
 from .inputs import SNIFF_BYTES, no_file
 from .lines import as_legacy
 from .records import refuse_encoding, refuse_spreadsheet
@@ -513,12 +514,19 @@ def _id(row: Mapping[str, Any], key: str, where: str) -> str:
         raise InputError(f"{where}: {key} is empty")
     if "\n" in value or "\r" in value:
         raise InputError(f"{where}: {key} holds a line break (a quote left open?)")
+    why = check_id(value)  # as the records readers check ids: no such id is in any index
+    if why is not None:
+        raise InputError(f"{where}: {key} {why.removeprefix('id ')}")
     return value
 
 
 def _source(row: Mapping[str, Any], key: str, where: str) -> str:
     value = row.get(key)
-    return "" if value is None else _plain(value, key, where)
+    source = "" if value is None else _plain(value, key, where)
+    why = check_source(source)
+    if why is not None:
+        raise InputError(f"{where}: {key} {why.removeprefix('source ')}")
+    return source
 
 
 def _plain(value: Any, key: str, where: str) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..errors import InputError, NeardupWarning
 from ..sign.text import ordered
+from .checks import check_id
 from .inputs import SNIFF_BYTES, first_bytes
 from .pair_files import GUESSED, NAMED, guessed_note, header_line
 from .records import refuse_encoding, refuse_spreadsheet
@@ -56,6 +57,10 @@ def read_pairs(path: str | Path, linked: bool = False) -> set[tuple[str, str]]:
             continue
         first_data = False
         a, b = cols[0], cols[1]
+        for k, value in enumerate((a, b), start=1):
+            why = check_id(value)  # as the records readers check ids (no NUL, no ESC)
+            if why is not None:
+                raise InputError(f"{path}:{number}: id{k} {why.removeprefix('id ')}")
         if linked:
             pairs.add((a, b))
         elif a != b:
