@@ -1403,3 +1403,63 @@ def _args(pid: int) -> list[str]:
         return (Path("/proc") / str(pid) / "cmdline").read_text(errors="replace").split("\0")
     except OSError:
         return []
+
+
+def _on_a_terminal(*args: str) -> tuple[int, bytes, str]:
+    """``neardup ARGS`` with standard output a terminal (a pty): its exit code, the bytes that
+    reached the terminal, its stderr."""
+    import pty
+
+    from .conftest import REPO
+
+    main, terminal = pty.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-m", "neardup", *args], stdout=terminal,
+                              stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                              cwd=str(REPO), timeout=300)  # fmt: skip
+        os.close(terminal)
+        shown = b""
+        with contextlib.suppress(OSError):  # EIO once everything written was read
+            while chunk := os.read(main, 65536):
+                shown += chunk
+        return done.returncode, shown, done.stderr
+    finally:
+        os.close(main)
+        with contextlib.suppress(OSError):
+            os.close(terminal)
+
+
+def test_binary_output_is_not_written_to_a_terminal(tmp_path: Path) -> None:
+    """hx24 finding 7: ``dedupe p.parquet --out -`` and ``report --format parquet --out -``
+    wrote Parquet bytes to a terminal, record texts with their escape sequences raw (one
+    retitled the window), exit 0. Refused now (exit 2), before any work: nothing indexed or
+    opened, nothing on the terminal; redirected to a pipe, the Parquet is written."""
+    from .conftest import REPO
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    src = tmp_path / "p.parquet"
+    pq.write_table(pa.table({"id": ["1", "2", "3"], "name": ["Jon Smith\x1b]0;PWNED\x07",
+                                                             "John Smith", "Mary Jones"]}), src)
+    runs = (("dedupe", str(src), "--out", "-", "--backend", "memory"),
+            ("dedupe", str(src), "--out", str(tmp_path / "o.parquet"), "--rejects", "-",
+             "--backend", "memory"),
+            ("report", "--index-file", str(tmp_path / "none.duckdb"), "--format", "parquet",
+             "--out", "-"),
+            ("report", "--index-file", str(tmp_path / "none.duckdb"), "--clusters", "-",
+             "--format", "parquet", "--out", str(tmp_path / "pairs.parquet")))  # fmt: skip
+    for run in runs:
+        code, shown, err = _on_a_terminal(*run)
+        flag = "--rejects" if "--rejects" in run else "--clusters" if "--clusters" in run \
+            else "--out"  # fmt: skip
+        assert code == 2, err
+        assert err == (f"neardup: error: {flag} -: Parquet is binary and is not written to a "
+                       "terminal: redirect standard output (> out.parquet, or | a program that "
+                       "reads it) or give a file's name\n")  # fmt: skip
+        assert shown == b""
+    assert not (tmp_path / "o.parquet").exists()
+    piped = subprocess.run([sys.executable, "-m", "neardup", "dedupe", str(src), "--out", "-",
+                            "--backend", "memory", "--quiet"], capture_output=True,
+                           cwd=str(REPO), timeout=300)  # fmt: skip
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout.startswith(b"PAR1") and piped.stdout.endswith(b"PAR1")

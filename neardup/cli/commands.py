@@ -68,6 +68,7 @@ from .common import (
     param_options,
     progress,
     read_input,
+    refuse_binary_to_terminal,
     solr_options,
     verbose_option,
 )
@@ -875,7 +876,8 @@ def _report_outputs(args: argparse.Namespace) -> None:
     named = (("--out", "report"), ("--clusters", "clusters file"), ("--dropped", "--dropped"))
     check_outputs(args, named, [args.labels] if args.labels is not None else [])
     for flag, _ in named:
-        table_format(getattr(args, flag.lstrip("-")), args.format, flag)
+        path = getattr(args, flag.lstrip("-"))
+        refuse_binary_to_terminal(flag, path, table_format(path, args.format, flag))
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -544,6 +544,26 @@ def check_outputs(
             check_output(path, what, [p for p in read if not is_stdout(p)])
 
 
+def refuse_binary_to_terminal(flag: str, path: Path | None, fmt: str | None,
+                              stream: Any = None) -> None:  # fmt: skip
+    """A binary format (Parquet, Arrow) to standard output (``-``) that is a terminal is
+    refused, before any work, as gzip and zstd refuse compressed data: its bytes, record texts
+    and their escape sequences included, went to the terminal raw (one retitled the window),
+    and no one reads a table there. Redirected to a file or a pipe, it is written."""
+    if not is_stdout(path) or fmt not in ARROW_FORMATS:
+        return
+    stream = sys.stdout if stream is None else stream
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):  # no stream, or a closed one: not a terminal
+        tty = False
+    if tty:
+        raise InputError(
+            f"{flag} -: {fmt.capitalize()} is binary and is not written to a terminal: redirect "
+            f"standard output (> out.{fmt}, or | a program that reads it) or give a file's name"
+        )
+
+
 def check_input_name(path: Path) -> None:
     """A file whose name holds a control or bidirectional character is refused: its name is
     its records' source, written in the pairs and clusters files (a tab or a line break there

@@ -79,6 +79,7 @@ from .common import (
     param_options,
     progress,
     read_input,
+    refuse_binary_to_terminal,
     resolve_ids,
     solr_options,
     verbose_option,
@@ -672,8 +673,10 @@ def _dedupe_usage(args: argparse.Namespace) -> None:
     args.similarity_column = args.similarity_column or "similarity"
     check_columns(args.cluster_column, args.similarity_column)
     if args.input.is_file():
-        resolve_ids(args, args.input)
         fmt = guess_format(args.input, args.delimiter) if args.format == "auto" else args.format
+        refuse_binary_to_terminal("--out", args.out, fmt)  # before a note on the file
+        refuse_binary_to_terminal("--rejects", args.rejects, fmt)
+        resolve_ids(args, args.input)
         check_output_format(args.out, fmt, args.cluster_column)
         check_output_format(args.rejects, fmt, None, "--rejects")
 
