@@ -759,7 +759,10 @@ class NearDupIndex:
         (default ``"<records>"``, and ``"<frame>"`` for a DataFrame); while it is not given,
         such records whose ids an earlier call wrote are refused (:class:`ArgumentError`, from
         the batch that holds the first of them), since nothing says whether the two calls are
-        one source or two: ``replace=True`` replaces them. ``total``: how many records come,
+        one source or two: ``replace=True`` replaces them. The records of a file
+        (``read_records``) are of the source the index knows the file by, or with
+        ``source_name`` of the source that name is (:meth:`source_given`, as ``--source``):
+        a file of changed rows replaces the records it changes. ``total``: how many records come,
         where ``records`` has no length (nor a length hint, as read_records' items have): the
         progress bar's end and, in a new index whose
         parameters are chosen from the data, the size they are chosen for
@@ -773,7 +776,7 @@ class NearDupIndex:
                 f"Records or a DataFrame, got {type(records).__name__}"
             )
         if isinstance(records, FileItems):  # one name for the file, however it was typed
-            records = records.named(self.source_of_file(records.path) or str(records.path))
+            records = self._file_named(records, source_name)
         if is_frame(records):
             total = len(records) if total is None else total  # type: ignore[arg-type]
             records = frame_records(records, name=_source_name(source_name, "<frame>"))
@@ -806,6 +809,27 @@ class NearDupIndex:
                 return writer.write_all(records)
         finally:
             self._unnamed = None
+
+    def _file_named(self, records: FileItems, source_name: str | None) -> FileItems:
+        """A file's records of the source the index knows the file by, or of ``source_name``
+        where it is given (:meth:`source_given`: a file of changed rows replaces the records of
+        the source it names); a source column's records with ``source_name`` are refused, as
+        ``--source`` with ``--source-field`` is: it was silently left out."""
+        if source_name is None:
+            return records.named(self.source_of_file(records.path) or str(records.path))
+        name = self.source_given(source_name)
+
+        def checked(items: Iterable[Item]) -> Iterator[Item]:
+            for item in items:
+                if isinstance(item, Record) and item.file:  # named by its source column
+                    raise ArgumentError(
+                        f"{item.file}:{item.line}: source_name={source_name!r} names the source "
+                        "of a file's records, but these records were read with a source column "
+                        "(source_field) that names theirs: give one or the other"
+                    )
+                yield item
+
+        return records.through(checked).named(name)
 
     def add_frame(
         self,
@@ -902,6 +926,16 @@ class NearDupIndex:
         # records of another folder's file of that name
         real = path.resolve()
         return source_named(real, [k for k in known if Path(k).is_absolute()]) or str(real)
+
+    def source_given(self, name: str) -> str:
+        """The source a name a user gives (``--source NAME`` of every verb, ``source_name`` of a
+        file's records) is: the very name the index holds records of, else, for a file or folder
+        that is there, the name its records get (:meth:`source_of_file`, its absolute path), else
+        the name as given. One rule, so that ``--source shop.csv`` names one source in index,
+        delete and neighbors, and a file of changed rows replaces the records of ``shop.csv``."""
+        if not name or self.backend.source_records(name):  # ('' is no folder: Path('') is '.')
+            return name
+        return self.source_of_file(name) or name
 
     def sources_holding(self, ids: Sequence[str | int], source: str | None = None) -> list[str]:
         """The sources other than ``source`` (default: the primary one) that hold a record of

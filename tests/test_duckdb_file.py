@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from neardup.backends.base import Capability, Document
 from neardup.backends.duckdb_file import DuckDBBackend
 from neardup.backends.memory import MemoryBackend
 from neardup.cli.dedupe_review import _local_backend
-from neardup.errors import InputError, NeardupError
+from neardup.errors import ArgumentError, InputError, NeardupError
 from neardup.keys import id_key
 from neardup.plan.budget import held_in_memory, storage_fits
 from neardup.read.records import read_records
@@ -601,3 +602,90 @@ def test_delete_without_a_source_names_whose_record_it_removed(tmp_path: Path) -
     assert done.stdout.startswith(f"asked to remove 1 ids of {a.resolve()}: 1 removed")
     info = json.loads(run_cli("info", "--index-file", str(store), "--json").stdout)
     assert info["sources"] == {str(b.resolve()): 1}
+
+
+def _cli_in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``neardup`` run from ``folder`` (run_cli runs from the repository), where a flag's
+    bare file name means a file of that folder; this checkout's package, not an installed one."""
+    repo = str(Path(__file__).resolve().parents[1])
+    return subprocess.run([sys.executable, "-m", "neardup", *args], cwd=folder, text=True,
+                          capture_output=True, timeout=300, check=False,
+                          env={**os.environ, "PYTHONPATH": repo})  # fmt: skip
+
+
+def test_index_source_names_the_file_delete_and_neighbors_name(tmp_path: Path) -> None:
+    """docs/cli.md: a file of changed rows indexed with ``--source shop.csv`` replaces the
+    records of shop.csv it changes. ``index`` kept 'shop.csv' as typed, a second source beside
+    the file's absolute path (4 records, the changed row paired with its old self), while
+    ``delete --source shop.csv`` read it as the file and removed the old record (hx25, 1)."""
+    (tmp_path / "shop.csv").write_text(
+        "id,text\n1,Bosch cordless drill RL-1299 18V\n2,Philips shaver S5000\n"
+        "3,Makita circular saw 5007\n", encoding="utf-8")  # fmt: skip
+    (tmp_path / "changes.csv").write_text("id,text\n2,Philips shaver S5000 black edition\n",
+                                          encoding="utf-8")  # fmt: skip
+    shop = str((tmp_path / "shop.csv").resolve())
+    for args in (["shop.csv"], ["changes.csv", "--source", "shop.csv"]):
+        done = _cli_in(tmp_path, "index", *args, "--index-file", "s.duckdb")
+        assert done.returncode == 0, done.stderr
+    info = json.loads(_cli_in(tmp_path, "info", "--index-file", "s.duckdb", "--json").stdout)
+    assert info["records"] == 3 and info["sources"] == {shop: 3}
+    near = json.loads(_cli_in(tmp_path, "neighbors", "2", "--source", "shop.csv", "-k", "1",
+                              "--index-file", "s.duckdb", "--json").stdout)  # fmt: skip
+    assert near["matches"] == [] or near["matches"][0]["id"] != "2"  # no old self to pair
+    done = _cli_in(tmp_path, "delete", "2", "--source", "shop.csv", "--index-file", "s.duckdb")
+    assert done.returncode == 0 and "1 removed, 2 records left" in done.stdout, done.stdout
+    info = json.loads(_cli_in(tmp_path, "info", "--index-file", "s.duckdb", "--json").stdout)
+    assert info["sources"] == {shop: 2}
+
+
+def test_a_source_named_as_the_index_holds_it_wins_over_a_file_of_that_name(
+    tmp_path: Path,
+) -> None:
+    """A source held literally (a source column's 'b.csv') was refused by ``neighbors`` and
+    ``delete --source b.csv`` (exit 2, "not a source ... its sources are b.csv, a.csv") when an
+    unrelated file b.csv sat in the current folder: the flag became that file's path (hx25, 1).
+    ``index --source b.csv`` writes to that same source, not to the file's."""
+    (tmp_path / "both.csv").write_text(
+        "shop,id,text\na.csv,1,alpha beta gamma delta\nb.csv,1,alpha beta gamma delta epsilon\n"
+        "b.csv,2,red green blue\n", encoding="utf-8")  # fmt: skip
+    (tmp_path / "b.csv").write_text("id,text\n9,unrelated\n", encoding="utf-8")
+    (tmp_path / "more.csv").write_text("id,text\n3,yellow\n", encoding="utf-8")
+    store = ["--index-file", "x.duckdb"]
+    done = _cli_in(tmp_path, "index", "both.csv", "--source-field", "shop", *store)
+    assert done.returncode == 0, done.stderr
+    done = _cli_in(tmp_path, "neighbors", "1", "--source", "b.csv", "-k", "1", *store)
+    assert done.returncode == 0 and "records most similar to 1 of b.csv" in done.stdout, done.stderr
+    done = _cli_in(tmp_path, "delete", "2", "--source", "b.csv", *store)
+    assert done.returncode == 0 and "ids of b.csv: 1 removed" in done.stdout, done.stderr
+    assert _cli_in(tmp_path, "index", "more.csv", "--source", "b.csv", *store).returncode == 0
+    info = json.loads(_cli_in(tmp_path, "info", *store, "--json").stdout)
+    assert info["sources"] == {"a.csv": 1, "b.csv": 2}
+
+
+@pytest.mark.parametrize("kind", ["memory", "duckdb"])
+def test_source_name_of_a_files_records_is_their_source(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``add_many(read_records("changes.csv"), source_name="shop.csv")`` silently stored the
+    source /abs/changes.csv (source_name was ignored for a file's records): there was no way to
+    replace a file's rows from a file of changes (hx25, 1). It names the source by the rule of
+    ``--source``; with a source column it is refused, not ignored."""
+    monkeypatch.chdir(tmp_path)
+    Path("shop.csv").write_text("id,text\n1,acme drill rx-100 black\n2,red wool scarf\n",
+                                encoding="utf-8")  # fmt: skip
+    Path("changes.csv").write_text("id,text\n2,red wool scarf long\n", encoding="utf-8")
+    backend = MemoryBackend() if kind == "memory" else DuckDBBackend(tmp_path / "i.duckdb")
+    index = NearDupIndex(PARAMS, backend=backend)
+    index.add_many(read_records("shop.csv"))
+    shop = str(Path("shop.csv").resolve())
+    index.add_many(read_records("changes.csv"), source_name="shop.csv")
+    assert index.source_counts() == ({shop: 2}, 1)
+    assert index.backend.texts(["2"]) == {"2": "red wool scarf long"}
+    Path("changes.csv").write_text("id,text\n1,acme drill rx-100\n", encoding="utf-8")
+    index.add_many(read_records("changes.csv"), source_name=index.primary_source)
+    assert index.source_counts() == ({shop: 2}, 1)
+    Path("both.csv").write_text("shop,id,text\nx,5,blue kettle\n", encoding="utf-8")
+    with pytest.raises(ArgumentError, match="source_name='shop.csv' names the source of a file"):
+        index.add_many(read_records("both.csv", source_field="shop"), source_name="shop.csv")
+    assert len(index) == 2
+    index.close()

@@ -701,15 +701,18 @@ def print_choice(index: NearDupIndex, out: Any = sys.stderr) -> None:
 
 def cmd_index(args: argparse.Namespace) -> int:
     items = read_input(args, args.file)
-    if args.source is not None:
-        items = _named_source(items, args.source, args.source_field)
+    if args.source is not None:  # a bad name or both flags: refused before Solr is started
+        _named_source((), args.source, args.source_field)
     if not 1 <= args.writers <= 64:
         raise InputError(f"--writers must be between 1 and 64, got {args.writers}")
     Params(**given_params(args))  # bad flags are reported before Solr is started
     file = getattr(args, "index_file", None)
     made = file is not None and not Path(file).exists()  # an index file this run creates
     index = open_index(args, param_flags=True)
-    if args.source is None and args.source_field is None:
+    if args.source is not None:  # the source delete and neighbors name by the same --source
+        args.source = index.source_given(args.source)
+        items = _named_source(items, args.source, None)
+    elif args.source_field is None:
         args.source = _file_source(index, args.file)
         if args.source is None:  # a pipe: every one is named alike
             _check_piped_again(index, args.file)
@@ -803,12 +806,10 @@ def _file_source(index: NearDupIndex, path: Path) -> str | None:
 
 
 def _given_source(index: NearDupIndex, source: str | None) -> str | None:
-    """A ``--source`` as the collection names it: a file (or a folder of documents) given by
-    another spelling of its path is the source the collection knows it by
-    (:func:`_file_source`)."""
-    if not source or not (Path(source).is_file() or Path(source).is_dir()):
-        return source  # ('' is no folder: Path('') is the current one)
-    return _file_source(index, Path(source)) or source
+    """A ``--source`` as the collection names it (:meth:`NearDupIndex.source_given`, as
+    ``index --source`` names it): the name the collection holds, else a file (or a folder of
+    documents) given by another spelling of its path is the source it knows it by."""
+    return source if source is None else index.source_given(source)
 
 
 def _named_source(items: Any, name: str, source_field: str | None) -> Any:
