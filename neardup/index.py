@@ -397,15 +397,20 @@ def _id_text(record_id: Any) -> str | None:
 
 
 def with_record_ids(
-    pairs: Iterable[Pair], sources: Mapping[str, str], primary: str | None, link: bool
+    pairs: Iterable[Pair],
+    sources: Mapping[str, str],
+    primary: str | None,
+    link: bool,
+    named: bool = False,
 ) -> list[Pair]:
     """Pairs of storage keys as a user reads them: the records' own ids, with their sources
-    where they matter (``link``: every pair; else a pair with a record of a secondary source).
-    In link mode the record of the primary source comes first."""
+    where they matter (``link``: every pair; else a pair with a record of a secondary source,
+    and with ``named``, an index that holds another source, a pair of the primary's records
+    too). In link mode the record of the primary source comes first."""
     out = []
     for p in pairs:
         if not link and not (qualified(p.id1) or qualified(p.id2)):
-            out.append(p)
+            out.append(dataclasses.replace(p, source1=primary, source2=primary) if named else p)
             continue
         s1, s2 = sources.get(p.id1), sources.get(p.id2)
         id1, id2 = record_id(p.id1), record_id(p.id2)
@@ -1332,10 +1337,18 @@ class NearDupIndex:
         """Pairs with the records' own ids and, where they matter, sources
         (:func:`neardup.index.with_record_ids`)."""
         if not link and not any(qualified(p.id1) or qualified(p.id2) for p in pairs):
-            return pairs
+            return with_record_ids(pairs, {}, self.primary_source, False, self._named(pairs))
         if sources is None:
             sources = self.backend.sources(sorted({i for p in pairs for i in (p.id1, p.id2)}))
-        return with_record_ids(pairs, sources, self.primary_source, link)
+        return with_record_ids(pairs, sources, self.primary_source, link, named=True)
+
+    def _named(self, pairs: Sequence[Pair]) -> bool:
+        """Whether a dedup's pairs of the primary source's records name it: where the index
+        holds another source, as neighbors, clusters and the CLI's pairs file name it (a
+        record is its source and its id; ``(None, '1')`` and ``('a.csv', '1')`` were two
+        keys of one record). Asked once a report, not per pair (:meth:`_holds_another_source`)."""
+        primary = self.primary_source
+        return bool(pairs) and bool(primary) and self._holds_another_source(primary or "")
 
     def _report_weighted(
         self,
@@ -1418,9 +1431,10 @@ class NearDupIndex:
         held = linked.pairs + linked.dropped + linked.dropped_names
         ids = sorted({i for p in held for i in (p.id1, p.id2)})
         of = self.backend.sources(ids)
-        pairs = with_record_ids(linked.pairs, of, self.primary_source, across)
-        dropped = with_record_ids(linked.dropped, of, self.primary_source, across)
-        named = with_record_ids(linked.dropped_names, of, self.primary_source, across)
+        primary, every = self.primary_source, not across and self._named(held)
+        pairs = with_record_ids(linked.pairs, of, primary, across, every)
+        dropped = with_record_ids(linked.dropped, of, primary, across, every)
+        named = with_record_ids(linked.dropped_names, of, primary, across, every)
         pairs = within_distance(pairs, max_dist)
         t2 = time.perf_counter()
         decision = Decision("weighted", linked.explain["threshold"], explain=linked.explain)
