@@ -396,6 +396,11 @@ def _id_text(record_id: Any) -> str | None:
     return None
 
 
+#: How a message names an index file (``duckdb:FILE``, the DuckDB backend's location), and
+#: what :meth:`NearDupIndex.open` takes for it.
+FILE_SCHEME = "duckdb:"
+
+
 def with_record_ids(
     pairs: Iterable[Pair],
     sources: Mapping[str, str],
@@ -569,7 +574,8 @@ class NearDupIndex:
         verify: bool | str | None = None,
         home: str | None = None,
     ) -> NearDupIndex:
-        """An index kept in Solr.
+        """An index kept in Solr, or in the index file ``"duckdb:FILE"`` (the name every
+        message gives it; :meth:`NearDupIndex._open_file`).
 
         ``solr`` is a collection URL (``http://host:8983/solr/listings``), a base URL with
         ``collection``, a :class:`pysolr.Solr`, a :class:`neardup.solr.Solr`, or None for
@@ -585,6 +591,10 @@ class NearDupIndex:
         from .solr.admin import connect, ensure_collection
         from .solr.client import Auth, Solr
 
+        if isinstance(solr, str) and solr.startswith(FILE_SCHEME):
+            solr_only = {"collection": collection, "auth": auth, "verify": verify, "home": home}
+            given = [name for name, value in solr_only.items() if value is not None]
+            return cls._open_file(solr, params, create=create, given=given)
         if isinstance(auth, tuple):
             auth = Auth(*auth)
         if isinstance(solr, Solr):
@@ -609,6 +619,27 @@ class NearDupIndex:
                 f"expected a Solr URL, a pysolr.Solr or a neardup Solr, got {type(solr).__name__}"
             )
         return cls(params, backend=SolrBackend(client))
+
+    @classmethod
+    def _open_file(
+        cls, location: str, params: Params | None, *, create: bool, given: list[str]
+    ) -> NearDupIndex:
+        """``open("duckdb:FILE")``: the index file a message names so (a location), as
+        ``NearDupIndex(params, backend=DuckDBBackend(FILE))`` opens it. It was refused as "not
+        a Solr URL", though every message names a DuckDB index ``duckdb:FILE``."""
+        from .backends.duckdb_file import DuckDBBackend  # lazy: duckdb, for a file only
+
+        path = location[len(FILE_SCHEME):]
+        if given:
+            raise ArgumentError(
+                f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} Solr's: {location} is "
+                "an index file (open it without {'it' if len(given) == 1 else 'them'})"
+            )
+        if not path:
+            raise ArgumentError("duckdb: names an index file by its path: 'duckdb:shop.duckdb'")
+        if not create and not Path(path).is_file():
+            raise InputError(f"{location}: no such index file (create=True makes one)")
+        return cls(params, backend=DuckDBBackend(path))
 
     def __repr__(self) -> str:
         return f"NearDupIndex({self.params!r}, backend={self.backend!r})"

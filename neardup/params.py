@@ -225,5 +225,6 @@ class Params:
                 )
         raise ParameterMismatch(
             f"the index at {where} was built with other parameters ({'; '.join(diffs)}); "
-            "open it without parameters to use its own, or index into a new collection" + some
+            "open it without parameters to use its own, or index into a new "
+            + ("index file" if where.startswith("duckdb:") else "collection") + some
         )

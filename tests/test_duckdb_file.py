@@ -716,3 +716,21 @@ def test_a_dedup_reports_pairs_name_the_primary_source_once_another_is_held(
         index = NearDupIndex(backend=DuckDBBackend(path))
         assert named in {(p.source1, p.id1, p.source2, p.id2) for p in index.report().pairs}
     index.close()
+
+
+def test_open_takes_the_index_file_every_message_names(tmp_path: Path) -> None:
+    """Every message names a DuckDB index ``duckdb:FILE``, but ``NearDupIndex.open`` refused
+    that name as "not a Solr URL (http or https expected)" (hx25, 9): it opens that file, with
+    its parameters, and says what it cannot do with it."""
+    location = f"duckdb:{tmp_path / 'shop.duckdb'}"
+    with pytest.raises(InputError, match="no such index file"):
+        NearDupIndex.open(location, create=False)
+    with NearDupIndex.open(location, PARAMS) as index:
+        index.add_many(_records(10))
+    with NearDupIndex.open(location) as again:
+        assert len(again) == 10 and again.params == PARAMS
+        assert again.backend.location == location
+    with pytest.raises(NeardupError, match="index into a new index file"):
+        NearDupIndex.open(location, Params(threshold=0.9))
+    with pytest.raises(ArgumentError, match="collection is Solr's"):
+        NearDupIndex.open(location, collection="shop")
