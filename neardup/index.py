@@ -32,6 +32,7 @@ import collections
 import dataclasses
 import functools
 import gc
+import itertools
 import logging
 import numbers
 import operator
@@ -1295,7 +1296,10 @@ class NearDupIndex:
         )  # fmt: skip
         sources = None
         if options.mode == "link":
-            ids = sorted({i for p in planned.pairs for i in (p.id1, p.id2)})
+            # the kept pairs' records and the dropped ones': every pair written names its sources
+            dropped = (p for d in planned.decision.dropped.values() for p in d)
+            written = itertools.chain(planned.pairs, dropped)
+            ids = sorted({i for p in written for i in (p.id1, p.id2)})
             sources = self.backend.sources(ids)
         now = time.perf_counter()
         return _Found(planned, planned.texts, planned.verified, planned.pairs, planned.decision,

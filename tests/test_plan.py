@@ -20,6 +20,7 @@ from neardup.errors import ArgumentError
 from neardup.options import ReportOptions
 from neardup.plan import DuckDB, EngineFailed
 from neardup.plan.steps import id_sort_key
+from neardup.resources import restaurants
 from neardup.results import Report
 from neardup.sign.text import sort_ids
 
@@ -116,6 +117,25 @@ def test_link_mode_same_pairs() -> None:
     mem, duck = idx.report(**options), idx.report(**options, engine="duckdb")
     _same(mem, duck)
     assert len(mem.pairs) > 100
+
+
+def test_link_mode_dropped_pairs_name_both_records_as_in_process() -> None:
+    """The pairs the numbers check drops are written with their two records' sources: on the
+    engine as in this process (hx25 finding 2: the engine named the primary's record second)."""
+    lines = restaurants()[0].read_text(encoding="utf-8").splitlines()
+    rows = [line.split(" ", 1) for line in lines]
+    fodors = [(str(k + 1), t) for k, (i, t) in enumerate(r for r in rows if int(r[0]) <= 533)]
+    zagats = [(str(k + 1), t) for k, (i, t) in enumerate(r for r in rows if int(r[0]) > 533)]
+    idx = NearDupIndex()
+    idx.add_many(fodors, source_name="fodors.csv", progress=False)
+    idx.add_many(zagats, source_name="zagats.csv", progress=False)
+    options = {"mode": "link", "similarity": "jaccard"}
+    mem, duck = idx.report(**options), idx.report(**options, engine="duckdb")
+    _same(mem, duck)
+    dropped = [p.as_dict() for p in mem.dropped["numbers"]]
+    assert len(dropped) > 10
+    assert [p.as_dict() for p in duck.dropped["numbers"]] == dropped
+    assert {(p["source1"], p["source2"]) for p in dropped} == {("fodors.csv", "zagats.csv")}
 
 
 def test_memory_limit_spills_to_the_same_pairs(short_index: NearDupIndex) -> None:
