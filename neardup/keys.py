@@ -52,19 +52,25 @@ def qualified(key: str) -> bool:
     return SEP in key
 
 
-def id_key(record_id: str) -> tuple[int, int | str]:
+def id_key(record_id: str) -> tuple[int, int, str]:
     """Sort key of an id: numeric ids as numbers (``"9" < "10"``, the seed's ``toInt``), then
     the others as text. Pairs, clusters and reports all order ids by it. (Decimal digits
-    only: ``"²"`` is a digit that ``int`` cannot read, so it is text.)"""
+    only: ``"²"`` is a digit that ``int`` cannot read, so it is text.) Ids of one value
+    written two ways (``1``, ``01``, ``001``) are ordered as text, so the order is total:
+    no tie is left to the order a backend stores or returns the records in.
+
+    >>> sorted(["10", "01", "9", "1", "a"], key=id_key)
+    ['01', '1', '9', '10', 'a']
+    """
     if not record_id.isdecimal():
-        return (1, record_id)
+        return (1, 0, record_id)
     if len(record_id) <= _INT_DIGITS:
-        return (0, int(record_id))
+        return (0, int(record_id), record_id)
     value = 0  # Python reads at most 4,300 digits at once
     for lo in range(0, len(record_id), _INT_DIGITS):
         chunk = record_id[lo : lo + _INT_DIGITS]
         value = value * 10 ** len(chunk) + int(chunk)
-    return (0, value)
+    return (0, value, record_id)
 
 
 #: Digits ``int`` reads at once (Python's limit is 4,300).

@@ -24,7 +24,9 @@ from neardup.cli.dedupe_review import _local_backend
 from neardup.errors import ArgumentError, InputError, NeardupError
 from neardup.keys import id_key
 from neardup.plan.budget import held_in_memory, storage_fits
+from neardup.plan.steps import id_sort_key
 from neardup.read.records import read_records
+from neardup.sign.text import sort_ids
 
 from .conftest import run_cli
 
@@ -115,6 +117,33 @@ def test_records_come_in_the_order_of_ids_every_output_shares() -> None:
     backend.commit()
     assert [r.id for r in backend.records()] == sorted(ids, key=id_key)
     backend.close()
+
+
+def test_ids_of_one_value_are_ordered_alike_on_every_backend() -> None:
+    """``1``, ``01`` and ``001`` read as one number: their order is still total (value, then
+    text), so the pairs, their orientation and the cluster centers are the same whatever
+    order a backend stores them in (hx25 finding 3: they tied, storage order decided)."""
+    ids = ["1", "01", "001", "٣", "3", "03", "0", "00"]
+    assert sorted(ids, key=id_key) == ["0", "00", "001", "01", "1", "03", "3", "٣"]
+    assert sort_ids(ids) == sort_ids(ids[::-1]) == sorted(ids, key=id_key)
+    assert sorted(ids, key=id_sort_key) == sorted(ids, key=id_key)
+    rows = [("1", "alpha beta gamma delta"), ("01", "alpha beta gamma delta"),
+            ("001", "alpha beta gamma delta epsilon"), ("2", "red green blue yellow"),
+            ("02", "red green blue yellow black")]  # fmt: skip
+    params = Params(shingle_kind="word", threshold=0.5)
+    found = []
+    for backend, order in ((MemoryBackend(), rows), (MemoryBackend(), rows[::-1]),
+                           (DuckDBBackend(), rows), (DuckDBBackend(), rows[::-1])):  # fmt: skip
+        index = NearDupIndex(params, backend=backend)
+        index.add_many(order)
+        pairs = [(p.id1, p.id2) for p in index.report().pairs]
+        planned = [(p.id1, p.id2) for p in index.report(engine="duckdb").pairs]
+        near = [m.id for m in index.neighbors("001")]
+        found.append((pairs, planned, index.clusters(), near))
+    assert found[0][0] == [("001", "01"), ("001", "1"), ("01", "1"), ("02", "2")]
+    assert found[0][1] == found[0][0]
+    assert found[0][2][0][0] == "01"  # 01 and 1 of one weight: 01 first
+    assert all(f == found[0] for f in found), found
 
 
 def test_the_plan_reads_the_records_from_the_file() -> None:

@@ -65,7 +65,7 @@ SELECT band, key, count(*) AS size FROM keys GROUP BY band, key HAVING count(*) 
 
 CODES = """
 CREATE TABLE codes AS
-SELECT r.seq, CAST(row_number() OVER (ORDER BY r.idkey, r.id) - 1 AS BIGINT) AS code
+SELECT r.seq, CAST(row_number() OVER (ORDER BY r.idkey) - 1 AS BIGINT) AS code
 FROM records r
 WHERE r.seq IN (SELECT k.seq FROM keys k JOIN buckets b ON k.band = b.band AND k.key = b.key)
 """
@@ -432,7 +432,8 @@ def offsets(window: int) -> str:
 def id_sort_key(record_id: str) -> bytes:
     """Bytes that sort as :func:`~neardup.keys.id_key` orders ids: numbers (decimal digits) by
     value, before any other id, those by code point (UTF-8 bytes sort so). Ids of one value
-    written two ways (``7``, ``07``) are ordered by the ids themselves."""
+    written two ways (``7``, ``07``) are ordered by the ids themselves (their bytes follow
+    the value's digits, whose length comes first)."""
     if not record_id.isdecimal():
         return b"\x01" + record_id.encode("utf-8", "surrogatepass")
     digits = (
@@ -441,7 +442,8 @@ def id_sort_key(record_id: str) -> bytes:
         else "".join(str(unicodedata.decimal(ch)) for ch in record_id)
     )
     digits = digits.lstrip("0")
-    return b"\x00" + len(digits).to_bytes(8, "big") + digits.encode("ascii")
+    value = len(digits).to_bytes(8, "big") + digits.encode("ascii")
+    return b"\x00" + value + record_id.encode("utf-8", "surrogatepass")
 
 
 def signed_batch(

@@ -220,11 +220,12 @@ def jaccard(a: Iterable[Hashable], b: Iterable[Hashable]) -> float:
 
 def sort_ids(ids: Iterable[str]) -> list[str]:
     """``sorted(ids, key=id_key)``, without a key tuple per id where the numeric ids fit in
-    64 bits: those are ordered by numpy (stable, as ``sorted`` is), the others as text. At
-    millions of ids the tuples alone would cost 150 MB.
+    64 bits: those are ordered as text, then by value by numpy (stable: ids of one value,
+    ``1`` and ``01``, stay in text order, as :func:`~neardup.keys.id_key` has them), the
+    others as text. At millions of ids the tuples alone would cost 150 MB.
     """
     ids = ids if isinstance(ids, list) else list(ids)
-    numeric = [i for i in ids if i.isdecimal()]
+    numeric = sorted(i for i in ids if i.isdecimal())
     if any(len(i) > 18 for i in numeric):
         return sorted(ids, key=id_key)
     values = np.fromiter(map(int, numeric), dtype=np.int64, count=len(numeric))
