@@ -168,6 +168,9 @@ def test_route_names_the_rule_the_options_and_the_index_choose() -> None:
         ({"mode": "link", "prune": "best"}, True, "prune 'best' cannot be given with labels"),
         ({"mode": "link", "numbers_check": False}, True, "the numbers check off cannot be"),
         ({"mode": "link", "similarity": "jaccard"}, True, "similarity 'jaccard' cannot be"),
+        # the labelled rule runs in this process: an engine asked for is refused, not ignored
+        ({"mode": "link", "engine": "duckdb"}, True, "duckdb engine runs the Jaccard report: lab"),
+        ({"mode": "link", "engine": "spark"}, True, "spark engine runs the Jaccard report: lab"),
     ],
 )
 def test_route_refuses_what_the_rule_cannot_honour(

@@ -87,6 +87,17 @@ def completes(options: Asked, rule: str) -> bool:
     )  # fmt: skip
 
 
+def _in_process_only(options: Asked, instead: str) -> None:
+    """Refuses an engine of :mod:`neardup.plan` for a rule that runs in this process only (the
+    labelled and the weighted rules): the engines run the Jaccard report, and a report asked
+    of one is not made elsewhere without a word. ``instead``: what the user may do."""
+    if options.engine not in IN_PROCESS:
+        raise ArgumentError(
+            f"the {getattr(options.engine, 'name', options.engine)} engine runs the "
+            f"Jaccard report: {instead}, or use the memory engine"
+        )
+
+
 def route(
     options: Asked, rule: str, threshold: float, from_data: bool, labelled: bool
 ) -> Route:
@@ -113,14 +124,15 @@ def route(
                 "weigh (numbers too) and keeps one partner each: "
                 f"{', '.join(unheeded)} cannot be given with labels"
             )
+        _in_process_only(
+            options, "labels (--labels) teach a rule that runs in this process; leave them out "
+            "to report by Jaccard"
+        )  # fmt: skip
         return Route(LABELLED, 0.5)
     if weighs(options, from_data):
-        if options.engine not in IN_PROCESS:
-            raise ArgumentError(
-                f"the {getattr(options.engine, 'name', options.engine)} engine runs the "
-                "Jaccard report: add similarity='jaccard' "
-                "(--similarity jaccard) to link by Jaccard, or use the memory engine"
-            )
+        _in_process_only(
+            options, "add similarity='jaccard' (--similarity jaccard) to link by Jaccard"
+        )
         one_each = options.pruning == "one-to-one" or (
             options.mode == "dedup" and options.prune is None
         )  # a weighted dedup keeps one partner each in all: its own pruning
