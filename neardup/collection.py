@@ -14,7 +14,7 @@ import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .backends.base import SolrStore
+from .backends.base import Capability, SolrStore
 from .backends.solr import BATCH_FIELD, RECORDS_FQ, SOURCE_FIELD
 from .choose import choose
 from .params import Params
@@ -113,14 +113,17 @@ def format_info(info: Mapping[str, Any]) -> str:
 
 
 def joining_note(
-    backend: SolrStore, params: Params, source: str, texts: Iterable[str],
+    backend: Any, params: Params, source: str, texts: Iterable[str],
     given: Mapping[str, Any],
 ) -> str | None:  # fmt: skip
     """One line for a file that joins a collection of other sources' records whose parameters
     its own data would not get (chosen from ``texts``, its first records, with the ``given``
     ones): it is indexed with the collection's, since every record of a collection must be
-    signed alike to be compared; None where nothing differs or the collection is new to it."""
-    info = describe(backend)
+    signed alike to be compared; None where nothing differs or the collection is new to it.
+    ``backend``: a Solr collection (:func:`describe`) or an index file
+    (:func:`describe_file`), which say it alike."""
+    solr = Capability.COLLECTION_INFO in backend.capabilities
+    info = describe(backend) if solr else describe_file(backend)
     others = {name: n for name, n in info["sources"].items() if name != source}
     if not others:
         return None
@@ -137,7 +140,8 @@ def joining_note(
     return (
         f"{source} joins {backend.location} with its parameters, those of {held}, so that its "
         f"records compare with theirs (its own data alone would get {', '.join(diffs)}; a "
-        "collection of its own: --collection NAME)"
+        + ("collection of its own: --collection NAME)" if solr
+           else "collection of its own: another --index-file)")  # fmt: skip
     )
 
 

@@ -763,3 +763,26 @@ def test_open_takes_the_index_file_every_message_names(tmp_path: Path) -> None:
         NearDupIndex.open(location, Params(threshold=0.9))
     with pytest.raises(ArgumentError, match="collection is Solr's"):
         NearDupIndex.open(location, collection="shop")
+
+
+def test_a_file_joining_an_index_file_with_its_parameters_is_told_so(tmp_path: Path) -> None:
+    """As a Solr collection says it (docs/cli.md): a later file that joins an index file with
+    other parameters than its own data would get gets one ``note:`` line (hx25 finding 6: the
+    index file joined silently), and its records are written after the note's reads."""
+    from neardup.resources import restaurants
+
+    lines = restaurants()[0].read_text(encoding="utf-8").splitlines()
+    a, b, index = tmp_path / "a.txt", tmp_path / "b.txt", tmp_path / "x.duckdb"
+    a.write_text("\n".join(lines[:500]) + "\n", encoding="utf-8")
+    b.write_text("\n".join(lines[500:]) + "\n", encoding="utf-8")
+    first = run_cli("index", str(a), "--index-file", str(index), "--shingle-kind", "word",
+                    "--threshold", "0.6")  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    assert "note:" not in first.stderr  # a new index: its parameters are the file's own
+    joined = run_cli("index", str(b), "--index-file", str(index))
+    assert joined.returncode == 0, joined.stderr
+    note = [line for line in joined.stderr.splitlines() if line.startswith("note:")]
+    assert len(note) == 1 and f"joins duckdb:{index}" in note[0], joined.stderr
+    assert f"those of {a} (500 records)" in note[0] and "another --index-file" in note[0]
+    again = NearDupIndex(backend=DuckDBBackend(index))
+    assert len(again) == len(lines) and again.params.shingle_kind == "word"

@@ -346,10 +346,11 @@ class DuckDBBackend:
             batches = con.execute(
                 "SELECT batch, count(*), list(DISTINCT source ORDER BY source)[1:5] FROM records "
                 "GROUP BY batch ORDER BY batch DESC LIMIT ?", [listed]).fetchall()  # fmt: skip
+            # fetched to the end: a result left open (fetchone) stops the connection's writes
             counts = con.execute(
                 "SELECT count(*), count(DISTINCT source), count(DISTINCT batch), "
-                "count(*) FILTER (source IS NULL) FROM records").fetchone()  # fmt: skip
-        total, n_sources, n_batches, unnamed = counts or (0, 0, 0, 0)
+                "count(*) FILTER (source IS NULL) FROM records").fetchall()  # fmt: skip
+        total, n_sources, n_batches, unnamed = counts[0] if counts else (0, 0, 0, 0)
         return {
             "records": int(total),
             "sources": [(str(src), int(n)) for src, n in sources if src is not None],

@@ -11,9 +11,9 @@ import warnings
 from collections.abc import Callable
 from itertools import islice
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
-from ..backends.base import Capability, SolrStore
+from ..backends.base import Capability
 from ..backends.duckdb_file import DuckDBBackend
 from ..choose import SAMPLE
 from ..constraints import NONE, check, declared
@@ -836,14 +836,15 @@ def _joining_note(args: argparse.Namespace, index: NearDupIndex) -> None:
     from ..collection import joining_note
 
     backend = index.backend
-    if Capability.COLLECTION_INFO not in backend.capabilities or backend.load_params() is None:
-        return  # a new index: its parameters will be this file's own
+    described = isinstance(backend, DuckDBBackend)  # an index file, described as a collection
+    described = described or Capability.COLLECTION_INFO in backend.capabilities
+    if not described or backend.load_params() is None:
+        return  # a new index (a Solr collection or an index file): its parameters its own
     sample = (r.text for r in read_input(args, args.file) if isinstance(r, Record))
     source = args.source if args.source is not None else str(args.file)
     note = joining_note(
-        cast(SolrStore, backend), index.params, source, list(islice(sample, SAMPLE)),
-        given_params(args),
-    )  # fmt: skip
+        backend, index.params, source, list(islice(sample, SAMPLE)), given_params(args)
+    )
     if note:
         print(f"note: {note}", file=sys.stderr)
 
