@@ -300,7 +300,8 @@ class Defaults:
 
     # -- clusters (neardup.decision.completion) ----------------------------------------------------
     #: A component is completed when its pairs cover at least this share of its possible pairs
-    #: (more than two thirds: a chain of three records is never completed).
+    #: (more than two thirds: a chain of three records is never completed). The same bar merges
+    #: two center clusters whose pairs between them are that dense (neardup.decision.cluster).
     complete_density: float = 0.7
     #: Components of fewer records are left alone (three records with all three pairs are
     #: complete already).

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import csv
+import json
 import random
 from pathlib import Path
+from typing import Any
 
-from neardup import NearDupIndex, Params
+from neardup import NearDupIndex, Params, read_records
 from neardup.decision.cluster import center_clusters, pair_clusters
 from neardup.graph import clusters
 from neardup.out.write import write_clusters
 from neardup.read.items import Record
 from neardup.results import Pair
+
+from .conftest import run_cli
 
 
 def _random_pairs(seed: int, n: int = 60, m: int = 150) -> list[tuple[str, str, float]]:
@@ -92,3 +97,82 @@ def test_the_clusters_file_says_each_records_source_where_sources_share_ids(
     rows = sorted(line.split("\t") for line in lines[1:])
     assert [(r[0], r[1]) for r in rows] == [("7", "a.csv"), ("8", "a.csv")]
     assert [r[3:] for r in rows] == [["7", "b.csv"], ["9", "b.csv"]]
+
+
+def _dense_between(c: Any, d: Any, sims: dict[frozenset[str], float]) -> bool:
+    """Whether two clusters are as the merge asks: 70% of the pairs between them or more, and
+    a record of the two paired with every other."""
+    between = sum(frozenset((a, b)) in sims for a in c.members for b in d.members)
+    union = set(c.members) | set(d.members)
+    hub = any(all(frozenset((r, m)) in sims for m in union - {r}) for r in union)
+    return between >= 0.7 * len(c.members) * len(d.members) and hub
+
+
+def test_records_all_paired_with_each_other_are_one_cluster() -> None:
+    """hx23 finding 3: the two best pairs a-b and c-d started two clusters, and the four pairs
+    between them joined nothing: four records, every pair kept, were two clusters."""
+    four = [("0", "1", 1.0), ("2", "3", 1.0), ("0", "2", 0.79), ("0", "3", 0.79),
+            ("1", "2", 0.79), ("1", "3", 0.79)]  # fmt: skip
+    [one] = center_clusters(four)
+    assert one.members == ["0", "1", "2", "3"] and one.least == 0.79
+    rng = random.Random(3)
+    for n in range(3, 13):
+        ids = [f"r{i}" for i in range(n)]
+        clique = [(a, b, round(rng.uniform(0.5, 1.0), 3)) for i, a in enumerate(ids)
+                  for b in ids[i + 1 :]]  # fmt: skip
+        rng.shuffle(clique)
+        [whole] = center_clusters(clique)
+        assert sorted(whole.members) == sorted(ids)
+        sims = {frozenset((a, b)): s for a, b, s in clique}
+        assert whole.least == min(sims[frozenset((whole.center, m))] for m in whole.members[1:])
+
+
+def test_two_cliques_and_a_bridge_stay_two() -> None:
+    """Dense within, sparse between: a wrong pair between two entities (or a chain) merges
+    nothing, however the pairs are ordered."""
+    first, second = "abcde", "vwxyz"
+    pairs = [(a, b, 0.8) for g in (first, second) for a in g for b in g if a < b]
+    pairs += [("a", "v", 0.6), ("b", "v", 0.6), ("a", "w", 0.6)]
+    got = center_clusters(pairs)
+    assert sorted(sorted(c.members) for c in got) == [list(first), list(second)]
+
+
+def test_no_two_clusters_left_that_the_merge_would_join() -> None:
+    for seed in range(20):
+        pairs = _random_pairs(seed, n=30, m=200)
+        sims = {frozenset((a, b)): s for a, b, s in pairs}
+        got = center_clusters(pairs)
+        for i, c in enumerate(got):
+            for d in got[i + 1 :]:
+                assert not _dense_between(c, d, sims)
+
+
+def test_every_output_agrees_on_a_clique(tmp_path: Path) -> None:
+    """The four rows all paired with each other (hx23 finding 3) are one cluster for the
+    library, dedupe (one kept), its cluster column, and the review page."""
+    src = tmp_path / "people.csv"
+    src.write_text("name,street,city\nJohn Smith,12 Main Street,Boston\n"
+                   "John Smith,12 Main St,Boston\nJon Smith,12 Main Street,Boston MA\n"
+                   "Jon Smith,12 Main St,Boston MA\nMary Jones,4 Elm Rd,Salem\n"
+                   "Peter Brown,77 Oak Ave,Dover\n", encoding="utf-8")  # fmt: skip
+    index = NearDupIndex()
+    index.add_many(read_records(src, id_field=None))
+    report = index.report()
+    assert len(report.pairs) == 6  # every pair of the first four
+    assert index.clusters() == [["2", "3", "4", "5"]]
+    out, page = tmp_path / "out.csv", tmp_path / "review.html"
+    done = run_cli("dedupe", str(src), "--out", str(out), "--backend", "memory", "--json",
+                   "--review", str(page))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout)
+    assert (said["kept"], said["clusters"]) == (3, 1)
+    assert out.read_text().splitlines()[1:] == [
+        "John Smith,12 Main Street,Boston", "Mary Jones,4 Elm Rd,Salem",
+        "Peter Brown,77 Oak Ave,Dover"]  # fmt: skip
+    assert '"clusters":[[' in page.read_text() and said["review"]["clusters"] == 1
+    column = tmp_path / "clustered.csv"
+    done = run_cli("dedupe", str(src), "--out", str(column), "--backend", "memory",
+                   "--cluster-column", "cluster")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(column.open(encoding="utf-8")))
+    assert [r["cluster"] for r in rows] == ["2", "2", "2", "2", "6", "7"]
