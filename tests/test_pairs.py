@@ -571,6 +571,102 @@ def test_clusters_table_rows_in_no_cluster_or_in_two_are_not_paired(
     assert code == 2 and f"{found}:4: record 1 is in cluster 3, and in cluster 1" in err
 
 
+_PEOPLE = ("name,street,city\nJon Smith,12 Main St,Boston\nJohn Smith,12 Main Street,Boston\n"
+           "Mary Jones,4 Elm Rd,Salem\nMary Jones,4 Elm Road,Salem MA\n"
+           "Peter Brown,77 Oak Ave,Dover\n")
+
+
+def test_dedupe_cluster_column_of_a_file_without_ids_is_scored_by_its_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """hx23 finding 6: the README's people.csv (no id column) through dedupe --cluster-column,
+    then evaluate with the gold by line number (the ids dedupe gave): exit 2, 'the header has
+    no id1 and no id2 column', with --id-field @row and --records too."""
+    people, out = tmp_path / "people.csv", tmp_path / "clustered.csv"
+    people.write_text(_PEOPLE, encoding="utf-8")
+    assert main(["dedupe", str(people), "--out", str(out), "--cluster-column", "cluster",
+                 "--backend", "memory", "--quiet"]) == 0  # fmt: skip
+    assert [r.split(",")[3] for r in out.read_text().splitlines()[1:]] == ["2", "2", "4", "4", "6"]
+    gold = tmp_path / "gold.csv"
+    gold.write_text("id1,id2\n2,3\n4,5\n", encoding="utf-8")
+    capsys.readouterr()
+    for extra in ([], ["--id-field", "@row"], ["--records", str(people)]):
+        code, scores, err = _evaluate(capsys, str(out), "--gold", str(gold), *extra)
+        assert code == 0, err
+        assert (scores["pairs"], scores["true_pairs"], scores["precision"]) == (2, 2, 1.0)
+    assert scores["bcubed"]["records"] == 5
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_rows_numbered_otherwise_than_dedupe_numbered_them_are_refused_or_read_from_records(
+    fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """dedupe drops blank lines (and with --rejects, moves the rows it rejects): the output's
+    lines are not the input's. Read by their lines, each cluster would name a record not in
+    it: refused, saying to give --records; with --records, the rows are numbered as dedupe read
+    the file, rows rejected and written through, and rows over several lines, included."""
+    rows = ["Jon Smith,12 Main St,Boston", "", "John Smith,12 Main Street,Boston",
+            "Mary Jones,4 Elm Rd,Salem", "bad,row", '"Mary\nJones",4 Elm Road,Salem MA', "",
+            "Peter Brown,77 Oak Ave,Dover"]  # fmt: skip
+    gold = tmp_path / "gold.csv"
+    if fmt == "csv":
+        people = tmp_path / "people.csv"
+        people.write_text("name,street,city\n" + "\n".join(rows) + "\n", encoding="utf-8")
+        gold.write_text("id1,id2\n2,4\n5,7\n", encoding="utf-8")  # lines of the input
+    else:
+        people = tmp_path / "people.jsonl"
+        people.write_text("".join((json.dumps({"name": r.replace('"', "")}) if r else "")
+                                  + "\n" for r in rows if r != "bad,row"),
+                          encoding="utf-8")  # fmt: skip
+        gold.write_text("id1,id2\n1,3\n4,5\n", encoding="utf-8")
+    for rejects in ([], ["--rejects", str(tmp_path / f"rejects.{fmt}")]):
+        out = tmp_path / f"clustered.{fmt}"
+        assert main(["dedupe", str(people), "--out", str(out), "--cluster-column", "cluster",
+                     "--backend", "memory", "--quiet", *rejects]) == 0  # fmt: skip
+        capsys.readouterr()
+        code, _, err = _evaluate(capsys, str(out), "--gold", str(gold))
+        assert code == 2 and "does not hold the record it is named by" in err
+        assert "--records" in err and "blank lines" in err
+        code, scores, err = _evaluate(capsys, str(out), "--gold", str(gold), "--records",
+                                      str(people))  # fmt: skip
+        assert code == 0, err
+        assert (scores["pairs"], scores["true_pairs"], scores["precision"]) == (2, 2, 1.0)
+
+
+def test_a_clusters_table_named_by_an_id_like_column_or_by_the_one_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """dedupe names the records of a file without 'id' by its one column named as an id
+    (customer_id), or by --id-field: evaluate reads the table's rows alike, and a table whose
+    clusters do not hold the records they are named by is refused with what to give."""
+    people = tmp_path / "people.csv"
+    lines = _PEOPLE.splitlines()
+    people.write_text("\n".join([f"customer_id,{lines[0]}"]
+                                + [f"c{k}_,{line}" for k, line in enumerate(lines[1:])]) + "\n",
+                      encoding="utf-8")  # fmt: skip
+    gold = tmp_path / "gold.csv"
+    gold.write_text("id1,id2\nc0_,c1_\nc2_,c3_\n", encoding="utf-8")
+    out = tmp_path / "clustered.csv"
+    assert main(["dedupe", str(people), "--out", str(out), "--cluster-column", "cluster",
+                 "--backend", "memory", "--quiet", "--keep", "longest"]) == 0  # fmt: skip
+    capsys.readouterr()
+    code, scores, err = _evaluate(capsys, str(out), "--gold", str(gold))
+    assert code == 0, err
+    assert (scores["pairs"], scores["true_pairs"]) == (2, 2)
+    # dedupe told to number the lines: so is evaluate, else it reads customer_id and refuses
+    assert main(["dedupe", str(people), "--out", str(out), "--cluster-column", "cluster",
+                 "--backend", "memory", "--quiet", "--id-field", "@row"]) == 0  # fmt: skip
+    capsys.readouterr()
+    code, _, err = _evaluate(capsys, str(out), "--gold", str(gold))
+    assert code == 2 and "'customer_id'" in err and "--id-field" in err
+    gold.write_text("id1,id2\n2,3\n4,5\n", encoding="utf-8")
+    code, scores, err = _evaluate(capsys, str(out), "--gold", str(gold), "--id-field", "@row")
+    assert code == 0, err
+    assert (scores["pairs"], scores["true_pairs"]) == (2, 2)
+    code, _, err = _evaluate(capsys, str(out), "--gold", str(gold), "--id-field", "nope")
+    assert code == 2 and "no column 'nope'" in err
+
+
 @pytest.mark.parametrize(
     ("gold_text", "pairs", "note"),
     [

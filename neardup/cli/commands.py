@@ -51,7 +51,7 @@ from ..pipeline import IndexStats
 from ..plan import Spark
 from ..read.inputs import is_stream, no_file
 from ..read.items import EmptyText, Record, Unstored
-from ..read.pair_files import STDIN, align, read_pairs_file
+from ..read.pair_files import STDIN, RowIds, align, read_pairs_file
 from ..read.records import expected_records, read_records
 from ..sign.text import check_text
 from .common import (
@@ -555,7 +555,10 @@ def register_evaluate(sub: Any) -> None:
     p.add_argument(
         "--id-field",
         default=None,
-        help="the records' id column/key (default: 'id' if there is one, else line numbers)",
+        help="the records' id column/key in --records, and in a clusters table without an "
+        "'id' column (dedupe --cluster-column's of a file without one), as dedupe was given it "
+        "(default: 'id' if there is one, else the one column named as an id, else line numbers: "
+        "@row)",
     )
     p.add_argument(
         "--source-field",
@@ -1275,19 +1278,27 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise InputError("evaluate: the pairs and the gold cannot both be read from stdin ('-')")
     inputs = [args.pairs, args.gold, *(args.records or [])]
     check_outputs(args, (("--html", "evaluation page"),), inputs)  # never one of the inputs
+    read = [
+        (path, list(read_records(path, id_field=args.id_field, source_field=args.source_field)))
+        for path in args.records or []
+    ]
+    # The rows of a clusters table without an id column (dedupe --cluster-column's of a file
+    # without one) are named as dedupe named them: by --id-field, or as the records read (those
+    # dedupe wrote with a cluster: records, empty texts too), else by their lines.
+    written = [i.id or "" for _, items in read for i in items if isinstance(i, Record | EmptyText)]
+    ids = RowIds(args.id_field, written if args.records else None)
     # A record is its source and its id: two files may both hold an id 7 (neardup.read.pair_files).
-    aligned = align(*(read_pairs_file(f, args.source_field) for f in (args.pairs, args.gold)))
+    aligned = align(*(read_pairs_file(f, args.source_field, ids) for f in (args.pairs, args.gold)))
     for note in aligned.notes:
         print(f"neardup: {note}", file=sys.stderr)
     keys: list[tuple[str, str]] | None = None
     records: list[Record] = []
-    for path in args.records or []:
-        read = read_records(path, id_field=args.id_field, source_field=args.source_field)
+    for path, items in read:
         # a record's source: its file as given, or with --source-field, its column's
         named = (source_named(path, aligned.sources())
                  if aligned.by_source and args.source_field is None else None)  # fmt: skip
         records += [r if named is None else dataclasses.replace(r, source=named)
-                    for r in read if isinstance(r, Record)]  # fmt: skip
+                    for r in items if isinstance(r, Record)]  # fmt: skip
     if args.records:
         keys = [(r.source if aligned.by_source else "", r.id) for r in records]
         stray = sorted({s for s, _ in keys} - aligned.sources()) if aligned.by_source else []

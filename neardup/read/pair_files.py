@@ -31,7 +31,8 @@ from ..keys import source_like, source_named
 from .checks import check_id, check_source
 from .inputs import SNIFF_BYTES, no_file
 from .lines import as_legacy
-from .records import refuse_encoding, refuse_spreadsheet
+from .records import ID_SAMPLE_ROWS, refuse_encoding, refuse_spreadsheet
+from .rows import ROW_ID, id_like
 from .sniff import is_number, without_sep_line
 
 #: A record: its source ("" where the file names none) and its id.
@@ -142,11 +143,30 @@ class Aligned:
         return {r[0] for p in self.found + self.gold for r in p}
 
 
-def read_pairs_file(path: str | Path, source_field: str | None = None) -> PairsFile:
+@dataclass(frozen=True)
+class RowIds:
+    """How the rows of a clusters table without an id column are named (``dedupe
+    --cluster-column``'s output for a file whose records have no id column).
+
+    ``field``: the column of their ids (``evaluate --id-field``, as dedupe was given it), or
+    :data:`ROW_ID`, their lines; None: as dedupe chose, the one column named as an id whose
+    values are all there, none twice, else their lines. ``records``: the ids of the records of
+    the file dedupe read (``evaluate --records``), in file order: under :data:`ROW_ID`, the
+    rows that have a cluster are those records, in that order (the lines dedupe numbered,
+    blank lines and the rows it rejected being in the table or not)."""
+
+    field: str | None = None
+    records: Sequence[str] | None = None
+
+
+def read_pairs_file(
+    path: str | Path, source_field: str | None = None, ids: RowIds | None = None
+) -> PairsFile:
     """The pairs of ``path`` (``-``: standard input), its format by extension, else by content.
 
     ``source_field``: the column of a clusters table that holds each record's source (the one
-    ``dedupe --source-field`` was given; default ``source``).
+    ``dedupe --source-field`` was given; default ``source``). ``ids``: how the rows of a
+    clusters table without an id column are named (:class:`RowIds`).
 
     Raises :class:`InputError` naming the file and line for a table without ``id1`` and
     ``id2``, a row that cannot be read, an empty id, or a file that is not there."""
@@ -160,12 +180,13 @@ def read_pairs_file(path: str | Path, source_field: str | None = None) -> PairsF
     elif fmt is None and data.lstrip()[:1] in (b"{", b"["):
         fmt = "json"
     source = SOURCE if source_field is None else source_field.strip().lower()
+    ids = ids or RowIds()
     if fmt == "parquet":
-        return _collect(name, _parquet_rows(name, data, source))
+        return _collect(name, _parquet_rows(name, data, source, ids))
     text = _text(name, data)
     if fmt == "json":
-        return _collect(name, _json_rows(name, text, source))
-    return _collect(name, _text_rows(name, text, fmt, source))
+        return _collect(name, _json_rows(name, text, source, ids))
+    return _collect(name, _text_rows(name, text, fmt, source, ids))
 
 
 #: Why ``review --ask`` asked a pair, as its ``asked`` field and the labels file write it.
@@ -586,7 +607,9 @@ def _sep_name(delimiter: str) -> str:
     return {"\t": "TSV", ",": "CSV"}.get(delimiter, f"{delimiter!r}-separated values")
 
 
-def _text_rows(name: str, text: str, fmt: str | None, source: str = "source") -> Iterator[Row]:
+def _text_rows(
+    name: str, text: str, fmt: str | None, source: str = "source", ids: RowIds | None = None
+) -> Iterator[Row]:
     """A TSV, CSV or plain file: by its header where its first line names neardup's columns,
     else two ids a line (``#`` comments, an optional header line). Excel's first line
     ``sep=;`` names the separator, and is no row."""
@@ -606,6 +629,13 @@ def _text_rows(name: str, text: str, fmt: str | None, source: str = "source") ->
             _cluster_columns(f"{name}:{number}", [c.strip().lower() for c in cells], source)
             read = (*CLUSTER, CLUSTER_SOURCE, source)
             yield from _cluster_pairs(name, _table_rows(name, number, cells, rows, read), source)
+        elif _unnamed_clusters(names):
+            header = [c.strip() for c in cells]
+            _cluster_columns(f"{name}:{number}", [c.lower() for c in header], source)
+            found = ((f"{name}:{line}", line, dict(zip(header, row, strict=True)))
+                     for line, row in _same_width(name, number, header, rows))  # fmt: skip
+            unnamed = _Unnamed(name, f"{name}:{number}", header, source, ids or RowIds())
+            yield from _cluster_pairs(name, unnamed.rows(found), source)
         elif TABLE_COLUMNS & set(names):
             yield from _table_rows(name, number, cells, rows)
         else:
@@ -632,13 +662,32 @@ def _table_rows(
         has, lacks = ("source1", "source2") if "source1" in names else ("source2", "source1")
         raise InputError(f"{name}:{number}: the header has {has!r} but no {lacks!r} column")
     wanted = {n: names.index(n) for n in read if n in names}
+    for line, cells in _same_width(name, number, names, rows):
+        yield f"{name}:{line}", {n: cells[k] for n, k in wanted.items()}
+
+
+def _same_width(
+    name: str, number: int, names: Sequence[str], rows: Iterable[tuple[int, list[str]]]
+) -> Iterator[tuple[int, list[str]]]:
+    """The rows of a table, each refused unless it has as many cells as its header (line
+    ``number``). In a clusters table, a row of another width whose cluster is empty is a row
+    dedupe could not read (a field too many or too few), written through as it was with the
+    cluster's columns added empty (a row's extra cells after them): a row of empty cells, in
+    no cluster."""
+    lowered = [str(n).strip().lower() for n in names]
+    at = lowered.index("cluster") if "cluster" in lowered else None
     for line, cells in rows:
+        if at is not None and len(cells) != len(names) and not (
+            cells[at].strip() if at < len(cells) else ""
+        ):
+            yield line, [""] * len(names)
+            continue
         if len(cells) != len(names):
             raise InputError(
                 f"{name}:{line}: {_count(len(cells), 'column')} where the header (line "
                 f"{number}) has {len(names)}"
             )
-        yield f"{name}:{line}", {n: cells[k] for n, k in wanted.items()}
+        yield line, cells
 
 
 def _named(cells: Sequence[str], where: str) -> list[str]:
@@ -736,6 +785,129 @@ MAX_CLUSTER_PAIRS = 20_000_000
 def _clusters_table(names: Sequence[str]) -> bool:
     """A header of neardup's clusters tables: ``cluster`` and ``id``, no ``id1``."""
     return "cluster" in names and "id" in names and "id1" not in names
+
+
+def _unnamed_clusters(names: Sequence[str]) -> bool:
+    """A header of a clusters table without an id column: ``dedupe --cluster-column
+    cluster``'s output for a file whose records have none (their ids are their lines, or a
+    column named as an id, such as ``customer_id``)."""
+    lowered = {str(n).strip().lower() for n in names}
+    return "cluster" in lowered and not lowered & {"id", "id1", "id2"}
+
+
+def _itself(similarity: Any) -> bool:
+    """Whether a clusters table's similarity is a record kept's to itself: 1, or not said."""
+    if similarity is None or similarity == "" or similarity != similarity:  # (NaN: not said)
+        return True
+    try:
+        return float(similarity) == 1.0
+    except (TypeError, ValueError):
+        return True
+
+
+class _Unnamed:
+    """The rows of a clusters table without an id column (:func:`_unnamed_clusters`), each
+    named as dedupe named the record it was written from (:class:`RowIds`), and checked: the
+    cluster of dedupe's output is named by the id of a record in it (the one kept), so a
+    cluster without the record it is named by says that the rows were named otherwise than
+    dedupe named them (the blank lines of its input, which the output drops, shift the lines),
+    an error rather than a score of the wrong records."""
+
+    def __init__(self, name: str, where: str, header: list[str], source: str, ids: RowIds):
+        self.name, self.header, self.source, self.ids = name, header, source, ids
+        self.field = ids.field
+        if self.field is not None and self.field != ROW_ID and self.field not in header:
+            lowered = {c.lower(): c for c in header}
+            if self.field.strip().lower() not in lowered:
+                raise InputError(
+                    f"{where}: a clusters table without an 'id' column, and no column "
+                    f"{self.field!r} (--id-field; columns: {', '.join(header)}): name the "
+                    "column dedupe was given (--id-field), or @row for line numbers"
+                )
+            self.field = lowered[self.field.strip().lower()]
+
+    def rows(self, found: Iterable[tuple[str, int, Mapping[str, Any]]]) -> Iterator[Row]:
+        """The rows, each with its ``id``, keyed by lower-cased column names."""
+        found = list(found)
+        if self.field is None:
+            self.field = self._id_column([row for _, _, row in found])
+        records = iter(self.ids.records) if self.field == ROW_ID and self.ids.records else None
+        named: list[Row] = []
+        for where, number, row in found:
+            read = {str(k).strip().lower(): v for k, v in row.items()}
+            if read.get("cluster") in (None, ""):
+                named.append((where, read))  # a row dedupe could not read: in no cluster
+                continue
+            if self.field != ROW_ID:
+                rid = row.get(self.field)
+            elif records is None:
+                rid = str(number)
+            elif (rid := next(records, None)) is None:
+                raise self._unmatched(f"{where}: more rows with a cluster than records in")
+            named.append((where, {**read, "id": rid}))
+        if records is not None and next(records, None) is not None:
+            raise self._unmatched(f"{self.name}: fewer rows with a cluster than records in")
+        self._check(named)
+        return iter(named)
+
+    def _id_column(self, rows: list[Mapping[str, Any]]) -> str:
+        """The id column as dedupe chose it where none was named (neardup.read.records'
+        choose_id_field): the only column named as an id, if its values in the first rows are
+        all there and none twice; else line numbers."""
+        ours = {"cluster", "cluster_source", "similarity", self.source}
+        candidates = [c for c in self.header if c.lower() not in ours and id_like(c)]
+        if len(candidates) != 1:
+            return ROW_ID
+        values = [("" if (v := row.get(candidates[0])) is None else str(v)).strip()
+                  for row in rows[:ID_SAMPLE_ROWS]]  # fmt: skip
+        whole = values and all(values) and len(set(values)) == len(values)
+        return candidates[0] if whole else ROW_ID
+
+    def _unmatched(self, said: str) -> InputError:
+        return InputError(
+            f"{said} --records (the ids of its records that dedupe wrote with a cluster): give "
+            "--records the file dedupe read, with the --id-field it was given"
+        )
+
+    def _check(self, rows: list[Row]) -> None:
+        """Each cluster holds the record it is named by, at similarity 1 where the table says
+        each row's (the record kept, to itself), else an :class:`InputError`."""
+        kept: dict[Rec, bool] = {}  # each cluster: whether the record it is named by is in it
+        first: dict[Rec, str] = {}
+        for where, row in rows:
+            if row.get("cluster") in (None, ""):
+                continue
+            key = (_source(row, CLUSTER_SOURCE, where), _plain(row["cluster"], "cluster", where))
+            rec = (_source(row, self.source, where), _id(row, "id", where))
+            first.setdefault(key, where)
+            named = rec == key if key[0] else rec[1] == key[1]
+            kept[key] = kept.get(key, False) or (named and _itself(row.get("similarity")))
+        for key, found in kept.items():
+            if not found:
+                raise InputError(f"{first[key]}: {self._why(key)}")
+
+    def _why(self, key: Rec) -> str:
+        named = f"cluster {_cluster_name(key)} does not hold the record it is named by"
+        table = "a clusters table without an 'id' column"
+        kept = "dedupe names a cluster by the record it keeps, at similarity 1"
+        if self.field != ROW_ID:
+            return (
+                f"{table}, its rows named by their column {self.field!r}, but {named} "
+                f"({kept}): give --id-field, the column dedupe was given (or @row if the "
+                "records were numbered by their lines)"
+            )
+        if self.ids.records:
+            return (
+                f"{table}, its rows named as the records of --records, but {named} ({kept}): "
+                "is --records the file dedupe read, with the --id-field it was given?"
+            )
+        return (
+            f"{table}, its rows numbered by their lines as dedupe numbers the records of a file "
+            f"without one, but {named} ({kept}): the file dedupe read has lines that this table "
+            "does not (blank lines, rows moved to --rejects). Give that file as --records FILE, "
+            "and its records are numbered as dedupe read them (or --id-field COLUMN, the column "
+            "dedupe was given)"
+        )
 
 
 def _cluster_columns(where: str, names: Sequence[str], source: str) -> None:
@@ -864,17 +1036,29 @@ def header_line(cells: Sequence[str], after: Sequence[str] | None) -> str | None
     return None
 
 
-def _json_rows(name: str, text: str, source: str = SOURCE) -> Iterator[Row]:
+def _json_rows(
+    name: str, text: str, source: str = SOURCE, ids: RowIds | None = None
+) -> Iterator[Row]:
     """JSON Lines (one object a line), or one JSON array of objects."""
     if text.lstrip().startswith("["):
         try:
             items = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"{name}:{exc.lineno}: not JSON ({exc.msg})") from exc
-        found = ((f"{name}: item {k}", item) for k, item in enumerate(items, start=1))
+        numbered = ((f"{name}: item {k}", k, item) for k, item in enumerate(items, start=1))
     else:
-        found = _json_lines(name, text)
-    checked = _objects(found)
+        numbered = _json_lines(name, text)
+    start = next(numbered, None)
+    if start is None:
+        return
+    if isinstance(start[2], dict) and _unnamed_clusters(list(start[2])):
+        header = [str(k).strip() for k in start[2]]
+        _cluster_columns(start[0], [k.lower() for k in header], source)
+        unnamed = _Unnamed(name, start[0], header, source, ids or RowIds())
+        rows = ((w, n, _object(w, o)) for w, n, o in itertools.chain([start], numbered))
+        yield from _cluster_pairs(name, unnamed.rows(rows), source)
+        return
+    checked = _objects((w, o) for w, _, o in itertools.chain([start], numbered))
     first = next(checked, None)
     if first is None:
         return
@@ -888,22 +1072,30 @@ def _json_rows(name: str, text: str, source: str = SOURCE) -> Iterator[Row]:
 
 def _objects(found: Iterable[tuple[str, Any]]) -> Iterator[Row]:
     for where, item in found:
-        if not isinstance(item, dict):
-            raise InputError(f"{where}: expected an object with id1 and id2, found {item!r:.40}")
+        item = _object(where, item)
         keys = _named(list(item), where)
         yield where, {k: v for k, v in zip(keys, item.values(), strict=True)}
 
 
-def _json_lines(name: str, text: str) -> Iterator[tuple[str, Any]]:
+def _object(where: str, item: Any) -> dict[str, Any]:
+    if not isinstance(item, dict):
+        raise InputError(f"{where}: expected an object with id1 and id2, found {item!r:.40}")
+    return {str(k).strip(): v for k, v in item.items()}
+
+
+def _json_lines(name: str, text: str) -> Iterator[tuple[str, int, Any]]:
+    """Each line's place, number and object (blank lines skipped, not renumbered)."""
     for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
             try:
-                yield f"{name}:{number}", json.loads(line)
+                yield f"{name}:{number}", number, json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InputError(f"{name}:{number}: not JSON ({exc.msg})") from exc
 
 
-def _parquet_rows(name: str, data: bytes, source: str = SOURCE) -> Iterator[Row]:
+def _parquet_rows(
+    name: str, data: bytes, source: str = SOURCE, ids: RowIds | None = None
+) -> Iterator[Row]:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -915,6 +1107,16 @@ def _parquet_rows(name: str, data: bytes, source: str = SOURCE) -> Iterator[Row]
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{name}: not a readable Parquet file ({exc})") from exc
     lowered = [c.strip().lower() for c in table.column_names]
+    if _unnamed_clusters(lowered):
+        header = [c.strip() for c in table.column_names]
+        _cluster_columns(name, lowered, source)
+        table = table.rename_columns(header)
+        values = {c: _pylist(name, c, table.column(c)) for c in dict.fromkeys(header)}
+        found = ((f"{name}: row {k + 1}", k + 1, {c: values[c][k] for c in values})
+                 for k in range(table.num_rows))  # fmt: skip
+        unnamed = _Unnamed(name, name, header, source, ids or RowIds())
+        yield from _cluster_pairs(name, unnamed.rows(found), source)
+        return
     if _clusters_table(lowered):
         _cluster_columns(name, lowered, source)
         table = table.rename_columns(lowered)
