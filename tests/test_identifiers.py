@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from typing import Any
 
 import pytest
 
 from neardup import NearDupIndex, Params
 from neardup.decision import identifiers as identifiers_module
-from neardup.decision.identifiers import codes, count_unshared, identifiers, identifiers_differ
+from neardup.decision.identifiers import (
+    codes,
+    count_unshared,
+    identifiers,
+    identifiers_differ,
+    roles_differ,
+    shares,
+)
 from neardup.decision.link import numbers_check
 from neardup.decision.valley import numbers_alone_differ, numbers_disagree, numbers_identify
 from neardup.defaults import DEFAULTS
@@ -229,3 +237,138 @@ def test_the_check_says_the_pairs_it_spares_for_being_alike() -> None:
                          "number", "numbers_disagree": 1, "numbers_spared": 6})  # fmt: skip
     assert "1 pairs dropped whose records both hold numbers and share none (6 pairs whose " \
         "numbers differ kept: at Jaccard >= 0.7 the check is waived)" in said
+
+
+def _ids(text: str) -> frozenset[str]:
+    return identifiers(Params().processor().normalize(text).split())
+
+
+def test_one_number_written_two_everyday_ways_is_one_number() -> None:
+    """hx23 finding 4: numbers were compared word by word, so "(617) 555-0101" held "617" and
+    "5550101" against "6175550101", and "16 GB" held "16" against "16gb": a true pair dropped
+    as holding other numbers. One record's number written in the other's adjacent words is
+    shared; genuinely other numbers stay other."""
+    same = [("(617) 555-0101", "617-555-0101"), ("617.555.0101", "617-555-0101"),
+            ("+1 206 555 0199", "206-555-0199"), ("16GB", "16 GB"), ("$1,299", "$1299"),
+            ("1,299.00", "1299"), ("1.299,00 EUR", "1299 EUR"), ("WH-1000XM4", "WH 1000 XM4"),
+            ("08 05 57 63 73", "0805576373"), ("RL 1299", "RL-1299")]  # fmt: skip
+    for a, b in same:
+        x, y = _ids(f"walnut bookshelf {a}"), _ids(f"walnut bookshelf {b}")
+        assert shares(x, y) and not identifiers_differ(x, y), (a, b)
+    # 1.5 is "1 5" once normalized: a group of fewer than three digits goes on no number
+    other = [("10000", "10001"), ("S21", "S22"), ("PS4", "PS5"), ("1.5", "15"),
+             ("12.50", "1250"), ("617-555-0101", "617-555-0102"), ("WH-1000XM4", "WH 1000 XM3")]
+    for a, b in other:
+        assert identifiers_differ(_ids(a), _ids(b)), (a, b)
+    # records of numbers alone: the same phone written two ways is still one record
+    proc = Params().processor()
+    texts = {"a": "617 555 0101", "b": "6175550101", "c": "6175550102"}
+    kept, dropped = numbers_alone_differ([Pair("a", "b", 0.5, 1), Pair("a", "c", 0.5, 1)],
+                                         texts, proc)  # fmt: skip
+    assert [(p.id1, p.id2) for p in kept] == [("a", "b")] and dropped == 1
+
+
+def test_a_contact_whose_phone_is_written_another_way_is_still_paired() -> None:
+    """hx23 finding 4, part B: defaults on a 46-row contacts file (name, email, phone,
+    company), six people keyed in again by another hand, the phone written another common way:
+    "340-722-9359" and "(340) 722-9359" were above the bar and dropped by the check."""
+    rng = random.Random(2)
+    first = ("James Mary John Patricia Robert Jennifer Michael Linda William Elizabeth David "
+             "Barbara Richard Susan Joseph Jessica Thomas Sarah Charles Karen Christopher "
+             "Nancy Daniel Lisa Matthew Betty Anthony Margaret Mark Sandra").split()
+    last = ("Smith Johnson Williams Brown Jones Garcia Miller Davis Rodriguez Martinez "
+            "Hernandez Lopez Gonzalez Wilson Anderson Thomas Taylor Moore Jackson Martin Lee "
+            "Perez Thompson White Harris Sanchez Clark Ramirez Lewis Robinson").split()
+    rows: list[dict[str, str]] = []
+    for i in range(30):
+        f, s = first[i], last[i]
+        a, b, c = rng.randint(201, 989), rng.randint(200, 999), rng.randint(1000, 9999)
+        row = {"id": str(len(rows) + 1), "name": f"{f} {s}",
+               "email": f"{f.lower()}.{s.lower()}@example.com", "phone": f"{a}-{b}-{c}",
+               "company": rng.choice(["Acme Corp", "Globex", "Initech", "Umbrella", "Hooli"])}
+        rows.append(row)
+        if i < 16:
+            copy = dict(row, id=str(len(rows) + 1), name=f"{f[0]}. {s}")
+            if i >= 10:  # another hand: another email, the phone written another common way
+                copy["phone"] = [f"({a}) {b}-{c}", f"{a}.{b}.{c}", f"+1 {a} {b} {c}",
+                                 f"({a}) {b}-{c}", f"{a} {b} {c}", f"{a}.{b}.{c}"][i - 10]
+                copy["email"] = f"{f[0].lower()}{s.lower()}@gmail.com"
+                copy["company"] += " Inc."
+            rows.append(copy)
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(rows).set_index("id")
+
+    def report(**kw: bool) -> Any:
+        idx = NearDupIndex()
+        idx.add_frame(frame, text=list(frame.columns))
+        return idx.report(**kw)
+
+    checked = report()
+    assert not checked.dropped.get("numbers")
+    assert ("21", "22") in {(p.id1, p.id2) for p in checked.pairs}  # (340) 722-9359
+    assert len(checked.pairs) == len(report(numbers_check=False).pairs)
+
+
+def test_siblings_that_differ_in_the_number_after_the_same_word_are_two() -> None:
+    """hx23 finding 5: two units of one building share its house number, phone and price, two
+    works of one composer the year: any shared number defeated the check, and a pair above
+    Jaccard 0.7 was waived anyway. Other numbers after the same word ("unit", "apt", "no",
+    "vol", "part") are two entities, whatever the data's verdict and however alike."""
+    assert roles_differ(_ids("Loft 1200 Main St Unit 305 $1,850"),
+                        _ids("Loft 1200 Main Street Unit 306 $1,850"))  # fmt: skip
+    assert roles_differ(_ids("Symphony No. 5 in C minor 1963"), _ids("Symphony No.6 1963"))
+    assert roles_differ(_ids("TAOCP Volume 1 1997"), _ids("TAOCP Vol. 2 1997"))
+    assert roles_differ(_ids("Another Brick, Part 1"), _ids("Another Brick, Part 2"))
+    assert roles_differ(_ids("Apt 7C 350 W 42nd St"), _ids("Apt 9C 350 W 42nd St"))
+    assert roles_differ(_ids("The Godfather Part II"), _ids("The Godfather Part I"))
+    # the title's word then the unit's: "apartment 77" of both, "apt 1" and "apt 2"
+    assert roles_differ(_ids("Garden apartment 77 Elm Street Apt 1"),
+                        _ids("Garden apartment 77 Elm Street Apt 2"))  # fmt: skip
+    # one place written two ways, or one holding a number more there, is one
+    for a, b in [("Apt 1201", "Apartment 1201"), ("Apt 4 B", "apt 4b"),
+                 ("apt 2 005 mont albert", "apt 2005 mont albert"),
+                 ("Sonata No. 14 Op. 27 No. 2", "Sonata Op. 27 No. 2"), ("Part II", "Part 2")]:
+        assert not roles_differ(_ids(a), _ids(b)), (a, b)
+    # a place name, a surname or a state before a house number or a postcode is no such word
+    assert not roles_differ(_ids("kangaroo flat 3193 nsw"), _ids("kangaroo flat 3191 nsw"))
+    assert not roles_differ(_ids("smith 12 main st"), _ids("smith 21 main st"))
+
+
+def test_units_of_one_building_are_not_merged_by_dedupe() -> None:
+    """hx23 finding 5's listings: units 305, 306 and 405 of one building were one cluster."""
+    rows = [("1", "Downtown loft with parking 1200 Main Street Unit 305 1 $1,850 303-555-0199"),
+            ("2", "Downtown loft w/ parking 1200 Main St Unit 305 1 $1,850 303-555-0199"),
+            ("3", "Downtown loft with parking 1200 Main Street Unit 306 1 $1,850 303-555-0199"),
+            ("4", "Downtown loft with parking 1200 Main Street Unit 405 1 $1,875 303-555-0199"),
+            ("5", "Modern condo with gym 800 Ocean Blvd Apt 1201 2 $4,100 305-555-0177"),
+            ("6", "Modern condo with gym 800 Ocean Blvd Apt 1202 2 $4,100 305-555-0177"),
+            ("7", "Modern condo with gym 800 Ocean Boulevard Apartment 1201 2 4100 305-555-0177"),
+            ("8", "Cozy cottage by the lake 5 Lakeshore Drive 2 $1,400 608-555-0133"),
+            ("9", "Cozy cottage by the lake 5 Lakeshore Dr. 2 $1,400/mo 608 555 0133")]
+    idx = NearDupIndex(Params(threshold=0.3, rule="valley"))
+    idx.add_many(rows)
+    report = idx.report()
+    assert {(p.id1, p.id2) for p in report.pairs} == {("1", "2"), ("5", "7"), ("8", "9")}
+    assert report.rule is not None and report.rule["numbers_roles"] >= 4
+    assert ("1", "3") in {(p.id1, p.id2) for p in idx.report(numbers_check=False).pairs}
+
+
+def test_a_link_does_not_join_two_units_of_one_building() -> None:
+    """The weighted link makes the same rule, whatever its verdict on the data's numbers: one
+    list's unit 305 is not the other's unit 306, however alike the rest."""
+    rng = random.Random(5)
+    words = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=7)) for _ in range(300)]
+    a = [(f"a{i}", " ".join(rng.sample(words, 5))) for i in range(30)]
+    b = [(f"b{i}", text + " listing") for (_, text), i in zip(a, range(30), strict=True)]
+    a.append(("u305", "Downtown loft with parking 1200 Main Street Unit 305 $1,850 303-555-0199"))
+    b.append(("u306", "Downtown loft w/ parking 1200 Main St Unit 306 $1,850 (303) 555-0199"))
+
+    def linked(**kw: bool) -> set[tuple[str, str]]:
+        idx = NearDupIndex()
+        idx.add_many(a, source_name="a")
+        idx.add_many(b, source_name="b")
+        return {(p.id1, p.id2) for p in idx.report(mode="link", **kw).pairs}
+
+    assert ("u305", "u306") in linked(numbers_check=False)
+    found = linked()
+    assert ("u305", "u306") not in found and ("a0", "b0") in found

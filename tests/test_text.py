@@ -11,7 +11,7 @@ from benchmarks.accuracy import oracle
 from neardup import Params
 from neardup.decision.columns import _Columns
 from neardup.decision.fellegi_sunter import MISSING, features
-from neardup.decision.valley import _Numbers
+from neardup.decision.valley import RecordNumbers
 from neardup.results import Pair
 from neardup.sign.minhash import ShingleProcessor
 from neardup.sign.text import char_grams, number_words
@@ -38,7 +38,7 @@ def test_every_numbers_check_uses_the_one_definition() -> None:
     same way: a word with a digit, after the index's normalization."""
     proc = Params().processor()
     texts = {"a": "Roma 12 Main St", "b": "Rome 12b Main", "c": "Roma Main"}
-    numbers = _Numbers(texts, proc)
+    numbers = RecordNumbers(texts, proc)
     assert numbers("a") == number_words(proc.normalize(texts["a"]).split()) == {"12"}
     assert numbers("b") == {"12b"} and numbers("c") == frozenset()
     pairs = [Pair("a", "b", 0.5, 1), Pair("a", "c", 0.4, 2)]
@@ -48,7 +48,7 @@ def test_every_numbers_check_uses_the_one_definition() -> None:
     assert values[1, col] == MISSING  # c holds no number
     # identifiers written two ways are one number, for the checks and the feature alike
     codes = {"a": "Bosch RL-1299 drill", "b": "bosch rl 1299 drill"}
-    numbers = _Numbers(codes, proc)
+    numbers = RecordNumbers(codes, proc)
     assert numbers("a") & numbers("b") == {"1299"}
     values, names = features([Pair("a", "b", 0.5, 1)], codes, proc)
     assert values[0, names.index("numbers")] > 0.0

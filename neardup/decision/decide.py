@@ -41,11 +41,13 @@ from .columns import columns_disagree, sample_pairs
 from .fellegi_sunter import apply_rule
 from .standout import measured, stand_out
 from .valley import (
+    RecordNumbers,
     numbers_alone_differ,
     numbers_disagree,
     numbers_identify,
     numbers_spared,
     read_valley,
+    roles_disagree,
 )
 
 #: The columns of records by id (:meth:`neardup.backends.base.Backend.columns`).
@@ -162,8 +164,10 @@ class LearnedRule:
 @dataclass(frozen=True)
 class NumbersCheck:
     """Pairs whose records both hold numbers and share none dropped, where numbers tell
-    entities apart here (:func:`neardup.decision.valley.numbers_identify`); not made when
-    ``enabled`` is False (the user turned it off)."""
+    entities apart here (:func:`neardup.decision.valley.numbers_identify`), and those whose
+    records hold different numbers after the same word (``unit 305``, ``unit 306``:
+    :func:`neardup.decision.valley.roles_disagree`) wherever; not made when ``enabled`` is
+    False (the user turned it off)."""
 
     enabled: bool = True
     name: str = "numbers"
@@ -171,16 +175,21 @@ class NumbersCheck:
     def check(self, kept: list[Pair], features: Features) -> tuple[list[Pair], dict[str, Any]]:
         if not self.enabled:
             return kept, {"numbers_check": OFF, "numbers_disagree": 0}
-        identify, why = numbers_identify(kept, features.texts, features.processor)
-        kept, alone = numbers_alone_differ(kept, features.texts, features.processor)
+        texts, processor = features.texts, features.processor
+        read = (texts, processor, RecordNumbers(texts, processor))  # each record's, once
+        identify, why = numbers_identify(kept, *read)
+        kept, alone = numbers_alone_differ(kept, *read)
+        kept, roles = roles_disagree(kept, *read)
         vetoed = 0
         if identify:
-            kept, vetoed = numbers_disagree(kept, features.texts, features.processor)
+            kept, vetoed = numbers_disagree(kept, *read)
         found: dict[str, Any] = {"numbers_check": why, "numbers_disagree": vetoed}
         if identify:
-            found["numbers_spared"] = numbers_spared(kept, features.texts, features.processor)
+            found["numbers_spared"] = numbers_spared(kept, *read)
         if alone:
             found["numbers_alone"] = alone
+        if roles:
+            found["numbers_roles"] = roles
         return kept, found
 
 
@@ -298,10 +307,12 @@ class StandingOut:
         dropped = dict(decision.dropped)
         if explain.get("numbers_check", OFF) != OFF:
             before = added  # as the bar's pairs: numbers alone that differ, then the check
-            added, alone = numbers_alone_differ(added, texts, features.processor)
+            read = (texts, features.processor, RecordNumbers(texts, features.processor))
+            added, alone = numbers_alone_differ(added, *read)
+            added, roles = roles_disagree(added, *read)
             vetoed = 0
             if explain["numbers_check"].startswith("made"):
-                added, vetoed = numbers_disagree(added, texts, features.processor)
+                added, vetoed = numbers_disagree(added, *read)
             stand = {(p.id1, p.id2) for p in added}
             gone = [p for p in before if (p.id1, p.id2) not in stand]
             if gone:
@@ -310,6 +321,8 @@ class StandingOut:
                            + vetoed}  # fmt: skip
                 if alone:
                     explain["numbers_alone"] = explain.get("numbers_alone", 0) + alone
+                if roles:
+                    explain["numbers_roles"] = explain.get("numbers_roles", 0) + roles
         said["added"] = len(added)
         said["reason"] = (
             f"{len(added)} pairs added that stand out by weighted similarity (TF-IDF cosine; "
@@ -372,6 +385,10 @@ def _checks_text(explain: Mapping[str, Any]) -> str:
     alone = explain.get("numbers_alone", 0)
     if alone:
         numbers += f"; {alone} pairs dropped whose records are different numbers alone"
+    roles = explain.get("numbers_roles", 0)
+    if roles:
+        numbers += (f"; {roles} pairs dropped whose records hold different numbers after the "
+                    "same word (unit 305, unit 306)")  # fmt: skip
     return (
         numbers
         + (f"\ncolumns ({', '.join(cols['columns'])}): {cols['reason']}" if cols else "")

@@ -216,7 +216,8 @@ def _pairwise(texts: Sequence[str], first: NDArray[np.int64], second: NDArray[np
 ]:  # fmt: skip
     """The comparisons made pair by pair: identifiers shared and differing
     (:func:`~neardup.decision.identifiers.identifiers_differ`: none shared, or codes on both
-    sides and none shared), words in common, length ratio."""
+    sides and none shared; each number as written, not the groups joined), words in common,
+    length ratio."""
     used = np.unique(np.r_[first, second]).tolist()
     held = {i: identifiers(texts[i].split()) for i in used}
     words = {i: frozenset(texts[i].split()) for i in used}
@@ -227,7 +228,10 @@ def _pairwise(texts: Sequence[str], first: NDArray[np.int64], second: NDArray[np
         if na and nb:
             common = len(na & nb)
             shared[n] = common / min(len(na), len(nb))
-            differ[n] = float(identifiers_differ(na, nb))  # as the numbers check reads it
+            # as the numbers check's verdict reads them: word by word, as the data writes
+            # them (read joined, as the pairs a check drops are, D1's link with 100 labels
+            # went from 0.937 to 0.927: P 0.881 -> 0.864)
+            differ[n] = float(identifiers_differ(frozenset(na), frozenset(nb)))
         wa, wb = words[a], words[b]
         union = len(wa | wb)
         jac[n] = len(wa & wb) / union if union else 0.0

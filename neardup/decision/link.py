@@ -46,7 +46,14 @@ from ..sign.minhash import ShingleProcessor
 from .assign import BestFirst, ahead_of, mapped_rows
 from .column_map import match_columns
 from .decide import jaccard_reason, matched_line, probability_reason
-from .identifiers import count_unshared, identifiers, identifiers_differ, rare
+from .identifiers import (
+    Numbers,
+    count_unshared,
+    identifiers,
+    identifiers_differ,
+    rare,
+    roles_differ,
+)
 from .names import common_words, names_differ, own, words
 from .standout import measured
 from .topk import purged, top_k, top_k_within
@@ -435,7 +442,7 @@ def _row(row: int) -> int | None:
     return None if row < 0 else int(row)
 
 
-def _numbers(texts: Sequence[str]) -> list[frozenset[str]]:
+def _numbers(texts: Sequence[str]) -> list[Numbers]:
     return [identifiers(t.split()) for t in texts]
 
 
@@ -653,20 +660,15 @@ def decide(
     if not check_numbers:
         identify, why = False, NUMBERS_OFF
     found = [(m[0], m[1], m[2]) for m in final.stood_out]
-    dropped: list[tuple[float, int, int]] = []
-    if identify:  # a pair's numbers read without those many records hold (a zip, a year)
-        waived, told = DEFAULTS.numbers_waived_cosine, rare(numbers)
-        vetoed_at = [s < waived and identifiers_differ(told[a], told[b]) for s, a, b in found]
-        dropped = [t for t, veto in zip(found, vetoed_at, strict=True) if veto]
-        found = [t for t, veto in zip(found, vetoed_at, strict=True) if not veto]
-        coded = by_code(final.contested, told)
-        found += coded
-    else:
-        coded = []
+    found, dropped, coded, siblings = _checked_numbers(
+        found, final.contested, numbers, identify, check_numbers
+    )
     named: list[tuple[float, int, int]] = []
     if check_names and state.words:
         found, named = names_check(found, state.words, state.sources)
-    found, dropped, named = (_with_twins(t, twins) for t in (found, dropped, named))
+    found, dropped, named, siblings = (
+        _with_twins(t, twins) for t in (found, dropped, named, siblings)
+    )
     explain = {
         "kind": "weighted",
         "similarity": similarity_line(made.grams, len(state.keys)),
@@ -684,7 +686,8 @@ def decide(
         "mapped": len(final.mapped),
         "stood_out": len(final.stood_out),
         "numbers_check": why,
-        "numbers_disagree": len(dropped),
+        "numbers_disagree": len(dropped) - len(siblings),
+        "numbers_roles": len(siblings),
         "coded": len(coded),
         "names_disagree": len(named),
         "threshold": round(min((s for s, _, _ in found), default=1.0), 6),
@@ -692,6 +695,39 @@ def decide(
         "found": True,
     }
     return Decided(final, found, dropped, explain, named)
+
+
+Triples = list[tuple[float, int, int]]
+
+
+def _checked_numbers(
+    found: Triples,
+    contested: Sequence[Mapped],
+    numbers: Sequence[frozenset[str]],
+    identify: bool,
+    check: bool,
+) -> tuple[Triples, Triples, Triples, Triples]:
+    """The numbers check on the pairs ``found``: those it keeps, those it drops (either way),
+    the contested pairs it keeps for a code (:func:`by_code`) and those dropped for other
+    numbers after the same word (:func:`~neardup.decision.identifiers.roles_differ`). Where
+    ``identify``, below the waiver a pair whose numbers differ, read without those many
+    records hold (a zip, a year: :func:`~neardup.decision.identifiers.rare`); where the user
+    left the check on (``check``), siblings whatever the verdict and however alike."""
+    dropped: Triples = []
+    coded: Triples = []
+    if identify:
+        waived, told = DEFAULTS.numbers_waived_cosine, rare(numbers)
+        vetoed_at = [s < waived and identifiers_differ(told[a], told[b]) for s, a, b in found]
+        dropped = [t for t, veto in zip(found, vetoed_at, strict=True) if veto]
+        found = [t for t, veto in zip(found, vetoed_at, strict=True) if not veto]
+        coded = by_code(contested, told)
+        found = found + coded
+    siblings: Triples = []
+    if check:  # other numbers after the same word (unit 305, unit 306)
+        apart = [roles_differ(numbers[a], numbers[b]) for _, a, b in found]
+        siblings = [t for t, differ in zip(found, apart, strict=True) if differ]
+        found = [t for t, differ in zip(found, apart, strict=True) if not differ]
+    return found, dropped + siblings, coded, siblings
 
 
 def names_check(
@@ -809,6 +845,9 @@ class WeightedWords:
         if rule.get("coded"):
             numbers += (f", {rule['coded']} pairs within {rule['margin']:.0%} of a runner-up "
                         "kept for a code they share that neither runner-up holds")  # fmt: skip
+        if rule.get("numbers_roles"):
+            numbers += (f", {rule['numbers_roles']} pairs dropped whose records hold different "
+                        "numbers after the same word (unit 305, unit 306)")  # fmt: skip
         names = (
             f"; names check: {rule['names_disagree']} pairs dropped of two short records "
             "that each hold a word the other has nothing of"

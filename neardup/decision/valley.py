@@ -47,7 +47,9 @@ restaurants and hardly changed the others (:func:`numbers_disagree`; the figures
 the valley: docs/accuracy.md, "What each step for records did when it was added"). It is made
 only where the data's numbers are identifiers: where
 the pairs alike enough to waive it share no number often, the numbers are written in many forms
-and the check is left out (:func:`numbers_identify`).
+and the check is left out (:func:`numbers_identify`). Two records that hold different numbers
+after the same word naming a sibling's place (``unit 305``, ``unit 306``) are dropped wherever
+and however alike (:func:`roles_disagree`).
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(0)
@@ -74,7 +76,13 @@ from ..results import Pair
 from ..sign import kernel
 from ..sign.minhash import ShingleProcessor
 from .assign import best_of_each
-from .identifiers import count_unshared, identifiers, identifiers_differ
+from .identifiers import (
+    Numbers,
+    count_unshared,
+    identifiers,
+    identifiers_differ,
+    roles_differ,
+)
 
 
 @dataclass
@@ -397,16 +405,17 @@ def _best(pairs: Sequence[Pair], values: Iterable[float], fresh: set[str] | None
     return list(best.values())
 
 
-class _Numbers:
-    """The words with a digit of each record, after normalization, computed once."""
+class RecordNumbers:
+    """Each record's numbers (:func:`~neardup.decision.identifiers.identifiers` of its
+    normalized words), computed once: one reader can serve every step of the check."""
 
     def __init__(self, texts: Mapping[str, str], processor: ShingleProcessor) -> None:
         self.texts, self.processor = texts, processor
-        self.cache: dict[str, frozenset[str]] = {}
+        self.cache: dict[str, Numbers] = {}
         #: Whether every word of the record is digits alone (:meth:`alone`).
         self.bare: dict[str, bool] = {}
 
-    def __call__(self, i: str) -> frozenset[str]:
+    def __call__(self, i: str) -> Numbers:
         got = self.cache.get(i)
         if got is None:
             words = self.processor.normalize(self.texts.get(i, "")).split()
@@ -425,7 +434,10 @@ class _Numbers:
 
 
 def numbers_identify(
-    pairs: list[Pair], texts: Mapping[str, str], processor: ShingleProcessor
+    pairs: list[Pair],
+    texts: Mapping[str, str],
+    processor: ShingleProcessor,
+    numbers: RecordNumbers | None = None,
 ) -> tuple[bool, str]:
     """Whether the numbers of these records tell entities apart, read off the pairs alike
     enough that their numbers are waived (Jaccard ``DEFAULTS.numbers_waived_jaccard`` or more:
@@ -435,8 +447,10 @@ def numbers_identify(
     development suite at most 2.2% of such pairs shared none. Where they are written in several
     forms (a track's length as 4:32, 272 or 04m32s; prices; counts) matches often share none,
     and the numbers check would drop them: above ``DEFAULTS.numbers_noisy`` it is not made.
+    Numbers are read here word by word, as the data writes them
+    (:func:`~neardup.decision.identifiers.count_unshared` says why).
     """
-    numbers = _Numbers(texts, processor)
+    numbers = numbers or RecordNumbers(texts, processor)
     waived, noisy = DEFAULTS.numbers_waived_jaccard, DEFAULTS.numbers_noisy
     both, differing = count_unshared(((p.jaccard, p.id1, p.id2) for p in pairs), numbers, waived)
     if both < DEFAULTS.numbers_min_pairs:
@@ -452,7 +466,10 @@ def numbers_identify(
 
 
 def numbers_disagree(
-    pairs: list[Pair], texts: Mapping[str, str], processor: ShingleProcessor
+    pairs: list[Pair],
+    texts: Mapping[str, str],
+    processor: ShingleProcessor,
+    numbers: RecordNumbers | None = None,
 ) -> tuple[list[Pair], int]:
     """The pairs without those below ``DEFAULTS.numbers_waived_jaccard`` whose records both
     hold numbers and share none (words with a digit, after normalization), and how many were
@@ -466,7 +483,7 @@ def numbers_disagree(
     >>> [(p.id1, p.id2) for p in kept], dropped
     ([('a', 'b')], 1)
     """
-    numbers = _Numbers(texts, processor)
+    numbers = numbers or RecordNumbers(texts, processor)
     waived = DEFAULTS.numbers_waived_jaccard
     kept = [
         p
@@ -477,13 +494,16 @@ def numbers_disagree(
 
 
 def numbers_spared(
-    pairs: list[Pair], texts: Mapping[str, str], processor: ShingleProcessor
+    pairs: list[Pair],
+    texts: Mapping[str, str],
+    processor: ShingleProcessor,
+    numbers: RecordNumbers | None = None,
 ) -> int:
     """How many pairs :func:`numbers_disagree` keeps for being alike (Jaccard
     ``DEFAULTS.numbers_waived_jaccard`` or more) though their numbers differ as it reads them:
     said beside the pairs it drops, which would otherwise read as every pair whose numbers
     differ (two phones, S21 and S22, kept at 0.8 while the line said 1 pair dropped)."""
-    numbers = _Numbers(texts, processor)
+    numbers = numbers or RecordNumbers(texts, processor)
     waived = DEFAULTS.numbers_waived_jaccard
     return sum(
         1 for p in pairs
@@ -492,7 +512,10 @@ def numbers_spared(
 
 
 def numbers_alone_differ(
-    pairs: list[Pair], texts: Mapping[str, str], processor: ShingleProcessor
+    pairs: list[Pair],
+    texts: Mapping[str, str],
+    processor: ShingleProcessor,
+    numbers: RecordNumbers | None = None,
 ) -> tuple[list[Pair], int]:
     """The pairs without those whose records are numbers alone (every word digits alone)
     and hold different numbers (neither's numbers all among the other's), however alike, and
@@ -510,13 +533,40 @@ def numbers_alone_differ(
     >>> [(p.id1, p.id2) for p in kept], dropped
     ([('a', 'c'), ('d', 'e')], 1)
     """
-    numbers = _Numbers(texts, processor)
+    numbers = numbers or RecordNumbers(texts, processor)
 
     def differ(a: str, b: str) -> bool:
         if not (numbers.alone(a) and numbers.alone(b)):
             return False
-        x, y = numbers(a), numbers(b)
-        return not (x <= y or y <= x)
+        x, y = numbers(a), numbers(b)  # one's numbers all the other's, or its groups joined
+        return not (x <= y | y.joined or y <= x | x.joined)
 
     kept = [p for p in pairs if not differ(p.id1, p.id2)]
+    return kept, len(pairs) - len(kept)
+
+
+def roles_disagree(
+    pairs: list[Pair],
+    texts: Mapping[str, str],
+    processor: ShingleProcessor,
+    numbers: RecordNumbers | None = None,
+) -> tuple[list[Pair], int]:
+    """The pairs without those whose records hold different numbers after the same word naming
+    a sibling's place (:func:`neardup.decision.identifiers.roles_differ`: ``unit 305`` and
+    ``unit 306``, ``no 5`` and ``no 6``), however alike, and how many were dropped. Made
+    whatever the data's numbers say (:func:`numbers_identify` reads all of them; such words
+    are few) and never waived: two units of one building share all but that number, at a
+    Jaccard of 0.9.
+
+    >>> from neardup import Params
+    >>> proc = Params().processor()
+    >>> texts = {"a": "loft 1200 main st unit 305", "b": "loft 1200 main st unit 306",
+    ...          "c": "loft 1200 main street unit 305"}
+    >>> pairs = [Pair("a", "b", 0.9, 1), Pair("a", "c", 0.8, 1)]
+    >>> kept, dropped = roles_disagree(pairs, texts, proc)
+    >>> [(p.id1, p.id2) for p in kept], dropped
+    ([('a', 'c')], 1)
+    """
+    numbers = numbers or RecordNumbers(texts, processor)
+    kept = [p for p in pairs if not roles_differ(numbers(p.id1), numbers(p.id2))]
     return kept, len(pairs) - len(kept)
