@@ -843,6 +843,8 @@ def _joining_note(args: argparse.Namespace, index: NearDupIndex) -> None:
     described = described or Capability.COLLECTION_INFO in backend.capabilities
     if not described or backend.load_params() is None:
         return  # a new index (a Solr collection or an index file): its parameters its own
+    if str(args.file) == STDIN or not Path(args.file).is_file():
+        return  # a pipe is read once: a sample taken here would be the records never indexed
     sample = (r.text for r in read_input(args, args.file) if isinstance(r, Record))
     source = args.source if args.source is not None else str(args.file)
     note = joining_note(
