@@ -104,7 +104,7 @@ def test_sort_ids_orders_as_id_key_does(seed: int) -> None:
     assert sort_ids(ids) == sorted(ids, key=id_key)
     big = [*ids, "123456789012345678901234"]  # past 64 bits: the plain sort
     assert sort_ids(big) == sorted(big, key=id_key)
-    assert id_key("²") == (1, "²")  # a digit int() cannot read sorts as text
+    assert id_key("²") == (1, 0, "²")  # a digit int() cannot read sorts as text
 
 
 def test_exact_check_in_the_kernel_gives_the_sets_pairs() -> None:
