@@ -571,6 +571,48 @@ def test_clusters_table_rows_in_no_cluster_or_in_two_are_not_paired(
     assert code == 2 and f"{found}:4: record 1 is in cluster 3, and in cluster 1" in err
 
 
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_dedupes_cluster_column_named_otherwise_is_read_by_the_name_given(
+    fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """hx25 finding 8: evaluate read only a cluster column named ``cluster``, so dedupe's
+    output with ``--cluster-column group`` could not be scored at all (exit 2, 'no id1'). A
+    column of the records named ``cluster`` is their data then, never read as the clusters."""
+    rows = [{"id": str(i), "name": n, "street": st, "cluster": c}
+            for i, n, st, c in [(1, "Blue Cafe", "12 Main St", "7"), (2, "Blue Cafe",
+                                "12 Main St.", "8"), (3, "Red Shoes", "4 Elm Rd", "7"),
+                                (4, "Green Grocer", "9 Oak Ave", "7")]]  # fmt: skip
+    shops = tmp_path / f"shops.{fmt}"
+    if fmt == "csv":
+        shops.write_text("id,name,street,cluster\n" + "".join(
+            ",".join(r.values()) + "\n" for r in rows), encoding="utf-8")
+    elif fmt == "jsonl":
+        shops.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist(rows), shops)
+    out = tmp_path / f"dd.{fmt}"
+    assert main(["dedupe", str(shops), "--out", str(out), "--cluster-column", "group",
+                 "--similarity-column", "sim", "--threshold", "0.5", "--backend", "memory",
+                 "--quiet"]) == 0  # fmt: skip
+    gold = tmp_path / "gold.csv"
+    gold.write_text("id1,id2\n1,2\n", encoding="utf-8")
+    capsys.readouterr()
+    plain = tmp_path / "plain.csv"  # no column 'cluster' at all: the error says the flag
+    plain.write_text("id,name,group,similarity\n1,a,1,1.0\n2,a,1,0.9\n", encoding="utf-8")
+    code, _, err = _evaluate(capsys, str(plain), "--gold", str(gold))
+    assert code == 2 and "give evaluate --cluster-column NAME" in err
+    # told a column the table lacks: refused, its 'cluster' being the records' own
+    code, _, err = _evaluate(capsys, str(out), "--gold", str(gold), "--cluster-column", "x")
+    assert code == 2 and "no column 'x' (--cluster-column" in err
+    code, scores, err = _evaluate(capsys, str(out), "--gold", str(gold), "--cluster-column",
+                                  "group", "--similarity-column", "sim")  # fmt: skip
+    assert code == 0, err
+    assert (scores["pairs"], scores["true_pairs"], scores["precision"]) == (1, 1, 1.0)
+
+
 _PEOPLE = ("name,street,city\nJon Smith,12 Main St,Boston\nJohn Smith,12 Main Street,Boston\n"
            "Mary Jones,4 Elm Rd,Salem\nMary Jones,4 Elm Road,Salem MA\n"
            "Peter Brown,77 Oak Ave,Dover\n")

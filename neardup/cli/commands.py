@@ -568,6 +568,21 @@ def register_evaluate(sub: Any) -> None:
         "dedupe --source-field COLUMN --cluster-column cluster writes (default: 'source'), and "
         "in --records, as dedupe was given it",
     )
+    p.add_argument(
+        "--cluster-column",
+        default="cluster",
+        metavar="NAME",
+        help="the cluster's column of a clusters table, as dedupe --cluster-column was given "
+        "it (default: 'cluster'; with NAME_source, the kept record's source, where dedupe wrote "
+        "one)",
+    )
+    p.add_argument(
+        "--similarity-column",
+        default="similarity",
+        metavar="NAME",
+        help="the similarity's column of a clusters table, as dedupe --similarity-column was "
+        "given it (default: 'similarity')",
+    )
     json_option(p)
     p.set_defaults(func=cmd_evaluate)
 
@@ -1288,7 +1303,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     # without one) are named as dedupe named them: by --id-field, or as the records read (those
     # dedupe wrote with a cluster: records, empty texts too), else by their lines.
     written = [i.id or "" for _, items in read for i in items if isinstance(i, Record | EmptyText)]
-    ids = RowIds(args.id_field, written if args.records else None)
+    ids = RowIds(args.id_field, written if args.records else None, args.cluster_column,
+                 args.similarity_column)
     # A record is its source and its id: two files may both hold an id 7 (neardup.read.pair_files).
     aligned = align(*(read_pairs_file(f, args.source_field, ids) for f in (args.pairs, args.gold)))
     for note in aligned.notes:

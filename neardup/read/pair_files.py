@@ -157,6 +157,32 @@ class RowIds:
 
     field: str | None = None
     records: Sequence[str] | None = None
+    #: The columns ``dedupe --cluster-column NAME --similarity-column NAME`` added, read as
+    #: ``cluster`` (with ``NAME_source``, the kept record's source) and ``similarity``.
+    cluster: str = "cluster"
+    similarity: str = "similarity"
+
+    def header(self, names: Sequence[str], where: str) -> list[str]:
+        """A header's names with dedupe's columns, where named otherwise, as evaluate reads
+        them (a column of the records named ``cluster`` or ``similarity`` set aside), if the
+        header has the cluster column; else as they are. A clusters table without the cluster
+        column named is an :class:`InputError`: its ``cluster`` is the records' own."""
+        theirs = {self.cluster.strip().lower(): "cluster",
+                  f"{self.cluster.strip().lower()}_source": "cluster_source",
+                  self.similarity.strip().lower(): "similarity"}  # fmt: skip
+        lowered = [str(n).strip().lower() for n in names]
+        if all(k == v for k, v in theirs.items()):
+            return [str(n) for n in names]
+        if self.cluster.strip().lower() not in lowered:
+            if "cluster" in lowered and not {"id1", "id2"} & set(lowered):
+                raise InputError(
+                    f"{where}: no column {self.cluster!r} (--cluster-column; columns: "
+                    f"{', '.join(map(str, names))})"
+                )
+            return [str(n) for n in names]
+        ours = set(theirs.values())
+        return [theirs.get(n.strip().lower(), f"{n} (a column of the records)"
+                           if n.strip().lower() in ours else n) for n in map(str, names)]
 
 
 def read_pairs_file(
@@ -622,6 +648,7 @@ def _text_rows(
     for number, cells in rows:
         if cells[0].lstrip().startswith("#"):
             continue
+        cells = (ids or RowIds()).header(cells, f"{name}:{number}")
         names = _named(cells, f"{name}:{number}")
         if names[0] == "center" and "least_similarity" in names:
             yield from _cluster_pairs(name, _center_rows(name, number, names, rows))
@@ -657,6 +684,8 @@ def _table_rows(
             f"{name}:{number}: the header has no {' and no '.join(map(repr, missing))} column "
             f"(columns: {shown}); evaluate reads pairs by their id1 and id2 columns (or "
             "ltable_id and rtable_id, unique_id_l and unique_id_r)"
+            + ("; a clusters table of dedupe --cluster-column NAME: give evaluate "
+               "--cluster-column NAME" if "id" in names else "")
         )
     if ("source1" in names) != ("source2" in names):
         has, lacks = ("source1", "source2") if "source1" in names else ("source2", "source1")
@@ -1048,6 +1077,8 @@ def _json_rows(
         numbered = ((f"{name}: item {k}", k, item) for k, item in enumerate(items, start=1))
     else:
         numbered = _json_lines(name, text)
+    ids = ids or RowIds()
+    numbered = ((w, n, _renamed(o, ids, w)) for w, n, o in numbered)
     start = next(numbered, None)
     if start is None:
         return
@@ -1068,6 +1099,13 @@ def _json_rows(
         yield from _cluster_pairs(name, both, source)
     else:
         yield from both
+
+
+def _renamed(item: Any, ids: RowIds, where: str) -> Any:
+    """An object's keys as :meth:`RowIds.header` reads a header's names."""
+    if not isinstance(item, dict):
+        return item
+    return dict(zip(ids.header(list(map(str, item)), where), item.values(), strict=True))
 
 
 def _objects(found: Iterable[tuple[str, Any]]) -> Iterator[Row]:
@@ -1106,6 +1144,7 @@ def _parquet_rows(
         table = pq.read_table(pa.BufferReader(data))
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{name}: not a readable Parquet file ({exc})") from exc
+    table = table.rename_columns((ids or RowIds()).header(table.column_names, name))
     lowered = [c.strip().lower() for c in table.column_names]
     if _unnamed_clusters(lowered):
         header = [c.strip() for c in table.column_names]
