@@ -13,6 +13,7 @@ from neardup import NearDupIndex, Params
 from neardup.decision.decide import (
     Checked,
     ColumnsCheck,
+    DatesCheck,
     Features,
     FixedThreshold,
     LearnedRule,
@@ -131,7 +132,7 @@ def test_rule_for_names_each_rule() -> None:
     assert isinstance(standing, StandingOut)
     valley = standing.rule
     assert isinstance(valley, Checked) and valley.rule == ValleyRule(0.3)
-    assert [type(c) for c in valley.checks] == [NumbersCheck, ColumnsCheck]
+    assert [type(c) for c in valley.checks] == [NumbersCheck, DatesCheck, ColumnsCheck]
 
 
 # -- which rule decides, and the words each rule owns ------------------------------------------

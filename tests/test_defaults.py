@@ -50,6 +50,9 @@ MOVED = {
     "neardup.decision.fellegi_sunter": {
         "SMOOTHING": "em_smoothing", "ITERATIONS": "em_iterations", "TOLERANCE": "em_tolerance",
     },
+    "neardup.decision.dates": {
+        "NOISY": "dates_noisy", "MIN_PAIRS": "dates_min_pairs", "MAX_WORDS": "dates_max_words",
+    },
     "neardup.decision.weights": {"GRAM": "weighted_gram"},
     "neardup.decision.topk": {"TOP_K": "link_top_k", "PURGE": "link_purge"},
     "neardup.decision.assign": {"MARGIN": "link_margin"},

@@ -11,11 +11,11 @@ and what it found). Three rules today:
 * :class:`LearnedRule`: a Fellegi-Sunter rule fitted by EM without labels
   (:mod:`neardup.decision.fellegi_sunter`).
 
-A :class:`Check` (the numbers check, :class:`NumbersCheck`; the columns check,
-:class:`ColumnsCheck`) second-guesses the pairs a rule kept; :class:`Checked` composes any rule
-with any checks. Why one interface: a new way of deciding is one class here, and the report,
-the review page and ``--json`` print its :class:`~neardup.results.Decision` as they print the
-others'.
+A :class:`Check` (the numbers check, :class:`NumbersCheck`; the dates check,
+:class:`DatesCheck`; the columns check, :class:`ColumnsCheck`) second-guesses the pairs a rule
+kept; :class:`Checked` composes any rule with any checks. Why one interface: a new way of
+deciding is one class here, and the report, the review page and ``--json`` print its
+:class:`~neardup.results.Decision` as they print the others'.
 
 >>> from neardup import Params
 >>> pairs = [Pair("1", "2", 0.9, 0), Pair("1", "3", 0.6, 2)]
@@ -38,6 +38,7 @@ from ..results import Decision, Pair
 from ..sign.minhash import ShingleProcessor
 from .column_map import match_columns
 from .columns import columns_disagree, sample_pairs
+from .dates import dates_disagree
 from .fellegi_sunter import apply_rule
 from .standout import measured, stand_out
 from .valley import (
@@ -194,6 +195,17 @@ class NumbersCheck:
 
 
 @dataclass(frozen=True)
+class DatesCheck:
+    """Pairs whose records both hold a full date and share none dropped, where the dates
+    identify records here (:mod:`neardup.decision.dates`): the members of one household."""
+
+    name: str = "dates"
+
+    def check(self, kept: list[Pair], features: Features) -> tuple[list[Pair], dict[str, Any]]:
+        return dates_disagree(kept, features.texts)
+
+
+@dataclass(frozen=True)
 class ColumnsCheck:
     """The kept pairs after the records' columns had their say (:mod:`neardup.decision.columns`);
     the verified pairs the rule dropped are what non-matches look like."""
@@ -342,11 +354,11 @@ OFF = "not made: turned off (numbers_check=False, --no-numbers-check)"
 def rule_for(name: str, threshold: float, *, numbers_check: bool = True) -> Rule:
     """The rule an index's ``rule`` parameter names (:data:`neardup.params.RULES`):
     ``threshold`` at ``threshold``; ``valley`` above it as a floor, with the numbers check
-    (unless ``numbers_check`` is False) and the columns check; ``learned``."""
+    (unless ``numbers_check`` is False), the dates check and the columns check; ``learned``."""
     if name == "learned":
         return LearnedRule()
     if name == "valley":
-        checks = (NumbersCheck(numbers_check), ColumnsCheck())
+        checks = (NumbersCheck(numbers_check), DatesCheck(), ColumnsCheck())
         return StandingOut(Checked(ValleyRule(threshold), checks))
     return FixedThreshold(threshold)
 
@@ -389,6 +401,12 @@ def _checks_text(explain: Mapping[str, Any]) -> str:
     if roles:
         numbers += (f"; {roles} pairs dropped whose records hold different numbers after the "
                     "same word (unit 305, unit 306)")  # fmt: skip
+    dates = explain.get("dates_check")
+    if dates is not None:
+        numbers += f"\ndates check {dates}" + (
+            f"; {explain['dates_disagree']} pairs dropped whose records both hold a date and "
+            "share none" if dates.startswith("made") else ""
+        )
     return (
         numbers
         + (f"\ncolumns ({', '.join(cols['columns'])}): {cols['reason']}" if cols else "")
@@ -398,7 +416,7 @@ def _checks_text(explain: Mapping[str, Any]) -> str:
 
 def _checked(explain: Mapping[str, Any]) -> bool:
     """Whether checks were composed with the rule (:class:`Checked`)."""
-    return "numbers_check" in explain or "columns" in explain
+    return "numbers_check" in explain or "dates_check" in explain or "columns" in explain
 
 
 def jaccard_reason(decision: Decision, pair: Pair, threshold: float) -> str:
