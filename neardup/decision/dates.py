@@ -200,3 +200,12 @@ def dates_disagree(kept: list[Pair], texts: Mapping[str, str]) -> tuple[list[Pai
     out = [p for p in kept if not dates.differ(p.id1, p.id2)]
     return out, {"dates_check": why, "dates_disagree": len(kept) - len(out)}
 
+def dates_differ(pairs: list[Pair], texts: Mapping[str, str]) -> tuple[list[Pair], list[Pair]]:
+    """The pairs whose records do not both hold a date and share none, and those that do: for
+    pairs added after the check was made (:class:`neardup.decision.decide.StandingOut`)."""
+    dates = RecordDates(texts)
+    differ = [dates.differ(p.id1, p.id2) for p in pairs]
+    return (
+        [p for p, d in zip(pairs, differ, strict=True) if not d],
+        [p for p, d in zip(pairs, differ, strict=True) if d],
+    )

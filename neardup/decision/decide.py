@@ -38,7 +38,7 @@ from ..results import Decision, Pair
 from ..sign.minhash import ShingleProcessor
 from .column_map import match_columns
 from .columns import columns_disagree, sample_pairs
-from .dates import dates_disagree
+from .dates import dates_differ, dates_disagree
 from .fellegi_sunter import apply_rule
 from .standout import measured, stand_out
 from .valley import (
@@ -277,8 +277,8 @@ class StandingOut:
     by those that stand out by weighted similarity (:mod:`neardup.decision.standout`): never in
     a report of new records, never past ``DEFAULTS.standout_records`` records, never a pair a
     check dropped, and only where at least ``DEFAULTS.standout_agreement`` of the pairs that
-    stand out are at the bar too. The numbers check, where made, is made on the pairs added as
-    on the bar's. Each pair added carries its cosine as its ``similarity``."""
+    stand out are at the bar too. The numbers and dates checks, where made, are made on the
+    pairs added as on the bar's. Each pair added carries its cosine as its ``similarity``."""
 
     rule: Rule
 
@@ -335,6 +335,11 @@ class StandingOut:
                     explain["numbers_alone"] = explain.get("numbers_alone", 0) + alone
                 if roles:
                     explain["numbers_roles"] = explain.get("numbers_roles", 0) + roles
+        if str(explain.get("dates_check", "")).startswith("made"):  # as the bar's pairs
+            added, gone = dates_differ(added, texts)
+            if gone:
+                dropped["dates"] = [*dropped.get("dates", []), *gone]
+                explain = {**explain, "dates_disagree": explain["dates_disagree"] + len(gone)}
         said["added"] = len(added)
         said["reason"] = (
             f"{len(added)} pairs added that stand out by weighted similarity (TF-IDF cosine; "
