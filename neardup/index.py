@@ -167,10 +167,14 @@ def _not_held(
                 f"({', '.join(alike[:3])}): give its path, as the index names it")
     at = f" of {source}" if source else ""
     said = f"{where}: record {rid}{at} is not in the index"
-    if source and source not in names:  # a source misspelt, in another case, another file's
+    resolved = _label_source(source, names) if source else ""
+    if source and resolved not in names:  # a source misspelt, in another case, another file's
         held = ", ".join(map(repr, names[:5])) + (f" and {len(names) - 5} more"
                                                   if len(names) > 5 else "")  # fmt: skip
         return f"{said}, which holds no source {source!r} (its sources: {held}): {why}"
+    if resolved:  # the source is held (as the name resolved on the label's other lines): the id
+        # is not; 'holds no source' was said of a file name the index knows by its path
+        said += f" (its source {resolved!r} holds no record of id {rid!r})"
     return f"{said}{other_form}: {why}"
 
 

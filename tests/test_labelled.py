@@ -458,6 +458,31 @@ def test_a_checks_labels_name_their_records_as_labels_that_teach_do(tmp_path: Pa
         idx.report(mode="link", labels=bogus)
 
 
+def test_a_labels_id_not_held_blames_the_id_not_its_source(tmp_path: Path) -> None:
+    """A label naming ``a.csv`` (the index says ``/.../a.csv``) and an id the index does not
+    hold was said to name a source the index "holds no source 'a.csv'", of the name that
+    resolved on the other lines (hostile sweep hx26, finding 9): the id is what is missing,
+    in the labels that teach and in a check's alike."""
+    idx = NearDupIndex()
+    for name, kind in (("a.csv", "acme"), ("b.csv", "ACME")):
+        path = tmp_path / name
+        path.write_text("id,text\n" + "".join(f"{i},{kind} model rx-{100 + i} black\n"
+                                              for i in range(1, 7)), encoding="utf-8")  # fmt: skip
+        idx.add_many(read_records(path))
+    real = str(tmp_path / "a.csv")
+    good = [(("a.csv", "1"), ("b.csv", "1"), True), (("a.csv", "2"), ("b.csv", "3"), False)]
+    missing = (("a.csv", "999"), ("b.csv", "2"), False)
+    teach = good + [missing]
+    check = [(*label, True) for label in teach]  # drawn by check: the --check path
+    for labels, why in ((teach, "its label cannot teach"), (check, "a pair drawn at random")):
+        with pytest.raises(InputError) as err:
+            idx.report(mode="link", labels=labels)
+        said = str(err.value)
+        assert f"record 999 of a.csv is not in the index (its source {real!r} holds no record " \
+               f"of id '999'): {why}" in said, said
+        assert "holds no source" not in said
+
+
 def test_a_labels_file_name_two_sources_share_is_said_to_be_ambiguous(tmp_path: Path) -> None:
     """Two folders' shop.csv indexed, labels naming 'shop.csv': the error said the record is
     not in the index, where it is, twice."""
