@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         NotUtf8,
         ParameterMismatch,
         RecordNotFound,
+        RejectedRows,
         SolrRequestError,
         SolrUnavailable,
     )
@@ -54,6 +55,7 @@ _WHERE = {
     "Pair": ".index",
     "ParameterMismatch": ".errors",
     "RecordNotFound": ".errors",
+    "RejectedRows": ".errors",
     "Params": ".params",
     "Record": ".read.items",
     "Rejection": ".read.items",
@@ -77,6 +79,7 @@ __all__ = [
     "Pair",
     "ParameterMismatch",
     "RecordNotFound",
+    "RejectedRows",
     "Params",
     "Record",
     "Rejection",

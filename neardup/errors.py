@@ -77,6 +77,14 @@ class NeardupWarning(UserWarning):
     message as a line of its own (``neardup: note: ...``)."""
 
 
+class RejectedRows(NeardupWarning):
+    """Records ``add_many`` or ``add_frame`` read and did not index (an id repeated with
+    another text, a missing id, no text ...): how many, and the first with their rows and
+    reasons. ``stats.rejections`` lists them too, but a notebook seldom reads it, and the rows
+    were lost without a word; ``warnings.filterwarnings("ignore", category=RejectedRows)``
+    silences it."""
+
+
 class NotUtf8(NeardupWarning):
     """A file with bytes that are not UTF-8, read in the legacy encoding read off them, else as
     Windows-1252 (:mod:`neardup.read.lines`): said once per file, with the first such line.

@@ -38,6 +38,7 @@ import numbers
 import operator
 import os
 import re
+import sys
 import threading
 import time
 import unicodedata
@@ -97,7 +98,14 @@ from .decision.prune import prune
 from .decision.route import LABELLED, WEIGHTED, Route, across_sources, route, within_distance
 from .decision.valley import NEW_RECORDS
 from .defaults import DEFAULTS
-from .errors import ArgumentError, InputError, NeardupError, NeardupWarning, RecordNotFound
+from .errors import (
+    ArgumentError,
+    InputError,
+    NeardupError,
+    NeardupWarning,
+    RecordNotFound,
+    RejectedRows,
+)
 from .graph import clusters as clusters  # re-exported: connected components
 from .keys import (
     SEP,
@@ -257,6 +265,27 @@ def _locked(method: F) -> F:
             return method(self, *args, **kwargs)
 
     return run  # type: ignore[return-value]
+
+
+def _said_rejected(stats: IndexStats, frame: bool) -> IndexStats:
+    """``stats``, its rejections said in a :class:`RejectedRows` warning: a notebook never
+    reads ``stats.rejections``, and rows were lost without a word (hostile sweep hx26)."""
+    note = stats.rejected_note(frame)
+    if note:
+        warnings.warn(RejectedRows(note), stacklevel=_caller_level())
+    return stats
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of a warning that names the caller's own line, outside neardup (a
+    call of add_many, of add_frame, through the lock's wrapper: each its own depth)."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+        package + os.sep
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 @contextmanager
@@ -837,6 +866,7 @@ class NearDupIndex:
             total=total,
         )
         read = isinstance(records, Checked)  # read from a file or a frame: checked as read
+        frame = read and records.frame  # type: ignore[union-attr]
         records = (_as_record(r, n, default) for n, r in enumerate(records, start=1))
         if not read:  # ids as a file's reader checks them: 1 and "1" are one id, seen twice
             records = checked_items(records)
@@ -847,9 +877,10 @@ class NearDupIndex:
         # collections in a 123 s write.
         try:
             with _gc_paused():
-                return writer.write_all(records)
+                stats = writer.write_all(records)
         finally:
             self._unnamed = None
+        return _said_rejected(stats, frame)
 
     def _file_named(self, records: FileItems, source_name: str | None) -> FileItems:
         """A file's records of the source the index knows the file by, or of ``source_name``

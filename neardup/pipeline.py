@@ -71,6 +71,21 @@ class IndexStats:
             self.wordless + other.wordless,
         )  # fmt: skip
 
+    def rejected_note(self, frame: bool = False, shown: int = 3) -> str | None:
+        """What a library call that rejected records says (:class:`~neardup.errors.RejectedRows`):
+        how many, by reason, and the first ``shown`` with their place and id; None if none was.
+        ``frame``: the records were a DataFrame's rows, whose "line" is the position + 1."""
+        if not self.rejected:
+            return None
+        first = "; ".join(str(r) for r in self.rejections[:shown])
+        more = f"; {self.rejected - shown} more" if self.rejected > shown else ""
+        kinds = ", ".join(f"{n} {reason}" for reason, n in self.reasons.items())
+        where = " (a DataFrame's line N is its row at position N-1)" if frame else ""
+        return (
+            f"{self.rejected} of the {self.read} records read were rejected, not indexed "
+            f"({kinds}): {first}{more}{where}; IndexStats.rejections lists them"
+        )
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "read": self.read,

@@ -25,6 +25,7 @@ from ..errors import (
     MissingColumn,
     ParameterMismatch,
     RecordNotFound,
+    RejectedRows,
 )
 from ..evaluate import bcubed, score
 from ..evaluate.compare import compare, format_compare
@@ -691,9 +692,12 @@ def _large(result: Any) -> str:
 
 
 def add_records(index: NearDupIndex, items: Any, **options: Any) -> IndexStats:
-    """``index.add_many`` for a file the flags name: a missing column names the flags."""
+    """``index.add_many`` for a file the flags name: a missing column names the flags; the
+    rows rejected are printed by the verb, each with its line (not the library's note)."""
     try:
-        return index.add_many(items, **options)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RejectedRows)
+            return index.add_many(items, **options)
     except MissingColumn as exc:
         raise InputError(f"{exc} (--id-field, --text-field)") from None
 

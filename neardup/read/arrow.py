@@ -12,7 +12,14 @@ from typing import Any
 from ..errors import InputError, MissingColumn
 from .inputs import is_stream
 from .items import Item, Rejection
-from .rows import ROW_ID, default_text_fields, nested_texts, record_from_mapping, whole_id
+from .rows import (
+    ROW_ID,
+    default_text_fields,
+    inexact_id,
+    nested_texts,
+    record_from_mapping,
+    whole_id,
+)
 
 #: Rows converted to Python objects at a time.
 ARROW_CHUNK = 10_000
@@ -188,6 +195,9 @@ def read_arrow(
                 continue
             if id_field in row:
                 row[id_field] = whole_id(row[id_field])
+                if why := inexact_id(row[id_field]):  # (pandas wrote ids with a hole as floats)
+                    yield Rejection(str(path), number, why)
+                    continue
             row = _no_nan(row)
             flat, held, names = None, kinds, fields
             if not text_fields:  # the default text: a struct or a list holds its leaves' text

@@ -48,8 +48,11 @@ class Checked(Iterator[Item]):
     ids seen before), as :func:`read_records` and DataFrames give them: ``add_many`` does not
     check them again (:func:`checked_items`)."""
 
-    def __init__(self, items: Iterator[Item]) -> None:
+    def __init__(self, items: Iterator[Item], frame: bool = False) -> None:
         self._items = items
+        #: Whether the items are a DataFrame's rows (a rejection's line is the row's position
+        #: + 1), for what a warning of rejected rows says.
+        self.frame = frame
 
     def __iter__(self) -> Checked:
         return self

@@ -24,6 +24,7 @@ from .items import Item, Rejection
 from .rows import (
     ROW_ID,
     default_text_fields,
+    inexact_id,
     nested_texts,
     record_from_mapping,
     say_text_only,
@@ -127,15 +128,45 @@ def frame_records(
     if id_column is None:  # the labels are read like a column of their own
         labels = list(frame.index) if hasattr(frame, "index") else range(rows)
         values[INDEX] = [_label(v) for v in labels]
+        _labels_unique(values[INDEX], values.get(source) if source else None, name)
     key = id_column or INDEX
     rows_read = (
         Rejection(name, k + 1, "missing id: the row's index label is missing (NaN)")
         if key == INDEX and values[INDEX][k] is None
+        else Rejection(name, k + 1, why)
+        if (why := inexact_id(values[key][k]))
         else _record({c: _cell(v[k]) for c, v in values.items()}, name, k + 1, key, texts,
                      source, default)
         for k in range(rows)
     )  # fmt: skip
-    return Checked(item for item, _line in checked_spans(((r, r.line) for r in rows_read), name))
+    spans = checked_spans(((r, r.line) for r in rows_read), name)
+    return Checked((item for item, _line in spans), frame=True)
+
+
+def _labels_unique(ids: Sequence[Any], sources: Sequence[Any] | None, name: str) -> None:
+    """Refuse a pandas index that repeats a label (of one source, where a column names the
+    sources) when its labels are the ids, before anything is written. Why an error and not a
+    row rejected for each: ``pd.concat([a, b])`` numbers each part from 0, so half the frame
+    was rejected as duplicate ids, and its pairs across the parts were never sought."""
+    seen: set[tuple[str, str]] = set()
+    again: dict[Any, None] = {}
+    for k, label in enumerate(ids):
+        if label is None:  # rejected with its row
+            continue
+        origin = "" if sources is None else str(_cell(sources[k]) or "").strip()
+        key = (origin, str(label).strip())
+        if key in seen:
+            again[label] = None
+        seen.add(key)
+    if not again:
+        return
+    shown = ", ".join(map(repr, list(again)[:5])) + (" ..." if len(again) > 5 else "")
+    raise ArgumentError(
+        f"{name}: the DataFrame's index repeats labels ({shown}), and with no id column its "
+        "labels are the records' ids: the rows after the first of a label would be rejected "
+        "as duplicate ids. pd.concat([...], ignore_index=True) or df.reset_index(drop=True) "
+        "numbers the rows anew; or name an id column (id='...')"
+    )
 
 
 def _record(

@@ -124,10 +124,30 @@ def whole_id(value: object) -> object:
     """An id read from a typed column (a DataFrame, Parquet, Arrow): a float that is a whole
     number as the integer it stands for, since pandas stores an integer column with one
     missing cell as floats (``[1, 2, None]`` is ``[1.0, 2.0, nan]``, in a frame and in the
-    Parquet file it writes), which would reject every row for the one hole."""
-    if isinstance(value, float) and value.is_integer():
+    Parquet file it writes), which would reject every row for the one hole. A float from
+    2**53 up is left a float (:func:`inexact_id` says why its row is rejected): floats cannot
+    hold every whole number there, so ``123456789012345679`` was read as ``...680`` and two
+    orders were one id."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < EXACT_FLOAT:
         return int(value)
     return value
+
+
+#: Whole numbers from here up are not all floats: one may stand for another (2**53 + 1 is
+#: read as 2**53).
+EXACT_FLOAT = 2**53
+
+
+def inexact_id(value: object) -> str | None:
+    """Why an id read from a typed column is refused, where it is a whole float from 2**53 up
+    (:func:`whole_id`); None for any other value."""
+    if not (isinstance(value, float) and value.is_integer() and abs(value) >= EXACT_FLOAT):
+        return None
+    return (
+        f"id is a float at or above 2**53, so not exact: {value:.0f} may have been another id "
+        "(pandas makes an integer column float when a cell is missing: read the id column as "
+        "'Int64' or as text)"
+    )
 
 
 def scalar(value: object) -> bool:
