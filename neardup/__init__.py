@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .index import Match, NearDupIndex, Pair, Report
     from .params import Params
     from .pipeline import IndexStats
+    from .read.frames import frame_labels
     from .read.items import Record, Rejection
     from .read.records import read_records
     from .sign.minhash import ShingleProcessor
@@ -64,6 +65,7 @@ _WHERE = {
     "SolrRequestError": ".errors",
     "SolrUnavailable": ".errors",
     "read_records": ".read.records",
+    "frame_labels": ".read.frames",
 }
 
 __all__ = [
@@ -87,6 +89,7 @@ __all__ = [
     "ShingleProcessor",
     "SolrRequestError",
     "SolrUnavailable",
+    "frame_labels",
     "read_records",
 ]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from neardup import NearDupIndex, RejectedRows
+from neardup import NearDupIndex, RejectedRows, frame_labels
 from neardup.errors import ArgumentError
 from neardup.read.items import Rejection
 from neardup.read.records import read_records
@@ -226,3 +226,32 @@ def test_the_cli_says_rejected_rows_once_with_its_own_lines(tmp_path: Path) -> N
     assert "r.csv:3: duplicate id" in err
     assert "IndexStats.rejections" not in err
 
+
+def test_frame_labels_join_the_text_ids_back_to_the_frames_rows() -> None:
+    """The docs said results "join back with ``df.loc``", but ids come back as text:
+    ``df.loc[pairs.id1]`` raised KeyError on a RangeIndex (hostile sweep hx26, finding 8).
+    ``frame_labels`` maps them back, by the index, by a float id column with a hole, and by
+    (source, id) in a frame of two sources; an id of no row is an error."""
+    titles = ["Dyson V11 vacuum", "Dyson V11 vacuum cleaner", "Sony WH-1000XM4 headphones",
+              "Sony WH1000XM4 headphones", "Apple iPad"]  # fmt: skip
+    df = pd.DataFrame({"title": titles})
+    index = NearDupIndex()
+    index.add_frame(df)
+    pairs = index.report().to_pandas()
+    assert pairs.id1.tolist() == ["0", "2"]  # text, as every record's id
+    with pytest.raises(KeyError):
+        df.loc[pairs.id1]
+    assert df.loc[frame_labels(df, pairs.id1), "title"].tolist() == [titles[0], titles[2]]
+    joined = pairs.assign(row=frame_labels(df, pairs.id2)).merge(df, left_on="row",
+                                                                 right_index=True)  # fmt: skip
+    assert joined.title.tolist() == [titles[1], titles[3]]
+    assert frame_labels(df, [c[1] for c in index.clusters()]) == [1, 3]
+    holed = df.assign(sku=[7, 8, None, 9, 10]).set_index(pd.Index(list("abcde")))
+    assert frame_labels(holed, ["7", "10"], id="sku") == ["a", "e"]
+    shops = pd.concat([df.assign(shop="a", id=range(5)), df.assign(shop="b", id=range(5))],
+                      ignore_index=True)  # fmt: skip
+    assert frame_labels(shops, ["1", "1"], source="shop", sources=["b", "a"]) == [6, 1]
+    with pytest.raises(ArgumentError, match="'99' is no row of the frame"):
+        frame_labels(df, ["0", "99"])
+    pl = pytest.importorskip("polars")
+    assert frame_labels(pl.DataFrame({"title": titles}), ["4", "0"]) == [4, 0]

@@ -5,8 +5,9 @@ imported here: a frame is recognised by its type's module and read column by col
 goes through the same checks as a row of a CSV file
 (:func:`neardup.read.rows.record_from_mapping`, :func:`neardup.read.checks.checked_spans`): the
 same rejections, identical rows, the same ``fields`` a report compares one by one. A record's
-ids come from ``id``, else from the pandas index (so that results join back with ``df.loc``),
-else from its position (from 0, polars).
+ids come from ``id``, else from the pandas index, else from its position (from 0, polars). Ids
+come back as text, as every record's do (a record is its source and its id, across files and
+frames): :func:`frame_labels` maps them back to the frame's own labels, for ``df.loc``.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def frame_records(
     """The rows of a pandas or polars DataFrame as records, in order.
 
     ``id`` names the id column; without one, a column ``id`` if there is one, else the
-    pandas index (its labels, so that results join back with ``df.loc``), else the row's
+    pandas index (its labels, as text: :func:`frame_labels` maps them back), else the row's
     position from 0 (polars). ``text`` names the text column or columns (default: ``text``, or
     every column but the id and the source, each compared on its own too). ``source`` names
     the column of each record's source (link mode); a record's ``line`` is its position + 1.
@@ -167,6 +168,50 @@ def _labels_unique(ids: Sequence[Any], sources: Sequence[Any] | None, name: str)
         "as duplicate ids. pd.concat([...], ignore_index=True) or df.reset_index(drop=True) "
         "numbers the rows anew; or name an id column (id='...')"
     )
+
+
+def frame_labels(
+    frame: Any,
+    ids: Iterable[Any],
+    id: str | None = None,  # noqa: A002 - as add_frame names it
+    source: str | None = None,
+    sources: Iterable[Any] | None = None,
+) -> list[Any]:
+    """The pandas index labels (polars: the positions) of the rows whose ids ``ids`` are, as
+    ``add_frame`` read them with the same ``id``: ``df.loc[frame_labels(df, pairs.id1)]``.
+    Why: ids come back as text, so ``df.loc[pairs.id1]`` found no row of an integer index.
+    With a ``source`` column an id is one per source: ``sources`` names each id's
+    (``pairs.source1``). An id that is no row of the frame is an :class:`ArgumentError`."""
+    if not is_frame(frame) or type(frame).__name__ == "LazyFrame":
+        raise ArgumentError(f"expected a pandas or polars DataFrame, got {type(frame).__name__}")
+    columns = {str(c): c for c in frame.columns}
+    column = _label_given(id) if id is not None else find_id_column(list(columns))
+    pandas = hasattr(frame, "index")
+    rows = list(frame.index) if pandas else list(range(len(frame)))
+    if column is not None and column not in columns:
+        raise MissingColumn(f"the DataFrame has no column {column!r}")
+    keys = (
+        [_cell(whole_id(v)) for v in _column(frame, columns[column])]
+        if column is not None
+        else [_label(v) for v in rows] if pandas else rows
+    )  # fmt: skip
+    origin = [""] * len(rows) if source is None else [
+        str(_cell(v) or "").strip() for v in _column(frame, columns[_label_given(source)])]
+    where: dict[tuple[str, str], Any] = {}
+    for key, of, row in zip(keys, origin, rows, strict=True):
+        if key is not None:
+            where.setdefault((of, str(key).strip()), row)
+    wanted = list(ids)
+    if source is not None and sources is None:
+        raise ArgumentError("a frame of several sources needs each id's source: sources=...")
+    named = [""] * len(wanted) if source is None else [str(s).strip() for s in sources or ()]
+    out = []
+    for rid, of in zip(wanted, named, strict=True):
+        row = where.get((of, str(rid).strip()), where)
+        if row is where:
+            raise ArgumentError(f"id {rid!r}{f' of {of}' if of else ''} is no row of the frame")
+        out.append(row)
+    return out
 
 
 def _record(
