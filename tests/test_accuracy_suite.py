@@ -166,6 +166,15 @@ def test_music_generator() -> None:
     assert any(" - " in r.fields.get("title", "") for r in a.records)  # artist - album - title
 
 
+def test_music_generator_of_whole_albums() -> None:
+    """``whole``: every track of every album is listed (a track's siblings are in the file:
+    hostile sweep hx23, finding 2), where the suite's catalogue samples one to three."""
+    whole, sampled = catalogues.music(20, seed=3, whole=True), catalogues.music(20, seed=3)
+    tracks = {int(key[1:]) for key in whole.labels.values()}
+    assert tracks == set(range(max(tracks) + 1))
+    assert len(set(sampled.labels.values())) < len(tracks)
+
+
 def _name(c: str) -> str:
     import unicodedata
 

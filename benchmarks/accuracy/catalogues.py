@@ -345,16 +345,19 @@ def _listing(rng: random.Random, t: Track, source: int, first: bool) -> dict[str
     return cols
 
 
-def music(albums: int = 600, seed: int = 5) -> Generated:
+def music(albums: int = 600, seed: int = 5, whole: bool = False) -> Generated:
     """Tracks of ``albums`` albums listed by one to five of five sources (see the module);
-    ids ``"m0"``, ``"m1"``, ... in shuffled order."""
+    ids ``"m0"``, ``"m1"``, ... in shuffled order. ``whole``: every track of each album is
+    listed, as in a catalogue of whole albums, where a track's nearest stranger is a sibling
+    of its album (hostile sweep hx23, finding 2)."""
     rng = random.Random(seed)
     rows = []
     first = 0
     for _ in range(albums):
         tracks = _album(rng, first)
         first += len(tracks)
-        for t in rng.sample(tracks, min(len(tracks), rng.choice((1, 1, 1, 2, 2, 3)))):
+        listed = len(tracks) if whole else min(len(tracks), rng.choice((1, 1, 1, 2, 2, 3)))
+        for t in rng.sample(tracks, listed):
             sources = rng.sample(range(5), rng.choices(range(1, 6), (0.3, 0.25, 0.2, 0.15, 0.1))[0])
             for k, src in enumerate(sources):
                 cols = _listing(rng, t, src, k == 0)
