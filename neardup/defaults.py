@@ -190,6 +190,15 @@ class Defaults:
     #: 32% (F1 .966 -> .668 had the pairs been added); the suite's datasets without a valley
     #: share 58-98%.
     standout_agreement: float = 0.5
+    #: Where the valley is read, the candidates below it that stand out are added to its pairs
+    #: (neardup.decision.families) only where at least this share of those candidates are of
+    #: records that agree on half their columns (siblings: tracks of one album): hx23's music
+    #: catalogue .82, the suite's German person records (rldata500) .03, where 15 pairs that
+    #: stand out below the valley are all non-matches.
+    families_share: float = 0.5
+    #: ... and only where at least this share of the valley's pairs stand out too (hx23's music
+    #: catalogue: 7 of 8).
+    families_agreement: float = 0.5
 
     # -- the numbers check (neardup.decision.valley, neardup.decision.link) ------------------------
     #: Pairs at least this similar (Jaccard) keep their place whatever their numbers: nearly

@@ -57,6 +57,7 @@ MOVED = {
     "neardup.decision.topk": {"TOP_K": "link_top_k", "PURGE": "link_purge"},
     "neardup.decision.assign": {"MARGIN": "link_margin"},
     "neardup.decision.standout": {"FLOOR": "standout_floor"},
+    "neardup.decision.families": {"SHARE": "families_share", "AGREEMENT": "families_agreement"},
     "neardup.decision.names": {
         "MAX_WORDS": "names_max_words", "COMMON_SHARE": "names_common_share",
         "COMMON_MIN": "names_common_min", "MAX_SHARED": "names_max_shared",

@@ -39,6 +39,7 @@ from ..sign.minhash import ShingleProcessor
 from .column_map import match_columns
 from .columns import columns_disagree, sample_pairs
 from .dates import dates_differ, dates_disagree
+from .families import rescue
 from .fellegi_sunter import apply_rule
 from .standout import measured, stand_out
 from .valley import (
@@ -285,8 +286,10 @@ class StandingOut:
     def decide(self, features: Features) -> tuple[list[Pair], Decision]:
         kept, decision = self.rule.decide(features)
         explain = decision.explain or {}
-        if explain.get("found", True) or features.fresh is not None:
+        if features.fresh is not None:
             return kept, decision
+        if explain.get("found", True):
+            return _in_families(kept, decision, features)
         if features.everything is None or features.records > DEFAULTS.standout_records:
             why = f"not read: more than {DEFAULTS.standout_records:,} records"
             said = {"added": 0, "reason": why}
@@ -317,29 +320,8 @@ class StandingOut:
         # nothing the index holds: removed by dedupe at similarity 0.0000, otherwise
         added = [p for p in added if p.jaccard > 0]
         dropped = dict(decision.dropped)
-        if explain.get("numbers_check", OFF) != OFF:
-            before = added  # as the bar's pairs: numbers alone that differ, then the check
-            read = (texts, features.processor, RecordNumbers(texts, features.processor))
-            added, alone = numbers_alone_differ(added, *read)
-            added, roles = roles_disagree(added, *read)
-            vetoed = 0
-            if explain["numbers_check"].startswith("made"):
-                added, vetoed = numbers_disagree(added, *read)
-            stand = {(p.id1, p.id2) for p in added}
-            gone = [p for p in before if (p.id1, p.id2) not in stand]
-            if gone:
-                dropped["numbers"] = [*dropped.get("numbers", []), *gone]
-                explain = {**explain, "numbers_disagree": explain.get("numbers_disagree", 0)
-                           + vetoed}  # fmt: skip
-                if alone:
-                    explain["numbers_alone"] = explain.get("numbers_alone", 0) + alone
-                if roles:
-                    explain["numbers_roles"] = explain.get("numbers_roles", 0) + roles
-        if str(explain.get("dates_check", "")).startswith("made"):  # as the bar's pairs
-            added, gone = dates_differ(added, texts)
-            if gone:
-                dropped["dates"] = [*dropped.get("dates", []), *gone]
-                explain = {**explain, "dates_disagree": explain["dates_disagree"] + len(gone)}
+        added, explain = _numbers_on(added, texts, features.processor, explain, dropped)
+        added, explain = _dates_on(added, texts, explain, dropped)
         said["added"] = len(added)
         said["reason"] = (
             f"{len(added)} pairs added that stand out by weighted similarity (TF-IDF cosine; "
@@ -350,6 +332,85 @@ class StandingOut:
         return out, dataclasses.replace(
             decision, explain={**explain, "stood_out": said}, dropped=dropped
         )
+
+
+def _numbers_on(
+    added: list[Pair],
+    texts: Mapping[str, str],
+    processor: ShingleProcessor,
+    explain: Mapping[str, Any],
+    dropped: dict[str, list[Pair]],
+) -> tuple[list[Pair], dict[str, Any]]:
+    """The pairs ``added`` to a rule's that the numbers check, where the rule's pairs went
+    through it, lets stand, as it does the rule's: numbers alone that differ, then the check;
+    those it drops join ``dropped`` (in place), and the counts ``explain``."""
+    explain = dict(explain)
+    if explain.get("numbers_check", OFF) == OFF:
+        return added, explain
+    before = added
+    read = (texts, processor, RecordNumbers(texts, processor))
+    added, alone = numbers_alone_differ(added, *read)
+    added, roles = roles_disagree(added, *read)
+    vetoed = 0
+    if explain["numbers_check"].startswith("made"):
+        added, vetoed = numbers_disagree(added, *read)
+    stand = {(p.id1, p.id2) for p in added}
+    gone = [p for p in before if (p.id1, p.id2) not in stand]
+    if gone:
+        dropped["numbers"] = [*dropped.get("numbers", []), *gone]
+        explain["numbers_disagree"] = explain.get("numbers_disagree", 0) + vetoed
+        if alone:
+            explain["numbers_alone"] = explain.get("numbers_alone", 0) + alone
+        if roles:
+            explain["numbers_roles"] = explain.get("numbers_roles", 0) + roles
+    return added, explain
+
+
+def _dates_on(
+    added: list[Pair],
+    texts: Mapping[str, str],
+    explain: Mapping[str, Any],
+    dropped: dict[str, list[Pair]],
+) -> tuple[list[Pair], dict[str, Any]]:
+    """The pairs ``added`` to a rule's that the dates check, where it was made on the rule's
+    pairs, lets stand; those it drops join ``dropped`` (in place), and the count ``explain``."""
+    explain = dict(explain)
+    if not str(explain.get("dates_check", "")).startswith("made"):
+        return added, explain
+    added, gone = dates_differ(added, texts)
+    if gone:
+        dropped["dates"] = [*dropped.get("dates", []), *gone]
+        explain["dates_disagree"] = explain.get("dates_disagree", 0) + len(gone)
+    return added, explain
+
+
+def _in_families(
+    kept: list[Pair], decision: Decision, features: Features
+) -> tuple[list[Pair], Decision]:
+    """The valley's pairs joined by the candidates below it that stand out, where the records
+    come in families (:mod:`neardup.decision.families`); never past
+    ``DEFAULTS.standout_records`` records."""
+    if (
+        features.everything is None
+        or features.columns is None
+        or features.records > DEFAULTS.standout_records
+    ):
+        return kept, decision
+    gone = [p for ps in decision.dropped.values() for p in ps]
+    found = rescue(kept, features.pairs, gone, features.everything, features.processor,
+                   features.columns)  # fmt: skip
+    if found is None:
+        return kept, decision
+    added, said = found
+    dropped = dict(decision.dropped)
+    added, explain = _numbers_on(
+        added, features.texts, features.processor, decision.explain or {}, dropped
+    )
+    added, explain = _dates_on(added, features.texts, explain, dropped)
+    said["added"] = len(added)
+    explain["stood_out"] = said
+    out = sorted([*kept, *added], key=lambda p: (id_key(p.id1), id_key(p.id2)))
+    return out, dataclasses.replace(decision, explain=explain, dropped=dropped)
 
 
 #: What the numbers check says when the user turned it off.

@@ -1,0 +1,109 @@
+"""Candidates below the valley that stand out, rescued where the records come in families.
+
+The valley rule (:mod:`neardup.decision.valley`) reads its bar between the records' best-match
+similarities. Where records come in families (tracks of one album, products of one line), the
+family's columns (artist, album, year) make most of a record's text, so every record's nearest
+stranger is a sibling, as similar as a copy written another way (``Beatles, The`` for ``The
+Beatles``, a title with ``(Remastered 2009)``, a length as ``259`` for ``4:19``). The valley is
+then read above both, between the copies written alike and the rest, and misses the others.
+
+The pairs that stand out by weighted similarity (:mod:`neardup.decision.standout`) tell these
+apart: a family's shared words are frequent, so they weigh little, and a pair stands out only
+when it is ahead of both records' runner-ups (their siblings). Those below the valley are
+added to its pairs where three things hold:
+
+* the records come in families: at least ``DEFAULTS.families_share`` of the candidates below
+  the valley are siblings, records that agree exactly on at least half of the columns either
+  holds. Where the candidates below are strangers (person records with a typo here and there),
+  a best neighbour that stands out is no evidence of a match, and nothing is added;
+* the two rules agree where both see matches: at least ``DEFAULTS.families_agreement`` of the
+  valley's pairs stand out too;
+* each pair added is a verified candidate (at the floor or more) that no check dropped.
+
+Only added, never taken away, as where the valley shows no cut (:class:`StandingOut` in
+:mod:`neardup.decision.decide`, which makes the numbers check on the pairs added).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from ..defaults import DEFAULTS
+from ..keys import id_key
+from ..results import Pair
+from ..sign.minhash import ShingleProcessor
+from .columns import sample_pairs
+from .standout import stand_out
+
+
+def siblings(
+    pairs: Sequence[Pair],
+    rows: Mapping[str, Mapping[str, str]],
+    normalize: Callable[[str], str],
+) -> float:
+    """The share of ``pairs`` whose records agree exactly (after ``normalize``) on at least half
+    of the columns either holds: siblings of one family, or copies. 0.0 without pairs."""
+    if not pairs:
+        return 0.0
+    same = 0
+    for p in pairs:
+        a, b = rows.get(p.id1, {}), rows.get(p.id2, {})
+        names = set(a) | set(b)
+        agree = sum(
+            1 for n in names if a.get(n, "").strip() and normalize(a[n]) == normalize(b.get(n, ""))
+        )
+        same += bool(names) and 2 * agree >= len(names)
+    return same / len(pairs)
+
+
+def rescue(
+    kept: Sequence[Pair],
+    candidates: Sequence[Pair],
+    dropped: Iterable[Pair],
+    everything: Callable[[], Iterable[tuple[str, str]]],
+    processor: ShingleProcessor,
+    columns: Callable[[list[str]], Mapping[str, Mapping[str, str]]],
+) -> tuple[list[Pair], dict[str, Any]] | None:
+    """The candidates below the valley to add (each carrying its cosine as its
+    ``similarity``), and what was found; None where the records do not come in families
+    (nothing read beyond the candidates' columns)."""
+    held = {(p.id1, p.id2) for p in kept}
+    below = [p for p in candidates if (p.id1, p.id2) not in held]
+    if len(below) < DEFAULTS.columns_min_pairs:
+        return None
+    sample = sample_pairs(below)
+    ids = sorted({i for p in sample for i in (p.id1, p.id2)}, key=id_key)
+    share = siblings(sample, columns(ids), processor.normalize)
+    if share < DEFAULTS.families_share:
+        return None
+    found = stand_out(everything(), processor)
+    gone = held | {(p.id1, p.id2) for p in dropped}
+    by_ids = {(p.id1, p.id2): p for p in below}
+    agree = sum((a, b) in held for _, a, b in found.pairs) / len(kept) if kept else 0.0
+    said: dict[str, Any] = {
+        "pairs": len(found.pairs), "candidates": found.candidates, "agreement": agree,
+        "siblings": share,
+    }  # fmt: skip
+    if agree < DEFAULTS.families_agreement:
+        why = (
+            f"records in families ({share:.0%} of the candidates below the threshold agree on "
+            f"half their columns); no pairs added by weighted similarity: {agree:.0%} of the "
+            f"valley's pairs stand out too (fewer than {DEFAULTS.families_agreement:.0%})"
+        )
+        return [], {**said, "added": 0, "reason": why}
+    added = [
+        dataclasses.replace(by_ids[(a, b)], similarity=round(s, 6))
+        for s, a, b in found.pairs
+        if (a, b) in by_ids and (a, b) not in gone
+    ]
+    said["added"] = len(added)
+    said["reason"] = (
+        "pairs below the threshold added that stand out by weighted similarity "
+        f"(TF-IDF cosine; one partner each, ahead of both records' runner-ups by "
+        f"{DEFAULTS.link_margin:.0%}): the records come in families ({share:.0%} of the "
+        f"candidates below the threshold agree on half their columns), where siblings are as "
+        f"similar as copies; {agree:.0%} of the valley's pairs stand out too"
+    )
+    return added, said
