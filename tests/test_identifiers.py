@@ -372,3 +372,35 @@ def test_a_link_does_not_join_two_units_of_one_building() -> None:
     assert ("u305", "u306") in linked(numbers_check=False)
     found = linked()
     assert ("u305", "u306") not in found and ("a0", "b0") in found
+
+
+def _paired_beside_another_pair(*rows: tuple[str, str]) -> set[tuple[str, str]]:
+    """The pairs dedupe finds in ``rows`` and an unrelated true pair (ids 3 and 4), which holds
+    numbers so that the numbers check is made."""
+    idx = NearDupIndex()
+    idx.add_many([*rows, ("3", "Samsung Galaxy S21 128 GB 699,00"),
+                  ("4", "Samsung Galaxy S21 128GB 699.00")])  # fmt: skip
+    return {(p.id1, p.id2) for p in idx.report().pairs}
+
+
+def test_a_sibling_number_padded_with_zeros_is_the_same_number() -> None:
+    """hx26 finding 1: "Vol. 01" and "Vol 1" held "01" and "1" after the same word, so the
+    pair was dropped as two siblings; and "No. 05" against "No. 5", their only numbers, shared
+    none. After a role word a number is its value; "0" stays "0", and other values still
+    differ. A plain number keeps its zeros: "1.05" is the words "1 05", cents, not 5."""
+    same = [("Journal of Physics Vol. 01 Issue 3", "Journal of Physics Vol 1 Issue 3"),
+            ("Handbook of Chemistry, Volume 02, 5th ed.", "Handbook of Chemistry Vol. 2"),
+            ("12 Main Street Unit 05 Springfield", "12 Main St Unit 5 Springfield"),
+            ("Season 1 Episode 01 Pilot", "Pilot S1 Episode 1"), ("Apt 05B", "Apt 5 B"),
+            ("Track 0", "Track 00")]  # fmt: skip
+    for a, b in same:
+        assert not roles_differ(_ids(a), _ids(b)), (a, b)
+    assert not identifiers_differ(_ids("Symphony No. 05 in C minor"), _ids("Symphony No. 5"))
+    assert roles_differ(_ids("Vol. 01"), _ids("Vol. 10"))
+    assert roles_differ(_ids("Unit 05"), _ids("Unit 0"))
+    assert identifiers_differ(_ids("Symphony No. 05"), _ids("Symphony No. 6"))
+    assert identifiers_differ(_ids("price 005"), _ids("price 5"))
+    found = _paired_beside_another_pair(("1", "Journal of Physics Vol. 01 Issue 3"),
+                                        ("2", "Journal of Physics Vol 1 Issue 3"))  # fmt: skip
+    assert found == {("1", "2"), ("3", "4")}
+

@@ -76,6 +76,9 @@ _ROLES = {
     "ep": "episode", "op": "op", "opus": "op", "bwv": "bwv", "kv": "kv", "disc": "disc",
     "track": "track",
 }  # fmt: skip
+#: The zeros a role's number is padded with ("vol 01", "unit 05", "apt 05b"): one number, one
+#: value, so "01" is "1" there ("0" stays "0").
+_PADDING = re.compile(r"^0+(?=\d)")
 #: Roman numerals after such a word ("Part II"), up to 20: a role's number written so.
 _ROMAN = {
     r: str(n)
@@ -171,9 +174,12 @@ def _role_numbers(pieces: Sequence[str]) -> dict[str, frozenset[str]]:
     digit ("305", "7c") or a roman numeral ("ii": "2"); written with the groups of digits or
     the letter alone after it too ("apt 2 005" is apt 2005, "apt 4 b" apt 4b).
 
-    >>> got = _role_numbers("apt 2 005 part ii no 4 b".split())
-    >>> sorted(got["apt"]), sorted(got["part"]), sorted(got["no"])
-    (['2', '2005'], ['2'], ['4', '4b'])
+    A number padded with zeros is its value ("vol 01" is vol 1: one catalogue pads volumes,
+    units and episodes, the other does not).
+
+    >>> got = _role_numbers("apt 2 005 part ii no 4 b vol 01".split())
+    >>> sorted(got["apt"]), sorted(got["part"]), sorted(got["no"]), sorted(got["vol"])
+    (['2', '2005'], ['2'], ['4', '4b'], ['1'])
     """
     out: dict[str, set[str]] = {}
     for n, word in enumerate(pieces[:-1]):
@@ -195,7 +201,7 @@ def _role_numbers(pieces: Sequence[str]) -> dict[str, frozenset[str]]:
             got = {_ROMAN[nxt]}
         else:
             continue
-        out.setdefault(role, set()).update(got)
+        out.setdefault(role, set()).update(_PADDING.sub("", n) for n in got)
     return {role: frozenset(got) for role, got in out.items()}
 
 
@@ -262,6 +268,11 @@ def identifiers(words: Iterable[str]) -> Numbers:
             joined |= _written_together(pieces, digit)
         for role, got in _role_numbers(pieces).items():
             named[role] = named.get(role, frozenset()) | got
+    # a role's number padded with zeros is its value in the plain numbers too ("no 05" holds
+    # 5): not any number so padded, which is as often the cents of a price ("10 08"), nor a
+    # roman numeral's value ("part ii" is no plain 2)
+    values = {_PADDING.sub("", k) for k in out if k.isdigit()}
+    joined |= values & set().union(*named.values())
     return Numbers(out, joined - out, named)
 
 
