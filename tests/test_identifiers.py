@@ -404,3 +404,23 @@ def test_a_sibling_number_padded_with_zeros_is_the_same_number() -> None:
                                         ("2", "Journal of Physics Vol 1 Issue 3"))  # fmt: skip
     assert found == {("1", "2"), ("3", "4")}
 
+
+def test_a_size_of_three_dimensions_is_one_number_however_written() -> None:
+    """hx26 finding 2: "450x45x12" and "450 x 45 x 12" shared no number (the spaced size is
+    five words, more than a join spans), nor did "80x28x202" and "80×28×202" (normalized to
+    "80 28 202"). A size of two or three numbers is one number however it is written; another
+    size, or numbers in a run without being a size, are still other numbers."""
+    forms = ["450x45x12", "450 x 45 x 12", "450 X 45 X 12", "450×45×12", "450 × 45 × 12"]
+    for a in forms:
+        for b in forms:
+            x, y = _ids(f"drawer slide {a}"), _ids(f"drawer slide {b}")
+            assert shares(x, y) and not identifiers_differ(x, y), (a, b)
+    assert shares(_ids("Billy 80x28x202cm"), _ids("Billy 80 x 28 x 202 cm"))
+    assert shares(_ids("poster 50×70"), _ids("poster 50x70"))
+    assert identifiers_differ(_ids("slide 450x45x12"), _ids("slide 450 x 45 x 13"))
+    assert identifiers_differ(_ids("slide 450x45x12"), _ids("slide 500 x 45 x 12"))
+    # a size holds three numbers at most: a longer run joins into no size
+    assert identifiers_differ(_ids("box 10 x 20 x 30 x 40"), _ids("box 10x20x30x40"))
+    found = _paired_beside_another_pair(("1", "Hettich drawer slide 450x45x12"),
+                                        ("2", "Hettich drawer slide 450 x 45 x 12"))  # fmt: skip
+    assert found == {("1", "2"), ("3", "4")}

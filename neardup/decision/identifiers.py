@@ -79,6 +79,9 @@ _ROLES = {
 #: The zeros a role's number is padded with ("vol 01", "unit 05", "apt 05b"): one number, one
 #: value, so "01" is "1" there ("0" stays "0").
 _PADDING = re.compile(r"^0+(?=\d)")
+#: The most numbers of one size ("80 x 28 x 202": width, depth, height), which :func:`_sizes`
+#: writes together however they were written.
+_DIMENSIONS = 3
 #: Roman numerals after such a word ("Part II"), up to 20: a role's number written so.
 _ROMAN = {
     r: str(n)
@@ -169,6 +172,35 @@ def _written_together(pieces: Sequence[str], digit: Sequence[bool]) -> set[str]:
     return out
 
 
+def _sizes(pieces: Sequence[str]) -> set[str]:
+    """The sizes among the pieces, written as one word writes them ("450x45x12", "80x28x202cm"):
+    2 to ``_DIMENSIONS`` numbers one after the other, apart ("450 x 45 x 12", five words, more
+    than ``_JOIN_SPAN``) or with their "x" gone ("80×28×202" is normalized to "80 28 202"), and
+    the unit after the last. Only a run of numbers joins so, and only with an "x": the form
+    is one a record holds only as a size.
+
+    >>> sorted(_sizes("slide 450 x 45 x 12 mm".split()))
+    ['450x45', '450x45x12', '450x45x12mm', '45x12', '45x12mm']
+    """
+    out: set[str] = set()
+    n = len(pieces)
+    for i in range(n):
+        if not pieces[i].isdigit():
+            continue
+        held, count, k = pieces[i], 1, i + 1
+        while count < _DIMENSIONS:
+            gap = k < n and pieces[k] == "x"
+            nxt = k + gap
+            if nxt >= n or not pieces[nxt].isdigit():
+                break
+            held, count, k = f"{held}x{pieces[nxt]}", count + 1, nxt + 1
+            out.add(held)
+            unit = pieces[k] if k < n else ""
+            if unit.isalpha() and unit != "x" and len(unit) <= _LETTERS:
+                out.add(held + unit)
+    return out
+
+
 def _role_numbers(pieces: Sequence[str]) -> dict[str, frozenset[str]]:
     """The numbers after each word of :data:`_ROLES` (canonical): a word that starts with a
     digit ("305", "7c") or a roman numeral ("ii": "2"); written with the groups of digits or
@@ -226,7 +258,8 @@ def identifiers(words: Iterable[str]) -> Numbers:
 
     One number written in groups, or with its unit apart, is the groups written together
     (``joined``; :func:`shares` reads them): a phone number in parentheses, dots or spaces, a
-    price with a thousands separator, ``16 GB``, ``WH 1000 XM4``. And the numbers that follow
+    price with a thousands separator, ``16 GB``, ``WH 1000 XM4``, a size ``450 x 45 x 12``
+    (:func:`_sizes`). And the numbers that follow
     a word naming a sibling's place are the record's ``roles``
     (:func:`roles_differ`).
 
@@ -265,7 +298,7 @@ def identifiers(words: Iterable[str]) -> Numbers:
                 pieces.append(piece)
                 digit.append(w in held)
         if out:
-            joined |= _written_together(pieces, digit)
+            joined |= _written_together(pieces, digit) | _sizes(pieces)
         for role, got in _role_numbers(pieces).items():
             named[role] = named.get(role, frozenset()) | got
     # a role's number padded with zeros is its value in the plain numbers too ("no 05" holds
