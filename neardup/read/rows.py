@@ -249,6 +249,11 @@ def record_from_mapping(
     parts: dict[str, str] = {}
     for name in text_fields:
         value = flat[name] if flat and name in flat else field_value(obj, name)
+        if isinstance(value, Mapping | list | tuple):  # named, read as the default text reads it
+            leaves = leaves_text(value, name, frozenset(p for p in (id_field, source_field) if p))
+            if leaves is None:  # nulls, true or false only: named so where there is no text
+                kinds = {**(kinds or {}), name: _kind(value)}
+            value = leaves
         if value is None:
             continue
         if not isinstance(value, str | int | float) or isinstance(value, bool):
