@@ -61,6 +61,37 @@ def test_nested_json_keys_by_path(tmp_path: Path) -> None:
     assert _records(whole) == [("a", f"{DELI} 3"), ("b", f"{DELI2} 4"), ("c", HOTEL)]
 
 
+def test_a_json_text_key_no_record_holds_is_refused_as_a_csv_column_is(tmp_path: Path) -> None:
+    """A --text-field that no JSON object holds (a typo, a path into a list of objects) was read
+    as empty: the records were compared on the other keys alone, and two papers of one year
+    were one cluster (hostile sweep hx26, finding 4). A key some records lack stays fine."""
+    rows = [
+        {"id": "b1", "title": "Deep learning", "authors": [{"family": "LeCun"}], "year": 2015},
+        {"id": "b2", "title": "Generative adversarial nets", "authors": [], "year": 2015},
+        {"id": "b3", "title": None, "year": 2017, "note": "preprint"},
+    ]
+    path = tmp_path / "bib.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(MissingColumn) as typo:
+        next(read_records(path, text_fields=["year", "titel"]))  # before any record
+    assert str(typo.value).startswith(
+        f"{path}: none of its 3 records holds the key 'titel' (their keys: id, title, authors, "
+        "year, note): "
+    )
+    with pytest.raises(MissingColumn, match=r"'authors\.family' \(their keys: .*; 'authors' "
+                       r"holds a list, read whole by naming 'authors'\)"):  # fmt: skip
+        list(read_records(path, text_fields=["year", "authors.family"]))
+    some = list(read_records(path, text_fields=["title", "note", "authors"]))  # some lack them
+    assert _records(some) == [
+        ("b1", "Deep learning LeCun"), ("b2", "Generative adversarial nets"), ("b3", "preprint")
+    ]
+    run = run_cli("dedupe", str(path), "--out", str(tmp_path / "o.jsonl"), "--backend",
+                  "memory", "--text-field", "year", "--text-field", "titel")  # fmt: skip
+    assert run.returncode == 2 and "holds the key 'titel'" in run.stderr
+    assert "(--id-field, --text-field)" in run.stderr
+    assert not (tmp_path / "o.jsonl").exists()
+
+
 def test_a_nested_id_without_a_text_field_is_found(tmp_path: Path) -> None:
     """Without --text-field, the keys whose values are objects were dropped from the whole
     object, not only from the text: a nested id (meta.id) was "missing" on every line."""

@@ -9,9 +9,17 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .items import Item, Rejection
+from ..errors import MissingColumn
+from .items import Item, Record, Rejection
 from .lines import Lines, text_lines
-from .rows import BigNumber, default_text_fields, nested_texts, record_from_mapping
+from .rows import (
+    BigNumber,
+    default_text_fields,
+    field_value,
+    holds_field,
+    nested_texts,
+    record_from_mapping,
+)
 
 
 def read_jsonl(
@@ -20,6 +28,37 @@ def read_jsonl(
     id_field: str,
     text_fields: Sequence[str] | None,
     source_field: str | None = None,
+) -> Iterator[Item]:
+    """The objects of JSON Lines as records. A text key named that no object holds is an
+    error at the end of the file (:class:`_KeysHeld`); the first objects are held back until
+    each key named is seen (at most :data:`HELD_BACK`), so that in a small file the error
+    comes before any record is indexed."""
+    keys = _KeysHeld(text_fields or ())
+    items = _read_objects(lines, source, id_field, text_fields, source_field, keys)
+    held: list[Item] = []
+    size = 0
+    for item in items:
+        held.append(item)
+        size += len(item.text) if isinstance(item, Record) else 0
+        if not keys.pending or len(held) >= HELD_BACK or size >= HELD_BACK_CHARS:
+            break
+    yield from held
+    yield from items
+
+
+#: How many of a file's first items :func:`read_jsonl` holds back while a text key named is
+#: not yet seen, and how many characters of text at most.
+HELD_BACK = 1000
+HELD_BACK_CHARS = 1 << 24
+
+
+def _read_objects(
+    lines: Lines,
+    source: str,
+    id_field: str,
+    text_fields: Sequence[str] | None,
+    source_field: str | None,
+    keys: _KeysHeld,
 ) -> Iterator[Item]:
     for item in text_lines(lines, source):
         if not isinstance(item, tuple):
@@ -56,7 +95,66 @@ def read_jsonl(
                 obj, source, number, id_field, names, source_field, kinds, flat
             )
             continue
+        if keys.pending:
+            keys.see(obj)
         yield record_from_mapping(obj, source, number, id_field, text_fields, source_field)
+    if text_fields is not None:
+        keys.check(source)
+
+
+#: How many of the keys the records hold :class:`_KeysHeld` keeps to name (the first found).
+KEYS_KEPT = 200
+
+
+class _KeysHeld:
+    """The text fields named that no object read so far holds, and the keys the objects do
+    hold (for the message): a key named with --text-field that no record holds (a typo, a
+    path into a list) is an error, as a CSV header without the column is, not a text that is
+    empty in every record; a key some records lack is their missing value."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.pending = dict.fromkeys(names)
+        self.objects = 0
+        self.keys: dict[str, None] = {}
+        #: Of a dotted path not held, what the deepest key on it that is held holds.
+        self.along: dict[str, str] = {}
+
+    def see(self, obj: dict[str, Any]) -> None:
+        self.objects += 1
+        if len(self.keys) < KEYS_KEPT:
+            self.keys.update(dict.fromkeys(obj))
+        for name in list(self.pending):
+            if holds_field(obj, name):
+                del self.pending[name]
+            elif "." in name and name not in self.along:
+                self._along(obj, name)
+
+    def _along(self, obj: dict[str, Any], name: str) -> None:
+        parts = name.split(".")
+        for end in range(len(parts) - 1, 0, -1):
+            prefix = ".".join(parts[:end])
+            if holds_field(obj, prefix):
+                value = field_value(obj, prefix)
+                if not isinstance(value, dict):
+                    what = "a list" if isinstance(value, list) else "no object"
+                    self.along[name] = f"{prefix!r} holds {what}, read whole by naming {prefix!r}"
+                return
+
+    def check(self, source: str) -> None:
+        """An error naming the keys named that none of the objects read holds (none: no
+        object was read, or each one named is held)."""
+        if not self.pending or not self.objects:
+            return
+        missing = list(self.pending)
+        keys = list(self.keys)
+        shown = ", ".join(keys[:12]) + (f" and {len(keys) - 12} more" if len(keys) > 12 else "")
+        hints = "".join(f"; {self.along[n]}" for n in missing if n in self.along)
+        raise MissingColumn(
+            f"{source}: none of its {self.objects} records holds the key"
+            f"{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} (their keys: "
+            f"{shown}{hints}): name the text keys they have (a nested key by its path, e.g. "
+            "item.title)"
+        )
 
 
 def _not_json(constant: str) -> None:

@@ -108,16 +108,27 @@ def id_column(columns: Iterable[str]) -> str | None:
 def field_value(obj: Mapping[str, Any], name: str) -> Any:
     """The value of key ``name`` of ``obj``, or, if it has no such key, of the nested key its
     dotted path names (``item.title``: ``obj["item"]["title"]``); None if there is none."""
+    return _found(obj, name)[1]
+
+
+def holds_field(obj: Mapping[str, Any], name: str) -> bool:
+    """Whether ``obj`` has the key ``name``, or the nested key its dotted path names, whatever
+    its value (null too): a key a record holds, as :func:`field_value` finds it."""
+    return _found(obj, name)[0]
+
+
+def _found(obj: Mapping[str, Any], name: str) -> tuple[bool, Any]:
+    """Whether ``obj`` holds key ``name`` (or its dotted path), and its value (None if not)."""
     if name in obj:
-        return obj[name]
+        return True, obj[name]
     if "." not in name:
-        return None
+        return False, None
     value: Any = obj
     for part in name.split("."):
         if not isinstance(value, Mapping) or part not in value:
-            return None
+            return False, None
         value = value[part]
-    return value
+    return True, value
 
 
 def whole_id(value: object) -> object:
