@@ -570,9 +570,10 @@ def test_cli_dedupe_in_memory(tmp_path: Path) -> None:
     assert len(out.read_text().splitlines()) == 865  # a header and every record
 
 
-#: A ragged CSV (issue 38, case 9): rows with a field too many and too few, no id, Latin-1
-#: bytes, a quoted row whose second line cannot be decoded, an empty text, a blank line and a
-#: duplicate, each a line of its own (the quoted row: lines 7-9).
+#: A ragged CSV (issue 38, case 9): rows with a field too many and too few (read with the
+#: missing last field empty), no id, Latin-1 bytes, a quoted row whose second line cannot be
+#: decoded, an empty text, a blank line and a duplicate, each a line of its own (the quoted
+#: row: lines 7-9).
 RAGGED = [
     b"id,name,city\n",
     b"1,Blue Cafe,Paris\n",
@@ -585,7 +586,7 @@ RAGGED = [
     b"\n",
     b"8,Blue Cafe,Paris\n",
 ]
-RAGGED_REJECTED = [3, 4, 5, 7, 8, 9]  # the lines of the rows rejected (6 is Windows-1252)
+RAGGED_REJECTED = [3, 5, 7, 8, 9]  # the lines of the rows rejected (6 is Windows-1252)
 
 
 def test_cli_every_row_of_a_ragged_csv_is_in_the_output_or_the_rejects_file(
@@ -603,7 +604,7 @@ def test_cli_every_row_of_a_ragged_csv_is_in_the_output_or_the_rejects_file(
     proc = run_cli(*run, "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     assert out.read_bytes() == b"".join(line[n] for n in line if n not in (11, 12))
-    assert f"rejected 4 (written through as they are, the first at {src}:3)" in proc.stdout
+    assert f"rejected 3 (written through as they are, the first at {src}:3)" in proc.stdout
     assert f"{src}:8: NUL byte at column 1" in proc.stderr  # the reasons, on stderr
     assert f"neardup: note: {src}:6: not UTF-8 (byte 6): read as Windows-1252" in proc.stderr
 
@@ -611,11 +612,11 @@ def test_cli_every_row_of_a_ragged_csv_is_in_the_output_or_the_rejects_file(
     out, rejects = tmp_path / "clean.csv", tmp_path / "rejects.csv"
     proc = run_cli(*run, "--out", str(out), "--rejects", str(rejects), "--json")
     assert proc.returncode == 0, proc.stderr
-    assert out.read_bytes() == line[1] + line[2] + line[6] + line[10]
+    assert out.read_bytes() == line[1] + line[2] + line[4] + line[6] + line[10]
     assert rejects.read_bytes() == line[1] + b"".join(line[n] for n in RAGGED_REJECTED)
     got = json.loads(proc.stdout)
     assert (got["read"], got["kept"], got["removed"], got["rejected"], got["blank_lines"]) == (
-        8, 3, 1, 4, 1)
+        8, 4, 1, 3, 1)
     assert got["read"] == got["kept"] + got["removed"] + got["rejected"]
     assert got["lines"] == len(RAGGED)  # the header and one row of three lines more
     assert got["rejected_to"] == str(rejects) and got["first_rejected"] == f"{src}:3"
@@ -636,13 +637,54 @@ def test_cli_every_row_of_a_ragged_csv_is_in_the_output_or_the_rejects_file(
         b"1,Blue Cafe,Paris,1,1.0000\n"
         b"2,Blue Cafe,Paris,,,extra\n"  # its extra cell after the columns added, not under
 
-        b"3,Red,,\n"
+        b"3,Red,,3,1.0000\n"  # the city it left out, empty, then its cluster
         b",Nameless,Nice,,\n"
         b"5,Caf\xe9 Bleu,Paris,5,1.0000\n"  # its own cluster: read as Windows-1252
         b'6,"Green\n\x00\nGrocer",Lyon,,\n'
         b"7,,,7,\n"
         b"8,Blue Cafe,Paris,1,1.0000\n"
     )
+
+
+def test_a_row_that_leaves_out_its_last_empty_fields_is_read_with_them_empty(
+    tmp_path: Path,
+) -> None:
+    """A TSV row without its trailing empty field (an editor trimming trailing tabs) was
+    rejected "expected 4 columns, found 3", never compared, and its duplicate stayed in the
+    output (hostile sweep hx26, finding 6). It is read with the field empty, said in a note;
+    dedupe writes it through as it was, and with --cluster-column its cluster lands under the
+    cluster column (the field it left out added empty), so evaluate scores it. A row longer
+    than the header stays rejected."""
+    rows = [
+        b"id\ttitle\tcity\tnotes\n",
+        b"1\tSunny 2-room flat near park\tBerlin\tbalcony\n",
+        b"2\tSunny 2 room flat near the park\tBerlin\n",
+        b"3\tLoft with roof terrace\tHamburg\n",
+        b"4\tLoft with roof-terrace\tHamburg\t\n",
+        b"5\tStudio near station\tKoeln\tfurnished\n",
+        b"6\tCastle\tBonn\t\tx\n",
+    ]
+    src, out, clustered = tmp_path / "flats.tsv", tmp_path / "o.tsv", tmp_path / "c.tsv"
+    src.write_bytes(b"".join(rows))
+    proc = run_cli("dedupe", str(src), "--out", str(out), "--backend", "memory", "--json")
+    got = json.loads(proc.stdout)
+    assert (got["read"], got["kept"], got["removed"], got["rejected"]) == (6, 3, 2, 1)
+    assert out.read_bytes() == b"".join(rows[n] for n in (0, 1, 3, 5, 6))  # byte for byte
+    assert (f"neardup: note: {src}: 2 rows shorter than the header read with the missing last "
+            "columns empty (the first at line 3: 3 of 4 columns)") in proc.stderr  # fmt: skip
+    assert f"rejected {src}:7: expected 4 columns, found 5" in proc.stderr
+    proc = run_cli("dedupe", str(src), "--out", str(clustered), "--backend", "memory",
+                   "--cluster-column", "cluster")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    with clustered.open(newline="", encoding="utf-8") as fh:
+        table = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    assert [(r["id"], r["notes"], r["cluster"]) for r in table] == [
+        ("1", "balcony", "1"), ("2", "", "1"), ("3", "", "3"), ("4", "", "3"),
+        ("5", "furnished", "5"), ("6", "", "")]  # fmt: skip
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("id1\tid2\n1\t2\n3\t4\n")
+    scored = run_cli("evaluate", str(clustered), "--gold", str(gold))
+    assert scored.returncode == 0 and "F1 1.000" in scored.stdout, scored.stderr
 
 
 def test_cli_exit_codes(tmp_path: Path) -> None:

@@ -468,16 +468,22 @@ class _Output:
         self.fh.write(_with_keys(body, added.encode()) + (ending or b"\n"))
 
     def _append(self, lines: list[bytes], cells: list[str]) -> None:
-        """Two cells more at the end of a row (its last line, before the line ending)."""
+        """Two cells more at the end of a row (its last line, before the line ending), after
+        the header's columns: a row that left out its last empty fields (read with them empty)
+        gets them, else its cluster would sit under a column of the records."""
         *head, last = lines
         body, ending = _split_ending(last)
+        row = b"".join(head) + body
+        sep = _encoded(self.delimiter, row)
+        if self.width is not None and row.count(sep) < self.width - 1:  # else none left out
+            cuts = _cuts(row, sep, quoting(self.delimiter) != csv.QUOTE_NONE)
+            row += sep * max(0, self.width - 1 - len(cuts))
         if self.delimiter == "\t":
             extra = "".join("\t" + c for c in cells)
         else:
             buf = _io.StringIO()
             csv.writer(buf, delimiter=self.delimiter, lineterminator="").writerow(cells)
             extra = self.delimiter + buf.getvalue()
-        row = b"".join(head) + body
         self.fh.write(row + _encoded(extra, row) + (ending or b"\n"))
 
     def _json(

@@ -5,10 +5,11 @@ line, a malformed row rejected at its first line, a header that names a column t
 from __future__ import annotations
 
 import csv
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..errors import InputError, MissingColumn
+from ..errors import InputError, MissingColumn, NeardupWarning
 from .checks import LINE_ROOM
 from .items import Blank, Item, Rejection
 from .lines import Lines
@@ -34,6 +35,9 @@ def read_table(
     reader = _csv_reader(_texts(lines, bad), delimiter, limit)
     header: list[str] | None = None
     start = 1
+    # rows shorter than the header, read with their last columns empty: how many, the first
+    short: tuple[int, int] = (0, 0)
+    padded = 0
     while True:
         try:
             row = next(reader)
@@ -69,7 +73,16 @@ def read_table(
         else:
             where = (source, first, last)
             item = _row_item(row, header, text_fields, where, delimiter, id_field, source_field)
+            if len(row) < len(header) and not isinstance(item, Rejection):
+                short = short if padded else (first, len(row))
+                padded += 1
             yield item, last
+    if padded:
+        warnings.warn(NeardupWarning(
+            f"{source}: {padded} row{'s' if padded > 1 else ''} shorter than the header read "
+            f"with the missing last columns empty (the first at line {short[0]}: {short[1]} of "
+            f"{len(header or ())} columns)"
+        ), stacklevel=2)  # fmt: skip
 
 
 def unreadable_header(source: str, line: int, problem: str) -> str:
@@ -165,7 +178,7 @@ def _row_item(
     opened = delimiter == "\t" and any(
         cell.count('"') % 2 and (cell.startswith('"') or len(row) != len(header)) for cell in row
     )
-    if len(row) != len(header) or opened:
+    if len(row) > len(header) or opened:
         reason = (
             f"expected {len(header)} columns, found {len(row)}"
             if len(row) != len(header) else "a field opens a quote it does not close"
@@ -187,9 +200,10 @@ def _row_item(
             "one?): all rejected"
         )
         return Rejection(source, first, reason)
-    return record_from_mapping(
-        dict(zip(header, row, strict=True)), source, first, id_field, text_fields, source_field
-    )
+    # a row that leaves out its last empty fields (an editor trimming trailing tabs) has
+    # them empty, as csv.DictReader and pandas read it; a row too long has no column to go in
+    cells = dict(zip(header, [*row, *[""] * (len(header) - len(row))], strict=True))
+    return record_from_mapping(cells, source, first, id_field, text_fields, source_field)
 
 
 def _refuse_repeated(
