@@ -92,6 +92,52 @@ def test_a_json_text_key_no_record_holds_is_refused_as_a_csv_column_is(tmp_path:
     assert not (tmp_path / "o.jsonl").exists()
 
 
+@pytest.mark.parametrize(
+    ("name", "data", "kind"),
+    [
+        ("refs.bib", "@article{a,\n  title={Deep learning},\n  journal={Nature}\n}\n", "BibTeX"),
+        ("refs.ris", "TY  - JOUR\nTI  - Deep learning\nER  - \n", "RIS"),
+        ("refs.txt", "% from Zotero\n\n@Article{a,\n  title={Deep learning}\n}\n", "BibTeX"),
+        ("refs", "%0 Journal Article\n%T Deep learning\n", "EndNote (tagged)"),
+    ],
+)
+def test_records_over_several_lines_are_refused_not_read_line_by_line(
+    tmp_path: Path, name: str, data: str, kind: str
+) -> None:
+    """A .bib was read as ID TEXT lines: a line of entry b ("journal={Nature}, year={2015}")
+    was removed as a copy of entry a's, and dedupe's output was corrupt BibTeX (hostile sweep
+    hx26, finding 5). Refused by extension or by its first line, unless lines are asked for."""
+    path = tmp_path / name
+    path.write_text(data, encoding="utf-8")
+    with pytest.raises(InputError, match=rf"{re.escape(str(path))} is {re.escape(kind)}, a "
+                       "record over several lines.*convert it to CSV or JSON Lines"):  # fmt: skip
+        read_records(path)
+    assert list(read_records(path, fmt="lines"))  # asked for: each line a record
+
+
+def test_first_words_read_as_ids_that_repeat_are_said(tmp_path: Path) -> None:
+    """A .txt of titles was read as ID TEXT lines, unsaid: "The" was the id of four lines, three
+    were rejected as duplicate ids and their duplicates never compared (hostile sweep hx26,
+    finding 5). An id on two lines with other texts is said, with --id-field @row."""
+    titles = tmp_path / "titles.txt"
+    titles.write_text("The Great Gatsby by F. Scott Fitzgerald\nMoby Dick by Herman Melville\n"
+                      "The Great Gatsby - F Scott Fitzgerald\nThe Catcher in the Rye\n")
+    with pytest.warns(NeardupWarning) as said:
+        list(read_records(titles))
+    assert [str(w.message) for w in said] == [
+        f"{titles}: read as ID TEXT lines, the first word of each line its id: 'The' is the id "
+        "of lines 1 and 3, with other texts: a line whose id an earlier line has is rejected as "
+        "a duplicate id; if the lines are texts without ids, --id-field @row numbers them "
+        "(id_field='@row')"
+    ]
+    ids = tmp_path / "ids.txt"
+    ids.write_text("1 The Great Gatsby\n2 The Great Gatsby\n1 The Great Gatsby\n")  # a copy
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(list(read_records(ids))) == 3
+        assert len(list(read_records(titles, id_field=ROW_ID))) == 4
+
+
 def test_a_nested_id_without_a_text_field_is_found(tmp_path: Path) -> None:
     """Without --text-field, the keys whose values are objects were dropped from the whole
     object, not only from the text: a nested id (meta.id) was "missing" on every line."""

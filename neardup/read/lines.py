@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import NotUtf8
+from ..errors import NeardupWarning, NotUtf8
 from .checks import LINE_ROOM
 from .inputs import SNIFF_BYTES, open_input
 from .items import Blank, EmptyText, Item, Record, Rejection
@@ -265,7 +265,9 @@ def text_lines(lines: Lines, source: str) -> Iterator[Item | tuple[int, str]]:
 def read_lines(lines: Lines, source: str, numbered: bool = False) -> Iterator[tuple[Item, int]]:
     """``ID TEXT`` lines, each item with its line; ``numbered``: each line is a text, its id
     its line number. (What :func:`text_lines` does, done here: a generator less a line was
-    0.1 s of reading 100k records.)"""
+    0.1 s of reading 100k records.) An id on two lines with other texts in the first lines
+    is said (:func:`_first_words`)."""
+    ids: dict[str, tuple[int, int]] | None = {}
     for number, text, problem in lines:
         if text is None:
             yield Rejection(source, number, problem or "unreadable"), number
@@ -288,5 +290,35 @@ def read_lines(lines: Lines, source: str, numbered: bool = False) -> Iterator[tu
             parts = text.split(None, 1)
             if len(parts) < 2:  # split() leaves no blank text after the id
                 yield EmptyText(source, number, "no text after the id", parts[0]), number
-            else:
-                yield Record(parts[0], parts[1], source, number), number
+                continue
+            if ids is not None:
+                ids = _first_words(ids, parts, number, source)
+            yield Record(parts[0], parts[1], source, number), number
+
+
+#: How many of a file's first ``ID TEXT`` lines :func:`_first_words` reads for an id twice.
+ID_LINES = 10_000
+
+
+def _first_words(
+    ids: dict[str, tuple[int, int]], parts: list[str], number: int, source: str
+) -> dict[str, tuple[int, int]] | None:
+    """``ids`` (an id: its first line, a hash of its text) with the line ``number`` read, or
+    None once read far enough or said. An id on two lines with other texts is said, once: in
+    a file of texts without ids (a list of titles read as ``ID TEXT``), the first words
+    ("The") repeat, and every line but the first of each was rejected as a duplicate id
+    without a word on why the first word was an id."""
+    word, text = parts
+    seen = ids.get(word)
+    if seen is None:
+        ids[word] = (number, hash(text))
+        return ids if len(ids) < ID_LINES else None
+    if seen[1] == hash(text):  # an identical row: a copy, not another record
+        return ids
+    warnings.warn(NeardupWarning(
+        f"{source}: read as ID TEXT lines, the first word of each line its id: {word[:40]!r} "
+        f"is the id of lines {seen[0]} and {number}, with other texts: a line whose id an "
+        "earlier line has is rejected as a duplicate id; if the lines are texts without ids, "
+        "--id-field @row numbers them (id_field='@row')"
+    ), stacklevel=3)  # fmt: skip
+    return None

@@ -73,6 +73,19 @@ SPREADSHEETS = {
     ".xls": "an Excel 97-2003 workbook", ".ods": "an OpenDocument spreadsheet",
     ".numbers": "a Numbers spreadsheet",
 }  # fmt: skip
+#: Formats of records over several lines each (bibliographies), by their extension: read as
+#: lines, each line would be a record, and a line of one entry removed as a copy of another's.
+MULTILINE = {
+    ".bib": "BibTeX", ".bibtex": "BibTeX", ".ris": "RIS", ".enw": "EndNote (tagged)",
+    ".nbib": "MEDLINE (PubMed)", ".medline": "MEDLINE (PubMed)", ".ciw": "Web of Science",
+}  # fmt: skip
+#: The same formats by their first line (past blank lines and, in BibTeX, ``%`` comments).
+MULTILINE_HEADS = (
+    (re.compile(r"@[A-Za-z]+\s*[{(]"), "BibTeX"),
+    (re.compile(r"TY {2}- "), "RIS"),
+    (re.compile(r"%0 [A-Z]"), "EndNote (tagged)"),
+    (re.compile(r"PMID- "), "MEDLINE (PubMed)"),
+)
 #: The first bytes of a ZIP archive (xlsx, ods) and of an OLE2 compound file (xls).
 ZIP_MAGIC = b"PK\x03\x04"
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -278,6 +291,8 @@ def checked_file(
         )
     if fmt == "auto":
         fmt = guess_format(path, delimiter)
+        if fmt == "lines":
+            refuse_multiline(path, head)
         if fmt == "lines" and refuse_tables:
             refuse_unread_table(path)
     elif fmt == "lines" and delimiter is not None:
@@ -300,6 +315,28 @@ def refuse_spreadsheet(path: Path, head: bytes) -> None:
         return
     raise InputError(
         f"{path} {what}: save it as CSV (UTF-8) from the spreadsheet program and give that file"
+    )
+
+
+def refuse_multiline(path: Path, head: bytes) -> None:
+    """A file of records over several lines each (BibTeX, RIS, EndNote, MEDLINE: by its
+    extension, :data:`MULTILINE`, or its first line, :data:`MULTILINE_HEADS`) is refused when
+    it would be read as lines (no format given): each line would be a record, its first word
+    the id, and a line of one entry removed as a copy of another entry's line (``journal =
+    {Nature}``), which corrupts the file ``dedupe`` writes."""
+    kind = MULTILINE.get(path.suffix.lower())
+    if kind is None:
+        lines = head.decode("utf-8", "replace").lstrip("\ufeff").splitlines()
+        first = next((s for s in lines if s.strip() and not s.startswith("% ")), "")
+        kind = next((k for pattern, k in MULTILINE_HEADS if pattern.match(first)), None)
+    if kind is None:
+        return
+    tip = (f" (e.g. pandoc -f bibtex -t csljson {path} | jq -c '.[]' > refs.jsonl)"
+           if kind == "BibTeX" else " (a reference manager exports CSV)")  # fmt: skip
+    raise InputError(
+        f"{path} is {kind}, a record over several lines, which neardup does not read: as "
+        "lines, each line would be a record (and a line of one entry removed as a copy of "
+        f"another's): convert it to CSV or JSON Lines, one record a line{tip}, and give that file"
     )
 
 
