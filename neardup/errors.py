@@ -107,4 +107,4 @@ class NotUtf8(NeardupWarning):
                 f"{also}; if it is in another encoding, save it as UTF-8 (iconv -f ENCODING "
                 "-t UTF-8)"
             )
-        super().__init__(f"{path}:{line}: not UTF-8 (byte {byte}): {said}")
+        super().__init__(f"{path}:{line}: not UTF-8 at column {byte}: {said}")

@@ -118,7 +118,7 @@ def test_bytes_that_are_not_utf8_are_read_as_windows_1252(solr_base: str, tmp_pa
     counts, stderr, solr = index(solr_base, tmp_path, data)
     assert reasons(counts) == [] and counts["indexed"] == 4
     assert stderr.count("not UTF-8") == 1
-    assert f"neardup: note: {tmp_path / 'in.txt'}:2: not UTF-8 (byte 6): read as Windows-1252" \
+    assert f"neardup: note: {tmp_path / 'in.txt'}:2: not UTF-8 at column 6: read as Windows-1252" \
         in stderr
     found = idx(solr).neighbors("2")
     assert [m.id for m in found] == ["4"]
@@ -525,7 +525,7 @@ def test_a_pipe_and_a_fifo_are_read_once(tmp_path: Path) -> None:
             input=data, capture_output=True, text=True, timeout=120, cwd=str(REPO),
         )  # fmt: skip
         assert proc.returncode == 0, proc.stderr
-        assert "1 pairs in 1 clusters of 2 records" in proc.stdout and page.exists()
+        assert "1 pair in 1 cluster of 2 records" in proc.stdout and page.exists()
     src, fifo = tmp_path / "src.csv", tmp_path / "people.csv"
     src.write_text(rows)
     os.mkfifo(fifo)

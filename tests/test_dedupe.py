@@ -406,7 +406,7 @@ def test_bad_lines_are_counted_and_written_to_the_rejects_file_as_they_are(
 ) -> None:
     src, out, rejects = tmp_path / "in.txt", tmp_path / "out.txt", tmp_path / "rejects.txt"
     src.write_bytes(BAD_LINES)
-    with pytest.warns(NotUtf8, match=r"in.txt:2: not UTF-8 \(byte 3\)"):
+    with pytest.warns(NotUtf8, match=r"in.txt:2: not UTF-8 at column 3"):
         stats = dedupe(src, out, [], rejects=rejects)
     # an id without a text is a row of the data: written as it is, counted apart (issue 27);
     # bytes that are not UTF-8 are read as Windows-1252 (said), and the row kept byte for byte
@@ -606,7 +606,7 @@ def test_cli_every_row_of_a_ragged_csv_is_in_the_output_or_the_rejects_file(
     assert out.read_bytes() == b"".join(line[n] for n in line if n not in (11, 12))
     assert f"rejected 3 (written through as they are, the first at {src}:3)" in proc.stdout
     assert f"{src}:8: NUL byte at column 1" in proc.stderr  # the reasons, on stderr
-    assert f"neardup: note: {src}:6: not UTF-8 (byte 6): read as Windows-1252" in proc.stderr
+    assert f"neardup: note: {src}:6: not UTF-8 at column 6: read as Windows-1252" in proc.stderr
 
     # --rejects: the rows rejected go there instead, after the header; the output is clean.
     out, rejects = tmp_path / "clean.csv", tmp_path / "rejects.csv"

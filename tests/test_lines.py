@@ -43,7 +43,7 @@ def test_a_cyrillic_file_is_read_in_its_encoding(tmp_path: Path, encoding: str) 
     assert records == [(str(i), t) for i, t in enumerate(RUSSIAN, start=1)]
     (note,) = notes
     assert note.line == 2 and note.encoding != "Windows-1252 (cp1252)"
-    assert "people.csv:2: not UTF-8 (byte 4): read as " in str(note)
+    assert "people.csv:2: not UTF-8 at column 4: read as " in str(note)
     assert "iconv -f ENCODING -t UTF-8" in str(note)
 
 

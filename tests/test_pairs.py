@@ -452,7 +452,7 @@ def test_a_gold_file_in_windows_1252_is_read_as_the_records_are(
     found.write_bytes(b"id1\tid2\nCafe\tCaf\xc3\xa9\n")
     code, scores, err = _evaluate(capsys, str(found), "--gold", str(gold))
     assert code == 0, err
-    assert scores["true_pairs"] == 1 and f"{gold}:2: not UTF-8 (byte 4)" in err
+    assert scores["true_pairs"] == 1 and f"{gold}:2: not UTF-8 at column 4" in err
 
 
 def test_a_source_named_on_a_non_match_line_only_is_named(

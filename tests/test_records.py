@@ -402,6 +402,10 @@ def test_cli_dedupe_counts_identical_rows_and_empty_texts(tmp_path: Path) -> Non
     assert out.read_text() == f"1 {DELI}\n2\n3 {HOTEL}\n"
     proc = run_cli("dedupe", str(path), "--out", str(out), "--backend", "memory", "--strict")
     assert proc.returncode == 2, proc.stderr
+    # one bracket, in the singular where one (hostile sweep hx26, finding 11): it read
+    # "removed 1 (1 identical rows), empty texts 1 (...) (2 records in 1 clusters, keep first)"
+    assert f"{path}: read 4, kept 3, removed 1 (1 identical row; 2 records in 1 cluster, keep " \
+        "first), empty texts 1 (written as they are, not compared), rejected 0" in proc.stdout
 
 
 def test_a_missing_column_is_typed_and_the_cli_names_its_flags(tmp_path: Path) -> None:

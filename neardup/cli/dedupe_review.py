@@ -740,8 +740,10 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         if args.cluster_column
         else f"kept {stats.kept}, removed {stats.removed}"
     )
-    if stats.identical:
-        what += f" ({stats.identical} identical rows)"
+    # one bracket: "removed 1 (1 identical row; 2 records in 1 cluster, keep first)"
+    identical = f"{_count(stats.identical, 'identical row')}; " if stats.identical else ""
+    what += (f" ({identical}{stats.clustered} records in {_count(stats.clusters, 'cluster')}, "
+             f"keep {args.keep})")  # fmt: skip
     if stats.empty:
         what += f", empty texts {stats.empty} (written as they are, not compared)"
     if index_stats is not None and index_stats.wordless:  # said one by one above: counted here
@@ -750,8 +752,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
     emit(
         args,
         payload,
-        f"{args.input}: read {stats.read}, {what} ({stats.clustered} records in "
-        f"{stats.clusters} clusters, keep {args.keep}), {_rejected(stats, args)}, blank lines "
+        f"{args.input}: read {stats.read}, {what}, {_rejected(stats, args)}, blank lines "
         f"{stats.blank} -> {args.out}"
         + (f"; review -> {args.review}" if page is not None else "")
         + f" ({time.perf_counter() - started:.1f} s)"
@@ -806,6 +807,10 @@ def _of_input(
     own = [dataclasses.replace(p, source1=None, source2=None)
            for p in pairs if p.source1 == source and p.source2 == source]  # fmt: skip
     return mine, own
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
 
 
 def _rejected(stats: Any, args: argparse.Namespace) -> str:
@@ -900,7 +905,8 @@ def cmd_review(args: argparse.Namespace) -> int:
     emit(
         args,
         {**page.as_dict(), "path": str(args.out), "report": report.counts(), **read, **asked},
-        f"{page.pairs} pairs in {page.clusters} clusters of {report.records} records -> "
+        f"{_count(page.pairs, 'pair')} in {_count(page.clusters, 'cluster')} of "
+        f"{report.records} records -> "
         f"{args.out} ({page.bytes / 1024:.0f} KB)"
         + (f"; read {stats.read}, indexed {stats.indexed}, "
            f"{_rejected_rows(stats)}" if stats is not None else "")
