@@ -199,6 +199,20 @@ class Defaults:
     #: ... and only where at least this share of the valley's pairs stand out too (hx23's music
     #: catalogue: 7 of 8).
     families_agreement: float = 0.5
+    #: Where the valley shows no cut, a column of words (at least half letters) whose values
+    #: differ in at least this share of the bar's pairs, where both records hold it, tells the
+    #: members of a family apart (a track's title among its album's): whole-album catalogues
+    #: .90-.93 (title), the households file's first names .72.
+    families_telling: float = 0.8
+    #: ... and a pair at the bar is kept only where those columns' values share at least this
+    #: share of the shorter value's character 3-grams (``005-City`` within ``City``, ``Artist -
+    #: Album - Title`` within ``Title``).
+    families_contained: float = 0.6
+    #: ... and only where at least this share of the pairs that stand out by weighted
+    #: similarity (one partner each), of those whose records both hold the columns, are alike on
+    #: them: whole-album catalogues .97-.99 (title); generated citations .77 (authors, written
+    #: ``J. Smith`` and ``Smith, John`` in copies: F1 .949 -> .765 had the pairs been dropped).
+    families_told: float = 0.9
 
     # -- the numbers check (neardup.decision.valley, neardup.decision.link) ------------------------
     #: Pairs at least this similar (Jaccard) keep their place whatever their numbers: nearly

@@ -57,13 +57,17 @@ MOVED = {
     "neardup.decision.topk": {"TOP_K": "link_top_k", "PURGE": "link_purge"},
     "neardup.decision.assign": {"MARGIN": "link_margin"},
     "neardup.decision.standout": {"FLOOR": "standout_floor"},
-    "neardup.decision.families": {"SHARE": "families_share", "AGREEMENT": "families_agreement"},
+    "neardup.decision.families": {
+        "SHARE": "families_share", "AGREEMENT": "families_agreement",
+        "TELLING": "families_telling", "CONTAINED": "families_contained",
+    },
     "neardup.decision.names": {
         "MAX_WORDS": "names_max_words", "COMMON_SHARE": "names_common_share",
         "COMMON_MIN": "names_common_min", "MAX_SHARED": "names_max_shared",
     },
     "neardup.decision.decide": {
         "STANDOUT_RECORDS": "standout_records", "STANDOUT_AGREEMENT": "standout_agreement",
+        "FAMILIES_TOLD": "families_told",
     },
     "neardup.decision.completion": {
         "DENSITY": "complete_density", "MIN_RECORDS": "complete_min_records",

@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 from neardup import NearDupIndex, Params, read_records
-from neardup.decision.families import rescue, siblings
+from neardup.decision.families import rescue, siblings, telling, told_apart
 from neardup.defaults import DEFAULTS
 from neardup.results import Pair
 
@@ -178,3 +178,107 @@ def test_nothing_is_added_where_the_valleys_pairs_do_not_stand_out() -> None:
     added, said = got
     assert added == [] and said["added"] == 0 and said["agreement"] == 0.0
     assert said["siblings"] == 1.0 and "fewer than" in said["reason"]
+
+
+# -- where the valley shows no cut: the bar's pairs told apart by a family's telling columns --
+
+
+def test_siblings_at_the_bar_of_whole_albums_are_told_apart_by_title(tmp_path: Path) -> None:
+    """A catalogue of whole albums (every track of each, listed by one to five sources) shows
+    no valley, and the fallback bar kept two tracks of one album as copies (P .33 on main).
+    The bar's pairs whose titles differ are dropped; copies whose titles are written another
+    way (``005-City``, ``Artist - Album - City``, a typo) stand."""
+    from benchmarks.accuracy.catalogues import music
+
+    made = music(10, 11, whole=True)
+    names = ["number", "title", "length", "artist", "album", "year", "language"]
+    path = tmp_path / "albums.csv"
+    with path.open("w", newline="") as f:
+        out = csv.writer(f)
+        out.writerows([["id", *names], *([r, *(c.get(n, "") for n in names)]
+                                         for r, _, c in made.records)])  # fmt: skip
+    index = NearDupIndex()
+    index.add_many(read_records(str(path)))
+    report = index.report()
+    assert report.rule is not None and not report.rule["found"], report.rule
+    assert report.rule["families"]["columns"] == ["title"]
+    true = sum(made.labels[p.id1] == made.labels[p.id2] for p in report.pairs)
+    gold = sum(made.labels[a] == made.labels[b] for a, b in itertools.combinations(made.labels, 2))
+    assert true >= 0.75 * len(report.pairs), (true, len(report.pairs))
+    assert true >= 0.75 * gold, (true, gold)
+
+
+def _tracks() -> dict[str, dict[str, str]]:
+    return {
+        "1": {"title": "Noche Mundo Ciudad", "artist": "Quinlan", "album": "Corazon",
+              "year": "2004"},
+        "2": {"title": "Noche Oscuro Lluvia", "artist": "Quinlan", "album": "Corazon",
+              "year": "2004"},
+        "3": {"title": "005-Noche Mundo Ciudad", "artist": "Quinlan", "album": "Corazon (2004)",
+              "year": ""},
+        "4": {"title": "Quinlan - Corazon - Noche Mundo Cuidad", "artist": "", "album": "",
+              "year": "'04"},
+    }  # fmt: skip
+
+
+def test_a_title_written_another_way_stands_a_siblings_does_not() -> None:
+    rows = _tracks()
+    pairs = [Pair(a, b, 0.6, 2) for a, b in itertools.combinations(sorted(rows), 2)]
+    stand, gone = told_apart(pairs, rows, PROCESSOR.normalize, ["title"])
+    assert {(p.id1, p.id2) for p in gone} == {("1", "2"), ("2", "3"), ("2", "4")}
+    assert {(p.id1, p.id2) for p in stand} == {("1", "3"), ("1", "4"), ("3", "4")}
+
+
+def test_the_title_tells_siblings_apart_where_the_family_columns_agree() -> None:
+    rows, texts = _albums(3, 8)
+    pairs = _siblings_of(rows)
+    said = dict(texts)
+    assert telling(pairs, rows, said, PROCESSOR.normalize) == ["title"]
+    # records not of one family: the other columns differ too
+    strangers = {k: {**v, "artist": f"band {k}", "album": f"album {k}", "year": str(1900 + n)}
+                 for n, (k, v) in enumerate(rows.items())}  # fmt: skip
+    told = {k: " ".join(v.values()) for k, v in strangers.items()}
+    assert telling(pairs, strangers, told, PROCESSOR.normalize) == []
+
+
+def test_a_column_beside_the_text_tells_nothing() -> None:
+    """A patent applicant's co-authors differ from one patent to the next, but the pairs were
+    measured on the applicant's name alone: the column is not the records' text."""
+    rows, _ = _albums(3, 8)
+    pairs = _siblings_of(rows)
+    names = {k: f"{v['artist']} {v['album']} {v['year']}" for k, v in rows.items()}
+    assert telling(pairs, rows, names, PROCESSOR.normalize) == []
+
+
+def test_nothing_is_dropped_where_copies_differ_on_the_column_too() -> None:
+    """Citations whose copies write their authors another way (``J. Smith, K. Lee``, ``Smith,
+    John and Lee, Kim``): the authors differ in every pair at the bar, as a track's title
+    among its album's, but the pairs that stand out by weighted similarity (copies) differ on
+    them too, so the column tells nothing apart (generated citations: F1 .949 -> .765 had they
+    been dropped)."""
+    from neardup.decision.decide import Features, StandingOut
+    from neardup.results import Decision
+
+    rng = random.Random(3)
+    words = [f"{a}{b}" for a in "bcdfgklmnprst" for b in ("ara", "ido", "uno", "eta")]
+    rows: dict[str, dict[str, str]] = {}
+    for n in range(30):
+        title = " ".join(rng.sample(words, 5))
+        first, last = rng.choice(words).title(), rng.choice(words).title()
+        for k, authors in enumerate((f"{first[0]}. {last}", f"{last}, {first}")):
+            rows[f"{n}-{k}"] = {"authors": authors, "title": title, "venue": "VLDB",
+                                "year": str(1990 + n % 7)}  # fmt: skip
+    texts = {k: " ".join(v.values()) for k, v in rows.items()}
+    kept = [Pair(f"{n}-0", f"{n}-1", 0.6, 2) for n in range(30)]
+
+    class Fallback:
+        def decide(self, features: Features) -> tuple[list[Pair], Decision]:
+            return kept, Decision("valley", 0.5, explain={"found": False})
+
+    features = Features(kept, texts, PROCESSOR, len(rows), columns=lambda ids: rows,
+                        everything=lambda: texts.items())  # fmt: skip
+    out, decision = StandingOut(Fallback()).decide(features)
+    said = decision.explain["families"]
+    assert said["columns"] == ["authors"] and said["dropped"] == 0
+    assert said["agreement"] < DEFAULTS.families_told
+    assert set(kept) <= set(out) and "families" not in decision.dropped

@@ -39,7 +39,7 @@ from ..sign.minhash import ShingleProcessor
 from .column_map import match_columns
 from .columns import columns_disagree, sample_pairs
 from .dates import dates_differ, dates_disagree
-from .families import rescue
+from .families import rescue, telling, told_apart
 from .fellegi_sunter import apply_rule
 from .standout import measured, stand_out
 from .valley import (
@@ -279,7 +279,9 @@ class StandingOut:
     a report of new records, never past ``DEFAULTS.standout_records`` records, never a pair a
     check dropped, and only where at least ``DEFAULTS.standout_agreement`` of the pairs that
     stand out are at the bar too. The numbers and dates checks, where made, are made on the
-    pairs added as on the bar's. Each pair added carries its cosine as its ``similarity``."""
+    pairs added as on the bar's. Each pair added carries its cosine as its ``similarity``.
+    Before, where the records come in families, the bar's pairs whose family-telling columns
+    differ are dropped (:func:`neardup.decision.families.told_apart`): siblings, not copies."""
 
     rule: Rule
 
@@ -296,6 +298,8 @@ class StandingOut:
             return kept, dataclasses.replace(decision, explain={**explain, "stood_out": said})
         texts = dict(features.everything())
         found = stand_out(texts.items(), features.processor)
+        kept, decision = _families_apart(kept, decision, features, found.pairs)
+        explain = decision.explain or {}
         held = {(p.id1, p.id2) for p in kept}
         held.update((p.id1, p.id2) for gone in decision.dropped.values() for p in gone)
         fresh = [(s, a, b) for s, a, b in found.pairs if (a, b) not in held]
@@ -411,6 +415,45 @@ def _in_families(
     explain["stood_out"] = said
     out = sorted([*kept, *added], key=lambda p: (id_key(p.id1), id_key(p.id2)))
     return out, dataclasses.replace(decision, explain=explain, dropped=dropped)
+
+
+def _families_apart(
+    kept: list[Pair],
+    decision: Decision,
+    features: Features,
+    standing: Sequence[tuple[float, str, str]],
+) -> tuple[list[Pair], Decision]:
+    """The bar's pairs, where the valley shows no cut and the records come in families, less
+    those whose columns that tell a family's members apart differ (two titles of one album:
+    :func:`neardup.decision.families.telling`); those dropped are listed under ``families``.
+    Only where the pairs that stand out by weighted similarity (``standing``) agree: at least
+    ``DEFAULTS.families_told`` of those whose records both hold the columns are alike on them
+    (where they are not, the column differs between copies too: authors written ``J. Smith``
+    and ``Smith, John``)."""
+    if features.columns is None or len(kept) < DEFAULTS.columns_min_pairs:
+        return kept, decision
+    sample = sample_pairs(kept)
+    normalize = features.processor.normalize
+    ids = sorted({i for p in sample for i in (p.id1, p.id2)}, key=id_key)
+    tell = telling(sample, features.columns(ids), features.texts, normalize)
+    if not tell:
+        return kept, decision
+    judged = [Pair(a, b, 0.0, 0) for _, a, b in standing]
+    ids = sorted({i for p in (*kept, *judged) for i in (p.id1, p.id2)}, key=id_key)
+    rows = features.columns(ids)
+    judged = [p for p in judged if all(rows.get(p.id1, {}).get(n, "").strip()
+                                       and rows.get(p.id2, {}).get(n, "").strip() for n in tell)]
+    alike = len(told_apart(judged, rows, normalize, tell)[0]) / len(judged) if judged else 0.0
+    said: dict[str, Any] = {"columns": tell, "dropped": 0, "agreement": alike}
+    if alike < DEFAULTS.families_told:
+        return kept, dataclasses.replace(
+            decision, explain={**(decision.explain or {}), "families": said}
+        )
+    kept, gone = told_apart(kept, rows, normalize, tell)
+    said["dropped"] = len(gone)
+    dropped = {**decision.dropped, "families": gone} if gone else decision.dropped
+    explain = {**(decision.explain or {}), "families": said}
+    return kept, dataclasses.replace(decision, explain=explain, dropped=dropped)
 
 
 #: What the numbers check says when the user turned it off.
@@ -546,6 +589,11 @@ class ValleyWords(ThresholdWords):
     def detail(self, decision: Decision) -> str:
         explain = decision.explain or {}
         chose = f"; {explain['choice']}" if explain.get("choice") else ""
+        if explain.get("families", {}).get("dropped"):
+            fam = explain["families"]
+            chose += (f"; records in families: {fam['dropped']} pairs at the bar dropped "
+                      f"whose values differ in {', '.join(fam['columns'])} (the columns that "
+                      "tell a family's members apart)")  # fmt: skip
         if explain.get("stood_out"):
             chose += f"; {explain['stood_out']['reason']}"
         return (

@@ -22,6 +22,15 @@ added to its pairs where three things hold:
 
 Only added, never taken away, as where the valley shows no cut (:class:`StandingOut` in
 :mod:`neardup.decision.decide`, which makes the numbers check on the pairs added).
+
+Where the valley shows no cut, the fallback bar keeps siblings instead: two tracks of one
+album share artist, album, year and language, most of their text. There the columns that tell
+a family's members apart (:func:`telling`: a column of words of the records' text whose values
+differ in most of the bar's pairs, while those pairs are alike on half of their other columns)
+judge the bar's pairs (:func:`told_apart`): a pair stands where those values are alike
+(``005-City`` within ``City``, a typo), not where they differ (two titles of one album). The
+pairs told apart are dropped, whatever their number of copies: no one-partner rule, so that
+the three copies of one track stay one cluster.
 """
 
 from __future__ import annotations
@@ -107,3 +116,80 @@ def rescue(
         f"similar as copies; {agree:.0%} of the valley's pairs stand out too"
     )
     return added, said
+
+
+def _grams(value: str, normalize: Callable[[str], str]) -> set[str]:
+    """The character 3-grams of ``value`` after ``normalize`` (the value itself when shorter)."""
+    s = normalize(value).strip()
+    return {s[i : i + 3] for i in range(max(1, len(s) - 2))} if s else set()
+
+
+def telling(
+    pairs: Sequence[Pair],
+    rows: Mapping[str, Mapping[str, str]],
+    texts: Mapping[str, str],
+    normalize: Callable[[str], str],
+) -> list[str]:
+    """The columns that tell the members of a family apart, where the records come in
+    families: columns of words (at least half letters) of the records' texts (``texts``, what
+    the pairs were measured on; a patent's co-authors beside its applicant's name are not)
+    whose values differ in at least ``DEFAULTS.families_telling`` of ``pairs`` where both
+    records hold them, while at least ``DEFAULTS.families_share`` of ``pairs`` are alike on
+    half of the other columns both hold (artist, album, year: the family's). Empty otherwise."""
+    held: dict[str, int] = {}
+    differ: dict[str, int] = {}
+    letters: dict[str, list[int]] = {}
+    for p in pairs:
+        a, b = rows.get(p.id1, {}), rows.get(p.id2, {})
+        ta, tb = normalize(texts.get(p.id1, "")), normalize(texts.get(p.id2, ""))
+        for n in set(a) & set(b):
+            va, vb = normalize(a[n]).strip(), normalize(b[n]).strip()
+            if not (va and vb and va in ta and vb in tb):
+                continue
+            held[n] = held.get(n, 0) + 1
+            differ[n] = differ.get(n, 0) + (normalize(a[n]) != normalize(b[n]))
+            count = letters.setdefault(n, [0, 0])
+            for v in (a[n], b[n]):
+                count[0] += sum(c.isalpha() for c in v)
+                count[1] += sum(not c.isspace() for c in v)
+    tell = sorted(
+        n for n, k in held.items()
+        if differ[n] >= DEFAULTS.families_telling * k and 2 * letters[n][0] >= letters[n][1]
+    )  # fmt: skip
+    if not tell:
+        return []
+    family = 0
+    for p in pairs:
+        a, b = rows.get(p.id1, {}), rows.get(p.id2, {})
+        names = {n for n in set(a) & set(b) if a[n].strip() and b[n].strip()} - set(tell)
+        agree = sum(1 for n in names if _alike(a[n], b[n], normalize))
+        family += bool(names) and 2 * agree >= len(names)
+    return tell if family >= DEFAULTS.families_share * len(pairs) else []
+
+
+def _alike(a: str, b: str, normalize: Callable[[str], str]) -> bool:
+    """Whether two values share at least ``DEFAULTS.families_contained`` of the shorter's
+    character 3-grams (``Kiss`` and ``kiss``, ``Noche`` and ``Noche (2004)``)."""
+    ga, gb = _grams(a, normalize), _grams(b, normalize)
+    return bool(ga and gb) and len(ga & gb) >= DEFAULTS.families_contained * min(len(ga), len(gb))
+
+
+def told_apart(
+    kept: Sequence[Pair],
+    rows: Mapping[str, Mapping[str, str]],
+    normalize: Callable[[str], str],
+    tell: Sequence[str],
+) -> tuple[list[Pair], list[Pair]]:
+    """The pairs of ``kept`` whose values of the columns ``tell`` (where both records hold
+    them) share at least ``DEFAULTS.families_contained`` of the shorter value's character
+    3-grams, and those that do not: siblings, two titles of one album."""
+    stand, gone = [], []
+    for p in kept:
+        a, b = rows.get(p.id1, {}), rows.get(p.id2, {})
+        alike = all(
+            _alike(a[n], b[n], normalize) or not (a[n].strip() and b[n].strip())
+            for n in tell
+            if n in a and n in b
+        )
+        (stand if alike else gone).append(p)
+    return stand, gone
