@@ -115,7 +115,7 @@ PEOPLE = (
     "Mary Jones,4 Elm Rd,Salem\nMary Jones,4 Elm Road,Salem MA\nPeter Brown,77 Oak Ave,Dover\n"
 )
 #: The first words of the lines that say how the pairs were decided in detail.
-DETAILS = ("valley rule:", "columns (", "clusters completed:")
+DETAILS = ("valley rule:", "dates check", "columns (", "clusters completed:")
 
 
 @pytest.mark.parametrize("verb", ["dedupe", "review"])
@@ -135,7 +135,7 @@ def test_one_plain_line_says_what_was_decided_and_v_tells_how(verb: str, tmp_pat
         lines = loud.stdout.splitlines()
         assert lines[1] == decided
         assert [next(n for n, ln in enumerate(lines) if ln.startswith(d)) for d in DETAILS] == [
-            2, 3, 4]
+            2, 3, 4, 5]
     top = run_cli("-v", *run)  # neardup's own -v (Solr's retries) says as much
     assert top.stdout.splitlines()[1:] == lines[1:]
     got = json.loads(run_cli(*run, "--json").stdout)  # --json has the details, always
