@@ -242,6 +242,11 @@ class Defaults:
     dates_min_pairs: int = 10
     #: The dates of records of more words than this are not read: a document's.
     dates_max_words: int = 40
+    #: Two columns hold one kind of value (senders and receivers, home and away teams) where at
+    #: least this share of the distinct values of the one with fewer are the other's too, over
+    #: the kept pairs' records: a swap between them is another entity. Given names and surnames
+    #: of the FEBRL sets share .13-.26 (their swapped copies are the same person).
+    swaps_shared: float = 0.5
     #: A number more records hold than this share of them (and than ``numbers_common_min``)
     #: is no identifier: two records sharing it (a zip code, a year, "4gb") are not made one
     #: by it, and the weighted link's check reads their other numbers. The data's verdict

@@ -20,6 +20,7 @@ from neardup.decision.decide import (
     NumbersCheck,
     Rule,
     StandingOut,
+    SwapsCheck,
     ValleyRule,
     rule_for,
 )
@@ -132,7 +133,7 @@ def test_rule_for_names_each_rule() -> None:
     assert isinstance(standing, StandingOut)
     valley = standing.rule
     assert isinstance(valley, Checked) and valley.rule == ValleyRule(0.3)
-    assert [type(c) for c in valley.checks] == [NumbersCheck, DatesCheck, ColumnsCheck]
+    assert [type(c) for c in valley.checks] == [NumbersCheck, DatesCheck, ColumnsCheck, SwapsCheck]
 
 
 # -- which rule decides, and the words each rule owns ------------------------------------------

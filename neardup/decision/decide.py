@@ -42,6 +42,7 @@ from .dates import dates_differ, dates_disagree
 from .families import rescue, telling, told_apart
 from .fellegi_sunter import apply_rule
 from .standout import measured, stand_out
+from .swaps import swaps_disagree
 from .valley import (
     RecordNumbers,
     numbers_alone_differ,
@@ -229,6 +230,33 @@ class ColumnsCheck:
         if matched is not None:
             found["matched"] = matched.pairs()
         return out, {"columns": found}
+
+
+@dataclass(frozen=True)
+class SwapsCheck:
+    """Pairs whose records hold the same values in other columns of one kind (a transfer and
+    the one back), dropped (:mod:`neardup.decision.swaps`). Made on one
+    source's columns: two sources name theirs apart."""
+
+    name: str = "swaps"
+
+    def check(self, kept: list[Pair], features: Features) -> tuple[list[Pair], dict[str, Any]]:
+        if features.columns is None or not kept:
+            return kept, {}
+        # the columns' kinds are read off more records than the kept pairs': a swapped copy
+        # alone makes two columns look alike; those of candidates below the bar are read too
+        held = {(p.id1, p.id2) for p in kept}
+        others = sample_pairs([p for p in features.pairs if (p.id1, p.id2) not in held])
+        ids = sorted({i for p in (*kept, *others) for i in (p.id1, p.id2)}, key=id_key)
+        normalize = features.processor.normalize
+        rows = {
+            i: {c: normalize(v) for c, v in row.items() if v and v.strip()}
+            for i, row in features.columns(ids).items()
+        }
+        if features.sources is not None and len(set(features.sources(ids).values())) > 1:
+            return kept, {}
+        out, _, found = swaps_disagree(kept, rows)
+        return out, {"swaps": found} if found["one_kind"] else {}
 
 
 def _matched_columns(
@@ -467,7 +495,7 @@ def rule_for(name: str, threshold: float, *, numbers_check: bool = True) -> Rule
     if name == "learned":
         return LearnedRule()
     if name == "valley":
-        checks = (NumbersCheck(numbers_check), DatesCheck(), ColumnsCheck())
+        checks = (NumbersCheck(numbers_check), DatesCheck(), ColumnsCheck(), SwapsCheck())
         return StandingOut(Checked(ValleyRule(threshold), checks))
     return FixedThreshold(threshold)
 
@@ -520,6 +548,20 @@ def _checks_text(explain: Mapping[str, Any]) -> str:
         numbers
         + (f"\ncolumns ({', '.join(cols['columns'])}): {cols['reason']}" if cols else "")
         + matched_line(cols.get("matched") if cols else None)
+        + _swaps_text(explain)
+    )
+
+
+def _swaps_text(explain: Mapping[str, Any]) -> str:
+    """What the swaps check found, where it dropped pairs."""
+    swaps = explain.get("swaps")
+    if not swaps or not swaps["dropped"]:
+        return ""
+    return (
+        f"\nswaps check: {swaps['dropped']} pairs dropped whose records hold the same values in "
+        "other columns of one kind ("
+        + "; ".join(", ".join(k) for k in swaps["swapped"])
+        + "): a transfer and the one back, not a copy"
     )
 
 
