@@ -132,6 +132,9 @@ def test_copies_below_the_valley_of_whole_albums_are_found(tmp_path: Path) -> No
     said = report.rule["stood_out"]
     assert said["added"] == len(found) - sum(p.similarity is None for p in report.pairs)
     assert said["siblings"] >= DEFAULTS.families_share and "families" in said["reason"]
+    # what lies below the valley is siblings, copies among them: not records without one
+    assert "without a duplicate" not in report.rule["reason"]
+    assert "nearest neighbour is a sibling" in report.rule["reason"]
 
 
 def _albums(n: int, tracks: int) -> tuple[dict[str, dict[str, str]], list[tuple[str, str]]]:

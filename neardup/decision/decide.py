@@ -28,6 +28,7 @@ deciding is one class here, and the report, the review page and ``--json`` print
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -441,8 +442,22 @@ def _in_families(
     added, explain = _dates_on(added, features.texts, explain, dropped)
     said["added"] = len(added)
     explain["stood_out"] = said
+    if added:
+        explain["reason"] = _between_families(explain.get("reason", ""))
     out = sorted([*kept, *added], key=lambda p: (id_key(p.id1), id_key(p.id2)))
     return out, dataclasses.replace(decision, explain=explain, dropped=dropped)
+
+
+def _between_families(reason: str) -> str:
+    """The valley's words where the records come in families and copies were found below it:
+    what lies under it is not records without a duplicate, but records whose nearest
+    neighbour is a sibling, copies among them."""
+    return re.sub(
+        r"between records without a duplicate \((.*?)\) and records with one",
+        r"between records whose nearest neighbour is a sibling of their family (\1), copies "
+        "written another way among them, and copies written alike",
+        reason,
+    )
 
 
 def _families_apart(
