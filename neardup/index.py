@@ -1318,6 +1318,7 @@ class NearDupIndex:
                 check: self._with_record_ids(dropped, sources, mode == "link")
                 for check, dropped in decision.dropped.items()
             },
+            stood_out=decision.stood_out,
             engine=placed.name,
             engine_why=placed.why,
         )

@@ -3,7 +3,7 @@ query, and the :class:`Report` of an all-pairs run."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .defaults import DEFAULTS
@@ -82,6 +82,10 @@ class Decision:
     #: The pairs a check dropped after the rule kept them, by the check's name (``numbers``,
     #: ``columns``): what a user reads to see what the checks cost.
     dropped: dict[str, list[Pair]] = field(default_factory=dict, compare=False)
+    #: The pairs ``(id1, id2)`` added because they stand out by weighted similarity (their
+    #: ``similarity`` a TF-IDF cosine, whatever the rule's own measure): each pair's reason
+    #: says so (:func:`neardup.decision.decide.jaccard_reason`).
+    stood_out: frozenset[tuple[str, str]] = field(default_factory=frozenset, compare=False)
 
     @classmethod
     def read(cls, threshold: float, explain: dict[str, Any] | None) -> Decision:
@@ -142,6 +146,8 @@ class Report:
     completion: dict[str, Any] | None = None
     #: The pairs the decision's checks dropped, by check (:attr:`Decision.dropped`).
     dropped: dict[str, list[Pair]] = field(default_factory=dict)
+    #: The pairs added as they stand out by weighted similarity (:attr:`Decision.stood_out`).
+    stood_out: frozenset[tuple[str, str]] = field(default_factory=frozenset)
     #: Where the report ran (``memory``: this process; ``duckdb``, ``spark``) and why
     #: (:mod:`neardup.plan.budget`: the estimated peak against the memory budget).
     engine: str = "memory"
@@ -153,7 +159,7 @@ class Report:
     @property
     def decision(self) -> Decision:
         """How the pairs were decided (:class:`Decision`), read off ``threshold`` and ``rule``."""
-        return Decision.read(self.threshold, self.rule)
+        return replace(Decision.read(self.threshold, self.rule), stood_out=self.stood_out)
 
     def to_pandas(self, text_column: str | None = None) -> Any:
         """The pairs as a pandas DataFrame: ``id1``, ``id2``, ``jaccard``, ``similarity``,

@@ -270,3 +270,24 @@ def test_every_rule_a_report_can_carry_has_its_own_words() -> None:
         n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in WORDS
     }
     assert named == set()
+
+
+def test_a_pair_added_as_it_stands_out_says_its_cosine_whatever_the_valley_was_read_on() -> None:
+    """hx27 finding 5: where the valley was read on weighted Jaccard, a pair the families step
+    added (its similarity a cosine) was said to be at a weighted Jaccard, or 'cluster completed'
+    where its cosine was under the bar."""
+    from neardup.decision.decide import jaccard_reason
+    from neardup.results import Decision, Report
+
+    explain = {"similarity": "weighted jaccard", "found": True, "stood_out": {"added": 2}}
+    decision = Decision("valley", 0.625, explain=explain,
+                        stood_out=frozenset({("1", "2"), ("3", "4")}))  # fmt: skip
+    for pair in (Pair("1", "2", 0.6, 1, similarity=0.739), Pair("3", "4", 0.5, 2, similarity=0.59)):
+        assert jaccard_reason(decision, pair, 0.625).startswith(
+            f"stands out by weighted similarity: cosine {pair.similarity:.3f}"
+        )
+    kept = Pair("5", "6", 0.7, 0, similarity=0.7)  # the valley's own pair
+    assert jaccard_reason(decision, kept, 0.625).startswith("weighted Jaccard 0.700 >= 0.625")
+    report = Report(pairs=[], records=0, threshold=0.625, rule=explain,
+                    stood_out=decision.stood_out)  # fmt: skip
+    assert report.decision.stood_out == decision.stood_out  # what the outputs read

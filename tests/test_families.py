@@ -135,6 +135,10 @@ def test_copies_below_the_valley_of_whole_albums_are_found(tmp_path: Path) -> No
     # what lies below the valley is siblings, copies among them: not records without one
     assert "without a duplicate" not in report.rule["reason"]
     assert "nearest neighbour is a sibling" in report.rule["reason"]
+    # each pair added says it stands out, with its cosine (hx27 finding 5)
+    assert report.stood_out == {(p.id1, p.id2) for p in report.pairs if p.similarity is not None}
+    reasons = report.to_pandas().set_index(["id1", "id2"])["reason"]
+    assert all(reasons[pair].startswith("stands out") for pair in report.stood_out)
 
 
 def _albums(n: int, tracks: int) -> tuple[dict[str, dict[str, str]], list[tuple[str, str]]]:

@@ -363,7 +363,8 @@ class StandingOut:
         )
         out = sorted([*kept, *added], key=lambda p: (id_key(p.id1), id_key(p.id2)))
         return out, dataclasses.replace(
-            decision, explain={**explain, "stood_out": said}, dropped=dropped
+            decision, explain={**explain, "stood_out": said}, dropped=dropped,
+            stood_out=frozenset((p.id1, p.id2) for p in added),
         )
 
 
@@ -445,7 +446,10 @@ def _in_families(
     if added:
         explain["reason"] = _between_families(explain.get("reason", ""))
     out = sorted([*kept, *added], key=lambda p: (id_key(p.id1), id_key(p.id2)))
-    return out, dataclasses.replace(decision, explain=explain, dropped=dropped)
+    return out, dataclasses.replace(
+        decision, explain=explain, dropped=dropped,
+        stood_out=frozenset((p.id1, p.id2) for p in added),
+    )
 
 
 def _between_families(reason: str) -> str:
@@ -592,7 +596,12 @@ def jaccard_reason(decision: Decision, pair: Pair, threshold: float) -> str:
     # A valley read on weighted Jaccard: each pair it kept carries that similarity.
     weighed = decision.rule == "valley" and similarity_name(decision) != "Jaccard"
     sim = pair.similarity if weighed else pair.jaccard
-    if not weighed and pair.similarity is not None and explain.get("stood_out"):
+    # a pair added as it stands out carries its cosine, whatever the valley was read on; a
+    # decision read back from its words alone (no such set) tells them by the plain valley
+    added = (pair.id1, pair.id2) in decision.stood_out or (
+        not weighed and pair.similarity is not None and bool(explain.get("stood_out"))
+    )
+    if added and pair.similarity is not None:
         return (
             f"stands out by weighted similarity: cosine {pair.similarity:.3f}, ahead of both "
             "records' runner-ups"
