@@ -454,12 +454,11 @@ def _in_families(
 
 def _between_families(reason: str) -> str:
     """The valley's words where the records come in families and copies were found below it:
-    what lies under it is not records without a duplicate, but records whose nearest
-    neighbour is a sibling, copies among them."""
+    under it lie records whose nearest neighbour is a sibling, copies among them."""
     return re.sub(
-        r"between records without a duplicate \((.*?)\) and records with one",
-        r"between records whose nearest neighbour is a sibling of their family (\1), copies "
-        "written another way among them, and copies written alike",
+        r"; (\d+) do not \((.*?)\)$",
+        r"; \1 do not (\2): below it, the nearest neighbour of most is a sibling of their "
+        "family, and copies written another way are among them",
         reason,
     )
 

@@ -167,10 +167,14 @@ def valley_threshold(
             f"fallback {fallback}",
         )  # fmt: skip
     threshold = round(float(edges[found_k]), 4)
+    # what was measured, not what it means: siblings too may stand above the valley (colour
+    # variants of one model), and copies below it (tracks of one album: neardup.decision.families)
+    above = int(np.count_nonzero(values >= threshold))
     return Valley(
         threshold, True, depth, floor, records, below, shown_edges, counts.tolist(),
-        f"valley at {edges[found_k]:.3f} ({depth:.1f}x deep) between records without a "
-        f"duplicate ({below} below the floor {floor}) and records with one",
+        f"valley at {edges[found_k]:.3f} ({depth:.1f}x deep) in the records' best-match "
+        f"similarities: {above} records have a match above it, read as their duplicates; "
+        f"{records - above} do not ({below} below the floor {floor})",
     )  # fmt: skip
 
 
