@@ -92,6 +92,51 @@ def test_a_json_text_key_no_record_holds_is_refused_as_a_csv_column_is(tmp_path:
     assert not (tmp_path / "o.jsonl").exists()
 
 
+def _papers(path: Path, n: int, extra: dict[int, dict[str, str]] | None = None) -> Path:
+    """``n`` JSON objects of id, title and year; ``extra``: keys added to the objects at
+    these positions (from 0)."""
+    rows = [{"id": f"p{i}", "title": f"paper {i} on topic {i % 7}", "year": 2000 + i % 20,
+             **(extra or {}).get(i, {})} for i in range(n)]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_a_json_text_key_none_of_the_first_records_holds_is_refused_before_any_is_written(
+    tmp_path: Path,
+) -> None:
+    """Past the 1,000 objects held back, a --text-field no record holds was refused at the
+    file's end, after every record was in the index (reading finding 1: 1,500 records in the
+    index file, exit 2). Refused once the first 1,000 are read, none holding it: nothing is
+    written, and the index file the run made is not left behind."""
+    path = _papers(tmp_path / "papers.jsonl", 1500)
+    with pytest.raises(MissingColumn) as typo:
+        next(read_records(path, text_fields=["title", "titel"]))
+    assert str(typo.value).startswith(
+        f"{path}: none of its first 1000 records holds the key 'titel' (their keys: id, title, "
+        "year): "
+    )
+    assert "one of the first 1000 lines" in str(typo.value)  # how to give a key held later
+    out = tmp_path / "x.duckdb"
+    run = run_cli("index", str(path), "--index-file", str(out), "--text-field", "title",
+                  "--text-field", "titel", "--json")  # fmt: skip
+    assert run.returncode == 2, run.stderr
+    assert "none of its first 1000 records holds the key 'titel'" in run.stderr
+    assert json.loads(run.stdout)["exit_code"] == 2
+    assert not out.exists() and not Path(f"{out}.wal").exists()
+
+
+def test_a_json_text_key_only_some_records_hold_is_read(tmp_path: Path) -> None:
+    """A key held by records among the first 1,000 only, or by one of them and records
+    after, is the others' missing value: read, not refused."""
+    path = _papers(tmp_path / "p.jsonl", 1500, {999: {"note": "late"}, 1400: {"note": "later"}})
+    items = list(read_records(path, text_fields=["title", "note"]))
+    texts = {r.id: r.text for r in items if isinstance(r, Record)}
+    assert len(texts) == 1500 and texts["p1400"] == "paper 1400 on topic 0 later"
+    alone = _papers(tmp_path / "q.jsonl", 1500, {1400: {"note": "late"}})  # after 1,000 only
+    with pytest.raises(MissingColumn, match="none of its first 1000 records holds the key 'note'"):
+        next(read_records(alone, text_fields=["title", "note"]))
+
+
 @pytest.mark.parametrize(
     ("name", "data", "kind"),
     [

@@ -746,6 +746,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     try:
         stats = add_records(index, items, writers=args.writers, progress=progress(args),
                             total=total)  # fmt: skip
+    except InputError:  # a column or key the file lacks, refused before any record is written
+        _drop_if_empty(index, file if made else None)
+        raise
     except KeyboardInterrupt:  # what is there now, and how to finish it
         print(
             f"neardup: {args.file}: interrupted while indexing; the records written before it "
@@ -776,13 +779,20 @@ def cmd_index(args: argparse.Namespace) -> int:
     )
     _say_not_written(left, source)
     if problem:  # after the counts, which --json still prints
-        if made and index.backend.count() == 0:  # no index left behind that holds nothing
-            index.close()
-            for leftover in (Path(file), Path(f"{file}.wal")):
-                leftover.unlink(missing_ok=True)
+        _drop_if_empty(index, file if made else None)
         print(f"neardup: error: {problem}", file=sys.stderr)
         return 2
     return 2 if args.strict and stats.rejected else 0
+
+
+def _drop_if_empty(index: NearDupIndex, made: str | Path | None) -> None:
+    """The index file ``made`` by this run (None: none was), removed if it holds no record: no
+    index is left behind that holds nothing, by a run that ends in an error."""
+    if made is None or index.backend.count():
+        return
+    index.close()
+    for leftover in (Path(made), Path(f"{made}.wal")):
+        leftover.unlink(missing_ok=True)
 
 
 def _not_written(index: NearDupIndex, source: str, stats: IndexStats) -> int:
