@@ -183,6 +183,47 @@ def test_first_words_read_as_ids_that_repeat_are_said(tmp_path: Path) -> None:
         assert len(list(read_records(titles, id_field=ROW_ID))) == 4
 
 
+PROSE = (
+    "Cats sleep most of the day\nDogs bark at strangers passing by\nBirds fly south before the "
+    "winter\nHorses run across open fields\nFish swim in the cold river\n"
+)
+
+
+def test_first_words_that_are_words_not_ids_are_said(tmp_path: Path) -> None:
+    """A .txt of short sentences whose first words are all different was read as ID TEXT lines
+    without a word: 'Cats' the id of 'sleep most of the day', each line's first word cut from
+    its text (reading finding 2; the note of an id on two lines never came). Said when most
+    first words are capitalized words, with --id-field @row; ids that read as ids are not."""
+    prose = tmp_path / "prose.txt"
+    prose.write_text(PROSE)
+    with pytest.warns(NeardupWarning) as said:
+        items = list(read_records(prose))
+    assert _records(items)[0] == ("Cats", "sleep most of the day")
+    assert [str(w.message) for w in said] == [
+        f"{prose}: read as ID TEXT lines, the first word of each line its id, cut from its "
+        "text: 5 of the 5 ids read are words of text, not ids ('Cats', 'Dogs', 'Birds'); if the "
+        "lines are texts without ids, --id-field @row keeps each line whole, numbered by its "
+        "line (id_field='@row')"
+    ]
+    codes = ("1 a\n2 b\n", "A123 a\nB7 b\nC9 c\n", "doc-7 a\ndoc-8 b\nreport_2 c\n",
+             "Report.pdf a\nSummary.docx b\nNotes.txt c\n", "a x\nb y\nc z\nd w\n",
+             "Alpha x\nB1 y\nC2 z\nD3 w\nE4 v\n")  # fmt: skip
+    for n, text in enumerate(codes):
+        path = tmp_path / f"ids{n}.txt"
+        path.write_text(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert list(read_records(path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(list(read_records(prose, id_field=ROW_ID))) == 5
+    run = run_cli("dedupe", str(prose), "--out", str(tmp_path / "o.txt"), "--backend", "memory",
+                  "--json")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["read"] == 5  # the note on stderr, --json still parsed
+    assert "neardup: note: " in run.stderr and "--id-field @row keeps each line" in run.stderr
+
+
 def test_a_nested_id_without_a_text_field_is_found(tmp_path: Path) -> None:
     """Without --text-field, the keys whose values are objects were dropped from the whole
     object, not only from the text: a nested id (meta.id) was "missing" on every line."""
