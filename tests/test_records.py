@@ -1196,3 +1196,28 @@ def test_excels_sep_line_names_the_separator_and_is_no_row(tmp_path: Path, name:
     assert out.read_bytes().startswith(  # the line written back, for Excel to read
         b"\xef\xbb\xbfsep=;\r\nid;name;city;cl;similarity\r\n101;Jon Smith;Boston;101;1.0000\r\n"
     )
+
+
+def test_rows_padded_to_the_header_are_counted_in_json(tmp_path: Path) -> None:
+    """An unquoted line break inside a CSV field reads as two rows shorter than the header,
+    each padded with empty columns: said in a note, but --json of index and dedupe had no
+    count of it (reading finding 3), as they have of the rows rejected and blank lines."""
+    path = tmp_path / "people.csv"
+    path.write_text("id,name,notes,city\n1,Ann Lee,likes\nskiing,Oslo\n2,Bob Day,none,Bergen\n"
+                    "3,Ann Lee,,Oslo\n")  # fmt: skip
+    read = list(read_records(path, id_field="id"))
+    assert [(r.id, getattr(r, "padded", None)) for r in read] == [
+        ("1", True), ("skiing", True), ("2", False), ("3", False)]  # fmt: skip
+    run = run_cli("dedupe", str(path), "--out", str(tmp_path / "o.csv"), "--backend", "memory",
+                  "--json")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "2 rows shorter than the header" in run.stderr
+    got = json.loads(run.stdout)
+    assert (got["read"], got["padded_rows"]) == (4, 2)
+    run = run_cli("index", str(path), "--index-file", str(tmp_path / "i.duckdb"), "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["padded_rows"] == 2
+    whole = tmp_path / "whole.csv"
+    whole.write_text("id,name\n1,Ann\n")
+    run = run_cli("index", str(whole), "--index-file", str(tmp_path / "j.duckdb"), "--json")
+    assert json.loads(run.stdout)["padded_rows"] == 0
