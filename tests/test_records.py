@@ -92,6 +92,51 @@ def test_a_json_text_key_no_record_holds_is_refused_as_a_csv_column_is(tmp_path:
     assert not (tmp_path / "o.jsonl").exists()
 
 
+def _papers(path: Path, n: int, extra: dict[int, dict[str, str]] | None = None) -> Path:
+    """``n`` JSON objects of id, title and year; ``extra``: keys added to the objects at
+    these positions (from 0)."""
+    rows = [{"id": f"p{i}", "title": f"paper {i} on topic {i % 7}", "year": 2000 + i % 20,
+             **(extra or {}).get(i, {})} for i in range(n)]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_a_json_text_key_none_of_the_first_records_holds_is_refused_before_any_is_written(
+    tmp_path: Path,
+) -> None:
+    """Past the 1,000 objects held back, a --text-field no record holds was refused at the
+    file's end, after every record was in the index (reading finding 1: 1,500 records in the
+    index file, exit 2). Refused once the first 1,000 are read, none holding it: nothing is
+    written, and the index file the run made is not left behind."""
+    path = _papers(tmp_path / "papers.jsonl", 1500)
+    with pytest.raises(MissingColumn) as typo:
+        next(read_records(path, text_fields=["title", "titel"]))
+    assert str(typo.value).startswith(
+        f"{path}: none of its first 1000 records holds the key 'titel' (their keys: id, title, "
+        "year): "
+    )
+    assert "one of the first 1000 lines" in str(typo.value)  # how to give a key held later
+    out = tmp_path / "x.duckdb"
+    run = run_cli("index", str(path), "--index-file", str(out), "--text-field", "title",
+                  "--text-field", "titel", "--json")  # fmt: skip
+    assert run.returncode == 2, run.stderr
+    assert "none of its first 1000 records holds the key 'titel'" in run.stderr
+    assert json.loads(run.stdout)["exit_code"] == 2
+    assert not out.exists() and not Path(f"{out}.wal").exists()
+
+
+def test_a_json_text_key_only_some_records_hold_is_read(tmp_path: Path) -> None:
+    """A key held by records among the first 1,000 only, or by one of them and records
+    after, is the others' missing value: read, not refused."""
+    path = _papers(tmp_path / "p.jsonl", 1500, {999: {"note": "late"}, 1400: {"note": "later"}})
+    items = list(read_records(path, text_fields=["title", "note"]))
+    texts = {r.id: r.text for r in items if isinstance(r, Record)}
+    assert len(texts) == 1500 and texts["p1400"] == "paper 1400 on topic 0 later"
+    alone = _papers(tmp_path / "q.jsonl", 1500, {1400: {"note": "late"}})  # after 1,000 only
+    with pytest.raises(MissingColumn, match="none of its first 1000 records holds the key 'note'"):
+        next(read_records(alone, text_fields=["title", "note"]))
+
+
 @pytest.mark.parametrize(
     ("name", "data", "kind"),
     [
@@ -136,6 +181,47 @@ def test_first_words_read_as_ids_that_repeat_are_said(tmp_path: Path) -> None:
         warnings.simplefilter("error")
         assert len(list(read_records(ids))) == 3
         assert len(list(read_records(titles, id_field=ROW_ID))) == 4
+
+
+PROSE = (
+    "Cats sleep most of the day\nDogs bark at strangers passing by\nBirds fly south before the "
+    "winter\nHorses run across open fields\nFish swim in the cold river\n"
+)
+
+
+def test_first_words_that_are_words_not_ids_are_said(tmp_path: Path) -> None:
+    """A .txt of short sentences whose first words are all different was read as ID TEXT lines
+    without a word: 'Cats' the id of 'sleep most of the day', each line's first word cut from
+    its text (reading finding 2; the note of an id on two lines never came). Said when most
+    first words are capitalized words, with --id-field @row; ids that read as ids are not."""
+    prose = tmp_path / "prose.txt"
+    prose.write_text(PROSE)
+    with pytest.warns(NeardupWarning) as said:
+        items = list(read_records(prose))
+    assert _records(items)[0] == ("Cats", "sleep most of the day")
+    assert [str(w.message) for w in said] == [
+        f"{prose}: read as ID TEXT lines, the first word of each line its id, cut from its "
+        "text: 5 of the 5 ids read are words of text, not ids ('Cats', 'Dogs', 'Birds'); if the "
+        "lines are texts without ids, --id-field @row keeps each line whole, numbered by its "
+        "line (id_field='@row')"
+    ]
+    codes = ("1 a\n2 b\n", "A123 a\nB7 b\nC9 c\n", "doc-7 a\ndoc-8 b\nreport_2 c\n",
+             "Report.pdf a\nSummary.docx b\nNotes.txt c\n", "a x\nb y\nc z\nd w\n",
+             "Alpha x\nB1 y\nC2 z\nD3 w\nE4 v\n")  # fmt: skip
+    for n, text in enumerate(codes):
+        path = tmp_path / f"ids{n}.txt"
+        path.write_text(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert list(read_records(path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(list(read_records(prose, id_field=ROW_ID))) == 5
+    run = run_cli("dedupe", str(prose), "--out", str(tmp_path / "o.txt"), "--backend", "memory",
+                  "--json")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["read"] == 5  # the note on stderr, --json still parsed
+    assert "neardup: note: " in run.stderr and "--id-field @row keeps each line" in run.stderr
 
 
 def test_a_nested_id_without_a_text_field_is_found(tmp_path: Path) -> None:
@@ -1110,3 +1196,28 @@ def test_excels_sep_line_names_the_separator_and_is_no_row(tmp_path: Path, name:
     assert out.read_bytes().startswith(  # the line written back, for Excel to read
         b"\xef\xbb\xbfsep=;\r\nid;name;city;cl;similarity\r\n101;Jon Smith;Boston;101;1.0000\r\n"
     )
+
+
+def test_rows_padded_to_the_header_are_counted_in_json(tmp_path: Path) -> None:
+    """An unquoted line break inside a CSV field reads as two rows shorter than the header,
+    each padded with empty columns: said in a note, but --json of index and dedupe had no
+    count of it (reading finding 3), as they have of the rows rejected and blank lines."""
+    path = tmp_path / "people.csv"
+    path.write_text("id,name,notes,city\n1,Ann Lee,likes\nskiing,Oslo\n2,Bob Day,none,Bergen\n"
+                    "3,Ann Lee,,Oslo\n")  # fmt: skip
+    read = list(read_records(path, id_field="id"))
+    assert [(r.id, getattr(r, "padded", None)) for r in read] == [
+        ("1", True), ("skiing", True), ("2", False), ("3", False)]  # fmt: skip
+    run = run_cli("dedupe", str(path), "--out", str(tmp_path / "o.csv"), "--backend", "memory",
+                  "--json")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "2 rows shorter than the header" in run.stderr
+    got = json.loads(run.stdout)
+    assert (got["read"], got["padded_rows"]) == (4, 2)
+    run = run_cli("index", str(path), "--index-file", str(tmp_path / "i.duckdb"), "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["padded_rows"] == 2
+    whole = tmp_path / "whole.csv"
+    whole.write_text("id,name\n1,Ann\n")
+    run = run_cli("index", str(whole), "--index-file", str(tmp_path / "j.duckdb"), "--json")
+    assert json.loads(run.stdout)["padded_rows"] == 0

@@ -8,7 +8,7 @@ import dataclasses
 import shlex
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from pathlib import Path
 from typing import Any, Protocol
@@ -51,7 +51,7 @@ from ..params import Params
 from ..pipeline import IndexStats
 from ..plan import Spark
 from ..read.inputs import is_stream, no_file
-from ..read.items import EmptyText, Record, Unstored
+from ..read.items import EmptyText, Item, Record, Unstored
 from ..read.pair_files import STDIN, RowIds, align, read_pairs_file
 from ..read.records import expected_records, read_records
 from ..sign.text import check_text
@@ -721,8 +721,23 @@ def print_choice(index: NearDupIndex, out: Any = sys.stderr) -> None:
         print(f"neardup:   {reason}", file=out)
 
 
+class _Padded:
+    """How many records of a file are table rows padded to their header (``Record.padded``),
+    for ``--json``: counted here, as they go by, beside the counts of the writer."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+
+    def over(self, items: Iterable[Item]) -> Iterator[Item]:
+        for item in items:
+            if isinstance(item, Record) and item.padded:
+                self.rows += 1
+            yield item
+
+
 def cmd_index(args: argparse.Namespace) -> int:
-    items = read_input(args, args.file)
+    padded = _Padded()
+    items = read_input(args, args.file).through(padded.over)
     if args.source is not None:  # a bad name or both flags: refused before Solr is started
         _named_source((), args.source, args.source_field)
     if not 1 <= args.writers <= 64:
@@ -746,6 +761,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     try:
         stats = add_records(index, items, writers=args.writers, progress=progress(args),
                             total=total)  # fmt: skip
+    except InputError:  # a column or key the file lacks, refused before any record is written
+        _drop_if_empty(index, file if made else None)
+        raise
     except KeyboardInterrupt:  # what is there now, and how to finish it
         print(
             f"neardup: {args.file}: interrupted while indexing; the records written before it "
@@ -767,6 +785,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             "chosen": _chosen(index),
             "batch": index.batch_written,
             "not_in_file": left,
+            "padded_rows": padded.rows,
         },
         f"{args.file}: read {stats.read}, indexed {stats.indexed}, rejected {stats.rejected}"
         + (f" ({stats.empty} with an empty text)" if stats.empty else "")
@@ -776,13 +795,20 @@ def cmd_index(args: argparse.Namespace) -> int:
     )
     _say_not_written(left, source)
     if problem:  # after the counts, which --json still prints
-        if made and index.backend.count() == 0:  # no index left behind that holds nothing
-            index.close()
-            for leftover in (Path(file), Path(f"{file}.wal")):
-                leftover.unlink(missing_ok=True)
+        _drop_if_empty(index, file if made else None)
         print(f"neardup: error: {problem}", file=sys.stderr)
         return 2
     return 2 if args.strict and stats.rejected else 0
+
+
+def _drop_if_empty(index: NearDupIndex, made: str | Path | None) -> None:
+    """The index file ``made`` by this run (None: none was), removed if it holds no record: no
+    index is left behind that holds nothing, by a run that ends in an error."""
+    if made is None or index.backend.count():
+        return
+    index.close()
+    for leftover in (Path(made), Path(f"{made}.wal")):
+        leftover.unlink(missing_ok=True)
 
 
 def _not_written(index: NearDupIndex, source: str, stats: IndexStats) -> int:

@@ -136,6 +136,9 @@ class DedupeStats:
     #: cluster's center, which a rule other than ``central`` may not keep): a subset of
     #: ``removed``, 0 where no pairs were given.
     unpaired: int = 0
+    #: Rows shorter than the header read with the columns they leave out empty
+    #: (``Record.padded``): a subset of ``read``.
+    padded: int = 0
 
     @property
     def first_rejected(self) -> str | None:
@@ -161,6 +164,7 @@ class DedupeStats:
             "empties": [r.as_dict() for r in self.empties],
             "identical": self.identical,
             "unpaired": self.unpaired,
+            "padded_rows": self.padded,
             "rejected_to": self.rejects if self.rejects is not None else "output",
             "first_rejected": self.first_rejected,
         }
@@ -799,6 +803,7 @@ def _place(
         if stats.rejects is None:
             stats.written += 1  # as it is, into the output
         return None
+    stats.padded += item.padded
     name = job.name(item)
     number = job.groups.of.get(name)
     keeper = None if number is None else job.keepers.get(number)

@@ -26,6 +26,9 @@ class Record:
     #: The id as the file typed it (a JSON or Parquet number, a string with its spaces), where
     #: a row gave one: what a cluster column names the record kept by, to join on.
     raw_id: str | int | None = field(default=None, compare=False)
+    #: A table's row shorter than its header, read with the columns it leaves out empty (an
+    #: editor that trims trailing tabs, or a line break in an unquoted field): counted.
+    padded: bool = field(default=False, compare=False)
 
     @property
     def location(self) -> str:

@@ -30,9 +30,11 @@ def read_jsonl(
     source_field: str | None = None,
 ) -> Iterator[Item]:
     """The objects of JSON Lines as records. A text key named that no object holds is an
-    error at the end of the file (:class:`_KeysHeld`); the first objects are held back until
-    each key named is seen (at most :data:`HELD_BACK`), so that in a small file the error
-    comes before any record is indexed."""
+    error (:class:`_KeysHeld`) before any record is yielded: the first objects are held back
+    until each key named is seen, at most :data:`HELD_BACK` (or :data:`HELD_BACK_CHARS` of
+    text); a key none of them holds is refused then (a key held by later records only is
+    refused too, with how to have it read), not at the file's end, once its records are in a
+    persistent index."""
     keys = _KeysHeld(text_fields or ())
     items = _read_objects(lines, source, id_field, text_fields, source_field, keys)
     held: list[Item] = []
@@ -42,6 +44,8 @@ def read_jsonl(
         size += len(item.text) if isinstance(item, Record) else 0
         if not keys.pending or len(held) >= HELD_BACK or size >= HELD_BACK_CHARS:
             break
+    if keys.pending:  # (at the file's end, _read_objects has refused it already)
+        keys.check(source, first=len(held))
     yield from held
     yield from items
 
@@ -140,20 +144,25 @@ class _KeysHeld:
                     self.along[name] = f"{prefix!r} holds {what}, read whole by naming {prefix!r}"
                 return
 
-    def check(self, source: str) -> None:
+    def check(self, source: str, first: int = 0) -> None:
         """An error naming the keys named that none of the objects read holds (none: no
-        object was read, or each one named is held)."""
+        object was read, or each one named is held). ``first``: the objects read are the
+        first ``first`` lines of the file, not all of it."""
         if not self.pending or not self.objects:
             return
         missing = list(self.pending)
         keys = list(self.keys)
         shown = ", ".join(keys[:12]) + (f" and {len(keys) - 12} more" if len(keys) > 12 else "")
         hints = "".join(f"; {self.along[n]}" for n in missing if n in self.along)
+        later = (
+            f"; a key that only records further on hold is read when one of the first {first} "
+            "lines holds it (move such a record up)" if first else ""
+        )
         raise MissingColumn(
-            f"{source}: none of its {self.objects} records holds the key"
-            f"{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} (their keys: "
+            f"{source}: none of its {'first ' if first else ''}{self.objects} records holds the "
+            f"key{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} (their keys: "
             f"{shown}{hints}): name the text keys they have (a nested key by its path, e.g. "
-            "item.title)"
+            f"item.title){later}"
         )
 
 

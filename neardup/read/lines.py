@@ -265,9 +265,9 @@ def text_lines(lines: Lines, source: str) -> Iterator[Item | tuple[int, str]]:
 def read_lines(lines: Lines, source: str, numbered: bool = False) -> Iterator[tuple[Item, int]]:
     """``ID TEXT`` lines, each item with its line; ``numbered``: each line is a text, its id
     its line number. (What :func:`text_lines` does, done here: a generator less a line was
-    0.1 s of reading 100k records.) An id on two lines with other texts in the first lines
-    is said (:func:`_first_words`)."""
-    ids: dict[str, tuple[int, int]] | None = {}
+    0.1 s of reading 100k records.) First words that do not read as ids are said
+    (:class:`_FirstWords`)."""
+    ids: _FirstWords | None = None if numbered else _FirstWords(source)
     for number, text, problem in lines:
         if text is None:
             yield Rejection(source, number, problem or "unreadable"), number
@@ -291,34 +291,89 @@ def read_lines(lines: Lines, source: str, numbered: bool = False) -> Iterator[tu
             if len(parts) < 2:  # split() leaves no blank text after the id
                 yield EmptyText(source, number, "no text after the id", parts[0]), number
                 continue
-            if ids is not None:
-                ids = _first_words(ids, parts, number, source)
+            if ids is not None and not ids.see(parts, number):
+                ids = None
             yield Record(parts[0], parts[1], source, number), number
+    if ids is not None:
+        ids.end()
 
 
-#: How many of a file's first ``ID TEXT`` lines :func:`_first_words` reads for an id twice.
+#: How many of a file's first ``ID TEXT`` lines :class:`_FirstWords` reads.
 ID_LINES = 10_000
+#: The share of first words read as words (:func:`_word_or_id`) from which they are said not
+#: to be ids, and the fewest such words.
+PROSE_SHARE = 0.8
+PROSE_WORDS = 3
+#: Around a first word, what does not make it less a word: a quote or bracket before, a
+#: comma, full stop or the like after ("However," "Yes!").
+_AROUND = "\"'“‘(["
+_AFTER = ".,;:!?\"'”’)]"
 
 
-def _first_words(
-    ids: dict[str, tuple[int, int]], parts: list[str], number: int, source: str
-) -> dict[str, tuple[int, int]] | None:
-    """``ids`` (an id: its first line, a hash of its text) with the line ``number`` read, or
-    None once read far enough or said. An id on two lines with other texts is said, once: in
-    a file of texts without ids (a list of titles read as ``ID TEXT``), the first words
-    ("The") repeat, and every line but the first of each was rejected as a duplicate id
-    without a word on why the first word was an id."""
-    word, text = parts
-    seen = ids.get(word)
-    if seen is None:
-        ids[word] = (number, hash(text))
-        return ids if len(ids) < ID_LINES else None
-    if seen[1] == hash(text):  # an identical row: a copy, not another record
-        return ids
-    warnings.warn(NeardupWarning(
-        f"{source}: read as ID TEXT lines, the first word of each line its id: {word[:40]!r} "
-        f"is the id of lines {seen[0]} and {number}, with other texts: a line whose id an "
-        "earlier line has is rejected as a duplicate id; if the lines are texts without ids, "
-        "--id-field @row numbers them (id_field='@row')"
-    ), stacklevel=3)  # fmt: skip
-    return None
+def _word_or_id(word: str) -> bool | None:
+    """Whether a first word reads as a word of prose (True: a capitalized word, ``Cats``,
+    ``However,``), as an id (False: a number, a code, ``A123``, ``doc-7``, ``report.pdf``,
+    anything else), or as either (None: one letter, or a word in lower case, ``a``,
+    ``alice``, which ids and lines of text both start with)."""
+    word = word.lstrip(_AROUND).rstrip(_AFTER)
+    letters = word.replace("'", "").replace("’", "")
+    if len(letters) < 2 or (letters.isalpha() and letters.islower()):
+        return None
+    return letters.isalpha() and letters[0].isupper() and letters[1:].islower()
+
+
+class _FirstWords:
+    """The first words of a file's first ``ID TEXT`` lines (:data:`ID_LINES`), read as ids,
+    said once where they do not look like ids: an id on two lines with other texts (in a file
+    of titles, "The" repeats, and every line but the first of each was rejected as a duplicate
+    id without a word on why the first word was an id); or, at the end of those lines, first
+    words that are mostly words of prose (:data:`PROSE_SHARE`): a file of sentences whose
+    first words differ had each line's first word cut from its text, as its id, unsaid."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        #: An id: its first line, a hash of its text.
+        self.ids: dict[str, tuple[int, int]] = {}
+        #: How many of the ids read as words, the first three, and how many as ids.
+        self.words = 0
+        self.shown: list[str] = []
+        self.codes = 0
+
+    def see(self, parts: list[str], number: int) -> bool:
+        """Read the line ``number``; False once read far enough or said."""
+        word, text = parts
+        seen = self.ids.get(word)
+        if seen is None:
+            self.ids[word] = (number, hash(text))
+            kind = _word_or_id(word)
+            if kind:
+                self.words += 1
+                if len(self.shown) < 3:
+                    self.shown.append(word[:40])
+            elif kind is not None:
+                self.codes += 1
+            if len(self.ids) < ID_LINES:
+                return True
+            self.end()
+            return False
+        if seen[1] == hash(text):  # an identical row: a copy, not another record
+            return True
+        warnings.warn(NeardupWarning(
+            f"{self.source}: read as ID TEXT lines, the first word of each line its id: "
+            f"{word[:40]!r} is the id of lines {seen[0]} and {number}, with other texts: a line "
+            "whose id an earlier line has is rejected as a duplicate id; if the lines are texts "
+            "without ids, --id-field @row numbers them (id_field='@row')"
+        ), stacklevel=3)  # fmt: skip
+        return False
+
+    def end(self) -> None:
+        """The first words read said where most are words of prose (:data:`PROSE_SHARE`)."""
+        words = self.words
+        if words < PROSE_WORDS or words < PROSE_SHARE * (words + self.codes):
+            return
+        warnings.warn(NeardupWarning(
+            f"{self.source}: read as ID TEXT lines, the first word of each line its id, cut "
+            f"from its text: {words} of the {len(self.ids)} ids read are words of text, not "
+            f"ids ({', '.join(map(repr, self.shown))}); if the lines are texts without ids, "
+            "--id-field @row keeps each line whole, numbered by its line (id_field='@row')"
+        ), stacklevel=3)  # fmt: skip

@@ -5,13 +5,14 @@ line, a malformed row rejected at its first line, a header that names a column t
 from __future__ import annotations
 
 import csv
+import dataclasses
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import InputError, MissingColumn, NeardupWarning
 from .checks import LINE_ROOM
-from .items import Blank, Item, Rejection
+from .items import Blank, Item, Record, Rejection
 from .lines import Lines
 from .rows import ROW_ID, default_text_fields, record_from_mapping, say_text_only
 from .sniff import excel_sep, quoting
@@ -73,9 +74,10 @@ def read_table(
         else:
             where = (source, first, last)
             item = _row_item(row, header, text_fields, where, delimiter, id_field, source_field)
-            if len(row) < len(header) and not isinstance(item, Rejection):
+            if len(row) < len(header) and isinstance(item, Record):
                 short = short if padded else (first, len(row))
                 padded += 1
+                item = dataclasses.replace(item, padded=True)
             yield item, last
     if padded:
         warnings.warn(NeardupWarning(
