@@ -53,6 +53,7 @@ from .identifiers import (
     identifiers_differ,
     rare,
     roles_differ,
+    siblings_said,
 )
 from .names import common_words, names_differ, own, words
 from .standout import measured
@@ -455,7 +456,7 @@ def numbers_check(
     counts written in several forms are not, and then the check is not made."""
     waived, noisy = DEFAULTS.numbers_waived_cosine, DEFAULTS.numbers_noisy
     triples = ((m[0], m[1], m[2]) for m in mapped)
-    both, differing = count_unshared(triples, lambda i: numbers[i], waived)
+    both, differing, other = count_unshared(triples, lambda i: numbers[i], waived)
     if both < DEFAULTS.numbers_min_pairs:
         return False, (
             f"not made: {both} mapped pairs at cosine >= {waived} hold numbers on "
@@ -465,7 +466,7 @@ def numbers_check(
     verdict = "made" if share <= noisy else "not made"
     return share <= noisy, (
         f"{verdict}: {differing} of {both} mapped pairs at cosine >= {waived} share "
-        f"no number ({share:.0%}; the check is made at {noisy:.0%} or less)"
+        f"no number ({share:.0%}; the check is made at {noisy:.0%} or less{siblings_said(other)})"
     )
 
 

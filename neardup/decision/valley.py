@@ -82,6 +82,7 @@ from .identifiers import (
     identifiers,
     identifiers_differ,
     roles_differ,
+    siblings_said,
 )
 
 
@@ -452,21 +453,28 @@ def numbers_identify(
     forms (a track's length as 4:32, 272 or 04m32s; prices; counts) matches often share none,
     and the numbers check would drop them: above ``DEFAULTS.numbers_noisy`` it is not made.
     Numbers are read here word by word, as the data writes them
-    (:func:`~neardup.decision.identifiers.count_unshared` says why).
+    (:func:`~neardup.decision.identifiers.count_unshared` says why). A pair that holds another
+    number of one kind in the same place (``kills at least 72``, ``kills at least 15``) shows
+    no number written two ways: such siblings are the pairs the check parts
+    (:func:`~neardup.decision.identifiers.siblings`).
     """
     numbers = numbers or RecordNumbers(texts, processor)
     waived, noisy = DEFAULTS.numbers_waived_jaccard, DEFAULTS.numbers_noisy
-    both, differing = count_unshared(((p.jaccard, p.id1, p.id2) for p in pairs), numbers, waived)
+    triples = ((p.jaccard, p.id1, p.id2) for p in pairs)
+    both, differing, other = count_unshared(triples, numbers, waived)
     if both < DEFAULTS.numbers_min_pairs:
         return True, f"made ({both} pairs alike enough to tell are too few to judge by)"
     share = differing / both
+    besides = siblings_said(other)
     if share > noisy:
         return False, (
             f"not made: {differing} of {both} pairs at Jaccard >= {waived} share no "
-            f"number ({share:.0%}, more than {noisy:.0%}), so numbers here do not tell "
-            "entities apart"
+            f"number ({share:.0%}, more than {noisy:.0%}{besides}), so numbers here do not "
+            "tell entities apart"
         )
-    return True, f"made: {differing} of {both} pairs at Jaccard >= {waived} share no number"
+    return True, (
+        f"made: {differing} of {both} pairs at Jaccard >= {waived} share no number{besides}"
+    )
 
 
 def numbers_disagree(
