@@ -78,11 +78,11 @@ class NeardupWarning(UserWarning):
 
 
 class RejectedRows(NeardupWarning):
-    """Records ``add_many`` or ``add_frame`` read and did not index (an id repeated with
-    another text, a missing id, no text ...): how many, and the first with their rows and
-    reasons. ``stats.rejections`` lists them too, but a notebook seldom reads it, and the rows
-    were lost without a word; ``warnings.filterwarnings("ignore", category=RejectedRows)``
-    silences it."""
+    """Records ``add_many``, ``add_frame`` or a ``batch()`` (when it closes) read and did not
+    index (an id repeated with another text, a missing id, no text ...): how many, and the
+    first with their rows and reasons. ``stats.rejections`` lists them too, but a notebook
+    seldom reads it, and the rows were lost without a word;
+    ``warnings.filterwarnings("ignore", category=RejectedRows)`` silences it."""
 
 
 class NotUtf8(NeardupWarning):

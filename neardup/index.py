@@ -2158,7 +2158,9 @@ class _Found:
 
 
 class _Batch:
-    """What :meth:`NearDupIndex.batch` returns: ``add`` records, then the context commits."""
+    """What :meth:`NearDupIndex.batch` returns: ``add`` records, then the context commits and
+    says the records it rejected (:class:`RejectedRows`), as :meth:`NearDupIndex.add_many`
+    does."""
 
     def __init__(self, index: NearDupIndex, writer: Writer, source: str = "<records>") -> None:
         self.index = index
@@ -2193,3 +2195,5 @@ class _Batch:
         finally:
             self.index._unnamed = None
             self.index._lock.release()
+        if exc_type is None:  # said once, for every batch written, as add_many says its own
+            _said_rejected(self.stats, frame=False)

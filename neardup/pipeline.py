@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -26,6 +27,28 @@ BATCH_BYTES = 16 << 20
 #: Rejections kept in full for the report; the rest are only counted (a million bad lines must not
 #: fill memory), and the CLI says how many were not shown.
 KEEP_REJECTIONS = 1000
+
+
+#: Where a reason's detail starts: ": " or ", ", but not the ", " of a list of names ("no text
+#: in 'title', 'brand'").
+_DETAIL = re.compile(r": |, (?![\'\"])")
+#: A place in a line or file ("at column 12"), the detail of a reason wherever it stands.
+_PLACE = re.compile(r" at (?:line|column|character|byte) \d+\b")
+
+
+def reason_kind(reason: str) -> str:
+    """The kind of a rejection's reason, which :attr:`IndexStats.reasons` counts: the reason up
+    to its detail (the value got, the line an id was first seen at, the parser's message),
+    which starts at the first ``": "`` or ``", "`` outside brackets, and without a place in the
+    line. Why: cut at its first comma and at " at ", a reason was cut mid-word ("id is a
+    float", "invalid JSON: Expecting '"), two kinds were one ("no text in 'title'" and
+    "no text in 'title', 'brand'"), and a kind with its value was as many kinds as values."""
+    for sep in _DETAIL.finditer(reason):
+        head = reason[: sep.start()]
+        if sum(map(head.count, "([{")) <= sum(map(head.count, ")]}")):
+            reason = head
+            break
+    return _PLACE.sub("", reason).strip() or reason
 
 
 @dataclass
@@ -53,7 +76,7 @@ class IndexStats:
             self.empty += 1
         elif isinstance(rejection, Unstored):
             self.wordless += 1
-        key = rejection.reason.split(",")[0].split(" at ")[0]
+        key = reason_kind(rejection.reason)
         self.reasons[key] = self.reasons.get(key, 0) + 1
         if len(self.rejections) < KEEP_REJECTIONS:
             self.rejections.append(rejection)

@@ -7,13 +7,14 @@ import json
 import random
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from neardup import NearDupIndex, ParameterMismatch, Params
+from neardup import NearDupIndex, ParameterMismatch, Params, RejectedRows
 from neardup import index as index_mod
 from neardup.backends.base import Capability
 from neardup.backends.memory import MemoryBackend
@@ -574,6 +575,33 @@ def test_one_call_in_many_batches_is_not_refused_its_own_records() -> None:
         idx.add_many([("1", "x")], source_name="")
 
 
+def test_rows_a_batch_rejects_are_said_once_when_it_closes() -> None:
+    """``add_many`` and ``add_frame`` say the records they reject in a :class:`RejectedRows`
+    warning, but ``batch()`` said nothing: its rejections were in ``b.stats`` alone, which a
+    notebook never reads (wtlib2, finding 1). Closed, it says them once, whatever number of
+    batches it wrote, in add_many's words, on the caller's line; a batch that rejects nothing
+    says nothing."""
+    records = [("1", "acme drill rx 101"), ("2", "..."), (1, "another text"),
+               ("3", "bosch saw gst 90"), ("3", "makita jigsaw 4350")]  # fmt: skip
+    with pytest.warns(RejectedRows) as said_by_many:
+        NearDupIndex().add_many(records)
+    with pytest.warns(RejectedRows) as said:
+        with NearDupIndex().batch(batch_size=1) as b:
+            for record_id, text in records:
+                b.add(record_id, text)  # type: ignore[arg-type]
+    assert (b.stats.read, b.stats.indexed, b.stats.rejected) == (5, 2, 3)
+    assert [str(w.message) for w in said] == [str(w.message) for w in said_by_many]
+    assert str(said[0].message).startswith("3 of the 5 records read were rejected, not indexed")
+    assert said[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RejectedRows)
+        with NearDupIndex().batch() as b:
+            b.add("1", "acme drill rx 101")
+        with pytest.raises(KeyError), NearDupIndex().batch() as b:  # raised: not said
+            b.add("1", "...")
+            raise KeyError("the caller's own error")
+
+
 def test_ids_of_different_types_in_one_call_are_one_id_seen_twice() -> None:
     """``1`` and ``"1"`` are one id once made a string: in one call, the second is rejected as
     a file's repeated id is (a copy if its text is the same), so the counts add up to what the
@@ -590,7 +618,7 @@ def test_ids_of_different_types_in_one_call_are_one_id_seen_twice() -> None:
         "<records>:6: id longer than 512 bytes (id 'xxxxxxx",
     ]
     assert sorted(t for _, t in idx.backend.all_texts())[0] == "alpha beta gamma delta"
-    with idx.batch(source_name="b") as b:
+    with pytest.warns(RejectedRows, match="duplicate id"), idx.batch(source_name="b") as b:
         b.add("5", "first text of five")
         b.add(5, "second text of five")  # type: ignore[arg-type]
     assert (b.stats.indexed, b.stats.rejected) == (1, 1)

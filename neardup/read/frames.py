@@ -247,8 +247,11 @@ def _not_text(values: list[Any]) -> str | None:
 
 
 def _label(value: Any) -> Any:
-    """An index label as an id: integers and strings as they are, a missing one (NaN, NA,
-    NaT) None, the rest as text (not the id ``"nan"``)."""
+    """An index label as an id: integers and strings as they are, a whole float as its integer
+    (:func:`~neardup.read.rows.whole_id`, as an id column's: an index made float by a merge
+    gave the ids ``'1e+17'`` and ``'3.0'``), a missing one (NaN, NA, NaT) None, the rest as
+    text (not the id ``"nan"``). A whole float from 2**53 up stays a float, rejected with its
+    row (:func:`~neardup.read.rows.inexact_id`)."""
     if _cell(value) is None:
         return None
     if isinstance(value, bool):
@@ -257,7 +260,10 @@ def _label(value: Any) -> Any:
         return value
     if hasattr(value, "item"):  # a numpy scalar
         value = value.item()
-    return value if isinstance(value, int | str) else str(value)
+    value = whole_id(value)
+    if isinstance(value, int | str) or inexact_id(value):
+        return value
+    return str(value)
 
 
 def _cell(value: Any) -> Any:
