@@ -303,12 +303,15 @@ class Defaults:
     columns_margin_bits: float = 10.0
     #: Character k-grams each column is compared by (those of the records' default shingles).
     columns_gram: int = 3
-    #: A check that would drop more than this share of the kept pairs is not applied: it is a
-    #: second opinion on a few, and one against this many says the candidates below the
-    #: threshold it learned non-matches from hold matches too (the development suite's largest
-    #: share 0.17, German person records; held-out citations, inventors 0.72 and 0.30, where
-    #: 96-99% of the pairs it dropped were true: docs/accuracy.md).
+    #: A check that would drop more than this share of the kept pairs is not applied ... (the
+    #: development suite's largest share 0.17, German person records; held-out citations,
+    #: inventors 0.72 and 0.30, where 96-99% of the pairs it dropped were true: docs/accuracy.md)
     columns_max_share: float = 0.25
+    #: ... where more than this share of the candidates below the threshold, which it learns
+    #: non-matches from, are joined by the kept pairs through other records: matches, by the
+    #: threshold's own pairs (held-out citations 33%, inventors 75%; hx27's colleagues at one
+    #: company 1.4%, colour variants of one product 0%, where every pair it dropped was false).
+    columns_joined_below: float = 0.05
 
     # -- the learned rule (neardup.decision.fellegi_sunter) ------------------------------------
     #: Dirichlet smoothing of every level count: no level is ever impossible.

@@ -45,7 +45,7 @@ MOVED = {
     "neardup.decision.columns": {
         "CUT": "columns_cut", "SAMPLE": "columns_sample", "MIN_PAIRS": "columns_min_pairs",
         "MARGIN": "columns_margin_bits", "GRAM": "columns_gram",
-        "MAX_SHARE": "columns_max_share",
+        "MAX_SHARE": "columns_max_share", "JOINED_BELOW": "columns_joined_below",
     },
     "neardup.decision.fellegi_sunter": {
         "SMOOTHING": "em_smoothing", "ITERATIONS": "em_iterations", "TOLERANCE": "em_tolerance",

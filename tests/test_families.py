@@ -288,3 +288,44 @@ def test_nothing_is_dropped_where_copies_differ_on_the_column_too() -> None:
     assert said["columns"] == ["authors"] and said["dropped"] == 0
     assert said["agreement"] < DEFAULTS.families_told
     assert set(kept) <= set(out) and "families" not in decision.dropped
+
+
+def _colleagues() -> tuple[dict[str, dict[str, str]], list[Pair], list[Pair]]:
+    """Thirty companies of two people (one address, one switchboard); at twenty of them one
+    person is listed twice, the e-mail in capitals (the valley's pairs). Returns the columns,
+    the copies' pairs and the colleagues' (all below the valley)."""
+    names = [
+        ("Donald", "Perez"), ("Mark", "Baker"), ("Karen", "Wilson"), ("Amy", "Young"),
+        ("Paul", "Garcia"), ("Laura", "Hill"), ("Kevin", "Scott"), ("Helen", "Adams"),
+    ]  # fmt: skip
+    rows: dict[str, dict[str, str]] = {}
+    copies, colleagues = [], []
+    for c in range(30):
+        firm = {"company": f"Firm{c} Group Ltd", "address": f"{100 + c} Main Street",
+                "phone": f"(212) 555-{1000 + c}"}  # fmt: skip
+        for k, who in enumerate("ab"):
+            first, last = names[(2 * c + k) % len(names)]
+            email = f"{first[0].lower()}{last.lower()}{c}@firm{c}.com"
+            rows[f"{c}{who}"] = {"first_name": first, "last_name": last, "email": email, **firm}
+        colleagues.append(Pair(f"{c}a", f"{c}b", 0.55, 3))
+        if c < 20:
+            rows[f"{c}c"] = dict(rows[f"{c}a"], email=rows[f"{c}a"]["email"].upper())
+            copies.append(Pair(f"{c}a", f"{c}c", 0.9, 0))
+            colleagues.append(Pair(f"{c}b", f"{c}c", 0.55, 3))
+    return rows, copies, colleagues
+
+
+def test_a_colleague_that_stands_out_is_not_added_as_a_copy() -> None:
+    """hx27's B2B contacts (hostile sweep hx27, finding 2): at a company of two, each
+    colleague is the other's nearest record by far, so the pair stands out by weighted
+    similarity, and the families step added it: another first name, last name and e-mail.
+    The columns that tell the family's members apart (read off the candidates below the
+    valley: colleagues) tell it apart from a copy."""
+    rows, copies, colleagues = _colleagues()
+    texts = [(k, " ".join(v.values())) for k, v in rows.items()]
+    got = rescue(copies, [*copies, *colleagues], [], lambda: texts, PROCESSOR, lambda ids: rows)
+    assert got is not None
+    added, said = got
+    assert said["siblings"] == 1.0 and said["agreement"] >= DEFAULTS.families_agreement
+    assert added == [], added
+    assert said["told_apart"] > 0 and "tell the family's members apart" in said["reason"]

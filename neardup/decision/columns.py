@@ -66,6 +66,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..defaults import DEFAULTS
+from ..graph import union_find
 from ..results import Pair
 from ..sign.minhash import ShingleProcessor
 from ..sign.text import char_grams, jaccard
@@ -88,6 +89,9 @@ class FieldCheck:
     #: The pairs the check would have dropped where it was not applied (too many of the kept:
     #: ``DEFAULTS.columns_max_share``); 0 where it was.
     withheld: int = 0
+    #: Where the check would drop more than ``DEFAULTS.columns_max_share``: the share of the
+    #: candidates below the threshold that the kept pairs join (:func:`joined_below`).
+    joined: float | None = None
     kept_pairs: int = 0
     other_pairs: int = 0
     reason: str = ""
@@ -100,6 +104,7 @@ class FieldCheck:
             "dropped": self.dropped,
             "far_below_best": self.far,
             "withheld": self.withheld,
+            "joined_below": self.joined,
             "mutual_best": self.mutual,
             "margin_bits": DEFAULTS.columns_margin_bits,
             "kept_pairs": self.kept_pairs,
@@ -227,15 +232,12 @@ def columns_disagree(
     out = [p for p, u, f in zip(kept, unlike, far, strict=True) if not (u or f)]
     would = len(kept) - len(out)
     if would > DEFAULTS.columns_max_share * len(kept):
-        check.withheld = would
-        check.reason = (
-            f"{len(columns)} columns compared; not applied: they would drop {would} of the "
-            f"{len(kept)} pairs, more than {DEFAULTS.columns_max_share:.0%}: a check that "
-            "disagrees with the text on so many learned what non-matches look like from "
-            "candidates below the threshold that are matches too (copies whose columns are "
-            "filled differently)"
-        )
-        return kept, check
+        check.joined = joined_below(kept, others)
+        if check.joined > DEFAULTS.columns_joined_below:
+            check.withheld = would
+            check.reason = _withheld(check, would)
+            return kept, check
+    check.dropped = would
     check.dropped = would
     check.far = int((far & ~unlike).sum())
     check.reason = (
@@ -244,4 +246,33 @@ def columns_disagree(
         f"the threshold do, {check.far} whose columns weigh {DEFAULTS.columns_margin_bits:g} bits "
         "below both records' best match"
     )
+    if check.joined is not None:
+        check.reason += (
+            f"; more than {DEFAULTS.columns_max_share:.0%} of the pairs, applied as "
+            f"{check.joined:.1%} of the candidates below the threshold, which it learns "
+            "non-matches from, are joined by the kept pairs through other records (at most "
+            f"{DEFAULTS.columns_joined_below:.0%})"
+        )
     return out, check
+
+
+def joined_below(kept: Sequence[Pair], others: Sequence[Pair]) -> float:
+    """The share of ``others`` (candidates below the threshold) whose two records ``kept``
+    joins through other records: matches by the threshold's own pairs, where copies of one
+    entity are spread on both sides of it (citations written in many styles)."""
+    if not others:
+        return 0.0
+    root = union_find((p.id1, p.id2) for p in kept)
+    return sum(root(p.id1) == root(p.id2) for p in others) / len(others)
+
+
+def _withheld(check: FieldCheck, would: int) -> str:
+    """Why a check against many of the kept pairs was not applied: what was measured."""
+    return (
+        f"{len(check.columns)} columns compared; not applied: they would drop {would} of the "
+        f"{check.kept_pairs} pairs, more than {DEFAULTS.columns_max_share:.0%}, and "
+        f"{check.joined or 0.0:.0%} of the candidates below the threshold, which it learns "
+        "non-matches from, are joined by the kept pairs through other records (more than "
+        f"{DEFAULTS.columns_joined_below:.0%}): it may have learned what non-matches look like "
+        "from matches (copies whose columns are filled differently)"
+    )

@@ -87,9 +87,11 @@ def rescue(
     share = siblings(sample, columns(ids), processor.normalize)
     if share < DEFAULTS.families_share:
         return None
-    found = stand_out(everything(), processor)
+    records = list(everything())
+    found = stand_out(records, processor)
     gone = held | {(p.id1, p.id2) for p in dropped}
     by_ids = {(p.id1, p.id2): p for p in below}
+    by_kept = {(p.id1, p.id2): p for p in kept}
     agree = sum((a, b) in held for _, a, b in found.pairs) / len(kept) if kept else 0.0
     said: dict[str, Any] = {
         "pairs": len(found.pairs), "candidates": found.candidates, "agreement": agree,
@@ -107,15 +109,56 @@ def rescue(
         for s, a, b in found.pairs
         if (a, b) in by_ids and (a, b) not in gone
     ]
-    said["added"] = len(added)
+    copies = [by_kept[(a, b)] for _, a, b in found.pairs if (a, b) in by_kept]
+    added, apart = _siblings_apart(
+        added, sample, copies, columns, dict(records), processor.normalize
+    )
+    said["added"], said["told_apart"] = len(added), len(apart)
     said["reason"] = (
-        "pairs below the threshold added that stand out by weighted similarity "
+        f"{len(added)} pairs below the threshold added that stand out by weighted similarity "
         f"(TF-IDF cosine; one partner each, ahead of both records' runner-ups by "
         f"{DEFAULTS.link_margin:.0%}): the records come in families ({share:.0%} of the "
         f"candidates below the threshold agree on half their columns), where siblings are as "
         f"similar as copies; {agree:.0%} of the valley's pairs stand out too"
     )
+    if apart:
+        said["reason"] += (
+            f"; {len(apart)} not added whose values differ in the columns that tell the "
+            "family's members apart: siblings"
+        )
     return added, said
+
+
+def _siblings_apart(
+    added: list[Pair],
+    below: Sequence[Pair],
+    copies: Sequence[Pair],
+    columns: Callable[[list[str]], Mapping[str, Mapping[str, str]]],
+    texts: Mapping[str, str],
+    normalize: Callable[[str], str],
+) -> tuple[list[Pair], list[Pair]]:
+    """The pairs ``added`` that the columns telling a family's members apart (:func:`telling`,
+    read off the candidates ``below`` the valley: siblings) let stand, and those that differ
+    on most of them: a sibling may stand out too (the one colleague at a company of two:
+    another first name and last name; the e-mails share the company's domain). Only where at
+    least ``DEFAULTS.families_told`` of ``copies`` (the valley's pairs that stand out) are not
+    so told apart: copies may write those columns otherwise (a citation's authors)."""
+    if not added or not copies:
+        return added, []
+    ids = sorted({i for p in (*below, *added, *copies) for i in (p.id1, p.id2)}, key=id_key)
+    rows = columns(ids)
+    tell = telling(below, rows, texts, normalize)
+    if not tell:
+        return added, []
+
+    def apart(p: Pair) -> bool:
+        a, b = rows.get(p.id1, {}), rows.get(p.id2, {})
+        both = [n for n in tell if a.get(n, "").strip() and b.get(n, "").strip()]
+        return 2 * sum(not _alike(a[n], b[n], normalize) for n in both) > len(both)
+
+    if sum(not apart(p) for p in copies) < DEFAULTS.families_told * len(copies):
+        return added, []
+    return [p for p in added if not apart(p)], [p for p in added if apart(p)]
 
 
 def _grams(value: str, normalize: Callable[[str], str]) -> set[str]:
