@@ -1179,9 +1179,11 @@ class NearDupIndex:
 
     @_locked
     def last_batch(self) -> int | None:
-        """The newest batch of the index: ``report(since=index.last_batch())`` reports the
-        pairs of the latest write."""
-        return self.backend.last_batch()
+        """The newest batch written into the index, whether or not it holds a record now:
+        ``report(since=index.last_batch())`` reports the pairs of the latest write, none once
+        its records are deleted (not the pairs of the batch before it, already reported)."""
+        held = (self.backend.written_batch(), self.backend.last_batch())
+        return max((b for b in held if b is not None), default=None)
 
     @_locked
     def batch_records(self, batch: int) -> int:
@@ -1256,7 +1258,7 @@ class NearDupIndex:
                 options.since, options.names_check, within=options.mode == "dedup",
             )
             result.index = self
-            return result
+            return self._said_nothing_new(result)
         with _gc_paused():
             result = self._report(options, chosen)
         if options.mode == "link" and not result.pairs and self._one_source():
@@ -1264,6 +1266,20 @@ class NearDupIndex:
             # report read as "no duplicates across the files"
             _two_sources(self._one_source() or [])
         result.index = self  # where to_pandas() reads the records' texts
+        return self._said_nothing_new(result)
+
+    def _said_nothing_new(self, result: Report) -> Report:
+        """A report of new records that has none says why (:attr:`Report.nothing_new`): an
+        empty report read as "no duplicates among the new records"."""
+        since = result.since
+        if since is None or result.new_records:
+            return result
+        if since == self.last_batch():
+            result.nothing_new = (f"batch {since}, the newest written, holds no record now "
+                                  "(its records were deleted): nothing new to report")  # fmt: skip
+        else:
+            result.nothing_new = (f"no record of batch {since} or later is in "
+                                  f"{self.backend.location}: nothing new to report")  # fmt: skip
         return result
 
     def _report(self, options: ReportOptions, chosen: Route) -> Report:

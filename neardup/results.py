@@ -142,6 +142,10 @@ class Report:
     since: int | None = None
     #: How many records of those batches (with ``since``).
     new_records: int = 0
+    #: Why a report of new records has none (with ``since``): the batch holds no record now
+    #: (the newest written, its records deleted), or no batch so new was written. None
+    #: otherwise.
+    nothing_new: str | None = None
     #: The clusters completed in dedup mode (:mod:`neardup.decision.completion`); None if not made.
     completion: dict[str, Any] | None = None
     #: The pairs the decision's checks dropped, by check (:attr:`Decision.dropped`).
@@ -204,6 +208,7 @@ class Report:
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
             "since": self.since,
             "new_records": self.new_records,
+            "nothing_new": self.nothing_new,
             "completion": self.completion,
             "dropped": {
                 check: [p.as_dict() for p in pairs] for check, pairs in self.dropped.items()

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from neardup import NearDupIndex, Params
+from neardup.backends.duckdb_file import DuckDBBackend
+from neardup.backends.solr import SolrBackend
 from neardup.errors import ArgumentError
 from neardup.read.items import Record
 from neardup.read.records import read_records
@@ -27,15 +29,22 @@ def _split(seed: int = 1) -> tuple[list[Record], list[Record]]:
     return records[:700], records[700:]
 
 
-def test_a_report_since_a_batch_holds_exactly_the_new_records_pairs(
+def _two_batches(
     make_index: Callable[..., NearDupIndex],
-) -> None:
+) -> tuple[NearDupIndex, list[Record], int, int]:
+    """An index of 700 records, then 164 more: the index, the 164, and the two batches."""
     old, new = _split()
     index = make_index(PARAMS)
     index.add_many(old)
     first = index.batch_written
     index.add_many(new)
-    batch = index.batch_written
+    return index, new, first, index.batch_written
+
+
+def test_a_report_since_a_batch_holds_exactly_the_new_records_pairs(
+    make_index: Callable[..., NearDupIndex],
+) -> None:
+    index, new, first, batch = _two_batches(make_index)
     assert batch > first and index.last_batch() == batch
     full = index.report()
     fresh = {r.id for r in new}
@@ -107,6 +116,39 @@ def test_replacing_a_record_moves_it_to_the_new_batch(
     assert index.report(since=index.batch_written).new_records == 1
 
 
+def _another_handle(index: NearDupIndex) -> NearDupIndex | None:
+    """A new index object on the same storage (None in memory: nothing outlives the object)."""
+    backend = index.backend
+    if isinstance(backend, DuckDBBackend):
+        return NearDupIndex(backend=DuckDBBackend(backend.path))
+    if isinstance(backend, SolrBackend):
+        return NearDupIndex(backend=SolrBackend(backend.solr.clone()))
+    return None
+
+
+def test_after_the_newest_batch_is_deleted_a_report_of_new_records_has_none(
+    make_index: Callable[..., NearDupIndex],
+) -> None:
+    """(hostile sweep hx25, finding 5) The newest batch's records all deleted, the newest
+    batch was read off the records left: the one before it, whose pairs a report of new
+    records gave again as new. The index remembers the newest batch it wrote, in its storage:
+    a report since it has no pair and says why."""
+    index, new, first, batch = _two_batches(make_index)
+    assert index.remove([r.id for r in new]) == len(new)
+    assert index.batch_records(batch) == 0 and index.last_batch() == batch
+    since = index.report(since=index.last_batch())
+    assert since.pairs == [] and since.new_records == 0 and since.since == batch
+    assert since.nothing_new is not None
+    assert f"batch {batch}, the newest written, holds no record now" in since.nothing_new
+    assert since.counts()["nothing_new"] == since.nothing_new
+    assert index.report(since=first).nothing_new is None and index.report().nothing_new is None
+    other = _another_handle(index)
+    if other is not None:  # kept with the records, not by the object that wrote them
+        assert other.last_batch() == batch
+    index.add_many([("x1", "arts deli 12224 ventura blvd studio city")])
+    assert index.last_batch() == index.batch_written > batch
+
+
 def test_since_must_be_a_batch_number() -> None:
     index = NearDupIndex(PARAMS)
     with pytest.raises(ArgumentError, match="since must be an integer >= 0"):
@@ -156,3 +198,47 @@ def test_cli_report_new(solr_base: str, tmp_path: Path) -> None:
         assert bad.returncode == 2 and "--method lsh" in bad.stderr
     finally:
         admin.delete_collection(admin.connect(solr_base, name))
+
+
+@pytest.mark.parametrize("where", ["duckdb", pytest.param("solr", marks=pytest.mark.solr)])
+def test_cli_report_new_after_the_newest_batch_was_deleted(
+    where: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """(hostile sweep hx25, finding 5) 'report --new' after every record of the newest batch
+    was deleted wrote the pairs of the batch before it again, as new, exit 0, with nothing
+    said; '--since' that batch was refused as a batch never written."""
+    old, new = _split()
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("".join(f"{r.id} {r.text}\n" for r in old), encoding="utf-8")
+    b.write_text("".join(f"{r.id} {r.text}\n" for r in new), encoding="utf-8")
+    env: dict[str, str] = {}
+    flags = ["--index-file", str(tmp_path / "x.duckdb")]
+    if where == "solr":
+        base = request.getfixturevalue("solr_base")
+        name = f"test_incremental_{random.randrange(10**9)}"
+        env, flags = {"NEARDUP_SOLR_URL": base}, ["--collection", name]
+        request.addfinalizer(lambda: admin.delete_collection(admin.connect(base, name)))
+    made = ["--shingle-kind", "char", "--threshold", "0.5"]
+    assert run_cli("index", str(a), *flags, *made, env=env).returncode == 0
+    first = run_cli("report", *flags, "--new", "--out", str(tmp_path / "a.tsv"), env=env)
+    assert first.returncode == 0 and len((tmp_path / "a.tsv").read_text().splitlines()) > 2
+    two = run_cli("index", str(b), *flags, "--json", env=env)
+    assert two.returncode == 0, two.stderr
+    batch = json.loads(two.stdout)["batch"]
+    gone = run_cli("delete", *(r.id for r in new), "--source", str(b), *flags, env=env)
+    assert gone.returncode == 0, gone.stderr
+    out = tmp_path / "new.tsv"
+    rep = run_cli("report", *flags, "--new", "--out", str(out), env=env)
+    assert rep.returncode == 0, rep.stderr
+    assert len(out.read_text().splitlines()) == 1  # the header: no pair is new
+    said = f"batch {batch}, the newest written, holds no record now"
+    assert said in rep.stdout and "nothing new to report" in rep.stdout
+    rep = run_cli("report", *flags, "--new", "--out", str(out), "--json", env=env)
+    counts = json.loads(rep.stdout)
+    assert counts["since"] == batch and counts["confirmed"] == counts["new_records"] == 0
+    assert said in counts["nothing_new"]
+    since = run_cli("report", *flags, "--since", str(batch), "--out", str(tmp_path / "s.tsv"),
+                    env=env)  # fmt: skip
+    assert since.returncode == 2 and not (tmp_path / "s.tsv").exists()
+    assert f"--since {batch}: no record of that batch is in" in since.stderr
+    assert "its records were deleted" in since.stderr

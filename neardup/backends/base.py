@@ -9,6 +9,7 @@ search terms up, answer Solr queries, ...) is a :class:`Capability` a backend de
 from __future__ import annotations
 
 import enum
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -131,6 +132,33 @@ class Capability(enum.Enum):
     COLLECTION_INFO = "collection info"
 
 
+
+class NewestBatch:
+    """The newest batch a backend's handles wrote records of (a backend and its clones share
+    one: any of them may send a batch's records and another commit it), and the newest the
+    index's metadata says: what a commit notes (:meth:`Storage.written_batch`)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._wrote = 0
+        self._noted = 0
+
+    def saw(self, docs: Sequence[Document]) -> None:
+        """Documents on their way to the index."""
+        newest = max((d.batch for d in docs), default=0)
+        with self._lock:
+            self._wrote = max(self._wrote, newest)
+
+    def unnoted(self) -> int | None:
+        """The newest batch written that the metadata may not say yet (None: nothing to note)."""
+        with self._lock:
+            return self._wrote if self._wrote > self._noted else None
+
+    def noted(self, batch: int) -> None:
+        """The metadata says ``batch`` or a newer one."""
+        with self._lock:
+            self._noted = max(self._noted, batch)
+
 class Storage(Protocol):
     """Storage of records and band keys: what every backend must do, as the core uses it.
     Ids are strings; adding an id again replaces it. What only some backends do is a
@@ -219,6 +247,13 @@ class Storage(Protocol):
 
     def batch_records(self, batch: int) -> int:
         """How many records ``batch`` wrote that the index still holds."""
+        ...
+
+    def written_batch(self) -> int | None:
+        """The newest batch that wrote records into the index, kept with them (noted at a
+        commit) whether or not the index holds a record of it now: after its records are
+        deleted the records' newest batch is an older one, whose pairs are not new. None
+        where none was noted (an index written before neardup noted it)."""
         ...
 
     def source_records(self, source: str) -> int:

@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import ArgumentError, InputError, NeardupError
 from ..keys import id_key
 from ..sign.banding import key_value, value_key
-from .base import Capability, Document, StoredRecord
+from .base import Capability, Document, NewestBatch, StoredRecord
 
 #: The folders of temporary files are named ``neardup-duckdb-<pid>-<random>`` in the system's
 #: temporary folder: the pid tells a folder a killed run left (``neardup clean``) from the
@@ -191,6 +191,7 @@ class DuckDBBackend:
         self._pending: list[Any] = []
         self._held = 0
         self._next = int(self._one("SELECT coalesce(max(seq) + 1, 0) FROM records"))
+        self._newest = NewestBatch()
         self._finalizer = weakref.finalize(self, DuckDBBackend._release, self._con,
                                            self._temporary)  # fmt: skip
 
@@ -278,6 +279,7 @@ class DuckDBBackend:
         with self._lock, _failing(self.path, "write the records"):
             self._pending.append(table)
             self._held += len(docs)
+            self._newest.saw(docs)
             if self._since is None or first < self._since:
                 self._since = first
             if self._held >= APPEND:
@@ -305,9 +307,19 @@ class DuckDBBackend:
             self._con.execute("DELETE FROM records WHERE id IN (SELECT unnest(?))", [list(ids)])
 
     def commit(self) -> None:
-        """The records written since the last commit replace the older ones of their ids."""
+        """The records written since the last commit replace the older ones of their ids,
+        and the meta table says the newest batch written (:meth:`written_batch`)."""
         with self._lock, _failing(self.path, "write the records"):
             self._settle()
+            batch = self._newest.unnoted()
+            if batch is not None:
+                held = self.written_batch()
+                if held is None:
+                    self._con.execute("INSERT INTO meta VALUES ('batch', ?)", [str(batch)])
+                elif held < batch:
+                    self._con.execute("UPDATE meta SET value = ? WHERE name = 'batch'",
+                                      [str(batch)])  # fmt: skip
+                self._newest.noted(batch)
             self._con.execute("CHECKPOINT")
 
     def _settle(self) -> None:
@@ -407,6 +419,10 @@ class DuckDBBackend:
 
     def batch_records(self, batch: int) -> int:
         return int(self._rows("SELECT count(*) FROM records WHERE batch = ?", [int(batch)])[0][0])
+
+    def written_batch(self) -> int | None:
+        value = self._one("SELECT value FROM meta WHERE name = 'batch'")
+        return None if value is None else int(value)
 
     def source_records(self, source: str) -> int:
         return int(self._rows("SELECT count(*) FROM records WHERE source = ?", [source])[0][0])

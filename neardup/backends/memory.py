@@ -184,6 +184,8 @@ class MemoryBackend:
         self._per_source: collections.Counter[str] = collections.Counter()
         self._keys: dict[str, list[str]] = {}
         self._batch: dict[str, int] = {}
+        #: The newest batch written, whether or not a record of it is held now.
+        self._written = 0
         self._columns: dict[str, dict[str, str]] = {}
         self._bands: dict[int, dict[str, set[str]]] = {}
         #: Records written since the buckets were last brought up to date (:meth:`_buckets`).
@@ -242,6 +244,7 @@ class MemoryBackend:
                 self._keys[doc.id] = keys
                 self._pending.append((doc.id, keys))
             self._batch[doc.id] = doc.batch
+            self._written = max(self._written, doc.batch)
             if doc.fields:
                 self._columns[doc.id] = dict(doc.fields)
             else:
@@ -455,6 +458,9 @@ class MemoryBackend:
 
     def batch_records(self, batch: int) -> int:
         return sum(1 for b in self._batch.values() if b == batch)
+
+    def written_batch(self) -> int | None:
+        return self._written or None
 
     def source_records(self, source: str) -> int:
         return self._per_source[source]

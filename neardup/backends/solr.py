@@ -43,7 +43,7 @@ from ..sign.banding import MAX_BANDS, band_field, key_field, key_value, value_ke
 from ..sign.minhash import ShingleProcessor
 from ..solr.client import EncodedJSON, Solr, _separator, any_term_params, terms_params
 from ..solr.shards import shard_cores
-from .base import Capability, Document, StoredRecord
+from .base import Capability, Document, NewestBatch, StoredRecord
 
 META_ID = "_neardup_meta_"
 #: Filter that keeps records and leaves out the metadata document.
@@ -52,8 +52,12 @@ RECORDS_FQ = f"-id:{META_ID}"
 SOURCE_FIELD = "source_s"
 #: The batch that wrote a record (a long: microseconds since the epoch at the write's start).
 BATCH_FIELD = "batch_l"
+#: The newest batch written, on the metadata document (:meth:`SolrBackend.written_batch`).
+WRITTEN_FIELD = "nd_written_l"
 #: A record's columns as JSON (stored only; a dynamic text field of the configset).
 COLUMNS_FIELD = "columns_txt"
+#: Tries at noting the newest batch while other writers change the metadata document.
+NOTE_TRIES = 5
 #: Ids per request when fetching the text of candidates (50,000 texts of 10M records: 0.66 s
 #: in requests of 1,000, 0.54 s in requests of 5,000).
 FETCH_BATCH = 5000
@@ -355,6 +359,7 @@ class SolrBackend:
         self._has_terms: bool | None = None
         self._processor: tuple[ShingleProcessor | None] | None = None
         self._shards: tuple[list[Solr]] | None = None
+        self._newest = NewestBatch()
 
     @property
     def strings(self) -> bool:
@@ -461,6 +466,7 @@ class SolrBackend:
     # -- writes ---------------------------------------------------------------------------
     def add(self, docs: Sequence[Document]) -> None:
         self.solr.add(encoded_documents(docs, self.numeric, self.strings, self.searcher))
+        self._newest.saw(docs)
 
     def remove(self, ids: Sequence[str]) -> None:
         wanted = [i for i in ids if i != META_ID]
@@ -468,10 +474,38 @@ class SolrBackend:
             self.solr.delete_ids(wanted[start : start + FETCH_BATCH])
 
     def commit(self) -> None:
+        """The newest batch written noted on the metadata document, then a commit."""
+        batch = self._newest.unnoted()
+        if batch is not None:
+            self._note_batch(batch)
         self.solr.commit()
+
+    def _note_batch(self, batch: int) -> None:
+        """``batch`` set on the metadata document unless it says a newer one: an atomic
+        update of the version read (optimistic concurrency), so that of two writers the
+        newest batch stays and a metadata document never comes without its parameters."""
+        for _ in range(NOTE_TRIES):
+            got = self.solr.get([META_ID], fields=f"id,_version_,{WRITTEN_FIELD}")
+            if not got:  # no parameters stored: no record was written either
+                return
+            if int(got[0].get(WRITTEN_FIELD, 0)) >= batch:
+                break
+            version = got[0]["_version_"]
+            update = {"id": META_ID, WRITTEN_FIELD: {"set": batch}, "_version_": version}
+            try:
+                self.solr.add([update])
+            except SolrRequestError as exc:
+                if "HTTP 409" not in str(exc):
+                    raise
+                continue  # another writer changed it since: read it again
+            break
+        else:
+            return  # noted at the next commit
+        self._newest.noted(batch)
 
     def clone(self) -> SolrBackend:
         other = SolrBackend(self.solr.clone(), self.candidate_rows)
+        other._newest = self._newest  # a clone's records are committed by another handle
         other._numeric, other._strings = self._numeric, self._strings
         other._has_terms, other._processor = self._has_terms, self._processor
         return other
@@ -668,6 +702,10 @@ class SolrBackend:
 
     def batch_records(self, batch: int) -> int:
         return int(self.solr.count(fq=[RECORDS_FQ, f"{BATCH_FIELD}:{int(batch)}"]))
+
+    def written_batch(self) -> int | None:
+        got = self.solr.get([META_ID], fields=f"id,{WRITTEN_FIELD}")
+        return int(got[0][WRITTEN_FIELD]) if got and WRITTEN_FIELD in got[0] else None
 
     def source_records(self, source: str) -> int:
         """A ``{!term}`` query, the name passed by reference: any character is the name's."""

@@ -392,7 +392,8 @@ def _report_scope_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="lsh: only the pairs of the records of the latest 'neardup index' run (each run "
         "is a batch), at a cost that follows their number, not the index's; in link mode the "
-        "pairs a full weighted link gives them",
+        "pairs a full weighted link gives them; none, said so, once that batch's records were "
+        "deleted",
     )
     new.add_argument(
         "--since",
@@ -950,7 +951,9 @@ def cmd_report(args: argparse.Namespace) -> int:
             last = index.last_batch()
             raise InputError(
                 f"--since {since}: no record of that batch is in {index.backend.location} ("
-                + (f"the latest batch is {last}; each 'neardup index' prints its own)"
+                + ("its records were deleted: it is the newest batch written; 'report --new' "
+                   "says so and reports no pair)" if since == last
+                   else f"the latest batch is {last}; each 'neardup index' prints its own)"
                    if last is not None else "it holds no record)")
             )  # fmt: skip
         if args.new:
@@ -1011,9 +1014,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def _new_line(result: Any) -> str:
     """What a report of new records owes to its rule (a bar read off their pairs, a link's
-    weights learned again), where the rule says."""
+    weights learned again), where the rule says; and why it has none, where it has none."""
     said = (result.rule or {}).get("new") if result.since is not None else None
-    return f"\nnew records: {said}" if said else ""
+    none = f"\n{result.nothing_new}" if result.nothing_new else ""
+    return (f"\nnew records: {said}" if said else "") + none
 
 
 def _engine_line(result: Any, verbose: bool) -> str:
