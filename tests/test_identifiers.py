@@ -479,3 +479,30 @@ def test_a_size_of_three_dimensions_is_one_number_however_written() -> None:
     found = _paired_beside_another_pair(("1", "Hettich drawer slide 450x45x12"),
                                         ("2", "Hettich drawer slide 450 x 45 x 12"))  # fmt: skip
     assert found == {("1", "2"), ("3", "4")}
+
+
+def test_a_flat_s_area_is_not_its_unit_and_apt_unit_suite_name_one_place() -> None:
+    """hx28 finding 2: "3 room apartment 93m2 ... Unit 2B" and "3-room flat, 93 m2 ... Apt 2B"
+    are one flat re-listed: "apartment" was read as the word before a unit number, so the area
+    became one, and "Apt 2B" and "Unit 2B" were two words, so the pair was dropped."""
+    assert not roles_differ(_ids("3 room apartment 93m2 76 Ash Lane Lakeside Unit 2B 270000"),
+                            _ids("3-room flat, 93 m2 76 Ash Lane Lakeside Apt 2B 279000"))  # fmt: skip
+    assert not roles_differ(_ids("apartment 93 m2 Apt 2B"), _ids("apartment 88 m2 Apt 2B"))
+    assert not roles_differ(_ids("Suite 200, 5 Main St"), _ids("Unit 200, 5 Main Street"))
+    # still two units of one building, whichever word names them
+    assert roles_differ(_ids("Apt 2B 76 Ash Lane"), _ids("Unit 3B 76 Ash Lane"))
+    assert roles_differ(_ids("apartment 12 76 Ash Lane"), _ids("Suite 14 76 Ash Lane"))
+
+
+def test_re_listed_flats_titled_by_area_are_kept_by_dedupe() -> None:
+    rows = []
+    for n, (area, unit) in enumerate([(93, "2B"), (61, "4A"), (118, "1A"), (74, "3B")]):
+        addr = f"{20 + n} Ash Lane, Lakeside"
+        rows.append((f"a{n}", f"3-room flat, {area} m2 | {addr}, Apt {unit} | bright flat on "
+                              f"floor {unit[0]} with balcony, lift and cellar"))  # fmt: skip
+        rows.append((f"b{n}", f"3 room apartment {area}m2 | {addr}, Unit {unit} | bright flat "
+                              f"on floor {unit[0]} with balcony, lift and cellar"))  # fmt: skip
+    index = NearDupIndex()
+    index.add_many(rows)
+    pairs = {(p.id1, p.id2) for p in index.report().pairs}
+    assert {(f"a{n}", f"b{n}") for n in range(4)} <= pairs

@@ -64,19 +64,26 @@ _LETTERS = 4
 #: The words after which a number says which one of several siblings a record is (a unit of a
 #: building, a volume of a work, a part of a song): one record's "unit 305" and the other's
 #: "unit 306" are two units, however alike the rest. Each is named by one of its spellings
-#: ("apartment" is "apt"). Not any word: in person records the word before a house number is a
+#: ("apartment" is "unit"; "apt", "suite" and "unit" are one role, since one listing writes "Apt 2B"
+#: where the other writes "Unit 2B"). Not any word: in person records the word before a house number is a
 #: surname or a state ("smith 12", "nsw 2750"), and a typo in the number would part a true
 #: pair (658 of FEBRL 2's 1,934 true pairs differ so). Nor "room", "box", "series", "act",
 #: "bay", "sec", "flat", "season", "k" and "n", each found before a number of another role in
 #: the suite ("tea room 404 876-1800", "25 box", "ACT" the territory, "Safety Bay 4821",
 #: "Kangaroo Flat 3193", "That Championship Season 1982").
 _ROLES = {
-    "unit": "unit", "apt": "apt", "apartment": "apt", "suite": "suite", "ste": "suite",
+    "unit": "unit", "apt": "unit", "apartment": "unit", "suite": "unit", "ste": "unit",
     "no": "no", "nr": "no", "number": "no", "num": "no", "vol": "vol",
     "volume": "vol", "part": "part", "pt": "part", "chapter": "chapter", "episode": "episode",
     "ep": "episode", "op": "op", "opus": "op", "bwv": "bwv", "kv": "kv", "disc": "disc",
     "track": "track",
 }  # fmt: skip
+#: Units of measure written with or after a number ("apartment 93m2", "apartment 93 m2"): the
+#: number is then a size, not which one of several siblings a record is. Words of two letters or
+#: more only: a single letter after a number is a unit's letter ("apt 4 b").
+_MEASURES = frozenset(
+    "m2 sqm sqft ft2 qm mm cm km kg lb lbs oz ml gb mb tb kw mah hz khz mhz ghz inch".split()
+)
 #: The zeros a role's number is padded with ("vol 01", "unit 05", "apt 05b"): one number, one
 #: value, so "01" is "1" there ("0" stays "0").
 _PADDING = re.compile(r"^0+(?=\d)")
@@ -234,8 +241,11 @@ def _role_numbers(pieces: Sequence[str]) -> dict[str, frozenset[str]]:
     A number padded with zeros is its value ("vol 01" is vol 1: one catalogue pads volumes,
     units and episodes, the other does not).
 
-    >>> got = _role_numbers("apt 2 005 part ii no 4 b vol 01".split())
-    >>> sorted(got["apt"]), sorted(got["part"]), sorted(got["no"]), sorted(got["vol"])
+    A number written with a unit of measure (:data:`_MEASURES`: "apartment 93m2", "apartment
+    93 m2") is a size, not a role's number.
+
+    >>> got = _role_numbers("apt 2 005 part ii no 4 b vol 01 apartment 93m2 no 5 kg".split())
+    >>> sorted(got["unit"]), sorted(got["part"]), sorted(got["no"]), sorted(got["vol"])
     (['2', '2005'], ['2'], ['4', '4b'], ['1'])
     """
     out: dict[str, set[str]] = {}
@@ -244,6 +254,8 @@ def _role_numbers(pieces: Sequence[str]) -> dict[str, frozenset[str]]:
         if role is None:
             continue
         nxt = pieces[n + 1]
+        if _measured(nxt, pieces[n + 2] if n + 2 < len(pieces) else ""):
+            continue
         if nxt[:1].isdigit():
             got, held = {nxt}, nxt
             for after in pieces[n + 2 : n + _JOIN_SPAN]:  # "apt 2 005": apt 2005 too
@@ -260,6 +272,13 @@ def _role_numbers(pieces: Sequence[str]) -> dict[str, frozenset[str]]:
             continue
         out.setdefault(role, set()).update(_PADDING.sub("", n) for n in got)
     return {role: frozenset(got) for role, got in out.items()}
+
+
+def _measured(number: str, after: str) -> bool:
+    """Whether a number is written with a unit of measure, together ("93m2") or after it."""
+    if not number[:1].isdigit():
+        return False
+    return number.lstrip("0123456789.,") in _MEASURES or after in _MEASURES
 
 
 def identifiers(words: Iterable[str]) -> Numbers:
