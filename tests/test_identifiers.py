@@ -485,8 +485,8 @@ def test_a_flat_s_area_is_not_its_unit_and_apt_unit_suite_name_one_place() -> No
     """hx28 finding 2: "3 room apartment 93m2 ... Unit 2B" and "3-room flat, 93 m2 ... Apt 2B"
     are one flat re-listed: "apartment" was read as the word before a unit number, so the area
     became one, and "Apt 2B" and "Unit 2B" were two words, so the pair was dropped."""
-    assert not roles_differ(_ids("3 room apartment 93m2 76 Ash Lane Lakeside Unit 2B 270000"),
-                            _ids("3-room flat, 93 m2 76 Ash Lane Lakeside Apt 2B 279000"))  # fmt: skip
+    relisted = "3 room apartment 93m2 76 Ash Lane Lakeside Unit 2B 270000"
+    assert not roles_differ(_ids(relisted), _ids("3-room flat, 93 m2 76 Ash Lane Apt 2B 279000"))
     assert not roles_differ(_ids("apartment 93 m2 Apt 2B"), _ids("apartment 88 m2 Apt 2B"))
     assert not roles_differ(_ids("Suite 200, 5 Main St"), _ids("Unit 200, 5 Main Street"))
     # still two units of one building, whichever word names them

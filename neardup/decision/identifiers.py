@@ -62,15 +62,15 @@ _GROUP = 3
 #: a code's letters ("wh", "kdl"), not a word of the text.
 _LETTERS = 4
 #: The words after which a number says which one of several siblings a record is (a unit of a
-#: building, a volume of a work, a part of a song): one record's "unit 305" and the other's
-#: "unit 306" are two units, however alike the rest. Each is named by one of its spellings
-#: ("apartment" is "unit"; "apt", "suite" and "unit" are one role, since one listing writes "Apt 2B"
-#: where the other writes "Unit 2B"). Not any word: in person records the word before a house number is a
-#: surname or a state ("smith 12", "nsw 2750"), and a typo in the number would part a true
-#: pair (658 of FEBRL 2's 1,934 true pairs differ so). Nor "room", "box", "series", "act",
-#: "bay", "sec", "flat", "season", "k" and "n", each found before a number of another role in
-#: the suite ("tea room 404 876-1800", "25 box", "ACT" the territory, "Safety Bay 4821",
-#: "Kangaroo Flat 3193", "That Championship Season 1982").
+#: building, a volume of a work, a part of a song): one record's "unit 305" and the other's "unit
+#: 306" are two units, however alike the rest. Each is named by one of its spellings ("apartment" is
+#: "unit"; "apt", "suite" and "unit" are one role, since one listing writes "Apt 2B" where the other
+#: writes "Unit 2B"). Not any word: in person records the word before a house number is a surname or
+#: a state ("smith 12", "nsw 2750"), and a typo in the number would part a true pair (658 of FEBRL
+#: 2's 1,934 true pairs differ so). Nor "room", "box", "series", "act", "bay", "sec", "flat",
+#: "season", "k" and "n", each found before a number of another role in the suite ("tea room 404
+#: 876-1800", "25 box", "ACT" the territory, "Safety Bay 4821", "Kangaroo Flat 3193", "That
+#: Championship Season 1982").
 _ROLES = {
     "unit": "unit", "apt": "unit", "apartment": "unit", "suite": "unit", "ste": "unit",
     "no": "no", "nr": "no", "number": "no", "num": "no", "vol": "vol",
