@@ -221,3 +221,26 @@ def test_one_file_read_by_two_spellings_of_its_path_is_one_source(
     assert next(iter(bad)).location == "d/shop.csv"
     # the one name is the file's absolute path, as the CLI's index names it
     assert index.primary_source == str(tmp_path / "d" / "shop.csv")
+
+
+def test_ids_repeated_beside_a_source_column_point_to_source_field(tmp_path: Path) -> None:
+    """hx28 finding 4: a file holding two catalogues that number their rows alike, with a
+    column named ``source``: half its rows were rejected as "duplicate id" and nothing said
+    that ``--source-field source`` keeps them apart. Both verbs now say it; a file without such
+    a column, or the run with the flag, does not."""
+    both = tmp_path / "both.csv"
+    both.write_text("id,Source,name,city\n1,fodors,Arnie Mortons,Los Angeles\n"
+                    "2,fodors,Arts Deli,Studio City\n1,zagat,Arnie Morton's,Los Angeles\n"
+                    "2,zagat,Art's Deli,Studio City\n")  # fmt: skip
+    plain = tmp_path / "plain.csv"
+    plain.write_text("id,name,city\n1,Arnie Mortons,LA\n2,Arts Deli,SC\n1,Arnie Morton,LA\n")
+    hint = "--source-field Source keeps the same id in two of them apart"
+    for verb, extra in (("index", ("--index-file", str(tmp_path / "x.duckdb"))),
+                        ("dedupe", ("--backend", "memory", "--out", str(tmp_path / "o.csv")))):
+        said = run_cli(verb, str(both), *extra)
+        assert said.returncode == 0, said.stderr
+        assert "2 rows rejected for an id seen before, and the file has a column 'Source'" \
+            in said.stderr and hint in said.stderr  # fmt: skip
+        assert hint not in run_cli(verb, str(both), *extra, "--source-field", "Source").stderr
+    other = run_cli("index", str(plain), "--index-file", str(tmp_path / "y.duckdb"))
+    assert "duplicate id" in other.stderr and "--source-field" not in other.stderr

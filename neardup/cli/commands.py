@@ -70,6 +70,7 @@ from .common import (
     progress,
     read_input,
     refuse_binary_to_terminal,
+    say_source_column,
     solr_options,
     verbose_option,
 )
@@ -774,6 +775,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         )
         raise
     print_stats(stats, quiet=args.quiet)
+    say_source_column(args, args.file, stats.rejections)
     print_choice(index)
     problem = nothing_indexed(stats, args.file)
     source = args.source if args.source is not None else str(args.file)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import fields
@@ -17,6 +18,7 @@ from ..constraints import Parameter, declared
 from ..errors import (
     InputError,
     MissingCABundle,
+    NeardupError,
     SolrCertificateUnverified,
     SolrUnauthorized,
     SolrUnavailable,
@@ -586,3 +588,38 @@ def stdout_taken(args: argparse.Namespace) -> bool:
 def progress(args: argparse.Namespace) -> bool:
     """Whether to draw progress bars: not for ``--json`` or ``--quiet``."""
     return not (getattr(args, "json", False) or getattr(args, "quiet", False))
+
+
+#: Column names that say which catalogue or file a row comes from: where ids repeat in a
+#: file holding such a column, ``--source-field`` is likely what the user meant.
+SOURCE_LIKE = frozenset(
+    "source src dataset data_source origin catalogue catalog provider database db system "
+    "site vendor".split()
+)
+
+
+def say_source_column(args: argparse.Namespace, path: Path, rejections: Sequence[Any]) -> None:
+    """A note where rows were rejected for a repeated id and the file has a column named as a
+    source: the same id in two catalogues of one file is two records only with
+    ``--source-field``, which nothing else would tell the user."""
+    if getattr(args, "source_field", None) is not None or is_stdout(path):
+        return
+    repeated = sum(1 for r in rejections if str(r.reason).startswith("duplicate id"))
+    if not repeated:
+        return
+    fmt = getattr(args, "format", "auto")
+    try:
+        file, fmt = checked_file(path, fmt, getattr(args, "delimiter", None))
+        columns = first_columns(file, fmt, getattr(args, "delimiter", None))
+    except (NeardupError, OSError):  # said already when the file was read
+        return
+    named = next((c for c in columns if c.strip().lower() in SOURCE_LIKE), None)
+    if named is None:
+        return
+    print(
+        f"neardup: note: {path}: {repeated} row{'s' if repeated > 1 else ''} rejected for an id "
+        f"seen before, and the file has a column {escape_unseen(named)!r}: if it says which "
+        f"catalogue a row comes from, --source-field {shlex.quote(named)} keeps the same id in "
+        "two of them apart",
+        file=sys.stderr,
+    )

@@ -81,6 +81,7 @@ from .common import (
     read_input,
     refuse_binary_to_terminal,
     resolve_ids,
+    say_source_column,
     solr_options,
     verbose_option,
 )
@@ -759,8 +760,15 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         + decided_line(report)
         + rule_line(report.decision, report.completion, verbose=_verbose(args)),
     )
-    _say_unpaired(stats, args)
+    _notes(stats, args)
     return 2 if args.strict and (stats.rejected or stats.empty) else 0
+
+
+def _notes(stats: Any, args: argparse.Namespace) -> None:
+    """The notes after dedupe's line: ids repeated beside a source column, records removed
+    through their cluster's center."""
+    say_source_column(args, args.input, stats.rejections)
+    _say_unpaired(stats, args)
 
 
 def _say_unpaired(stats: Any, args: argparse.Namespace) -> None:
