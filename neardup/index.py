@@ -1299,8 +1299,10 @@ class NearDupIndex:
         # In link mode the candidates' sources, read above, are every pair's.
         pairs = prune(found.pairs, prune_mode,
                       sources=sources if prune_mode == "one-to-one" else None)  # fmt: skip
+        parted = {ab for gone in found.decision.dropped.values() for p in gone
+                  for ab in ((p.id1, p.id2), (p.id2, p.id1))}  # fmt: skip
         pairs, completion = self._completed(
-            pairs, found.texts, chosen.complete, options.max_dist
+            pairs, found.texts, chosen.complete, options.max_dist, parted
         )
         pairs = within_distance(pairs, options.max_dist)
         pairs = self._with_record_ids(pairs, sources, mode == "link")
@@ -1396,13 +1398,21 @@ class NearDupIndex:
         return _Found(cands, texts, len(pairs), kept, decision, sources, fresh, t1, t2)
 
     def _completed(
-        self, pairs: list[Pair], texts: Any, complete: bool, max_dist: int | None = None
+        self,
+        pairs: list[Pair],
+        texts: Any,
+        complete: bool,
+        max_dist: int | None = None,
+        parted: set[tuple[str, str]] | None = None,
     ) -> tuple[list[Pair], dict[str, Any] | None]:
         """The pairs with their clusters completed where asked (:mod:`neardup.decision.completion`),
-        and what the completion did (their distances exact up to the report's ``max_dist``)."""
+        never with a pair the decision's checks dropped (``parted``), and what the completion
+        did (their distances exact up to the report's ``max_dist``)."""
         if not complete:
             return pairs, None
-        missing, completion = missing_pairs((p.id1, p.id2) for p in pairs)
+        missing, completion = missing_pairs(
+            ((p.id1, p.id2) for p in pairs), parted=parted or frozenset()
+        )
         if missing:
             pairs = pairs + verify(
                 missing, texts, self.processor, 0.0, screened=True, max_dist=max_dist

@@ -167,3 +167,24 @@ def test_the_review_page_shows_completed_pairs_apart(tmp_path: Path) -> None:
     assert [name for name, _ in done["filters"]] == [
         "all pairs", "verified", "completed clusters' pairs"
     ]
+
+
+def test_a_pair_a_check_dropped_is_never_completed() -> None:
+    """hx29 finding 2: completion added back the pairs the numbers check had dropped (two
+    units of one building), so the cluster table merged what the check's line said was
+    parted. Units 305 and 306 of one loft, each written twice, and two listings that name no
+    unit: 11 of the 15 pairs are kept, and the four between the units were dropped."""
+    base = "Downtown loft with parking 1200 Main Street {} $1,850 303-555-0199"
+    rows = [("a", base.format("Unit 305")), ("b", base.format("Unit 305").lower()),
+            ("c", base.format("Unit 306")), ("d", base.format("Unit 306").lower()),
+            ("e", base.format("")), ("f", base.format("").replace("Street", "St"))]  # fmt: skip
+    idx = NearDupIndex(Params(threshold=0.3, rule="valley"))
+    idx.add_many(rows)
+    report = idx.report()
+    pairs = {(p.id1, p.id2) for p in report.pairs}
+    assert {("a", "b"), ("c", "d"), ("e", "f")} <= pairs
+    assert not pairs & {("a", "c"), ("a", "d"), ("b", "c"), ("b", "d")}, pairs
+    assert {(p.id1, p.id2) for p in report.dropped["numbers"]} >= {("a", "c"), ("b", "d")}
+    missing, info = missing_pairs([("0", "1"), ("0", "2"), ("0", "3"), ("1", "2"), ("1", "3")],
+                                  parted={("2", "3")})  # fmt: skip
+    assert missing == [] and info["clusters"] == 0

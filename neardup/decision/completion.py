@@ -32,7 +32,7 @@ when it was added").
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from itertools import combinations
 from typing import Any
 
@@ -42,10 +42,19 @@ from ..keys import id_key
 
 
 def missing_pairs(
-    pairs: Iterable[tuple[str, str]], density: float = DEFAULTS.complete_density
+    pairs: Iterable[tuple[str, str]],
+    density: float = DEFAULTS.complete_density,
+    parted: Set[tuple[str, str]] = frozenset(),
 ) -> tuple[list[tuple[str, str]], dict[str, Any]]:
     """The pairs missing from the nearly complete components of ``pairs`` (see the module),
-    each in id order, and what was found: components completed, pairs missing."""
+    each in id order, and what was found: components completed, pairs missing. A pair in
+    ``parted`` (id order), which a check of the decision dropped (two units of one building,
+    two sizes of one product), is never added: the check's verdict stands over the cluster's.
+
+    >>> missing_pairs([("0", "1"), ("0", "2"), ("0", "3"), ("1", "2"), ("1", "3")],
+    ...               parted={("2", "3")})[0]
+    []
+    """
     pairs = list(pairs)  # each pair once, as a report holds them
     root = union_find(pairs)
     members: dict[str, set[str]] = defaultdict(set)
@@ -67,7 +76,8 @@ def missing_pairs(
     missing: list[tuple[str, str]] = []
     for r in chosen:
         ordered = sorted(members[r], key=id_key)
-        missing += [ab for ab in combinations(ordered, 2) if ab not in held]
+        missing += [ab for ab in combinations(ordered, 2) if ab not in held and ab not in parted]
+    chosen = {root(a): None for a, _ in missing}  # those left with a pair to add
     completed = len(chosen)
     info = {
         "density": density,
