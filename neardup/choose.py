@@ -126,18 +126,28 @@ def choose(
                 "the records"
             )
     else:
-        chosen["threshold"], chosen["rule"] = DEFAULTS.document_threshold, "threshold"
-        reasons.append(f"threshold: Jaccard >= {DEFAULTS.document_threshold}")
-        if expected is not None and expected > DEFAULTS.large_records and "num_perm" not in given:
-            chosen["bands"], chosen["rows"] = DEFAULTS.large_document_bands
-            reasons.append(
-                f"size: {expected:,d} records expected (> {DEFAULTS.large_records:,d}), so "
-                f"{chosen['bands']} bands x {chosen['rows']} rows: unrelated documents share "
-                "their common words, and the pairs alike at 0.2-0.3 would otherwise make "
-                "candidates grow with the square of the records (a pair at the threshold is "
-                "found with chance 0.95, at 0.75 with 0.999)"
-            )
+        _documents(chosen, reasons, given, expected)
     chosen.update(given)
     if given:
         reasons.append("given: " + ", ".join(f"{k}={v!r}" for k, v in sorted(given.items())))
     return Choice(Params(**chosen), reasons, len(words), median, given)
+
+
+def _documents(
+    chosen: dict[str, Any], reasons: list[str], given: Mapping[str, Any], expected: int | None
+) -> None:
+    """Documents' rule and bands, and why, into ``chosen`` and ``reasons``."""
+    chosen["threshold"], chosen["rule"] = DEFAULTS.document_threshold, "documents"
+    reasons.append(
+        f"threshold: Jaccard >= {DEFAULTS.document_threshold}, less pairs that share little "
+        "but words many records hold (a template or boilerplate)"
+    )
+    if expected is not None and expected > DEFAULTS.large_records and "num_perm" not in given:
+        chosen["bands"], chosen["rows"] = DEFAULTS.large_document_bands
+        reasons.append(
+            f"size: {expected:,d} records expected (> {DEFAULTS.large_records:,d}), so "
+            f"{chosen['bands']} bands x {chosen['rows']} rows: unrelated documents share "
+            "their common words, and the pairs alike at 0.2-0.3 would otherwise make "
+            "candidates grow with the square of the records (a pair at the threshold is "
+            "found with chance 0.95, at 0.75 with 0.999)"
+        )

@@ -38,7 +38,7 @@ HASH_FAMILIES = ("xor", "universal")
 #: records' nearest-neighbour similarities (:mod:`neardup.decision.valley`); or a rule learned
 #: from the candidates (:mod:`neardup.decision.fellegi_sunter`). For the last two,
 #: ``threshold`` is the floor banding finds.
-RULES = ("threshold", "valley", "learned")
+RULES = ("threshold", "valley", "learned", "documents")
 #: Which records a report pairs: any two, or only records of different sources.
 MODES = ("dedup", "link")
 #: What decides a pair (see :class:`neardup.options.ReportOptions`).

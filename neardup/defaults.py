@@ -115,6 +115,14 @@ class Defaults:
     large_record_bands: tuple[int, int] = (32, 4)
     #: Documents: word 1-grams at this fixed threshold.
     document_threshold: float = 0.65
+    #: Documents at the threshold whose Jaccard weighted by rarity is under this share little
+    #: but words many records hold (a brand's boilerplate), and are dropped
+    #: (neardup.decision.common_words). Edited copies of the suite's documents sit at 0.55 and
+    #: up; products of one brand sharing its boilerplate at 0.5 and down (docs/accuracy.md).
+    common_words_floor: float = 0.5
+    #: ... made only where the pairs hold this many records: among fewer, every shared word
+    #: looks common.
+    common_words_records: int = 50
     #: Bands x rows of a collection of more than :attr:`large_records` documents (below it,
     #: banding chooses 32 x 4 for the threshold). Why: unrelated documents share their common
     #: words (word 1-grams at Jaccard 0.2-0.3), and at 1M 200-word documents the 32 x 4 bands

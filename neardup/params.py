@@ -107,6 +107,8 @@ class Params:
         decide = (
             f"Jaccard >= {self.threshold:g}"
             if self.rule == "threshold"
+            else f"Jaccard >= {self.threshold:g} less pairs alike by common words alone"
+            if self.rule == "documents"
             else f"{self.rule} rule above a floor of {self.threshold:g}"
         )
         return (

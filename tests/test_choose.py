@@ -65,7 +65,7 @@ def test_documents_get_word_shingles_at_a_fixed_threshold() -> None:
     text = " ".join(f"w{i}" for i in range(200))
     c = choose([text] * 3)
     assert (c.params.shingle_kind, c.params.shingle_size) == ("word", 1)
-    assert (c.params.rule, c.params.threshold) == ("threshold", DEFAULTS.document_threshold)
+    assert (c.params.rule, c.params.threshold) == ("documents", DEFAULTS.document_threshold)
     assert "documents" in c.reasons[0]
 
 

@@ -235,10 +235,11 @@ def test_every_rule_a_report_can_carry_has_its_own_words() -> None:
     from neardup.out import output
 
     assert set(WORDS) == {"threshold", "valley", "learned", "weighted", "labelled", "asked",
-                          "checked"}  # fmt: skip
+                          "checked", "documents"}  # fmt: skip
     decisions = {
         "weighted": Decision("weighted", 0.3, explain={"margin": 0.1}),
         "threshold": Decision("threshold", 0.5),
+        "documents": Decision("documents", 0.65, explain={"common_words": {"dropped": 3}}),
         "asked": Decision("asked", 0.0, explain=asked_explain(3, None, taught=False)),
         "checked": Decision("checked", 0.0, explain=checked_explain(3, None)),
     }
@@ -246,6 +247,7 @@ def test_every_rule_a_report_can_carry_has_its_own_words() -> None:
     assert shorts == {
         "weighted": "weighted rule, kept from cosine 0.3",
         "threshold": "Jaccard >= 0.5",
+        "documents": "Jaccard >= 0.65, less 3 pairs alike by common words alone",
         "asked": "pairs to label",
         "checked": "pairs drawn at random to check the report",
     }

@@ -54,6 +54,9 @@ MOVED = {
         "NOISY": "dates_noisy", "MIN_PAIRS": "dates_min_pairs", "MAX_WORDS": "dates_max_words",
     },
     "neardup.decision.swaps": {"SHARED": "swaps_shared"},
+    "neardup.decision.common_words": {
+        "FLOOR": "common_words_floor", "RECORDS": "common_words_records",
+    },
     "neardup.decision.weights": {"GRAM": "weighted_gram"},
     "neardup.decision.topk": {"TOP_K": "link_top_k", "PURGE": "link_purge"},
     "neardup.decision.assign": {"MARGIN": "link_margin"},

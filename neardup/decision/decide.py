@@ -39,6 +39,7 @@ from ..results import Decision, Pair
 from ..sign.minhash import ShingleProcessor
 from .column_map import match_columns
 from .columns import columns_disagree, sample_pairs
+from .common_words import common_alone
 from .dates import dates_differ, dates_disagree
 from .families import rescue, telling, told_apart
 from .fellegi_sunter import apply_rule
@@ -116,9 +117,25 @@ class FixedThreshold:
     verification measured each one exactly, so nothing is left to decide)."""
 
     threshold: float
+    #: The name the decision carries: ``documents`` where the common-words check follows.
+    name: str = "threshold"
 
     def decide(self, features: Features) -> tuple[list[Pair], Decision]:
-        return features.pairs, Decision("threshold", self.threshold)
+        return features.pairs, Decision(self.name, self.threshold)
+
+
+@dataclass(frozen=True)
+class CommonWordsCheck:
+    """Documents alike by common words alone (a brand's boilerplate), dropped
+    (:mod:`neardup.decision.common_words`)."""
+
+    name: str = "common_words"
+
+    def check(self, kept: list[Pair], features: Features) -> tuple[list[Pair], dict[str, Any]]:
+        if not kept:
+            return kept, {}
+        out, found = common_alone(kept, features.texts, features.processor, features.hashes)
+        return out, {"common_words": found}
 
 
 @dataclass(frozen=True)
@@ -515,6 +532,8 @@ def rule_for(name: str, threshold: float, *, numbers_check: bool = True) -> Rule
     if name == "valley":
         checks = (NumbersCheck(numbers_check), DatesCheck(), ColumnsCheck(), SwapsCheck())
         return StandingOut(Checked(ValleyRule(threshold), checks))
+    if name == "documents":
+        return Checked(FixedThreshold(threshold, "documents"), (CommonWordsCheck(),))
     return FixedThreshold(threshold)
 
 
@@ -639,6 +658,20 @@ class ThresholdWords:
 
     def reason(self, decision: Decision, pair: Pair, threshold: float) -> str:
         return probability_reason(pair) or jaccard_reason(decision, pair, threshold)
+
+
+class DocumentsWords(ThresholdWords):
+    """A fixed Jaccard bar on documents, less the pairs alike by common words alone."""
+
+    def short(self, decision: Decision) -> str:
+        found = (decision.explain or {}).get("common_words", {})
+        dropped = found.get("dropped", 0)
+        less = f", less {dropped} pairs alike by common words alone" if dropped else ""
+        return f"Jaccard >= {decision.threshold:g}{less}"
+
+    def detail(self, decision: Decision) -> str:
+        found = (decision.explain or {}).get("common_words")
+        return f"\ncommon words: {found['reason']}" if found else ""
 
 
 class ValleyWords(ThresholdWords):

@@ -83,7 +83,7 @@ def completes(options: Asked, rule: str) -> bool:
         return options.complete
     return (
         options.mode == "dedup" and options.pruning == "none" and options.since is None
-        and rule != "threshold"
+        and rule not in ("threshold", "documents")
     )  # fmt: skip
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from ..results import Decision, Pair
-from .decide import LearnedWords, ThresholdWords, ValleyWords
+from .decide import DocumentsWords, LearnedWords, ThresholdWords, ValleyWords
 from .labelled import AskedWords, CheckedWords, LabelledWords
 from .link import WeightedWords
 
@@ -40,6 +40,7 @@ class Words(Protocol):
 #: Every rule's words by the name its :class:`~neardup.results.Decision` carries.
 WORDS: dict[str, Words] = {
     "threshold": ThresholdWords(),
+    "documents": DocumentsWords(),
     "valley": ValleyWords(),
     "learned": LearnedWords(),
     "weighted": WeightedWords(),

@@ -15,7 +15,7 @@ def compare(
     """Both methods at the same Jaccard threshold on the same shingle sets (by default the
     index's, or the one its rule reads off the data)."""
     params = index.params
-    if threshold is None and params.rule != "threshold":
+    if threshold is None and params.rule not in ("threshold", "documents"):
         # The threshold the index's rule reads off the data, not the floor it bands from.
         threshold = index.report(prune="none", progress=progress).threshold
     threshold = params.threshold if threshold is None else threshold
