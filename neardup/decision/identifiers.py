@@ -274,6 +274,21 @@ def _role_numbers(pieces: Sequence[str]) -> dict[str, frozenset[str]]:
     return {role: frozenset(got) for role, got in out.items()}
 
 
+#: "#" before a number marks which unit of a building, which item of a list ("3461 Elm St #11",
+#: "Item #4521"): the index's normalization drops the sign, so it is read first as the word
+#: "unit", whose number then names a sibling as "Apt 11" does.
+_HASH = re.compile(r"#\s*(?=\d)")
+
+
+def marked(text: str) -> str:
+    """``text`` with "#" before a number written as the word "unit" (:data:`_HASH`).
+
+    >>> marked("3461 Elm St #11, Franklin") == "3461 Elm St  unit 11, Franklin"
+    True
+    """
+    return _HASH.sub(" unit ", text) if "#" in text else text
+
+
 def _measured(number: str, after: str) -> bool:
     """Whether a number is written with a unit of measure, together ("93m2") or after it."""
     if not number[:1].isdigit():

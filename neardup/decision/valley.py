@@ -81,6 +81,7 @@ from .identifiers import (
     count_unshared,
     identifiers,
     identifiers_differ,
+    marked,
     roles_differ,
     siblings_said,
 )
@@ -423,7 +424,7 @@ class RecordNumbers:
     def __call__(self, i: str) -> Numbers:
         got = self.cache.get(i)
         if got is None:
-            words = self.processor.normalize(self.texts.get(i, "")).split()
+            words = self.processor.normalize(marked(self.texts.get(i, ""))).split()
             got = identifiers(words)
             self.cache[i] = got
             # digits alone: words that merely hold one are codes (lo35, x1), which differ
