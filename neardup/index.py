@@ -87,7 +87,7 @@ from .candidates.verify import (
 from .choose import Choice, choose
 from .constraints import check_all
 from .decision.cluster import pair_clusters
-from .decision.completion import missing_pairs
+from .decision.completion import missing_pairs, parted_pairs
 from .decision.decide import Features, rule_for
 from .decision.labelled import Label, link_by_labels, pairs_to_ask
 from .decision.learned import wilson
@@ -96,7 +96,7 @@ from .decision.link import link
 from .decision.link_new import link_new, updated
 from .decision.prune import prune
 from .decision.route import LABELLED, WEIGHTED, Route, across_sources, route, within_distance
-from .decision.valley import NEW_RECORDS
+from .decision.valley import NEW_RECORDS, RecordNumbers
 from .defaults import DEFAULTS
 from .errors import (
     ArgumentError,
@@ -1299,8 +1299,7 @@ class NearDupIndex:
         # In link mode the candidates' sources, read above, are every pair's.
         pairs = prune(found.pairs, prune_mode,
                       sources=sources if prune_mode == "one-to-one" else None)  # fmt: skip
-        parted = {ab for gone in found.decision.dropped.values() for p in gone
-                  for ab in ((p.id1, p.id2), (p.id2, p.id1))}  # fmt: skip
+        parted = parted_pairs(found.decision.dropped, RecordNumbers(found.texts, self.processor))
         pairs, completion = self._completed(
             pairs, found.texts, chosen.complete, options.max_dist, parted
         )
