@@ -351,3 +351,15 @@ def test_a_check_against_a_quarter_of_the_kept_pairs_is_not_applied_where_matche
     assert "not applied" in check.reason and "25% of the candidates below" in check.reason
     assert check.joined == 20 / len(others)
     assert check.as_dict()["withheld"] == check.withheld
+
+
+def test_too_few_candidates_below_the_bar_are_said_as_such() -> None:
+    """hx29 finding 4: "464011 kept and 0 dropped candidates: fewer than 20 on a side" read as
+    if there was almost nothing to learn from; the side that is short is named."""
+    proc = Params().processor()
+    kept = [Pair(str(i), str(i + 100), 0.8, 1) for i in range(40)]
+    rows = {str(i): {"name": f"name{i}", "city": "Rome"} for i in range(200)}
+    _, check = F.columns_disagree(kept, [], rows, proc)
+    assert check.reason == ("40 pairs kept and 0 candidates below the bar: the columns are "
+                            "learned from both, and 0 candidates below the bar are fewer than "
+                            f"{DEFAULTS.columns_min_pairs}")  # fmt: skip

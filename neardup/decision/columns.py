@@ -203,9 +203,11 @@ def columns_disagree(
         return kept, check
     least = DEFAULTS.columns_min_pairs
     if len(kept) < least or len(others) < least:
+        few = ("pairs kept" if len(kept) < least else "candidates below the bar")
+        fewer = len(kept) if len(kept) < least else len(others)
         check.reason = (
-            f"{len(kept)} kept and {len(others)} dropped candidates: fewer than {least} "
-            "on a side to learn the columns from"
+            f"{len(kept)} pairs kept and {len(others)} candidates below the bar: the columns "
+            f"are learned from both, and {fewer} {few} are fewer than {least}"
         )
         return kept, check
     table = _Columns(rows, columns, processor)

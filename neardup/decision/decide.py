@@ -681,7 +681,8 @@ class ValleyWords(ThresholdWords):
         found = (decision.explain or {})["found"]
         how = "read off the data" if found else "the default, as the data show no clear cut"
         added = (decision.explain or {}).get("stood_out", {}).get("added", 0)
-        also = f", and {added} pairs that stand out by weighted similarity" if added else ""
+        them = "pairs that stand" if added > 1 else "pair that stands"
+        also = f", and {added} {them} out by weighted similarity" if added else ""
         return f"{similarity_name(decision)} >= {decision.threshold:g}, {how}{also}"
 
     def detail(self, decision: Decision) -> str:
