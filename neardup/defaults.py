@@ -242,6 +242,13 @@ class Defaults:
     dates_min_pairs: int = 10
     #: The dates of records of more words than this are not read: a document's.
     dates_max_words: int = 40
+    #: The weighted link writes dates in one form (neardup.decision.date_forms): a source's
+    #: ambiguous dates (07/03/1980) are read the way its unambiguous ones say (25/03/1980) where
+    #: at least this many of them say a way ...
+    date_order_min: int = 10
+    #: ... and no more than this share of them say the other way (a day and month keyed the
+    #: wrong way round); else its ambiguous dates are left as written.
+    date_order_noisy: float = 0.05
     #: Two columns hold one kind of value (senders and receivers, home and away teams) where at
     #: least this share of the distinct values of the one with fewer are the other's too, over
     #: the kept pairs' records: a swap between them is another entity. Given names and surnames

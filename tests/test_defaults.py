@@ -53,6 +53,9 @@ MOVED = {
     "neardup.decision.dates": {
         "NOISY": "dates_noisy", "MIN_PAIRS": "dates_min_pairs", "MAX_WORDS": "dates_max_words",
     },
+    "neardup.decision.date_forms": {
+        "ORDER_MIN": "date_order_min", "ORDER_NOISY": "date_order_noisy",
+    },
     "neardup.decision.swaps": {"SHARED": "swaps_shared"},
     "neardup.decision.weights": {"GRAM": "weighted_gram"},
     "neardup.decision.topk": {"TOP_K": "link_top_k", "PURGE": "link_purge"},
