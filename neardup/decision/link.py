@@ -61,7 +61,7 @@ from .identifiers import (
 from .names import common_words, names_differ, own, words
 from .standout import measured
 from .topk import purged, top_k, top_k_within
-from .weights import TfidfSpace, cosine
+from .weights import TfidfSpace, cosine, source_idf
 
 #: A candidate pass's mapped pairs: (similarity, row a, row b, a's runner-up, b's runner-up).
 Mapped = tuple[float, int, int, int | None, int | None]
@@ -199,6 +199,8 @@ class Vectors:
     #: Each column's vectors, one row per record (empty where a record lacks the column).
     columns: dict[Column, Any]
     grams: int
+    #: How many grams say a record's source (:func:`~neardup.decision.weights.source_idf`).
+    source_grams: int = 0
 
 
 def vectors_of(state: LinkState) -> Vectors:
@@ -209,6 +211,9 @@ def vectors_of(state: LinkState) -> Vectors:
 
     counts = state.joined.counts
     tfidf = TfidfTransformer(sublinear_tf=True).fit(counts)
+    source_grams = 0
+    if not state.within:  # one collection: its records' sources are no catalogues
+        tfidf.idf_, source_grams = source_idf(tfidf.idf_, counts, state.sources)
     joined = sparse.csr_matrix(tfidf.transform(counts, copy=True))
     row = {key: n for n, key in enumerate(state.keys)}
     n = len(state.keys)
@@ -224,7 +229,7 @@ def vectors_of(state: LinkState) -> Vectors:
         vec = sparse.csr_matrix(place @ part)
         vec.sort_indices()
         out[name] = vec
-    return Vectors(joined, out, len(state.joined.vocab))
+    return Vectors(joined, out, len(state.joined.vocab), source_grams)
 
 
 def state_of(
@@ -683,7 +688,7 @@ def decide(
     )
     explain = {
         "kind": "weighted",
-        "similarity": similarity_line(made.grams, len(state.keys)),
+        "similarity": similarity_line(made.grams, len(state.keys), made.source_grams),
         "columns": _columns_line(weights),
         "column_weights": weights,
         "candidates": f"each record's top {k} "
@@ -765,11 +770,15 @@ def names_check(
 NUMBERS_OFF = "not made: turned off (numbers_check=False, --no-numbers-check)"
 
 
-def similarity_line(grams: int, records: int) -> str:
+def similarity_line(grams: int, records: int, source_grams: int = 0) -> str:
     """The explanation's words for the similarity."""
+    told = (
+        f"; {source_grams} grams that one source's records hold far more often than another's "
+        "weigh as a gram every record holds" if source_grams else ""
+    )
     return (
         f"TF-IDF cosine of character {DEFAULTS.weighted_gram}-grams ({grams} grams, document "
-        f"frequencies over {records} records)"
+        f"frequencies over {records} records{told})"
     )
 
 
