@@ -53,11 +53,17 @@ MOVED = {
     "neardup.decision.dates": {
         "NOISY": "dates_noisy", "MIN_PAIRS": "dates_min_pairs", "MAX_WORDS": "dates_max_words",
     },
+    "neardup.decision.date_forms": {
+        "ORDER_MIN": "date_order_min", "ORDER_NOISY": "date_order_noisy",
+    },
     "neardup.decision.swaps": {"SHARED": "swaps_shared"},
     "neardup.decision.common_words": {
         "FLOOR": "common_words_floor", "RECORDS": "common_words_records",
     },
-    "neardup.decision.weights": {"GRAM": "weighted_gram"},
+    "neardup.decision.weights": {
+        "GRAM": "weighted_gram", "SOURCE_SHARE": "source_gram_share",
+        "SOURCE_RATIO": "source_gram_ratio", "SOURCE_LEAST": "source_gram_least",
+    },
     "neardup.decision.topk": {"TOP_K": "link_top_k", "PURGE": "link_purge"},
     "neardup.decision.assign": {"MARGIN": "link_margin"},
     "neardup.decision.standout": {"FLOOR": "standout_floor"},

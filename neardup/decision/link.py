@@ -3,7 +3,9 @@
 The steps, each in its own module:
 
 1. **records** of every source, read back from the backend (keys, texts, sources, columns);
-2. **weights**: TF-IDF of character 4-grams over all of them (:mod:`neardup.decision.weights`);
+2. **weights**: TF-IDF of character 4-grams over all of them (:mod:`neardup.decision.weights`),
+   their dates first written in one form (:mod:`neardup.decision.date_forms`: ``07/03/1980``
+   and ``1980-03-07`` are one date);
 3. **candidates**: each record's top-k of every other source (:mod:`neardup.decision.topk`);
 4. **similarity**: the exact cosine of every candidate pair;
 5. **assignment**: one partner per record and source
@@ -45,6 +47,7 @@ from ..results import Decision, Pair
 from ..sign.minhash import ShingleProcessor
 from .assign import BestFirst, ahead_of, mapped_rows
 from .column_map import match_columns
+from .date_forms import in_one_form, one_form
 from .decide import jaccard_reason, matched_line, probability_reason
 from .identifiers import (
     Numbers,
@@ -58,7 +61,7 @@ from .identifiers import (
 from .names import common_words, names_differ, own, words
 from .standout import measured
 from .topk import purged, top_k, top_k_within
-from .weights import TfidfSpace, cosine
+from .weights import TfidfSpace, cosine, source_idf
 
 #: A candidate pass's mapped pairs: (similarity, row a, row b, a's runner-up, b's runner-up).
 Mapped = tuple[float, int, int, int | None, int | None]
@@ -183,6 +186,9 @@ class LinkState:
     #: One collection (dedup mode): every record a candidate of every other, whatever its
     #: source, and one partner each in all; else each source against every other.
     within: bool = False
+    #: Each source's order of day and month (:func:`~neardup.decision.date_forms.day_first`):
+    #: how the dates of its records written since are read.
+    date_orders: dict[str, bool | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -193,6 +199,8 @@ class Vectors:
     #: Each column's vectors, one row per record (empty where a record lacks the column).
     columns: dict[Column, Any]
     grams: int
+    #: How many grams say a record's source (:func:`~neardup.decision.weights.source_idf`).
+    source_grams: int = 0
 
 
 def vectors_of(state: LinkState) -> Vectors:
@@ -203,6 +211,9 @@ def vectors_of(state: LinkState) -> Vectors:
 
     counts = state.joined.counts
     tfidf = TfidfTransformer(sublinear_tf=True).fit(counts)
+    source_grams = 0
+    if not state.within:  # one collection: its records' sources are no catalogues
+        tfidf.idf_, source_grams = source_idf(tfidf.idf_, counts, state.sources)
     joined = sparse.csr_matrix(tfidf.transform(counts, copy=True))
     row = {key: n for n, key in enumerate(state.keys)}
     n = len(state.keys)
@@ -218,7 +229,7 @@ def vectors_of(state: LinkState) -> Vectors:
         vec = sparse.csr_matrix(place @ part)
         vec.sort_indices()
         out[name] = vec
-    return Vectors(joined, out, len(state.joined.vocab))
+    return Vectors(joined, out, len(state.joined.vocab), source_grams)
 
 
 def state_of(
@@ -228,18 +239,22 @@ def state_of(
     columns: Sequence[Mapping[str, str] | None] | None,
     processor: ShingleProcessor,
     order: Sequence[str] | None,
+    date_orders: Mapping[str, bool | None] | None = None,
 ) -> LinkState:
-    """The counts of records (``normalized`` texts, in id order), nothing learned yet."""
+    """The counts of records (``normalized`` texts, in id order), nothing learned yet; their
+    columns' dates written in one form, read as ``date_orders`` says of each source."""
     names = sorted({(sources[i], c) for i, cols in enumerate(columns or ()) if cols for c in cols})
+    dated = dict(date_orders or {})
     held: dict[Column, tuple[list[str], Grams]] = {}
     for src, col in names:
         rows = [i for i in range(len(keys)) if sources[i] == src and columns
                 and columns[i] and col in columns[i]]  # type: ignore[operator]  # fmt: skip
-        texts = [processor.normalize(columns[i][col]) for i in rows]  # type: ignore[index]
+        texts = [processor.normalize(one_form(columns[i][col], dated.get(src)))  # type: ignore[index]
+                 for i in rows]  # fmt: skip
         held[(src, col)] = ([keys[i] for i in rows], Grams.of(texts))
     return LinkState(list(keys), list(sources), Grams.of(normalized), held, None, False, "",
                      list(order or []), numbers=_numbers(normalized),
-                     words=[words(t) for t in normalized])  # fmt: skip
+                     words=[words(t) for t in normalized], date_orders=dated)  # fmt: skip
 
 
 def weighed(vectors: Vectors, learned: Mapping[Column, float] | None) -> Any | None:
@@ -573,14 +588,15 @@ def link(
     word edit distance for reading. ``check_numbers`` False keeps the pairs whose records
     hold different numbers; ``given_columns`` pairs columns of two sources as the user says,
     the rest are matched by name and content and said in the explanation."""
-    normalized = [processor.normalize(t) for t in texts]
+    dated, orders = in_one_form(texts, sources)
+    normalized = [processor.normalize(t) for t in dated]
     rows, copies = _one_of_each(normalized, keys) if within else (list(range(len(keys))), [])
     if len(rows) < len(keys):  # the weighted pass sees one record of each text
         keys, texts, normalized, sources = (
             [xs[i] for i in rows] for xs in (keys, texts, normalized, sources)
         )  # fmt: skip
         columns = None if columns is None else [columns[i] for i in rows]
-    state = state_of(keys, normalized, sources, columns, processor, order)
+    state = state_of(keys, normalized, sources, columns, processor, order, orders)
     state.within = within
     decided = decide(state, k=k, margin=margin, check_numbers=check_numbers,
                      check_names=check_names)  # fmt: skip
@@ -672,7 +688,7 @@ def decide(
     )
     explain = {
         "kind": "weighted",
-        "similarity": similarity_line(made.grams, len(state.keys)),
+        "similarity": similarity_line(made.grams, len(state.keys), made.source_grams),
         "columns": _columns_line(weights),
         "column_weights": weights,
         "candidates": f"each record's top {k} "
@@ -754,11 +770,15 @@ def names_check(
 NUMBERS_OFF = "not made: turned off (numbers_check=False, --no-numbers-check)"
 
 
-def similarity_line(grams: int, records: int) -> str:
+def similarity_line(grams: int, records: int, source_grams: int = 0) -> str:
     """The explanation's words for the similarity."""
+    told = (
+        f"; {source_grams} grams that one source's records hold far more often than another's "
+        "weigh as a gram every record holds" if source_grams else ""
+    )
     return (
         f"TF-IDF cosine of character {DEFAULTS.weighted_gram}-grams ({grams} grams, document "
-        f"frequencies over {records} records)"
+        f"frequencies over {records} records{told})"
     )
 
 

@@ -33,6 +33,7 @@ import numpy as np
 from ..defaults import DEFAULTS
 from ..sign.minhash import ShingleProcessor
 from ..sign.text import sort_ids
+from .date_forms import in_one_form, one_form
 from .link import Grams, Linked, LinkState, _numbers, _pairs, decide
 from .names import words
 
@@ -53,7 +54,9 @@ def updated(
     sources = [state.sources[n] for n in kept] + [rec[2] for rec in later]
     pos = {key: n for n, key in enumerate(names)}
     rows = np.fromiter((pos[key] for key in sort_ids(names)), np.int64, len(names))
-    normalized = [processor.normalize(rec[1]) for rec in later]
+    dated, orders = in_one_form([rec[1] for rec in later], [rec[2] for rec in later],
+                                state.date_orders)  # fmt: skip
+    normalized = [processor.normalize(t) for t in dated]
     fresh = Grams.of(normalized)
     numbers = [state.numbers[n] for n in kept] + _numbers(normalized)
     said = [state.words[n] for n in kept] + [words(t) for t in normalized]
@@ -69,7 +72,8 @@ def updated(
         keys, grams = state.columns.get(name, ([], Grams.of([])))
         stay = [n for n, key in enumerate(keys) if key not in again]
         new_rows = added.get(name, [])
-        texts = [processor.normalize(later[n][3][name[1]]) for n in new_rows]  # type: ignore[index]
+        texts = [processor.normalize(one_form(later[n][3][name[1]], orders.get(name[0])))  # type: ignore[index]
+                 for n in new_rows]  # fmt: skip
         held = [keys[n] for n in stay] + [later[n][0] for n in new_rows]
         at = {key: n for n, key in enumerate(held)}
         order = np.fromiter((at[key] for key in sort_ids(held)), np.int64, len(held))
@@ -84,6 +88,7 @@ def updated(
         batch=batch,
         numbers=[numbers[n] for n in rows],
         words=[said[n] for n in rows],
+        date_orders=orders,
     )
 
 
