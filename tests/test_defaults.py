@@ -54,6 +54,13 @@ MOVED = {
         "NOISY": "dates_noisy", "MIN_PAIRS": "dates_min_pairs", "MAX_WORDS": "dates_max_words",
     },
     "neardup.decision.swaps": {"SHARED": "swaps_shared"},
+    "neardup.decision.codes": {
+        "FILLED": "codes_filled", "DIGITS": "codes_digits", "ONE_TOKEN": "codes_one_token",
+        "LENGTH": "codes_length", "DISTINCT": "codes_distinct", "AGREE": "codes_agree",
+        "ALIKE_RATIO": "codes_alike_ratio", "ALIKE_MARGIN": "codes_alike_margin",
+        "MIN_PAIRS": "codes_min_pairs", "SAMPLE": "codes_sample",
+        "RANDOM_PAIRS": "codes_random_pairs",
+    },
     "neardup.decision.weights": {"GRAM": "weighted_gram"},
     "neardup.decision.topk": {"TOP_K": "link_top_k", "PURGE": "link_purge"},
     "neardup.decision.assign": {"MARGIN": "link_margin"},

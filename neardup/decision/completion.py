@@ -32,7 +32,7 @@ when it was added").
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import combinations
 from typing import Any
 
@@ -40,12 +40,19 @@ from ..defaults import DEFAULTS
 from ..graph import union_find
 from ..keys import id_key
 
+#: The missing pairs a check would drop, and why, in words (``whose records ...``).
+Veto = Callable[[list[tuple[str, str]]], tuple[list[tuple[str, str]], str]]
+
 
 def missing_pairs(
-    pairs: Iterable[tuple[str, str]], density: float = DEFAULTS.complete_density
+    pairs: Iterable[tuple[str, str]],
+    density: float = DEFAULTS.complete_density,
+    veto: Veto | None = None,
 ) -> tuple[list[tuple[str, str]], dict[str, Any]]:
     """The pairs missing from the nearly complete components of ``pairs`` (see the module),
-    each in id order, and what was found: components completed, pairs missing."""
+    each in id order, and what was found: components completed, pairs missing. ``veto``: the
+    missing pairs a check the rule's pairs went through would drop, with the reason, left
+    out (two sibling models' records: :mod:`neardup.decision.codes`)."""
     pairs = list(pairs)  # each pair once, as a report holds them
     root = union_find(pairs)
     members: dict[str, set[str]] = defaultdict(set)
@@ -68,6 +75,10 @@ def missing_pairs(
     for r in chosen:
         ordered = sorted(members[r], key=id_key)
         missing += [ab for ab in combinations(ordered, 2) if ab not in held]
+    vetoed, why = veto(missing) if veto is not None and missing else ([], "")
+    if vetoed:
+        out = set(vetoed)
+        missing = [ab for ab in missing if ab not in out]
     completed = len(chosen)
     info = {
         "density": density,
@@ -77,8 +88,11 @@ def missing_pairs(
             f"{_n(len(missing), 'pair')} added in {_n(completed, 'cluster')} of "
             f"{DEFAULTS.complete_min_records} or more records whose pairs were at least "
             f"{density:.0%} verified"
+            + (f"; {_n(len(vetoed), 'missing pair')} left out {why}" if vetoed else "")
         ),
     }
+    if vetoed:
+        info["vetoed"] = len(vetoed)
     return missing, info
 
 
