@@ -328,6 +328,9 @@ class Defaults:
     #: ... and where at least this share of them are distinct: a code names one entity, a
     #: price or a weight many.
     codes_distinct: float = 0.8
+    #: ... and where fewer than this share of its values read as dates: a date is written in
+    #: many ways, which letters and digits alone do not make one (the dates check reads them).
+    codes_dates: float = 0.5
     #: The check is made on a code column only where fewer than this share of the kept pairs
     #: that fill it agree on it: copies with typos agree in most pairs, siblings in few.
     codes_agree: float = 0.5

@@ -59,7 +59,7 @@ MOVED = {
         "LENGTH": "codes_length", "DISTINCT": "codes_distinct", "AGREE": "codes_agree",
         "ALIKE_RATIO": "codes_alike_ratio", "ALIKE_MARGIN": "codes_alike_margin",
         "MIN_PAIRS": "codes_min_pairs", "SAMPLE": "codes_sample",
-        "RANDOM_PAIRS": "codes_random_pairs",
+        "RANDOM_PAIRS": "codes_random_pairs", "DATES": "codes_dates",
     },
     "neardup.decision.weights": {"GRAM": "weighted_gram"},
     "neardup.decision.topk": {"TOP_K": "link_top_k", "PURGE": "link_purge"},

@@ -7,7 +7,8 @@ CT2CP12872AV667 2 GB``, ``Crucial CT2CP51272AV667 8 GB``; ``Brother tape TZeS121
 pairs that alike. Where most of the pairs kept are such siblings, the columns check learns from
 them that a model number may differ, so it cannot see them either. What tells them apart is a
 column of codes, read off the data (:func:`code_columns`): filled in most records, a digit in
-nearly every value, one token, long enough to be a code, and distinct from record to record.
+nearly every value, one token, long enough to be a code, distinct from record to record, and
+not a date.
 
 Such a column does not always tell entities apart: a person's social security number or birth
 date is kept by most copies and mistyped by some, and a listing number is changed by each
@@ -38,6 +39,7 @@ from ..defaults import DEFAULTS
 from ..keys import id_key
 from ..results import Pair
 from ..sign.text import char_grams, jaccard
+from .dates import record_dates
 
 SEED = 0
 Rows = Mapping[str, Mapping[str, str]]
@@ -64,7 +66,9 @@ def code_columns(rows: Rows, normalize: Callable[[str], str]) -> list[str]:
     ``DEFAULTS.codes_filled`` of the records; of those filled, a digit in at least
     ``DEFAULTS.codes_digits``, one token as written in at least ``DEFAULTS.codes_one_token``,
     at least ``DEFAULTS.codes_distinct`` distinct; codes of at least ``DEFAULTS.codes_length``
-    characters (the median)."""
+    characters (the median); fewer than ``DEFAULTS.codes_dates`` of them dates (a date written
+    another way, ``1990-01-02`` and ``01/02/1990``, is the same date: the dates check,
+    :mod:`neardup.decision.dates`, reads them)."""
     names = sorted({c for row in rows.values() for c in row})
     out = []
     for name in names:
@@ -80,6 +84,7 @@ def code_columns(rows: Rows, normalize: Callable[[str], str]) -> list[str]:
             < DEFAULTS.codes_one_token
             or statistics.median(len(c) for c in codes) < DEFAULTS.codes_length
             or _share(len(set(codes)), filled) < DEFAULTS.codes_distinct
+            or _share(sum(bool(record_dates(v)) for v in raw), len(raw)) >= DEFAULTS.codes_dates
         ):
             continue
         out.append(name)
