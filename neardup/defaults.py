@@ -328,6 +328,42 @@ class Defaults:
     #: company 1.4%, colour variants of one product 0%, where every pair it dropped was false).
     columns_joined_below: float = 0.05
 
+    # -- the codes check (neardup.decision.codes) -------------------------------------------------
+    #: A column holds codes (model numbers, part numbers) where it is filled in at least this
+    #: share of the records read: a column most records leave empty tells few pairs apart.
+    codes_filled: float = 0.5
+    #: ... where at least this share of its values hold a digit: codes, not words (a brand).
+    codes_digits: float = 0.8
+    #: ... where at least this share are written as one token: a code, not a phrase (an
+    #: address, a list of classes).
+    codes_one_token: float = 0.9
+    #: ... where its codes are at least this many letters and digits long (the median): a
+    #: shorter one (a size, a count) is shared by unrelated records.
+    codes_length: int = 4
+    #: ... and where at least this share of them are distinct: a code names one entity, a
+    #: price or a weight many.
+    codes_distinct: float = 0.8
+    #: ... and where fewer than this share of its values read as dates: a date is written in
+    #: many ways, which letters and digits alone do not make one (the dates check reads them).
+    codes_dates: float = 0.5
+    #: The check is made on a code column only where fewer than this share of the kept pairs
+    #: that fill it agree on it: copies with typos agree in most pairs, siblings in few.
+    codes_agree: float = 0.5
+    #: ... and where the codes of the kept pairs that disagree are alike beyond chance: their
+    #: median character 3-gram Jaccard at least this many times that of records drawn at
+    #: random ...
+    codes_alike_ratio: float = 2.0
+    #: ... and at least this much above it: a family's codes share most of their characters,
+    #: a listing number that each re-listing changes shares none.
+    codes_alike_margin: float = 0.2
+    #: Fewer kept pairs filling a code column on both sides than this are too few to judge.
+    codes_min_pairs: int = 10
+    #: Records a code column is read over (a seeded sample of the candidates' records): shares
+    #: need thousands, not millions.
+    codes_sample: int = 5000
+    #: Pairs of records drawn at random (seeded) that say how alike unrelated codes are.
+    codes_random_pairs: int = 1000
+
     # -- the learned rule (neardup.decision.fellegi_sunter) ------------------------------------
     #: Dirichlet smoothing of every level count: no level is ever impossible.
     em_smoothing: float = 0.5

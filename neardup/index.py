@@ -87,6 +87,7 @@ from .candidates.verify import (
 from .choose import Choice, choose
 from .constraints import check_all
 from .decision.cluster import pair_clusters
+from .decision.codes import codes_differ
 from .decision.completion import missing_pairs, parted_pairs
 from .decision.decide import Features, rule_for
 from .decision.labelled import Label, link_by_labels, pairs_to_ask
@@ -1301,7 +1302,8 @@ class NearDupIndex:
                       sources=sources if prune_mode == "one-to-one" else None)  # fmt: skip
         parted = parted_pairs(found.decision.dropped, RecordNumbers(found.texts, self.processor))
         pairs, completion = self._completed(
-            pairs, found.texts, chosen.complete, options.max_dist, parted
+            pairs, found.texts, chosen.complete, options.max_dist, parted,
+            (found.decision.explain or {}).get("codes", {}).get("made"),
         )
         pairs = within_distance(pairs, options.max_dist)
         pairs = self._with_record_ids(pairs, sources, mode == "link")
@@ -1403,14 +1405,18 @@ class NearDupIndex:
         complete: bool,
         max_dist: int | None = None,
         parted: set[tuple[str, str]] | None = None,
+        codes: Sequence[str] | None = None,
     ) -> tuple[list[Pair], dict[str, Any] | None]:
         """The pairs with their clusters completed where asked (:mod:`neardup.decision.completion`),
-        never with a pair the decision's checks dropped (``parted``), and what the completion
-        did (their distances exact up to the report's ``max_dist``)."""
+        never with a pair the decision's checks dropped as two entities (``parted``), nor one
+        whose records hold different codes in a column the codes check was made on (``codes``:
+        :mod:`neardup.decision.codes`: two sibling models), and what the completion did (their
+        distances exact up to the report's ``max_dist``)."""
         if not complete:
             return pairs, None
+        veto = (lambda missing: self._codes_differ(missing, codes)) if codes else None
         missing, completion = missing_pairs(
-            ((p.id1, p.id2) for p in pairs), parted=parted or frozenset()
+            [(p.id1, p.id2) for p in pairs], parted=parted or frozenset(), veto=veto
         )
         if missing:
             pairs = pairs + verify(
@@ -1418,6 +1424,17 @@ class NearDupIndex:
             )
             pairs.sort(key=lambda p: (id_key(p.id1), id_key(p.id2)))
         return pairs, completion
+
+    def _codes_differ(
+        self, missing: list[tuple[str, str]], codes: Sequence[str]
+    ) -> tuple[list[tuple[str, str]], str]:
+        """The ``missing`` pairs whose records hold different codes in ``codes``
+        (:func:`neardup.decision.codes.codes_differ`), and why they are left out."""
+        ids = sorted({i for ab in missing for i in ab}, key=id_key)
+        asked = [Pair(a, b, 0.0, 0) for a, b in missing]
+        gone = codes_differ(asked, self.backend.columns(ids), codes, self.processor.normalize)[1]
+        why = f"whose records hold different codes in {', '.join(codes)}"
+        return [(p.id1, p.id2) for p in gone], why
 
     def _placed(self, options: ReportOptions, records: int) -> Placement:
         """Where the report runs under its memory budget (:mod:`neardup.plan.budget`); a

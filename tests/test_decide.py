@@ -12,6 +12,7 @@ import pytest
 from neardup import NearDupIndex, Params
 from neardup.decision.decide import (
     Checked,
+    CodesCheck,
     ColumnsCheck,
     DatesCheck,
     Features,
@@ -133,7 +134,8 @@ def test_rule_for_names_each_rule() -> None:
     assert isinstance(standing, StandingOut)
     valley = standing.rule
     assert isinstance(valley, Checked) and valley.rule == ValleyRule(0.3)
-    assert [type(c) for c in valley.checks] == [NumbersCheck, DatesCheck, ColumnsCheck, SwapsCheck]
+    assert [type(c) for c in valley.checks] == [NumbersCheck, DatesCheck, ColumnsCheck, SwapsCheck,
+                                                CodesCheck]  # fmt: skip
 
 
 # -- which rule decides, and the words each rule owns ------------------------------------------

@@ -60,6 +60,13 @@ MOVED = {
     "neardup.decision.common_words": {
         "FLOOR": "common_words_floor", "RECORDS": "common_words_records",
     },
+    "neardup.decision.codes": {
+        "FILLED": "codes_filled", "DIGITS": "codes_digits", "ONE_TOKEN": "codes_one_token",
+        "LENGTH": "codes_length", "DISTINCT": "codes_distinct", "AGREE": "codes_agree",
+        "ALIKE_RATIO": "codes_alike_ratio", "ALIKE_MARGIN": "codes_alike_margin",
+        "MIN_PAIRS": "codes_min_pairs", "SAMPLE": "codes_sample",
+        "RANDOM_PAIRS": "codes_random_pairs", "DATES": "codes_dates",
+    },
     "neardup.decision.weights": {
         "GRAM": "weighted_gram", "SOURCE_SHARE": "source_gram_share",
         "SOURCE_RATIO": "source_gram_ratio", "SOURCE_LEAST": "source_gram_least",

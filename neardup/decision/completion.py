@@ -65,16 +65,22 @@ def parted_pairs(
                 out.update(((p.id1, p.id2), (p.id2, p.id1)))
     return out
 
+#: The missing pairs a check would drop, and why, in words (``whose records ...``).
+Veto = Callable[[list[tuple[str, str]]], tuple[list[tuple[str, str]], str]]
+
 
 def missing_pairs(
     pairs: Iterable[tuple[str, str]],
     density: float = DEFAULTS.complete_density,
     parted: Set[tuple[str, str]] = frozenset(),
+    veto: Veto | None = None,
 ) -> tuple[list[tuple[str, str]], dict[str, Any]]:
     """The pairs missing from the nearly complete components of ``pairs`` (see the module),
     each in id order, and what was found: components completed, pairs missing. A pair in
     ``parted`` (:func:`parted_pairs`: two units of one building, two sizes of one product) is
-    never added: the check's verdict stands over the cluster's.
+    never added: the check's verdict stands over the cluster's. ``veto``: the missing pairs a
+    check the rule's pairs went through would drop, with the reason, left out (two sibling
+    models' records: :mod:`neardup.decision.codes`).
 
     >>> missing_pairs([("0", "1"), ("0", "2"), ("0", "3"), ("1", "2"), ("1", "3")],
     ...               parted={("2", "3")})[0]
@@ -102,6 +108,10 @@ def missing_pairs(
     for r in chosen:
         ordered = sorted(members[r], key=id_key)
         missing += [ab for ab in combinations(ordered, 2) if ab not in held and ab not in parted]
+    vetoed, why = veto(missing) if veto is not None and missing else ([], "")
+    if vetoed:
+        out = set(vetoed)
+        missing = [ab for ab in missing if ab not in out]
     chosen = {root(a): None for a, _ in missing}  # those left with a pair to add
     completed = len(chosen)
     info = {
@@ -112,8 +122,11 @@ def missing_pairs(
             f"{_n(len(missing), 'pair')} added in {_n(completed, 'cluster')} of "
             f"{DEFAULTS.complete_min_records} or more records whose pairs were at least "
             f"{density:.0%} verified"
+            + (f"; {_n(len(vetoed), 'missing pair')} left out {why}" if vetoed else "")
         ),
     }
+    if vetoed:
+        info["vetoed"] = len(vetoed)
     return missing, info
 
 

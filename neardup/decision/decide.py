@@ -37,6 +37,7 @@ from ..defaults import DEFAULTS
 from ..keys import id_key
 from ..results import Decision, Pair
 from ..sign.minhash import ShingleProcessor
+from .codes import codes_differ, codes_disagree
 from .column_map import match_columns
 from .columns import columns_disagree, sample_pairs
 from .common_words import common_alone
@@ -277,6 +278,33 @@ class SwapsCheck:
         return out, {"swaps": found} if found["one_kind"] else {}
 
 
+@dataclass(frozen=True)
+class CodesCheck:
+    """Pairs whose records hold different codes in a column of model numbers, dropped where the
+    kept pairs are siblings and not copies (:mod:`neardup.decision.codes`). Made on one
+    source's columns (two sources name theirs apart), never in link mode."""
+
+    name: str = "codes"
+
+    def check(self, kept: list[Pair], features: Features) -> tuple[list[Pair], dict[str, Any]]:
+        if features.columns is None or features.everything is None or not kept:
+            return kept, {}
+        if features.sources is not None:
+            ids = sorted({i for p in kept for i in (p.id1, p.id2)}, key=id_key)
+            if len(set(features.sources(ids).values())) > 1:
+                return kept, {}
+        # the columns are read off every record where the index is small enough to read
+        # them all (as for the pairs that stand out), else off the candidates' records
+        records = (
+            (i for i, _ in features.everything())
+            if features.records <= DEFAULTS.standout_records
+            else (i for p in features.pairs for i in (p.id1, p.id2))
+        )
+        out, found = codes_disagree(kept, records, features.columns,
+                                    features.processor.normalize)  # fmt: skip
+        return out, {"codes": found} if found.get("columns") else {}
+
+
 def _matched_columns(
     rows: Mapping[str, Mapping[str, str]], kept: Sequence[Pair], features: Features
 ) -> tuple[Mapping[str, Mapping[str, str]], Any]:
@@ -372,6 +400,7 @@ class StandingOut:
         dropped = dict(decision.dropped)
         added, explain = _numbers_on(added, texts, features.processor, explain, dropped)
         added, explain = _dates_on(added, texts, explain, dropped)
+        added, explain = _codes_on(added, features, explain, dropped)
         said["added"] = len(added)
         said["reason"] = (
             f"{len(added)} pairs added that stand out by weighted similarity (TF-IDF cosine; "
@@ -435,6 +464,27 @@ def _dates_on(
     return added, explain
 
 
+def _codes_on(
+    added: list[Pair],
+    features: Features,
+    explain: Mapping[str, Any],
+    dropped: dict[str, list[Pair]],
+) -> tuple[list[Pair], dict[str, Any]]:
+    """The pairs ``added`` to a rule's that the codes check, where it was made on the rule's
+    pairs, lets stand; those it drops join ``dropped`` (in place), and the count ``explain``."""
+    explain = dict(explain)
+    made = (explain.get("codes") or {}).get("made")
+    if not made or not added or features.columns is None:
+        return added, explain
+    ids = sorted({i for p in added for i in (p.id1, p.id2)}, key=id_key)
+    added, gone = codes_differ(added, features.columns(ids), made, features.processor.normalize)
+    if gone:
+        dropped["codes"] = [*dropped.get("codes", []), *gone]
+        codes = explain["codes"]
+        explain["codes"] = {**codes, "dropped": codes["dropped"] + len(gone)}
+    return added, explain
+
+
 def _in_families(
     kept: list[Pair], decision: Decision, features: Features
 ) -> tuple[list[Pair], Decision]:
@@ -458,6 +508,7 @@ def _in_families(
         added, features.texts, features.processor, decision.explain or {}, dropped
     )
     added, explain = _dates_on(added, features.texts, explain, dropped)
+    added, explain = _codes_on(added, features, explain, dropped)
     said["added"] = len(added)
     explain["stood_out"] = said
     if added:
@@ -526,11 +577,13 @@ OFF = "not made: turned off (numbers_check=False, --no-numbers-check)"
 def rule_for(name: str, threshold: float, *, numbers_check: bool = True) -> Rule:
     """The rule an index's ``rule`` parameter names (:data:`neardup.params.RULES`):
     ``threshold`` at ``threshold``; ``valley`` above it as a floor, with the numbers check
-    (unless ``numbers_check`` is False), the dates check and the columns check; ``learned``."""
+    (unless ``numbers_check`` is False), the dates check, the columns check, the swaps check
+    and the codes check; ``learned``."""
     if name == "learned":
         return LearnedRule()
     if name == "valley":
-        checks = (NumbersCheck(numbers_check), DatesCheck(), ColumnsCheck(), SwapsCheck())
+        checks = (NumbersCheck(numbers_check), DatesCheck(), ColumnsCheck(), SwapsCheck(),
+                  CodesCheck())  # fmt: skip
         return StandingOut(Checked(ValleyRule(threshold), checks))
     if name == "documents":
         return Checked(FixedThreshold(threshold, "documents"), (CommonWordsCheck(),))
@@ -586,6 +639,7 @@ def _checks_text(explain: Mapping[str, Any]) -> str:
         + (f"\ncolumns ({', '.join(cols['columns'])}): {cols['reason']}" if cols else "")
         + matched_line(cols.get("matched") if cols else None)
         + _swaps_text(explain)
+        + _codes_text(explain)
     )
 
 
@@ -600,6 +654,26 @@ def _swaps_text(explain: Mapping[str, Any]) -> str:
         + "; ".join(", ".join(k) for k in swaps["swapped"])
         + "): a transfer and the one back, not a copy"
     )
+
+
+def _codes_text(explain: Mapping[str, Any]) -> str:
+    """What the codes check found on each code column: the pairs it dropped and why, or why
+    it was not made."""
+    codes = explain.get("codes")
+    if not codes:
+        return ""
+    made = [j for j in codes["columns"] if j["made"]]
+    text = ""
+    if made:
+        names = ", ".join(j["column"] for j in made)
+        why = "; ".join(j["reason"] if len(made) == 1 else f"{j['column']}: {j['reason']}"
+                        for j in made)  # fmt: skip
+        text = (f"\ncodes ({names}): {codes['dropped']:,} pairs dropped whose records hold "
+                f"different codes in {names}; {why}")  # fmt: skip
+    for judged in codes["columns"]:
+        if not judged["made"]:
+            text += f"\ncodes ({judged['column']}): {judged['reason']}"
+    return text
 
 
 def _checked(explain: Mapping[str, Any]) -> bool:
