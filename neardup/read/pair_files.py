@@ -1141,7 +1141,10 @@ def _parquet_rows(
         need = "reading Parquet needs pyarrow: pip install 'neardup[data]'"
         raise InputError(f"{name}: {need}") from None
     try:
-        table = pq.read_table(pa.BufferReader(data))
+        # one thread, no read-ahead: a pairs file is small, and Arrow's thread pools, once
+        # started, can abort the process as it exits (apache/arrow#34314: "terminate called
+        # without an active exception", seen once in CI after evaluate had printed its result)
+        table = pq.read_table(pa.BufferReader(data), use_threads=False, pre_buffer=False)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{name}: not a readable Parquet file ({exc})") from exc
     table = table.rename_columns((ids or RowIds()).header(table.column_names, name))
