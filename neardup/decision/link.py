@@ -14,7 +14,9 @@ The steps, each in its own module:
    (:func:`neardup.decision.assign.stands_out`) and, where the data's numbers are identifiers, when
    its records do not hold different numbers (:func:`numbers_check`), and when, both short, its
    records are not two names that each hold a word the other lacks
-   (:mod:`neardup.decision.names`).
+   (:mod:`neardup.decision.names`). A pair ahead of both runner-ups by less than that holds
+   when its records share a code (:func:`by_code`) or a value that no other record holds
+   (:mod:`neardup.decision.held_values`: a title).
 
 **Columns, weighed by the data.** A record with columns is first compared as one text (all its
 columns joined). The pairs that stand out then say which columns matter, with no labels: a
@@ -49,6 +51,7 @@ from .assign import BestFirst, ahead_of, mapped_rows
 from .column_map import match_columns
 from .date_forms import in_one_form, one_form
 from .decide import jaccard_reason, matched_line, probability_reason
+from .held_values import Value, by_value, value_of
 from .identifiers import (
     Numbers,
     count_unshared,
@@ -189,6 +192,9 @@ class LinkState:
     #: Each source's order of day and month (:func:`~neardup.decision.date_forms.day_first`):
     #: how the dates of its records written since are read.
     date_orders: dict[str, bool | None] = field(default_factory=dict)
+    #: Each record's column values (:func:`~neardup.decision.held_values.value_of`), row
+    #: order: what tells a contested pair by a value no other record holds.
+    values: list[tuple[Value, ...]] = field(default_factory=list)
 
 
 @dataclass
@@ -246,15 +252,21 @@ def state_of(
     names = sorted({(sources[i], c) for i, cols in enumerate(columns or ()) if cols for c in cols})
     dated = dict(date_orders or {})
     held: dict[Column, tuple[list[str], Grams]] = {}
+    values: list[list[Value]] = [[] for _ in keys]
     for src, col in names:
         rows = [i for i in range(len(keys)) if sources[i] == src and columns
                 and columns[i] and col in columns[i]]  # type: ignore[operator]  # fmt: skip
         texts = [processor.normalize(one_form(columns[i][col], dated.get(src)))  # type: ignore[index]
                  for i in rows]  # fmt: skip
         held[(src, col)] = ([keys[i] for i in rows], Grams.of(texts))
+        for i, text in zip(rows, texts, strict=True):
+            value = value_of(col, text)
+            if value is not None:
+                values[i].append(value)
     return LinkState(list(keys), list(sources), Grams.of(normalized), held, None, False, "",
                      list(order or []), numbers=_numbers(normalized),
-                     words=[words(t) for t in normalized], date_orders=dated)  # fmt: skip
+                     words=[words(t) for t in normalized], date_orders=dated,
+                     values=[tuple(v) for v in values])  # fmt: skip
 
 
 def weighed(vectors: Vectors, learned: Mapping[Column, float] | None) -> Any | None:
@@ -677,12 +689,16 @@ def decide(
     if not check_numbers:
         identify, why = False, NUMBERS_OFF
     found = [(m[0], m[1], m[2]) for m in final.stood_out]
+    valued = [] if state.within else by_value(final.contested, state.values, state.sources)
+    told = {(a, b) for _, a, b in valued}
+    contested = [m for m in final.contested if (m[1], m[2]) not in told]
     found, dropped, coded, siblings = _checked_numbers(
-        found, final.contested, numbers, identify, check_numbers
+        found + valued, contested, numbers, identify, check_numbers
     )
     named: list[tuple[float, int, int]] = []
     if check_names and state.words:
         found, named = names_check(found, state.words, state.sources)
+    kept_valued = len(set(valued) & set(found))
     found, dropped, named, siblings = (
         _with_twins(t, twins) for t in (found, dropped, named, siblings)
     )
@@ -706,6 +722,7 @@ def decide(
         "numbers_disagree": len(dropped) - len(siblings),
         "numbers_roles": len(siblings),
         "coded": len(coded),
+        "valued": kept_valued,
         "names_disagree": len(named),
         "threshold": round(min((s for s, _, _ in found), default=1.0), 6),
         "kept": len(found),
@@ -866,6 +883,10 @@ class WeightedWords:
         if rule.get("coded"):
             numbers += (f", {rule['coded']} pairs within {rule['margin']:.0%} of a runner-up "
                         "kept for a code they share that neither runner-up holds")  # fmt: skip
+        if rule.get("valued"):
+            numbers += (f", {rule['valued']} pairs within {rule['margin']:.0%} of a runner-up "
+                        "kept for a value they share that no other record of either source "
+                        "holds (a title, a name)")  # fmt: skip
         if rule.get("numbers_roles"):
             numbers += (f", {rule['numbers_roles']} pairs dropped whose records hold different "
                         "numbers after the same word (unit 305, unit 306)")  # fmt: skip

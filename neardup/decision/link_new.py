@@ -34,6 +34,7 @@ from ..defaults import DEFAULTS
 from ..sign.minhash import ShingleProcessor
 from ..sign.text import sort_ids
 from .date_forms import in_one_form, one_form
+from .held_values import Value, value_of
 from .link import Grams, Linked, LinkState, _numbers, _pairs, decide
 from .names import words
 
@@ -64,6 +65,7 @@ def updated(
     if len(kept) < len(state.keys):
         old = Grams(old.vocab, old.counts[kept])
     columns: dict[tuple[str, str], tuple[list[str], Grams]] = {}
+    fresh_values: list[list[Value]] = [[] for _ in later]
     added: dict[tuple[str, str], list[int]] = {}
     for n, (_, _, src, cols) in enumerate(later):
         for col in cols or ():
@@ -74,11 +76,16 @@ def updated(
         new_rows = added.get(name, [])
         texts = [processor.normalize(one_form(later[n][3][name[1]], orders.get(name[0])))  # type: ignore[index]
                  for n in new_rows]  # fmt: skip
+        for n, text in zip(new_rows, texts, strict=True):
+            value = value_of(name[1], text)
+            if value is not None:
+                fresh_values[n].append(value)
         held = [keys[n] for n in stay] + [later[n][0] for n in new_rows]
         at = {key: n for n, key in enumerate(held)}
         order = np.fromiter((at[key] for key in sort_ids(held)), np.int64, len(held))
         parts = [Grams(grams.vocab, grams.counts[stay]), Grams.of(texts)]
         columns[name] = ([held[n] for n in order], Grams.stacked(parts, order))
+    values = [state.values[n] for n in kept] + [tuple(v) for v in fresh_values]
     return replace(
         state,
         keys=[names[n] for n in rows],
@@ -89,6 +96,7 @@ def updated(
         numbers=[numbers[n] for n in rows],
         words=[said[n] for n in rows],
         date_orders=orders,
+        values=[values[n] for n in rows],
     )
 
 
