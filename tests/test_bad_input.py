@@ -486,6 +486,8 @@ def test_files_refused_as_a_whole_name_the_file_and_the_cause(tmp_path: Path) ->
         proc = _dedupe(path)
         assert proc.returncode == 2 and said in proc.stderr, proc.stderr
         assert "NUL byte" not in proc.stderr and "invalid UTF-8" not in proc.stderr
+    # dedupe reads its input twice: no pipe to it is suggested (index's way was: hx29 F5)
+    assert "/dev/stdin" not in _dedupe(packed).stderr
 
 
 def test_json_lines_too_deep_or_with_a_key_twice_are_rejected_lines(tmp_path: Path) -> None:

@@ -48,8 +48,8 @@ from ..out.write import Outputs
 from ..params import Params
 from ..pipeline import IndexStats
 from ..plan.budget import budget_of, storage_fits
-from ..read.inputs import no_file
-from ..read.records import expected_records, guess_format
+from ..read.inputs import first_bytes, no_file
+from ..read.records import CR_PEEK, expected_records, guess_format, refuse_encoding
 from ..read.unchanged import FirstRead
 from ..results import Report
 from .commands import (
@@ -674,6 +674,8 @@ def _dedupe_usage(args: argparse.Namespace) -> None:
     args.similarity_column = args.similarity_column or "similarity"
     check_columns(args.cluster_column, args.similarity_column)
     if args.input.is_file():
+        # compressed: gunzip it, and no pipe said (dedupe reads its input twice)
+        refuse_encoding(args.input, first_bytes(args.input, CR_PEEK), pipe=False)
         fmt = guess_format(args.input, args.delimiter) if args.format == "auto" else args.format
         refuse_binary_to_terminal("--out", args.out, fmt)  # before a note on the file
         refuse_binary_to_terminal("--rejects", args.rejects, fmt)

@@ -351,7 +351,7 @@ def _refuse_columnar(path: Path, head: bytes) -> None:
             )
 
 
-def refuse_encoding(path: Path, head: bytes, records: bool = True) -> None:
+def refuse_encoding(path: Path, head: bytes, records: bool = True, pipe: bool = True) -> None:
     """A file neardup cannot read as text, refused by name rather than line by line (every
     line a NUL byte or invalid UTF-8), the records' files and the pairs files alike
     (:mod:`neardup.read.pair_files`): gzip-compressed (its magic bytes), or UTF-16 or UTF-32
@@ -360,15 +360,17 @@ def refuse_encoding(path: Path, head: bytes, records: bool = True) -> None:
     Not read transparently: a compressed file could not be written back as it was by
     ``dedupe``, its line count (:func:`expected_records`) would be its compressed bytes', and
     ``zcat FILE | neardup index /dev/stdin`` reads it as it is, once (said of ``records``'
-    files only: a pairs file is not indexed)."""
+    files only: a pairs file is not indexed; and not where the verb reads no pipe, ``pipe``
+    False: ``dedupe`` reads its input twice)."""
+    said = records and pipe
     if head.startswith(GZIP_MAGIC):
-        pipe = f" (or zcat {path} | neardup index /dev/stdin --format ...)" if records else ""
-        raise InputError(f"{path} is gzip-compressed: gunzip it first{pipe}")
+        hint = f" (or zcat {path} | neardup index /dev/stdin --format ...)" if said else ""
+        raise InputError(f"{path} is gzip-compressed: gunzip it first{hint}")
     for magic, name, tool in COMPRESSED:
         if magic.match(head):
-            pipe = f" (or {tool} -dc {path} | neardup index /dev/stdin --format ...)" \
-                if records else ""  # fmt: skip
-            raise InputError(f"{path} is {name}-compressed: {tool} -d it first{pipe}")
+            hint = f" (or {tool} -dc {path} | neardup index /dev/stdin --format ...)" \
+                if said else ""  # fmt: skip
+            raise InputError(f"{path} is {name}-compressed: {tool} -d it first{hint}")
     wide = next((name for bom, name in WIDE_BOMS if head.startswith(bom)), None)
     sample = head[:4096]
     pairs = len(sample) // 2
