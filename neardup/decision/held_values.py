@@ -22,8 +22,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-#: A record's value in one column: (column, its words that are not numbers, its numbers).
-Value = tuple[str, frozenset[str], frozenset[str]]
+#: A record's value in one column: (column, its words that are not numbers, each once, sorted
+#: and joined by spaces: a string is a fifth of a set's memory; its numbers).
+Value = tuple[str, str, frozenset[str]]
+_NONE: frozenset[str] = frozenset()
 #: A candidate pass's contested pairs: (similarity, row a, row b, a's runner-up, b's runner-up).
 Contested = tuple[float, int, int, int | None, int | None]
 
@@ -32,10 +34,11 @@ def value_of(column: str, normalized: str) -> Value | None:
     """The value of ``column`` written ``normalized``; None when it holds no word but numbers
     (a date, a price, a count: shared by chance too often to tell a pair)."""
     tokens = normalized.split()
-    words = frozenset(t for t in tokens if not t.isdecimal())
+    words = " ".join(sorted({t for t in tokens if not t.isdecimal()}))
     if not words:
         return None
-    return column, words, frozenset(t for t in tokens if t.isdecimal())
+    numbers = frozenset(t for t in tokens if t.isdecimal())
+    return column, words, numbers or _NONE
 
 
 def by_value(
@@ -48,13 +51,13 @@ def by_value(
     source)."""
     if not contested or not values:
         return []
-    held: Counter[tuple[str, str, frozenset[str]]] = Counter(
+    held: Counter[tuple[str, str, str]] = Counter(
         (sources[row], column, words)
         for row, mine in enumerate(values)
         for column, words, _ in mine
     )
 
-    def unique(row: int) -> dict[frozenset[str], frozenset[str]]:
+    def unique(row: int) -> dict[str, frozenset[str]]:
         return {words: numbers for column, words, numbers in values[row]
                 if held[(sources[row], column, words)] == 1}  # fmt: skip
 
