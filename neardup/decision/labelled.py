@@ -49,6 +49,8 @@ class Labelled:
     #: Labelled pairs the rule judged the other way, decided as labelled (a non-match never
     #: kept, a match kept first).
     overruled: int = 0
+    #: Labelled pairs drawn at random among those kept (the estimates' check).
+    audited: int = 0
 
     def scored(self) -> list[tuple[float, float, int, int]]:
         """The pairs kept as ``(weighted cosine, probability, row, row)``."""
@@ -68,6 +70,10 @@ class Labelled:
         if self.audit_left:
             said += (f"; the {self.audit_left} pairs drawn at random among those kept are "
                      f"too few to correct it ({AUDIT_MIN} are needed)")  # fmt: skip
+        elif not self.audited:  # labels chosen by hand, far from the boundary, mislead it
+            said += ("; no labelled pair was drawn at random among those kept (review --check "
+                     "N draws them), so it assumes that at each probability the labelled pairs "
+                     "are like the others, as pairs asked by review --ask are")  # fmt: skip
         return said
 
     def explain(self, labels_name: str) -> dict[str, Any]:
@@ -164,7 +170,7 @@ def link_by_labels(
     )
     inside = len(audit.within(kept).rows)
     left = inside if 0 < inside < AUDIT_MIN else 0
-    return Labelled(kept_final, taught, evidence, precision, recall, left, overruled)
+    return Labelled(kept_final, taught, evidence, precision, recall, left, overruled, inside)
 
 
 def _drawn(label: Label) -> bool:
