@@ -39,7 +39,9 @@ def test_numbers_on_both_sides_must_agree() -> None:
 
 def test_a_value_of_numbers_only_is_no_value() -> None:
     assert value_of("released", "1994 12 01") is None
+    assert value_of("released", "1998-11-27") is None  # as normalized: one token, no letter
     assert value_of("price", "19 99") is None
+    assert value_of("price", "17.88") is None
     assert value_of("title", "big 1988") == ("title", "big", frozenset({"1988"}))
     assert value_of("title", "man renaissance the man") == ("title", "man renaissance the",
                                                             frozenset())  # fmt: skip

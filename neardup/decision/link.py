@@ -15,8 +15,9 @@ The steps, each in its own module:
    its records do not hold different numbers (:func:`numbers_check`), and when, both short, its
    records are not two names that each hold a word the other lacks
    (:mod:`neardup.decision.names`). A pair ahead of both runner-ups by less than that holds
-   when its records share a code (:func:`by_code`) or a value that no other record holds
-   (:mod:`neardup.decision.held_values`: a title).
+   when its records share a code that neither runner-up holds (:func:`by_code`); a mapped
+   pair that does not stand out, however close its runner-ups, holds when its records share
+   a value that no other record holds (:mod:`neardup.decision.held_values`: a title).
 
 **Columns, weighed by the data.** A record with columns is first compared as one text (all its
 columns joined). The pairs that stand out then say which columns matter, with no labels: a
@@ -689,7 +690,9 @@ def decide(
     if not check_numbers:
         identify, why = False, NUMBERS_OFF
     found = [(m[0], m[1], m[2]) for m in final.stood_out]
-    valued = [] if state.within else by_value(final.contested, state.values, state.sources)
+    stood = {(m[1], m[2]) for m in final.stood_out}
+    unsure = [m for m in final.mapped if (m[1], m[2]) not in stood]
+    valued = [] if state.within else by_value(unsure, state.values, state.sources)
     told = {(a, b) for _, a, b in valued}
     contested = [m for m in final.contested if (m[1], m[2]) not in told]
     found, dropped, coded, siblings = _checked_numbers(
@@ -884,9 +887,9 @@ class WeightedWords:
             numbers += (f", {rule['coded']} pairs within {rule['margin']:.0%} of a runner-up "
                         "kept for a code they share that neither runner-up holds")  # fmt: skip
         if rule.get("valued"):
-            numbers += (f", {rule['valued']} pairs within {rule['margin']:.0%} of a runner-up "
-                        "kept for a value they share that no other record of either source "
-                        "holds (a title, a name)")  # fmt: skip
+            numbers += (f", {rule['valued']} pairs that do not stand out kept for a value "
+                        "they share that no other record of either source holds (a title, "
+                        "a name)")  # fmt: skip
         if rule.get("numbers_roles"):
             numbers += (f", {rule['numbers_roles']} pairs dropped whose records hold different "
                         "numbers after the same word (unit 305, unit 306)")  # fmt: skip
