@@ -902,3 +902,26 @@ def test_a_title_no_other_record_holds_tells_a_pair_from_its_near_twin(
     report = idx.report(mode="link", since=idx.batch_written)
     assert "new" in report.rule
     assert {(p.id1, p.id2) for p in report.pairs} == hard | {("a93", "b93")}
+
+
+def test_a_hash_before_a_number_is_a_unit_in_a_link() -> None:
+    """``#11`` was read as a plain 11 (normalizing drops the "#"), so that ``3461 Elm St #11``
+    was linked to ``3461 Elm Street Apt 36``: two flats of one building. The link reads a
+    "#" before a number as the word "unit", as the dedup does; a link of new records too."""
+    a = [("1", "Maria Lopez 3461 Elm St #11, Franklin"), ("2", "John Smith 12 Oak Road #4, Dover"),
+         ("3", "Ann Lee 77 Pine Ave #9, Salem")]  # fmt: skip
+    b = [("x", "Maria Lopez 3461 Elm Street Apt 36, Franklin"),
+         ("y", "John Smith 12 Oak Road Apt 4, Dover"),
+         ("z", "Ann Lee 77 Pine Avenue Unit 9, Salem")]  # fmt: skip
+    idx = NearDupIndex()
+    idx.add_many(a, source_name="a")
+    idx.add_many(b, source_name="b")
+    report = idx.report(mode="link")
+    assert {(p.id1, p.id2) for p in report.pairs} == {("2", "y"), ("3", "z")}
+    assert report.rule["numbers_roles"] == 1
+    later = NearDupIndex()
+    later.add_many(a[1:], source_name="a")
+    later.add_many(b, source_name="b")
+    later.report(mode="link")
+    later.add_many(a[:1], source_name="a")
+    assert not later.report(mode="link", since=later.batch_written).pairs

@@ -58,6 +58,7 @@ from .identifiers import (
     count_unshared,
     identifiers,
     identifiers_differ,
+    marked,
     rare,
     roles_differ,
     siblings_said,
@@ -247,9 +248,11 @@ def state_of(
     processor: ShingleProcessor,
     order: Sequence[str] | None,
     date_orders: Mapping[str, bool | None] | None = None,
+    written: Sequence[str] | None = None,
 ) -> LinkState:
     """The counts of records (``normalized`` texts, in id order), nothing learned yet; their
-    columns' dates written in one form, read as ``date_orders`` says of each source."""
+    columns' dates written in one form, read as ``date_orders`` says of each source; their
+    numbers read off the texts ``written`` (dates in one form; else ``normalized``)."""
     names = sorted({(sources[i], c) for i, cols in enumerate(columns or ()) if cols for c in cols})
     dated = dict(date_orders or {})
     held: dict[Column, tuple[list[str], Grams]] = {}
@@ -265,7 +268,7 @@ def state_of(
             if value is not None:
                 values[i].append(value)
     return LinkState(list(keys), list(sources), Grams.of(normalized), held, None, False, "",
-                     list(order or []), numbers=_numbers(normalized),
+                     list(order or []), numbers=_numbers(normalized, written, processor),
                      words=[words(t) for t in normalized], date_orders=dated,
                      values=[tuple(v) for v in values])  # fmt: skip
 
@@ -471,8 +474,17 @@ def _row(row: int) -> int | None:
     return None if row < 0 else int(row)
 
 
-def _numbers(texts: Sequence[str]) -> list[Numbers]:
-    return [identifiers(t.split()) for t in texts]
+def _numbers(
+    normalized: Sequence[str], written: Sequence[str] | None, processor: ShingleProcessor
+) -> list[Numbers]:
+    """Each record's numbers, read off its normalized text, or off its text as ``written``
+    where that holds a "#": before a number it is the word "unit" there
+    (:func:`~neardup.decision.identifiers.marked`: ``#11`` and ``Apt 36`` are two units),
+    which normalizing drops."""
+    if written is None:
+        return [identifiers(t.split()) for t in normalized]
+    return [identifiers((processor.normalize(marked(w)) if "#" in w else t).split())
+            for t, w in zip(normalized, written, strict=True)]  # fmt: skip
 
 
 def numbers_check(
@@ -605,11 +617,11 @@ def link(
     normalized = [processor.normalize(t) for t in dated]
     rows, copies = _one_of_each(normalized, keys) if within else (list(range(len(keys))), [])
     if len(rows) < len(keys):  # the weighted pass sees one record of each text
-        keys, texts, normalized, sources = (
-            [xs[i] for i in rows] for xs in (keys, texts, normalized, sources)
+        keys, texts, dated, normalized, sources = (
+            [xs[i] for i in rows] for xs in (keys, texts, dated, normalized, sources)
         )  # fmt: skip
         columns = None if columns is None else [columns[i] for i in rows]
-    state = state_of(keys, normalized, sources, columns, processor, order, orders)
+    state = state_of(keys, normalized, sources, columns, processor, order, orders, dated)
     state.within = within
     decided = decide(state, k=k, margin=margin, check_numbers=check_numbers,
                      check_names=check_names)  # fmt: skip

@@ -59,7 +59,7 @@ def updated(
                                 state.date_orders)  # fmt: skip
     normalized = [processor.normalize(t) for t in dated]
     fresh = Grams.of(normalized)
-    numbers = [state.numbers[n] for n in kept] + _numbers(normalized)
+    numbers = [state.numbers[n] for n in kept] + _numbers(normalized, dated, processor)
     said = [state.words[n] for n in kept] + [words(t) for t in normalized]
     old = state.joined
     if len(kept) < len(state.keys):
